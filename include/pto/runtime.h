@@ -1,0 +1,246 @@
+/*
+ * pto/runtime.h - the PyPTO task runtime, C API.
+ *
+ * One orchestrator thread (the caller) opens scopes and submits tasks; worker
+ * threads run them as soon as their dependencies are met.  A task's scope
+ * depth picks its ring, ring = min(depth, 3): each of the four rings has its
+ * own task window, output heap and dependency-edge pool, reclaimed FIFO on
+ * its own.  Dependencies are discovered from overlapping tensor views
+ * (read-after-write, write-after-write and write-after-read) or given
+ * explicitly.
+ *
+ * Every fallible call returns 0 or a negative status, -code, with the code
+ * from pto_status below; the first fatal error is latched: later calls do
+ * nothing and return it, and pto_finish returns it, clears it and leaves the
+ * runtime reusable.  pto_last_error holds the full message.
+ *
+ * Calls on one runtime must not overlap (any one thread at a time may be the
+ * orchestrator).  Several runtimes may live in one process; they share no
+ * state.
+ */
+#ifndef PTO_RUNTIME_H
+#define PTO_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pto/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pto_runtime pto_runtime;
+
+/* (ring << 32) | per-ring local counter. */
+typedef uint64_t pto_task_id;
+#define PTO_INVALID_TASK_ID UINT64_MAX
+
+#define PTO_MAX_TENSOR_ARGS 32
+#define PTO_MAX_SCALAR_ARGS 16
+#define PTO_MAX_DIMS 5
+#define PTO_MAX_SCOPE_DEPTH 64
+#define PTO_PACKED_OUTPUT_ALIGN 1024
+#define PTO_TENSORMAP_POOL_SIZE 65536
+#define PTO_ERROR_MESSAGE_MAX 4096
+
+/* Status codes; calls return -code. */
+typedef enum pto_status {
+    PTO_OK = 0,
+    PTO_SCOPE_DEADLOCK = 1,
+    PTO_HEAP_RING_DEADLOCK = 2,
+    PTO_FLOW_CONTROL_DEADLOCK = 3,
+    PTO_DEP_POOL_OVERFLOW = 4,
+    PTO_INVALID_ARGS = 5,
+    PTO_TENSOR_WAIT_TIMEOUT = 8,
+    PTO_EXPLICIT_ORCH_FATAL = 9,
+    PTO_TENSORMAP_OVERFLOW = 11,
+    PTO_KERNEL_FAILED = 12,
+    PTO_RESERVE_FAILED = 13,
+    PTO_SCHEDULER_TIMEOUT = 100
+} pto_status;
+
+/* "SCOPE_DEADLOCK", ...; "OK" for 0, "UNKNOWN" otherwise. Accepts code or -code. */
+const char *pto_status_name(int code);
+
+typedef struct pto_error {
+    int code;                          /* pto_status, 0 = none */
+    int ring;                          /* ring the error concerns, -1 = none */
+    char message[PTO_ERROR_MESSAGE_MAX]; /* full multi-line text */
+} pto_error;
+
+/* ---- tensor views ------------------------------------------------------ */
+
+/* A strided N-d view of one allocation.  addr is the allocation's base (the
+ * key for dependency discovery: views with different addr are never
+ * compared); slicing goes into offset.  shape, strides and offset count
+ * elements.  owner is the task that created the allocation
+ * (pto_alloc_tensor or an OUT argument), or PTO_INVALID_TASK_ID for user
+ * memory. */
+typedef struct pto_view {
+    void *addr;
+    uint32_t elem_size;
+    uint32_t ndims;
+    uint64_t shape[PTO_MAX_DIMS];
+    int64_t strides[PTO_MAX_DIMS];
+    int64_t offset;
+    pto_task_id owner;
+} pto_view;
+
+/* A row-major 2-d tile: rows x cols elements starting at element offset,
+ * rows row_stride elements apart. */
+static inline pto_view pto_view_2d(void *addr, uint32_t elem_size,
+                                   int64_t offset, uint64_t rows,
+                                   uint64_t cols, int64_t row_stride,
+                                   pto_task_id owner)
+{
+    pto_view v = {addr, elem_size, 2, {rows, cols}, {row_stride, 1}, offset, owner};
+    return v;
+}
+
+/* A contiguous 1-d range of n elements starting at element offset. */
+static inline pto_view pto_view_1d(void *addr, uint32_t elem_size,
+                                   int64_t offset, uint64_t n, pto_task_id owner)
+{
+    pto_view v = {addr, elem_size, 1, {n}, {1}, offset, owner};
+    return v;
+}
+
+/* Address of the element at offset + sum(idx[d] * strides[d]) - for kernels. */
+void *pto_view_at(const pto_view *v, const uint64_t *idx);
+
+/* ---- tasks ------------------------------------------------------------- */
+
+typedef enum pto_arg_tag {
+    PTO_ARG_IN = 0,              /* read: waits for earlier writers */
+    PTO_ARG_OUT = 1,             /* new buffer from the ring heap */
+    PTO_ARG_INOUT = 2,           /* read and write */
+    PTO_ARG_OUTPUT_EXISTING = 3, /* write existing memory */
+    PTO_ARG_NO_DEP = 4           /* passed through, no ordering */
+} pto_arg_tag;
+
+typedef struct pto_arg {
+    pto_arg_tag tag;
+    /* For PTO_ARG_OUT give elem_size, ndims and shape: pto_submit allocates
+     * the bytes, fills in addr, contiguous strides, offset 0 and owner. */
+    pto_view view;
+} pto_arg;
+
+typedef enum pto_dep_kind {
+    PTO_DEP_WAIT_RETAIN = 0, /* wait for it; keep it (and its outputs) alive until this task completes */
+    PTO_DEP_WAIT = 1         /* wait for it only */
+} pto_dep_kind;
+
+typedef struct pto_dep {
+    pto_task_id id;
+    pto_dep_kind kind;
+} pto_dep;
+
+/* What a kernel receives, on a worker thread.  message may be filled (up to
+ * message_len bytes) to explain a failure. */
+typedef struct pto_kernel_args {
+    pto_task_id task_id;
+    int worker;
+    uint32_t num_views;
+    const pto_view *views; /* in the task's argument order, OUT addr filled */
+    uint32_t num_scalars;
+    const uint64_t *scalars;
+    char *message;
+    size_t message_len;
+} pto_kernel_args;
+
+/* Returns 0, or non-zero: the run fails with PTO_KERNEL_FAILED and that rc. */
+typedef int (*pto_kernel_fn)(const pto_kernel_args *args);
+
+typedef struct pto_task {
+    pto_kernel_fn kernel; /* NULL: a dummy task (a join or barrier) */
+    const char *name;     /* shown in errors; NULL prints as "-" */
+    pto_arg *args;        /* up to PTO_MAX_TENSOR_ARGS; OUT views written back */
+    uint32_t num_args;
+    const uint64_t *scalars; /* up to PTO_MAX_SCALAR_ARGS */
+    uint32_t num_scalars;
+    const pto_dep *deps;  /* explicit dependencies, honoured in AUTO and MANUAL */
+    uint32_t num_deps;
+} pto_task;
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+/* Validates cfg (NULL = all defaults), reserves the rings (reserved, not
+ * committed) and starts the workers.  On failure returns NULL and fills err
+ * (if given): PTO_INVALID_ARGS for a bad config, PTO_RESERVE_FAILED when
+ * address space could not be reserved. */
+pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err);
+
+/* Finishes outstanding work (as pto_finish) and frees everything. NULL is ok. */
+void pto_runtime_destroy(pto_runtime *rt);
+
+/* ---- orchestration ----------------------------------------------------- */
+
+typedef enum pto_scope_mode {
+    PTO_SCOPE_AUTO = 0,  /* dependencies discovered from views */
+    PTO_SCOPE_MANUAL = 1 /* explicit dependencies only */
+} pto_scope_mode;
+
+/* Opens a scope one level deeper (the outermost explicit scope is depth 0);
+ * its tasks go to ring min(depth, 3).  file/line name the site in scope
+ * stats and errors. */
+int pto_scope_begin(pto_runtime *rt, pto_scope_mode mode, const char *file, int line);
+
+/* Closes the innermost scope: its tasks are released (never waits). */
+int pto_scope_end(pto_runtime *rt);
+
+/* Runs the statement or block that follows inside a scope.  Leave it by
+ * falling off the end: a break or return would skip the scope's end. */
+#define PTO_SCOPE(rt, mode)                                                   \
+    for (int pto_scope_once_ =                                                \
+             (pto_scope_begin((rt), (mode), __FILE__, __LINE__), 1);           \
+         pto_scope_once_; pto_scope_once_ = 0, pto_scope_end(rt))
+
+/* Submits a task to the current scope's ring; waits (back-pressure) while
+ * the ring is full.  *id (if given) receives its id, or
+ * PTO_INVALID_TASK_ID on error. */
+int pto_submit(pto_runtime *rt, const pto_task *task, pto_task_id *id);
+
+/* Allocates bytes (1024-byte aligned) from the current scope's ring heap,
+ * valid until the scope ends.  Made by a hidden task whose id (*id, if
+ * given) is the buffer's owner and works as an explicit dependency.
+ * Returns NULL on error. */
+void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id);
+
+/* Waits until view may be read (for_write = 0: earlier writers done) or
+ * written (for_write = 1: earlier readers and writers done). */
+int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write);
+
+/* Latches PTO_EXPLICIT_ORCH_FATAL with a printf-style message. */
+int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Closes scopes left open (with a warning), waits for every task, releases
+ * them, writes scope stats if enabled.  Returns 0 or the latched -code, and
+ * clears the latch: the runtime can run again. */
+int pto_finish(pto_runtime *rt);
+
+/* The latched error (code 0 when none); after pto_finish, the last run's. */
+const pto_error *pto_last_error(const pto_runtime *rt);
+
+/* ---- introspection ----------------------------------------------------- */
+
+typedef struct pto_ring_usage {
+    uint64_t task_window, task_window_peak, task_window_cap; /* live slots */
+    uint64_t heap, heap_peak, heap_cap;                      /* bytes */
+    uint64_t dep_pool, dep_pool_peak, dep_pool_cap;          /* entries */
+} pto_ring_usage;
+
+/* Current and run-peak use of ring's resources (peaks since create). */
+int pto_ring_usage_get(const pto_runtime *rt, int ring, pto_ring_usage *out);
+
+/* Effective (resolved) configuration of a runtime. */
+const pto_config *pto_runtime_config(const pto_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs; idempotent and
+# non-interactive.  Packages already installed cost one dpkg query each.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config   # toolchain
+  libcmocka-dev                      # C unit tests
+  libjansson-dev                     # JSON reading (scope-stats report)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,131 @@
+/*
+ * error.c - the error latch and the shape of every error message.
+ *
+ * The first fatal wins: a CAS from 0 on `status`; the winner formats the
+ * message, then publishes it with error_ready.  Every message is the code's
+ * header line, detail lines indented by two spaces, and three fixed lines
+ * (the runtime status, the code's one-sentence meaning, the hint).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+static const struct {
+    int code;
+    const char *name;
+    const char *sentence; /* when it fires */
+} rt_codes[] = {
+    {PTO_OK, "OK", "no error"},
+    {PTO_SCOPE_DEADLOCK, "SCOPE_DEADLOCK", "a submit would give the current scope a w[r]-th task"},
+    {PTO_HEAP_RING_DEADLOCK, "HEAP_RING_DEADLOCK", "an alloc cannot get heap bytes while the window has room"},
+    {PTO_FLOW_CONTROL_DEADLOCK, "FLOW_CONTROL_DEADLOCK", "an alloc cannot get a task slot"},
+    {PTO_DEP_POOL_OVERFLOW, "DEP_POOL_OVERFLOW", "the dep pool or fanin spill pool is short"},
+    {PTO_INVALID_ARGS, "INVALID_ARGS", "a bad call"},
+    {PTO_TENSOR_WAIT_TIMEOUT, "TENSOR_WAIT_TIMEOUT", "pto_wait_view stalled"},
+    {PTO_EXPLICIT_ORCH_FATAL, "EXPLICIT_ORCH_FATAL", "orchestration code called pto_report_fatal"},
+    {PTO_TENSORMAP_OVERFLOW, "TENSORMAP_OVERFLOW", "the tensormap pool is short after pressure reclaim"},
+    {PTO_KERNEL_FAILED, "KERNEL_FAILED", "a kernel returned non-zero"},
+    {PTO_RESERVE_FAILED, "RESERVE_FAILED", "pto_runtime_create could not reserve a ring array"},
+    {PTO_SCHEDULER_TIMEOUT, "SCHEDULER_TIMEOUT", "pto_finish stalled with tasks outstanding"},
+};
+
+static int rt_code_index(int code)
+{
+    if (code < 0) code = -code;
+    for (size_t i = 0; i < sizeof rt_codes / sizeof rt_codes[0]; i++)
+        if (rt_codes[i].code == code) return (int)i;
+    return -1;
+}
+
+const char *pto_status_name(int code)
+{
+    int i = rt_code_index(code);
+    return i < 0 ? "UNKNOWN" : rt_codes[i].name;
+}
+
+void rt_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (*len >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+void rt_format_id(pto_task_id id, char *out, size_t n)
+{
+    if (id == PTO_INVALID_TASK_ID) snprintf(out, n, "-");
+    else snprintf(out, n, "%d:%u", rt_task_ring(id), rt_task_local(id));
+}
+
+void rt_format_site(const char *file, int line, char *out, size_t n)
+{
+    if (!file) {
+        snprintf(out, n, "(root):0");
+        return;
+    }
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    snprintf(out, n, "%.31s:%d", base, line);
+}
+
+int rt_latched(const pto_runtime *rt)
+{
+    return atomic_load_explicit(&((pto_runtime *)rt)->status, memory_order_acquire);
+}
+
+void rt_wake_all(pto_runtime *rt)
+{
+    atomic_fetch_add(&rt->ready_seq, 1);
+    rt_futex_wake(&rt->ready_seq, INT32_MAX);
+    atomic_fetch_add(&rt->done_seq, 1);
+    rt_futex_wake(&rt->done_seq, INT32_MAX);
+    for (int r = 0; r < PTO_NUM_RINGS; r++) rt_futex_wake(&rt->rings[r].last_alive, INT32_MAX);
+}
+
+int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
+            const char *hint)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&rt->status, &expected, code)) return -expected;
+
+    char *m = rt->error.message;
+    size_t cap = sizeof rt->error.message, len = 0;
+    rt_appendf(m, cap, &len, "%s\n", header);
+    for (const char *p = details; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        rt_appendf(m, cap, &len, "  %.*s\n", n, p);
+        p = nl ? nl + 1 : p + n;
+    }
+    int i = rt_code_index(code);
+    rt_appendf(m, cap, &len, "PTO runtime failed: error_code=%d runtime_status=%d\n", code, -code);
+    rt_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code, rt_codes[i].name,
+               rt_codes[i].sentence);
+    rt_appendf(m, cap, &len, "error hint: %s", hint);
+    rt->error.code = code;
+    rt->error.ring = ring;
+    atomic_store_explicit(&rt->error_ready, 1, memory_order_release);
+    rt_wake_all(rt);
+    return -code;
+}
+
+int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason)
+{
+    char header[512], details[512], id[32], site[64];
+    const rt_scope *s = rt_scope_current(rt);
+    rt_format_id(rt->submitting, id, sizeof id);
+    rt_format_site(s->file, s->line, site, sizeof site);
+    snprintf(header, sizeof header, "FATAL: Invalid Arguments! %s", reason);
+    if (s->depth < 0)
+        snprintf(details, sizeof details, "call: %s task=%s scope=%s depth=root ring=%d", call, id,
+                 site, s->ring);
+    else
+        snprintf(details, sizeof details, "call: %s task=%s scope=%s depth=%d ring=%d", call, id,
+                 site, s->depth, s->ring);
+    return rt_fail(rt, PTO_INVALID_ARGS, s->ring, header, details,
+                   "this is an orchestration bug; no RunConfig field helps");
+}

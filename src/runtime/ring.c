@@ -1,0 +1,191 @@
+/*
+ * ring.c - task window, heap placement and FIFO reclamation of one ring
+ * (see ring.h for the invariants).
+ */
+#include "runtime/ring.h"
+
+#include "runtime/reserve.h"
+
+/* Reserves one ring array; on failure records which one, once. */
+static void *rt_ring_reserve(uint64_t bytes, const char *what, rt_reserve_failure *fail,
+                             int *failed)
+{
+    if (*failed) return NULL;
+    int err = 0;
+    void *p = rt_reserve(bytes, &err);
+    if (!p) {
+        *failed = 1;
+        if (fail) *fail = (rt_reserve_failure){what, bytes, err};
+    }
+    return p;
+}
+
+int rt_ring_init(rt_ring *r, int index, uint32_t window, uint64_t heap_size,
+                 uint64_t dep_pool, uint32_t first_local, rt_reserve_failure *fail)
+{
+    int failed = 0;
+    *r = (rt_ring){0};
+    r->index = index;
+    r->window = window;
+    r->mask = window - 1;
+    r->first_local = r->reclaimed_at = r->tm_cleanup_cursor = first_local;
+    atomic_store(&r->last_alive, first_local);
+    atomic_store(&r->cur, first_local);
+    r->heap.size = heap_size;
+    r->deps = (rt_pool){NULL, sizeof(rt_dep_node), dep_pool, 1, 1, 0};
+    r->spill = (rt_pool){NULL, sizeof(uint64_t), dep_pool, 1, 1, 0};
+    r->slots = rt_ring_reserve((uint64_t)window * sizeof(rt_slot), "task window", fail, &failed);
+    r->seen = rt_ring_reserve((uint64_t)window * sizeof(uint64_t), "task window", fail, &failed);
+    r->heap.base = rt_ring_reserve(heap_size, "heap", fail, &failed);
+    r->deps.base = rt_ring_reserve(dep_pool * sizeof(rt_dep_node), "dep pool", fail, &failed);
+    r->spill.base = rt_ring_reserve(dep_pool * sizeof(uint64_t), "spill pool", fail, &failed);
+    if (failed) {
+        rt_ring_destroy(r);
+        return -1;
+    }
+    return 0;
+}
+
+void rt_ring_destroy(rt_ring *r)
+{
+    rt_unreserve(r->slots, (uint64_t)r->window * sizeof(rt_slot));
+    rt_unreserve(r->seen, (uint64_t)r->window * sizeof(uint64_t));
+    rt_unreserve(r->heap.base, r->heap.size);
+    rt_unreserve(r->deps.base, r->deps.cap * sizeof(rt_dep_node));
+    rt_unreserve(r->spill.base, r->spill.cap * sizeof(uint64_t));
+    r->slots = NULL;
+    r->seen = NULL;
+    r->heap.base = NULL;
+    r->deps.base = r->spill.base = NULL;
+}
+
+/* The heap tail follows the packed end of the newest retired task, except
+ * while a case-E anchor is live: the older marks point into the abandoned
+ * arc, so the tail stays at 0 until the anchor itself retires. */
+static void rt_heap_reclaim(rt_ring *r, uint32_t last_alive)
+{
+    rt_heap *h = &r->heap;
+    uint32_t newest = last_alive - 1;
+    if (h->anchored) {
+        if (rt_local_before(newest, h->anchor)) return;
+        h->anchored = 0;
+    }
+    uint64_t tail = rt_ring_slot(r, newest)->packed_end;
+    if (tail < h->tail) h->reclaim_wraps++;
+    h->tail = tail;
+}
+
+void rt_ring_reclaim(rt_ring *r)
+{
+    uint32_t la = atomic_load_explicit(&r->last_alive, memory_order_acquire);
+    if (la == r->reclaimed_at) return;
+    r->reclaimed_at = la;
+    rt_heap_reclaim(r, la);
+    const rt_slot *newest = rt_ring_slot(r, la - 1);
+    rt_pool_reclaim_to(&r->deps, newest->dep_pool_mark);
+    rt_pool_reclaim_to(&r->spill, newest->spill_mark);
+}
+
+uint64_t rt_heap_used(const rt_heap *h)
+{
+    return rt_heap_alloc_total(h) - rt_heap_reclaim_total(h);
+}
+
+uint64_t rt_heap_available(const rt_heap *h)
+{
+    if (h->top == h->tail) return h->size;
+    if (h->top > h->tail) return h->size - h->top > h->tail ? h->size - h->top : h->tail;
+    return h->tail - h->top;
+}
+
+/* Places s bytes; returns the offset or UINT64_MAX when it must wait. */
+static uint64_t rt_heap_place(rt_heap *h, uint32_t local, uint64_t s)
+{
+    if (s == 0) return h->top;
+    if (h->top == h->tail && h->tail != 0) { /* E: drained mid-ring, restart at 0 */
+        h->alloc_wraps++;
+        h->reclaim_wraps++;
+        h->top = s;
+        h->tail = 0;
+        h->anchor = local;
+        h->anchored = 1;
+        return 0;
+    }
+    if (h->top >= h->tail) {
+        if (h->size - h->top >= s) { /* A */
+            uint64_t off = h->top;
+            h->top += s;
+            return off;
+        }
+        if (h->tail > s) { /* B: wrap, [top, size) wasted until the tail passes */
+            h->alloc_wraps++;
+            h->top = s;
+            return 0;
+        }
+        return UINT64_MAX;
+    }
+    if (h->tail - h->top > s) { /* D */
+        uint64_t off = h->top;
+        h->top += s;
+        return off;
+    }
+    return UINT64_MAX;
+}
+
+rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
+                                  uint64_t *heap_off)
+{
+    uint64_t s = rt_heap_request(bytes);
+    if (s > r->heap.size) return RT_ALLOC_NEVER;
+    rt_ring_reclaim(r);
+    uint32_t cur = atomic_load_explicit(&r->cur, memory_order_relaxed);
+    uint32_t la = atomic_load_explicit(&r->last_alive, memory_order_acquire);
+    if (cur - la + 1 >= r->window) return RT_ALLOC_WAIT_TASK;
+    uint64_t off = rt_heap_place(&r->heap, cur, s);
+    if (off == UINT64_MAX) return RT_ALLOC_WAIT_HEAP;
+    rt_ring_slot(r, cur)->packed_end = off + s;
+    *local = cur;
+    *heap_off = off;
+    return RT_ALLOC_OK;
+}
+
+void rt_ring_publish(rt_ring *r, uint32_t local)
+{
+    atomic_store_explicit(&r->cur, local + 1, memory_order_release);
+}
+
+void rt_ring_note_peaks(rt_ring *r)
+{
+    uint64_t live = rt_ring_live(r);
+    uint64_t heap = rt_heap_used(&r->heap);
+    uint64_t deps = rt_pool_used(&r->deps);
+    if (live > r->task_peak) r->task_peak = live;
+    if (heap > r->heap_peak) r->heap_peak = heap;
+    if (deps > r->dep_peak) r->dep_peak = deps;
+}
+
+int rt_ring_advance(rt_ring *r)
+{
+    int moved = 0;
+    atomic_store(&r->advance_pending, 1);
+    while (atomic_load(&r->advance_pending)) {
+        if (!rt_spin_trylock(&r->advance_lock)) return moved; /* the holder drains */
+        atomic_store(&r->advance_pending, 0);
+        uint32_t h = atomic_load_explicit(&r->last_alive, memory_order_relaxed);
+        uint32_t end = atomic_load_explicit(&r->cur, memory_order_acquire);
+        uint32_t start = h;
+        while (h != end &&
+               atomic_load_explicit(&rt_ring_slot(r, h)->state, memory_order_acquire) ==
+                   RT_TASK_CONSUMED)
+            h++;
+        if (h != start) {
+            moved = 1;
+            atomic_store(&r->last_alive, h); /* seq_cst: pairs with orch_waiting */
+        }
+        /* Unlock before the pending re-check, with seq_cst, so a thread that
+         * failed the trylock after setting pending is always seen. */
+        atomic_store(&r->advance_lock, 0);
+        if (moved && atomic_load(&r->orch_waiting)) rt_futex_wake(&r->last_alive, INT32_MAX);
+    }
+    return moved;
+}

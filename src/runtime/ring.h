@@ -1,0 +1,120 @@
+/*
+ * ring.h - one of the four scope-depth rings: a task window, an output heap,
+ * a dependency pool and a fanin spill pool, reclaimed FIFO behind one
+ * watermark.
+ *
+ * Allocation is orchestrator-only and lock-free.  The watermark last_alive
+ * (oldest unretired local id) is advanced by whichever thread consumes the
+ * head task, under the ring's advance lock; the orchestrator derives every
+ * reclaim (heap tail, pool tails) from the published watermark and never
+ * reclaims ahead of it.
+ *
+ * Window rule: at most window - 1 tasks live (local - last_alive + 1 <
+ * window), so slot(last_alive - 1) is never reused while its reclaim
+ * markers are read.  Heap rule: RUNTIME-SPEC 4.2 (cases E, A, B, D; no
+ * allocation straddles the end; strict inequalities keep top == tail
+ * meaning empty).
+ */
+#ifndef RT_RING_H
+#define RT_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "runtime/pool.h"
+#include "runtime/sync.h"
+#include "runtime/task.h"
+
+#define PTO_HEAP_ALIGN 64
+
+typedef struct rt_heap {
+    char *base;        /* reserved, page aligned */
+    uint64_t size;
+    uint64_t top, tail;          /* byte offsets */
+    uint64_t alloc_wraps, reclaim_wraps;
+    uint32_t anchor;   /* task placed by case E: older reclaim marks ignored */
+    int anchored;
+} rt_heap;
+
+typedef struct rt_ring {
+    /* Written by the advance-lock holder (release), read by all (acquire);
+     * also the futex the waiting orchestrator sleeps on. */
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t last_alive;
+    _Atomic uint32_t orch_waiting; /* orchestrator parked on last_alive */
+    /* Written by the orchestrator after a slot is initialised (release). */
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t cur;
+    _Alignas(RT_CACHE_LINE) rt_spinlock advance_lock;
+    _Atomic uint32_t advance_pending;
+
+    /* Orchestrator only from here on. */
+    _Alignas(RT_CACHE_LINE) int index;
+    uint32_t window, mask;
+    rt_slot *slots;
+    uint32_t first_local;  /* local id of the ring's first task ever */
+    uint32_t reclaimed_at; /* watermark the tails were last derived from */
+    rt_heap heap;
+    rt_pool deps;          /* rt_dep_node */
+    rt_pool spill;         /* uint64_t edges */
+    uint64_t *seen;        /* per slot: submit epoch << 32 | fanin index */
+    uint32_t tm_cleanup_cursor; /* oldest retired local not yet cleaned */
+    uint64_t task_peak, heap_peak, dep_peak; /* run peaks (pto_ring_usage) */
+} rt_ring;
+
+typedef enum rt_alloc_result {
+    RT_ALLOC_OK = 0,
+    RT_ALLOC_WAIT_TASK, /* window full: wait for the watermark */
+    RT_ALLOC_WAIT_HEAP, /* heap full: wait for the watermark */
+    RT_ALLOC_NEVER      /* request larger than the heap */
+} rt_alloc_result;
+
+/* Which array failed, for RESERVE_FAILED. */
+typedef struct rt_reserve_failure {
+    const char *what; /* "task window", "heap", "dep pool", "spill pool" */
+    uint64_t bytes;
+    int err_no;
+} rt_reserve_failure;
+
+int rt_ring_init(rt_ring *r, int index, uint32_t window, uint64_t heap_size,
+                 uint64_t dep_pool, uint32_t first_local, rt_reserve_failure *fail);
+void rt_ring_destroy(rt_ring *r);
+
+static inline uint64_t rt_heap_request(uint64_t bytes)
+{
+    return (bytes + PTO_HEAP_ALIGN - 1) & ~(uint64_t)(PTO_HEAP_ALIGN - 1);
+}
+
+/* Reclaims heap and pools up to the published watermark. */
+void rt_ring_reclaim(rt_ring *r);
+
+/* Tries to take the next slot plus bytes of heap (rounded to 64).  On
+ * success *local is the new task's id and *heap_off its bytes' offset; the
+ * caller initialises the slot and then calls rt_ring_publish. */
+rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
+                                  uint64_t *heap_off);
+void rt_ring_publish(rt_ring *r, uint32_t local);
+
+static inline rt_slot *rt_ring_slot(const rt_ring *r, uint32_t local)
+{
+    return &r->slots[local & r->mask];
+}
+static inline uint32_t rt_ring_live(rt_ring *r)
+{
+    return atomic_load_explicit(&r->cur, memory_order_relaxed) -
+           atomic_load_explicit(&r->last_alive, memory_order_acquire);
+}
+
+/* Heap accounting (orchestrator). */
+uint64_t rt_heap_used(const rt_heap *h);
+uint64_t rt_heap_available(const rt_heap *h);
+static inline uint64_t rt_heap_alloc_total(const rt_heap *h) { return h->top + h->alloc_wraps * h->size; }
+static inline uint64_t rt_heap_reclaim_total(const rt_heap *h) { return h->tail + h->reclaim_wraps * h->size; }
+
+/* Moves the watermark past every CONSUMED task at the head; any thread.
+ * Returns 1 if it moved.  A contended call leaves a pending flag that the
+ * lock holder drains before it lets go. */
+int rt_ring_advance(rt_ring *r);
+
+/* Records current use in the run peaks (after each allocation). */
+void rt_ring_note_peaks(rt_ring *r);
+
+#endif

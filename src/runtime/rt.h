@@ -1,0 +1,143 @@
+/*
+ * rt.h - the runtime object and the internal interfaces between its files.
+ *
+ * struct pto_runtime owns everything of one runtime; nothing is global.
+ * Field comments say who writes and who reads.  The orchestrator (the thread
+ * calling the pto_* API) owns allocation and the scope stack; workers run,
+ * complete and release tasks and advance watermarks.
+ */
+#ifndef RT_RT_H
+#define RT_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "pto/runtime.h"
+#include "runtime/ready_queue.h"
+#include "runtime/ring.h"
+#include "runtime/sync.h"
+#include "runtime/tensormap.h"
+
+typedef struct rt_worker {
+    _Alignas(RT_CACHE_LINE) _Atomic uint64_t completed; /* own worker writes (relaxed) */
+    _Atomic uint64_t running;       /* task id or PTO_INVALID_TASK_ID; own worker */
+    _Atomic uint64_t running_since; /* ns; own worker */
+    struct pto_runtime *rt;
+    int index;
+    pthread_t thread;
+    char message[512]; /* a failing kernel's text; own worker */
+} rt_worker;
+
+/* One open scope; scopes[0] is the implicit root. */
+typedef struct rt_scope {
+    uint32_t start; /* first index in scope_tasks */
+    int depth;      /* explicit depth; -1 = root */
+    int ring;
+    pto_scope_mode mode;
+    const char *file;
+    int line;
+} rt_scope;
+
+/* State of one back-pressure wait (orchestrator). */
+typedef struct rt_wait {
+    uint64_t start_ns, last_progress_ns, progress;
+    int blocked_printed;
+    int spins;
+} rt_wait;
+
+struct pto_runtime {
+    pto_config cfg; /* resolved; output_prefix points at our copy */
+    char *output_prefix;
+    rt_ring rings[PTO_NUM_RINGS];
+    rt_tensormap tm;
+    rt_ready_queue ready;
+
+    /* Workers. */
+    int num_workers;
+    rt_worker *workers;
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t ready_seq; /* futex: bumped per wake */
+    _Atomic uint32_t parked;                          /* workers asleep on ready_seq */
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq; /* futex for finish waits */
+    _Atomic uint32_t finish_waiting;
+    _Atomic uint32_t shutdown;
+
+    /* Error latch: CAS on status from 0; the winner writes error, then sets
+     * error_ready (release). */
+    _Alignas(RT_CACHE_LINE) _Atomic int status;
+    _Atomic int error_ready;
+    pto_error error;
+    pto_error last_error; /* orchestrator: what pto_last_error shows */
+
+    /* Orchestrator only. */
+    _Alignas(RT_CACHE_LINE) rt_scope scopes[PTO_MAX_SCOPE_DEPTH + 1];
+    int num_scopes;       /* including the root */
+    int manual_depth;     /* open MANUAL scopes */
+    pto_task_id *scope_tasks;
+    uint32_t scope_tasks_top, scope_tasks_cap;
+    uint64_t submitted;   /* tasks handed to workers (kernel and dummy) */
+    uint64_t orch_completed; /* alloc tasks */
+    uint32_t epoch;       /* submit counter for fanin dedup */
+    uint64_t *edges;      /* scratch: fanin edges of the task being submitted */
+    uint32_t edges_cap, num_edges, unfinished_edges;
+    pto_task_id submitting; /* id of the task being submitted */
+    uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
+};
+
+/* error.c */
+int rt_latched(const pto_runtime *rt);
+/* Latches code with a message made of a header line, detail lines (separated
+ * by '\n', indented on output) and a hint; returns -(the winning code). */
+int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
+            const char *hint);
+/* Appends printf text to buf (of size cap) at *len. */
+void rt_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void rt_format_id(pto_task_id id, char *out, size_t n);
+void rt_format_site(const char *file, int line, char *out, size_t n);
+/* Wakes every thread that may sleep, so it sees the latch. */
+void rt_wake_all(pto_runtime *rt);
+/* INVALID_ARGS from the named call, with the current scope. */
+int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason);
+
+/* scope.c */
+static inline rt_scope *rt_scope_current(pto_runtime *rt) { return &rt->scopes[rt->num_scopes - 1]; }
+/* Releases the scope's reference on every task of scopes[i] and pops it. */
+void rt_scope_release(pto_runtime *rt);
+
+/* task_state.c: transitions shared by orchestrator and workers. */
+/* Under the slot lock: flips a COMPLETED task to CONSUMED when every
+ * reference is released; returns 1 if it flipped. */
+static inline int rt_slot_try_consume_locked(rt_slot *s)
+{
+    if (atomic_load_explicit(&s->state, memory_order_relaxed) == RT_TASK_COMPLETED &&
+        s->fanout_refcount == s->fanout_count) {
+        atomic_store_explicit(&s->state, RT_TASK_CONSUMED, memory_order_release);
+        return 1;
+    }
+    return 0;
+}
+/* Adds n releases to producer id and advances its ring if it was consumed. */
+void rt_task_release(pto_runtime *rt, pto_task_id id, uint32_t n);
+/* Makes a task ready: queue it and wake a parked worker. */
+void rt_task_push_ready(pto_runtime *rt, pto_task_id id);
+
+/* wait.c: back-pressure and stall detection for the orchestrator. */
+typedef enum rt_resource {
+    RT_RES_TASK = 0, RT_RES_HEAP, RT_RES_DEP_POOL, RT_RES_SPILL, RT_RES_TENSORMAP
+} rt_resource;
+void rt_wait_begin(pto_runtime *rt, rt_wait *w);
+/* One wait step for `what` on ring r (need = the request); returns 0 to
+ * retry, or a latched -code (V1 structural deadlock, V3 stall, or a fatal
+ * latched elsewhere). */
+int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need);
+/* Fails at once: a request that can never fit (V2). */
+int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need);
+uint64_t rt_progress(pto_runtime *rt);
+uint64_t rt_completed_total(pto_runtime *rt);
+
+/* worker.c */
+int rt_workers_start(pto_runtime *rt);
+void rt_workers_stop(pto_runtime *rt);
+
+#endif

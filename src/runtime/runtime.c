@@ -1,0 +1,278 @@
+/*
+ * runtime.c - a runtime's life: create, finish, destroy, and the calls that
+ * are neither scopes nor submits (wait_view, report_fatal, introspection).
+ *
+ * pto_finish ends a run: it closes scopes left open, waits for every task
+ * (stall-bounded: SCHEDULER_TIMEOUT), releases the implicit root, waits for
+ * every ring to drain, and returns the latched status, clearing it.  A run
+ * that timed out with tasks still outstanding keeps its latch until a later
+ * pto_finish finds the graph drained, so nothing is reused under a running
+ * kernel.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/config.h"
+#include "runtime/diagnose.h"
+#include "runtime/reserve.h"
+
+static uint64_t rt_next_pow2(uint64_t v)
+{
+    uint64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+static void rt_set_error(pto_error *err, int code, int ring, const char *msg)
+{
+    if (!err) return;
+    err->code = code;
+    err->ring = ring;
+    snprintf(err->message, sizeof err->message, "%s", msg);
+}
+
+static void rt_free(pto_runtime *rt)
+{
+    for (int r = 0; r < PTO_NUM_RINGS; r++) rt_ring_destroy(&rt->rings[r]);
+    rt_tm_destroy(&rt->tm);
+    if (rt->ready.cells) rt_ready_queue_destroy(&rt->ready);
+    rt_unreserve(rt->scope_tasks, (uint64_t)rt->scope_tasks_cap * sizeof(pto_task_id));
+    free(rt->workers);
+    free(rt->edges);
+    free(rt->output_prefix);
+    free(rt);
+}
+
+/* RESERVE_FAILED at create: formatted like every latched message. */
+static pto_runtime *rt_reserve_failed(pto_runtime *rt, int ring, const rt_reserve_failure *f,
+                                      pto_error *err)
+{
+    char header[96], details[256], hint[256];
+    snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=%d", ring);
+    snprintf(details, sizeof details, "could not reserve %llu bytes for the %s (mmap: %s)",
+             (unsigned long long)f->bytes, f->what, strerror(f->err_no));
+    snprintf(hint, sizeof hint,
+             "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
+             "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
+             ring);
+    rt_fail(rt, PTO_RESERVE_FAILED, ring, header, details, hint);
+    rt_set_error(err, PTO_RESERVE_FAILED, ring, rt->error.message);
+    rt_free(rt);
+    return NULL;
+}
+
+pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
+{
+    char msg[512];
+    pto_config resolved;
+    rt_config_warn_retired_env();
+    if (rt_config_resolve(cfg, &resolved, msg, sizeof msg) != 0) {
+        char full[1024];
+        snprintf(full, sizeof full, "FATAL: Invalid Arguments! %s\n  call: pto_runtime_create\n"
+                 "PTO runtime failed: error_code=5 runtime_status=-5\n"
+                 "error detail: error_code=5 INVALID_ARGS - invalid config at create\n"
+                 "error hint: fix the configuration as the message says", msg);
+        rt_set_error(err, PTO_INVALID_ARGS, -1, full);
+        return NULL;
+    }
+    pto_runtime *rt = calloc(1, sizeof *rt);
+    if (!rt) {
+        rt_set_error(err, PTO_RESERVE_FAILED, -1, "out of memory allocating the runtime");
+        return NULL;
+    }
+    rt->cfg = resolved;
+    if (resolved.output_prefix) {
+        rt->output_prefix = strdup(resolved.output_prefix);
+        rt->cfg.output_prefix = rt->output_prefix;
+    }
+    rt->scopes[0] = (rt_scope){.start = 0, .depth = -1, .ring = 0, .mode = PTO_SCOPE_AUTO};
+    rt->num_scopes = 1;
+    rt->submitting = PTO_INVALID_TASK_ID;
+    rt->error.ring = -1;
+    rt->last_error.ring = -1;
+
+    uint64_t total_window = 0;
+    for (int r = 0; r < PTO_NUM_RINGS; r++) {
+        rt_reserve_failure f;
+        const pto_runtime_env *env = &resolved.runtime_env;
+        if (rt_ring_init(&rt->rings[r], r, (uint32_t)env->ring_task_window[r], env->ring_heap[r],
+                         env->ring_dep_pool[r], 0, &f) != 0)
+            return rt_reserve_failed(rt, r, &f, err);
+        total_window += env->ring_task_window[r];
+    }
+    int e = 0;
+    rt->scope_tasks_cap = (uint32_t)total_window;
+    rt->scope_tasks = rt_reserve(total_window * sizeof(pto_task_id), &e);
+    if (!rt->scope_tasks || rt_tm_init(&rt->tm, rt->rings, &e) != 0 ||
+        rt_ready_queue_init(&rt->ready, rt_next_pow2(total_window), &e) != 0) {
+        rt_reserve_failure f = {"task window", total_window * sizeof(pto_task_id), e};
+        return rt_reserve_failed(rt, 0, &f, err);
+    }
+    rt->num_workers = resolved.num_workers;
+    rt->workers = calloc((size_t)rt->num_workers, sizeof *rt->workers);
+    if (!rt->workers || rt_workers_start(rt) != 0) {
+        rt_set_error(err, PTO_RESERVE_FAILED, -1, "could not start the worker threads");
+        rt_free(rt);
+        return NULL;
+    }
+    if (resolved.log_ring_sizes) rt_config_log_sizes(&rt->cfg);
+    if (err) *err = (pto_error){.code = 0, .ring = -1};
+    return rt;
+}
+
+/* Waits until every handed-out task completed; SCHEDULER_TIMEOUT on a stall. */
+static int rt_wait_all_completed(pto_runtime *rt)
+{
+    rt_wait w;
+    rt_wait_begin(rt, &w);
+    for (;;) {
+        uint32_t seq = atomic_load(&rt->done_seq);
+        if (rt_completed_total(rt) - rt->orch_completed == rt->submitted) return 0;
+        uint64_t now = rt_now_ns(), p = rt_progress(rt);
+        if (p != w.progress) w.progress = p, w.last_progress_ns = now;
+        uint64_t stalled_ms = (now - w.last_progress_ns) / 1000000;
+        if (rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms) {
+            rt_census c;
+            rt_census_take(rt, &c);
+            const char *cls = c.running ? "S1:running-stalled"
+                              : c.ready ? "S3:ready-but-all-idle"
+                              : c.waiting ? "S4:dependency-deadlock"
+                                          : "unknown:accounting/corruption";
+            int detail = c.running ? 1 : c.ready ? 3 : c.waiting ? 4 : 99;
+            char header[96], details[2048], hint[512], id[32];
+            size_t len = 0;
+            rt_format_id(c.longest, id, sizeof id);
+            snprintf(header, sizeof header, "FATAL: Scheduler Timeout! no progress for %llu ms",
+                     (unsigned long long)stalled_ms);
+            rt_appendf(details, sizeof details, &len,
+                       "PTO scheduler timeout sub_class=%s (detail=%d) completed=%llu/%llu "
+                       "running=%llu ready=%llu waiting=%llu orch_done=1 stuck_task_id=%s "
+                       "stuck_worker=%d\n",
+                       cls, detail, (unsigned long long)(c.completed - rt->orch_completed),
+                       (unsigned long long)rt->submitted, (unsigned long long)c.running,
+                       (unsigned long long)c.ready, (unsigned long long)c.waiting, id,
+                       c.longest_worker);
+            for (int r = 0; r < PTO_NUM_RINGS; r++) rt_diagnose_task_line(rt, r, details, sizeof details, &len);
+            snprintf(hint, sizeof hint,
+                     "S1: task %s (%s) has run for %llu ms; raise stall_timeout_ms if it is "
+                     "legitimately slow (-1 disables the bound); other sub-classes are runtime "
+                     "bugs, report them",
+                     id, c.longest_kernel, (unsigned long long)c.longest_ms);
+            return rt_fail(rt, PTO_SCHEDULER_TIMEOUT, -1, header, details, hint);
+        }
+        if (now - w.start_ns < PTO_SPIN_US * 1000ull) {
+            rt_cpu_relax();
+            continue;
+        }
+        atomic_store(&rt->finish_waiting, 1);
+        if (rt_completed_total(rt) - rt->orch_completed != rt->submitted)
+            rt_futex_wait(&rt->done_seq, seq, 10000000ull);
+        atomic_store(&rt->finish_waiting, 0);
+    }
+}
+
+/* After the root is released every ring drains: the last releases are in
+ * flight on workers that are finishing their bookkeeping. */
+static int rt_drained(pto_runtime *rt)
+{
+    for (int r = 0; r < PTO_NUM_RINGS; r++) {
+        rt_ring *ring = &rt->rings[r];
+        rt_ring_advance(ring);
+        if (atomic_load(&ring->last_alive) != atomic_load(&ring->cur)) return 0;
+    }
+    return 1;
+}
+
+int pto_finish(pto_runtime *rt)
+{
+    int open = rt->num_scopes - 1;
+    if (open > 0) {
+        fprintf(stderr, "warning: pto_finish closed %d scope(s) left open\n", open);
+        while (rt->num_scopes > 1) rt_scope_release(rt);
+    }
+    int rc = rt_wait_all_completed(rt);
+    if (rc && rt_completed_total(rt) - rt->orch_completed != rt->submitted) {
+        /* Still running: keep the latch and the root until a later finish. */
+        rt->last_error = rt->error;
+        return rc;
+    }
+    rt_scope_release(rt); /* the implicit root */
+    uint64_t start = rt_now_ns();
+    while (!rt_drained(rt)) {
+        if (rt_now_ns() - start > 1000000ull) rt_futex_wait(&rt->rings[0].last_alive,
+                                                            atomic_load(&rt->rings[0].last_alive), 1000000ull);
+    }
+    int st = rt_latched(rt);
+    while (st && !atomic_load_explicit(&rt->error_ready, memory_order_acquire)) rt_cpu_relax();
+    rt->last_error = st ? rt->error : (pto_error){.code = 0, .ring = -1};
+    rt->error = (pto_error){.code = 0, .ring = -1};
+    atomic_store(&rt->error_ready, 0);
+    atomic_store(&rt->status, 0);
+    rt->submitted = 0;
+    rt->orch_completed = 0;
+    for (int k = 0; k < rt->num_workers; k++) atomic_store(&rt->workers[k].completed, 0);
+    return -st;
+}
+
+void pto_runtime_destroy(pto_runtime *rt)
+{
+    if (!rt) return;
+    pto_finish(rt);
+    rt_workers_stop(rt);
+    rt_free(rt);
+}
+
+const pto_error *pto_last_error(const pto_runtime *rt)
+{
+    pto_runtime *m = (pto_runtime *)rt;
+    if (rt_latched(m)) {
+        while (!atomic_load_explicit(&m->error_ready, memory_order_acquire)) rt_cpu_relax();
+        return &m->error;
+    }
+    return &m->last_error;
+}
+
+int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
+{
+    char text[1024], header[1100], details[256], site[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    const rt_scope *s = rt_scope_current(rt);
+    rt_format_site(s->depth < 0 ? NULL : s->file, s->line, site, sizeof site);
+    snprintf(header, sizeof header, "FATAL: Orchestration Reported Fatal: %s", text);
+    if (s->depth < 0) snprintf(details, sizeof details, "at: scope=%s depth=root ring=%d", site, s->ring);
+    else snprintf(details, sizeof details, "at: scope=%s depth=%d ring=%d", site, s->depth, s->ring);
+    return rt_fail(rt, PTO_EXPLICIT_ORCH_FATAL, s->ring, header, details,
+                   "reported by the orchestration code itself; no RunConfig field helps");
+}
+
+int pto_ring_usage_get(const pto_runtime *crt, int ring, pto_ring_usage *out)
+{
+    if (ring < 0 || ring >= PTO_NUM_RINGS || !out) return -PTO_INVALID_ARGS;
+    pto_runtime *rt = (pto_runtime *)crt;
+    rt_ring *r = &rt->rings[ring];
+    rt_ring_reclaim(r);
+    *out = (pto_ring_usage){
+        .task_window = rt_ring_live(r), .task_window_peak = r->task_peak,
+        .task_window_cap = r->window,
+        .heap = rt_heap_used(&r->heap), .heap_peak = r->heap_peak, .heap_cap = r->heap.size,
+        .dep_pool = rt_pool_used(&r->deps), .dep_pool_peak = r->dep_peak, .dep_pool_cap = r->deps.cap,
+    };
+    return 0;
+}
+
+const pto_config *pto_runtime_config(const pto_runtime *rt)
+{
+    return &rt->cfg;
+}
+
+void *pto_view_at(const pto_view *v, const uint64_t *idx)
+{
+    int64_t e = v->offset;
+    for (uint32_t d = 0; d < v->ndims; d++) e += (int64_t)idx[d] * v->strides[d];
+    return (char *)v->addr + e * (int64_t)v->elem_size;
+}

@@ -1,0 +1,67 @@
+/*
+ * scope.c - the scope stack: begin, end, and the implicit root.
+ *
+ * scopes[0] is the implicit root (ring 0, released by pto_finish); explicit
+ * scope i sits at scopes[i + 1] with depth i and ring min(i, 3).  Every task
+ * submitted while a scope is innermost is appended to scope_tasks; the
+ * scope's end adds PTO_FANOUT_SCOPE_BIT to each of them and rewinds.  Only
+ * depth picks the ring: sibling scopes share one.
+ */
+#include "runtime/rt.h"
+
+int pto_scope_begin(pto_runtime *rt, pto_scope_mode mode, const char *file, int line)
+{
+    int st = rt_latched(rt);
+    if (st) return -st;
+    rt->submitting = PTO_INVALID_TASK_ID;
+    if (rt->num_scopes > PTO_MAX_SCOPE_DEPTH)
+        return rt_fail_invalid(rt, "pto_scope_begin", "scope depth exceeds PTO_MAX_SCOPE_DEPTH (64)");
+    if (mode == PTO_SCOPE_AUTO && rt->manual_depth > 0)
+        return rt_fail_invalid(rt, "pto_scope_begin",
+                               "auto scope nested inside manual scope is not supported");
+    if (mode != PTO_SCOPE_AUTO && mode != PTO_SCOPE_MANUAL)
+        return rt_fail_invalid(rt, "pto_scope_begin", "scope mode must be PTO_SCOPE_AUTO or PTO_SCOPE_MANUAL");
+    int depth = rt->num_scopes - 1;
+    rt->scopes[rt->num_scopes++] = (rt_scope){
+        .start = rt->scope_tasks_top,
+        .depth = depth,
+        .ring = depth < PTO_NUM_RINGS - 1 ? depth : PTO_NUM_RINGS - 1,
+        .mode = mode,
+        .file = file ? file : "?",
+        .line = line,
+    };
+    if (mode == PTO_SCOPE_MANUAL) rt->manual_depth++;
+    return 0;
+}
+
+void rt_scope_release(pto_runtime *rt)
+{
+    rt_scope *s = rt_scope_current(rt);
+    int touched = 0;
+    for (uint32_t i = s->start; i < rt->scope_tasks_top; i++) {
+        pto_task_id id = rt->scope_tasks[i];
+        rt_ring *ring = &rt->rings[rt_task_ring(id)];
+        rt_slot *slot = rt_ring_slot(ring, rt_task_local(id));
+        rt_spin_lock(&slot->lock);
+        slot->fanout_refcount += PTO_FANOUT_SCOPE_BIT;
+        touched |= rt_slot_try_consume_locked(slot) << rt_task_ring(id);
+        rt_spin_unlock(&slot->lock);
+    }
+    /* FIFO: one advance per ring after the whole scope is released. */
+    for (int r = 0; r < PTO_NUM_RINGS; r++)
+        if (touched & (1 << r)) rt_ring_advance(&rt->rings[r]);
+    rt->scope_tasks_top = s->start;
+    if (s->mode == PTO_SCOPE_MANUAL && s->depth >= 0) rt->manual_depth--;
+    if (s->depth >= 0) rt->num_scopes--;
+}
+
+int pto_scope_end(pto_runtime *rt)
+{
+    int st = rt_latched(rt);
+    if (st) return -st;
+    rt->submitting = PTO_INVALID_TASK_ID;
+    if (rt->num_scopes <= 1)
+        return rt_fail_invalid(rt, "pto_scope_end", "scope_end without a matching scope_begin");
+    rt_scope_release(rt);
+    return 0;
+}

@@ -1,0 +1,374 @@
+/*
+ * submit.c - the orchestrator's side of a task: pto_submit and
+ * pto_alloc_tensor.
+ *
+ * A submit, in order: validate everything (nothing is allocated for a bad
+ * call); the per-scope limit (SCOPE_DEADLOCK); a slot plus the task's output
+ * bytes from its ring (back-pressure while full); collect fanin edges from
+ * explicit deps, creator ids and tensormap lookups, claiming a pin on each
+ * producer; make sure the dependency and spill pools and the tensormap have
+ * room; insert the task's own tensormap entries; wire: every edge to a
+ * producer still PENDING puts a node on that producer's fanout list.  The
+ * fanin guard (+1) keeps the task from becoming ready mid-wiring; the one
+ * fetch_add that completes the count pushes it.
+ *
+ * All lookups run before the task's own inserts, so a task never depends on
+ * itself.  Producers are deduplicated per submit through the ring's `seen`
+ * array (epoch << 32 | edge index): one edge per producer, flags OR-ed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/diagnose.h"
+#include "runtime/overlap.h"
+
+/* Returns 1 if id names a task this runtime has issued. */
+static int rt_id_issued(pto_runtime *rt, pto_task_id id)
+{
+    if (id == PTO_INVALID_TASK_ID || (id >> 32) >= PTO_NUM_RINGS) return 0;
+    rt_ring *ring = &rt->rings[rt_task_ring(id)];
+    return rt_local_before(rt_task_local(id), atomic_load_explicit(&ring->cur, memory_order_relaxed));
+}
+
+static uint64_t rt_out_bytes(const pto_view *v)
+{
+    uint64_t n = v->elem_size;
+    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
+    return (n + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
+}
+
+/* Checks a task; fills boxes of non-OUT args and the packed output size. */
+static int rt_validate(pto_runtime *rt, const pto_task *t, rt_box *boxes, uint64_t *out_bytes)
+{
+    char why[160];
+    const char *reason = NULL;
+    *out_bytes = 0;
+    rt->req_outputs = 0;
+    if (t->num_args > PTO_MAX_TENSOR_ARGS) reason = "more than 32 tensor arguments (PTO_MAX_TENSOR_ARGS)";
+    else if (t->num_scalars > PTO_MAX_SCALAR_ARGS) reason = "more than 16 scalar arguments (PTO_MAX_SCALAR_ARGS)";
+    else if ((t->num_args && !t->args) || (t->num_scalars && !t->scalars) || (t->num_deps && !t->deps))
+        reason = "a non-zero count with a NULL array";
+    for (uint32_t i = 0; !reason && i < t->num_args; i++) {
+        const pto_arg *a = &t->args[i];
+        const pto_view *v = &a->view;
+        const char *r = NULL;
+        if ((unsigned)a->tag > PTO_ARG_NO_DEP) r = "unknown argument tag";
+        else if (a->tag == PTO_ARG_OUT) {
+            if (v->ndims < 1 || v->ndims > PTO_MAX_DIMS) r = "view ndims must be in [1, 5]";
+            else if (v->elem_size == 0) r = "view elem_size is 0";
+            else {
+                *out_bytes += rt_out_bytes(v);
+                rt->req_outputs++;
+            }
+        } else if (rt_box_from_view(v, &boxes[i], &r) == 0 && v->owner != PTO_INVALID_TASK_ID &&
+                   !rt_id_issued(rt, v->owner)) {
+            r = "view owner is not a task of this runtime";
+        }
+        if (r) {
+            snprintf(why, sizeof why, "argument %u: %s", i, r);
+            reason = why;
+        }
+    }
+    for (uint32_t i = 0; !reason && i < t->num_deps; i++) {
+        if (!rt_id_issued(rt, t->deps[i].id)) {
+            char id[32];
+            rt_format_id(t->deps[i].id, id, sizeof id);
+            snprintf(why, sizeof why, "explicit dependency %u names task %s, which was never issued", i, id);
+            reason = why;
+        } else if ((unsigned)t->deps[i].kind > PTO_DEP_WAIT) {
+            reason = "unknown dependency kind";
+        }
+    }
+    return reason ? rt_fail_invalid(rt, "pto_submit", reason) : 0;
+}
+
+/* Takes a slot and bytes on the current scope's ring, waiting while full. */
+static int rt_take_slot(pto_runtime *rt, uint64_t bytes, uint32_t *local, uint64_t *off)
+{
+    rt_scope *s = rt_scope_current(rt);
+    rt_ring *ring = &rt->rings[s->ring];
+    if (rt->scope_tasks_top - s->start >= ring->window - 1) return rt_diagnose_scope_deadlock(rt);
+    rt_wait w;
+    int waiting = 0;
+    for (;;) {
+        rt_alloc_result res = rt_ring_try_alloc(ring, bytes, local, off);
+        if (res == RT_ALLOC_OK) return 0;
+        if (res == RT_ALLOC_NEVER) return rt_fail_never_fits(rt, s->ring, RT_RES_HEAP, rt_heap_request(bytes));
+        if (!waiting) rt_wait_begin(rt, &w), waiting = 1;
+        int rc = rt_wait_step(rt, &w, s->ring, res == RT_ALLOC_WAIT_TASK ? RT_RES_TASK : RT_RES_HEAP,
+                              res == RT_ALLOC_WAIT_TASK ? 1 : rt_heap_request(bytes));
+        if (rc) return rc;
+    }
+}
+
+/* Initialises the new task's slot (it is not yet visible to anyone). */
+static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, const pto_task *t)
+{
+    const rt_scope *sc = rt_scope_current(rt);
+    rt_slot *s = rt_ring_slot(ring, local);
+    s->fanout_count = PTO_FANOUT_SCOPE_BIT;
+    s->fanout_refcount = 0;
+    s->fanout_head = NULL;
+    atomic_store_explicit(&s->fanin_refcount, 0, memory_order_relaxed);
+    s->fanin_count = 1;
+    s->kernel = t ? t->kernel : NULL;
+    s->name = t && t->name ? t->name : (t ? "-" : "alloc");
+    s->scope_file = sc->file;
+    s->scope_line = sc->line;
+    s->scope_depth = sc->depth;
+    s->num_views = t ? t->num_args : 0;
+    s->num_scalars = t ? t->num_scalars : 0;
+    s->num_fanin = 0;
+    s->tm_head = 0;
+    s->dep_pool_mark = ring->deps.top;
+    s->spill_start = s->spill_mark = ring->spill.top;
+    atomic_store_explicit(&s->state, RT_TASK_PENDING, memory_order_relaxed);
+    return s;
+}
+
+static void rt_scope_append(pto_runtime *rt, pto_task_id id)
+{
+    rt->scope_tasks[rt->scope_tasks_top++] = id;
+}
+
+/* ---- fanin collection ---------------------------------------------------- */
+
+static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
+{
+    rt_ring *ring = &rt->rings[rt_task_ring(pid)];
+    uint32_t pl = rt_task_local(pid);
+    if (rt_local_before(pl, atomic_load_explicit(&ring->last_alive, memory_order_acquire)))
+        return 0; /* retired: nothing to wait for */
+    uint64_t seen = ring->seen[pl & ring->mask];
+    uint32_t idx = (uint32_t)seen;
+    if ((uint32_t)(seen >> 32) == rt->epoch && idx < rt->num_edges &&
+        RT_EDGE_ID(rt->edges[idx]) == pid) {
+        rt->edges[idx] |= flags; /* the pin already claimed also serves RETAIN */
+        return 0;
+    }
+    rt_slot *ps = rt_ring_slot(ring, pl);
+    rt_spin_lock(&ps->lock);
+    uint32_t st = atomic_load_explicit(&ps->state, memory_order_relaxed);
+    /* A consumed producer is done for good; a completed one needs a pin only
+     * if its outputs must stay alive (RETAIN). */
+    if (st == RT_TASK_CONSUMED || (st == RT_TASK_COMPLETED && !(flags & RT_DEP_RETAIN))) {
+        rt_spin_unlock(&ps->lock);
+        return 0;
+    }
+    ps->fanout_count++;
+    rt_spin_unlock(&ps->lock);
+    if (st == RT_TASK_PENDING) rt->unfinished_edges++;
+    if (rt->num_edges == rt->edges_cap) {
+        uint32_t cap = rt->edges_cap ? rt->edges_cap * 2 : 256;
+        uint64_t *e = realloc(rt->edges, cap * sizeof *e);
+        if (!e) {
+            /* Keep the claimed pin balanced: drop it and report. */
+            rt_task_release(rt, pid, 1);
+            return pto_report_fatal(rt, "out of memory growing the fanin buffer to %u edges", cap);
+        }
+        rt->edges = e;
+        rt->edges_cap = cap;
+    }
+    ring->seen[pl & ring->mask] = ((uint64_t)rt->epoch << 32) | rt->num_edges;
+    rt->edges[rt->num_edges++] = pid | flags;
+    return 0;
+}
+
+static int rt_edge_from_tensormap(void *ctx, pto_task_id task)
+{
+    return rt_edge_add(ctx, task, RT_DEP_WAIT);
+}
+
+static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, uint32_t *inserts)
+{
+    int rc = 0;
+    *inserts = 0;
+    for (uint32_t i = 0; !rc && i < t->num_deps; i++)
+        rc = rt_edge_add(rt, t->deps[i].id,
+                         RT_DEP_WAIT | (t->deps[i].kind == PTO_DEP_WAIT ? 0 : RT_DEP_RETAIN));
+    if (rt->manual_depth > 0) return rc; /* MANUAL: explicit deps only */
+    for (uint32_t i = 0; !rc && i < t->num_args; i++) {
+        pto_arg_tag tag = t->args[i].tag;
+        if (tag == PTO_ARG_OUT) continue;
+        if (t->args[i].view.owner != PTO_INVALID_TASK_ID)
+            rc = rt_edge_add(rt, t->args[i].view.owner, RT_DEP_WAIT | RT_DEP_RETAIN);
+        if (rc || tag == PTO_ARG_NO_DEP) continue;
+        int writes = tag != PTO_ARG_IN;
+        rc = rt_tm_lookup(&rt->tm, &boxes[i], writes ? RT_TM_WRITERS | RT_TM_READERS : RT_TM_WRITERS,
+                          writes, rt_edge_from_tensormap, rt);
+        (*inserts)++;
+    }
+    return rc;
+}
+
+/* ---- room in the pools ----------------------------------------------------- */
+
+static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
+{
+    rt_ring *ring = &rt->rings[r];
+    uint64_t spill = rt->num_edges > PTO_FANIN_INLINE_CAP ? rt->num_edges - PTO_FANIN_INLINE_CAP : 0;
+    uint64_t deps = rt->unfinished_edges;
+    if (spill > ring->spill.cap) return rt_fail_never_fits(rt, r, RT_RES_SPILL, spill);
+    if (deps > ring->deps.cap) return rt_fail_never_fits(rt, r, RT_RES_DEP_POOL, deps);
+    if (inserts > rt_tm_free_count(&rt->tm)) rt_tm_reclaim_all(&rt->tm);
+    rt_wait w;
+    int waiting = 0;
+    for (;;) {
+        rt_ring_reclaim(ring);
+        rt_resource short_of;
+        uint64_t need;
+        if (!rt_pool_has_room(&ring->spill, spill)) short_of = RT_RES_SPILL, need = spill;
+        else if (!rt_pool_has_room(&ring->deps, deps)) short_of = RT_RES_DEP_POOL, need = deps;
+        else if (inserts > rt_tm_free_count(&rt->tm)) short_of = RT_RES_TENSORMAP, need = inserts;
+        else return 0;
+        if (!waiting) rt_wait_begin(rt, &w), waiting = 1;
+        int rc = rt_wait_step(rt, &w, r, short_of, need);
+        if (rc) return rc;
+        if (short_of == RT_RES_TENSORMAP && (w.spins++ & 31) == 0) rt_tm_reclaim_all(&rt->tm);
+    }
+}
+
+/* ---- wiring ------------------------------------------------------------------ */
+
+static void rt_store_fanin(rt_ring *ring, rt_slot *s, const uint64_t *edges, uint32_t n)
+{
+    uint32_t inl = n < PTO_FANIN_INLINE_CAP ? n : PTO_FANIN_INLINE_CAP;
+    memcpy(s->fanin, edges, inl * sizeof *edges);
+    s->spill_start = ring->spill.top;
+    for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(&ring->spill) = edges[i];
+    s->spill_mark = ring->spill.top;
+    s->num_fanin = n;
+}
+
+/* Wires every edge and returns how many producers had already completed. */
+static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
+{
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < rt->num_edges; i++) {
+        uint64_t e = rt->edges[i];
+        pto_task_id pid = RT_EDGE_ID(e);
+        rt_ring *pring = &rt->rings[rt_task_ring(pid)];
+        rt_slot *ps = rt_ring_slot(pring, rt_task_local(pid));
+        int consumed = 0;
+        rt_spin_lock(&ps->lock);
+        if (atomic_load_explicit(&ps->state, memory_order_relaxed) != RT_TASK_PENDING) {
+            done++;
+        } else {
+            rt_dep_node *node = rt_pool_take(&ring->deps);
+            node->consumer = id;
+            node->next = ps->fanout_head;
+            ps->fanout_head = node;
+        }
+        if (!(e & RT_DEP_RETAIN)) { /* a WAIT-only pin lasts until wired */
+            ps->fanout_refcount++;
+            consumed = rt_slot_try_consume_locked(ps);
+        }
+        rt_spin_unlock(&ps->lock);
+        if (consumed) rt_ring_advance(pring);
+    }
+    return done;
+}
+
+/* A submit that failed after taking its slot: drop the pins and complete the
+ * task without running it, so the ring still drains. */
+static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
+{
+    for (uint32_t i = 0; i < rt->num_edges; i++) rt_task_release(rt, RT_EDGE_ID(rt->edges[i]), 1);
+    s->kernel = NULL;
+    atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
+    rt->orch_completed++;
+    return rc;
+}
+
+int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
+{
+    rt_box boxes[PTO_MAX_TENSOR_ARGS];
+    uint64_t out_bytes, off;
+    uint32_t local, inserts;
+    if (id_out) *id_out = PTO_INVALID_TASK_ID;
+    int st = rt_latched(rt);
+    if (st) return -st;
+    rt->submitting = PTO_INVALID_TASK_ID;
+    if (!t) return rt_fail_invalid(rt, "pto_submit", "task is NULL");
+    int rc = rt_validate(rt, t, boxes, &out_bytes);
+    if (!rc) rc = rt_take_slot(rt, out_bytes, &local, &off);
+    if (rc) return rc;
+
+    int r = rt_scope_current(rt)->ring;
+    rt_ring *ring = &rt->rings[r];
+    pto_task_id id = rt_task_id(r, local);
+    rt->submitting = id;
+    rt_tm_refresh(&rt->tm);
+    rt_tm_cleanup_due(&rt->tm, r, local);
+    rt_slot *s = rt_slot_init(rt, ring, local, t);
+    char *out = ring->heap.base + off;
+    for (uint32_t i = 0; i < t->num_args; i++) {
+        pto_view *v = &t->args[i].view;
+        if (t->args[i].tag == PTO_ARG_OUT) {
+            int64_t stride = 1;
+            for (int d = (int)v->ndims - 1; d >= 0; d--) {
+                v->strides[d] = stride;
+                stride *= (int64_t)v->shape[d];
+            }
+            v->addr = out;
+            v->offset = 0;
+            v->owner = id;
+            out += rt_out_bytes(v);
+        }
+        s->views[i] = *v;
+    }
+    if (t->num_scalars) memcpy(s->scalars, t->scalars, t->num_scalars * sizeof *s->scalars);
+    rt_ring_publish(ring, local);
+    rt_scope_append(rt, id);
+
+    rt->epoch++;
+    rt->num_edges = rt->unfinished_edges = 0;
+    rc = rt_collect(rt, t, boxes, &inserts);
+    if (!rc) rc = rt_reserve_edges(rt, r, inserts);
+    if (rc) return rt_abandon(rt, s, rc);
+
+    rt_store_fanin(ring, s, rt->edges, rt->num_edges);
+    if (rt->manual_depth == 0) {
+        for (uint32_t i = 0; i < t->num_args; i++) {
+            pto_arg_tag tag = t->args[i].tag;
+            if (tag == PTO_ARG_IN || tag == PTO_ARG_INOUT || tag == PTO_ARG_OUTPUT_EXISTING)
+                rt_tm_insert(&rt->tm, &boxes[i], id, tag != PTO_ARG_IN);
+        }
+    }
+    s->fanin_count = rt->num_edges + 1;
+    uint32_t done = rt_wire(rt, ring, id);
+    s->dep_pool_mark = ring->deps.top;
+    rt->submitted++;
+    rt_ring_note_peaks(ring);
+    uint32_t add = done + 1;
+    if (atomic_fetch_add_explicit(&s->fanin_refcount, add, memory_order_acq_rel) + add == s->fanin_count)
+        rt_task_push_ready(rt, id);
+    if (id_out) *id_out = id;
+    return 0;
+}
+
+void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)
+{
+    uint64_t off;
+    uint32_t local;
+    if (id_out) *id_out = PTO_INVALID_TASK_ID;
+    if (rt_latched(rt)) return NULL;
+    rt->submitting = PTO_INVALID_TASK_ID;
+    rt->req_outputs = 1;
+    uint64_t aligned = ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
+    if (rt_take_slot(rt, aligned, &local, &off)) return NULL;
+    int r = rt_scope_current(rt)->ring;
+    rt_ring *ring = &rt->rings[r];
+    pto_task_id id = rt_task_id(r, local);
+    rt_tm_refresh(&rt->tm);
+    rt_tm_cleanup_due(&rt->tm, r, local);
+    rt_slot *s = rt_slot_init(rt, ring, local, NULL);
+    atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_relaxed);
+    rt_ring_publish(ring, local);
+    rt_scope_append(rt, id);
+    rt->orch_completed++;
+    rt_ring_note_peaks(ring);
+    if (id_out) *id_out = id;
+    return ring->heap.base + off;
+}

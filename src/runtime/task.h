@@ -1,0 +1,81 @@
+/*
+ * task.h - a task slot and its state machine.
+ *
+ * A slot holds one task of a ring: the shared hot line (state, the fanout
+ * lock and counters, the fanin refcount) and the record the orchestrator
+ * writes at submit and workers read once the task is ready.
+ *
+ * States: PENDING -> COMPLETED -> CONSUMED.  CONSUMED means completed, its
+ * scope released it (PTO_FANOUT_SCOPE_BIT) and every consumer pin was
+ * released: fanout_refcount == fanout_count.  Only then may the ring's
+ * watermark pass it and its slot, heap bytes and edges be reused.
+ *
+ * Ownership: state flips, fanout_count, fanout_refcount and fanout_head
+ * change only under `lock`.  fanin_refcount is an atomic counter: exactly one
+ * fetch_add observes fanin_count and makes the task ready.  The record is
+ * written by the orchestrator before the task can become ready and is
+ * published by the lock / ready-queue hand-offs.
+ */
+#ifndef RT_TASK_H
+#define RT_TASK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "pto/runtime.h"
+#include "runtime/sync.h"
+
+#define PTO_FANOUT_SCOPE_BIT 0x80000000u
+#define PTO_FANIN_INLINE_CAP 64
+
+enum { RT_TASK_PENDING = 0, RT_TASK_COMPLETED = 1, RT_TASK_CONSUMED = 2 };
+
+/* A fanin edge: producer id in the low 34 bits, flags on top. */
+#define RT_DEP_WAIT (1ull << 62)
+#define RT_DEP_RETAIN (1ull << 63)
+#define RT_EDGE_ID(e) ((e) & ((1ull << 34) - 1))
+
+static inline int rt_task_ring(pto_task_id id) { return (int)(id >> 32); }
+static inline uint32_t rt_task_local(pto_task_id id) { return (uint32_t)id; }
+static inline pto_task_id rt_task_id(int ring, uint32_t local)
+{
+    return ((pto_task_id)ring << 32) | local;
+}
+/* Serial comparison of per-ring locals: a before b. */
+static inline int rt_local_before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+
+/* One consumer on a producer's fanout list; lives in the consumer's ring's
+ * dependency pool and is reclaimed once the consumer retires. */
+typedef struct rt_dep_node {
+    struct rt_dep_node *next;
+    pto_task_id consumer;
+} rt_dep_node;
+
+typedef struct rt_slot {
+    /* Shared: workers and orchestrator. */
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t state;
+    rt_spinlock lock;
+    uint32_t fanout_count;    /* lock: scope bit + one per consumer pin */
+    uint32_t fanout_refcount; /* lock: releases so far */
+    rt_dep_node *fanout_head; /* lock: consumers waiting for completion */
+    _Atomic uint32_t fanin_refcount; /* ready iff == fanin_count */
+    uint32_t fanin_count;     /* orchestrator, set before any producer sees it */
+
+    /* Record: orchestrator at submit; workers after the task is ready. */
+    _Alignas(RT_CACHE_LINE) pto_kernel_fn kernel;
+    const char *name;
+    const char *scope_file; /* site of the scope that submitted it */
+    int scope_line;
+    int scope_depth; /* -1 = implicit root */
+    uint32_t num_views, num_scalars, num_fanin;
+    uint32_t tm_head;        /* orchestrator: first tensormap entry of this task */
+    uint64_t packed_end;     /* orchestrator: heap offset after its outputs */
+    uint64_t dep_pool_mark;  /* orchestrator: dep pool top after its wiring */
+    uint64_t spill_start;    /* counter of its first spilled fanin edge */
+    uint64_t spill_mark;     /* orchestrator: spill pool top after collection */
+    uint64_t fanin[PTO_FANIN_INLINE_CAP];
+    uint64_t scalars[PTO_MAX_SCALAR_ARGS];
+    pto_view views[PTO_MAX_TENSOR_ARGS];
+} rt_slot;
+
+#endif

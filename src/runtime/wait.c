@@ -1,0 +1,107 @@
+/*
+ * wait.c - back-pressure: the orchestrator waiting for a ring resource.
+ *
+ * A full resource is normal; the orchestrator waits for the watermark.  Each
+ * step, in order: a fatal latched elsewhere is returned; the structural test
+ * (the ring's head task still pinned by an open scope: only this thread
+ * could release it) fails at once (V1); no progress anywhere for
+ * stall_timeout_ms fails (V3).  Progress is any completion or any watermark
+ * move on any ring.  Waiting spins for PTO_SPIN_US, then sleeps on the
+ * ring's watermark futex in 10 ms slices.
+ */
+#include <stdio.h>
+
+#include "runtime/diagnose.h"
+
+#define RT_WAIT_SLICE_NS 10000000ull
+#define RT_BLOCKED_REPORT_NS 1000000000ull
+
+uint64_t rt_completed_total(pto_runtime *rt)
+{
+    uint64_t n = rt->orch_completed;
+    for (int k = 0; k < rt->num_workers; k++)
+        n += atomic_load_explicit(&rt->workers[k].completed, memory_order_acquire);
+    return n;
+}
+
+uint64_t rt_progress(pto_runtime *rt)
+{
+    uint64_t p = rt_completed_total(rt);
+    for (int r = 0; r < PTO_NUM_RINGS; r++)
+        p += atomic_load_explicit(&rt->rings[r].last_alive, memory_order_acquire);
+    return p;
+}
+
+void rt_wait_begin(pto_runtime *rt, rt_wait *w)
+{
+    w->start_ns = w->last_progress_ns = rt_now_ns();
+    w->progress = rt_progress(rt);
+    w->blocked_printed = 0;
+    w->spins = 0;
+}
+
+int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need)
+{
+    return rt_diagnose_capacity(rt, r, what, RT_V2_NEVER_FITS, need, 0);
+}
+
+/* V1: the head is live and its scope reference not yet released. */
+static int rt_head_pinned(rt_ring *ring)
+{
+    uint32_t h = atomic_load(&ring->last_alive);
+    if (h == atomic_load(&ring->cur)) return 0;
+    rt_slot *s = rt_ring_slot(ring, h);
+    rt_spin_lock(&s->lock);
+    int pinned = s->fanout_refcount < PTO_FANOUT_SCOPE_BIT;
+    rt_spin_unlock(&s->lock);
+    return pinned;
+}
+
+static void rt_print_blocked(pto_runtime *rt, int r, rt_resource what, uint64_t waited_ms)
+{
+    static const char *names[] = {"task", "heap", "dep_pool", "spill", "tensormap"};
+    rt_ring *ring = &rt->rings[r];
+    fprintf(stderr,
+            "[TaskAllocator ring=%d] BLOCKED: tasks=%u/%u, heap_used=%llu/%llu, "
+            "heap_available=%llu, heap_cursor=%llu, on=%s, waited_ms=%llu\n",
+            r, rt_ring_live(ring), ring->window, (unsigned long long)rt_heap_used(&ring->heap),
+            (unsigned long long)ring->heap.size,
+            (unsigned long long)rt_heap_available(&ring->heap),
+            (unsigned long long)ring->heap.top, names[what], (unsigned long long)waited_ms);
+}
+
+int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need)
+{
+    int st = rt_latched(rt);
+    if (st) return -st;
+    rt_ring *ring = &rt->rings[r];
+    rt_ring_advance(ring); /* drain a contended advance, if any */
+    if (what != RT_RES_TENSORMAP && rt_head_pinned(ring))
+        return rt_diagnose_capacity(rt, r, what, RT_V1_STRUCTURAL, need, 0);
+
+    uint64_t now = rt_now_ns(), p = rt_progress(rt);
+    if (p != w->progress) {
+        w->progress = p;
+        w->last_progress_ns = now;
+    }
+    uint64_t stalled_ms = (now - w->last_progress_ns) / 1000000;
+    if (rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms)
+        return rt_diagnose_capacity(rt, r, what, RT_V3_STALL, need, stalled_ms);
+    if (!w->blocked_printed && now - w->start_ns > RT_BLOCKED_REPORT_NS) {
+        w->blocked_printed = 1;
+        rt_print_blocked(rt, r, what, (now - w->start_ns) / 1000000);
+    }
+
+    if (now - w->start_ns < PTO_SPIN_US * 1000ull) {
+        for (int i = 0; i < 64; i++) rt_cpu_relax();
+        return 0;
+    }
+    /* Sleep only if the watermark is still the one the caller reclaimed
+     * from; orch_waiting (seq_cst) pairs with the advancer's store. */
+    atomic_store(&ring->orch_waiting, 1);
+    uint32_t la = atomic_load(&ring->last_alive);
+    if (what == RT_RES_TENSORMAP || la == ring->reclaimed_at)
+        rt_futex_wait(&ring->last_alive, la, what == RT_RES_TENSORMAP ? 1000000ull : RT_WAIT_SLICE_NS);
+    atomic_store(&ring->orch_waiting, 0);
+    return 0;
+}

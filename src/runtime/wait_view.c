@@ -1,0 +1,113 @@
+/*
+ * wait_view.c - pto_wait_view: the orchestrator waits until a view may be
+ * read (earlier writers done) or written (earlier readers and writers done).
+ *
+ * The tasks to wait for come from a tensormap lookup; waiting needs no pin,
+ * because only the orchestrator reuses slots: a task that retires while we
+ * wait reads CONSUMED, which is "done".  Stall-bounded: TENSOR_WAIT_TIMEOUT.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime/diagnose.h"
+
+typedef struct rt_view_waiters {
+    pto_task_id *ids;
+    uint32_t n, cap;
+    uint32_t writers, readers;
+} rt_view_waiters;
+
+static int rt_note_waiter(void *ctx, pto_task_id task)
+{
+    rt_view_waiters *w = ctx;
+    if (w->n == w->cap) {
+        uint32_t cap = w->cap ? w->cap * 2 : 64;
+        pto_task_id *ids = realloc(w->ids, cap * sizeof *ids);
+        if (!ids) return -PTO_INVALID_ARGS;
+        w->ids = ids;
+        w->cap = cap;
+    }
+    w->ids[w->n++] = task;
+    return 0;
+}
+
+static int rt_pending(pto_runtime *rt, pto_task_id id)
+{
+    rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
+    return atomic_load_explicit(&s->state, memory_order_acquire) == RT_TASK_PENDING;
+}
+
+static int rt_wait_view_timeout(pto_runtime *rt, const pto_view *v, int for_write,
+                                const rt_view_waiters *w, uint64_t stalled_ms)
+{
+    char header[64], details[2048], shape[96];
+    size_t len = 0, sl = 0;
+    int ring = rt_scope_current(rt)->ring;
+    uint32_t writers = 0, readers = 0;
+    for (uint32_t i = 0; i < w->n; i++) {
+        if (!rt_pending(rt, w->ids[i])) continue;
+        if (i < w->writers) writers++;
+        else readers++;
+    }
+    shape[0] = 0;
+    for (uint32_t d = 0; d < v->ndims; d++)
+        rt_appendf(shape, sizeof shape, &sl, "%s%llu", d ? "x" : "", (unsigned long long)v->shape[d]);
+    snprintf(header, sizeof header, "FATAL: Tensor Wait Timeout! ring=%d", ring);
+    rt_appendf(details, sizeof details, &len,
+               "waiting to %s view addr=%p offset=%lld shape=%s; pending writers=%u, pending "
+               "readers=%u\n",
+               for_write ? "write" : "read", v->addr, (long long)v->offset, shape, writers, readers);
+    rt_diagnose_progress(rt, stalled_ms, details, sizeof details, &len);
+    return rt_fail(rt, PTO_TENSOR_WAIT_TIMEOUT, ring, header, details,
+                   "a task touching this tensor never finished (see the progress line); raise "
+                   "stall_timeout_ms only if that kernel is legitimately slow");
+}
+
+int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
+{
+    int st = rt_latched(rt);
+    if (st) return -st;
+    rt->submitting = PTO_INVALID_TASK_ID;
+    rt_box box;
+    const char *why = NULL;
+    if (!view || rt_box_from_view(view, &box, &why) != 0)
+        return rt_fail_invalid(rt, "pto_wait_view", why ? why : "view is NULL");
+
+    rt_view_waiters w = {0};
+    rt_tm_refresh(&rt->tm);
+    int rc = rt_tm_lookup(&rt->tm, &box, RT_TM_WRITERS, 0, rt_note_waiter, &w);
+    w.writers = w.n;
+    if (!rc && for_write) rc = rt_tm_lookup(&rt->tm, &box, RT_TM_READERS, 0, rt_note_waiter, &w);
+    if (rc) {
+        free(w.ids);
+        return pto_report_fatal(rt, "out of memory in pto_wait_view");
+    }
+
+    rt_wait wait;
+    rt_wait_begin(rt, &wait);
+    for (uint32_t i = 0; i < w.n && !rc;) {
+        if (!rt_pending(rt, w.ids[i])) {
+            i++;
+            continue;
+        }
+        if ((st = rt_latched(rt)) != 0) {
+            rc = -st;
+            break;
+        }
+        uint64_t now = rt_now_ns(), p = rt_progress(rt);
+        if (p != wait.progress) wait.progress = p, wait.last_progress_ns = now;
+        uint64_t stalled_ms = (now - wait.last_progress_ns) / 1000000;
+        if (rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms)
+            rc = rt_wait_view_timeout(rt, view, for_write, &w, stalled_ms);
+        else if (now - wait.start_ns < PTO_SPIN_US * 1000ull)
+            rt_cpu_relax();
+        else {
+            uint32_t seq = atomic_load(&rt->done_seq);
+            atomic_store(&rt->finish_waiting, 1);
+            if (rt_pending(rt, w.ids[i])) rt_futex_wait(&rt->done_seq, seq, 10000000ull);
+            atomic_store(&rt->finish_waiting, 0);
+        }
+    }
+    free(w.ids);
+    return rc;
+}

@@ -1,0 +1,164 @@
+/*
+ * worker.c - worker threads: pop a ready task, run its kernel, complete it.
+ *
+ * Completing a task, in order: release the producers it retained (its fanin
+ * list lives in its own slot, which cannot be reused before it completes);
+ * under its lock flip it to COMPLETED, take its fanout list and, if nothing
+ * else holds it, flip it on to CONSUMED; then count one arrival on each
+ * consumer (reading a node's `next` before the arrival: the node may be
+ * reused once its consumer retires).  A worker that makes several consumers
+ * ready keeps the first to run next and pushes the rest.
+ *
+ * Idle workers spin for PTO_SPIN_US, then park on the ready_seq futex,
+ * counted in `parked` so pushers wake exactly when someone sleeps.  After a
+ * latched fatal, popped tasks complete without running, so the graph drains.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+static void rt_release_retained(pto_runtime *rt, rt_ring *ring, const rt_slot *s)
+{
+    for (uint32_t i = 0; i < s->num_fanin; i++) {
+        uint64_t e = i < PTO_FANIN_INLINE_CAP
+                         ? s->fanin[i]
+                         : *(uint64_t *)rt_pool_at(&ring->spill, s->spill_start + i - PTO_FANIN_INLINE_CAP);
+        if (e & RT_DEP_RETAIN) rt_task_release(rt, RT_EDGE_ID(e), 1);
+    }
+}
+
+/* Completes task id; returns a consumer it made ready (to run next) or
+ * PTO_INVALID_TASK_ID. */
+static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
+{
+    rt_ring *ring = &rt->rings[rt_task_ring(id)];
+    rt_slot *s = rt_ring_slot(ring, rt_task_local(id));
+    rt_release_retained(rt, ring, s);
+
+    rt_spin_lock(&s->lock);
+    atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
+    rt_dep_node *node = s->fanout_head;
+    int consumed = rt_slot_try_consume_locked(s);
+    rt_spin_unlock(&s->lock);
+
+    pto_task_id next_task = PTO_INVALID_TASK_ID;
+    while (node) {
+        rt_dep_node *next = node->next;
+        pto_task_id c = node->consumer;
+        rt_slot *cs = rt_ring_slot(&rt->rings[rt_task_ring(c)], rt_task_local(c));
+        if (atomic_fetch_add_explicit(&cs->fanin_refcount, 1, memory_order_acq_rel) + 1 == cs->fanin_count) {
+            if (next_task == PTO_INVALID_TASK_ID) next_task = c;
+            else rt_task_push_ready(rt, c);
+        }
+        node = next;
+    }
+    if (consumed) rt_ring_advance(ring);
+    return next_task;
+}
+
+static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
+{
+    rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
+    if (!s->kernel || rt_latched(rt)) return;
+    pto_kernel_args args = {
+        .task_id = id,
+        .worker = w->index,
+        .num_views = s->num_views,
+        .views = s->views,
+        .num_scalars = s->num_scalars,
+        .scalars = s->scalars,
+        .message = w->message,
+        .message_len = sizeof w->message,
+    };
+    w->message[0] = 0;
+    atomic_store_explicit(&w->running_since, rt_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&w->running, id, memory_order_release);
+    int rc = s->kernel(&args);
+    atomic_store_explicit(&w->running, PTO_INVALID_TASK_ID, memory_order_release);
+    if (rc == 0) return;
+
+    char header[96], details[1024], tid[32], site[64];
+    w->message[sizeof w->message - 1] = 0;
+    rt_format_id(id, tid, sizeof tid);
+    rt_format_site(s->scope_depth < 0 ? NULL : s->scope_file, s->scope_line, site, sizeof site);
+    snprintf(header, sizeof header, "FATAL: Kernel Failed! task=%s ring=%d", tid, rt_task_ring(id));
+    char depth[16];
+    if (s->scope_depth < 0) snprintf(depth, sizeof depth, "root");
+    else snprintf(depth, sizeof depth, "%d", s->scope_depth);
+    snprintf(details, sizeof details, "kernel=%s rc=%d worker=%d message=%s; scope=%s depth=%s",
+             s->name, rc, w->index, w->message[0] ? w->message : "-", site, depth);
+    rt_fail(rt, PTO_KERNEL_FAILED, rt_task_ring(id), header, details,
+            "the kernel itself reported the failure; tasks not yet started were skipped; no "
+            "RunConfig field helps");
+}
+
+/* Spins, then parks, until a task is ready or the runtime shuts down. */
+static int rt_next_ready(pto_runtime *rt, pto_task_id *id)
+{
+    uint64_t spin_until = 0;
+    for (;;) {
+        if (rt_ready_queue_pop(&rt->ready, id)) return 1;
+        if (atomic_load_explicit(&rt->shutdown, memory_order_acquire)) return 0;
+        uint64_t now = rt_now_ns();
+        if (!spin_until) spin_until = now + PTO_SPIN_US * 1000ull;
+        if (now < spin_until) {
+            for (int i = 0; i < 32; i++) rt_cpu_relax();
+            continue;
+        }
+        uint32_t seq = atomic_load(&rt->ready_seq);
+        atomic_fetch_add(&rt->parked, 1);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (rt_ready_queue_pop(&rt->ready, id)) {
+            atomic_fetch_sub(&rt->parked, 1);
+            return 1;
+        }
+        if (!atomic_load(&rt->shutdown)) rt_futex_wait(&rt->ready_seq, seq, 0);
+        atomic_fetch_sub(&rt->parked, 1);
+        spin_until = 0;
+    }
+}
+
+static void *rt_worker_main(void *arg)
+{
+    rt_worker *w = arg;
+    pto_runtime *rt = w->rt;
+    pto_task_id id;
+    while (rt_next_ready(rt, &id)) {
+        while (id != PTO_INVALID_TASK_ID) {
+            rt_run(rt, w, id);
+            pto_task_id next = rt_complete(rt, id);
+            atomic_fetch_add_explicit(&w->completed, 1, memory_order_release);
+            if (atomic_load(&rt->finish_waiting)) {
+                atomic_fetch_add(&rt->done_seq, 1);
+                rt_futex_wake(&rt->done_seq, 1);
+            }
+            id = next;
+        }
+    }
+    return NULL;
+}
+
+int rt_workers_start(pto_runtime *rt)
+{
+    for (int k = 0; k < rt->num_workers; k++) {
+        rt_worker *w = &rt->workers[k];
+        w->rt = rt;
+        w->index = k;
+        atomic_store(&w->running, PTO_INVALID_TASK_ID);
+        if (pthread_create(&w->thread, NULL, rt_worker_main, w) != 0) {
+            rt->num_workers = k;
+            rt_workers_stop(rt);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void rt_workers_stop(pto_runtime *rt)
+{
+    atomic_store(&rt->shutdown, 1);
+    atomic_fetch_add(&rt->ready_seq, 1);
+    rt_futex_wake(&rt->ready_seq, INT32_MAX);
+    for (int k = 0; k < rt->num_workers; k++) pthread_join(rt->workers[k].thread, NULL);
+}
