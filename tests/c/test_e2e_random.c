@@ -1,0 +1,645 @@
+/*
+ * test_e2e_random.c - random task graphs against a serial execution.
+ *
+ * Each graph: a few small buffers of integers, tasks whose kernels do
+ * order-sensitive arithmetic on random 1-d and 2-d views (tags IN, INOUT,
+ * OUTPUT_EXISTING, OUT with consumers of the created buffer, dummy tasks),
+ * random scope nesting up to depth 5 and MANUAL scopes.  The graph runs on
+ * the runtime and, as a reference, serially (the same kernels in submit
+ * order); the final buffers must match.
+ *
+ * MANUAL tasks get explicit dependencies on every earlier task they conflict
+ * with (same buffer, overlapping bytes, one of them writes), and AUTO tasks
+ * get them on the MANUAL tasks they conflict with (discovery does not see
+ * what MANUAL tasks touched), so the result is deterministic.  Everything
+ * else is left to dependency discovery.
+ *
+ * The generator keeps each graph within the capacity of the configured
+ * rings (no ring is ever asked for more than its open scopes leave free), so
+ * tiny rings exercise back-pressure and never a capacity error.
+ *
+ * PTO_TEST_SCALE (default 1) scales the number of graphs; PTO_TEST_SEED sets
+ * the base seed.  A failure prints the graph's seed and configuration.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "pto/runtime.h"
+
+/* ---- random numbers ---------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rnd(uint64_t *s, uint64_t n) { return splitmix(s) % n; }
+
+/* ---- views and the one kernel ------------------------------------------ */
+
+static uint64_t view_count(const pto_view *v)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
+    return n;
+}
+
+static uint64_t *el(const pto_view *v, uint64_t k)
+{
+    int64_t off = v->offset;
+    for (int d = (int)v->ndims - 1; d >= 0; d--) {
+        uint64_t i = k % v->shape[d];
+        k /= v->shape[d];
+        off += (int64_t)i * v->strides[d];
+    }
+    return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
+}
+
+enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY };
+
+/* scalars: op, p, q.  All arithmetic wraps (unsigned). */
+static int k_op(const pto_kernel_args *a)
+{
+    uint64_t op = a->scalars[0], p = a->scalars[1], q = a->scalars[2];
+    const pto_view *v0 = &a->views[0], *v1 = a->num_views > 1 ? &a->views[1] : NULL;
+    uint64_t n0 = view_count(v0), n1 = v1 ? view_count(v1) : 0;
+    switch (op) {
+    case OP_FILL: /* OUTPUT_EXISTING v0 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = p + k * q;
+        break;
+    case OP_AXPY: /* INOUT v0, IN v1 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = *el(v0, k) * p + *el(v1, k % n1) + q;
+        break;
+    case OP_SUM: { /* IN v0, OUTPUT_EXISTING v1 */
+        uint64_t s = 0;
+        for (uint64_t k = 0; k < n0; k++) s += *el(v0, k) * (k + 1);
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = s + k * p;
+        break;
+    }
+    case OP_SCALE: /* INOUT v0 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = *el(v0, k) * p + q;
+        break;
+    case OP_PRODUCE: /* IN v0, OUT v1 */
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = *el(v0, k % n0) * 5 + p + k;
+        break;
+    case OP_CONSUME: /* IN v0 (a created buffer), INOUT v1 */
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = *el(v1, k) * 7 + *el(v0, k % n0) * (k + 1) + p;
+        break;
+    default:
+        return 99;
+    }
+    return 0;
+}
+
+/* ---- graphs ------------------------------------------------------------ */
+
+#define MAXB 8
+#define MAXT 160
+#define MAXACT (4 * MAXT)
+#define MAXOPEN 6 /* explicit depths 0..5 */
+
+typedef struct vspec {
+    int res; /* buffer index, or MAXB + temp index */
+    pto_arg_tag tag;
+    uint32_t ndims;
+    uint64_t shape[2];
+    int64_t strides[2];
+    int64_t offset;
+} vspec;
+
+typedef struct gtask {
+    int op;
+    int nargs;
+    vspec a[2];
+    uint64_t sc[3];
+    int manual;
+    int temp; /* temp created (OP_PRODUCE), else -1 */
+    int ndeps;
+    int dep0; /* first entry in graph.deps */
+} gtask;
+
+enum { ACT_SUBMIT, ACT_BEGIN, ACT_END };
+typedef struct action {
+    int kind;
+    int arg; /* task index, or scope mode */
+} action;
+
+typedef struct graph {
+    int ntasks, nact, ntemps, ndeps;
+    gtask t[MAXT];
+    action act[MAXACT];
+    uint64_t temp_len[MAXT];
+    int deps[MAXT * MAXT];
+    pto_dep_kind kinds[MAXT * MAXT];
+} graph;
+
+/* What the generator may do. */
+typedef struct genopt {
+    int nb, rows, cols;     /* buffers of rows x cols elements */
+    uint64_t w[4];          /* task windows, to stay within */
+    int max_open;           /* explicit scopes open at once, at most */
+    int allow_root;         /* tasks outside any scope */
+    int allow_manual;
+    int max_scope_tasks;    /* tasks per scope, at most */
+    uint64_t max_temp;      /* elements of an OUT buffer, at most */
+    int max_view;           /* elements per view dimension, at most */
+} genopt;
+
+typedef struct genstate {
+    int nopen, nmanual;
+    struct {
+        int mode, first, ntasks;
+    } open[MAXOPEN];
+    int root_first, root_tasks;
+    int cnt[4];
+} genstate;
+
+static int64_t v_lo(const vspec *v) { return v->offset; }
+
+static int64_t v_hi(const vspec *v)
+{
+    int64_t h = v->offset + 1;
+    for (uint32_t d = 0; d < v->ndims; d++) h += (int64_t)(v->shape[d] - 1) * v->strides[d];
+    return h;
+}
+
+static int conflicts(const gtask *x, const gtask *y, int *via_temp)
+{
+    int hit = 0;
+    for (int i = 0; i < x->nargs; i++)
+        for (int j = 0; j < y->nargs; j++) {
+            const vspec *a = &x->a[i], *b = &y->a[j];
+            if (a->res != b->res) continue;
+            if (a->tag == PTO_ARG_IN && b->tag == PTO_ARG_IN) continue;
+            if (v_hi(a) <= v_lo(b) || v_hi(b) <= v_lo(a)) continue;
+            hit = 1;
+            if (a->res >= MAXB) *via_temp = 1;
+        }
+    return hit;
+}
+
+static vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag tag)
+{
+    vspec v;
+    memset(&v, 0, sizeof v);
+    v.res = b;
+    v.tag = tag;
+    int kind = (int)rnd(s, 4);
+    int mv = o->max_view;
+    if (kind == 0) { /* 1-d range */
+        int64_t nel = (int64_t)o->rows * o->cols;
+        v.ndims = 1;
+        v.offset = (int64_t)rnd(s, (uint64_t)nel);
+        int64_t maxn = nel - v.offset < mv * 4 ? nel - v.offset : mv * 4;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxn);
+        v.strides[0] = 1;
+    } else if (kind == 3 && o->rows >= 2) { /* every other row */
+        int r0 = (int)rnd(s, (uint64_t)o->rows);
+        int maxr = (o->rows - r0 + 1) / 2;
+        if (maxr > mv) maxr = mv;
+        int c0 = (int)rnd(s, (uint64_t)o->cols);
+        int maxc = o->cols - c0 < mv ? o->cols - c0 : mv;
+        v.ndims = 2;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxr);
+        v.shape[1] = 1 + rnd(s, (uint64_t)maxc);
+        v.strides[0] = 2 * o->cols;
+        v.strides[1] = 1;
+        v.offset = (int64_t)r0 * o->cols + c0;
+    } else { /* a 2-d box */
+        int r0 = (int)rnd(s, (uint64_t)o->rows);
+        int maxr = o->rows - r0 < mv ? o->rows - r0 : mv;
+        int c0 = (int)rnd(s, (uint64_t)o->cols);
+        int maxc = o->cols - c0 < mv ? o->cols - c0 : mv;
+        v.ndims = 2;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxr);
+        v.shape[1] = 1 + rnd(s, (uint64_t)maxc);
+        v.strides[0] = o->cols;
+        v.strides[1] = 1;
+        v.offset = (int64_t)r0 * o->cols + c0;
+    }
+    return v;
+}
+
+static int cur_ring(const genstate *st) { return st->nopen == 0 ? 0 : (st->nopen - 1 < 3 ? st->nopen - 1 : 3); }
+
+/* Can k more tasks go to the current scope without a capacity error?
+ * Tasks from the oldest one an open scope pins onwards cannot retire. */
+static int feasible(const genstate *st, const genopt *o, int k)
+{
+    int r = cur_ring(st);
+    int oldest = -1;
+    if (r == 0 && st->root_first >= 0) oldest = st->root_first;
+    for (int i = 0; i < st->nopen; i++) {
+        int ri = i < 3 ? i : 3;
+        if (ri == r && st->open[i].first >= 0 && (oldest < 0 || st->open[i].first < oldest))
+            oldest = st->open[i].first;
+    }
+    int pinned = oldest < 0 ? 0 : st->cnt[r] - oldest;
+    if ((uint64_t)(pinned + k) > o->w[r] - 1) return 0;
+    int in_scope = st->nopen ? st->open[st->nopen - 1].ntasks : st->root_tasks;
+    if (st->nopen && in_scope + k > o->max_scope_tasks) return 0;
+    return 1;
+}
+
+static void add_task(graph *g, genstate *st, gtask *t, uint64_t *s)
+{
+    int i = g->ntasks++;
+    int r = cur_ring(st);
+    t->manual = st->nmanual > 0;
+    t->ndeps = 0;
+    t->dep0 = g->ndeps;
+    for (int j = 0; j < i; j++) {
+        if (!t->manual && !g->t[j].manual) continue;
+        int via_temp = 0;
+        if (!conflicts(&g->t[j], t, &via_temp)) continue;
+        g->deps[g->ndeps] = j;
+        g->kinds[g->ndeps] = via_temp || rnd(s, 2) ? PTO_DEP_WAIT_RETAIN : PTO_DEP_WAIT;
+        g->ndeps++;
+        t->ndeps++;
+    }
+    g->t[i] = *t;
+    g->act[g->nact++] = (action){ACT_SUBMIT, i};
+    if (st->nopen) {
+        if (st->open[st->nopen - 1].first < 0) st->open[st->nopen - 1].first = st->cnt[r];
+        st->open[st->nopen - 1].ntasks++;
+    } else {
+        if (st->root_first < 0) st->root_first = st->cnt[r];
+        st->root_tasks++;
+    }
+    st->cnt[r]++;
+}
+
+static void scope_end_act(graph *g, genstate *st)
+{
+    st->nopen--;
+    if (st->open[st->nopen].mode == PTO_SCOPE_MANUAL) st->nmanual--;
+    g->act[g->nact++] = (action){ACT_END, 0};
+}
+
+static void scope_begin_act(graph *g, genstate *st, int mode)
+{
+    st->open[st->nopen].mode = mode;
+    st->open[st->nopen].first = -1;
+    st->open[st->nopen].ntasks = 0;
+    st->nopen++;
+    if (mode == PTO_SCOPE_MANUAL) st->nmanual++;
+    g->act[g->nact++] = (action){ACT_BEGIN, mode};
+}
+
+/* Appends up to target tasks (with scope actions) to g; closes every scope
+ * it opened.  The state st starts empty for each call. */
+static void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
+{
+    genstate st;
+    memset(&st, 0, sizeof st);
+    st.root_first = -1;
+    memset(g, 0, offsetof(graph, t));
+    while (g->ntasks < target - 2 && g->nact < MAXACT - 8) {
+        int r = (int)rnd(s, 100);
+        if (r < 10 && st.nopen < o->max_open) {
+            int mode = st.nmanual ? PTO_SCOPE_MANUAL
+                       : (o->allow_manual && rnd(s, 4) == 0 ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO);
+            scope_begin_act(g, &st, mode);
+            continue;
+        }
+        if (r < 20 && st.nopen > 0) {
+            scope_end_act(g, &st);
+            continue;
+        }
+        if (st.nopen == 0 && !o->allow_root) {
+            if (o->max_open == 0) break;
+            scope_begin_act(g, &st, PTO_SCOPE_AUTO);
+            continue;
+        }
+        int w = (int)rnd(s, 100);
+        int op = w < 15 ? OP_FILL : w < 40 ? OP_AXPY : w < 55 ? OP_SUM : w < 70 ? OP_SCALE
+               : w < 93 ? OP_PRODUCE : OP_DUMMY;
+        int extra = op == OP_PRODUCE && rnd(s, 3) == 0; /* a second reader of the created buffer */
+        int k = op == OP_PRODUCE ? 2 + extra : 1;
+        if (!feasible(&st, o, k)) {
+            if (st.nopen > 0) {
+                scope_end_act(g, &st);
+                continue;
+            }
+            break;
+        }
+        gtask t;
+        memset(&t, 0, sizeof t);
+        t.op = op;
+        t.temp = -1;
+        t.sc[0] = (uint64_t)op;
+        t.sc[1] = splitmix(s) | 1;
+        t.sc[2] = splitmix(s);
+        int b0 = (int)rnd(s, (uint64_t)o->nb), b1 = (int)rnd(s, (uint64_t)o->nb);
+        switch (op) {
+        case OP_FILL:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_OUTPUT_EXISTING);
+            break;
+        case OP_AXPY:
+            t.nargs = 2;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_INOUT);
+            t.a[1] = rand_view(s, o, b1, PTO_ARG_IN);
+            break;
+        case OP_SUM:
+            t.nargs = 2;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
+            t.a[1] = rand_view(s, o, b1, PTO_ARG_OUTPUT_EXISTING);
+            break;
+        case OP_SCALE:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_INOUT);
+            break;
+        case OP_DUMMY:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, rnd(s, 2) ? PTO_ARG_INOUT : PTO_ARG_IN);
+            break;
+        case OP_PRODUCE: {
+            int tmp = g->ntemps++;
+            uint64_t len = 1 + rnd(s, o->max_temp);
+            g->temp_len[tmp] = len;
+            vspec tv;
+            memset(&tv, 0, sizeof tv);
+            tv.res = MAXB + tmp;
+            tv.ndims = 1;
+            tv.shape[0] = len;
+            tv.strides[0] = 1;
+            t.nargs = 2;
+            t.temp = tmp;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
+            t.a[1] = tv;
+            t.a[1].tag = PTO_ARG_OUT;
+            add_task(g, &st, &t, s);
+            /* its consumer, in the same scope */
+            gtask c;
+            memset(&c, 0, sizeof c);
+            c.op = OP_CONSUME;
+            c.temp = -1;
+            c.sc[0] = OP_CONSUME;
+            c.sc[1] = splitmix(s);
+            c.nargs = 2;
+            c.a[0] = tv;
+            c.a[0].tag = PTO_ARG_IN;
+            c.a[1] = rand_view(s, o, b1, PTO_ARG_INOUT);
+            add_task(g, &st, &c, s);
+            if (extra) {
+                gtask e;
+                memset(&e, 0, sizeof e);
+                e.op = OP_SUM;
+                e.temp = -1;
+                e.sc[0] = OP_SUM;
+                e.sc[1] = splitmix(s);
+                e.nargs = 2;
+                e.a[0] = tv;
+                e.a[0].tag = PTO_ARG_IN;
+                e.a[1] = rand_view(s, o, (int)rnd(s, (uint64_t)o->nb), PTO_ARG_OUTPUT_EXISTING);
+                add_task(g, &st, &e, s);
+            }
+            continue;
+        }
+        }
+        add_task(g, &st, &t, s);
+    }
+    while (st.nopen > 0) scope_end_act(g, &st);
+}
+
+/* ---- running a graph --------------------------------------------------- */
+
+static pto_view make_view(const vspec *v, void *addr)
+{
+    pto_view pv;
+    memset(&pv, 0, sizeof pv);
+    pv.addr = addr;
+    pv.elem_size = sizeof(uint64_t);
+    pv.ndims = v->ndims;
+    for (uint32_t d = 0; d < v->ndims; d++) {
+        pv.shape[d] = v->shape[d];
+        pv.strides[d] = v->strides[d];
+    }
+    pv.offset = v->offset;
+    pv.owner = PTO_INVALID_TASK_ID;
+    return pv;
+}
+
+/* The reference: every kernel in submit order, on bufs. */
+static void run_serial(const graph *g, uint64_t **bufs)
+{
+    uint64_t *temps[MAXT];
+    for (int i = 0; i < g->ntemps; i++) {
+        temps[i] = calloc(g->temp_len[i], sizeof(uint64_t));
+        assert_non_null(temps[i]);
+    }
+    for (int i = 0; i < g->ntasks; i++) {
+        const gtask *t = &g->t[i];
+        if (t->op == OP_DUMMY) continue;
+        pto_view views[2];
+        for (int j = 0; j < t->nargs; j++) {
+            const vspec *v = &t->a[j];
+            views[j] = make_view(v, v->res >= MAXB ? (void *)temps[v->res - MAXB] : (void *)bufs[v->res]);
+        }
+        pto_kernel_args ka;
+        memset(&ka, 0, sizeof ka);
+        ka.num_views = (uint32_t)t->nargs;
+        ka.views = views;
+        ka.num_scalars = 3;
+        ka.scalars = t->sc;
+        assert_int_equal(k_op(&ka), 0);
+    }
+    for (int i = 0; i < g->ntemps; i++) free(temps[i]);
+}
+
+static char g_ctx[256]; /* printed on failure: which graph, seed, config */
+
+static void fail_rt(pto_runtime *rt, const char *what, int rc)
+{
+    print_error("%s\n%s failed: %d\n%s\n", g_ctx, what, rc, pto_last_error(rt)->message);
+    fail();
+}
+
+/* Submits g's actions to rt (pto_finish is the caller's). */
+static void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
+{
+    static pto_task_id ids[MAXT];
+    static pto_view temp_view[MAXT];
+    static pto_dep deps[MAXT];
+    for (int a = 0; a < g->nact; a++) {
+        const action *ac = &g->act[a];
+        int rc;
+        if (ac->kind == ACT_BEGIN) {
+            rc = pto_scope_begin(rt, (pto_scope_mode)ac->arg, "random", a);
+            if (rc != 0) fail_rt(rt, "pto_scope_begin", rc);
+            continue;
+        }
+        if (ac->kind == ACT_END) {
+            rc = pto_scope_end(rt);
+            if (rc != 0) fail_rt(rt, "pto_scope_end", rc);
+            continue;
+        }
+        const gtask *t = &g->t[ac->arg];
+        pto_arg args[2];
+        memset(args, 0, sizeof args);
+        for (int j = 0; j < t->nargs; j++) {
+            const vspec *v = &t->a[j];
+            args[j].tag = v->tag;
+            if (v->res < MAXB) {
+                args[j].view = make_view(v, bufs[v->res]);
+            } else if (v->tag == PTO_ARG_OUT) {
+                args[j].view.elem_size = sizeof(uint64_t);
+                args[j].view.ndims = 1;
+                args[j].view.shape[0] = v->shape[0];
+            } else {
+                args[j].view = temp_view[v->res - MAXB];
+            }
+        }
+        for (int d = 0; d < t->ndeps; d++) {
+            deps[d].id = ids[g->deps[t->dep0 + d]];
+            deps[d].kind = g->kinds[t->dep0 + d];
+        }
+        pto_task task = {t->op == OP_DUMMY ? NULL : k_op, "op", args, (uint32_t)t->nargs,
+                         t->sc, 3, deps, (uint32_t)t->ndeps};
+        rc = pto_submit(rt, &task, &ids[ac->arg]);
+        if (rc != 0) fail_rt(rt, "pto_submit", rc);
+        if (t->temp >= 0) {
+            const pto_view *ov = &args[1].view;
+            if (!(ov->addr && ov->owner == ids[ac->arg] && ov->offset == 0 && ov->strides[0] == 1 &&
+                  ov->ndims == 1 && ov->shape[0] == t->a[1].shape[0])) {
+                print_error("%s\nOUT view not filled in: addr %p owner %llu offset %lld stride %lld\n",
+                            g_ctx, ov->addr, (unsigned long long)ov->owner, (long long)ov->offset,
+                            (long long)ov->strides[0]);
+                fail();
+            }
+            temp_view[t->temp] = *ov;
+        }
+    }
+}
+
+static uint64_t next_pow2(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
+
+/* A random configuration: default rings, or tiny ones sized so the
+ * generator's graphs can never hit a capacity error (see feasible()). */
+static void rand_config(uint64_t *s, pto_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->num_workers = 1 + (int)rnd(s, 3);
+    c->stall_timeout_ms = 10000;
+    if (rnd(s, 5) < 2) return;
+    static const uint64_t ws[3] = {4, 8, 16};
+    uint64_t sum = 0;
+    for (int r = 0; r < 4; r++) {
+        c->runtime_env.ring_task_window[r] = ws[rnd(s, 3)];
+        sum += c->runtime_env.ring_task_window[r] - 1;
+    }
+    for (int r = 0; r < 4; r++) {
+        uint64_t w = c->runtime_env.ring_task_window[r];
+        uint64_t h = next_pow2(2048 * w);
+        c->runtime_env.ring_heap[r] = (h < 8192 ? 8192 : h) << rnd(s, 2);
+        /* every live consumer may wait on every other live task */
+        uint64_t d = 8 + rnd(s, 57), need = (w - 1) * sum;
+        c->runtime_env.ring_dep_pool[r] = d > need ? d : need;
+    }
+}
+
+static double test_scale(void)
+{
+    const char *e = getenv("PTO_TEST_SCALE");
+    double s = e ? atof(e) : 1.0;
+    return s > 0 ? s : 1.0;
+}
+
+static void test_random_dags(void **state)
+{
+    (void)state;
+    const char *se = getenv("PTO_TEST_SEED");
+    uint64_t base = se ? strtoull(se, NULL, 0) : 0x5eed2024ull;
+    int ngraphs = (int)(1000 * test_scale());
+    if (ngraphs < 1) ngraphs = 1;
+    enum { PER_RUNTIME = 8 };
+    graph *g = malloc(sizeof *g);
+    assert_non_null(g);
+    uint64_t *bufs[MAXB], *ref[MAXB];
+    for (int b = 0; b < MAXB; b++) {
+        bufs[b] = malloc(8 * 16 * sizeof(uint64_t));
+        ref[b] = malloc(8 * 16 * sizeof(uint64_t));
+        assert_non_null(bufs[b]);
+        assert_non_null(ref[b]);
+    }
+    pto_runtime *rt = NULL;
+    pto_config cfg;
+    long total_tasks = 0;
+    for (int gi = 0; gi < ngraphs; gi++) {
+        uint64_t seed = base + (uint64_t)gi * 0x100000001ull;
+        uint64_t s = seed;
+        if (gi % PER_RUNTIME == 0) {
+            pto_runtime_destroy(rt);
+            uint64_t cs = seed ^ 0xc0ffee;
+            rand_config(&cs, &cfg);
+            pto_error err;
+            memset(&err, 0, sizeof err);
+            rt = pto_runtime_create(&cfg, &err);
+            if (!rt) print_error("create failed: %s\n", err.message);
+            assert_non_null(rt);
+        }
+        genopt o;
+        memset(&o, 0, sizeof o);
+        o.nb = 2 + (int)rnd(&s, 3);
+        o.rows = 8;
+        o.cols = 16;
+        for (int r = 0; r < 4; r++)
+            o.w[r] = cfg.runtime_env.ring_task_window[r] ? cfg.runtime_env.ring_task_window[r]
+                                                         : PTO_DEFAULT_TASK_WINDOW;
+        o.max_open = MAXOPEN;
+        o.allow_root = 1;
+        o.allow_manual = 1;
+        o.max_scope_tasks = MAXT;
+        o.max_temp = 128;
+        o.max_view = 8;
+        gen_graph(g, &o, &s, 5 + (int)rnd(&s, 116));
+        total_tasks += g->ntasks;
+        snprintf(g_ctx, sizeof g_ctx,
+                 "graph %d seed 0x%llx (PTO_TEST_SEED=0x%llx): %d tasks, workers %d, windows "
+                 "[%llu %llu %llu %llu], dep pools [%llu %llu %llu %llu]",
+                 gi, (unsigned long long)seed, (unsigned long long)base, g->ntasks, cfg.num_workers,
+                 (unsigned long long)o.w[0], (unsigned long long)o.w[1], (unsigned long long)o.w[2],
+                 (unsigned long long)o.w[3], (unsigned long long)cfg.runtime_env.ring_dep_pool[0],
+                 (unsigned long long)cfg.runtime_env.ring_dep_pool[1],
+                 (unsigned long long)cfg.runtime_env.ring_dep_pool[2],
+                 (unsigned long long)cfg.runtime_env.ring_dep_pool[3]);
+        for (int b = 0; b < o.nb; b++)
+            for (int k = 0; k < o.rows * o.cols; k++) bufs[b][k] = ref[b][k] = splitmix(&s);
+        run_graph(rt, g, bufs);
+        int rc = pto_finish(rt);
+        if (rc != 0) fail_rt(rt, "pto_finish", rc);
+        run_serial(g, ref);
+        for (int b = 0; b < o.nb; b++)
+            for (int k = 0; k < o.rows * o.cols; k++)
+                if (bufs[b][k] != ref[b][k]) {
+                    print_error("%s\nbuffer %d element %d: runtime %llu, serial %llu\n", g_ctx, b, k,
+                                (unsigned long long)bufs[b][k], (unsigned long long)ref[b][k]);
+                    fail();
+                }
+    }
+    pto_runtime_destroy(rt);
+    print_message("%d graphs, %ld tasks\n", ngraphs, total_tasks);
+    for (int b = 0; b < MAXB; b++) {
+        free(bufs[b]);
+        free(ref[b]);
+    }
+    free(g);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_random_dags),
+};
+
+PTO_TEST_MAIN(tests)
