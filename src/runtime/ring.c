@@ -137,10 +137,11 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
 {
     uint64_t s = rt_heap_request(bytes);
     if (s > r->heap.size) return RT_ALLOC_NEVER;
+    /* One watermark snapshot (reclaimed_at) serves the heap and the window
+     * check, so a waiter can tell whether anything moved since. */
     rt_ring_reclaim(r);
     uint32_t cur = atomic_load_explicit(&r->cur, memory_order_relaxed);
-    uint32_t la = atomic_load_explicit(&r->last_alive, memory_order_acquire);
-    if (cur - la + 1 >= r->window) return RT_ALLOC_WAIT_TASK;
+    if (cur - r->reclaimed_at + 1 >= r->window) return RT_ALLOC_WAIT_TASK;
     uint64_t off = rt_heap_place(&r->heap, cur, s);
     if (off == UINT64_MAX) return RT_ALLOC_WAIT_HEAP;
     rt_ring_slot(r, cur)->packed_end = off + s;

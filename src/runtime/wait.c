@@ -45,10 +45,10 @@ int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need)
     return rt_diagnose_capacity(rt, r, what, RT_V2_NEVER_FITS, need, 0);
 }
 
-/* V1: the head is live and its scope reference not yet released. */
-static int rt_head_pinned(rt_ring *ring)
+/* V1: head h (the watermark the failed check saw) is live and its scope
+ * reference not yet released, so the watermark can never pass it. */
+static int rt_head_pinned(rt_ring *ring, uint32_t h)
 {
-    uint32_t h = atomic_load(&ring->last_alive);
     if (h == atomic_load(&ring->cur)) return 0;
     rt_slot *s = rt_ring_slot(ring, h);
     rt_spin_lock(&s->lock);
@@ -75,9 +75,13 @@ int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t 
     int st = rt_latched(rt);
     if (st) return -st;
     rt_ring *ring = &rt->rings[r];
-    rt_ring_advance(ring); /* drain a contended advance, if any */
-    if (what != RT_RES_TENSORMAP && rt_head_pinned(ring))
-        return rt_diagnose_capacity(rt, r, what, RT_V1_STRUCTURAL, need, 0);
+    /* The caller's check used the watermark snapshot reclaimed_at: if the
+     * watermark moved since, retry before judging anything. */
+    if (what != RT_RES_TENSORMAP) {
+        if (atomic_load(&ring->last_alive) != ring->reclaimed_at) return 0;
+        if (rt_head_pinned(ring, ring->reclaimed_at))
+            return rt_diagnose_capacity(rt, r, what, RT_V1_STRUCTURAL, need, 0);
+    }
 
     uint64_t now = rt_now_ns(), p = rt_progress(rt);
     if (p != w->progress) {
