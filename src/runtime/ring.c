@@ -4,6 +4,8 @@
  */
 #include "runtime/ring.h"
 
+#include <assert.h>
+
 #include "runtime/reserve.h"
 
 /* Reserves one ring array; on failure records which one, once. */
@@ -37,6 +39,10 @@ int rt_ring_init(rt_ring *r, int index, uint32_t window, uint64_t heap_size,
     r->slots = rt_ring_reserve((uint64_t)window * sizeof(rt_slot), "task window", fail, &failed);
     r->seen = rt_ring_reserve((uint64_t)window * sizeof(uint64_t), "task window", fail, &failed);
     r->heap.base = rt_ring_reserve(heap_size, "heap", fail, &failed);
+    /* Live records <= window - 1, each <= RT_RECORD_MAX + 16 after rounding,
+     * plus less than one record wasted at the wrap: room for window + 2. */
+    r->records.size = ((uint64_t)window + 2) * (RT_RECORD_MAX + 16);
+    r->records.base = rt_ring_reserve(r->records.size, "task window", fail, &failed);
     r->deps.base = rt_ring_reserve(dep_pool * sizeof(rt_dep_node), "dep pool", fail, &failed);
     r->spill.base = rt_ring_reserve(dep_pool * sizeof(uint64_t), "spill pool", fail, &failed);
     if (failed) {
@@ -51,28 +57,26 @@ void rt_ring_destroy(rt_ring *r)
     rt_unreserve(r->slots, (uint64_t)r->window * sizeof(rt_slot));
     rt_unreserve(r->seen, (uint64_t)r->window * sizeof(uint64_t));
     rt_unreserve(r->heap.base, r->heap.size);
+    rt_unreserve(r->records.base, r->records.size);
     rt_unreserve(r->deps.base, r->deps.cap * sizeof(rt_dep_node));
     rt_unreserve(r->spill.base, r->spill.cap * sizeof(uint64_t));
     r->slots = NULL;
     r->seen = NULL;
-    r->heap.base = NULL;
+    r->heap.base = r->records.base = NULL;
     r->deps.base = r->spill.base = NULL;
 }
 
-/* The heap tail follows the packed end of the newest retired task, except
+/* A heap's tail follows the end mark of the newest retired task, except
  * while a case-E anchor is live: the older marks point into the abandoned
  * arc, so the tail stays at 0 until the anchor itself retires. */
-static void rt_heap_reclaim(rt_ring *r, uint32_t last_alive)
+static void rt_heap_reclaim(rt_heap *h, uint32_t newest, uint64_t mark)
 {
-    rt_heap *h = &r->heap;
-    uint32_t newest = last_alive - 1;
     if (h->anchored) {
         if (rt_local_before(newest, h->anchor)) return;
         h->anchored = 0;
     }
-    uint64_t tail = rt_ring_slot(r, newest)->packed_end;
-    if (tail < h->tail) h->reclaim_wraps++;
-    h->tail = tail;
+    if (mark < h->tail) h->reclaim_wraps++;
+    h->tail = mark;
 }
 
 void rt_ring_reclaim(rt_ring *r)
@@ -80,8 +84,9 @@ void rt_ring_reclaim(rt_ring *r)
     uint32_t la = atomic_load_explicit(&r->last_alive, memory_order_acquire);
     if (la == r->reclaimed_at) return;
     r->reclaimed_at = la;
-    rt_heap_reclaim(r, la);
     const rt_slot *newest = rt_ring_slot(r, la - 1);
+    rt_heap_reclaim(&r->heap, la - 1, newest->packed_end);
+    rt_heap_reclaim(&r->records, la - 1, newest->record_end);
     rt_pool_reclaim_to(&r->deps, newest->dep_pool_mark);
     rt_pool_reclaim_to(&r->spill, newest->spill_mark);
 }
@@ -136,7 +141,7 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
                                   uint64_t *heap_off)
 {
     uint64_t s = rt_heap_request(bytes);
-    if (s > r->heap.size) return RT_ALLOC_NEVER;
+    if (s > r->heap.size) return RT_ALLOC_NEVER; /* also catches a request too big to round */
     /* One watermark snapshot (reclaimed_at) serves the heap and the window
      * check, so a waiter can tell whether anything moved since. */
     rt_ring_reclaim(r);
@@ -148,6 +153,14 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
     *local = cur;
     *heap_off = off;
     return RT_ALLOC_OK;
+}
+
+void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes)
+{
+    uint64_t off = rt_heap_place(&r->records, local, (bytes + 15) & ~(uint64_t)15);
+    assert(off != UINT64_MAX); /* sized so that it never fills */
+    rt_ring_slot(r, local)->record_end = r->records.top;
+    return r->records.base + off;
 }
 
 void rt_ring_publish(rt_ring *r, uint32_t local)

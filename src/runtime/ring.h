@@ -13,7 +13,9 @@
  * window), so slot(last_alive - 1) is never reused while its reclaim
  * markers are read.  Heap rule: RUNTIME-SPEC 4.2 (cases E, A, B, D; no
  * allocation straddles the end; strict inequalities keep top == tail
- * meaning empty).
+ * meaning empty).  The record arena follows the same rule, so it too
+ * restarts at 0 whenever the ring drains and resident memory follows the
+ * live records.
  */
 #ifndef RT_RING_H
 #define RT_RING_H
@@ -52,7 +54,8 @@ typedef struct rt_ring {
     rt_slot *slots;
     uint32_t first_local;  /* local id of the ring's first task ever */
     uint32_t reclaimed_at; /* watermark the tails were last derived from */
-    rt_heap heap;
+    rt_heap heap;          /* task outputs */
+    rt_heap records;       /* task records: views, scalars, inline fanin */
     rt_pool deps;          /* rt_dep_node */
     rt_pool spill;         /* uint64_t edges */
     uint64_t *seen;        /* per slot: submit epoch << 32 | fanin index */
@@ -78,8 +81,10 @@ int rt_ring_init(rt_ring *r, int index, uint32_t window, uint64_t heap_size,
                  uint64_t dep_pool, uint32_t first_local, rt_reserve_failure *fail);
 void rt_ring_destroy(rt_ring *r);
 
+/* Bytes a request takes, rounded to 64; UINT64_MAX if it cannot be rounded. */
 static inline uint64_t rt_heap_request(uint64_t bytes)
 {
+    if (bytes > UINT64_MAX - PTO_HEAP_ALIGN) return UINT64_MAX;
     return (bytes + PTO_HEAP_ALIGN - 1) & ~(uint64_t)(PTO_HEAP_ALIGN - 1);
 }
 
@@ -93,6 +98,10 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
                                   uint64_t *heap_off);
 void rt_ring_publish(rt_ring *r, uint32_t local);
 
+/* Takes bytes (rounded to 16) of task local's record from the record arena;
+ * never waits: the arena holds window + 1 records of the largest size. */
+void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes);
+
 static inline rt_slot *rt_ring_slot(const rt_ring *r, uint32_t local)
 {
     return &r->slots[local & r->mask];
@@ -101,6 +110,15 @@ static inline uint32_t rt_ring_live(rt_ring *r)
 {
     return atomic_load_explicit(&r->cur, memory_order_relaxed) -
            atomic_load_explicit(&r->last_alive, memory_order_acquire);
+}
+
+/* The i-th fanin edge of a task of this ring: the first 64 inline in its
+ * record, the rest in the ring's spill pool from spill_start. */
+static inline uint64_t rt_slot_fanin_edge(const rt_slot *s, const rt_pool *spill, uint32_t i)
+{
+    return i < PTO_FANIN_INLINE_CAP
+               ? s->fanin[i]
+               : *(const uint64_t *)rt_pool_at(spill, s->spill_start + i - PTO_FANIN_INLINE_CAP);
 }
 
 /* Heap accounting (orchestrator). */

@@ -84,6 +84,14 @@ struct pto_runtime {
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
 
+/* Returns 1 if id names a task this runtime has issued (orchestrator). */
+static inline int rt_id_issued(pto_runtime *rt, pto_task_id id)
+{
+    if (id == PTO_INVALID_TASK_ID || (id >> 32) >= PTO_NUM_RINGS) return 0;
+    rt_ring *ring = &rt->rings[rt_task_ring(id)];
+    return rt_local_before(rt_task_local(id), atomic_load_explicit(&ring->cur, memory_order_relaxed));
+}
+
 /* error.c */
 int rt_latched(const pto_runtime *rt);
 /* Latches code with a message made of a header line, detail lines (separated

@@ -23,18 +23,13 @@
 #include "runtime/diagnose.h"
 #include "runtime/overlap.h"
 
-/* Returns 1 if id names a task this runtime has issued. */
-static int rt_id_issued(pto_runtime *rt, pto_task_id id)
-{
-    if (id == PTO_INVALID_TASK_ID || (id >> 32) >= PTO_NUM_RINGS) return 0;
-    rt_ring *ring = &rt->rings[rt_task_ring(id)];
-    return rt_local_before(rt_task_local(id), atomic_load_explicit(&ring->cur, memory_order_relaxed));
-}
-
+/* Bytes of an OUT view packed at 1024; UINT64_MAX when it overflows. */
 static uint64_t rt_out_bytes(const pto_view *v)
 {
     uint64_t n = v->elem_size;
-    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
+    for (uint32_t d = 0; d < v->ndims; d++)
+        if (__builtin_mul_overflow(n, v->shape[d], &n)) return UINT64_MAX;
+    if (n > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN) return UINT64_MAX;
     return (n + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
 }
 
@@ -58,7 +53,8 @@ static int rt_validate(pto_runtime *rt, const pto_task *t, rt_box *boxes, uint64
             if (v->ndims < 1 || v->ndims > PTO_MAX_DIMS) r = "view ndims must be in [1, 5]";
             else if (v->elem_size == 0) r = "view elem_size is 0";
             else {
-                *out_bytes += rt_out_bytes(v);
+                uint64_t b = rt_out_bytes(v);
+                *out_bytes = *out_bytes > UINT64_MAX - b ? UINT64_MAX : *out_bytes + b;
                 rt->req_outputs++;
             }
         } else if (rt_box_from_view(v, &boxes[i], &r) == 0 && v->owner != PTO_INVALID_TASK_ID &&
@@ -102,7 +98,8 @@ static int rt_take_slot(pto_runtime *rt, uint64_t bytes, uint32_t *local, uint64
     }
 }
 
-/* Initialises the new task's slot (it is not yet visible to anyone). */
+/* Initialises the new task's slot (not yet visible to anyone) and places
+ * its views and scalars in the ring's record arena. */
 static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, const pto_task *t)
 {
     const rt_scope *sc = rt_scope_current(rt);
@@ -123,6 +120,17 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
     s->tm_head = 0;
     s->dep_pool_mark = ring->deps.top;
     s->spill_start = s->spill_mark = ring->spill.top;
+    s->record_end = ring->records.top;
+    s->views = NULL;
+    s->scalars = NULL;
+    s->fanin = NULL;
+    if (s->num_views || s->num_scalars) {
+        char *rec = rt_ring_record(ring, local, s->num_views * sizeof(pto_view) +
+                                                    s->num_scalars * sizeof(uint64_t));
+        s->views = (pto_view *)rec;
+        s->scalars = (uint64_t *)(rec + s->num_views * sizeof(pto_view));
+        if (s->num_scalars) memcpy(s->scalars, t->scalars, s->num_scalars * sizeof(uint64_t));
+    }
     atomic_store_explicit(&s->state, RT_TASK_PENDING, memory_order_relaxed);
     return s;
 }
@@ -150,9 +158,10 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
     rt_slot *ps = rt_ring_slot(ring, pl);
     rt_spin_lock(&ps->lock);
     uint32_t st = atomic_load_explicit(&ps->state, memory_order_relaxed);
-    /* A consumed producer is done for good; a completed one needs a pin only
-     * if its outputs must stay alive (RETAIN). */
-    if (st == RT_TASK_CONSUMED || (st == RT_TASK_COMPLETED && !(flags & RT_DEP_RETAIN))) {
+    /* A consumed producer is done for good.  A completed one still gets its
+     * edge (so the fanin, and the spill pool it needs, depend on the graph
+     * alone, not on timing); a WAIT-only pin on it is dropped at wiring. */
+    if (st == RT_TASK_CONSUMED) {
         rt_spin_unlock(&ps->lock);
         return 0;
     }
@@ -231,10 +240,14 @@ static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
 
 /* ---- wiring ------------------------------------------------------------------ */
 
-static void rt_store_fanin(rt_ring *ring, rt_slot *s, const uint64_t *edges, uint32_t n)
+static void rt_store_fanin(rt_ring *ring, uint32_t local, rt_slot *s, const uint64_t *edges,
+                           uint32_t n)
 {
     uint32_t inl = n < PTO_FANIN_INLINE_CAP ? n : PTO_FANIN_INLINE_CAP;
-    memcpy(s->fanin, edges, inl * sizeof *edges);
+    if (inl) {
+        s->fanin = rt_ring_record(ring, local, inl * sizeof *edges);
+        memcpy(s->fanin, edges, inl * sizeof *edges);
+    }
     s->spill_start = ring->spill.top;
     for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(&ring->spill) = edges[i];
     s->spill_mark = ring->spill.top;
@@ -318,7 +331,6 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
         }
         s->views[i] = *v;
     }
-    if (t->num_scalars) memcpy(s->scalars, t->scalars, t->num_scalars * sizeof *s->scalars);
     rt_ring_publish(ring, local);
     rt_scope_append(rt, id);
 
@@ -328,7 +340,7 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     if (!rc) rc = rt_reserve_edges(rt, r, inserts);
     if (rc) return rt_abandon(rt, s, rc);
 
-    rt_store_fanin(ring, s, rt->edges, rt->num_edges);
+    rt_store_fanin(ring, local, s, rt->edges, rt->num_edges);
     if (rt->manual_depth == 0) {
         for (uint32_t i = 0; i < t->num_args; i++) {
             pto_arg_tag tag = t->args[i].tag;

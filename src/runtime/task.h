@@ -61,21 +61,29 @@ typedef struct rt_slot {
     _Atomic uint32_t fanin_refcount; /* ready iff == fanin_count */
     uint32_t fanin_count;     /* orchestrator, set before any producer sees it */
 
-    /* Record: orchestrator at submit; workers after the task is ready. */
+    /* Record: orchestrator at submit; workers after the task is ready.  The
+     * variable-size parts live in the ring's record arena, packed, so a task
+     * touches only the bytes it needs. */
     _Alignas(RT_CACHE_LINE) pto_kernel_fn kernel;
     const char *name;
-    const char *scope_file; /* site of the scope that submitted it */
+    pto_view *views;         /* num_views, in the record arena */
+    uint64_t *scalars;       /* num_scalars, in the record arena */
+    uint64_t *fanin;         /* min(num_fanin, 64) edges, in the record arena */
+    const char *scope_file;  /* site of the scope that submitted it */
     int scope_line;
-    int scope_depth; /* -1 = implicit root */
+    int scope_depth;         /* -1 = implicit root */
     uint32_t num_views, num_scalars, num_fanin;
     uint32_t tm_head;        /* orchestrator: first tensormap entry of this task */
     uint64_t packed_end;     /* orchestrator: heap offset after its outputs */
+    uint64_t record_end;     /* orchestrator: record arena offset after its record */
     uint64_t dep_pool_mark;  /* orchestrator: dep pool top after its wiring */
     uint64_t spill_start;    /* counter of its first spilled fanin edge */
     uint64_t spill_mark;     /* orchestrator: spill pool top after collection */
-    uint64_t fanin[PTO_FANIN_INLINE_CAP];
-    uint64_t scalars[PTO_MAX_SCALAR_ARGS];
-    pto_view views[PTO_MAX_TENSOR_ARGS];
 } rt_slot;
+
+/* Bytes of the largest record: every view, scalar and inline fanin edge. */
+#define RT_RECORD_MAX                                                                       \
+    (PTO_MAX_TENSOR_ARGS * sizeof(pto_view) + PTO_MAX_SCALAR_ARGS * sizeof(uint64_t) +     \
+     PTO_FANIN_INLINE_CAP * sizeof(uint64_t))
 
 #endif

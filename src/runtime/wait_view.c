@@ -31,9 +31,13 @@ static int rt_note_waiter(void *ctx, pto_task_id task)
     return 0;
 }
 
+/* A retired task (its slot maybe reused since) is done. */
 static int rt_pending(pto_runtime *rt, pto_task_id id)
 {
-    rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
+    rt_ring *ring = &rt->rings[rt_task_ring(id)];
+    if (rt_local_before(rt_task_local(id), atomic_load_explicit(&ring->last_alive, memory_order_acquire)))
+        return 0;
+    rt_slot *s = rt_ring_slot(ring, rt_task_local(id));
     return atomic_load_explicit(&s->state, memory_order_acquire) == RT_TASK_PENDING;
 }
 
@@ -72,10 +76,16 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
     const char *why = NULL;
     if (!view || rt_box_from_view(view, &box, &why) != 0)
         return rt_fail_invalid(rt, "pto_wait_view", why ? why : "view is NULL");
+    if (view->owner != PTO_INVALID_TASK_ID && !rt_id_issued(rt, view->owner))
+        return rt_fail_invalid(rt, "pto_wait_view", "view owner is not a task of this runtime");
 
     rt_view_waiters w = {0};
     rt_tm_refresh(&rt->tm);
-    int rc = rt_tm_lookup(&rt->tm, &box, RT_TM_WRITERS, 0, rt_note_waiter, &w);
+    int rc = 0;
+    /* A runtime-created buffer's first writer is its creator (OUT args make
+     * no tensormap entry). */
+    if (view->owner != PTO_INVALID_TASK_ID) rc = rt_note_waiter(&w, view->owner);
+    if (!rc) rc = rt_tm_lookup(&rt->tm, &box, RT_TM_WRITERS, 0, rt_note_waiter, &w);
     w.writers = w.n;
     if (!rc && for_write) rc = rt_tm_lookup(&rt->tm, &box, RT_TM_READERS, 0, rt_note_waiter, &w);
     if (rc) {

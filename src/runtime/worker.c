@@ -21,9 +21,7 @@
 static void rt_release_retained(pto_runtime *rt, rt_ring *ring, const rt_slot *s)
 {
     for (uint32_t i = 0; i < s->num_fanin; i++) {
-        uint64_t e = i < PTO_FANIN_INLINE_CAP
-                         ? s->fanin[i]
-                         : *(uint64_t *)rt_pool_at(&ring->spill, s->spill_start + i - PTO_FANIN_INLINE_CAP);
+        uint64_t e = rt_slot_fanin_edge(s, &ring->spill, i);
         if (e & RT_DEP_RETAIN) rt_task_release(rt, RT_EDGE_ID(e), 1);
     }
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "pto/runtime.h"
@@ -63,10 +64,21 @@ static uint64_t *el(const pto_view *v, uint64_t k)
 
 enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY };
 
-/* scalars: op, p, q.  All arithmetic wraps (unsigned). */
+static void spin_ns(uint64_t ns)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec < ns);
+}
+
+/* scalars: op, p, q, and (on the runtime only) a delay in ns before the
+ * work, so tasks overlap and a missing edge shows.  All arithmetic wraps
+ * (unsigned). */
 static int k_op(const pto_kernel_args *a)
 {
     uint64_t op = a->scalars[0], p = a->scalars[1], q = a->scalars[2];
+    if (a->num_scalars > 3) spin_ns(a->scalars[3]);
     const pto_view *v0 = &a->views[0], *v1 = a->num_views > 1 ? &a->views[1] : NULL;
     uint64_t n0 = view_count(v0), n1 = v1 ? view_count(v1) : 0;
     switch (op) {
@@ -100,7 +112,7 @@ static int k_op(const pto_kernel_args *a)
 /* ---- graphs ------------------------------------------------------------ */
 
 #define MAXB 8
-#define MAXT 160
+#define MAXT 224
 #define MAXACT (4 * MAXT)
 #define MAXOPEN 6 /* explicit depths 0..5 */
 
@@ -117,7 +129,7 @@ typedef struct gtask {
     int op;
     int nargs;
     vspec a[2];
-    uint64_t sc[3];
+    uint64_t sc[4]; /* op, p, q, delay (runtime only) */
     int manual;
     int temp; /* temp created (OP_PRODUCE), else -1 */
     int ndeps;
@@ -149,9 +161,11 @@ typedef struct genopt {
     int max_scope_tasks;    /* tasks per scope, at most */
     uint64_t max_temp;      /* elements of an OUT buffer, at most */
     int max_view;           /* elements per view dimension, at most */
+    int delay_pct;          /* share of tasks that spin a little first */
 } genopt;
 
 typedef struct genstate {
+    int delay_pct;
     int nopen, nmanual;
     struct {
         int mode, first, ntasks;
@@ -252,6 +266,7 @@ static void add_task(graph *g, genstate *st, gtask *t, uint64_t *s)
     int i = g->ntasks++;
     int r = cur_ring(st);
     t->manual = st->nmanual > 0;
+    t->sc[3] = (int)rnd(s, 100) < st->delay_pct ? 1000 + rnd(s, 20000) : 0;
     t->ndeps = 0;
     t->dep0 = g->ndeps;
     for (int j = 0; j < i; j++) {
@@ -277,6 +292,7 @@ static void add_task(graph *g, genstate *st, gtask *t, uint64_t *s)
 
 static void scope_end_act(graph *g, genstate *st)
 {
+    if (st->nopen <= 0 || st->nopen > MAXOPEN) return;
     st->nopen--;
     if (st->open[st->nopen].mode == PTO_SCOPE_MANUAL) st->nmanual--;
     g->act[g->nact++] = (action){ACT_END, 0};
@@ -284,6 +300,7 @@ static void scope_end_act(graph *g, genstate *st)
 
 static void scope_begin_act(graph *g, genstate *st, int mode)
 {
+    if (st->nopen < 0 || st->nopen >= MAXOPEN) return;
     st->open[st->nopen].mode = mode;
     st->open[st->nopen].first = -1;
     st->open[st->nopen].ntasks = 0;
@@ -299,6 +316,7 @@ static void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
     genstate st;
     memset(&st, 0, sizeof st);
     st.root_first = -1;
+    st.delay_pct = o->delay_pct;
     memset(g, 0, offsetof(graph, t));
     while (g->ntasks < target - 2 && g->nact < MAXACT - 8) {
         int r = (int)rnd(s, 100);
@@ -323,8 +341,13 @@ static void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
         int extra = op == OP_PRODUCE && rnd(s, 3) == 0; /* a second reader of the created buffer */
         int k = op == OP_PRODUCE ? 2 + extra : 1;
         if (!feasible(&st, o, k)) {
-            if (st.nopen > 0) {
+            /* end the scope, or go one deeper (another ring may have room) */
+            if (st.nopen > 0 && (st.nopen == o->max_open || rnd(s, 2))) {
                 scope_end_act(g, &st);
+                continue;
+            }
+            if (st.nopen < o->max_open) {
+                scope_begin_act(g, &st, st.nmanual ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO);
                 continue;
             }
             break;
@@ -502,7 +525,7 @@ static void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
             deps[d].kind = g->kinds[t->dep0 + d];
         }
         pto_task task = {t->op == OP_DUMMY ? NULL : k_op, "op", args, (uint32_t)t->nargs,
-                         t->sc, 3, deps, (uint32_t)t->ndeps};
+                         t->sc, t->sc[3] ? 4 : 3, deps, (uint32_t)t->ndeps};
         rc = pto_submit(rt, &task, &ids[ac->arg]);
         if (rc != 0) fail_rt(rt, "pto_submit", rc);
         if (t->temp >= 0) {
@@ -599,12 +622,13 @@ static void test_random_dags(void **state)
             o.w[r] = cfg.runtime_env.ring_task_window[r] ? cfg.runtime_env.ring_task_window[r]
                                                          : PTO_DEFAULT_TASK_WINDOW;
         o.max_open = MAXOPEN;
-        o.allow_root = 1;
+        o.allow_root = rnd(&s, 2);
         o.allow_manual = 1;
         o.max_scope_tasks = MAXT;
         o.max_temp = 128;
         o.max_view = 8;
-        gen_graph(g, &o, &s, 5 + (int)rnd(&s, 116));
+        o.delay_pct = 10;
+        gen_graph(g, &o, &s, 5 + (int)rnd(&s, 196));
         total_tasks += g->ntasks;
         snprintf(g_ctx, sizeof g_ctx,
                  "graph %d seed 0x%llx (PTO_TEST_SEED=0x%llx): %d tasks, workers %d, windows "

@@ -112,7 +112,7 @@ static void test_reserve_failed(void **state)
 {
     (void)state;
     pto_error err;
-    for (int n = 1; n <= 5; n++) { /* each array of ring 0 in turn */
+    for (int n = 1; n <= 6; n++) { /* each array of ring 0 in turn */
         rt_reserve_inject_failure(n);
         pto_runtime *rt = pto_runtime_create(NULL, &err);
         rt_reserve_inject_failure(0);
@@ -124,7 +124,7 @@ static void test_reserve_failed(void **state)
         assert_non_null(strstr(err.message, "error_code=13 runtime_status=-13"));
     }
     assert_non_null(strstr(err.message, "for the spill pool"));
-    rt_reserve_inject_failure(6); /* ring 1's first array */
+    rt_reserve_inject_failure(7); /* ring 1's first array */
     pto_runtime *rt = pto_runtime_create(NULL, &err);
     rt_reserve_inject_failure(0);
     assert_null(rt);

@@ -1,0 +1,1438 @@
+/*
+ * test_e2e_capacity.c - capacity errors, back-pressure and memory use, end to
+ * end through the public API.
+ *
+ * Every capacity error is provoked with tiny rings and checked for its return
+ * code, pto_last_error()->code and the key fragments of its message
+ * (RUNTIME-SPEC section 6); then pto_finish must return -code and a small run
+ * on the same runtime must succeed (the latch clears).  Configurations where
+ * a stall could happen set a small stall_timeout_ms, so every test ends in
+ * bounded time.  The streaming and stress tests compare against a serial
+ * execution; PTO_TEST_SCALE scales their task counts (default 1, or 0.1 in
+ * sanitizer builds).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "pto/runtime.h"
+
+/* The graph engine below is the one of test_e2e_random.c (AUTO-only use here). */
+
+/* ---- random numbers ---------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rnd(uint64_t *s, uint64_t n) { return splitmix(s) % n; }
+
+/* ---- views and the one kernel ------------------------------------------ */
+
+static uint64_t view_count(const pto_view *v)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
+    return n;
+}
+
+static uint64_t *el(const pto_view *v, uint64_t k)
+{
+    int64_t off = v->offset;
+    for (int d = (int)v->ndims - 1; d >= 0; d--) {
+        uint64_t i = k % v->shape[d];
+        k /= v->shape[d];
+        off += (int64_t)i * v->strides[d];
+    }
+    return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
+}
+
+enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY };
+
+static void spin_ns(uint64_t ns)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec < ns);
+}
+
+/* scalars: op, p, q, and (on the runtime only) a delay in ns before the
+ * work, so tasks overlap and a missing edge shows.  All arithmetic wraps
+ * (unsigned). */
+static int k_op(const pto_kernel_args *a)
+{
+    uint64_t op = a->scalars[0], p = a->scalars[1], q = a->scalars[2];
+    if (a->num_scalars > 3) spin_ns(a->scalars[3]);
+    const pto_view *v0 = &a->views[0], *v1 = a->num_views > 1 ? &a->views[1] : NULL;
+    uint64_t n0 = view_count(v0), n1 = v1 ? view_count(v1) : 0;
+    switch (op) {
+    case OP_FILL: /* OUTPUT_EXISTING v0 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = p + k * q;
+        break;
+    case OP_AXPY: /* INOUT v0, IN v1 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = *el(v0, k) * p + *el(v1, k % n1) + q;
+        break;
+    case OP_SUM: { /* IN v0, OUTPUT_EXISTING v1 */
+        uint64_t s = 0;
+        for (uint64_t k = 0; k < n0; k++) s += *el(v0, k) * (k + 1);
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = s + k * p;
+        break;
+    }
+    case OP_SCALE: /* INOUT v0 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = *el(v0, k) * p + q;
+        break;
+    case OP_PRODUCE: /* IN v0, OUT v1 */
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = *el(v0, k % n0) * 5 + p + k;
+        break;
+    case OP_CONSUME: /* IN v0 (a created buffer), INOUT v1 */
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = *el(v1, k) * 7 + *el(v0, k % n0) * (k + 1) + p;
+        break;
+    default:
+        return 99;
+    }
+    return 0;
+}
+
+/* ---- graphs ------------------------------------------------------------ */
+
+#define MAXB 8
+#define MAXT 224
+#define MAXACT (4 * MAXT)
+#define MAXOPEN 6 /* explicit depths 0..5 */
+
+typedef struct vspec {
+    int res; /* buffer index, or MAXB + temp index */
+    pto_arg_tag tag;
+    uint32_t ndims;
+    uint64_t shape[2];
+    int64_t strides[2];
+    int64_t offset;
+} vspec;
+
+typedef struct gtask {
+    int op;
+    int nargs;
+    vspec a[2];
+    uint64_t sc[4]; /* op, p, q, delay (runtime only) */
+    int manual;
+    int temp; /* temp created (OP_PRODUCE), else -1 */
+    int ndeps;
+    int dep0; /* first entry in graph.deps */
+} gtask;
+
+enum { ACT_SUBMIT, ACT_BEGIN, ACT_END };
+typedef struct action {
+    int kind;
+    int arg; /* task index, or scope mode */
+} action;
+
+typedef struct graph {
+    int ntasks, nact, ntemps, ndeps;
+    gtask t[MAXT];
+    action act[MAXACT];
+    uint64_t temp_len[MAXT];
+    int deps[MAXT * MAXT];
+    pto_dep_kind kinds[MAXT * MAXT];
+} graph;
+
+/* What the generator may do. */
+typedef struct genopt {
+    int nb, rows, cols;     /* buffers of rows x cols elements */
+    uint64_t w[4];          /* task windows, to stay within */
+    int max_open;           /* explicit scopes open at once, at most */
+    int allow_root;         /* tasks outside any scope */
+    int allow_manual;
+    int max_scope_tasks;    /* tasks per scope, at most */
+    uint64_t max_temp;      /* elements of an OUT buffer, at most */
+    int max_view;           /* elements per view dimension, at most */
+    int delay_pct;          /* share of tasks that spin a little first */
+} genopt;
+
+typedef struct genstate {
+    int delay_pct;
+    int nopen, nmanual;
+    struct {
+        int mode, first, ntasks;
+    } open[MAXOPEN];
+    int root_first, root_tasks;
+    int cnt[4];
+} genstate;
+
+static int64_t v_lo(const vspec *v) { return v->offset; }
+
+static int64_t v_hi(const vspec *v)
+{
+    int64_t h = v->offset + 1;
+    for (uint32_t d = 0; d < v->ndims; d++) h += (int64_t)(v->shape[d] - 1) * v->strides[d];
+    return h;
+}
+
+static int conflicts(const gtask *x, const gtask *y, int *via_temp)
+{
+    int hit = 0;
+    for (int i = 0; i < x->nargs; i++)
+        for (int j = 0; j < y->nargs; j++) {
+            const vspec *a = &x->a[i], *b = &y->a[j];
+            if (a->res != b->res) continue;
+            if (a->tag == PTO_ARG_IN && b->tag == PTO_ARG_IN) continue;
+            if (v_hi(a) <= v_lo(b) || v_hi(b) <= v_lo(a)) continue;
+            hit = 1;
+            if (a->res >= MAXB) *via_temp = 1;
+        }
+    return hit;
+}
+
+static vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag tag)
+{
+    vspec v;
+    memset(&v, 0, sizeof v);
+    v.res = b;
+    v.tag = tag;
+    int kind = (int)rnd(s, 4);
+    int mv = o->max_view;
+    if (kind == 0) { /* 1-d range */
+        int64_t nel = (int64_t)o->rows * o->cols;
+        v.ndims = 1;
+        v.offset = (int64_t)rnd(s, (uint64_t)nel);
+        int64_t maxn = nel - v.offset < mv * 4 ? nel - v.offset : mv * 4;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxn);
+        v.strides[0] = 1;
+    } else if (kind == 3 && o->rows >= 2) { /* every other row */
+        int r0 = (int)rnd(s, (uint64_t)o->rows);
+        int maxr = (o->rows - r0 + 1) / 2;
+        if (maxr > mv) maxr = mv;
+        int c0 = (int)rnd(s, (uint64_t)o->cols);
+        int maxc = o->cols - c0 < mv ? o->cols - c0 : mv;
+        v.ndims = 2;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxr);
+        v.shape[1] = 1 + rnd(s, (uint64_t)maxc);
+        v.strides[0] = 2 * o->cols;
+        v.strides[1] = 1;
+        v.offset = (int64_t)r0 * o->cols + c0;
+    } else { /* a 2-d box */
+        int r0 = (int)rnd(s, (uint64_t)o->rows);
+        int maxr = o->rows - r0 < mv ? o->rows - r0 : mv;
+        int c0 = (int)rnd(s, (uint64_t)o->cols);
+        int maxc = o->cols - c0 < mv ? o->cols - c0 : mv;
+        v.ndims = 2;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxr);
+        v.shape[1] = 1 + rnd(s, (uint64_t)maxc);
+        v.strides[0] = o->cols;
+        v.strides[1] = 1;
+        v.offset = (int64_t)r0 * o->cols + c0;
+    }
+    return v;
+}
+
+static int cur_ring(const genstate *st) { return st->nopen == 0 ? 0 : (st->nopen - 1 < 3 ? st->nopen - 1 : 3); }
+
+/* Can k more tasks go to the current scope without a capacity error?
+ * Tasks from the oldest one an open scope pins onwards cannot retire. */
+static int feasible(const genstate *st, const genopt *o, int k)
+{
+    int r = cur_ring(st);
+    int oldest = -1;
+    if (r == 0 && st->root_first >= 0) oldest = st->root_first;
+    for (int i = 0; i < st->nopen; i++) {
+        int ri = i < 3 ? i : 3;
+        if (ri == r && st->open[i].first >= 0 && (oldest < 0 || st->open[i].first < oldest))
+            oldest = st->open[i].first;
+    }
+    int pinned = oldest < 0 ? 0 : st->cnt[r] - oldest;
+    if ((uint64_t)(pinned + k) > o->w[r] - 1) return 0;
+    int in_scope = st->nopen ? st->open[st->nopen - 1].ntasks : st->root_tasks;
+    if (st->nopen && in_scope + k > o->max_scope_tasks) return 0;
+    return 1;
+}
+
+static void add_task(graph *g, genstate *st, gtask *t, uint64_t *s)
+{
+    int i = g->ntasks++;
+    int r = cur_ring(st);
+    t->manual = st->nmanual > 0;
+    t->sc[3] = (int)rnd(s, 100) < st->delay_pct ? 1000 + rnd(s, 20000) : 0;
+    t->ndeps = 0;
+    t->dep0 = g->ndeps;
+    for (int j = 0; j < i; j++) {
+        if (!t->manual && !g->t[j].manual) continue;
+        int via_temp = 0;
+        if (!conflicts(&g->t[j], t, &via_temp)) continue;
+        g->deps[g->ndeps] = j;
+        g->kinds[g->ndeps] = via_temp || rnd(s, 2) ? PTO_DEP_WAIT_RETAIN : PTO_DEP_WAIT;
+        g->ndeps++;
+        t->ndeps++;
+    }
+    g->t[i] = *t;
+    g->act[g->nact++] = (action){ACT_SUBMIT, i};
+    if (st->nopen) {
+        if (st->open[st->nopen - 1].first < 0) st->open[st->nopen - 1].first = st->cnt[r];
+        st->open[st->nopen - 1].ntasks++;
+    } else {
+        if (st->root_first < 0) st->root_first = st->cnt[r];
+        st->root_tasks++;
+    }
+    st->cnt[r]++;
+}
+
+static void scope_end_act(graph *g, genstate *st)
+{
+    if (st->nopen <= 0 || st->nopen > MAXOPEN) return;
+    st->nopen--;
+    if (st->open[st->nopen].mode == PTO_SCOPE_MANUAL) st->nmanual--;
+    g->act[g->nact++] = (action){ACT_END, 0};
+}
+
+static void scope_begin_act(graph *g, genstate *st, int mode)
+{
+    if (st->nopen < 0 || st->nopen >= MAXOPEN) return;
+    st->open[st->nopen].mode = mode;
+    st->open[st->nopen].first = -1;
+    st->open[st->nopen].ntasks = 0;
+    st->nopen++;
+    if (mode == PTO_SCOPE_MANUAL) st->nmanual++;
+    g->act[g->nact++] = (action){ACT_BEGIN, mode};
+}
+
+/* Appends up to target tasks (with scope actions) to g; closes every scope
+ * it opened.  The state st starts empty for each call. */
+static void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
+{
+    genstate st;
+    memset(&st, 0, sizeof st);
+    st.root_first = -1;
+    st.delay_pct = o->delay_pct;
+    memset(g, 0, offsetof(graph, t));
+    while (g->ntasks < target - 2 && g->nact < MAXACT - 8) {
+        int r = (int)rnd(s, 100);
+        if (r < 10 && st.nopen < o->max_open) {
+            int mode = st.nmanual ? PTO_SCOPE_MANUAL
+                       : (o->allow_manual && rnd(s, 4) == 0 ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO);
+            scope_begin_act(g, &st, mode);
+            continue;
+        }
+        if (r < 20 && st.nopen > 0) {
+            scope_end_act(g, &st);
+            continue;
+        }
+        if (st.nopen == 0 && !o->allow_root) {
+            if (o->max_open == 0) break;
+            scope_begin_act(g, &st, PTO_SCOPE_AUTO);
+            continue;
+        }
+        int w = (int)rnd(s, 100);
+        int op = w < 15 ? OP_FILL : w < 40 ? OP_AXPY : w < 55 ? OP_SUM : w < 70 ? OP_SCALE
+               : w < 93 ? OP_PRODUCE : OP_DUMMY;
+        int extra = op == OP_PRODUCE && rnd(s, 3) == 0; /* a second reader of the created buffer */
+        int k = op == OP_PRODUCE ? 2 + extra : 1;
+        if (!feasible(&st, o, k)) {
+            /* end the scope, or go one deeper (another ring may have room) */
+            if (st.nopen > 0 && (st.nopen == o->max_open || rnd(s, 2))) {
+                scope_end_act(g, &st);
+                continue;
+            }
+            if (st.nopen < o->max_open) {
+                scope_begin_act(g, &st, st.nmanual ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO);
+                continue;
+            }
+            break;
+        }
+        gtask t;
+        memset(&t, 0, sizeof t);
+        t.op = op;
+        t.temp = -1;
+        t.sc[0] = (uint64_t)op;
+        t.sc[1] = splitmix(s) | 1;
+        t.sc[2] = splitmix(s);
+        int b0 = (int)rnd(s, (uint64_t)o->nb), b1 = (int)rnd(s, (uint64_t)o->nb);
+        switch (op) {
+        case OP_FILL:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_OUTPUT_EXISTING);
+            break;
+        case OP_AXPY:
+            t.nargs = 2;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_INOUT);
+            t.a[1] = rand_view(s, o, b1, PTO_ARG_IN);
+            break;
+        case OP_SUM:
+            t.nargs = 2;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
+            t.a[1] = rand_view(s, o, b1, PTO_ARG_OUTPUT_EXISTING);
+            break;
+        case OP_SCALE:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_INOUT);
+            break;
+        case OP_DUMMY:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, rnd(s, 2) ? PTO_ARG_INOUT : PTO_ARG_IN);
+            break;
+        case OP_PRODUCE: {
+            int tmp = g->ntemps++;
+            uint64_t len = 1 + rnd(s, o->max_temp);
+            g->temp_len[tmp] = len;
+            vspec tv;
+            memset(&tv, 0, sizeof tv);
+            tv.res = MAXB + tmp;
+            tv.ndims = 1;
+            tv.shape[0] = len;
+            tv.strides[0] = 1;
+            t.nargs = 2;
+            t.temp = tmp;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
+            t.a[1] = tv;
+            t.a[1].tag = PTO_ARG_OUT;
+            add_task(g, &st, &t, s);
+            /* its consumer, in the same scope */
+            gtask c;
+            memset(&c, 0, sizeof c);
+            c.op = OP_CONSUME;
+            c.temp = -1;
+            c.sc[0] = OP_CONSUME;
+            c.sc[1] = splitmix(s);
+            c.nargs = 2;
+            c.a[0] = tv;
+            c.a[0].tag = PTO_ARG_IN;
+            c.a[1] = rand_view(s, o, b1, PTO_ARG_INOUT);
+            add_task(g, &st, &c, s);
+            if (extra) {
+                gtask e;
+                memset(&e, 0, sizeof e);
+                e.op = OP_SUM;
+                e.temp = -1;
+                e.sc[0] = OP_SUM;
+                e.sc[1] = splitmix(s);
+                e.nargs = 2;
+                e.a[0] = tv;
+                e.a[0].tag = PTO_ARG_IN;
+                e.a[1] = rand_view(s, o, (int)rnd(s, (uint64_t)o->nb), PTO_ARG_OUTPUT_EXISTING);
+                add_task(g, &st, &e, s);
+            }
+            continue;
+        }
+        }
+        add_task(g, &st, &t, s);
+    }
+    while (st.nopen > 0) scope_end_act(g, &st);
+}
+
+/* ---- running a graph --------------------------------------------------- */
+
+static pto_view make_view(const vspec *v, void *addr)
+{
+    pto_view pv;
+    memset(&pv, 0, sizeof pv);
+    pv.addr = addr;
+    pv.elem_size = sizeof(uint64_t);
+    pv.ndims = v->ndims;
+    for (uint32_t d = 0; d < v->ndims; d++) {
+        pv.shape[d] = v->shape[d];
+        pv.strides[d] = v->strides[d];
+    }
+    pv.offset = v->offset;
+    pv.owner = PTO_INVALID_TASK_ID;
+    return pv;
+}
+
+/* The reference: every kernel in submit order, on bufs. */
+static void run_serial(const graph *g, uint64_t **bufs)
+{
+    uint64_t *temps[MAXT];
+    for (int i = 0; i < g->ntemps; i++) {
+        temps[i] = calloc(g->temp_len[i], sizeof(uint64_t));
+        assert_non_null(temps[i]);
+    }
+    for (int i = 0; i < g->ntasks; i++) {
+        const gtask *t = &g->t[i];
+        if (t->op == OP_DUMMY) continue;
+        pto_view views[2];
+        for (int j = 0; j < t->nargs; j++) {
+            const vspec *v = &t->a[j];
+            views[j] = make_view(v, v->res >= MAXB ? (void *)temps[v->res - MAXB] : (void *)bufs[v->res]);
+        }
+        pto_kernel_args ka;
+        memset(&ka, 0, sizeof ka);
+        ka.num_views = (uint32_t)t->nargs;
+        ka.views = views;
+        ka.num_scalars = 3;
+        ka.scalars = t->sc;
+        assert_int_equal(k_op(&ka), 0);
+    }
+    for (int i = 0; i < g->ntemps; i++) free(temps[i]);
+}
+
+static char g_ctx[256]; /* printed on failure: which graph, seed, config */
+
+static void fail_rt(pto_runtime *rt, const char *what, int rc)
+{
+    print_error("%s\n%s failed: %d\n%s\n", g_ctx, what, rc, pto_last_error(rt)->message);
+    fail();
+}
+
+/* Submits g's actions to rt (pto_finish is the caller's). */
+static void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
+{
+    static pto_task_id ids[MAXT];
+    static pto_view temp_view[MAXT];
+    static pto_dep deps[MAXT];
+    for (int a = 0; a < g->nact; a++) {
+        const action *ac = &g->act[a];
+        int rc;
+        if (ac->kind == ACT_BEGIN) {
+            rc = pto_scope_begin(rt, (pto_scope_mode)ac->arg, "random", a);
+            if (rc != 0) fail_rt(rt, "pto_scope_begin", rc);
+            continue;
+        }
+        if (ac->kind == ACT_END) {
+            rc = pto_scope_end(rt);
+            if (rc != 0) fail_rt(rt, "pto_scope_end", rc);
+            continue;
+        }
+        const gtask *t = &g->t[ac->arg];
+        pto_arg args[2];
+        memset(args, 0, sizeof args);
+        for (int j = 0; j < t->nargs; j++) {
+            const vspec *v = &t->a[j];
+            args[j].tag = v->tag;
+            if (v->res < MAXB) {
+                args[j].view = make_view(v, bufs[v->res]);
+            } else if (v->tag == PTO_ARG_OUT) {
+                args[j].view.elem_size = sizeof(uint64_t);
+                args[j].view.ndims = 1;
+                args[j].view.shape[0] = v->shape[0];
+            } else {
+                args[j].view = temp_view[v->res - MAXB];
+            }
+        }
+        for (int d = 0; d < t->ndeps; d++) {
+            deps[d].id = ids[g->deps[t->dep0 + d]];
+            deps[d].kind = g->kinds[t->dep0 + d];
+        }
+        pto_task task = {t->op == OP_DUMMY ? NULL : k_op, "op", args, (uint32_t)t->nargs,
+                         t->sc, t->sc[3] ? 4 : 3, deps, (uint32_t)t->ndeps};
+        rc = pto_submit(rt, &task, &ids[ac->arg]);
+        if (rc != 0) fail_rt(rt, "pto_submit", rc);
+        if (t->temp >= 0) {
+            const pto_view *ov = &args[1].view;
+            if (!(ov->addr && ov->owner == ids[ac->arg] && ov->offset == 0 && ov->strides[0] == 1 &&
+                  ov->ndims == 1 && ov->shape[0] == t->a[1].shape[0])) {
+                print_error("%s\nOUT view not filled in: addr %p owner %llu offset %lld stride %lld\n",
+                            g_ctx, ov->addr, (unsigned long long)ov->owner, (long long)ov->offset,
+                            (long long)ov->strides[0]);
+                fail();
+            }
+            temp_view[t->temp] = *ov;
+        }
+    }
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void spin_us(uint64_t us)
+{
+    uint64_t end = now_ns() + us * 1000ull;
+    while (now_ns() < end) {
+    }
+}
+
+static void nap_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static double test_scale(void)
+{
+    const char *e = getenv("PTO_TEST_SCALE");
+    if (e && atof(e) > 0) return atof(e);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return 0.1;
+#else
+    return 1.0;
+#endif
+}
+
+static long scaled(long n)
+{
+    long m = (long)((double)n * test_scale());
+    return m < 1 ? 1 : m;
+}
+
+/* All four rings sized alike; 0 keeps the default. */
+static pto_config cfg_rings(uint64_t window, uint64_t heap, uint64_t dep_pool, int workers, int stall_ms)
+{
+    pto_config c;
+    memset(&c, 0, sizeof c);
+    for (int r = 0; r < 4; r++) {
+        c.runtime_env.ring_task_window[r] = window;
+        c.runtime_env.ring_heap[r] = heap;
+        c.runtime_env.ring_dep_pool[r] = dep_pool;
+    }
+    c.num_workers = workers;
+    c.stall_timeout_ms = stall_ms;
+    return c;
+}
+
+static pto_runtime *make_rt(const pto_config *cfg)
+{
+    pto_error err;
+    memset(&err, 0, sizeof err);
+    pto_runtime *rt = pto_runtime_create(cfg, &err);
+    if (!rt) print_error("pto_runtime_create failed: code %d: %s\n", err.code, err.message);
+    assert_non_null(rt);
+    return rt;
+}
+
+static void check_ok(pto_runtime *rt, int rc, const char *what)
+{
+    if (rc != 0) print_error("%s: %d\n%s\n", what, rc, pto_last_error(rt)->message);
+    assert_int_equal(rc, 0);
+}
+
+static pto_arg arg(pto_arg_tag tag, pto_view v)
+{
+    pto_arg a;
+    a.tag = tag;
+    a.view = v;
+    return a;
+}
+
+static pto_arg out_arg(uint64_t elems)
+{
+    pto_arg a;
+    memset(&a, 0, sizeof a);
+    a.tag = PTO_ARG_OUT;
+    a.view.elem_size = sizeof(uint64_t);
+    a.view.ndims = 1;
+    a.view.shape[0] = elems;
+    return a;
+}
+
+static pto_view v1(uint64_t *buf, int64_t off, uint64_t n)
+{
+    return pto_view_1d(buf, sizeof(uint64_t), off, n, PTO_INVALID_TASK_ID);
+}
+
+static void dump_if_missing(const char *msg, const char *frag)
+{
+    if (!strstr(msg, frag)) print_error("missing \"%s\" in message:\n%s\n", frag, msg);
+}
+
+/* rc is -code; the latched error has code and the fixed lines of section 6
+ * plus every fragment. */
+static void expect_fatal_(pto_runtime *rt, int rc, int code, const char *const *frags)
+{
+    const pto_error *e = pto_last_error(rt);
+    if (rc != -code) print_error("rc %d, expected %d; message:\n%s\n", rc, -code, e->message);
+    assert_int_equal(rc, -code);
+    assert_int_equal(e->code, code);
+    char line[256];
+    snprintf(line, sizeof line, "PTO runtime failed: error_code=%d runtime_status=-%d", code, code);
+    dump_if_missing(e->message, line);
+    assert_non_null(strstr(e->message, line));
+    snprintf(line, sizeof line, "error detail: error_code=%d %s - ", code, pto_status_name(code));
+    dump_if_missing(e->message, line);
+    assert_non_null(strstr(e->message, line));
+    dump_if_missing(e->message, "error hint: ");
+    assert_non_null(strstr(e->message, "error hint: "));
+    for (int i = 0; frags[i]; i++) {
+        dump_if_missing(e->message, frags[i]);
+        assert_non_null(strstr(e->message, frags[i]));
+    }
+}
+
+#define EXPECT_FATAL(rt, rc, code, ...) \
+    expect_fatal_((rt), (rc), (code), (const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- kernels ----------------------------------------------------------- */
+
+static atomic_int g_gate;   /* kernels on a latch wait for it (bounded) */
+static atomic_int g_ran[8]; /* which chain tasks ran */
+
+/* views[0] := scalars[0] everywhere after spinning scalars[1] us */
+static int k_write(const pto_kernel_args *a)
+{
+    spin_us(a->num_scalars > 1 ? a->scalars[1] : 0);
+    const pto_view *v = &a->views[0];
+    for (uint64_t k = 0; k < view_count(v); k++) *el(v, k) = a->scalars[0];
+    return 0;
+}
+
+/* views[0][k] := scalars[0] + k */
+static int k_iota(const pto_kernel_args *a)
+{
+    const pto_view *v = &a->views[0];
+    for (uint64_t k = 0; k < view_count(v); k++) *el(v, k) = a->scalars[0] + k;
+    return 0;
+}
+
+/* last view [0] := sum of every other view's elements + scalars[0] */
+static int k_sum(const pto_kernel_args *a)
+{
+    uint64_t s = a->num_scalars ? a->scalars[0] : 0;
+    for (uint32_t i = 0; i + 1 < a->num_views; i++)
+        for (uint64_t k = 0; k < view_count(&a->views[i]); k++) s += *el(&a->views[i], k);
+    *el(&a->views[a->num_views - 1], 0) = s;
+    return 0;
+}
+
+#define MIX 6364136223846793005ull
+
+/* INOUT views[n-1][0] := views[n-1][0] * MIX + (views[0][0] if two views, else scalars[0]) */
+static int k_mix(const pto_kernel_args *a)
+{
+    uint64_t x = a->num_views == 2 ? *el(&a->views[0], 0) : a->scalars[0];
+    uint64_t *acc = el(&a->views[a->num_views - 1], 0);
+    *acc = *acc * MIX + x;
+    return 0;
+}
+
+/* Waits (at most 5 s) for g_gate, then writes views[0] := 1. */
+static int k_gated(const pto_kernel_args *a)
+{
+    uint64_t end = now_ns() + 5000000000ull;
+    while (!atomic_load(&g_gate) && now_ns() < end) nap_us(100);
+    *el(&a->views[0], 0) = 1;
+    return 0;
+}
+
+/* Chain step scalars[0] on INOUT views[0]: adds 1; step scalars[1] != 0 fails
+ * with rc 7 and a message instead. */
+static int k_step_or_fail(const pto_kernel_args *a)
+{
+    atomic_store(&g_ran[a->scalars[0]], 1);
+    if (a->scalars[1]) {
+        snprintf(a->message, a->message_len, "bad tile");
+        return 7;
+    }
+    spin_us(200);
+    *el(&a->views[0], 0) += 1;
+    return 0;
+}
+
+/* ---- small runs -------------------------------------------------------- */
+
+static void submit_ok(pto_runtime *rt, pto_kernel_fn k, const char *name, pto_arg *args,
+                      uint32_t nargs, const uint64_t *sc, uint32_t nsc, pto_task_id *id)
+{
+    pto_task t = {k, name, args, nargs, sc, nsc, NULL, 0};
+    check_ok(rt, pto_submit(rt, &t, id), name);
+}
+
+/* Two tasks in one scope on a user buffer, then pto_finish == 0. */
+static void small_run_ok(pto_runtime *rt)
+{
+    uint64_t buf[8] = {0}, out[1] = {0};
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(buf, 0, 8))};
+    uint64_t ws[2] = {5, 100};
+    submit_ok(rt, k_write, "write", wa, 1, ws, 2, NULL);
+    pto_arg sa[2] = {arg(PTO_ARG_IN, v1(buf, 0, 8)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
+    uint64_t ss[1] = {1};
+    submit_ok(rt, k_sum, "sum", sa, 2, ss, 1, NULL);
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    assert_int_equal(out[0], 41);
+    assert_int_equal(pto_last_error(rt)->code, 0);
+}
+
+/* After an expected fatal: pto_finish returns -code, then a run succeeds. */
+static void finish_then_recover(pto_runtime *rt, int code)
+{
+    int rc = pto_finish(rt);
+    if (rc != -code) print_error("pto_finish: %d, expected %d\n%s\n", rc, -code, pto_last_error(rt)->message);
+    assert_int_equal(rc, -code);
+    assert_int_equal(pto_last_error(rt)->code, code);
+    small_run_ok(rt);
+}
+
+static pto_task dummy_task(void)
+{
+    pto_task t = {NULL, "dummy", NULL, 0, NULL, 0, NULL, 0};
+    return t;
+}
+
+static long read_status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    assert_non_null(f);
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0) v = atol(line + n);
+    fclose(f);
+    assert_true(v >= 0);
+    return v;
+}
+
+/* ---- scope and ring capacity errors ------------------------------------ */
+
+static void test_scope_over_window_is_scope_deadlock(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
+    pto_runtime *rt = make_rt(&cfg);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "over_window.c", 7), "pto_scope_begin");
+    pto_task d = dummy_task();
+    int rc = 0, i;
+    for (i = 0; i < 8; i++) {
+        pto_task_id id;
+        rc = pto_submit(rt, &d, &id);
+        if (rc != 0) {
+            assert_true(id == PTO_INVALID_TASK_ID);
+            break;
+        }
+    }
+    assert_int_equal(i, 3); /* 3 admitted, the 4th fails */
+    EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)",
+                 "Tasks in current scope (3) reached the usable task window (3 of task_window_size 4)",
+                 "depth=0 ring=0 scope_task_count=3",
+                 "raise ring_task_window (runtime_env.ring_task_window) or split the scope",
+                 "ring 0 has 4 slots (e.g. 8)");
+    assert_int_equal(pto_last_error(rt)->ring, 0);
+    assert_int_equal(pto_submit(rt, &d, NULL), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK);
+    finish_then_recover(rt, PTO_SCOPE_DEADLOCK);
+    pto_runtime_destroy(rt);
+}
+
+static void test_root_over_window(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
+    pto_runtime *rt = make_rt(&cfg);
+    pto_task d = dummy_task();
+    for (int i = 0; i < 3; i++) check_ok(rt, pto_submit(rt, &d, NULL), "pto_submit");
+    int rc = pto_submit(rt, &d, NULL);
+    EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)", "depth=root",
+                 "raise ring_task_window (runtime_env.ring_task_window) or split the scope");
+    finish_then_recover(rt, PTO_SCOPE_DEADLOCK);
+    pto_runtime_destroy(rt);
+}
+
+static void test_heap_request_too_big(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 1024, 0, 2, 300);
+    pto_runtime *rt = make_rt(&cfg);
+    pto_arg oa[1] = {out_arg(4096)}; /* 32 KiB */
+    uint64_t sc[2] = {1, 0};
+    pto_task t = {k_write, "big", oa, 1, sc, 2, NULL, 0};
+    int rc = pto_submit(rt, &t, NULL);
+    EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=0",
+                 "Request of 32768 bytes exceeds ring 0's capacity of 1024 -> can never fit.",
+                 "raise ring_heap (runtime_env.ring_heap) for ring 0 (now 1024, e.g. 2048)");
+    assert_int_equal(pto_last_error(rt)->ring, 0);
+    finish_then_recover(rt, PTO_HEAP_RING_DEADLOCK);
+    pto_runtime_destroy(rt);
+}
+
+static void test_nested_scopes_share_ring3(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
+    pto_runtime *rt = make_rt(&cfg);
+    pto_task d = dummy_task();
+    int rc = 0, fail_depth = -1, fail_task = -1;
+    for (int depth = 0; depth < 8 && rc == 0; depth++) {
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "nested.c", depth), "pto_scope_begin");
+        for (int i = 0; i < 3; i++) {
+            rc = pto_submit(rt, &d, NULL);
+            if (rc != 0) {
+                fail_depth = depth;
+                fail_task = i;
+                break;
+            }
+        }
+    }
+    /* depth 3 fills ring 3 (3 of 4 slots); depth 4's first task cannot fit */
+    assert_int_equal(fail_depth, 4);
+    assert_int_equal(fail_task, 0);
+    EXPECT_FATAL(rt, rc, PTO_FLOW_CONTROL_DEADLOCK, "FATAL: Task Allocator Deadlock - Task Ring Full! ring=3",
+                 "is the oldest task owned by an open scope on this ring -> Provable head-of-line deadlock.",
+                 "Task ring 3: current=",
+                 "raise ring_task_window (runtime_env.ring_task_window) for ring 3 (now 4, e.g. 8)",
+                 "depths >= 3 all share ring 3");
+    assert_int_equal(pto_last_error(rt)->ring, 3);
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, "nested.c", 99), -PTO_FLOW_CONTROL_DEADLOCK);
+    finish_then_recover(rt, PTO_FLOW_CONTROL_DEADLOCK);
+    pto_runtime_destroy(rt);
+}
+
+/* 128 producers (held on a latch, so all unfinished) and a consumer of all
+ * of them, dep pool 4: 64 edges inline, 64 more than the spill pool holds. */
+static void test_fanin_128_dep_pool_4(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 4, 2, 300);
+    pto_runtime *rt = make_rt(&cfg);
+    uint64_t x[128] = {0}, out[1] = {0};
+    atomic_store(&g_gate, 0);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    for (int i = 0; i < 128; i++) {
+        pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
+        submit_ok(rt, k_gated, "producer", wa, 1, NULL, 0, NULL);
+    }
+    pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, 128)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
+    pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
+    int rc = pto_submit(rt, &c, NULL);
+    atomic_store(&g_gate, 1);
+    EXPECT_FATAL(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Fanin Spill Pool Overflow! ring=0",
+                 "Request of 64 entries exceeds ring 0's capacity of 4 -> can never fit.",
+                 "raise ring_dep_pool (runtime_env.ring_dep_pool) for ring 0 (now 4");
+    pto_scope_end(rt);
+    finish_then_recover(rt, PTO_DEP_POOL_OVERFLOW);
+    pto_runtime_destroy(rt);
+}
+
+/* Ring 1's heap (4096) is filled by one scope, which ends and drains; a new
+ * scope allocates 1024 and 2048, then 2048 cannot fit while its own first
+ * task heads the ring: V1 at once. */
+static void test_heap_structural_ring1(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
+    cfg.runtime_env.ring_heap[1] = 4096;
+    pto_runtime *rt = make_rt(&cfg);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    for (int i = 0; i < 4; i++) {
+        pto_arg oa[1] = {out_arg(128)};
+        uint64_t sc[2] = {1, 0};
+        pto_task_id id;
+        submit_ok(rt, k_write, "fill", oa, 1, sc, 2, &id);
+        assert_int_equal(id >> 32, 1);
+    }
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_arg a1[1] = {out_arg(128)}, a2[1] = {out_arg(256)}, a3[1] = {out_arg(256)};
+    uint64_t sc[2] = {2, 0};
+    submit_ok(rt, k_write, "a1024", a1, 1, sc, 2, NULL);
+    submit_ok(rt, k_write, "a2048", a2, 1, sc, 2, NULL);
+    pto_task t3 = {k_write, "b2048", a3, 1, sc, 2, NULL, 0};
+    uint64_t t0 = now_ns();
+    int rc = pto_submit(rt, &t3, NULL);
+    uint64_t waited_ms = (now_ns() - t0) / 1000000;
+    EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=1", "oldest task owned by an open scope",
+                 "used=3072", "available=1024", "raise ring_heap (runtime_env.ring_heap) for ring 1");
+    assert_int_equal(pto_last_error(rt)->ring, 1);
+    /* "at once": well before the 500 ms stall bound would have fired */
+    if (waited_ms >= 400) print_error("the structural failure took %llu ms\n", (unsigned long long)waited_ms);
+    assert_true(waited_ms < 400);
+    finish_then_recover(rt, PTO_HEAP_RING_DEADLOCK);
+    pto_runtime_destroy(rt);
+}
+
+/* ---- misuse and latching ----------------------------------------------- */
+
+/* Runs fn's pto_finish with stderr captured into buf. */
+static int finish_capturing_stderr(pto_runtime *rt, char *buf, size_t len)
+{
+    fflush(stderr);
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(tmp), 2) >= 0);
+    int rc = pto_finish(rt);
+    fflush(stderr);
+    assert_true(dup2(saved, 2) >= 0);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(buf, 1, len - 1, tmp);
+    buf[n] = 0;
+    fclose(tmp);
+    return rc;
+}
+
+static void test_scope_misuse(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
+    pto_runtime *rt = make_rt(&cfg);
+
+    /* the 65th nested scope */
+    for (int i = 0; i < 64; i++) check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "deep.c", i), "pto_scope_begin");
+    int rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, "deep.c", 64);
+    EXPECT_FATAL(rt, rc, PTO_INVALID_ARGS, "FATAL: Invalid Arguments!",
+                 "scope depth exceeds PTO_MAX_SCOPE_DEPTH (64)",
+                 "this is an orchestration bug; no RunConfig field helps");
+    char err[8192];
+    rc = finish_capturing_stderr(rt, err, sizeof err);
+    assert_int_equal(rc, -PTO_INVALID_ARGS);
+    small_run_ok(rt);
+
+    /* scope_end with no scope open */
+    rc = pto_scope_end(rt);
+    EXPECT_FATAL(rt, rc, PTO_INVALID_ARGS, "FATAL: Invalid Arguments!", "scope_end without a matching scope_begin");
+    finish_then_recover(rt, PTO_INVALID_ARGS);
+
+    /* two scopes left open at pto_finish: closed with a warning, results right */
+    uint64_t tile[4] = {0}, out[1] = {0};
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 4))};
+    uint64_t ws[2] = {10, 200};
+    submit_ok(rt, k_write, "write", wa, 1, ws, 2, NULL);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_arg sa[2] = {arg(PTO_ARG_IN, v1(tile, 0, 4)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
+    uint64_t ss[1] = {2};
+    pto_task_id sid;
+    submit_ok(rt, k_sum, "sum", sa, 2, ss, 1, &sid);
+    assert_int_equal(sid >> 32, 1);
+    rc = finish_capturing_stderr(rt, err, sizeof err);
+    check_ok(rt, rc, "pto_finish");
+    if (!strstr(err, "warning: pto_finish closed 2 scope(s) left open")) print_error("stderr:\n%s\n", err);
+    assert_non_null(strstr(err, "warning: pto_finish closed 2 scope(s) left open"));
+    assert_int_equal(out[0], 42);
+
+    /* reusable: depth starts again at 0 (ring 0), then 1 (ring 1) */
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_task_id id0, id1;
+    submit_ok(rt, k_write, "write", wa, 1, ws, 2, &id0);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    submit_ok(rt, k_sum, "sum", sa, 2, ss, 1, &id1);
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    assert_int_equal(id0 >> 32, 0);
+    assert_int_equal(id1 >> 32, 1);
+    assert_int_equal(out[0], 42);
+    pto_runtime_destroy(rt);
+}
+
+static atomic_int g_marks;
+static int k_mark(const pto_kernel_args *a)
+{
+    (void)a;
+    atomic_fetch_add(&g_marks, 1);
+    return 0;
+}
+
+static void test_latch_first_wins(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
+    pto_runtime *rt = make_rt(&cfg);
+    atomic_store(&g_marks, 0);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_task d = dummy_task();
+    for (int i = 0; i < 3; i++) check_ok(rt, pto_submit(rt, &d, NULL), "pto_submit");
+    int rc = pto_submit(rt, &d, NULL);
+    EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)");
+    static char first[PTO_ERROR_MESSAGE_MAX];
+    memcpy(first, pto_last_error(rt)->message, sizeof first);
+
+    /* every call is a no-op returning -1 */
+    pto_task m = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
+    pto_task_id id = 0;
+    assert_int_equal(pto_submit(rt, &m, &id), -PTO_SCOPE_DEADLOCK);
+    assert_true(id == PTO_INVALID_TASK_ID);
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), -PTO_SCOPE_DEADLOCK);
+    assert_null(pto_alloc_tensor(rt, 1024, NULL));
+    uint64_t buf[4] = {0};
+    pto_view v = v1(buf, 0, 4);
+    assert_int_equal(pto_wait_view(rt, &v, 1), -PTO_SCOPE_DEADLOCK);
+    /* a later failure does not replace the first */
+    assert_int_equal(pto_report_fatal(rt, "second failure %d", 2), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK); /* would be unmatched */
+    assert_int_equal(pto_last_error(rt)->code, PTO_SCOPE_DEADLOCK);
+    assert_string_equal(pto_last_error(rt)->message, first);
+    assert_null(strstr(pto_last_error(rt)->message, "second failure"));
+
+    assert_int_equal(pto_finish(rt), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_last_error(rt)->code, PTO_SCOPE_DEADLOCK);
+    assert_int_equal(atomic_load(&g_marks), 0);
+    small_run_ok(rt);
+    assert_int_equal(pto_last_error(rt)->code, 0);
+    pto_runtime_destroy(rt);
+}
+
+static void test_report_fatal(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
+    pto_runtime *rt = make_rt(&cfg);
+    atomic_store(&g_marks, 0);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "orch.c", 12), "pto_scope_begin");
+    int rc = pto_report_fatal(rt, "boom %d", 7);
+    EXPECT_FATAL(rt, rc, PTO_EXPLICIT_ORCH_FATAL, "FATAL: Orchestration Reported Fatal: boom 7",
+                 "EXPLICIT_ORCH_FATAL",
+                 "reported by the orchestration code itself; no RunConfig field helps");
+    assert_string_equal(pto_status_name(PTO_EXPLICIT_ORCH_FATAL), "EXPLICIT_ORCH_FATAL");
+    pto_task m = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
+    assert_int_equal(pto_submit(rt, &m, NULL), -PTO_EXPLICIT_ORCH_FATAL);
+    finish_then_recover(rt, PTO_EXPLICIT_ORCH_FATAL);
+    assert_int_equal(atomic_load(&g_marks), 0);
+    pto_runtime_destroy(rt);
+}
+
+/* The middle kernel of a 5-task INOUT chain returns 7. */
+static void test_kernel_failed(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 2000);
+    pto_runtime *rt = make_rt(&cfg);
+    for (int i = 0; i < 8; i++) atomic_store(&g_ran[i], 0);
+    uint64_t tile[1] = {0};
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_task_id ids[5];
+    int rcs[5];
+    for (uint64_t i = 0; i < 5; i++) {
+        pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
+        uint64_t sc[2] = {i, i == 2};
+        pto_task t = {k_step_or_fail, i == 2 ? "failer" : "step", a, 1, sc, 2, NULL, 0};
+        rcs[i] = pto_submit(rt, &t, &ids[i]);
+    }
+    pto_scope_end(rt);
+    /* the first three submits precede any possible failure */
+    for (int i = 0; i < 3; i++) assert_int_equal(rcs[i], 0);
+    for (int i = 3; i < 5; i++) assert_true(rcs[i] == 0 || rcs[i] == -PTO_KERNEL_FAILED);
+    int rc = pto_finish(rt);
+    char task_frag[64];
+    snprintf(task_frag, sizeof task_frag, "FATAL: Kernel Failed! task=");
+    EXPECT_FATAL(rt, rc, PTO_KERNEL_FAILED, task_frag, "kernel=failer", "rc=7", "message=bad tile",
+                 "tasks not yet started were skipped");
+    assert_int_equal(atomic_load(&g_ran[0]), 1);
+    assert_int_equal(atomic_load(&g_ran[1]), 1);
+    assert_int_equal(atomic_load(&g_ran[2]), 1);
+    assert_int_equal(atomic_load(&g_ran[3]), 0);
+    assert_int_equal(atomic_load(&g_ran[4]), 0);
+    assert_int_equal(tile[0], 2);
+
+    /* the next run on the same runtime works */
+    for (int i = 0; i < 8; i++) atomic_store(&g_ran[i], 0);
+    tile[0] = 0;
+    for (uint64_t i = 0; i < 5; i++) {
+        pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
+        uint64_t sc[2] = {i, 0};
+        submit_ok(rt, k_step_or_fail, "step", a, 1, sc, 2, NULL);
+    }
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    assert_int_equal(tile[0], 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(atomic_load(&g_ran[i]), 1);
+    pto_runtime_destroy(rt);
+}
+
+/* ---- back-pressure and pools ------------------------------------------- */
+
+/* 1,000,000 tiny tasks through 4-slot windows, scopes of 2: a producer with
+ * a runtime-allocated output and a consumer folding it into one of 16
+ * accumulators (order-sensitive). */
+static void test_stream_backpressure(void **state)
+{
+    (void)state;
+    enum { K = 16 };
+    pto_config cfg = cfg_rings(4, 4096, 8, 2, 2000);
+    pto_runtime *rt = make_rt(&cfg);
+    uint64_t acc[K], ref[K];
+    for (int k = 0; k < K; k++) acc[k] = ref[k] = (uint64_t)k;
+    long pairs = scaled(1000000) / 2;
+    for (long i = 0; i < pairs; i++) {
+        uint64_t val = (uint64_t)i * 2654435761ull + 1;
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        pto_arg pa[1] = {out_arg(1)};
+        uint64_t ps[2] = {val, 0};
+        submit_ok(rt, k_write, "produce", pa, 1, ps, 2, NULL);
+        pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_INOUT, v1(acc, i % K, 1))};
+        submit_ok(rt, k_mix, "fold", ca, 2, NULL, 0, NULL);
+        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        ref[i % K] = ref[i % K] * MIX + val;
+    }
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    for (int k = 0; k < K; k++) assert_true(acc[k] == ref[k]);
+    pto_ring_usage u;
+    for (int r = 0; r < 4; r++) {
+        check_ok(rt, pto_ring_usage_get(rt, r, &u), "pto_ring_usage_get");
+        assert_true(u.task_window_peak <= 3);
+        assert_true(u.heap_peak <= 4096);
+    }
+    pto_runtime_destroy(rt);
+}
+
+/* Ring 1's heap is 2 MiB; two consecutive scopes each allocate 1.5 MiB: the
+ * second fits only because a drained heap restarts at offset 0. */
+static void test_empty_ring_rebase_e2e(void **state)
+{
+    (void)state;
+    enum { N = 196608 }; /* 1.5 MiB of uint64 */
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 1000);
+    cfg.runtime_env.ring_heap[1] = 2097152;
+    pto_runtime *rt = make_rt(&cfg);
+    uint64_t sums[4] = {0};
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    for (int s = 0; s < 4; s++) {
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        pto_arg pa[1] = {out_arg(N)};
+        uint64_t ps[1] = {1000u * (uint64_t)(s + 1)};
+        pto_task_id pid;
+        submit_ok(rt, k_iota, "produce", pa, 1, ps, 1, &pid);
+        assert_int_equal(pid >> 32, 1);
+        pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(sums, s, 1))};
+        submit_ok(rt, k_sum, "sum", ca, 2, NULL, 0, NULL);
+        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    }
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    for (int s = 0; s < 4; s++) {
+        uint64_t p = 1000u * (uint64_t)(s + 1);
+        uint64_t want = (uint64_t)N * p + (uint64_t)N * (N - 1) / 2;
+        assert_true(sums[s] == want);
+    }
+    pto_runtime_destroy(rt);
+}
+
+/* Window 64, heap 4 MiB, dep pool 256: a 100k-task DAG of random views over
+ * 8 buffers (outputs up to 64 KiB) equals its serial execution.  Scopes hold
+ * at most 4 tasks, so no ring can deadlock structurally (4 pinned tasks x at
+ * most 63 edges <= 256). */
+static void test_small_rings_stress(void **state)
+{
+    (void)state;
+    enum { NB = 8, ROWS = 64, COLS = 64 };
+    pto_config cfg = cfg_rings(64, 4194304, 256, 2, 5000);
+    pto_runtime *rt = make_rt(&cfg);
+    graph *g = malloc(sizeof *g);
+    assert_non_null(g);
+    uint64_t *bufs[MAXB], *ref[MAXB];
+    uint64_t s = 0x57e55ull;
+    for (int b = 0; b < NB; b++) {
+        bufs[b] = malloc(ROWS * COLS * sizeof(uint64_t));
+        ref[b] = malloc(ROWS * COLS * sizeof(uint64_t));
+        assert_non_null(bufs[b]);
+        assert_non_null(ref[b]);
+        for (int k = 0; k < ROWS * COLS; k++) bufs[b][k] = ref[b][k] = splitmix(&s);
+    }
+    genopt o;
+    memset(&o, 0, sizeof o);
+    o.nb = NB;
+    o.rows = ROWS;
+    o.cols = COLS;
+    for (int r = 0; r < 4; r++) o.w[r] = 64;
+    o.max_open = 1;
+    o.allow_root = 0;
+    o.allow_manual = 0;
+    o.max_scope_tasks = 4;
+    o.max_temp = 8192;
+    o.max_view = 16;
+    long target = scaled(100000), done = 0;
+    int chunk = 0;
+    while (done < target) {
+        gen_graph(g, &o, &s, 150);
+        snprintf(g_ctx, sizeof g_ctx, "test_small_rings_stress chunk %d (tasks before it: %ld)", chunk, done);
+        run_graph(rt, g, bufs);
+        run_serial(g, ref);
+        done += g->ntasks;
+        chunk++;
+    }
+    int rc = pto_finish(rt);
+    if (rc != 0) fail_rt(rt, "pto_finish", rc);
+    for (int b = 0; b < NB; b++)
+        for (int k = 0; k < ROWS * COLS; k++)
+            if (bufs[b][k] != ref[b][k]) {
+                print_error("buffer %d element %d: runtime %llu, serial %llu\n", b, k,
+                            (unsigned long long)bufs[b][k], (unsigned long long)ref[b][k]);
+                fail();
+            }
+    pto_ring_usage u;
+    check_ok(rt, pto_ring_usage_get(rt, 0, &u), "pto_ring_usage_get");
+    assert_true(u.task_window_peak <= 63);
+    assert_true(u.dep_pool_peak <= 256);
+    pto_runtime_destroy(rt);
+    for (int b = 0; b < NB; b++) {
+        free(bufs[b]);
+        free(ref[b]);
+    }
+    free(g);
+}
+
+/* 64 producers, 64 consumers each depending on all 64 (64 inline edges). */
+static void test_fanin_64x64(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 0, 3, 2000);
+    pto_runtime *rt = make_rt(&cfg);
+    for (int run = 0; run < 3; run++) {
+        uint64_t x[64] = {0}, y[64] = {0}, want = 0;
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        for (int i = 0; i < 64; i++) {
+            pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
+            uint64_t ws[2] = {(uint64_t)(i * 7 + 1 + run), 50};
+            submit_ok(rt, k_write, "producer", wa, 1, ws, 2, NULL);
+            want += (uint64_t)(i * 7 + 1 + run);
+        }
+        for (int j = 0; j < 64; j++) {
+            pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, 64)), arg(PTO_ARG_OUTPUT_EXISTING, v1(y, j, 1))};
+            uint64_t cs[1] = {(uint64_t)j};
+            submit_ok(rt, k_sum, "consumer", ca, 2, cs, 1, NULL);
+        }
+        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        check_ok(rt, pto_finish(rt), "pto_finish");
+        for (int j = 0; j < 64; j++) assert_true(y[j] == want + (uint64_t)j);
+    }
+    pto_runtime_destroy(rt);
+}
+
+/* Window 4, dep pool 4: 10000 chained tasks in scopes of 2 complete (the
+ * pool is reclaimed whenever the watermark moves, not only periodically). */
+static void test_dep_pool_reclaims_on_any_move(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(4, 0, 4, 2, 2000);
+    pto_runtime *rt = make_rt(&cfg);
+    uint64_t tile[1] = {3}, ref = 3;
+    for (int i = 0; i < 10000; i += 2) {
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        for (int j = 0; j < 2; j++) {
+            pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
+            uint64_t sc[1] = {(uint64_t)(i + j)};
+            submit_ok(rt, k_mix, "chain", a, 1, sc, 1, NULL);
+            ref = ref * MIX + (uint64_t)(i + j);
+        }
+        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    }
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    assert_true(tile[0] == ref);
+    pto_runtime_destroy(rt);
+}
+
+/* A consumer of 8 producers that are all still running (on a latch), dep
+ * pool 4: can never fit, V2 at once. */
+static void test_dep_pool_need_exceeds_cap(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 4, 2, 2000);
+    pto_runtime *rt = make_rt(&cfg);
+    uint64_t x[8] = {0}, out[1] = {0};
+    atomic_store(&g_gate, 0);
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    for (int i = 0; i < 8; i++) {
+        pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
+        submit_ok(rt, k_gated, "gated", wa, 1, NULL, 0, NULL);
+    }
+    pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, 8)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
+    pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
+    uint64_t t0 = now_ns();
+    int rc = pto_submit(rt, &c, NULL);
+    uint64_t waited_ms = (now_ns() - t0) / 1000000;
+    atomic_store(&g_gate, 1);
+    EXPECT_FATAL(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Overflow! ring=0",
+                 "Request of 8 entries exceeds ring 0's capacity of 4 -> can never fit.",
+                 "raise ring_dep_pool (runtime_env.ring_dep_pool) for ring 0 (now 4");
+    /* "at once": the producers were still held, nothing could have freed entries */
+    assert_true(waited_ms < 1000);
+    pto_scope_end(rt);
+    finish_then_recover(rt, PTO_DEP_POOL_OVERFLOW);
+    pto_runtime_destroy(rt);
+}
+
+/* ---- memory: reserved, not committed ----------------------------------- */
+
+/* A producer with an OUT buffer and a consumer summing it, at depths 0..3. */
+static void small_graph_all_rings(pto_runtime *rt, uint64_t *sums)
+{
+    for (int d = 0; d < 4; d++) {
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        pto_arg pa[1] = {out_arg(512)};
+        uint64_t ps[1] = {(uint64_t)d};
+        submit_ok(rt, k_iota, "produce", pa, 1, ps, 1, NULL);
+        pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(sums, d, 1))};
+        submit_ok(rt, k_sum, "sum", ca, 2, NULL, 0, NULL);
+    }
+    for (int d = 0; d < 4; d++) check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    for (int d = 0; d < 4; d++) assert_true(sums[d] == 512u * (uint64_t)d + 511u * 512u / 2);
+}
+
+static void test_reserve_not_commit(void **state)
+{
+    (void)state;
+    pto_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    static const uint64_t win[4] = {8192, 16384, 131072, 524288};
+    static const uint64_t heap[4] = {134217728, 268435456, 268435456, 536870912};
+    for (int r = 0; r < 4; r++) {
+        cfg.runtime_env.ring_task_window[r] = win[r];
+        cfg.runtime_env.ring_heap[r] = heap[r];
+    }
+    cfg.num_workers = 2;
+    long rss0 = read_status_kb("VmRSS:"), vm0 = read_status_kb("VmSize:");
+    pto_runtime *rt = make_rt(&cfg);
+    uint64_t sums[4] = {0};
+    small_graph_all_rings(rt, sums);
+    long rss1 = read_status_kb("VmRSS:"), vm1 = read_status_kb("VmSize:");
+    print_message("VmRSS +%ld KiB, VmSize +%ld KiB\n", rss1 - rss0, vm1 - vm0);
+    assert_true(rss1 - rss0 < 64 * 1024);
+    assert_true((double)(vm1 - vm0) >= 1.15 * 1024 * 1024);
+    pto_runtime_destroy(rt);
+}
+
+/* 10000 scopes on ring 1 (256 MiB heap), each writing 64 KiB and waiting for
+ * its task before ending: the drained heap restarts at 0 each time, so the
+ * resident set does not grow with the number of scopes. */
+static void test_rss_follows_use(void **state)
+{
+    (void)state;
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 2000);
+    pto_runtime *rt = make_rt(&cfg);
+    long rss0 = read_status_kb("VmRSS:");
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    for (int i = 0; i < 10000; i++) {
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        pto_arg pa[1] = {out_arg(8192)}; /* 64 KiB */
+        uint64_t ps[1] = {(uint64_t)i};
+        pto_task_id id;
+        submit_ok(rt, k_iota, "write64k", pa, 1, ps, 1, &id);
+        assert_true(id >> 32 == 1);
+        check_ok(rt, pto_wait_view(rt, &pa[0].view, 0), "pto_wait_view");
+        const uint64_t *p = pa[0].view.addr;
+        assert_true(p[0] == (uint64_t)i && p[8191] == (uint64_t)i + 8191);
+        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    }
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    long rss1 = read_status_kb("VmRSS:");
+    print_message("VmRSS +%ld KiB after 10000 x 64 KiB\n", rss1 - rss0);
+    assert_true(rss1 - rss0 < 8 * 1024);
+    pto_runtime_destroy(rt);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_scope_over_window_is_scope_deadlock),
+    cmocka_unit_test(test_root_over_window),
+    cmocka_unit_test(test_heap_request_too_big),
+    cmocka_unit_test(test_nested_scopes_share_ring3),
+    cmocka_unit_test(test_fanin_128_dep_pool_4),
+    cmocka_unit_test(test_heap_structural_ring1),
+    cmocka_unit_test(test_scope_misuse),
+    cmocka_unit_test(test_latch_first_wins),
+    cmocka_unit_test(test_report_fatal),
+    cmocka_unit_test(test_kernel_failed),
+    cmocka_unit_test(test_stream_backpressure),
+    cmocka_unit_test(test_empty_ring_rebase_e2e),
+    cmocka_unit_test(test_small_rings_stress),
+    cmocka_unit_test(test_fanin_64x64),
+    cmocka_unit_test(test_dep_pool_reclaims_on_any_move),
+    cmocka_unit_test(test_dep_pool_need_exceeds_cap),
+    cmocka_unit_test(test_reserve_not_commit),
+    cmocka_unit_test(test_rss_follows_use),
+};
+
+PTO_TEST_MAIN(tests)
