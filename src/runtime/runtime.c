@@ -3,11 +3,11 @@
  * are neither scopes nor submits (wait_view, report_fatal, introspection).
  *
  * pto_finish ends a run: it closes scopes left open, waits for every task
- * (stall-bounded: SCHEDULER_TIMEOUT), releases the implicit root, waits for
- * every ring to drain, and returns the latched status, clearing it.  A run
- * that timed out with tasks still outstanding keeps its latch until a later
- * pto_finish finds the graph drained, so nothing is reused under a running
- * kernel.
+ * (a stall is reported as SCHEDULER_TIMEOUT after stall_timeout_ms, while
+ * kernels still running are waited for), releases the implicit root, waits
+ * for every ring to drain, and returns the latched status, clearing it.
+ * Only a graph that can never finish (nothing running, nothing runnable)
+ * keeps its latch.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,10 +122,43 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
     return rt;
 }
 
-/* Waits until every handed-out task completed; SCHEDULER_TIMEOUT on a stall. */
+/* Latches SCHEDULER_TIMEOUT for a finish that saw no progress. */
+static int rt_fail_scheduler_timeout(pto_runtime *rt, const rt_census *c, uint64_t stalled_ms)
+{
+    const char *cls = c->running ? "S1:running-stalled"
+                      : c->ready ? "S3:ready-but-all-idle"
+                      : c->waiting ? "S4:dependency-deadlock"
+                                   : "unknown:accounting/corruption";
+    int detail = c->running ? 1 : c->ready ? 3 : c->waiting ? 4 : 99;
+    char header[96], details[2048], hint[512], id[32];
+    size_t len = 0;
+    rt_format_id(c->longest, id, sizeof id);
+    snprintf(header, sizeof header, "FATAL: Scheduler Timeout! no progress for %llu ms",
+             (unsigned long long)stalled_ms);
+    rt_appendf(details, sizeof details, &len,
+               "PTO scheduler timeout sub_class=%s (detail=%d) completed=%llu/%llu running=%llu "
+               "ready=%llu waiting=%llu orch_done=1 stuck_task_id=%s stuck_worker=%d\n",
+               cls, detail, (unsigned long long)(c->completed - rt->orch_completed),
+               (unsigned long long)rt->submitted, (unsigned long long)c->running,
+               (unsigned long long)c->ready, (unsigned long long)c->waiting, id, c->longest_worker);
+    for (int r = 0; r < PTO_NUM_RINGS; r++) rt_diagnose_task_line(rt, r, details, sizeof details, &len);
+    snprintf(hint, sizeof hint,
+             "S1: task %s (%s) has run for %llu ms; raise stall_timeout_ms if it is legitimately "
+             "slow (-1 disables the bound); other sub-classes are runtime bugs, report them",
+             id, c->longest_kernel, (unsigned long long)c->longest_ms);
+    return rt_fail(rt, PTO_SCHEDULER_TIMEOUT, -1, header, details, hint);
+}
+
+/* Waits until every handed-out task completed.  No progress for
+ * stall_timeout_ms is reported at once (SCHEDULER_TIMEOUT, or, after an
+ * earlier fatal, a warning), but kernels still running are waited for: a
+ * thread cannot be cancelled, and returning under them would leave the
+ * runtime unusable.  With nothing running (S3/S4) no wait can help: returns
+ * 1, and the runtime stays latched. */
 static int rt_wait_all_completed(pto_runtime *rt)
 {
     rt_wait w;
+    int reported = 0;
     rt_wait_begin(rt, &w);
     for (;;) {
         uint32_t seq = atomic_load(&rt->done_seq);
@@ -133,34 +166,24 @@ static int rt_wait_all_completed(pto_runtime *rt)
         uint64_t now = rt_now_ns(), p = rt_progress(rt);
         if (p != w.progress) w.progress = p, w.last_progress_ns = now;
         uint64_t stalled_ms = (now - w.last_progress_ns) / 1000000;
-        if (rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms) {
+        if (!reported && rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms) {
             rt_census c;
+            char id[32];
             rt_census_take(rt, &c);
-            const char *cls = c.running ? "S1:running-stalled"
-                              : c.ready ? "S3:ready-but-all-idle"
-                              : c.waiting ? "S4:dependency-deadlock"
-                                          : "unknown:accounting/corruption";
-            int detail = c.running ? 1 : c.ready ? 3 : c.waiting ? 4 : 99;
-            char header[96], details[2048], hint[512], id[32];
-            size_t len = 0;
             rt_format_id(c.longest, id, sizeof id);
-            snprintf(header, sizeof header, "FATAL: Scheduler Timeout! no progress for %llu ms",
-                     (unsigned long long)stalled_ms);
-            rt_appendf(details, sizeof details, &len,
-                       "PTO scheduler timeout sub_class=%s (detail=%d) completed=%llu/%llu "
-                       "running=%llu ready=%llu waiting=%llu orch_done=1 stuck_task_id=%s "
-                       "stuck_worker=%d\n",
-                       cls, detail, (unsigned long long)(c.completed - rt->orch_completed),
-                       (unsigned long long)rt->submitted, (unsigned long long)c.running,
-                       (unsigned long long)c.ready, (unsigned long long)c.waiting, id,
-                       c.longest_worker);
-            for (int r = 0; r < PTO_NUM_RINGS; r++) rt_diagnose_task_line(rt, r, details, sizeof details, &len);
-            snprintf(hint, sizeof hint,
-                     "S1: task %s (%s) has run for %llu ms; raise stall_timeout_ms if it is "
-                     "legitimately slow (-1 disables the bound); other sub-classes are runtime "
-                     "bugs, report them",
-                     id, c.longest_kernel, (unsigned long long)c.longest_ms);
-            return rt_fail(rt, PTO_SCHEDULER_TIMEOUT, -1, header, details, hint);
+            int earlier = rt_latched(rt);
+            reported = 1;
+            if (!earlier) {
+                rt_fail_scheduler_timeout(rt, &c, stalled_ms);
+                fprintf(stderr, "%s\n", rt->error.message);
+            } else if (c.running) {
+                fprintf(stderr,
+                        "warning: pto_finish: the run failed (%s); waiting for %llu running "
+                        "kernel(s), longest task %s (%s) for %llu ms\n",
+                        pto_status_name(earlier), (unsigned long long)c.running, id,
+                        c.longest_kernel, (unsigned long long)c.longest_ms);
+            }
+            if (!c.running) return 1;
         }
         if (now - w.start_ns < PTO_SPIN_US * 1000ull) {
             rt_cpu_relax();
@@ -192,11 +215,10 @@ int pto_finish(pto_runtime *rt)
         fprintf(stderr, "warning: pto_finish closed %d scope(s) left open\n", open);
         while (rt->num_scopes > 1) rt_scope_release(rt);
     }
-    int rc = rt_wait_all_completed(rt);
-    if (rc && rt_completed_total(rt) - rt->orch_completed != rt->submitted) {
-        /* Still running: keep the latch and the root until a later finish. */
+    if (rt_wait_all_completed(rt)) {
+        /* Tasks that can never run: keep the latch and the root. */
         rt->last_error = rt->error;
-        return rc;
+        return -rt_latched(rt);
     }
     rt_scope_release(rt); /* the implicit root */
     uint64_t start = rt_now_ns();

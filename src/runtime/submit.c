@@ -368,7 +368,9 @@ void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)
     if (rt_latched(rt)) return NULL;
     rt->submitting = PTO_INVALID_TASK_ID;
     rt->req_outputs = 1;
-    uint64_t aligned = ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
+    uint64_t aligned = (uint64_t)bytes > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN
+                           ? UINT64_MAX
+                           : ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
     if (rt_take_slot(rt, aligned, &local, &off)) return NULL;
     int r = rt_scope_current(rt)->ring;
     rt_ring *ring = &rt->rings[r];
