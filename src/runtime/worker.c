@@ -5,8 +5,9 @@
  * list lives in its own slot, which cannot be reused before it completes);
  * under its lock flip it to COMPLETED, take its fanout list and, if nothing
  * else holds it, flip it on to CONSUMED; then count one arrival on each
- * consumer (reading a node's `next` before the arrival: the node may be
- * reused once its consumer retires).  A worker that makes several consumers
+ * consumer (reading the node's `next` and the consumer's fanin_count before
+ * the arrival: once it lands, the consumer may run and retire, and its node
+ * and slot be reused).  A worker that makes several consumers
  * ready keeps the first to run next and pushes the rest.
  *
  * Idle workers spin for PTO_SPIN_US, then park on the ready_seq futex,
@@ -45,7 +46,10 @@ static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
         rt_dep_node *next = node->next;
         pto_task_id c = node->consumer;
         rt_slot *cs = rt_ring_slot(&rt->rings[rt_task_ring(c)], rt_task_local(c));
-        if (atomic_fetch_add_explicit(&cs->fanin_refcount, 1, memory_order_acq_rel) + 1 == cs->fanin_count) {
+        /* fanin_count first: after our arrival the consumer may run, retire
+         * and have its slot reused. */
+        uint32_t need = cs->fanin_count;
+        if (atomic_fetch_add_explicit(&cs->fanin_refcount, 1, memory_order_acq_rel) + 1 == need) {
             if (next_task == PTO_INVALID_TASK_ID) next_task = c;
             else rt_task_push_ready(rt, c);
         }
