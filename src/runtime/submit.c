@@ -213,6 +213,32 @@ static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, u
 
 /* ---- room in the pools ----------------------------------------------------- */
 
+/* A WAIT-only pin is not needed while waiting: only this thread reuses
+ * slots, so wiring can tell a retired producer from a live one.  Holding it
+ * could pin the very head whose retirement the wait is for. */
+static void rt_unpin_wait_edges(pto_runtime *rt)
+{
+    for (uint32_t i = 0; i < rt->num_edges; i++) {
+        uint64_t e = rt->edges[i];
+        if (e & (RT_DEP_RETAIN | RT_EDGE_UNPINNED)) continue;
+        rt_task_release(rt, RT_EDGE_ID(e), 1);
+        rt->edges[i] = e | RT_EDGE_UNPINNED;
+    }
+}
+
+/* The ring's head is a producer this submit retains: it cannot retire
+ * before the task being submitted completes. */
+static int rt_head_retained(pto_runtime *rt, rt_ring *ring)
+{
+    uint32_t h = ring->reclaimed_at;
+    if (h == atomic_load_explicit(&ring->cur, memory_order_relaxed)) return 0;
+    uint64_t seen = ring->seen[h & ring->mask];
+    uint32_t idx = (uint32_t)seen;
+    return (uint32_t)(seen >> 32) == rt->epoch && idx < rt->num_edges &&
+           RT_EDGE_ID(rt->edges[idx]) == rt_task_id(ring->index, h) &&
+           (rt->edges[idx] & RT_DEP_RETAIN);
+}
+
 static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
 {
     rt_ring *ring = &rt->rings[r];
@@ -231,7 +257,13 @@ static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
         else if (!rt_pool_has_room(&ring->deps, deps)) short_of = RT_RES_DEP_POOL, need = deps;
         else if (inserts > rt_tm_free_count(&rt->tm)) short_of = RT_RES_TENSORMAP, need = inserts;
         else return 0;
-        if (!waiting) rt_wait_begin(rt, &w), waiting = 1;
+        if (!waiting) {
+            rt_wait_begin(rt, &w);
+            rt_unpin_wait_edges(rt);
+            waiting = 1;
+        }
+        if (short_of != RT_RES_TENSORMAP && rt_head_retained(rt, ring))
+            return rt_diagnose_capacity(rt, r, short_of, RT_V1_RETAINED, need, 0);
         int rc = rt_wait_step(rt, &w, r, short_of, need);
         if (rc) return rc;
         if (short_of == RT_RES_TENSORMAP && (w.spins++ & 31) == 0) rt_tm_reclaim_all(&rt->tm);
@@ -244,12 +276,10 @@ static void rt_store_fanin(rt_ring *ring, uint32_t local, rt_slot *s, const uint
                            uint32_t n)
 {
     uint32_t inl = n < PTO_FANIN_INLINE_CAP ? n : PTO_FANIN_INLINE_CAP;
-    if (inl) {
-        s->fanin = rt_ring_record(ring, local, inl * sizeof *edges);
-        memcpy(s->fanin, edges, inl * sizeof *edges);
-    }
+    if (inl) s->fanin = rt_ring_record(ring, local, inl * sizeof *edges);
+    for (uint32_t i = 0; i < inl; i++) s->fanin[i] = edges[i] & ~RT_EDGE_UNPINNED;
     s->spill_start = ring->spill.top;
-    for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(&ring->spill) = edges[i];
+    for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(&ring->spill) = edges[i] & ~RT_EDGE_UNPINNED;
     s->spill_mark = ring->spill.top;
     s->num_fanin = n;
 }
@@ -264,6 +294,13 @@ static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
         rt_ring *pring = &rt->rings[rt_task_ring(pid)];
         rt_slot *ps = rt_ring_slot(pring, rt_task_local(pid));
         int consumed = 0;
+        /* Unpinned: a retired producer is done (its slot is reused only by
+         * this thread, later); a live one cannot retire under its lock. */
+        if ((e & RT_EDGE_UNPINNED) &&
+            rt_local_before(rt_task_local(pid), atomic_load_explicit(&pring->last_alive, memory_order_acquire))) {
+            done++;
+            continue;
+        }
         rt_spin_lock(&ps->lock);
         if (atomic_load_explicit(&ps->state, memory_order_relaxed) != RT_TASK_PENDING) {
             done++;
@@ -273,7 +310,7 @@ static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
             node->next = ps->fanout_head;
             ps->fanout_head = node;
         }
-        if (!(e & RT_DEP_RETAIN)) { /* a WAIT-only pin lasts until wired */
+        if (!(e & (RT_DEP_RETAIN | RT_EDGE_UNPINNED))) { /* a WAIT-only pin lasts until wired */
             ps->fanout_refcount++;
             consumed = rt_slot_try_consume_locked(ps);
         }
@@ -287,7 +324,8 @@ static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
  * task without running it, so the ring still drains. */
 static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
 {
-    for (uint32_t i = 0; i < rt->num_edges; i++) rt_task_release(rt, RT_EDGE_ID(rt->edges[i]), 1);
+    for (uint32_t i = 0; i < rt->num_edges; i++)
+        if (!(rt->edges[i] & RT_EDGE_UNPINNED)) rt_task_release(rt, RT_EDGE_ID(rt->edges[i]), 1);
     s->kernel = NULL;
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
     rt->orch_completed++;

@@ -1310,6 +1310,30 @@ static void test_dep_pool_reclaims_on_any_move(void **state)
     }
     check_ok(rt, pto_finish(rt), "pto_finish");
     assert_true(tile[0] == ref);
+
+    pto_runtime_destroy(rt);
+
+    /* a fan-out (window 16384, dep pool 4): a slow head task, then 6 readers
+     * of its tile, one per scope.  Readers 1-4 fill the pool while the head
+     * runs; reader 5 waits for room, which appears once the head and the
+     * first readers retire. */
+    cfg = cfg_rings(0, 0, 4, 2, 1000);
+    rt = make_rt(&cfg);
+    uint64_t x[1] = {0}, outs[6] = {0};
+    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    pto_arg ha[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, 0, 1))};
+    uint64_t hs[2] = {9, 50000}; /* 50 ms */
+    submit_ok(rt, k_write, "head", ha, 1, hs, 2, NULL);
+    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    for (int i = 0; i < 6; i++) {
+        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        pto_arg ra[2] = {arg(PTO_ARG_IN, v1(x, 0, 1)), arg(PTO_ARG_OUTPUT_EXISTING, v1(outs, i, 1))};
+        uint64_t rs[1] = {(uint64_t)i};
+        submit_ok(rt, k_sum, "reader", ra, 2, rs, 1, NULL);
+        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    }
+    check_ok(rt, pto_finish(rt), "pto_finish");
+    for (int i = 0; i < 6; i++) assert_true(outs[i] == 9u + (uint64_t)i);
     pto_runtime_destroy(rt);
 }
 
@@ -1410,7 +1434,11 @@ static void test_rss_follows_use(void **state)
     check_ok(rt, pto_finish(rt), "pto_finish");
     long rss1 = read_status_kb("VmRSS:");
     print_message("VmRSS +%ld KiB after 10000 x 64 KiB\n", rss1 - rss0);
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+    /* (not under sanitizers: TSan's history and ASan's free quarantine grow
+     * with the work done) */
     assert_true(rss1 - rss0 < 8 * 1024);
+#endif
     pto_runtime_destroy(rt);
 }
 

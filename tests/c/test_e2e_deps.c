@@ -518,6 +518,31 @@ static void test_manual_scope_no_discovery(void **state)
     assert_int_equal(atomic_load(&g_saw[0]), 1);
     assert_int_equal(atomic_load(&g_saw[1]), 1);
 
+    /* no lookup: an AUTO writer of the tile, then a MANUAL writer of it */
+    reset_globals();
+    pto_arg aa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
+    pto_arg ma[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
+    pto_task auto_w = {k_meet, "auto_writer", aa, 1, s1, 2, NULL, 0};
+    pto_task manual_w = {k_meet, "manual_writer", ma, 1, s2, 2, NULL, 0};
+    check_submit(rt, &auto_w, NULL);
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+    check_submit(rt, &manual_w, NULL);
+    assert_int_equal(pto_scope_end(rt), 0);
+    check_finish_ok(rt);
+    assert_int_equal(atomic_load(&g_saw[0]), 1);
+    assert_int_equal(atomic_load(&g_saw[1]), 1);
+
+    /* no insert: a MANUAL writer of the tile, then (outside the MANUAL
+     * scope) an AUTO writer of it: it sees nothing the MANUAL task touched */
+    reset_globals();
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+    check_submit(rt, &manual_w, NULL);
+    assert_int_equal(pto_scope_end(rt), 0);
+    check_submit(rt, &auto_w, NULL);
+    check_finish_ok(rt);
+    assert_int_equal(atomic_load(&g_saw[0]), 1);
+    assert_int_equal(atomic_load(&g_saw[1]), 1);
+
     /* with an explicit dependency: ordered */
     for (int run = 0; run < 10; run++) {
         reset_globals();
