@@ -1,0 +1,166 @@
+/*
+ * driver.c - main() of every benchmark driver: parses one benchmark request,
+ * runs it on this process's system (bench_sys) with medians of repeated
+ * runs, checks every result against the sequential reference, and prints
+ * result rows.
+ *
+ *   bench_<system> b1 PATTERN WIDTH [quick]   PATTERN: stencil, nearest3, nearest5, trivial
+ *   bench_<system> b2 N DEPS
+ *   bench_<system> b3 STREAMS TILE STEPS INPUTS
+ *   bench_<system> b4 N TILE
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define REPS 3
+
+/* The row "system" value: BENCH_SYSTEM_NAME overrides, e.g. for one binary
+ * run under two wait policies. */
+static const char *sysname;
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: %s b1 stencil|nearest3|nearest5|trivial WIDTH [quick] | b2 N DEPS | "
+                    "b3 STREAMS TILE STEPS INPUTS | b4 N TILE\n", bench_sys.name);
+    return 2;
+}
+
+static void check(int rc, const char *what)
+{
+    if (rc) {
+        fprintf(stderr, "bench: %s: %s failed (%d)\n", bench_sys.name, what, rc);
+        exit(3);
+    }
+}
+
+/* One B1 point: median wall seconds of REPS verified runs. */
+static double b1_run(const tb_graph *g)
+{
+    double wall[REPS];
+    for (int r = 0; r < REPS; r++) {
+        double *data = tb_alloc(g);
+        double t0 = bench_now();
+        check(bench_sys.run_graph(g, data), "run_graph");
+        wall[r] = bench_now() - t0;
+        if (tb_verify(g, data)) bench_fail(bench_sys.name, "B1 graph result differs from serial");
+        free(data);
+    }
+    return bench_median(wall, REPS);
+}
+
+/* Efficiency sweep from 256 us down to 0.25 us grains; METG(50%) is
+ * wall x cores / tasks at the interpolated 50% point (log-linear in grain). */
+static int b1(const char *pattern, int width, int quick)
+{
+    tb_graph g = {TB_STENCIL, width, 0, 3, 0};
+    if (!strcmp(pattern, "trivial")) g.pattern = TB_TRIVIAL;
+    else if (!strncmp(pattern, "nearest", 7)) g.pattern = TB_NEAREST, g.radix = atoi(pattern + 7);
+    else if (strcmp(pattern, "stencil")) return usage();
+    char cas[64];
+    if (g.pattern == TB_NEAREST) snprintf(cas, sizeof cas, "nearest_r%d", g.radix);
+    else snprintf(cas, sizeof cas, "%s_w%d", pattern, width);
+
+    double target = quick ? 0.04 : 0.12, prev_g = 0, prev_e = 0, metg = -1;
+    double last_g = 0, last_e = 0;
+    for (double grain = 256000; grain >= 250; grain /= 2) {
+        g.iters = bench_iters_for_ns(grain);
+        double gs = (double)g.iters * bench_ns_per_iter() * 1e-9;
+        int steps = (int)(target * BENCH_CORES / (width * gs));
+        g.steps = steps < 20 ? 20 : steps > 2000 ? 2000 : steps;
+        double wall = b1_run(&g);
+        double eff = (double)tb_tasks(&g) * gs / (wall * BENCH_CORES);
+        char metric[32];
+        snprintf(metric, sizeof metric, "eff_g%.0f", grain);
+        bench_row("B1", cas, sysname, metric, eff);
+        if (metg < 0 && prev_g > 0 && prev_e >= 0.5 && eff < 0.5) {
+            double f = (prev_e - 0.5) / (prev_e - eff);
+            double g50 = exp(log(prev_g) + f * (log(gs) - log(prev_g)));
+            metg = g50 / 0.5;
+        }
+        prev_g = gs, prev_e = eff, last_g = gs, last_e = eff;
+        if (metg >= 0 && eff < 0.1) break;
+    }
+    /* never crossed: the value at the smallest grain is an upper bound */
+    if (metg < 0) metg = last_g / (last_e > 0 ? last_e : 1e-9);
+    bench_row("B1", cas, sysname, "metg_us", metg * 1e6);
+    return 0;
+}
+
+static int b2(int n, int deps)
+{
+    double sub[REPS], tot[REPS];
+    for (int r = 0; r < REPS; r++) {
+        double *cells = b2_alloc(n);
+        check(bench_sys.submit_cost(cells, n, deps, &sub[r], &tot[r]), "submit_cost");
+        if (b2_verify(cells, n, deps)) bench_fail(bench_sys.name, "B2 cells differ from serial");
+        free(cells);
+    }
+    char cas[32];
+    snprintf(cas, sizeof cas, "deps%d", deps);
+    bench_row("B2", cas, sysname, "submit_ns", bench_median(sub, REPS) / n * 1e9);
+    bench_row("B2", cas, sysname, "e2e_ns", bench_median(tot, REPS) / n * 1e9);
+    return 0;
+}
+
+static int b3(int streams, int tile, int steps, int inputs)
+{
+    b3_spec p = {streams, steps, tile, inputs};
+    double secs[REPS];
+    for (int r = 0; r < REPS; r++) {
+        b3_data d;
+        b3_alloc(&p, &d);
+        double t0 = bench_now();
+        check(bench_sys.pipeline(&p, &d), "pipeline");
+        secs[r] = bench_now() - t0;
+        if (b3_verify(&p, &d)) bench_fail(bench_sys.name, "B3 stream state differs from serial");
+        b3_free(&p, &d);
+    }
+    char cas[32];
+    snprintf(cas, sizeof cas, "k%d_t%d", streams, tile);
+    bench_row("B3", cas, sysname, "gbps", b3_bytes(&p) / bench_median(secs, REPS) / 1e9);
+    bench_row("B3", cas, sysname, "peak_rss_mb", bench_peak_rss_kb() / 1024.0);
+    return 0;
+}
+
+static int b4(int n, int tile)
+{
+    double secs[REPS];
+    for (int r = 0; r < REPS; r++) {
+        b4_matrix m;
+        b4_alloc(&m, n, tile);
+        double t0 = bench_now();
+        check(bench_sys.cholesky(&m), "cholesky");
+        secs[r] = bench_now() - t0;
+        if (b4_verify(&m, n, tile)) bench_fail(bench_sys.name, "B4 factor residual too large");
+        b4_free(&m);
+    }
+    char cas[32];
+    snprintf(cas, sizeof cas, "n%d_b%d", n, tile);
+    bench_row("B4", cas, sysname, "gflops", b4_flops(n) / bench_median(secs, REPS) / 1e9);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    sysname = getenv("BENCH_SYSTEM_NAME") ? getenv("BENCH_SYSTEM_NAME") : bench_sys.name;
+    if (argc < 2) return usage();
+    const char *b = argv[1];
+    int need = !strcmp(b, "b1") || !strcmp(b, "b2") || !strcmp(b, "b4") ? 4 : !strcmp(b, "b3") ? 6 : 0;
+    if (!need || argc < need) return usage();
+    if ((!strcmp(b, "b1") && !bench_sys.run_graph) || (!strcmp(b, "b2") && !bench_sys.submit_cost) ||
+        (!strcmp(b, "b3") && !bench_sys.pipeline) || (!strcmp(b, "b4") && !bench_sys.cholesky))
+        return 0; /* this system does not take part in that benchmark */
+    bench_calibrate();
+    check(bench_sys.init(BENCH_CORES), "init");
+    int rc;
+    if (!strcmp(b, "b1")) rc = b1(argv[2], atoi(argv[3]), argc > 4 && !strcmp(argv[4], "quick"));
+    else if (!strcmp(b, "b2")) rc = b2(atoi(argv[2]), atoi(argv[3]));
+    else if (!strcmp(b, "b3")) rc = b3(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    else rc = b4(atoi(argv[2]), atoi(argv[3]));
+    bench_sys.fini();
+    return rc;
+}

@@ -1,0 +1,534 @@
+/*
+ * random_graph.h - random task graphs and their serial reference, shared by
+ * the randomized end-to-end tests (test_e2e_random.c, test_e2e_capacity.c).
+ *
+ * A graph is a list of actions (scope begin/end, submit) over a few small
+ * uint64 buffers; every task runs one deterministic kernel (k_op) on random
+ * 1-d or 2-d views.  run_serial executes the task list in order; run_graph
+ * submits it to a runtime.  The generator only emits MANUAL-scope tasks whose
+ * explicit dependencies make the result deterministic.
+ */
+#ifndef PTO_TEST_RANDOM_GRAPH_H
+#define PTO_TEST_RANDOM_GRAPH_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "pto/runtime.h"
+
+/* ---- random numbers ---------------------------------------------------- */
+
+static inline uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rnd(uint64_t *s, uint64_t n) { return splitmix(s) % n; }
+
+/* ---- views and the one kernel ------------------------------------------ */
+
+static inline uint64_t view_count(const pto_view *v)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
+    return n;
+}
+
+static inline uint64_t *el(const pto_view *v, uint64_t k)
+{
+    int64_t off = v->offset;
+    for (int d = (int)v->ndims - 1; d >= 0; d--) {
+        uint64_t i = k % v->shape[d];
+        k /= v->shape[d];
+        off += (int64_t)i * v->strides[d];
+    }
+    return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
+}
+
+enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY };
+
+static inline void spin_ns(uint64_t ns)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec < ns);
+}
+
+/* scalars: op, p, q, and (on the runtime only) a delay in ns before the
+ * work, so tasks overlap and a missing edge shows.  All arithmetic wraps
+ * (unsigned). */
+static inline int k_op(const pto_kernel_args *a)
+{
+    uint64_t op = a->scalars[0], p = a->scalars[1], q = a->scalars[2];
+    if (a->num_scalars > 3) spin_ns(a->scalars[3]);
+    const pto_view *v0 = &a->views[0], *v1 = a->num_views > 1 ? &a->views[1] : NULL;
+    uint64_t n0 = view_count(v0), n1 = v1 ? view_count(v1) : 0;
+    switch (op) {
+    case OP_FILL: /* OUTPUT_EXISTING v0 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = p + k * q;
+        break;
+    case OP_AXPY: /* INOUT v0, IN v1 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = *el(v0, k) * p + *el(v1, k % n1) + q;
+        break;
+    case OP_SUM: { /* IN v0, OUTPUT_EXISTING v1 */
+        uint64_t s = 0;
+        for (uint64_t k = 0; k < n0; k++) s += *el(v0, k) * (k + 1);
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = s + k * p;
+        break;
+    }
+    case OP_SCALE: /* INOUT v0 */
+        for (uint64_t k = 0; k < n0; k++) *el(v0, k) = *el(v0, k) * p + q;
+        break;
+    case OP_PRODUCE: /* IN v0, OUT v1 */
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = *el(v0, k % n0) * 5 + p + k;
+        break;
+    case OP_CONSUME: /* IN v0 (a created buffer), INOUT v1 */
+        for (uint64_t k = 0; k < n1; k++) *el(v1, k) = *el(v1, k) * 7 + *el(v0, k % n0) * (k + 1) + p;
+        break;
+    default:
+        return 99;
+    }
+    return 0;
+}
+
+/* ---- graphs ------------------------------------------------------------ */
+
+#define MAXB 8
+#define MAXT 224
+#define MAXACT (4 * MAXT)
+#define MAXOPEN 6 /* explicit depths 0..5 */
+
+typedef struct vspec {
+    int res; /* buffer index, or MAXB + temp index */
+    pto_arg_tag tag;
+    uint32_t ndims;
+    uint64_t shape[2];
+    int64_t strides[2];
+    int64_t offset;
+} vspec;
+
+typedef struct gtask {
+    int op;
+    int nargs;
+    vspec a[2];
+    uint64_t sc[4]; /* op, p, q, delay (runtime only) */
+    int manual;
+    int temp; /* temp created (OP_PRODUCE), else -1 */
+    int ndeps;
+    int dep0; /* first entry in graph.deps */
+} gtask;
+
+enum { ACT_SUBMIT, ACT_BEGIN, ACT_END };
+typedef struct action {
+    int kind;
+    int arg; /* task index, or scope mode */
+} action;
+
+typedef struct graph {
+    int ntasks, nact, ntemps, ndeps;
+    gtask t[MAXT];
+    action act[MAXACT];
+    uint64_t temp_len[MAXT];
+    int deps[MAXT * MAXT];
+    pto_dep_kind kinds[MAXT * MAXT];
+} graph;
+
+/* What the generator may do. */
+typedef struct genopt {
+    int nb, rows, cols;     /* buffers of rows x cols elements */
+    uint64_t w[4];          /* task windows, to stay within */
+    int max_open;           /* explicit scopes open at once, at most */
+    int allow_root;         /* tasks outside any scope */
+    int allow_manual;
+    int max_scope_tasks;    /* tasks per scope, at most */
+    uint64_t max_temp;      /* elements of an OUT buffer, at most */
+    int max_view;           /* elements per view dimension, at most */
+    int delay_pct;          /* share of tasks that spin a little first */
+} genopt;
+
+typedef struct genstate {
+    int delay_pct;
+    int nopen, nmanual;
+    struct {
+        int mode, first, ntasks;
+    } open[MAXOPEN];
+    int root_first, root_tasks;
+    int cnt[4];
+} genstate;
+
+static inline int64_t v_lo(const vspec *v) { return v->offset; }
+
+static inline int64_t v_hi(const vspec *v)
+{
+    int64_t h = v->offset + 1;
+    for (uint32_t d = 0; d < v->ndims; d++) h += (int64_t)(v->shape[d] - 1) * v->strides[d];
+    return h;
+}
+
+static inline int conflicts(const gtask *x, const gtask *y, int *via_temp)
+{
+    int hit = 0;
+    for (int i = 0; i < x->nargs; i++)
+        for (int j = 0; j < y->nargs; j++) {
+            const vspec *a = &x->a[i], *b = &y->a[j];
+            if (a->res != b->res) continue;
+            if (a->tag == PTO_ARG_IN && b->tag == PTO_ARG_IN) continue;
+            if (v_hi(a) <= v_lo(b) || v_hi(b) <= v_lo(a)) continue;
+            hit = 1;
+            if (a->res >= MAXB) *via_temp = 1;
+        }
+    return hit;
+}
+
+static inline vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag tag)
+{
+    vspec v;
+    memset(&v, 0, sizeof v);
+    v.res = b;
+    v.tag = tag;
+    int kind = (int)rnd(s, 4);
+    int mv = o->max_view;
+    if (kind == 0) { /* 1-d range */
+        int64_t nel = (int64_t)o->rows * o->cols;
+        v.ndims = 1;
+        v.offset = (int64_t)rnd(s, (uint64_t)nel);
+        int64_t maxn = nel - v.offset < mv * 4 ? nel - v.offset : mv * 4;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxn);
+        v.strides[0] = 1;
+    } else if (kind == 3 && o->rows >= 2) { /* every other row */
+        int r0 = (int)rnd(s, (uint64_t)o->rows);
+        int maxr = (o->rows - r0 + 1) / 2;
+        if (maxr > mv) maxr = mv;
+        int c0 = (int)rnd(s, (uint64_t)o->cols);
+        int maxc = o->cols - c0 < mv ? o->cols - c0 : mv;
+        v.ndims = 2;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxr);
+        v.shape[1] = 1 + rnd(s, (uint64_t)maxc);
+        v.strides[0] = 2 * o->cols;
+        v.strides[1] = 1;
+        v.offset = (int64_t)r0 * o->cols + c0;
+    } else { /* a 2-d box */
+        int r0 = (int)rnd(s, (uint64_t)o->rows);
+        int maxr = o->rows - r0 < mv ? o->rows - r0 : mv;
+        int c0 = (int)rnd(s, (uint64_t)o->cols);
+        int maxc = o->cols - c0 < mv ? o->cols - c0 : mv;
+        v.ndims = 2;
+        v.shape[0] = 1 + rnd(s, (uint64_t)maxr);
+        v.shape[1] = 1 + rnd(s, (uint64_t)maxc);
+        v.strides[0] = o->cols;
+        v.strides[1] = 1;
+        v.offset = (int64_t)r0 * o->cols + c0;
+    }
+    return v;
+}
+
+static inline int cur_ring(const genstate *st) { return st->nopen == 0 ? 0 : (st->nopen - 1 < 3 ? st->nopen - 1 : 3); }
+
+/* Can k more tasks go to the current scope without a capacity error?
+ * Tasks from the oldest one an open scope pins onwards cannot retire. */
+static inline int feasible(const genstate *st, const genopt *o, int k)
+{
+    int r = cur_ring(st);
+    int oldest = -1;
+    if (r == 0 && st->root_first >= 0) oldest = st->root_first;
+    for (int i = 0; i < st->nopen; i++) {
+        int ri = i < 3 ? i : 3;
+        if (ri == r && st->open[i].first >= 0 && (oldest < 0 || st->open[i].first < oldest))
+            oldest = st->open[i].first;
+    }
+    int pinned = oldest < 0 ? 0 : st->cnt[r] - oldest;
+    if ((uint64_t)(pinned + k) > o->w[r] - 1) return 0;
+    int in_scope = st->nopen ? st->open[st->nopen - 1].ntasks : st->root_tasks;
+    if (st->nopen && in_scope + k > o->max_scope_tasks) return 0;
+    return 1;
+}
+
+static inline void add_task(graph *g, genstate *st, gtask *t, uint64_t *s)
+{
+    int i = g->ntasks++;
+    int r = cur_ring(st);
+    t->manual = st->nmanual > 0;
+    t->sc[3] = (int)rnd(s, 100) < st->delay_pct ? 1000 + rnd(s, 20000) : 0;
+    t->ndeps = 0;
+    t->dep0 = g->ndeps;
+    for (int j = 0; j < i; j++) {
+        if (!t->manual && !g->t[j].manual) continue;
+        int via_temp = 0;
+        if (!conflicts(&g->t[j], t, &via_temp)) continue;
+        g->deps[g->ndeps] = j;
+        g->kinds[g->ndeps] = via_temp || rnd(s, 2) ? PTO_DEP_WAIT_RETAIN : PTO_DEP_WAIT;
+        g->ndeps++;
+        t->ndeps++;
+    }
+    g->t[i] = *t;
+    g->act[g->nact++] = (action){ACT_SUBMIT, i};
+    if (st->nopen) {
+        if (st->open[st->nopen - 1].first < 0) st->open[st->nopen - 1].first = st->cnt[r];
+        st->open[st->nopen - 1].ntasks++;
+    } else {
+        if (st->root_first < 0) st->root_first = st->cnt[r];
+        st->root_tasks++;
+    }
+    st->cnt[r]++;
+}
+
+static inline void scope_end_act(graph *g, genstate *st)
+{
+    if (st->nopen <= 0 || st->nopen > MAXOPEN) return;
+    st->nopen--;
+    if (st->open[st->nopen].mode == PTO_SCOPE_MANUAL) st->nmanual--;
+    g->act[g->nact++] = (action){ACT_END, 0};
+}
+
+static inline void scope_begin_act(graph *g, genstate *st, int mode)
+{
+    if (st->nopen < 0 || st->nopen >= MAXOPEN) return;
+    st->open[st->nopen].mode = mode;
+    st->open[st->nopen].first = -1;
+    st->open[st->nopen].ntasks = 0;
+    st->nopen++;
+    if (mode == PTO_SCOPE_MANUAL) st->nmanual++;
+    g->act[g->nact++] = (action){ACT_BEGIN, mode};
+}
+
+/* Appends up to target tasks (with scope actions) to g; closes every scope
+ * it opened.  The state st starts empty for each call. */
+static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
+{
+    genstate st;
+    memset(&st, 0, sizeof st);
+    st.root_first = -1;
+    st.delay_pct = o->delay_pct;
+    memset(g, 0, offsetof(graph, t));
+    while (g->ntasks < target - 2 && g->nact < MAXACT - 8) {
+        int r = (int)rnd(s, 100);
+        if (r < 10 && st.nopen < o->max_open) {
+            int mode = st.nmanual ? PTO_SCOPE_MANUAL
+                       : (o->allow_manual && rnd(s, 4) == 0 ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO);
+            scope_begin_act(g, &st, mode);
+            continue;
+        }
+        if (r < 20 && st.nopen > 0) {
+            scope_end_act(g, &st);
+            continue;
+        }
+        if (st.nopen == 0 && !o->allow_root) {
+            if (o->max_open == 0) break;
+            scope_begin_act(g, &st, PTO_SCOPE_AUTO);
+            continue;
+        }
+        int w = (int)rnd(s, 100);
+        int op = w < 15 ? OP_FILL : w < 40 ? OP_AXPY : w < 55 ? OP_SUM : w < 70 ? OP_SCALE
+               : w < 93 ? OP_PRODUCE : OP_DUMMY;
+        int extra = op == OP_PRODUCE && rnd(s, 3) == 0; /* a second reader of the created buffer */
+        int k = op == OP_PRODUCE ? 2 + extra : 1;
+        if (!feasible(&st, o, k)) {
+            /* end the scope, or go one deeper (another ring may have room) */
+            if (st.nopen > 0 && (st.nopen == o->max_open || rnd(s, 2))) {
+                scope_end_act(g, &st);
+                continue;
+            }
+            if (st.nopen < o->max_open) {
+                scope_begin_act(g, &st, st.nmanual ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO);
+                continue;
+            }
+            break;
+        }
+        gtask t;
+        memset(&t, 0, sizeof t);
+        t.op = op;
+        t.temp = -1;
+        t.sc[0] = (uint64_t)op;
+        t.sc[1] = splitmix(s) | 1;
+        t.sc[2] = splitmix(s);
+        int b0 = (int)rnd(s, (uint64_t)o->nb), b1 = (int)rnd(s, (uint64_t)o->nb);
+        switch (op) {
+        case OP_FILL:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_OUTPUT_EXISTING);
+            break;
+        case OP_AXPY:
+            t.nargs = 2;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_INOUT);
+            t.a[1] = rand_view(s, o, b1, PTO_ARG_IN);
+            break;
+        case OP_SUM:
+            t.nargs = 2;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
+            t.a[1] = rand_view(s, o, b1, PTO_ARG_OUTPUT_EXISTING);
+            break;
+        case OP_SCALE:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_INOUT);
+            break;
+        case OP_DUMMY:
+            t.nargs = 1;
+            t.a[0] = rand_view(s, o, b0, rnd(s, 2) ? PTO_ARG_INOUT : PTO_ARG_IN);
+            break;
+        case OP_PRODUCE: {
+            int tmp = g->ntemps++;
+            uint64_t len = 1 + rnd(s, o->max_temp);
+            g->temp_len[tmp] = len;
+            vspec tv;
+            memset(&tv, 0, sizeof tv);
+            tv.res = MAXB + tmp;
+            tv.ndims = 1;
+            tv.shape[0] = len;
+            tv.strides[0] = 1;
+            t.nargs = 2;
+            t.temp = tmp;
+            t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
+            t.a[1] = tv;
+            t.a[1].tag = PTO_ARG_OUT;
+            add_task(g, &st, &t, s);
+            /* its consumer, in the same scope */
+            gtask c;
+            memset(&c, 0, sizeof c);
+            c.op = OP_CONSUME;
+            c.temp = -1;
+            c.sc[0] = OP_CONSUME;
+            c.sc[1] = splitmix(s);
+            c.nargs = 2;
+            c.a[0] = tv;
+            c.a[0].tag = PTO_ARG_IN;
+            c.a[1] = rand_view(s, o, b1, PTO_ARG_INOUT);
+            add_task(g, &st, &c, s);
+            if (extra) {
+                gtask e;
+                memset(&e, 0, sizeof e);
+                e.op = OP_SUM;
+                e.temp = -1;
+                e.sc[0] = OP_SUM;
+                e.sc[1] = splitmix(s);
+                e.nargs = 2;
+                e.a[0] = tv;
+                e.a[0].tag = PTO_ARG_IN;
+                e.a[1] = rand_view(s, o, (int)rnd(s, (uint64_t)o->nb), PTO_ARG_OUTPUT_EXISTING);
+                add_task(g, &st, &e, s);
+            }
+            continue;
+        }
+        }
+        add_task(g, &st, &t, s);
+    }
+    while (st.nopen > 0) scope_end_act(g, &st);
+}
+
+/* ---- running a graph --------------------------------------------------- */
+
+static inline pto_view make_view(const vspec *v, void *addr)
+{
+    pto_view pv;
+    memset(&pv, 0, sizeof pv);
+    pv.addr = addr;
+    pv.elem_size = sizeof(uint64_t);
+    pv.ndims = v->ndims;
+    for (uint32_t d = 0; d < v->ndims; d++) {
+        pv.shape[d] = v->shape[d];
+        pv.strides[d] = v->strides[d];
+    }
+    pv.offset = v->offset;
+    pv.owner = PTO_INVALID_TASK_ID;
+    return pv;
+}
+
+/* The reference: every kernel in submit order, on bufs. */
+static inline void run_serial(const graph *g, uint64_t **bufs)
+{
+    uint64_t *temps[MAXT];
+    for (int i = 0; i < g->ntemps; i++) {
+        temps[i] = calloc(g->temp_len[i], sizeof(uint64_t));
+        assert_non_null(temps[i]);
+    }
+    for (int i = 0; i < g->ntasks; i++) {
+        const gtask *t = &g->t[i];
+        if (t->op == OP_DUMMY) continue;
+        pto_view views[2];
+        for (int j = 0; j < t->nargs; j++) {
+            const vspec *v = &t->a[j];
+            views[j] = make_view(v, v->res >= MAXB ? (void *)temps[v->res - MAXB] : (void *)bufs[v->res]);
+        }
+        pto_kernel_args ka;
+        memset(&ka, 0, sizeof ka);
+        ka.num_views = (uint32_t)t->nargs;
+        ka.views = views;
+        ka.num_scalars = 3;
+        ka.scalars = t->sc;
+        assert_int_equal(k_op(&ka), 0);
+    }
+    for (int i = 0; i < g->ntemps; i++) free(temps[i]);
+}
+
+static char g_ctx[256]; /* printed on failure: which graph, seed, config */
+
+static inline void fail_rt(pto_runtime *rt, const char *what, int rc)
+{
+    print_error("%s\n%s failed: %d\n%s\n", g_ctx, what, rc, pto_last_error(rt)->message);
+    fail();
+}
+
+/* Submits g's actions to rt (pto_finish is the caller's). */
+static inline void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
+{
+    static pto_task_id ids[MAXT];
+    static pto_view temp_view[MAXT];
+    static pto_dep deps[MAXT];
+    for (int a = 0; a < g->nact; a++) {
+        const action *ac = &g->act[a];
+        int rc;
+        if (ac->kind == ACT_BEGIN) {
+            rc = pto_scope_begin(rt, (pto_scope_mode)ac->arg, "random", a);
+            if (rc != 0) fail_rt(rt, "pto_scope_begin", rc);
+            continue;
+        }
+        if (ac->kind == ACT_END) {
+            rc = pto_scope_end(rt);
+            if (rc != 0) fail_rt(rt, "pto_scope_end", rc);
+            continue;
+        }
+        const gtask *t = &g->t[ac->arg];
+        pto_arg args[2];
+        memset(args, 0, sizeof args);
+        for (int j = 0; j < t->nargs; j++) {
+            const vspec *v = &t->a[j];
+            args[j].tag = v->tag;
+            if (v->res < MAXB) {
+                args[j].view = make_view(v, bufs[v->res]);
+            } else if (v->tag == PTO_ARG_OUT) {
+                args[j].view.elem_size = sizeof(uint64_t);
+                args[j].view.ndims = 1;
+                args[j].view.shape[0] = v->shape[0];
+            } else {
+                args[j].view = temp_view[v->res - MAXB];
+            }
+        }
+        for (int d = 0; d < t->ndeps; d++) {
+            deps[d].id = ids[g->deps[t->dep0 + d]];
+            deps[d].kind = g->kinds[t->dep0 + d];
+        }
+        pto_task task = {t->op == OP_DUMMY ? NULL : k_op, "op", args, (uint32_t)t->nargs,
+                         t->sc, t->sc[3] ? 4 : 3, deps, (uint32_t)t->ndeps};
+        rc = pto_submit(rt, &task, &ids[ac->arg]);
+        if (rc != 0) fail_rt(rt, "pto_submit", rc);
+        if (t->temp >= 0) {
+            const pto_view *ov = &args[1].view;
+            if (!(ov->addr && ov->owner == ids[ac->arg] && ov->offset == 0 && ov->strides[0] == 1 &&
+                  ov->ndims == 1 && ov->shape[0] == t->a[1].shape[0])) {
+                print_error("%s\nOUT view not filled in: addr %p owner %llu offset %lld stride %lld\n",
+                            g_ctx, ov->addr, (unsigned long long)ov->owner, (long long)ov->offset,
+                            (long long)ov->strides[0]);
+                fail();
+            }
+            temp_view[t->temp] = *ov;
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * stats_report.h - the three ways to print a summary (terminal text, one
+ * JSON object, a self-contained HTML page) and the command line that picks
+ * among them.  Writers only print what ss_summary_build decided.
+ */
+#ifndef SS_STATS_REPORT_H
+#define SS_STATS_REPORT_H
+
+#include <stdio.h>
+
+#include "stats_file.h"
+#include "stats_summary.h"
+
+/* Terminal summary, sections in the §9 order.  SS_OK or SS_EINPUT (write error). */
+int ss_text_write(FILE *out, const ss_data *d, const ss_summary *s);
+
+/* The summary as one JSON object: header, top_peaks, verdicts, suggested. */
+int ss_json_write(FILE *out, const ss_data *d, const ss_summary *s);
+
+/* The HTML page (inline CSS and SVG; no script, no URL). */
+int ss_html_write(FILE *out, const ss_data *d, const ss_summary *s);
+
+/* The whole CLI: `pto-scope-stats FILE [--html OUT] [--json] [--headroom F]`.
+ * Summary on out, warnings and errors on err; returns the exit code
+ * (0 report written, 1 invalid input, 2 usage). */
+int ss_cli_run(int argc, char **argv, FILE *out, FILE *err);
+
+#endif
