@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config   # toolchain
   libcmocka-dev                      # C unit tests
   libjansson-dev                     # JSON reading (scope-stats report)
+  chromium                           # headless browser test of the report page
 )
 
 missing=()

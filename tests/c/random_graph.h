@@ -14,10 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "harness.h"
-#include "pto/runtime.h"
+#include "e2e.h"
 
 /* ---- random numbers ---------------------------------------------------- */
 
@@ -31,35 +29,9 @@ static inline uint64_t splitmix(uint64_t *s)
 
 static inline uint64_t rnd(uint64_t *s, uint64_t n) { return splitmix(s) % n; }
 
-/* ---- views and the one kernel ------------------------------------------ */
-
-static inline uint64_t view_count(const pto_view *v)
-{
-    uint64_t n = 1;
-    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
-    return n;
-}
-
-static inline uint64_t *el(const pto_view *v, uint64_t k)
-{
-    int64_t off = v->offset;
-    for (int d = (int)v->ndims - 1; d >= 0; d--) {
-        uint64_t i = k % v->shape[d];
-        k /= v->shape[d];
-        off += (int64_t)i * v->strides[d];
-    }
-    return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
-}
+/* ---- the one kernel (views: e2e.h's view_count and el) ----------------- */
 
 enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY };
-
-static inline void spin_ns(uint64_t ns)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec < ns);
-}
 
 /* scalars: op, p, q, and (on the runtime only) a delay in ns before the
  * work, so tasks overlap and a missing edge shows.  All arithmetic wraps
@@ -229,6 +201,29 @@ static inline vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag t
     return v;
 }
 
+/* A task of op with scalar p (its views and q are the caller's). */
+static inline gtask new_task(int op, uint64_t p)
+{
+    gtask t;
+    memset(&t, 0, sizeof t);
+    t.op = op;
+    t.temp = -1;
+    t.sc[0] = (uint64_t)op;
+    t.sc[1] = p;
+    return t;
+}
+
+/* A task of op whose first view reads the created buffer tv (the second
+ * view is the caller's). */
+static inline gtask temp_reader(int op, vspec tv, uint64_t p)
+{
+    gtask t = new_task(op, p);
+    t.nargs = 2;
+    t.a[0] = tv;
+    t.a[0].tag = PTO_ARG_IN;
+    return t;
+}
+
 static inline int cur_ring(const genstate *st) { return st->nopen == 0 ? 0 : (st->nopen - 1 < 3 ? st->nopen - 1 : 3); }
 
 /* Can k more tasks go to the current scope without a capacity error?
@@ -341,12 +336,7 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             }
             break;
         }
-        gtask t;
-        memset(&t, 0, sizeof t);
-        t.op = op;
-        t.temp = -1;
-        t.sc[0] = (uint64_t)op;
-        t.sc[1] = splitmix(s) | 1;
+        gtask t = new_task(op, splitmix(s) | 1);
         t.sc[2] = splitmix(s);
         int b0 = (int)rnd(s, (uint64_t)o->nb), b1 = (int)rnd(s, (uint64_t)o->nb);
         switch (op) {
@@ -389,27 +379,11 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             t.a[1].tag = PTO_ARG_OUT;
             add_task(g, &st, &t, s);
             /* its consumer, in the same scope */
-            gtask c;
-            memset(&c, 0, sizeof c);
-            c.op = OP_CONSUME;
-            c.temp = -1;
-            c.sc[0] = OP_CONSUME;
-            c.sc[1] = splitmix(s);
-            c.nargs = 2;
-            c.a[0] = tv;
-            c.a[0].tag = PTO_ARG_IN;
+            gtask c = temp_reader(OP_CONSUME, tv, splitmix(s));
             c.a[1] = rand_view(s, o, b1, PTO_ARG_INOUT);
             add_task(g, &st, &c, s);
             if (extra) {
-                gtask e;
-                memset(&e, 0, sizeof e);
-                e.op = OP_SUM;
-                e.temp = -1;
-                e.sc[0] = OP_SUM;
-                e.sc[1] = splitmix(s);
-                e.nargs = 2;
-                e.a[0] = tv;
-                e.a[0].tag = PTO_ARG_IN;
+                gtask e = temp_reader(OP_SUM, tv, splitmix(s));
                 e.a[1] = rand_view(s, o, (int)rnd(s, (uint64_t)o->nb), PTO_ARG_OUTPUT_EXISTING);
                 add_task(g, &st, &e, s);
             }
@@ -498,16 +472,12 @@ static inline void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
         memset(args, 0, sizeof args);
         for (int j = 0; j < t->nargs; j++) {
             const vspec *v = &t->a[j];
-            args[j].tag = v->tag;
-            if (v->res < MAXB) {
-                args[j].view = make_view(v, bufs[v->res]);
-            } else if (v->tag == PTO_ARG_OUT) {
-                args[j].view.elem_size = sizeof(uint64_t);
-                args[j].view.ndims = 1;
-                args[j].view.shape[0] = v->shape[0];
-            } else {
-                args[j].view = temp_view[v->res - MAXB];
-            }
+            if (v->res < MAXB)
+                args[j] = arg(v->tag, make_view(v, bufs[v->res]));
+            else if (v->tag == PTO_ARG_OUT)
+                args[j] = out_arg(v->shape[0]);
+            else
+                args[j] = arg(v->tag, temp_view[v->res - MAXB]);
         }
         for (int d = 0; d < t->ndeps; d++) {
             deps[d].id = ids[g->deps[t->dep0 + d]];

@@ -15,135 +15,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
-#include "pto/runtime.h"
+#include "e2e.h"
 
 /* The graph engine below is the one of test_e2e_random.c (AUTO-only use here). */
 #include "random_graph.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void spin_us(uint64_t us)
-{
-    uint64_t end = now_ns() + us * 1000ull;
-    while (now_ns() < end) {
-    }
-}
-
-static void nap_us(long us)
-{
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
-
-static double test_scale(void)
-{
-    const char *e = getenv("PTO_TEST_SCALE");
-    if (e && atof(e) > 0) return atof(e);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return 0.1;
-#else
-    return 1.0;
-#endif
-}
-
+/* n scaled by PTO_TEST_SCALE (default 1, or 0.1 in sanitizer builds), at least 1. */
 static long scaled(long n)
 {
-    long m = (long)((double)n * test_scale());
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    const double dflt = 0.1;
+#else
+    const double dflt = 1.0;
+#endif
+    long m = (long)((double)n * test_scale(dflt));
     return m < 1 ? 1 : m;
-}
-
-/* All four rings sized alike; 0 keeps the default. */
-static pto_config cfg_rings(uint64_t window, uint64_t heap, uint64_t dep_pool, int workers, int stall_ms)
-{
-    pto_config c;
-    memset(&c, 0, sizeof c);
-    for (int r = 0; r < 4; r++) {
-        c.runtime_env.ring_task_window[r] = window;
-        c.runtime_env.ring_heap[r] = heap;
-        c.runtime_env.ring_dep_pool[r] = dep_pool;
-    }
-    c.num_workers = workers;
-    c.stall_timeout_ms = stall_ms;
-    return c;
-}
-
-static pto_runtime *make_rt(const pto_config *cfg)
-{
-    pto_error err;
-    memset(&err, 0, sizeof err);
-    pto_runtime *rt = pto_runtime_create(cfg, &err);
-    if (!rt) print_error("pto_runtime_create failed: code %d: %s\n", err.code, err.message);
-    assert_non_null(rt);
-    return rt;
-}
-
-static void check_ok(pto_runtime *rt, int rc, const char *what)
-{
-    if (rc != 0) print_error("%s: %d\n%s\n", what, rc, pto_last_error(rt)->message);
-    assert_int_equal(rc, 0);
-}
-
-static pto_arg arg(pto_arg_tag tag, pto_view v)
-{
-    pto_arg a;
-    a.tag = tag;
-    a.view = v;
-    return a;
-}
-
-static pto_arg out_arg(uint64_t elems)
-{
-    pto_arg a;
-    memset(&a, 0, sizeof a);
-    a.tag = PTO_ARG_OUT;
-    a.view.elem_size = sizeof(uint64_t);
-    a.view.ndims = 1;
-    a.view.shape[0] = elems;
-    return a;
-}
-
-static pto_view v1(uint64_t *buf, int64_t off, uint64_t n)
-{
-    return pto_view_1d(buf, sizeof(uint64_t), off, n, PTO_INVALID_TASK_ID);
-}
-
-static void dump_if_missing(const char *msg, const char *frag)
-{
-    if (!strstr(msg, frag)) print_error("missing \"%s\" in message:\n%s\n", frag, msg);
 }
 
 /* rc is -code; the latched error has code and the fixed lines of section 6
  * plus every fragment. */
 static void expect_fatal_(pto_runtime *rt, int rc, int code, const char *const *frags)
 {
-    const pto_error *e = pto_last_error(rt);
-    if (rc != -code) print_error("rc %d, expected %d; message:\n%s\n", rc, -code, e->message);
-    assert_int_equal(rc, -code);
-    assert_int_equal(e->code, code);
+    expect_code(rt, rc, code);
     char line[256];
     snprintf(line, sizeof line, "PTO runtime failed: error_code=%d runtime_status=-%d", code, code);
-    dump_if_missing(e->message, line);
-    assert_non_null(strstr(e->message, line));
+    expect_frag(rt, line);
     snprintf(line, sizeof line, "error detail: error_code=%d %s - ", code, pto_status_name(code));
-    dump_if_missing(e->message, line);
-    assert_non_null(strstr(e->message, line));
-    dump_if_missing(e->message, "error hint: ");
-    assert_non_null(strstr(e->message, "error hint: "));
-    for (int i = 0; frags[i]; i++) {
-        dump_if_missing(e->message, frags[i]);
-        assert_non_null(strstr(e->message, frags[i]));
-    }
+    expect_frag(rt, line);
+    expect_frag(rt, "error hint: ");
+    for (int i = 0; frags[i]; i++) expect_frag(rt, frags[i]);
 }
 
 #define EXPECT_FATAL(rt, rc, code, ...) \
@@ -221,22 +126,56 @@ static void submit_ok(pto_runtime *rt, pto_kernel_fn k, const char *name, pto_ar
                       uint32_t nargs, const uint64_t *sc, uint32_t nsc, pto_task_id *id)
 {
     pto_task t = {k, name, args, nargs, sc, nsc, NULL, 0};
-    check_ok(rt, pto_submit(rt, &t, id), name);
+    check_submit(rt, &t, id);
+}
+
+/* A producer of n elements p, p + 1, ... in a runtime-allocated buffer, and
+ * a consumer summing them into sums[i]; returns the producer's id. */
+static pto_task_id produce_and_sum(pto_runtime *rt, uint64_t n, uint64_t p, uint64_t *sums, int64_t i)
+{
+    pto_arg pa[1] = {out_arg(n)};
+    uint64_t ps[1] = {p};
+    pto_task_id pid;
+    submit_ok(rt, k_iota, "produce", pa, 1, ps, 1, &pid);
+    pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(sums, i, 1))};
+    submit_ok(rt, k_sum, "sum", ca, 2, NULL, 0, NULL);
+    return pid;
+}
+
+/* In a new scope: n producers of x[i] held on g_gate, then a consumer of all
+ * of x into out[0], which must wait for every one.  Opens the gate after that
+ * submit and returns its rc; *waited_ms (if not NULL): how long it took. */
+static int gated_fanin(pto_runtime *rt, const char *producer, uint64_t *x, int n, uint64_t *out,
+                       uint64_t *waited_ms)
+{
+    atomic_store(&g_gate, 0);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+    for (int i = 0; i < n; i++) {
+        pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
+        submit_ok(rt, k_gated, producer, wa, 1, NULL, 0, NULL);
+    }
+    pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, (uint64_t)n)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
+    pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
+    uint64_t t0 = now_ns();
+    int rc = pto_submit(rt, &c, NULL);
+    if (waited_ms) *waited_ms = (now_ns() - t0) / 1000000;
+    atomic_store(&g_gate, 1);
+    return rc;
 }
 
 /* Two tasks in one scope on a user buffer, then pto_finish == 0. */
 static void small_run_ok(pto_runtime *rt)
 {
     uint64_t buf[8] = {0}, out[1] = {0};
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(buf, 0, 8))};
     uint64_t ws[2] = {5, 100};
     submit_ok(rt, k_write, "write", wa, 1, ws, 2, NULL);
     pto_arg sa[2] = {arg(PTO_ARG_IN, v1(buf, 0, 8)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
     uint64_t ss[1] = {1};
     submit_ok(rt, k_sum, "sum", sa, 2, ss, 1, NULL);
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    scope_end_ok(rt);
+    finish_ok(rt);
     assert_int_equal(out[0], 41);
     assert_int_equal(pto_last_error(rt)->code, 0);
 }
@@ -244,10 +183,7 @@ static void small_run_ok(pto_runtime *rt)
 /* After an expected fatal: pto_finish returns -code, then a run succeeds. */
 static void finish_then_recover(pto_runtime *rt, int code)
 {
-    int rc = pto_finish(rt);
-    if (rc != -code) print_error("pto_finish: %d, expected %d\n%s\n", rc, -code, pto_last_error(rt)->message);
-    assert_int_equal(rc, -code);
-    assert_int_equal(pto_last_error(rt)->code, code);
+    expect_code(rt, pto_finish(rt), code);
     small_run_ok(rt);
 }
 
@@ -276,8 +212,7 @@ static long read_status_kb(const char *key)
 static void test_scope_over_window_is_scope_deadlock(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, 300);
     check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "over_window.c", 7), "pto_scope_begin");
     pto_task d = dummy_task();
     int rc = 0, i;
@@ -305,10 +240,9 @@ static void test_scope_over_window_is_scope_deadlock(void **state)
 static void test_root_over_window(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, 300);
     pto_task d = dummy_task();
-    for (int i = 0; i < 3; i++) check_ok(rt, pto_submit(rt, &d, NULL), "pto_submit");
+    for (int i = 0; i < 3; i++) check_submit(rt, &d, NULL);
     int rc = pto_submit(rt, &d, NULL);
     EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)", "depth=root",
                  "raise ring_task_window (runtime_env.ring_task_window) or split the scope");
@@ -319,8 +253,7 @@ static void test_root_over_window(void **state)
 static void test_heap_request_too_big(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 1024, 0, 2, 300);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 1024, 0, 2, 300);
     pto_arg oa[1] = {out_arg(4096)}; /* 32 KiB */
     uint64_t sc[2] = {1, 0};
     pto_task t = {k_write, "big", oa, 1, sc, 2, NULL, 0};
@@ -336,8 +269,7 @@ static void test_heap_request_too_big(void **state)
 static void test_nested_scopes_share_ring3(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, 300);
     pto_task d = dummy_task();
     int rc = 0, fail_depth = -1, fail_task = -1;
     for (int depth = 0; depth < 8 && rc == 0; depth++) {
@@ -370,19 +302,9 @@ static void test_nested_scopes_share_ring3(void **state)
 static void test_fanin_128_dep_pool_4(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 4, 2, 300);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 300);
     uint64_t x[128] = {0}, out[1] = {0};
-    atomic_store(&g_gate, 0);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
-    for (int i = 0; i < 128; i++) {
-        pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
-        submit_ok(rt, k_gated, "producer", wa, 1, NULL, 0, NULL);
-    }
-    pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, 128)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
-    pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
-    int rc = pto_submit(rt, &c, NULL);
-    atomic_store(&g_gate, 1);
+    int rc = gated_fanin(rt, "producer", x, 128, out, NULL);
     EXPECT_FATAL(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Fanin Spill Pool Overflow! ring=0",
                  "Request of 64 entries exceeds ring 0's capacity of 4 -> can never fit.",
                  "raise ring_dep_pool (runtime_env.ring_dep_pool) for ring 0 (now 4");
@@ -400,8 +322,8 @@ static void test_heap_structural_ring1(void **state)
     pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
     cfg.runtime_env.ring_heap[1] = 4096;
     pto_runtime *rt = make_rt(&cfg);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 4; i++) {
         pto_arg oa[1] = {out_arg(128)};
         uint64_t sc[2] = {1, 0};
@@ -409,8 +331,8 @@ static void test_heap_structural_ring1(void **state)
         submit_ok(rt, k_write, "fill", oa, 1, sc, 2, &id);
         assert_int_equal(id >> 32, 1);
     }
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    scope_end_ok(rt);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_arg a1[1] = {out_arg(128)}, a2[1] = {out_arg(256)}, a3[1] = {out_arg(256)};
     uint64_t sc[2] = {2, 0};
     submit_ok(rt, k_write, "a1024", a1, 1, sc, 2, NULL);
@@ -454,8 +376,7 @@ static int finish_capturing_stderr(pto_runtime *rt, char *buf, size_t len)
 static void test_scope_misuse(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 500);
 
     /* the 65th nested scope */
     for (int i = 0; i < 64; i++) check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "deep.c", i), "pto_scope_begin");
@@ -475,11 +396,11 @@ static void test_scope_misuse(void **state)
 
     /* two scopes left open at pto_finish: closed with a warning, results right */
     uint64_t tile[4] = {0}, out[1] = {0};
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 4))};
     uint64_t ws[2] = {10, 200};
     submit_ok(rt, k_write, "write", wa, 1, ws, 2, NULL);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_arg sa[2] = {arg(PTO_ARG_IN, v1(tile, 0, 4)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
     uint64_t ss[1] = {2};
     pto_task_id sid;
@@ -492,14 +413,14 @@ static void test_scope_misuse(void **state)
     assert_int_equal(out[0], 42);
 
     /* reusable: depth starts again at 0 (ring 0), then 1 (ring 1) */
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_task_id id0, id1;
     submit_ok(rt, k_write, "write", wa, 1, ws, 2, &id0);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     submit_ok(rt, k_sum, "sum", sa, 2, ss, 1, &id1);
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    scope_end_ok(rt);
+    scope_end_ok(rt);
+    finish_ok(rt);
     assert_int_equal(id0 >> 32, 0);
     assert_int_equal(id1 >> 32, 1);
     assert_int_equal(out[0], 42);
@@ -517,12 +438,11 @@ static int k_mark(const pto_kernel_args *a)
 static void test_latch_first_wins(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(4, 0, 0, 2, 300);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, 300);
     atomic_store(&g_marks, 0);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_task d = dummy_task();
-    for (int i = 0; i < 3; i++) check_ok(rt, pto_submit(rt, &d, NULL), "pto_submit");
+    for (int i = 0; i < 3; i++) check_submit(rt, &d, NULL);
     int rc = pto_submit(rt, &d, NULL);
     EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)");
     static char first[PTO_ERROR_MESSAGE_MAX];
@@ -557,8 +477,7 @@ static void test_latch_first_wins(void **state)
 static void test_report_fatal(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 500);
     atomic_store(&g_marks, 0);
     check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "orch.c", 12), "pto_scope_begin");
     int rc = pto_report_fatal(rt, "boom %d", 7);
@@ -577,11 +496,10 @@ static void test_report_fatal(void **state)
 static void test_kernel_failed(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, 2000);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 2000);
     for (int i = 0; i < 8; i++) atomic_store(&g_ran[i], 0);
     uint64_t tile[1] = {0};
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_task_id ids[5];
     int rcs[5];
     for (uint64_t i = 0; i < 5; i++) {
@@ -614,7 +532,7 @@ static void test_kernel_failed(void **state)
         uint64_t sc[2] = {i, 0};
         submit_ok(rt, k_step_or_fail, "step", a, 1, sc, 2, NULL);
     }
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     assert_int_equal(tile[0], 5);
     for (int i = 0; i < 5; i++) assert_int_equal(atomic_load(&g_ran[i]), 1);
     pto_runtime_destroy(rt);
@@ -629,23 +547,22 @@ static void test_stream_backpressure(void **state)
 {
     (void)state;
     enum { K = 16 };
-    pto_config cfg = cfg_rings(4, 4096, 8, 2, 2000);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 4096, 8, 2, 2000);
     uint64_t acc[K], ref[K];
     for (int k = 0; k < K; k++) acc[k] = ref[k] = (uint64_t)k;
     long pairs = scaled(1000000) / 2;
     for (long i = 0; i < pairs; i++) {
         uint64_t val = (uint64_t)i * 2654435761ull + 1;
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         pto_arg pa[1] = {out_arg(1)};
         uint64_t ps[2] = {val, 0};
         submit_ok(rt, k_write, "produce", pa, 1, ps, 2, NULL);
         pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_INOUT, v1(acc, i % K, 1))};
         submit_ok(rt, k_mix, "fold", ca, 2, NULL, 0, NULL);
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        scope_end_ok(rt);
         ref[i % K] = ref[i % K] * MIX + val;
     }
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     for (int k = 0; k < K; k++) assert_true(acc[k] == ref[k]);
     pto_ring_usage u;
     for (int r = 0; r < 4; r++) {
@@ -666,20 +583,15 @@ static void test_empty_ring_rebase_e2e(void **state)
     cfg.runtime_env.ring_heap[1] = 2097152;
     pto_runtime *rt = make_rt(&cfg);
     uint64_t sums[4] = {0};
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int s = 0; s < 4; s++) {
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
-        pto_arg pa[1] = {out_arg(N)};
-        uint64_t ps[1] = {1000u * (uint64_t)(s + 1)};
-        pto_task_id pid;
-        submit_ok(rt, k_iota, "produce", pa, 1, ps, 1, &pid);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+        pto_task_id pid = produce_and_sum(rt, N, 1000u * (uint64_t)(s + 1), sums, s);
         assert_int_equal(pid >> 32, 1);
-        pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(sums, s, 1))};
-        submit_ok(rt, k_sum, "sum", ca, 2, NULL, 0, NULL);
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        scope_end_ok(rt);
     }
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    scope_end_ok(rt);
+    finish_ok(rt);
     for (int s = 0; s < 4; s++) {
         uint64_t p = 1000u * (uint64_t)(s + 1);
         uint64_t want = (uint64_t)N * p + (uint64_t)N * (N - 1) / 2;
@@ -696,8 +608,7 @@ static void test_small_rings_stress(void **state)
 {
     (void)state;
     enum { NB = 8, ROWS = 64, COLS = 64 };
-    pto_config cfg = cfg_rings(64, 4194304, 256, 2, 5000);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(64, 4194304, 256, 2, 5000);
     graph *g = malloc(sizeof *g);
     assert_non_null(g);
     uint64_t *bufs[MAXB], *ref[MAXB];
@@ -756,11 +667,10 @@ static void test_small_rings_stress(void **state)
 static void test_fanin_64x64(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 3, 2000);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 2000);
     for (int run = 0; run < 3; run++) {
         uint64_t x[64] = {0}, y[64] = {0}, want = 0;
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         for (int i = 0; i < 64; i++) {
             pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
             uint64_t ws[2] = {(uint64_t)(i * 7 + 1 + run), 50};
@@ -772,8 +682,8 @@ static void test_fanin_64x64(void **state)
             uint64_t cs[1] = {(uint64_t)j};
             submit_ok(rt, k_sum, "consumer", ca, 2, cs, 1, NULL);
         }
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-        check_ok(rt, pto_finish(rt), "pto_finish");
+        scope_end_ok(rt);
+        finish_ok(rt);
         for (int j = 0; j < 64; j++) assert_true(y[j] == want + (uint64_t)j);
     }
     pto_runtime_destroy(rt);
@@ -784,20 +694,19 @@ static void test_fanin_64x64(void **state)
 static void test_dep_pool_reclaims_on_any_move(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(4, 0, 4, 2, 2000);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 0, 4, 2, 2000);
     uint64_t tile[1] = {3}, ref = 3;
     for (int i = 0; i < 10000; i += 2) {
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         for (int j = 0; j < 2; j++) {
             pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
             uint64_t sc[1] = {(uint64_t)(i + j)};
             submit_ok(rt, k_mix, "chain", a, 1, sc, 1, NULL);
             ref = ref * MIX + (uint64_t)(i + j);
         }
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        scope_end_ok(rt);
     }
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     assert_true(tile[0] == ref);
 
     pto_runtime_destroy(rt);
@@ -806,22 +715,21 @@ static void test_dep_pool_reclaims_on_any_move(void **state)
      * of its tile, one per scope.  Readers 1-4 fill the pool while the head
      * runs; reader 5 waits for room, which appears once the head and the
      * first readers retire. */
-    cfg = cfg_rings(0, 0, 4, 2, 1000);
-    rt = make_rt(&cfg);
+    rt = make_rt_rings(0, 0, 4, 2, 1000);
     uint64_t x[1] = {0}, outs[6] = {0};
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_arg ha[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, 0, 1))};
     uint64_t hs[2] = {9, 50000}; /* 50 ms */
     submit_ok(rt, k_write, "head", ha, 1, hs, 2, NULL);
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    scope_end_ok(rt);
     for (int i = 0; i < 6; i++) {
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         pto_arg ra[2] = {arg(PTO_ARG_IN, v1(x, 0, 1)), arg(PTO_ARG_OUTPUT_EXISTING, v1(outs, i, 1))};
         uint64_t rs[1] = {(uint64_t)i};
         submit_ok(rt, k_sum, "reader", ra, 2, rs, 1, NULL);
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        scope_end_ok(rt);
     }
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     for (int i = 0; i < 6; i++) assert_true(outs[i] == 9u + (uint64_t)i);
     pto_runtime_destroy(rt);
 }
@@ -831,21 +739,9 @@ static void test_dep_pool_reclaims_on_any_move(void **state)
 static void test_dep_pool_need_exceeds_cap(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 4, 2, 2000);
-    pto_runtime *rt = make_rt(&cfg);
-    uint64_t x[8] = {0}, out[1] = {0};
-    atomic_store(&g_gate, 0);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
-    for (int i = 0; i < 8; i++) {
-        pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(x, i, 1))};
-        submit_ok(rt, k_gated, "gated", wa, 1, NULL, 0, NULL);
-    }
-    pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, 8)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
-    pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
-    uint64_t t0 = now_ns();
-    int rc = pto_submit(rt, &c, NULL);
-    uint64_t waited_ms = (now_ns() - t0) / 1000000;
-    atomic_store(&g_gate, 1);
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 2000);
+    uint64_t x[8] = {0}, out[1] = {0}, waited_ms;
+    int rc = gated_fanin(rt, "gated", x, 8, out, &waited_ms);
     EXPECT_FATAL(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Overflow! ring=0",
                  "Request of 8 entries exceeds ring 0's capacity of 4 -> can never fit.",
                  "raise ring_dep_pool (runtime_env.ring_dep_pool) for ring 0 (now 4");
@@ -862,30 +758,24 @@ static void test_dep_pool_need_exceeds_cap(void **state)
 static void small_graph_all_rings(pto_runtime *rt, uint64_t *sums)
 {
     for (int d = 0; d < 4; d++) {
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
-        pto_arg pa[1] = {out_arg(512)};
-        uint64_t ps[1] = {(uint64_t)d};
-        submit_ok(rt, k_iota, "produce", pa, 1, ps, 1, NULL);
-        pto_arg ca[2] = {arg(PTO_ARG_IN, pa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(sums, d, 1))};
-        submit_ok(rt, k_sum, "sum", ca, 2, NULL, 0, NULL);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+        produce_and_sum(rt, 512, (uint64_t)d, sums, d);
     }
-    for (int d = 0; d < 4; d++) check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    for (int d = 0; d < 4; d++) scope_end_ok(rt);
+    finish_ok(rt);
     for (int d = 0; d < 4; d++) assert_true(sums[d] == 512u * (uint64_t)d + 511u * 512u / 2);
 }
 
 static void test_reserve_not_commit(void **state)
 {
     (void)state;
-    pto_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 0);
     static const uint64_t win[4] = {8192, 16384, 131072, 524288};
     static const uint64_t heap[4] = {134217728, 268435456, 268435456, 536870912};
     for (int r = 0; r < 4; r++) {
         cfg.runtime_env.ring_task_window[r] = win[r];
         cfg.runtime_env.ring_heap[r] = heap[r];
     }
-    cfg.num_workers = 2;
     long rss0 = read_status_kb("VmRSS:"), vm0 = read_status_kb("VmSize:");
     pto_runtime *rt = make_rt(&cfg);
     uint64_t sums[4] = {0};
@@ -903,12 +793,11 @@ static void test_reserve_not_commit(void **state)
 static void test_rss_follows_use(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, 2000);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 2000);
     long rss0 = read_status_kb("VmRSS:");
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 10000; i++) {
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         pto_arg pa[1] = {out_arg(8192)}; /* 64 KiB */
         uint64_t ps[1] = {(uint64_t)i};
         pto_task_id id;
@@ -917,10 +806,10 @@ static void test_rss_follows_use(void **state)
         check_ok(rt, pto_wait_view(rt, &pa[0].view, 0), "pto_wait_view");
         const uint64_t *p = pa[0].view.addr;
         assert_true(p[0] == (uint64_t)i && p[8191] == (uint64_t)i + 8191);
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        scope_end_ok(rt);
     }
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    scope_end_ok(rt);
+    finish_ok(rt);
     long rss1 = read_status_kb("VmRSS:");
     print_message("VmRSS +%ld KiB after 10000 x 64 KiB\n", rss1 - rss0);
 #if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)

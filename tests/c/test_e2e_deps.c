@@ -11,101 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
-#include "pto/runtime.h"
+#include "e2e.h"
 
 #define MEET_TIMEOUT_MS 2000
 #define NREC 64
 #define NFLAG 8
-
-/* ---- helpers ----------------------------------------------------------- */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void spin_us(uint64_t us)
-{
-    uint64_t end = now_ns() + us * 1000ull;
-    while (now_ns() < end) {
-    }
-}
-
-static void nap_us(long us)
-{
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
-
-static uint64_t view_count(const pto_view *v)
-{
-    uint64_t n = 1;
-    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
-    return n;
-}
-
-/* k-th element of a view in row-major order over its shape. */
-static uint64_t *el(const pto_view *v, uint64_t k)
-{
-    int64_t off = v->offset;
-    for (int d = (int)v->ndims - 1; d >= 0; d--) {
-        uint64_t i = k % v->shape[d];
-        k /= v->shape[d];
-        off += (int64_t)i * v->strides[d];
-    }
-    return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
-}
-
-static pto_runtime *make_rt(const pto_config *cfg)
-{
-    pto_error err;
-    memset(&err, 0, sizeof err);
-    pto_runtime *rt = pto_runtime_create(cfg, &err);
-    if (!rt) print_error("pto_runtime_create failed: code %d: %s\n", err.code, err.message);
-    assert_non_null(rt);
-    return rt;
-}
-
-static pto_config cfg_workers(int workers)
-{
-    pto_config c;
-    memset(&c, 0, sizeof c);
-    c.num_workers = workers;
-    return c;
-}
-
-static void check_finish_ok(pto_runtime *rt)
-{
-    int rc = pto_finish(rt);
-    if (rc != 0) print_error("pto_finish: %d\n%s\n", rc, pto_last_error(rt)->message);
-    assert_int_equal(rc, 0);
-}
-
-static void check_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id)
-{
-    int rc = pto_submit(rt, t, id);
-    if (rc != 0) print_error("pto_submit(%s): %d\n%s\n", t->name ? t->name : "-", rc,
-                             pto_last_error(rt)->message);
-    assert_int_equal(rc, 0);
-}
-
-static pto_arg arg(pto_arg_tag tag, pto_view v)
-{
-    pto_arg a;
-    a.tag = tag;
-    a.view = v;
-    return a;
-}
-
-static pto_view v1(uint64_t *buf, int64_t off, uint64_t n)
-{
-    return pto_view_1d(buf, sizeof(uint64_t), off, n, PTO_INVALID_TASK_ID);
-}
 
 /* ---- stamps and rendezvous flags --------------------------------------- */
 
@@ -162,6 +74,12 @@ static int wait_flag(atomic_int *f, int timeout_ms)
 
 /* ---- kernels ----------------------------------------------------------- */
 
+/* d[k] := s[k % count(s)] for every element of d. */
+static void copy_view(const pto_view *s, const pto_view *d)
+{
+    for (uint64_t k = 0; k < view_count(d); k++) *el(d, k) = *el(s, k % view_count(s));
+}
+
 /* views[0] := scalars[0] everywhere after spinning scalars[1] us; stamps rec scalars[2]. */
 static int k_write(const pto_kernel_args *a)
 {
@@ -178,8 +96,7 @@ static int k_copy(const pto_kernel_args *a)
 {
     stamp_start(a->scalars[1]);
     spin_us(a->scalars[0]);
-    const pto_view *s = &a->views[0], *d = &a->views[1];
-    for (uint64_t k = 0; k < view_count(d); k++) *el(d, k) = *el(s, k % view_count(s));
+    copy_view(&a->views[0], &a->views[1]);
     stamp_end(a->scalars[1]);
     return 0;
 }
@@ -205,10 +122,7 @@ static int k_meet(const pto_kernel_args *a)
     int mine = (int)a->scalars[0], other = (int)a->scalars[1];
     atomic_store(&g_flag[mine], 1);
     atomic_store(&g_saw[mine], wait_flag(&g_flag[other], MEET_TIMEOUT_MS));
-    if (a->num_views == 2) {
-        const pto_view *s = &a->views[0], *d = &a->views[1];
-        for (uint64_t k = 0; k < view_count(d); k++) *el(d, k) = *el(s, k % view_count(s));
-    }
+    if (a->num_views == 2) copy_view(&a->views[0], &a->views[1]);
     if (a->num_scalars > 2) stamp_end(a->scalars[2]);
     return 0;
 }
@@ -260,15 +174,32 @@ static void submit_copy(pto_runtime *rt, pto_view src, pto_view dst, uint64_t sp
     check_submit(rt, &t, id);
 }
 
+/* A rendezvous task (k_meet) on args: raises flag mine, waits for flag other;
+ * stamps rec at its end. */
+static void submit_meet(pto_runtime *rt, const char *name, pto_arg *args, uint32_t nargs, uint64_t mine,
+                        uint64_t other, uint64_t rec)
+{
+    uint64_t sc[3] = {mine, other, rec};
+    pto_task t = {k_meet, name, args, nargs, sc, 3, NULL, 0};
+    check_submit(rt, &t, NULL);
+}
+
+/* Rendezvous tasks 0 and 1 each saw the other start: they overlapped. */
+static void assert_met(void)
+{
+    assert_int_equal(atomic_load(&g_saw[0]), 1);
+    assert_int_equal(atomic_load(&g_saw[1]), 1);
+}
+
 /* A two-task run on a fresh user buffer: proves the runtime works (again). */
 static void small_run_ok(pto_runtime *rt)
 {
     uint64_t buf[8] = {0}, out[8] = {0};
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(buf, 0, 8), 77, 100, NO_REC, NULL, 0, NULL);
     submit_copy(rt, v1(buf, 0, 8), v1(out, 0, 8), 0, NO_REC, NULL, 0, NULL);
-    assert_int_equal(pto_scope_end(rt), 0);
-    check_finish_ok(rt);
+    scope_end_ok(rt);
+    finish_ok(rt);
     for (int i = 0; i < 8; i++) assert_int_equal(out[i], 77);
     assert_int_equal(pto_last_error(rt)->code, 0);
 }
@@ -280,8 +211,7 @@ static void small_run_ok(pto_runtime *rt)
 static void test_raw_and_waw(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     for (int run = 0; run < 100; run++) {
         uint64_t tile[16] = {0}, out[16] = {0};
         reset_globals();
@@ -289,7 +219,7 @@ static void test_raw_and_waw(void **state)
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16), 1000 + (uint64_t)run, 300, 0,
                      NULL, 0, NULL);
         submit_copy(rt, v1(tile, 4, 8), v1(out, 0, 8), 0, 1, NULL, 0, NULL);
-        check_finish_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 8; i++) assert_int_equal(out[i], 1000 + run);
         assert_after(0, 1);
 
@@ -297,7 +227,7 @@ static void test_raw_and_waw(void **state)
         reset_globals();
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16), 1, 300, 0, NULL, 0, NULL);
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16), 2, 0, 1, NULL, 0, NULL);
-        check_finish_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 16; i++) assert_int_equal(tile[i], 2);
         assert_after(0, 1);
     }
@@ -309,20 +239,19 @@ static void test_raw_and_waw(void **state)
 static void test_war_writer_waits_reader(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     uint64_t tile[32], seen[32];
     for (int run = 0; run < 1000; run++) {
         for (int i = 0; i < 32; i++) tile[i] = (uint64_t)run, seen[i] = UINT64_MAX;
         reset_globals();
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         submit_copy(rt, pto_view_2d(tile, 8, 0, 4, 8, 8, PTO_INVALID_TASK_ID),
                     v1(seen, 0, 32), 30, 0, NULL, 0, NULL);
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING,
                      pto_view_2d(tile, 8, 0, 4, 8, 8, PTO_INVALID_TASK_ID),
                      1000000 + (uint64_t)run, 0, 1, NULL, 0, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 32; i++) {
             if (seen[i] != (uint64_t)run)
                 print_error("run %d: reader saw %llu at %d\n", run, (unsigned long long)seen[i], i);
@@ -340,8 +269,7 @@ static void test_war_disjoint_concurrent(void **state)
 {
     (void)state;
     enum { ROWS = 128, COLS = 16 };
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     uint64_t *buf = calloc(ROWS * COLS, sizeof *buf);
     uint64_t *out = calloc(64 * COLS, sizeof *out);
     assert_non_null(buf);
@@ -352,18 +280,13 @@ static void test_war_disjoint_concurrent(void **state)
     pto_arg rargs[2] = {
         arg(PTO_ARG_IN, pto_view_2d(buf, 8, 0, 64, COLS, COLS, PTO_INVALID_TASK_ID)),
         arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 64 * COLS))};
-    uint64_t rsc[2] = {0, 1};
-    pto_task reader = {k_meet, "reader", rargs, 2, rsc, 2, NULL, 0};
+    submit_meet(rt, "reader", rargs, 2, 0, 1, NO_REC);
     /* the writer meets the reader, then writes its rows */
     pto_arg wargs[1] = {
         arg(PTO_ARG_OUTPUT_EXISTING, pto_view_2d(buf, 8, 64 * COLS, 64, COLS, COLS, PTO_INVALID_TASK_ID))};
-    uint64_t wsc[2] = {1, 0};
-    pto_task writer = {k_meet, "writer", wargs, 1, wsc, 2, NULL, 0};
-    check_submit(rt, &reader, NULL);
-    check_submit(rt, &writer, NULL);
-    check_finish_ok(rt);
-    assert_int_equal(atomic_load(&g_saw[0]), 1);
-    assert_int_equal(atomic_load(&g_saw[1]), 1);
+    submit_meet(rt, "writer", wargs, 1, 1, 0, NO_REC);
+    finish_ok(rt);
+    assert_met();
     for (int i = 0; i < 64 * COLS; i++) assert_int_equal(out[i], i);
     free(buf);
     free(out);
@@ -375,23 +298,18 @@ static void test_war_disjoint_concurrent(void **state)
 static void test_readers_independent(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     for (int run = 0; run < 5; run++) {
         uint64_t tile[16], o1[16] = {0}, o2[16] = {0};
         for (int i = 0; i < 16; i++) tile[i] = 500 + (uint64_t)i;
         reset_globals();
         pto_arg a1[2] = {arg(PTO_ARG_IN, v1(tile, 0, 16)), arg(PTO_ARG_OUTPUT_EXISTING, v1(o1, 0, 16))};
         pto_arg a2[2] = {arg(PTO_ARG_IN, v1(tile, 0, 16)), arg(PTO_ARG_OUTPUT_EXISTING, v1(o2, 0, 16))};
-        uint64_t s1[3] = {0, 1, 0}, s2[3] = {1, 0, 1};
-        pto_task r1 = {k_meet, "reader1", a1, 2, s1, 3, NULL, 0};
-        pto_task r2 = {k_meet, "reader2", a2, 2, s2, 3, NULL, 0};
-        check_submit(rt, &r1, NULL);
-        check_submit(rt, &r2, NULL);
+        submit_meet(rt, "reader1", a1, 2, 0, 1, 0);
+        submit_meet(rt, "reader2", a2, 2, 1, 0, 1);
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16), 9, 0, 2, NULL, 0, NULL);
-        check_finish_ok(rt);
-        assert_int_equal(atomic_load(&g_saw[0]), 1);
-        assert_int_equal(atomic_load(&g_saw[1]), 1);
+        finish_ok(rt);
+        assert_met();
         for (int i = 0; i < 16; i++) {
             assert_int_equal(o1[i], 500 + i);
             assert_int_equal(o2[i], 500 + i);
@@ -407,20 +325,19 @@ static void test_readers_independent(void **state)
 static void test_inout_chain(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(3);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
     for (int run = 0; run < 5; run++) {
         uint64_t tile[4 * 8] = {0};
         reset_globals();
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         for (uint64_t i = 0; i < 100; i++) {
             pto_arg args[1] = {arg(PTO_ARG_INOUT, pto_view_2d(tile, 8, 0, 4, 8, 8, PTO_INVALID_TASK_ID))};
             uint64_t sc[2] = {i, 20};
             pto_task t = {k_step, "step", args, 1, sc, 2, NULL, 0};
             check_submit(rt, &t, NULL);
         }
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         assert_int_equal(atomic_load(&g_bad), 0);
         for (int i = 0; i < 32; i++) assert_int_equal(tile[i], 100);
     }
@@ -432,49 +349,33 @@ static void test_inout_chain(void **state)
 static void test_no_dep_tag(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     uint64_t tile[16] = {0}, out[16] = {0};
 
     /* no lookup: writer W (meets N) then N with NO_DEP on the same tile */
     reset_globals();
     pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
-    uint64_t ws[2] = {0, 1};
-    pto_task w = {k_meet, "writer", wa, 1, ws, 2, NULL, 0};
     pto_arg na[1] = {arg(PTO_ARG_NO_DEP, v1(tile, 0, 16))};
-    uint64_t ns[2] = {1, 0};
-    pto_task n = {k_meet, "nodep", na, 1, ns, 2, NULL, 0};
-    check_submit(rt, &w, NULL);
-    check_submit(rt, &n, NULL);
-    check_finish_ok(rt);
-    assert_int_equal(atomic_load(&g_saw[0]), 1);
-    assert_int_equal(atomic_load(&g_saw[1]), 1);
+    submit_meet(rt, "writer", wa, 1, 0, 1, NO_REC);
+    submit_meet(rt, "nodep", na, 1, 1, 0, NO_REC);
+    finish_ok(rt);
+    assert_met();
 
     /* no insert: N2 (NO_DEP, meets R) then reader R of the tile */
     reset_globals();
     pto_arg n2a[1] = {arg(PTO_ARG_NO_DEP, v1(tile, 0, 16))};
-    uint64_t n2s[2] = {0, 1};
-    pto_task n2 = {k_meet, "nodep", n2a, 1, n2s, 2, NULL, 0};
     pto_arg ra[2] = {arg(PTO_ARG_IN, v1(tile, 0, 16)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 16))};
-    uint64_t rs[2] = {1, 0};
-    pto_task r = {k_meet, "reader", ra, 2, rs, 2, NULL, 0};
-    check_submit(rt, &n2, NULL);
-    check_submit(rt, &r, NULL);
-    check_finish_ok(rt);
-    assert_int_equal(atomic_load(&g_saw[0]), 1);
-    assert_int_equal(atomic_load(&g_saw[1]), 1);
+    submit_meet(rt, "nodep", n2a, 1, 0, 1, NO_REC);
+    submit_meet(rt, "reader", ra, 2, 1, 0, NO_REC);
+    finish_ok(rt);
+    assert_met();
 
     /* creator edge kept: B reads A's OUT buffer through a NO_DEP argument */
     for (int run = 0; run < 20; run++) {
         reset_globals();
         memset(out, 0, sizeof out);
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-        pto_arg oa[1];
-        memset(oa, 0, sizeof oa);
-        oa[0].tag = PTO_ARG_OUT;
-        oa[0].view.elem_size = 8;
-        oa[0].view.ndims = 1;
-        oa[0].view.shape[0] = 16;
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+        pto_arg oa[1] = {out_arg(16)};
         uint64_t osc[3] = {42 + (uint64_t)run, 300, 0};
         pto_task a = {k_write, "producer", oa, 1, osc, 3, NULL, 0};
         pto_task_id aid;
@@ -485,8 +386,8 @@ static void test_no_dep_tag(void **state)
         uint64_t bs[2] = {0, 1};
         pto_task b = {k_copy, "consumer", ba, 2, bs, 2, NULL, 0};
         check_submit(rt, &b, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 16; i++) assert_int_equal(out[i], 42 + run);
         assert_after(0, 1);
     }
@@ -498,75 +399,60 @@ static void test_no_dep_tag(void **state)
 static void test_manual_scope_no_discovery(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     uint64_t tile[16] = {0};
 
     /* no edge: the two "writers" meet (they do not touch the bytes, so the
      * overlap is only what the runtime is told) */
+    pto_arg wt[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
     reset_globals();
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
-    pto_arg wa1[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
-    pto_arg wa2[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
-    uint64_t s1[2] = {0, 1}, s2[2] = {1, 0};
-    pto_task w1 = {k_meet, "writer1", wa1, 1, s1, 2, NULL, 0};
-    pto_task w2 = {k_meet, "writer2", wa2, 1, s2, 2, NULL, 0};
-    check_submit(rt, &w1, NULL);
-    check_submit(rt, &w2, NULL);
-    assert_int_equal(pto_scope_end(rt), 0);
-    check_finish_ok(rt);
-    assert_int_equal(atomic_load(&g_saw[0]), 1);
-    assert_int_equal(atomic_load(&g_saw[1]), 1);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
+    submit_meet(rt, "writer1", wt, 1, 0, 1, NO_REC);
+    submit_meet(rt, "writer2", wt, 1, 1, 0, NO_REC);
+    scope_end_ok(rt);
+    finish_ok(rt);
+    assert_met();
 
     /* no lookup: an AUTO writer of the tile, then a MANUAL writer of it */
     reset_globals();
-    pto_arg aa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
-    pto_arg ma[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16))};
-    pto_task auto_w = {k_meet, "auto_writer", aa, 1, s1, 2, NULL, 0};
-    pto_task manual_w = {k_meet, "manual_writer", ma, 1, s2, 2, NULL, 0};
-    check_submit(rt, &auto_w, NULL);
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
-    check_submit(rt, &manual_w, NULL);
-    assert_int_equal(pto_scope_end(rt), 0);
-    check_finish_ok(rt);
-    assert_int_equal(atomic_load(&g_saw[0]), 1);
-    assert_int_equal(atomic_load(&g_saw[1]), 1);
+    submit_meet(rt, "auto_writer", wt, 1, 0, 1, NO_REC);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
+    submit_meet(rt, "manual_writer", wt, 1, 1, 0, NO_REC);
+    scope_end_ok(rt);
+    finish_ok(rt);
+    assert_met();
 
     /* no insert: a MANUAL writer of the tile, then (outside the MANUAL
      * scope) an AUTO writer of it: it sees nothing the MANUAL task touched */
     reset_globals();
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
-    check_submit(rt, &manual_w, NULL);
-    assert_int_equal(pto_scope_end(rt), 0);
-    check_submit(rt, &auto_w, NULL);
-    check_finish_ok(rt);
-    assert_int_equal(atomic_load(&g_saw[0]), 1);
-    assert_int_equal(atomic_load(&g_saw[1]), 1);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
+    submit_meet(rt, "manual_writer", wt, 1, 1, 0, NO_REC);
+    scope_end_ok(rt);
+    submit_meet(rt, "auto_writer", wt, 1, 0, 1, NO_REC);
+    finish_ok(rt);
+    assert_met();
 
     /* with an explicit dependency: ordered */
     for (int run = 0; run < 10; run++) {
         reset_globals();
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
         pto_task_id id1;
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16), 1, 1000, 0, NULL, 0, &id1);
         pto_dep dep = {id1, PTO_DEP_WAIT};
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 16), 2, 0, 1, &dep, 1, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 16; i++) assert_int_equal(tile[i], 2);
         assert_after(0, 1);
     }
 
     /* MANUAL in MANUAL is allowed; AUTO inside MANUAL is not */
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), -PTO_INVALID_ARGS);
-    const pto_error *e = pto_last_error(rt);
-    assert_int_equal(e->code, PTO_INVALID_ARGS);
-    if (!strstr(e->message, "auto scope nested inside manual scope is not supported"))
-        print_error("message:\n%s\n", e->message);
-    assert_non_null(strstr(e->message, "auto scope nested inside manual scope is not supported"));
-    assert_non_null(strstr(e->message, "FATAL: Invalid Arguments!"));
+    assert_int_equal(pto_last_error(rt)->code, PTO_INVALID_ARGS);
+    expect_frag(rt, "auto scope nested inside manual scope is not supported");
+    expect_frag(rt, "FATAL: Invalid Arguments!");
     assert_int_equal(pto_finish(rt), -PTO_INVALID_ARGS);
     small_run_ok(rt);
     pto_runtime_destroy(rt);
@@ -578,40 +464,30 @@ static void test_manual_scope_no_discovery(void **state)
 static void test_creator_edge_retains(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 0);
     cfg.runtime_env.ring_heap[0] = 4096;
     pto_runtime *rt = make_rt(&cfg);
     for (int run = 0; run < 3; run++) {
         uint64_t out[128];
         memset(out, 0, sizeof out);
         reset_globals();
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-        pto_arg oa[1];
-        memset(oa, 0, sizeof oa);
-        oa[0].tag = PTO_ARG_OUT;
-        oa[0].view.elem_size = 8;
-        oa[0].view.ndims = 1;
-        oa[0].view.shape[0] = 128; /* 1024 bytes */
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+        pto_arg oa[1] = {out_arg(128)}; /* 1024 bytes */
         uint64_t asc[3] = {1234 + (uint64_t)run, 0, 0};
         pto_task a = {k_write, "A", oa, 1, asc, 3, NULL, 0};
         check_submit(rt, &a, NULL);
         /* B reads late: 30 ms after it starts */
         submit_copy(rt, oa[0].view, v1(out, 0, 128), 30000, 1, NULL, 0, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
+        scope_end_ok(rt);
         for (int i = 0; i < 6; i++) {
-            assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-            pto_arg ca[1];
-            memset(ca, 0, sizeof ca);
-            ca[0].tag = PTO_ARG_OUT;
-            ca[0].view.elem_size = 8;
-            ca[0].view.ndims = 1;
-            ca[0].view.shape[0] = 128;
+            SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+            pto_arg ca[1] = {out_arg(128)};
             uint64_t csc[3] = {0xdeadbeefull, 0, NO_REC};
             pto_task c = {k_write, "C", ca, 1, csc, 3, NULL, 0};
             check_submit(rt, &c, NULL);
-            assert_int_equal(pto_scope_end(rt), 0);
+            scope_end_ok(rt);
         }
-        check_finish_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 128; i++) assert_int_equal(out[i], 1234 + run);
         assert_after(0, 1);
     }
@@ -622,8 +498,7 @@ static void test_creator_edge_retains(void **state)
 static void test_dummy_tasks(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(3);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
 
     /* a dummy inside an INOUT chain: step, dummy, step, dummy, step */
     for (int run = 0; run < 20; run++) {
@@ -640,7 +515,7 @@ static void test_dummy_tasks(void **state)
                 check_submit(rt, &d, NULL);
             }
         }
-        check_finish_ok(rt);
+        finish_ok(rt);
         assert_int_equal(atomic_load(&g_bad), 0);
         for (int i = 0; i < 8; i++) assert_int_equal(tile[i], 3);
     }
@@ -650,7 +525,7 @@ static void test_dummy_tasks(void **state)
     {
         uint64_t tile[8] = {0}, out[8] = {0};
         reset_globals();
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
         pto_task_id prev;
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 8), 7, 2000, 0, NULL, 0, &prev);
         for (int i = 0; i < 1000; i++) {
@@ -660,8 +535,8 @@ static void test_dummy_tasks(void **state)
         }
         pto_dep dep = {prev, PTO_DEP_WAIT_RETAIN};
         submit_copy(rt, v1(tile, 0, 8), v1(out, 0, 8), 0, 1, &dep, 1, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 8; i++) assert_int_equal(out[i], 7);
         assert_after(0, 1);
     }
@@ -669,7 +544,7 @@ static void test_dummy_tasks(void **state)
     /* a barrier of 2: P1, P2 -> dummy -> C (MANUAL) */
     for (int run = 0; run < 10; run++) {
         uint64_t x[4] = {0}, y[4] = {0}, out[1] = {0};
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
         pto_task_id p1, p2, b;
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(x, 0, 4), 3, 1000, NO_REC, NULL, 0, &p1);
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(y, 0, 4), 4, 1000, NO_REC, NULL, 0, &p2);
@@ -681,8 +556,8 @@ static void test_dummy_tasks(void **state)
                          arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
         pto_task c = {k_sum, "sum", ca, 3, NULL, 0, cd, 1};
         check_submit(rt, &c, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         assert_int_equal(out[0], 4 * 3 + 4 * 4);
     }
 
@@ -690,7 +565,7 @@ static void test_dummy_tasks(void **state)
     for (int run = 0; run < 10; run++) {
         uint64_t x[1] = {0}, y[18], out[1] = {0};
         memset(y, 0, sizeof y);
-        assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), 0);
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
         pto_task_id s, d0, d1, mid[18];
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(x, 0, 1), 5, 1000, NO_REC, NULL, 0, &s);
         pto_dep sd = {s, PTO_DEP_WAIT_RETAIN};
@@ -711,8 +586,8 @@ static void test_dummy_tasks(void **state)
         pto_arg fa[2] = {arg(PTO_ARG_IN, v1(y, 0, 18)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
         pto_task f = {k_sum, "sum", fa, 2, NULL, 0, &fd, 1};
         check_submit(rt, &f, NULL);
-        assert_int_equal(pto_scope_end(rt), 0);
-        check_finish_ok(rt);
+        scope_end_ok(rt);
+        finish_ok(rt);
         for (int i = 0; i < 18; i++) assert_int_equal(y[i], 5 + i);
         assert_int_equal(out[0], 18 * 5 + 17 * 18 / 2);
     }
@@ -724,8 +599,7 @@ static void test_dummy_tasks(void **state)
 static void test_explicit_unknown_id(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_workers(2);
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     pto_task_id bad[2] = {((pto_task_id)3 << 32) | 12345, ((pto_task_id)5 << 32) | 0};
     for (int i = 0; i < 2; i++) {
         atomic_store(&g_ran, 0);
@@ -734,10 +608,9 @@ static void test_explicit_unknown_id(void **state)
         pto_task_id id = 0;
         assert_int_equal(pto_submit(rt, &t, &id), -PTO_INVALID_ARGS);
         assert_true(id == PTO_INVALID_TASK_ID);
-        const pto_error *e = pto_last_error(rt);
-        assert_int_equal(e->code, PTO_INVALID_ARGS);
-        assert_non_null(strstr(e->message, "FATAL: Invalid Arguments!"));
-        assert_non_null(strstr(e->message, "error_code=5 runtime_status=-5"));
+        assert_int_equal(pto_last_error(rt)->code, PTO_INVALID_ARGS);
+        expect_frag(rt, "FATAL: Invalid Arguments!");
+        expect_frag(rt, "error_code=5 runtime_status=-5");
         assert_int_equal(pto_finish(rt), -PTO_INVALID_ARGS);
         assert_int_equal(atomic_load(&g_ran), 0);
     }
@@ -747,11 +620,11 @@ static void test_explicit_unknown_id(void **state)
     pto_task first = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
     pto_task_id fid;
     check_submit(rt, &first, &fid);
-    check_finish_ok(rt);
+    finish_ok(rt);
     pto_dep dep = {fid, PTO_DEP_WAIT_RETAIN};
     pto_task second = {k_mark, "mark", NULL, 0, NULL, 0, &dep, 1};
     check_submit(rt, &second, NULL);
-    check_finish_ok(rt);
+    finish_ok(rt);
     assert_int_equal(atomic_load(&g_ran), 2);
     pto_runtime_destroy(rt);
 }

@@ -21,15 +21,11 @@
  * PTO_TEST_SCALE (default 1) scales the number of graphs; PTO_TEST_SEED sets
  * the base seed.  A failure prints the graph's seed and configuration.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
-#include "pto/runtime.h"
-
 #include "random_graph.h"
 
 static uint64_t next_pow2(uint64_t x)
@@ -43,9 +39,7 @@ static uint64_t next_pow2(uint64_t x)
  * generator's graphs can never hit a capacity error (see feasible()). */
 static void rand_config(uint64_t *s, pto_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->num_workers = 1 + (int)rnd(s, 3);
-    c->stall_timeout_ms = 10000;
+    *c = cfg_rings(0, 0, 0, 1 + (int)rnd(s, 3), 10000);
     if (rnd(s, 5) < 2) return;
     static const uint64_t ws[3] = {4, 8, 16};
     uint64_t sum = 0;
@@ -63,19 +57,12 @@ static void rand_config(uint64_t *s, pto_config *c)
     }
 }
 
-static double test_scale(void)
-{
-    const char *e = getenv("PTO_TEST_SCALE");
-    double s = e ? atof(e) : 1.0;
-    return s > 0 ? s : 1.0;
-}
-
 static void test_random_dags(void **state)
 {
     (void)state;
     const char *se = getenv("PTO_TEST_SEED");
     uint64_t base = se ? strtoull(se, NULL, 0) : 0x5eed2024ull;
-    int ngraphs = (int)(1000 * test_scale());
+    int ngraphs = (int)(1000 * test_scale(1.0));
     if (ngraphs < 1) ngraphs = 1;
     enum { PER_RUNTIME = 8 };
     graph *g = malloc(sizeof *g);
@@ -97,11 +84,7 @@ static void test_random_dags(void **state)
             pto_runtime_destroy(rt);
             uint64_t cs = seed ^ 0xc0ffee;
             rand_config(&cs, &cfg);
-            pto_error err;
-            memset(&err, 0, sizeof err);
-            rt = pto_runtime_create(&cfg, &err);
-            if (!rt) print_error("create failed: %s\n", err.message);
-            assert_non_null(rt);
+            rt = make_rt(&cfg);
         }
         genopt o;
         memset(&o, 0, sizeof o);

@@ -9,69 +9,17 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
-#include "pto/runtime.h"
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
-}
-
-static pto_runtime *make_rt(const pto_config *cfg)
-{
-    pto_error err;
-    memset(&err, 0, sizeof err);
-    pto_runtime *rt = pto_runtime_create(cfg, &err);
-    if (!rt) print_error("pto_runtime_create failed: code %d: %s\n", err.code, err.message);
-    assert_non_null(rt);
-    return rt;
-}
-
-static void check_ok(pto_runtime *rt, int rc, const char *what)
-{
-    if (rc != 0) print_error("%s: %d\n%s\n", what, rc, pto_last_error(rt)->message);
-    assert_int_equal(rc, 0);
-}
-
-static void expect_frag(const pto_runtime *rt, const char *frag)
-{
-    const char *m = pto_last_error(rt)->message;
-    if (!strstr(m, frag)) print_error("missing \"%s\" in message:\n%s\n", frag, m);
-    assert_non_null(strstr(m, frag));
-}
-
-static pto_arg arg(pto_arg_tag tag, pto_view v)
-{
-    pto_arg a;
-    a.tag = tag;
-    a.view = v;
-    return a;
-}
-
-static pto_view v1(uint64_t *buf, int64_t off, uint64_t n)
-{
-    return pto_view_1d(buf, sizeof(uint64_t), off, n, PTO_INVALID_TASK_ID);
-}
+#include "e2e.h"
 
 static atomic_long g_done;
 
 /* Sleeps scalars[0] ms, then adds 1 to views[0][0] (if any view). */
 static int k_sleep_inc(const pto_kernel_args *a)
 {
-    sleep_ms((long)a->scalars[0]);
+    nap_ms((long)a->scalars[0]);
     if (a->num_views) *(uint64_t *)pto_view_at(&a->views[0], (const uint64_t[PTO_MAX_DIMS]){0}) += 1;
     atomic_fetch_add(&g_done, 1);
     return 0;
@@ -82,7 +30,7 @@ static void submit_sleep(pto_runtime *rt, const char *name, uint64_t ms, uint64_
     pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(cell, 0, 1))};
     uint64_t sc[1] = {ms};
     pto_task t = {k_sleep_inc, name, a, cell ? 1 : 0, sc, 1, NULL, 0};
-    check_ok(rt, pto_submit(rt, &t, id), name);
+    check_submit(rt, &t, id);
 }
 
 /* Window 4, 1000 one-task scopes of 1 ms kernels, stall 400 ms: the
@@ -91,21 +39,16 @@ static void submit_sleep(pto_runtime *rt, const char *name, uint64_t ms, uint64_
 static void test_slow_but_progressing_no_timeout(void **state)
 {
     (void)state;
-    pto_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    for (int r = 0; r < 4; r++) cfg.runtime_env.ring_task_window[r] = 4;
-    cfg.num_workers = 2;
-    cfg.stall_timeout_ms = 400;
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, 400);
     uint64_t cell[1] = {0};
     atomic_store(&g_done, 0);
     uint64_t t0 = now_ms();
     for (int i = 0; i < 1000; i++) {
-        check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+        SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         submit_sleep(rt, "slow", 1, cell, NULL);
-        check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+        scope_end_ok(rt);
     }
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     print_message("1000 x 1 ms in %llu ms\n", (unsigned long long)(now_ms() - t0));
     assert_int_equal(cell[0], 1000);
     assert_int_equal(atomic_load(&g_done), 1000);
@@ -118,35 +61,32 @@ static void test_slow_but_progressing_no_timeout(void **state)
 static void test_progress_elsewhere_resets_clock(void **state)
 {
     (void)state;
-    pto_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    pto_config cfg = cfg_rings(0, 0, 0, 2, 500);
     cfg.runtime_env.ring_task_window[1] = 4;
-    cfg.num_workers = 2;
-    cfg.stall_timeout_ms = 500;
     pto_runtime *rt = make_rt(&cfg);
     uint64_t longcell[1] = {0}, chain[1] = {0}, quick[1] = {0};
     atomic_store(&g_done, 0);
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin"); /* depth 0 */
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO); /* depth 0 */
 
     /* a closed depth-1 scope holding the long kernel: heads ring 1 */
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin");
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_task_id lid;
     submit_sleep(rt, "long", 1500, longcell, &lid);
     assert_int_equal(lid >> 32, 1);
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    scope_end_ok(rt);
 
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin"); /* depth 1 */
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO); /* depth 1 */
     /* ring 2: 18 chained 100 ms tasks, one completion every 100 ms */
-    check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "pto_scope_begin"); /* depth 2 */
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO); /* depth 2 */
     for (int i = 0; i < 18; i++) submit_sleep(rt, "tick", 100, chain, NULL);
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
+    scope_end_ok(rt);
     /* ring 1 again: the third task must wait for the long kernel to retire */
     uint64_t t0 = now_ms();
     for (int i = 0; i < 3; i++) submit_sleep(rt, "quick", 0, quick, NULL);
     uint64_t blocked = now_ms() - t0;
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_scope_end(rt), "pto_scope_end");
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    scope_end_ok(rt);
+    scope_end_ok(rt);
+    finish_ok(rt);
     print_message("orchestrator blocked %llu ms on ring 1\n", (unsigned long long)blocked);
     /* it really was held back longer than the stall bound */
     assert_true(blocked >= 700);
@@ -162,19 +102,13 @@ static void test_progress_elsewhere_resets_clock(void **state)
 static void test_finish_stall_is_s1(void **state)
 {
     (void)state;
-    pto_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.num_workers = 2;
-    cfg.stall_timeout_ms = 300;
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 300);
     uint64_t cell[1] = {0};
     pto_task_id id;
     submit_sleep(rt, "quick", 0, NULL, NULL); /* so the stuck task is not the first */
     submit_sleep(rt, "sleeper", 1200, cell, &id);
     int rc = pto_finish(rt);
-    if (rc != -PTO_SCHEDULER_TIMEOUT) print_error("rc %d\n%s\n", rc, pto_last_error(rt)->message);
-    assert_int_equal(rc, -PTO_SCHEDULER_TIMEOUT);
-    assert_int_equal(pto_last_error(rt)->code, PTO_SCHEDULER_TIMEOUT);
+    expect_code(rt, rc, PTO_SCHEDULER_TIMEOUT);
     expect_frag(rt, "PTO runtime failed: error_code=100 runtime_status=-100");
     expect_frag(rt, "FATAL: Scheduler Timeout! no progress for");
     expect_frag(rt, "sub_class=S1:running-stalled");
@@ -189,11 +123,10 @@ static void test_finish_stall_is_s1(void **state)
     expect_frag(rt, "raise stall_timeout_ms");
     pto_runtime_destroy(rt);
 
-    cfg.stall_timeout_ms = -1;
-    rt = make_rt(&cfg);
+    rt = make_rt_rings(0, 0, 0, 2, -1);
     cell[0] = 0;
     submit_sleep(rt, "sleeper", 1200, cell, NULL);
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     assert_int_equal(cell[0], 1);
     pto_runtime_destroy(rt);
 }
@@ -203,20 +136,14 @@ static void test_finish_stall_is_s1(void **state)
 static void test_wait_view_timeout(void **state)
 {
     (void)state;
-    pto_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.num_workers = 2;
-    cfg.stall_timeout_ms = 300;
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 300);
     uint64_t cell[4] = {0};
     submit_sleep(rt, "sleeper", 1200, cell, NULL);
     pto_view v = v1(cell, 0, 1);
     uint64_t t0 = now_ms();
     int rc = pto_wait_view(rt, &v, 0);
     uint64_t waited = now_ms() - t0;
-    if (rc != -PTO_TENSOR_WAIT_TIMEOUT) print_error("rc %d\n%s\n", rc, pto_last_error(rt)->message);
-    assert_int_equal(rc, -PTO_TENSOR_WAIT_TIMEOUT);
-    assert_int_equal(pto_last_error(rt)->code, PTO_TENSOR_WAIT_TIMEOUT);
+    expect_code(rt, rc, PTO_TENSOR_WAIT_TIMEOUT);
     expect_frag(rt, "PTO runtime failed: error_code=8 runtime_status=-8");
     expect_frag(rt, "FATAL: Tensor Wait Timeout! ring=0");
     expect_frag(rt, "waiting to read view");
@@ -227,7 +154,7 @@ static void test_wait_view_timeout(void **state)
 
     /* the latch is cleared: the next run succeeds */
     submit_sleep(rt, "quick", 0, cell + 1, NULL);
-    check_ok(rt, pto_finish(rt), "pto_finish");
+    finish_ok(rt);
     assert_int_equal(cell[1], 1);
     pto_runtime_destroy(rt);
 }

@@ -11,8 +11,7 @@ static void test_explicit_dup_one_edge(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 0, 2, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     pto_task_id p = tu_submit(rt, tu_latch_kernel, NULL, 0);
     pto_dep d[2] = {tu_dep(p, PTO_DEP_WAIT_RETAIN), tu_dep(p, PTO_DEP_WAIT_RETAIN)};
     pto_task_id q = tu_submit(rt, NULL, d, 2);
@@ -29,8 +28,7 @@ static void test_explicit_wait_only(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 0, 2, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     pto_task_id p = tu_submit(rt, tu_latch_kernel, NULL, 0);
     rt_slot *ps = tu_slot(rt, p);
     pto_dep w = tu_dep(p, PTO_DEP_WAIT);
@@ -54,8 +52,7 @@ static void test_fanin_spill_dedup(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 0, 2, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     pto_dep d[66];
     for (int i = 0; i < 65; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
     d[65] = tu_dep(d[64].id, PTO_DEP_WAIT_RETAIN);
@@ -78,8 +75,7 @@ static void test_fanin_spill_dedup(void **state)
 static void test_wait_only_completed_producer(void **state)
 {
     (void)state;
-    pto_config c = tu_config(0, 0, 0, 1, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, 0);
     pto_task_id p = tu_submit(rt, NULL, NULL, 0);
     tu_wait_state(rt, p, RT_TASK_COMPLETED);
     pto_dep w = tu_dep(p, PTO_DEP_WAIT);
@@ -113,8 +109,7 @@ static void test_consumed_rule(void **state)
     assert_int_equal(atomic_load(&s.state), RT_TASK_CONSUMED);
 
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 0, 2, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     pto_task_id ids[4];
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     for (int i = 0; i < 4; i++) ids[i] = tu_submit(rt, tu_latch_kernel, NULL, 0);
@@ -132,8 +127,7 @@ static void test_publish_counts(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 0, 2, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     /* no fanin: 1/1, ready at once */
     pto_task_id a = tu_submit(rt, NULL, NULL, 0);
     assert_int_equal(tu_slot(rt, a)->fanin_count, 1);
@@ -167,8 +161,7 @@ static void test_concurrent_fanin_one_ready(void **state)
     (void)state;
     for (int round = 0; round < 50; round++) {
         tu_gate_reset();
-        pto_config c = tu_config(0, 0, 0, 3, 0);
-        pto_runtime *rt = tu_create(&c);
+        pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
         pto_dep d[3];
         for (int i = 0; i < 3; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
         tu_submit(rt, tu_count_kernel, d, 3);
@@ -230,8 +223,7 @@ static void test_creator_edge_pins_producer(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 0, 2, 0);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
     pto_task ta = {.kernel = NULL, .name = "A", .args = &out, .num_args = 1};
@@ -245,7 +237,7 @@ static void test_creator_edge_pins_producer(void **state)
     assert_true(tu_slot(rt, b)->fanin[0] == (a | RT_DEP_WAIT | RT_DEP_RETAIN));
     assert_int_equal(pto_scope_end(rt), 0);
     tu_wait_state(rt, a, RT_TASK_COMPLETED);
-    tu_nap_ms(20);
+    nap_ms(20);
     assert_int_equal(tu_state(rt, a), RT_TASK_COMPLETED); /* retained by B */
     atomic_store(&tu_gate, 1);
     tu_wait_state(rt, b, RT_TASK_COMPLETED);

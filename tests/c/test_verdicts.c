@@ -12,12 +12,9 @@
 
 static void expect(pto_runtime *rt, int rc, int code, const char *a, const char *b)
 {
-    assert_int_equal(rc, -code);
-    const pto_error *e = pto_last_error(rt);
-    assert_int_equal(e->code, code);
-    if (!strstr(e->message, a) || (b && !strstr(e->message, b))) print_error("%s\n", e->message);
-    assert_non_null(strstr(e->message, a));
-    if (b) assert_non_null(strstr(e->message, b));
+    expect_code(rt, rc, code);
+    expect_frag(rt, a);
+    if (b) expect_frag(rt, b);
 }
 
 /* After a fatal the run drains and the latch clears: a small run works. */
@@ -34,16 +31,15 @@ static void test_dep_pool_head_pinned_is_structural(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 4, 2, 2000);
-    pto_runtime *rt = tu_create(&c);
-    uint64_t t0 = tu_now_ms();
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 2000);
+    uint64_t t0 = now_ms();
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_dep d = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
     for (int i = 0; i < 4; i++) tu_submit(rt, NULL, &d, 1); /* 4 nodes: pool full */
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
     int rc = pto_submit(rt, &t, NULL);
     expect(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Deadlock Detected! ring=0", V1);
-    assert_true(tu_now_ms() - t0 < 1000); /* at once, not after the stall bound */
+    assert_true(now_ms() - t0 < 1000); /* at once, not after the stall bound */
     finish_and_reuse(rt, PTO_DEP_POOL_OVERFLOW);
 }
 
@@ -51,8 +47,7 @@ static void test_dep_pool_stall_verdict(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 4, 2, 200);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 200);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_dep d = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
     for (int i = 0; i < 4; i++) tu_submit(rt, NULL, &d, 1);
@@ -61,7 +56,7 @@ static void test_dep_pool_stall_verdict(void **state)
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
     int rc = pto_submit(rt, &t, NULL);
     expect(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Overflow! ring=0", V3);
-    assert_non_null(strstr(pto_last_error(rt)->message, "if a kernel is merely slow, raise stall_timeout_ms"));
+    expect_frag(rt, "if a kernel is merely slow, raise stall_timeout_ms");
     finish_and_reuse(rt, PTO_DEP_POOL_OVERFLOW);
 }
 
@@ -74,8 +69,7 @@ static void test_dep_pool_head_retained_is_structural(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 0, 4, 2, 2000);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 2000);
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 64, PTO_INVALID_TASK_ID)};
     pto_task tp = {.kernel = tu_latch_kernel, .name = "producer", .args = &out, .num_args = 1};
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
@@ -84,11 +78,11 @@ static void test_dep_pool_head_retained_is_structural(void **state)
     pto_task tc = {.kernel = NULL, .name = "reader", .args = &in, .num_args = 1};
     for (int i = 0; i < 4; i++) assert_int_equal(pto_submit(rt, &tc, NULL), 0);
     assert_int_equal(pto_scope_end(rt), 0);
-    uint64_t t0 = tu_now_ms();
+    uint64_t t0 = now_ms();
     int rc = pto_submit(rt, &tc, NULL);
     expect(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Deadlock Detected! ring=0",
            "is retained by the task being submitted");
-    assert_true(tu_now_ms() - t0 < 1000);
+    assert_true(now_ms() - t0 < 1000);
     finish_and_reuse(rt, PTO_DEP_POOL_OVERFLOW);
 }
 
@@ -105,15 +99,14 @@ static void test_heap_structural_depth4(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 4096, 0, 2, 2000);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 4096, 0, 2, 2000);
     for (int i = 0; i < 4; i++) assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     assert_true(submit_out(rt, NULL, 3072) != PTO_INVALID_TASK_ID); /* depth 3 holds ring 3's heap */
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0); /* depth 4: ring 3 too */
-    uint64_t t0 = tu_now_ms();
+    uint64_t t0 = now_ms();
     assert_true(submit_out(rt, NULL, 2048) == PTO_INVALID_TASK_ID);
     expect(rt, -pto_last_error(rt)->code, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=3", V1);
-    assert_true(tu_now_ms() - t0 < 1000);
+    assert_true(now_ms() - t0 < 1000);
     finish_and_reuse(rt, PTO_HEAP_RING_DEADLOCK);
 }
 
@@ -121,8 +114,7 @@ static void test_heap_closed_child_head_is_stall(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_config c = tu_config(0, 4096, 0, 2, 200);
-    pto_runtime *rt = tu_create(&c);
+    pto_runtime *rt = make_rt_rings(0, 4096, 0, 2, 200);
     for (int i = 0; i < 3; i++) assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     /* depth 3 (parent, open) ; its child at depth 4 holds ring 3's heap, then closes */
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
@@ -131,7 +123,7 @@ static void test_heap_closed_child_head_is_stall(void **state)
     assert_int_equal(pto_scope_end(rt), 0);
     assert_true(submit_out(rt, NULL, 2048) == PTO_INVALID_TASK_ID);
     expect(rt, -pto_last_error(rt)->code, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=3", V3);
-    assert_non_null(strstr(pto_last_error(rt)->message, "longest running task 3:0 (producer)"));
+    expect_frag(rt, "longest running task 3:0 (producer)");
     finish_and_reuse(rt, PTO_HEAP_RING_DEADLOCK);
 }
 

@@ -1,43 +1,29 @@
 /*
  * testutil.h - helpers for tests that look inside the runtime: a gate that
  * holds latch kernels until the test opens it (bounded: a gate never opened
- * lets go after 10 s and the kernel fails), small configs, and waits on task
- * states.  Include after harness.h.
+ * lets go after 10 s and the kernel fails), task slots and waits on task
+ * states.  The public-API helpers (clocks, configs, make_rt, ...) come from
+ * e2e.h, which it includes.  Include after harness.h.
  */
 #ifndef PTO_TESTUTIL_H
 #define PTO_TESTUTIL_H
 
 #include <stdatomic.h>
-#include <string.h>
-#include <time.h>
 
-#include "pto/runtime.h"
+#include "e2e.h"
 #include "runtime/rt.h"
 
 static _Atomic int tu_gate;      /* 0 = closed */
 static _Atomic int tu_runs;      /* kernels that ran */
 
-static inline uint64_t tu_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
-}
-
-static inline void tu_nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Waits for the gate; counts itself in tu_runs. */
 static inline int tu_latch_kernel(const pto_kernel_args *a)
 {
     (void)a;
-    uint64_t end = tu_now_ms() + 10000;
+    uint64_t end = now_ms() + 10000;
     while (!atomic_load(&tu_gate))
-        if (tu_now_ms() > end) return 99;
-        else tu_nap_ms(1);
+        if (now_ms() > end) return 99;
+        else nap_ms(1);
     atomic_fetch_add(&tu_runs, 1);
     return 0;
 }
@@ -53,29 +39,6 @@ static inline void tu_gate_reset(void)
 {
     atomic_store(&tu_gate, 0);
     atomic_store(&tu_runs, 0);
-}
-
-static inline pto_config tu_config(uint64_t window, uint64_t heap, uint64_t deps, int workers, int stall_ms)
-{
-    pto_config c;
-    memset(&c, 0, sizeof c);
-    for (int r = 0; r < PTO_NUM_RINGS; r++) {
-        c.runtime_env.ring_task_window[r] = window;
-        c.runtime_env.ring_heap[r] = heap;
-        c.runtime_env.ring_dep_pool[r] = deps;
-    }
-    c.num_workers = workers;
-    c.stall_timeout_ms = stall_ms;
-    return c;
-}
-
-static inline pto_runtime *tu_create(const pto_config *c)
-{
-    pto_error err;
-    pto_runtime *rt = pto_runtime_create(c, &err);
-    if (!rt) print_error("create failed: %s\n", err.message);
-    assert_non_null(rt);
-    return rt;
 }
 
 /* Submits a task with explicit deps only (kernel may be NULL: dummy). */
@@ -100,8 +63,8 @@ static inline uint32_t tu_state(pto_runtime *rt, pto_task_id id)
 /* Waits (bounded, 5 s) until the task's state is at least st. */
 static inline void tu_wait_state(pto_runtime *rt, pto_task_id id, uint32_t st)
 {
-    uint64_t end = tu_now_ms() + 5000;
-    while (tu_state(rt, id) < st && tu_now_ms() < end) tu_nap_ms(1);
+    uint64_t end = now_ms() + 5000;
+    while (tu_state(rt, id) < st && now_ms() < end) nap_ms(1);
     assert_true(tu_state(rt, id) >= st);
 }
 

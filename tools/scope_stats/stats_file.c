@@ -392,7 +392,9 @@ int ss_file_load(const char *path, ss_data *d, char *err, size_t errlen)
     size_t cap = 0;
     ssize_t n = getline(&line, &cap, f);
     json_t *meta = NULL;
-    if (n < 0 || ss_is_blank(line, (size_t)n))
+    if (n < 0 && ferror(f))
+        rc = ss_fail(&c, "cannot read: %s", strerror(errno));
+    else if (n < 0 || ss_is_blank(line, (size_t)n))
         rc = ss_fail(&c, "invalid JSON: empty file (no metadata line)");
     else if ((rc = ss_parse_line(&c, line, (size_t)n, &meta)) == SS_OK)
         rc = ss_read_meta(&c, meta, d, &has_total);

@@ -10,6 +10,7 @@
 #include "stats_summary.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,11 +131,14 @@ static ss_verdict *ss_verdict_add(ss_summary *s, int kind, int res, int ring)
 }
 
 /* Appends printf output to a verdict's text. */
-#define SS_APPEND(v, ...)                                                                  \
-    do {                                                                                   \
-        size_t used_ = strlen((v)->text);                                                  \
-        snprintf((v)->text + used_, sizeof (v)->text - used_, __VA_ARGS__);                \
-    } while (0)
+static void ss_append(ss_verdict *v, const char *fmt, ...)
+{
+    size_t used = strlen(v->text);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->text + used, sizeof v->text - used, fmt, ap);
+    va_end(ap);
+}
 
 static void ss_constraints(const ss_data *d, ss_summary *s)
 {
@@ -144,7 +148,7 @@ static void ss_constraints(const ss_data *d, ss_summary *s)
             int64_t usable = d->capacity[res][r] - (res == SS_TASK_WINDOW ? 1 : 0);
             if ((double)s->ring_peak[res][r] < 0.99 * (double)usable) continue;
             s->pinned[res][r] = 1;
-            SS_APPEND(ss_verdict_add(s, SS_V_CONSTRAINT, res, r),
+            ss_append(ss_verdict_add(s, SS_V_CONSTRAINT, res, r),
                       "%s on ring %d is pinned at capacity: that ring is the constraint",
                       ss_resource_name(res), r);
         }
@@ -156,7 +160,7 @@ static int ss_top_sites(const ss_data *d, int res, int ring, const ss_scope *top
     int n = 0;
     for (size_t i = 0; i < d->nscopes; i++) {
         const ss_scope *sc = &d->scopes[i];
-        if (sc->ring != ring) continue;
+        if (sc->ring != ring || sc->peak[res] <= 0) continue;
         int k = 0;
         while (k < n && strcmp(top[k]->site, sc->site)) k++;
         if (k < n) {
@@ -187,14 +191,14 @@ static void ss_imbalance(const ss_data *d, ss_summary *s)
             if (!idle[0]) continue;
             s->imbalanced[res] = 1;
             ss_verdict *v = ss_verdict_add(s, SS_V_IMBALANCE, res, hot);
-            SS_APPEND(v,
+            ss_append(v,
                       "ring %d carries %s at %.2f%% while ring(s) %s are idle: rebalance scopes "
                       "before enlarging anything",
                       hot, ss_resource_name(res), 100.0 * s->use[res][hot], idle);
             const ss_scope *top[3];
             int n = ss_top_sites(d, res, hot, top);
             for (int k = 0; k < n; k++)
-                SS_APPEND(v, "%s%s (%lld)", k ? ", " : "; top sites by peak: ", top[k]->site,
+                ss_append(v, "%s%s (%lld)", k ? ", " : "; top sites by peak: ", top[k]->site,
                           (long long)top[k]->peak[res]);
         }
 }
@@ -217,18 +221,18 @@ static void ss_oversized(const ss_data *d, ss_summary *s)
         }
         if (!small) continue;
         ss_verdict *v = ss_verdict_add(s, SS_V_OVERSIZED, res, -1);
-        SS_APPEND(v, "%s never exceeds %.2f%% on any ring: smaller rings would save ",
+        ss_append(v, "%s never exceeds %.2f%% on any ring: smaller rings would save ",
                   ss_resource_name(res), 100.0 * most);
         if (res == SS_HEAP)
-            SS_APPEND(v, "%llu bytes (%.2f MiB)", (unsigned long long)save,
+            ss_append(v, "%llu bytes (%.2f MiB)", (unsigned long long)save,
                       (double)save / 1048576.0);
         else if (res == SS_DEP_POOL)
             /* 16-byte dep node + 8-byte spill edge per entry (RUNTIME-SPEC §4.1) */
-            SS_APPEND(v, "%llu entries (%llu bytes)", (unsigned long long)save,
+            ss_append(v, "%llu entries (%llu bytes)", (unsigned long long)save,
                       (unsigned long long)save * 24u);
         else
-            SS_APPEND(v, "%llu slots", (unsigned long long)save);
-        SS_APPEND(v, " of reservation");
+            ss_append(v, "%llu slots", (unsigned long long)save);
+        ss_append(v, " of reservation");
     }
 }
 
@@ -259,7 +263,7 @@ int ss_summary_build(const ss_data *d, double headroom, ss_summary *s)
     ss_suggest(d, s);
     ss_oversized(d, s);
     if (d->fatal || d->dropped > 0)
-        SS_APPEND(ss_verdict_add(s, SS_V_LOWER_BOUND, -1, -1),
+        ss_append(ss_verdict_add(s, SS_V_LOWER_BOUND, -1, -1),
                   "peaks are lower bounds: rerun after resizing");
     return SS_OK;
 }

@@ -68,7 +68,12 @@ static void ss_top_peaks(FILE *out, const ss_summary *s)
             if ((int)strlen(cells[i][c]) > width[c]) width[c] = (int)strlen(cells[i][c]);
     }
     fprintf(out, " ");
-    for (int c = 0; c < SS_COLS; c++) fprintf(out, " %-*s", c == SS_COLS - 1 ? 0 : width[c], head[c]);
+    for (int c = 0; c < SS_COLS; c++) {
+        if (c == SS_COLS - 1)
+            fprintf(out, " %s", head[c]);
+        else
+            fprintf(out, c >= 2 && c <= 5 ? " %*s" : " %-*s", width[c], head[c]);
+    }
     fputc('\n', out);
     for (int i = 0; i < s->nrows; i++) {
         fprintf(out, " ");

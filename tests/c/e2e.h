@@ -1,0 +1,180 @@
+/*
+ * e2e.h - helpers for tests that use only the public API (pto/runtime.h):
+ * clocks, spins and naps; PTO_TEST_SCALE; configs and runtime creation;
+ * calls that must succeed (printing the latched message when one does not);
+ * expected errors and message fragments; 1-d views, args and element access.
+ * testutil.h includes it for the white-box tests.
+ */
+#ifndef PTO_TEST_E2E_H
+#define PTO_TEST_E2E_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "pto/runtime.h"
+
+/* ---- time -------------------------------------------------------------- */
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t now_ms(void) { return now_ns() / 1000000ull; }
+
+/* Busy-waits (keeps the CPU). */
+static inline void spin_ns(uint64_t ns)
+{
+    uint64_t end = now_ns() + ns;
+    while (now_ns() < end) {
+    }
+}
+
+static inline void spin_us(uint64_t us) { spin_ns(us * 1000ull); }
+
+/* Sleeps the whole time, even when a signal interrupts it. */
+static inline void nap_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static inline void nap_ms(long ms) { nap_us(ms * 1000); }
+
+/* PTO_TEST_SCALE when set and positive, else dflt. */
+static inline double test_scale(double dflt)
+{
+    const char *e = getenv("PTO_TEST_SCALE");
+    double s = e ? atof(e) : 0.0;
+    return s > 0 ? s : dflt;
+}
+
+/* ---- runtimes ---------------------------------------------------------- */
+
+/* All four rings sized alike; 0 keeps the default. */
+static inline pto_config cfg_rings(uint64_t window, uint64_t heap, uint64_t dep_pool, int workers, int stall_ms)
+{
+    pto_config c;
+    memset(&c, 0, sizeof c);
+    for (int r = 0; r < PTO_NUM_RINGS; r++) {
+        c.runtime_env.ring_task_window[r] = window;
+        c.runtime_env.ring_heap[r] = heap;
+        c.runtime_env.ring_dep_pool[r] = dep_pool;
+    }
+    c.num_workers = workers;
+    c.stall_timeout_ms = stall_ms;
+    return c;
+}
+
+static inline pto_runtime *make_rt(const pto_config *cfg)
+{
+    pto_error err;
+    memset(&err, 0, sizeof err);
+    pto_runtime *rt = pto_runtime_create(cfg, &err);
+    if (!rt) print_error("pto_runtime_create failed: code %d: %s\n", err.code, err.message);
+    assert_non_null(rt);
+    return rt;
+}
+
+static inline pto_runtime *make_rt_rings(uint64_t window, uint64_t heap, uint64_t dep_pool, int workers,
+                                         int stall_ms)
+{
+    pto_config cfg = cfg_rings(window, heap, dep_pool, workers, stall_ms);
+    return make_rt(&cfg);
+}
+
+/* rc (of the call what) is 0. */
+static inline void check_ok(const pto_runtime *rt, int rc, const char *what)
+{
+    if (rc != 0) print_error("%s: %d\n%s\n", what, rc, pto_last_error(rt)->message);
+    assert_int_equal(rc, 0);
+}
+
+static inline void check_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id)
+{
+    int rc = pto_submit(rt, t, id);
+    if (rc != 0) print_error("pto_submit(%s): %d\n%s\n", t->name ? t->name : "-", rc,
+                             pto_last_error(rt)->message);
+    assert_int_equal(rc, 0);
+}
+
+/* A scope named after the call site; it must open. */
+#define SCOPE_BEGIN_OK(rt, mode) \
+    check_ok((rt), pto_scope_begin((rt), (mode), __FILE__, __LINE__), "pto_scope_begin")
+
+static inline void scope_end_ok(pto_runtime *rt) { check_ok(rt, pto_scope_end(rt), "pto_scope_end"); }
+
+static inline void finish_ok(pto_runtime *rt) { check_ok(rt, pto_finish(rt), "pto_finish"); }
+
+/* rc is -code and the latched error has code. */
+static inline void expect_code(const pto_runtime *rt, int rc, int code)
+{
+    const pto_error *e = pto_last_error(rt);
+    if (rc != -code) print_error("rc %d, expected %d; message:\n%s\n", rc, -code, e->message);
+    assert_int_equal(rc, -code);
+    assert_int_equal(e->code, code);
+}
+
+/* The latched message holds frag. */
+static inline void expect_frag(const pto_runtime *rt, const char *frag)
+{
+    const char *m = pto_last_error(rt)->message;
+    if (!strstr(m, frag)) print_error("missing \"%s\" in message:\n%s\n", frag, m);
+    assert_non_null(strstr(m, frag));
+}
+
+/* ---- views and args ---------------------------------------------------- */
+
+static inline pto_arg arg(pto_arg_tag tag, pto_view v)
+{
+    pto_arg a;
+    a.tag = tag;
+    a.view = v;
+    return a;
+}
+
+/* An OUT arg: a 1-d uint64 buffer of elems the runtime allocates. */
+static inline pto_arg out_arg(uint64_t elems)
+{
+    pto_arg a;
+    memset(&a, 0, sizeof a);
+    a.tag = PTO_ARG_OUT;
+    a.view.elem_size = sizeof(uint64_t);
+    a.view.ndims = 1;
+    a.view.shape[0] = elems;
+    return a;
+}
+
+/* n uint64 elements of buf from element off. */
+static inline pto_view v1(uint64_t *buf, int64_t off, uint64_t n)
+{
+    return pto_view_1d(buf, sizeof(uint64_t), off, n, PTO_INVALID_TASK_ID);
+}
+
+static inline uint64_t view_count(const pto_view *v)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < v->ndims; d++) n *= v->shape[d];
+    return n;
+}
+
+/* k-th element of a uint64 view in row-major order over its shape. */
+static inline uint64_t *el(const pto_view *v, uint64_t k)
+{
+    int64_t off = v->offset;
+    for (int d = (int)v->ndims - 1; d >= 0; d--) {
+        uint64_t i = k % v->shape[d];
+        k /= v->shape[d];
+        off += (int64_t)i * v->strides[d];
+    }
+    return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
+}
+
+#endif
