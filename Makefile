@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan demo clean
+.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build clean
 
 all: build
 
@@ -33,5 +33,19 @@ test-tsan: deps
 demo: build
 	./build/bin/two_phase
 
+# Benchmarks against OpenMP, StarPU and TBB (BENCHMARKS.md); installs the
+# peers' Debian packages, builds Release drivers, prints the table and
+# writes bench/results/latest.json.
+bench-build:
+	@scripts/install-deps.sh bench
+	@cmake -S . -B build-bench -DPTO_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build build-bench -j $(JOBS)
+
+bench: bench-build
+	bench/run.sh full build-bench/bin
+
+bench-quick: bench-build
+	bench/run.sh quick build-bench/bin
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-bench

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs; idempotent and
 # non-interactive.  Packages already installed cost one dpkg query each.
+#   install-deps.sh          what build, test and demo need
+#   install-deps.sh bench    plus the benchmark peers (make bench)
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,13 @@ packages=(
   libjansson-dev                     # JSON reading (scope-stats report)
   chromium                           # headless browser test of the report page
 )
+if [ "${1:-}" = bench ]; then
+  packages+=(
+    libstarpu-dev libtbb-dev g++     # StarPU, TBB flow graph (C++ adapter)
+    libomp-dev clang                 # LLVM libomp (the clang-built OpenMP driver)
+    libopenblas-dev liblapacke-dev   # tile kernels (B4) and the LAPACKE peer
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@
  *   bench_<system> b2 N DEPS
  *   bench_<system> b3 STREAMS TILE STEPS INPUTS
  *   bench_<system> b4 N TILE
+ *   bench_<system> info                     (its configuration, as JSON)
  */
 #include <math.h>
 #include <stdio.h>
@@ -149,6 +150,10 @@ int main(int argc, char **argv)
     sysname = getenv("BENCH_SYSTEM_NAME") ? getenv("BENCH_SYSTEM_NAME") : bench_sys.name;
     if (argc < 2) return usage();
     const char *b = argv[1];
+    if (!strcmp(b, "info")) { /* the runtime's configuration, for the report header */
+        printf("{\"system\": \"%s\", \"config\": \"%s\"}\n", sysname, bench_sys.config);
+        return 0;
+    }
     int need = !strcmp(b, "b1") || !strcmp(b, "b2") || !strcmp(b, "b4") ? 4 : !strcmp(b, "b3") ? 6 : 0;
     if (!need || argc < need) return usage();
     if ((!strcmp(b, "b1") && !bench_sys.run_graph) || (!strcmp(b, "b2") && !bench_sys.submit_cost) ||

@@ -108,7 +108,8 @@ static int starpu_run_graph(const tb_graph *g, double *data)
         for (int x = 0; x < w && !rc; x++) {
             int deps[TB_MAX_DEPS], n = tb_deps(g, t, x, deps);
             struct starpu_data_descr d[TB_MAX_DEPS + 1];
-            for (int k = 0; k < n; k++) d[k] = (struct starpu_data_descr){h[((t - 1) & 1) * w + deps[k]], STARPU_R};
+            for (int k = 0; k < n; k++)
+                d[k] = (struct starpu_data_descr){h[((t - 1) & 1) * w + deps[k]], STARPU_R};
             d[n] = (struct starpu_data_descr){h[(t & 1) * w + x], STARPU_W};
             rc = starpu_task_insert(&tb_cl, STARPU_DATA_MODE_ARRAY, d, n + 1,
                                     STARPU_VALUE, &g, sizeof g, STARPU_VALUE, &data, sizeof data,
@@ -146,14 +147,16 @@ static int starpu_submit_cost(double *cells, int n, int deps, double *submit_s, 
     starpu_data_handle_t *h = malloc((size_t)n * sizeof *h);
     if (!h) return 1;
     for (int i = 0; i < n; i++)
-        starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)(cells + (size_t)i * TB_CELL_DOUBLES),
+        starpu_variable_data_register(&h[i], STARPU_MAIN_RAM,
+                                      (uintptr_t)(cells + (size_t)i * TB_CELL_DOUBLES),
                                       TB_CELL_DOUBLES * sizeof(double));
     int rc = 0;
     double t0 = bench_now();
     for (int i = 0; i < n && !rc; i++) {
         struct starpu_data_descr d[8];
         int k = 0;
-        for (int j = 1; j <= deps && i - j >= 0; j++) d[k++] = (struct starpu_data_descr){h[i - j], STARPU_R};
+        for (int j = 1; j <= deps && i - j >= 0; j++)
+            d[k++] = (struct starpu_data_descr){h[i - j], STARPU_R};
         d[k++] = (struct starpu_data_descr){h[i], STARPU_W};
         rc = starpu_task_insert(&b2_cl, STARPU_DATA_MODE_ARRAY, d, k, STARPU_VALUE, &cells, sizeof cells,
                                 STARPU_VALUE, &i, sizeof i, STARPU_VALUE, &deps, sizeof deps, 0);
@@ -216,7 +219,8 @@ static int starpu_pipeline(const b3_spec *p, b3_data *d)
         starpu_vector_data_register(&hA[i], STARPU_MAIN_RAM, (uintptr_t)d->A[i], n, sizeof(float));
         starpu_vector_data_register(&hB[i], STARPU_MAIN_RAM, (uintptr_t)d->B[i], n, sizeof(float));
     }
-    for (int s = 0; s < K; s++) starpu_vector_data_register(&hS[s], STARPU_MAIN_RAM, (uintptr_t)d->S[s], n, sizeof(float));
+    for (int s = 0; s < K; s++)
+        starpu_vector_data_register(&hS[s], STARPU_MAIN_RAM, (uintptr_t)d->S[s], n, sizeof(float));
     for (int j = 0; j < p->steps && !rc; j++)
         for (int s = 0; s < K && !rc; s++) {
             int in = s * M + j % M;
@@ -261,17 +265,18 @@ static void gemm_kernel(void *buffers[], void *arg)
     b4_gemm(TILE(0), TILE(1), TILE(2), (int)STARPU_MATRIX_GET_NX(buffers[0]));
 }
 
+/* The last buffer is the tile a kernel updates (RW), as in ours.c. */
 static struct starpu_codelet potrf_cl = {
     .where = STARPU_CPU, .cpu_funcs = {potrf_kernel}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "potrf"};
 static struct starpu_codelet trsm_cl = {
-    .where = STARPU_CPU, .cpu_funcs = {trsm_kernel}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "trsm"};
+    .where = STARPU_CPU, .cpu_funcs = {trsm_kernel}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW},
+    .name = "trsm"};
 static struct starpu_codelet syrk_cl = {
-    .where = STARPU_CPU, .cpu_funcs = {syrk_kernel}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "syrk"};
-static struct starpu_codelet gemm_cl = {.where = STARPU_CPU,
-                                        .cpu_funcs = {gemm_kernel},
-                                        .nbuffers = 3,
-                                        .modes = {STARPU_R, STARPU_R, STARPU_RW},
-                                        .name = "gemm"};
+    .where = STARPU_CPU, .cpu_funcs = {syrk_kernel}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW},
+    .name = "syrk"};
+static struct starpu_codelet gemm_cl = {
+    .where = STARPU_CPU, .cpu_funcs = {gemm_kernel}, .nbuffers = 3, .modes = {STARPU_R, STARPU_R, STARPU_RW},
+    .name = "gemm"};
 
 /* Right-looking tiled Cholesky, lower triangle, in ours.c's order. */
 static int starpu_cholesky(b4_matrix *m)
