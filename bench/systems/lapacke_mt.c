@@ -11,11 +11,14 @@
  * triangle) and checks the tiles afterwards, so each call copies the lower
  * tiles into one column-major n x n matrix, calls
  * LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', n, A, n) and copies the lower tiles
- * back.  Both copies are inside the timed call.  They move 2 x n^2/2 floats
- * each way, against n^3/3 flops of the factorisation; at n = 2048 they cost
- * a few percent of the time (set BENCH_VERBOSE=1 for the split on stderr).
- * The n x n buffer is kept across calls, so only the first call pays its
- * page faults.
+ * back.  Both copies are inside the timed call, and they are not cheap: the
+ * lower half (~n^2/2 floats) is read and written each way at memory speed,
+ * against n^3/3 flops of a factorisation that runs at >100 GFLOP/s on two
+ * cores.  Measured on the 2-core VM (steady state, quiet machine): ~10% of
+ * the call at n = 1024 and ~14-16% at n = 2048, so the gflops row understates
+ * spotrf itself by that much.  BENCH_VERBOSE=1 prints the split per call
+ * on stderr.  The n x n buffer is kept across calls, so only the first call
+ * (which the driver's median of 3 drops) pays its page faults.
  *
  * B1, B2, B3: not taken part in.
  */

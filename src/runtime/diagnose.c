@@ -97,14 +97,10 @@ static void rt_verdict_lines(pto_runtime *rt, int r, rt_verdict v, uint64_t need
                              char *buf, size_t cap, size_t *len)
 {
     char id[32];
-    if (v == RT_V1_STRUCTURAL || v == RT_V1_RETAINED) {
+    if (v == RT_V1_STRUCTURAL) {
         rt_format_id(rt_task_id(r, atomic_load(&rt->rings[r].last_alive)), id, sizeof id);
-        RT_APPEND(v == RT_V1_STRUCTURAL
-                      ? "Head task %s is the oldest task owned by an open scope on this ring -> "
-                        "Provable head-of-line deadlock.\n"
-                      : "Head task %s is retained by the task being submitted (it reads that "
-                        "task's output) -> Provable head-of-line deadlock.\n",
-                  id);
+        RT_APPEND("Head task %s is the oldest task owned by an open scope on this ring -> "
+                  "Provable head-of-line deadlock.\n", id);
     } else if (v == RT_V2_NEVER_FITS) {
         RT_APPEND("Request of %llu %s exceeds ring %d's capacity of %llu -> can never fit.\n",
                   (unsigned long long)need, unit, r, (unsigned long long)capacity);
@@ -165,7 +161,7 @@ int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v,
         const char *pool = what == RT_RES_DEP_POOL ? "Dependency Pool" : "Fanin Spill Pool";
         code = PTO_DEP_POOL_OVERFLOW;
         snprintf(header, sizeof header, "FATAL: %s %s ring=%d", pool,
-                 v == RT_V1_STRUCTURAL || v == RT_V1_RETAINED ? "Deadlock Detected!" : "Overflow!", r);
+                 v == RT_V1_STRUCTURAL ? "Deadlock Detected!" : "Overflow!", r);
         rt_verdict_lines(rt, r, v, need, "entries", p->cap, stalled_ms, buf, cap, len);
         RT_APPEND("Pool used: %llu / %llu (%.1f%%), top=%llu, tail=%llu, high_water=%llu, "
                   "needed=%llu\n",

@@ -13,8 +13,7 @@
 typedef enum rt_verdict {
     RT_V1_STRUCTURAL = 1, /* the head task is pinned by an open scope */
     RT_V2_NEVER_FITS = 2, /* the request exceeds the ring's capacity */
-    RT_V3_STALL = 3,      /* no progress anywhere for stall_timeout_ms */
-    RT_V1_RETAINED = 4    /* the head task is retained by the task being submitted */
+    RT_V3_STALL = 3       /* no progress anywhere for stall_timeout_ms */
 } rt_verdict;
 
 /* Latches the capacity error for `what` on ring r; returns -code. */

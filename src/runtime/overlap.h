@@ -6,6 +6,9 @@
  * (disjoint -> no overlap), then, when both boxes live in the same strided
  * layout, per-dimension intervals; otherwise the answer is a conservative
  * OVERLAP.  A false overlap costs parallelism, never correctness.
+ *
+ * The byte range is computed once per argument (rt_box); the per-dimension
+ * coordinates only when two byte ranges meet, from the views themselves.
  */
 #ifndef RT_OVERLAP_H
 #define RT_OVERLAP_H
@@ -20,16 +23,12 @@ typedef enum rt_overlap {
     RT_COVERED = 2 /* the new view contains the other in every dimension */
 } rt_overlap;
 
-/* A view's footprint, precomputed once per argument. */
+/* A view's footprint: its allocation, byte range [lo, hi) from addr, and
+ * the view itself (which must outlive the box). */
 typedef struct rt_box {
     void *addr;
-    uint64_t lo, hi; /* byte range [lo, hi) from addr */
-    uint32_t elem_size;
-    uint32_t ndims;
-    uint32_t boxable; /* layout admits per-dimension comparison */
-    int64_t strides[PTO_MAX_DIMS];
-    int64_t start[PTO_MAX_DIMS]; /* per-dimension coordinate of offset */
-    uint64_t shape[PTO_MAX_DIMS];
+    uint64_t lo, hi;
+    const pto_view *view;
 } rt_box;
 
 /* Checks a view (non-NULL addr, ndims in [1, PTO_MAX_DIMS], elem_size > 0,
@@ -37,7 +36,8 @@ typedef struct rt_box {
  * with a short reason. */
 int rt_box_from_view(const pto_view *v, rt_box *box, const char **reason);
 
-/* How the new view `now` relates to an existing footprint `old`. */
+/* How the new view `now` relates to an existing footprint `old` of the same
+ * allocation. */
 rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now);
 
 #endif

@@ -5,12 +5,16 @@
  * A submit, in order: validate everything (nothing is allocated for a bad
  * call); the per-scope limit (SCOPE_DEADLOCK); a slot plus the task's output
  * bytes from its ring (back-pressure while full); collect fanin edges from
- * explicit deps, creator ids and tensormap lookups, claiming a pin on each
- * producer; make sure the dependency and spill pools and the tensormap have
- * room; insert the task's own tensormap entries; wire: every edge to a
- * producer still PENDING puts a node on that producer's fanout list.  The
- * fanin guard (+1) keeps the task from becoming ready mid-wiring; the one
- * fetch_add that completes the count pushes it.
+ * explicit deps, creator ids and tensormap lookups (no locks taken); make
+ * sure the dependency and spill pools and the tensormap have room (a wait
+ * here holds nothing that could keep a ring's head from retiring); insert
+ * the task's own tensormap entries; wire, taking each producer's lock once:
+ * a producer still PENDING gets a node on its fanout list, a RETAIN edge
+ * pins its producer until this task completes, and a producer that retired
+ * or was consumed meanwhile is done.  Only this thread reuses slots, so a
+ * producer seen unretired at wiring is still the same task.  The fanin guard
+ * (+1) keeps the task from becoming ready mid-wiring; the one fetch_add that
+ * completes the count pushes it.
  *
  * All lookups run before the task's own inserts, so a task never depends on
  * itself.  Producers are deduplicated per submit through the ring's `seen`
@@ -148,38 +152,23 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
     uint32_t pl = rt_task_local(pid);
     if (rt_local_before(pl, atomic_load_explicit(&ring->last_alive, memory_order_acquire)))
         return 0; /* retired: nothing to wait for */
-    uint64_t seen = ring->seen[pl & ring->mask];
-    uint32_t idx = (uint32_t)seen;
-    if ((uint32_t)(seen >> 32) == rt->epoch && idx < rt->num_edges &&
-        RT_EDGE_ID(rt->edges[idx]) == pid) {
-        rt->edges[idx] |= flags; /* the pin already claimed also serves RETAIN */
+    uint64_t *seen = &ring->seen[pl & ring->mask];
+    uint32_t idx = (uint32_t)*seen;
+    if ((uint32_t)(*seen >> 32) == rt->epoch && idx < rt->num_edges && RT_EDGE_ID(rt->edges[idx]) == pid) {
+        rt->edges[idx] |= flags;
         return 0;
     }
-    rt_slot *ps = rt_ring_slot(ring, pl);
-    rt_spin_lock(&ps->lock);
-    uint32_t st = atomic_load_explicit(&ps->state, memory_order_relaxed);
-    /* A consumed producer is done for good.  A completed one still gets its
-     * edge (so the fanin, and the spill pool it needs, depend on the graph
-     * alone, not on timing); a WAIT-only pin on it is dropped at wiring. */
-    if (st == RT_TASK_CONSUMED) {
-        rt_spin_unlock(&ps->lock);
-        return 0;
-    }
-    ps->fanout_count++;
-    rt_spin_unlock(&ps->lock);
-    if (st == RT_TASK_PENDING) rt->unfinished_edges++;
+    uint32_t st = atomic_load_explicit(&rt_ring_slot(ring, pl)->state, memory_order_acquire);
+    if (st == RT_TASK_CONSUMED) return 0;
+    if (st == RT_TASK_PENDING) rt->unfinished_edges++; /* may need a dep-pool node */
     if (rt->num_edges == rt->edges_cap) {
         uint32_t cap = rt->edges_cap ? rt->edges_cap * 2 : 256;
         uint64_t *e = realloc(rt->edges, cap * sizeof *e);
-        if (!e) {
-            /* Keep the claimed pin balanced: drop it and report. */
-            rt_task_release(rt, pid, 1);
-            return pto_report_fatal(rt, "out of memory growing the fanin buffer to %u edges", cap);
-        }
+        if (!e) return pto_report_fatal(rt, "out of memory growing the fanin buffer to %u edges", cap);
         rt->edges = e;
         rt->edges_cap = cap;
     }
-    ring->seen[pl & ring->mask] = ((uint64_t)rt->epoch << 32) | rt->num_edges;
+    *seen = ((uint64_t)rt->epoch << 32) | rt->num_edges;
     rt->edges[rt->num_edges++] = pid | flags;
     return 0;
 }
@@ -213,32 +202,6 @@ static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, u
 
 /* ---- room in the pools ----------------------------------------------------- */
 
-/* A WAIT-only pin is not needed while waiting: only this thread reuses
- * slots, so wiring can tell a retired producer from a live one.  Holding it
- * could pin the very head whose retirement the wait is for. */
-static void rt_unpin_wait_edges(pto_runtime *rt)
-{
-    for (uint32_t i = 0; i < rt->num_edges; i++) {
-        uint64_t e = rt->edges[i];
-        if (e & (RT_DEP_RETAIN | RT_EDGE_UNPINNED)) continue;
-        rt_task_release(rt, RT_EDGE_ID(e), 1);
-        rt->edges[i] = e | RT_EDGE_UNPINNED;
-    }
-}
-
-/* The ring's head is a producer this submit retains: it cannot retire
- * before the task being submitted completes. */
-static int rt_head_retained(pto_runtime *rt, rt_ring *ring)
-{
-    uint32_t h = ring->reclaimed_at;
-    if (h == atomic_load_explicit(&ring->cur, memory_order_relaxed)) return 0;
-    uint64_t seen = ring->seen[h & ring->mask];
-    uint32_t idx = (uint32_t)seen;
-    return (uint32_t)(seen >> 32) == rt->epoch && idx < rt->num_edges &&
-           RT_EDGE_ID(rt->edges[idx]) == rt_task_id(ring->index, h) &&
-           (rt->edges[idx] & RT_DEP_RETAIN);
-}
-
 static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
 {
     rt_ring *ring = &rt->rings[r];
@@ -257,13 +220,7 @@ static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
         else if (!rt_pool_has_room(&ring->deps, deps)) short_of = RT_RES_DEP_POOL, need = deps;
         else if (inserts > rt_tm_free_count(&rt->tm)) short_of = RT_RES_TENSORMAP, need = inserts;
         else return 0;
-        if (!waiting) {
-            rt_wait_begin(rt, &w);
-            rt_unpin_wait_edges(rt);
-            waiting = 1;
-        }
-        if (short_of != RT_RES_TENSORMAP && rt_head_retained(rt, ring))
-            return rt_diagnose_capacity(rt, r, short_of, RT_V1_RETAINED, need, 0);
+        if (!waiting) rt_wait_begin(rt, &w), waiting = 1;
         int rc = rt_wait_step(rt, &w, r, short_of, need);
         if (rc) return rc;
         if (short_of == RT_RES_TENSORMAP && (w.spins++ & 31) == 0) rt_tm_reclaim_all(&rt->tm);
@@ -276,15 +233,17 @@ static void rt_store_fanin(rt_ring *ring, uint32_t local, rt_slot *s, const uint
                            uint32_t n)
 {
     uint32_t inl = n < PTO_FANIN_INLINE_CAP ? n : PTO_FANIN_INLINE_CAP;
-    if (inl) s->fanin = rt_ring_record(ring, local, inl * sizeof *edges);
-    for (uint32_t i = 0; i < inl; i++) s->fanin[i] = edges[i] & ~RT_EDGE_UNPINNED;
+    if (inl) {
+        s->fanin = rt_ring_record(ring, local, inl * sizeof *edges);
+        memcpy(s->fanin, edges, inl * sizeof *edges);
+    }
     s->spill_start = ring->spill.top;
-    for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(&ring->spill) = edges[i] & ~RT_EDGE_UNPINNED;
+    for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(&ring->spill) = edges[i];
     s->spill_mark = ring->spill.top;
     s->num_fanin = n;
 }
 
-/* Wires every edge and returns how many producers had already completed. */
+/* Wires every edge; returns how many need no arrival (producer done). */
 static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
 {
     uint32_t done = 0;
@@ -292,40 +251,35 @@ static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
         uint64_t e = rt->edges[i];
         pto_task_id pid = RT_EDGE_ID(e);
         rt_ring *pring = &rt->rings[rt_task_ring(pid)];
-        rt_slot *ps = rt_ring_slot(pring, rt_task_local(pid));
-        int consumed = 0;
-        /* Unpinned: a retired producer is done (its slot is reused only by
-         * this thread, later); a live one cannot retire under its lock. */
-        if ((e & RT_EDGE_UNPINNED) &&
-            rt_local_before(rt_task_local(pid), atomic_load_explicit(&pring->last_alive, memory_order_acquire))) {
+        uint32_t pl = rt_task_local(pid);
+        if (rt_local_before(pl, atomic_load_explicit(&pring->last_alive, memory_order_acquire))) {
+            rt->edges[i] = e & ~RT_DEP_RETAIN; /* retired: nothing to pin or release */
             done++;
             continue;
         }
+        rt_slot *ps = rt_ring_slot(pring, pl);
         rt_spin_lock(&ps->lock);
-        if (atomic_load_explicit(&ps->state, memory_order_relaxed) != RT_TASK_PENDING) {
-            done++;
-        } else {
+        uint32_t st = atomic_load_explicit(&ps->state, memory_order_relaxed);
+        if (st == RT_TASK_PENDING) {
             rt_dep_node *node = rt_pool_take(&ring->deps);
             node->consumer = id;
             node->next = ps->fanout_head;
             ps->fanout_head = node;
+        } else {
+            done++;
         }
-        if (!(e & (RT_DEP_RETAIN | RT_EDGE_UNPINNED))) { /* a WAIT-only pin lasts until wired */
-            ps->fanout_refcount++;
-            consumed = rt_slot_try_consume_locked(ps);
-        }
+        /* RETAIN: the producer's outputs stay until this task completes. */
+        if ((e & RT_DEP_RETAIN) && st != RT_TASK_CONSUMED) ps->fanout_count++;
+        else rt->edges[i] = e & ~RT_DEP_RETAIN; /* nothing to release later */
         rt_spin_unlock(&ps->lock);
-        if (consumed) rt_ring_advance(pring);
     }
     return done;
 }
 
-/* A submit that failed after taking its slot: drop the pins and complete the
- * task without running it, so the ring still drains. */
+/* A submit that failed after taking its slot: complete the task without
+ * running it, so the ring still drains (it holds no pins yet). */
 static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
 {
-    for (uint32_t i = 0; i < rt->num_edges; i++)
-        if (!(rt->edges[i] & RT_EDGE_UNPINNED)) rt_task_release(rt, RT_EDGE_ID(rt->edges[i]), 1);
     s->kernel = NULL;
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
     rt->orch_completed++;
@@ -378,16 +332,18 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     if (!rc) rc = rt_reserve_edges(rt, r, inserts);
     if (rc) return rt_abandon(rt, s, rc);
 
-    rt_store_fanin(ring, local, s, rt->edges, rt->num_edges);
     if (rt->manual_depth == 0) {
         for (uint32_t i = 0; i < t->num_args; i++) {
             pto_arg_tag tag = t->args[i].tag;
-            if (tag == PTO_ARG_IN || tag == PTO_ARG_INOUT || tag == PTO_ARG_OUTPUT_EXISTING)
+            if (tag == PTO_ARG_IN || tag == PTO_ARG_INOUT || tag == PTO_ARG_OUTPUT_EXISTING) {
+                boxes[i].view = &s->views[i]; /* entries live as long as the record */
                 rt_tm_insert(&rt->tm, &boxes[i], id, tag != PTO_ARG_IN);
+            }
         }
     }
     s->fanin_count = rt->num_edges + 1;
     uint32_t done = rt_wire(rt, ring, id);
+    rt_store_fanin(ring, local, s, rt->edges, rt->num_edges);
     s->dep_pool_mark = ring->deps.top;
     rt->submitted++;
     rt_ring_note_peaks(ring);

@@ -33,7 +33,6 @@ enum { RT_TASK_PENDING = 0, RT_TASK_COMPLETED = 1, RT_TASK_CONSUMED = 2 };
 /* A fanin edge: producer id in the low 34 bits, flags on top. */
 #define RT_DEP_WAIT (1ull << 62)
 #define RT_DEP_RETAIN (1ull << 63)
-#define RT_EDGE_UNPINNED (1ull << 61) /* submit scratch only: pin dropped while waiting */
 #define RT_EDGE_ID(e) ((e) & ((1ull << 34) - 1))
 
 static inline int rt_task_ring(pto_task_id id) { return (int)(id >> 32); }

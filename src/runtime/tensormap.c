@@ -54,21 +54,25 @@ static inline rt_slot *rt_tm_slot(const rt_tensormap *tm, pto_task_id task)
     return rt_ring_slot(&tm->rings[rt_task_ring(task)], rt_task_local(task));
 }
 
-static void rt_tm_free(rt_tensormap *tm, uint32_t i)
+static void rt_tm_unlink_bucket(rt_tensormap *tm, rt_tm_entry *e)
 {
-    rt_tm_entry *e = &tm->pool[i];
     uint32_t *head = &tm->chains[e->bucket][e->writer ? 0 : 1];
     if (e->prev) tm->pool[e->prev].next = e->next;
     else *head = e->next;
     if (e->next) tm->pool[e->next].prev = e->prev;
-
-    if (e->task_prev) tm->pool[e->task_prev].task_next = e->task_next;
-    else rt_tm_slot(tm, e->task)->tm_head = e->task_next;
-    if (e->task_next) tm->pool[e->task_next].task_prev = e->task_prev;
-
     if (e->writer) tm->writers--;
     else tm->readers--;
     tm->used--;
+}
+
+/* Frees one entry of a live task (cover removal, reader pruning). */
+static void rt_tm_free(rt_tensormap *tm, uint32_t i)
+{
+    rt_tm_entry *e = &tm->pool[i];
+    rt_tm_unlink_bucket(tm, e);
+    if (e->task_prev) tm->pool[e->task_prev].task_next = e->task_next;
+    else rt_tm_slot(tm, e->task)->tm_head = e->task_next;
+    if (e->task_next) tm->pool[e->task_next].task_prev = e->task_prev;
     tm->free_stack[tm->free_top++] = i;
 }
 
@@ -133,16 +137,14 @@ static void rt_tm_cleanup_ring(rt_tensormap *tm, int r)
     rt_ring *ring = &tm->rings[r];
     uint32_t end = tm->alive[r];
     for (uint32_t l = ring->tm_cleanup_cursor; l != end; l++) {
-        pto_task_id id = rt_task_id(r, l);
+        /* The whole chain dies: no need to unlink within it.  A slot is
+         * never reused before its chain is cleaned (rt_tm_cleanup_due). */
         rt_slot *s = rt_ring_slot(ring, l);
-        uint32_t i = s->tm_head;
-        /* A reused slot's chain belongs to a newer task: it is never walked
-         * here, because cleanup runs before any slot is reused. */
-        while (i && tm->pool[i].task == id) {
-            uint32_t next = tm->pool[i].task_next;
-            rt_tm_free(tm, i);
-            i = next;
+        for (uint32_t i = s->tm_head; i; i = tm->pool[i].task_next) {
+            rt_tm_unlink_bucket(tm, &tm->pool[i]);
+            tm->free_stack[tm->free_top++] = i;
         }
+        s->tm_head = 0;
     }
     ring->tm_cleanup_cursor = end;
 }

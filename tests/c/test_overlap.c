@@ -14,19 +14,20 @@
 static char mem[1 << 20];
 #define A ((void *)mem)
 
-static rt_box box_of(pto_view v)
+/* A box refers to its view, so the view must outlive it. */
+static rt_box box_of(const pto_view *v)
 {
     rt_box b;
     const char *reason = NULL;
     memset(&b, 0xa5, sizeof b);
-    int rc = rt_box_from_view(&v, &b, &reason);
+    int rc = rt_box_from_view(v, &b, &reason);
     if (rc != 0) fail_msg("view rejected: %s", reason ? reason : "(no reason)");
     return b;
 }
 
 static rt_overlap ov(pto_view old, pto_view now)
 {
-    rt_box a = box_of(old), b = box_of(now);
+    rt_box a = box_of(&old), b = box_of(&now);
     return rt_box_overlap(&a, &b);
 }
 
@@ -91,7 +92,7 @@ static void test_overlap_strided_columns(void **state)
     (void)state;
     const int64_t ld = 256;
     pto_view left = v2(4, 0, 0, 128, 128, ld), right = v2(4, 0, 128, 128, 128, ld);
-    rt_box bl = box_of(left), br = box_of(right);
+    rt_box bl = box_of(&left), br = box_of(&right);
     assert_true(bl.lo < br.hi && br.lo < bl.hi); /* byte ranges do interleave */
     expect2(left, right, RT_NO_OVERLAP, RT_NO_OVERLAP);
 
@@ -241,7 +242,8 @@ static void test_view_validation(void **state)
     expect_accept(zero);
 
     /* byte range of an accepted view: [offset*es, (offset + span + 1)*es) */
-    rt_box b = box_of(v2(4, 2, 3, 4, 5, 16));
+    pto_view tile = v2(4, 2, 3, 4, 5, 16);
+    rt_box b = box_of(&tile);
     assert_int_equal(b.lo, (2 * 16 + 3) * 4);
     assert_int_equal(b.hi, (2 * 16 + 3 + 3 * 16 + 4 + 1) * 4);
 }

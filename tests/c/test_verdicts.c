@@ -60,32 +60,6 @@ static void test_dep_pool_stall_verdict(void **state)
     finish_and_reuse(rt, PTO_DEP_POOL_OVERFLOW);
 }
 
-static pto_task_id submit_out(pto_runtime *rt, pto_kernel_fn k, uint64_t bytes);
-
-/* The head task is the creator whose output the new task reads (a RETAIN
- * edge): it cannot retire before that task completes, so waiting for its
- * dep-pool room is a provable deadlock. */
-static void test_dep_pool_head_retained_is_structural(void **state)
-{
-    (void)state;
-    tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 2000);
-    pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 64, PTO_INVALID_TASK_ID)};
-    pto_task tp = {.kernel = tu_latch_kernel, .name = "producer", .args = &out, .num_args = 1};
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-    assert_int_equal(pto_submit(rt, &tp, NULL), 0);
-    pto_arg in = {PTO_ARG_IN, out.view};
-    pto_task tc = {.kernel = NULL, .name = "reader", .args = &in, .num_args = 1};
-    for (int i = 0; i < 4; i++) assert_int_equal(pto_submit(rt, &tc, NULL), 0);
-    assert_int_equal(pto_scope_end(rt), 0);
-    uint64_t t0 = now_ms();
-    int rc = pto_submit(rt, &tc, NULL);
-    expect(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Deadlock Detected! ring=0",
-           "is retained by the task being submitted");
-    assert_true(now_ms() - t0 < 1000);
-    finish_and_reuse(rt, PTO_DEP_POOL_OVERFLOW);
-}
-
 static pto_task_id submit_out(pto_runtime *rt, pto_kernel_fn k, uint64_t bytes)
 {
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 1, 0, bytes, PTO_INVALID_TASK_ID)};
@@ -154,7 +128,6 @@ static void test_reserve_failed(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dep_pool_head_pinned_is_structural),
     cmocka_unit_test(test_dep_pool_stall_verdict),
-    cmocka_unit_test(test_dep_pool_head_retained_is_structural),
     cmocka_unit_test(test_heap_structural_depth4),
     cmocka_unit_test(test_heap_closed_child_head_is_stall),
     cmocka_unit_test(test_reserve_failed),
