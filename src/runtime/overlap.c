@@ -52,8 +52,18 @@ rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now)
     if (now->hi <= old->lo || old->hi <= now->lo) return RT_NO_OVERLAP;
     const pto_view *a = old->view, *b = now->view;
     if (a->elem_size != b->elem_size || a->ndims != b->ndims) return RT_OVERLAP;
+    /* Contiguous 1-d views: the byte ranges are the boxes.  Identical views
+     * (below) are the same elements whatever the layout: COVERED. */
+    if (a->ndims == 1 && a->strides[0] == 1 && b->strides[0] == 1)
+        return now->lo <= old->lo && old->hi <= now->hi ? RT_COVERED : RT_OVERLAP;
     for (uint32_t d = 0; d < a->ndims; d++)
         if (a->strides[d] != b->strides[d]) return RT_OVERLAP;
+    /* The same view again (a tile read, then written). */
+    if (a->offset == b->offset) {
+        int same = 1;
+        for (uint32_t d = 0; d < a->ndims; d++) same &= a->shape[d] == b->shape[d];
+        if (same) return RT_COVERED;
+    }
     int64_t sa[PTO_MAX_DIMS], sb[PTO_MAX_DIMS];
     if (!rt_box_coords(a, sa) || !rt_box_coords(b, sb)) return RT_OVERLAP;
 

@@ -79,7 +79,7 @@ struct pto_runtime {
     uint64_t orch_completed; /* alloc tasks */
     uint32_t epoch;       /* submit counter for fanin dedup */
     uint64_t *edges;      /* scratch: fanin edges of the task being submitted */
-    uint32_t edges_cap, num_edges, unfinished_edges;
+    uint32_t edges_cap, num_edges;
     pto_task_id submitting; /* id of the task being submitted */
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };

@@ -158,9 +158,6 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
         rt->edges[idx] |= flags;
         return 0;
     }
-    uint32_t st = atomic_load_explicit(&rt_ring_slot(ring, pl)->state, memory_order_acquire);
-    if (st == RT_TASK_CONSUMED) return 0;
-    if (st == RT_TASK_PENDING) rt->unfinished_edges++; /* may need a dep-pool node */
     if (rt->num_edges == rt->edges_cap) {
         uint32_t cap = rt->edges_cap ? rt->edges_cap * 2 : 256;
         uint64_t *e = realloc(rt->edges, cap * sizeof *e);
@@ -202,11 +199,27 @@ static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, u
 
 /* ---- room in the pools ----------------------------------------------------- */
 
+static uint64_t rt_pending_edges(pto_runtime *rt)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < rt->num_edges; i++) {
+        pto_task_id pid = RT_EDGE_ID(rt->edges[i]);
+        rt_slot *ps = rt_ring_slot(&rt->rings[rt_task_ring(pid)], rt_task_local(pid));
+        n += atomic_load_explicit(&ps->state, memory_order_acquire) == RT_TASK_PENDING;
+    }
+    return n;
+}
+
 static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
 {
     rt_ring *ring = &rt->rings[r];
     uint64_t spill = rt->num_edges > PTO_FANIN_INLINE_CAP ? rt->num_edges - PTO_FANIN_INLINE_CAP : 0;
-    uint64_t deps = rt->unfinished_edges;
+    /* At most one dep-pool node per edge; only when that does not fit now
+     * are the producers still pending counted (reading their states costs a
+     * cache miss each). */
+    uint64_t deps = rt->num_edges;
+    rt_ring_reclaim(ring);
+    if (!rt_pool_has_room(&ring->deps, deps)) deps = rt_pending_edges(rt);
     if (spill > ring->spill.cap) return rt_fail_never_fits(rt, r, RT_RES_SPILL, spill);
     if (deps > ring->deps.cap) return rt_fail_never_fits(rt, r, RT_RES_DEP_POOL, deps);
     if (inserts > rt_tm_free_count(&rt->tm)) rt_tm_reclaim_all(&rt->tm);
@@ -258,6 +271,12 @@ static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
             continue;
         }
         rt_slot *ps = rt_ring_slot(pring, pl);
+        /* A finished producer needs no lock unless it must be pinned. */
+        if (!(e & RT_DEP_RETAIN) &&
+            atomic_load_explicit(&ps->state, memory_order_acquire) != RT_TASK_PENDING) {
+            done++;
+            continue;
+        }
         rt_spin_lock(&ps->lock);
         uint32_t st = atomic_load_explicit(&ps->state, memory_order_relaxed);
         if (st == RT_TASK_PENDING) {
@@ -327,7 +346,7 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     rt_scope_append(rt, id);
 
     rt->epoch++;
-    rt->num_edges = rt->unfinished_edges = 0;
+    rt->num_edges = 0;
     rc = rt_collect(rt, t, boxes, &inserts);
     if (!rc) rc = rt_reserve_edges(rt, r, inserts);
     if (rc) return rt_abandon(rt, s, rc);
@@ -347,6 +366,9 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     s->dep_pool_mark = ring->deps.top;
     rt->submitted++;
     rt_ring_note_peaks(ring);
+    /* The next submit's slot line is cold (a whole window ago): fetch it now. */
+    __builtin_prefetch(rt_ring_slot(ring, local + 1), 1);
+    __builtin_prefetch((char *)rt_ring_slot(ring, local + 1) + RT_CACHE_LINE, 1);
     uint32_t add = done + 1;
     if (atomic_fetch_add_explicit(&s->fanin_refcount, add, memory_order_acq_rel) + add == s->fanin_count)
         rt_task_push_ready(rt, id);
