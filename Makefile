@@ -30,8 +30,10 @@ test-tsan: deps
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		setarch -R ctest --output-on-failure -j $(JOBS)
 
+# The C example with scope stats, then the report: summary and HTML page.
 demo: build
-	./build/bin/two_phase
+	./build/bin/two_phase build/demo
+	./build/bin/pto-scope-stats build/demo/scope_stats/scope_stats.jsonl --html build/demo/scope_stats.html
 
 # Benchmarks against OpenMP, StarPU and TBB (BENCHMARKS.md); installs the
 # peers' Debian packages, builds Release drivers, prints the table and

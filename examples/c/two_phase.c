@@ -3,6 +3,9 @@
  * API: phase 1 (x2, one task per 64-row tile) in the outer scope, depth 0 ->
  * ring 0; phase 2 (+1) in a nested scope, depth 1 -> ring 1.  Prints which
  * ring each phase used and each ring's peak use.
+ *
+ *   two_phase [OUTPUT_DIR]   with OUTPUT_DIR, scope stats are written to
+ *                            OUTPUT_DIR/scope_stats/scope_stats.jsonl
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,13 +56,18 @@ static int phase(pto_runtime *rt, float *src, float *dst, float mul, float add, 
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     float *a = malloc(sizeof(float) * ROWS * TC), *out = calloc((size_t)ROWS * TC, sizeof(float));
     for (int i = 0; i < ROWS * TC; i++) a[i] = (float)((i * 7919) % 1000) / 100.0f - 5.0f;
 
     pto_error err;
-    pto_runtime *rt = pto_runtime_create(NULL, &err);
+    pto_config cfg = {0};
+    if (argc > 1) {
+        cfg.enable_scope_stats = 1;
+        cfg.output_prefix = argv[1];
+    }
+    pto_runtime *rt = pto_runtime_create(&cfg, &err);
     if (!rt) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
@@ -93,6 +101,7 @@ int main(void)
                (unsigned long long)u.heap_peak, (unsigned long long)u.heap_cap,
                (unsigned long long)u.dep_pool_peak, (unsigned long long)u.dep_pool_cap);
     }
+    if (argc > 1) printf("scope stats: %s/scope_stats/scope_stats.jsonl\n", argv[1]);
     pto_runtime_destroy(rt);
     free(a);
     free(out);

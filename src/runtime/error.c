@@ -110,6 +110,9 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
     rt->error.ring = ring;
     atomic_store_explicit(&rt->error_ready, 1, memory_order_release);
     rt_wake_all(rt);
+    /* Every code but KERNEL_FAILED is raised on the orchestrator thread,
+     * which owns the stats: they freeze and are written now. */
+    if (code != PTO_KERNEL_FAILED) rt_enter(rt);
     return -code;
 }
 

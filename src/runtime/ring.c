@@ -168,6 +168,13 @@ void rt_ring_publish(rt_ring *r, uint32_t local)
     atomic_store_explicit(&r->cur, local + 1, memory_order_release);
 }
 
+rt_use rt_ring_use(rt_ring *r)
+{
+    rt_ring_reclaim(r);
+    return (rt_use){rt_ring_live(r), rt_heap_used(&r->heap), rt_pool_used(&r->deps)};
+}
+
+/* Live counts only rise at allocations, so sampling here catches maxima. */
 void rt_ring_note_peaks(rt_ring *r)
 {
     uint64_t live = rt_ring_live(r);
@@ -176,6 +183,9 @@ void rt_ring_note_peaks(rt_ring *r)
     if (live > r->task_peak) r->task_peak = live;
     if (heap > r->heap_peak) r->heap_peak = heap;
     if (deps > r->dep_peak) r->dep_peak = deps;
+    if (live > r->scope_peak.task_window) r->scope_peak.task_window = live;
+    if (heap > r->scope_peak.heap) r->scope_peak.heap = heap;
+    if (deps > r->scope_peak.dep_pool) r->scope_peak.dep_pool = deps;
 }
 
 int rt_ring_advance(rt_ring *r)

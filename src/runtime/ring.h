@@ -38,6 +38,11 @@ typedef struct rt_heap {
     int anchored;
 } rt_heap;
 
+/* Live use of a ring's three resources. */
+typedef struct rt_use {
+    uint64_t task_window, heap, dep_pool;
+} rt_use;
+
 typedef struct rt_ring {
     /* Written by the advance-lock holder (release), read by all (acquire);
      * also the futex the waiting orchestrator sleeps on. */
@@ -61,6 +66,7 @@ typedef struct rt_ring {
     uint64_t *seen;        /* per slot: submit epoch << 32 | fanin index */
     uint32_t tm_cleanup_cursor; /* oldest retired local not yet cleaned */
     uint64_t task_peak, heap_peak, dep_peak; /* run peaks (pto_ring_usage) */
+    rt_use scope_peak; /* peak since the innermost scope on this ring began (scope stats) */
 } rt_ring;
 
 typedef enum rt_alloc_result {
@@ -132,7 +138,9 @@ static inline uint64_t rt_heap_reclaim_total(const rt_heap *h) { return h->tail 
  * lock holder drains before it lets go. */
 int rt_ring_advance(rt_ring *r);
 
-/* Records current use in the run peaks (after each allocation). */
+/* Current live use (after reclaiming from the watermark). */
+rt_use rt_ring_use(rt_ring *r);
+/* Records current use in the run and scope peaks (after each allocation). */
 void rt_ring_note_peaks(rt_ring *r);
 
 #endif

@@ -37,7 +37,25 @@ typedef struct rt_scope {
     pto_scope_mode mode;
     const char *file;
     int line;
+    rt_use saved_peak;        /* the enclosing context's peaks on this ring */
+    uint64_t saved_tm_peak;   /* ... and of the tensormap */
 } rt_scope;
+
+/* One scope-stats record (RUNTIME-SPEC 8). */
+typedef struct rt_stats_record {
+    const char *file; /* NULL = the implicit root */
+    int line, depth, ring, end;
+    uint64_t tw_start, tw_end, heap_start, heap_end, dep_start, dep_end, tensormap;
+    rt_use peak;
+    uint64_t peak_tm;
+} rt_stats_record;
+
+typedef struct rt_stats {
+    rt_stats_record *recs;
+    uint64_t n, cap, dropped, total;
+    int fatal;      /* a fatal was seen: records are frozen */
+    int written;    /* this run's file is written */
+} rt_stats;
 
 /* State of one back-pressure wait (orchestrator). */
 typedef struct rt_wait {
@@ -81,6 +99,9 @@ struct pto_runtime {
     uint64_t *edges;      /* scratch: fanin edges of the task being submitted */
     uint32_t edges_cap, num_edges;
     pto_task_id submitting; /* id of the task being submitted */
+    int run_open;         /* the implicit root has begun (first call of a run) */
+    uint64_t tm_peak;     /* tensormap peak since the innermost scope began */
+    rt_stats stats;
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
 
@@ -107,6 +128,26 @@ void rt_format_site(const char *file, int line, char *out, size_t n);
 void rt_wake_all(pto_runtime *rt);
 /* INVALID_ARGS from the named call, with the current scope. */
 int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason);
+
+/* scope_stats.c */
+/* Marks the start of a run at its first call (the root's begin record). */
+void rt_run_open(pto_runtime *rt);
+/* The records of scope boundaries; no-ops when scope stats are off. */
+void rt_stats_begin(pto_runtime *rt, rt_scope *s);
+void rt_stats_end(pto_runtime *rt, rt_scope *s);
+/* Writes the file (first time a fatal is seen, and at pto_finish). */
+void rt_stats_write(pto_runtime *rt);
+/* The latched status, seen by the orchestrator: freezes and writes the
+ * stats once.  Every API call starts with it. */
+static inline int rt_enter(pto_runtime *rt)
+{
+    int st = atomic_load_explicit(&rt->status, memory_order_acquire);
+    if (st && !rt->stats.fatal) {
+        rt->stats.fatal = 1;
+        rt_stats_write(rt);
+    }
+    return st;
+}
 
 /* scope.c */
 static inline rt_scope *rt_scope_current(pto_runtime *rt) { return &rt->scopes[rt->num_scopes - 1]; }

@@ -41,6 +41,7 @@ static void rt_free(pto_runtime *rt)
     rt_unreserve(rt->scope_tasks, (uint64_t)rt->scope_tasks_cap * sizeof(pto_task_id));
     free(rt->workers);
     free(rt->edges);
+    free(rt->stats.recs);
     free(rt->output_prefix);
     free(rt);
 }
@@ -210,6 +211,7 @@ static int rt_drained(pto_runtime *rt)
 
 int pto_finish(pto_runtime *rt)
 {
+    rt_enter(rt);
     int open = rt->num_scopes - 1;
     if (open > 0) {
         fprintf(stderr, "warning: pto_finish closed %d scope(s) left open\n", open);
@@ -226,6 +228,8 @@ int pto_finish(pto_runtime *rt)
         if (rt_now_ns() - start > 1000000ull) rt_futex_wait(&rt->rings[0].last_alive,
                                                             atomic_load(&rt->rings[0].last_alive), 1000000ull);
     }
+    rt_stats_write(rt);
+    rt->run_open = 0;
     int st = rt_latched(rt);
     while (st && !atomic_load_explicit(&rt->error_ready, memory_order_acquire)) rt_cpu_relax();
     rt->last_error = st ? rt->error : (pto_error){.code = 0, .ring = -1};

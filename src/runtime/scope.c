@@ -11,8 +11,9 @@
 
 int pto_scope_begin(pto_runtime *rt, pto_scope_mode mode, const char *file, int line)
 {
-    int st = rt_latched(rt);
+    int st = rt_enter(rt);
     if (st) return -st;
+    rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
     if (rt->num_scopes > PTO_MAX_SCOPE_DEPTH)
         return rt_fail_invalid(rt, "pto_scope_begin", "scope depth exceeds PTO_MAX_SCOPE_DEPTH (64)");
@@ -31,6 +32,7 @@ int pto_scope_begin(pto_runtime *rt, pto_scope_mode mode, const char *file, int 
         .line = line,
     };
     if (mode == PTO_SCOPE_MANUAL) rt->manual_depth++;
+    rt_stats_begin(rt, rt_scope_current(rt));
     return 0;
 }
 
@@ -38,6 +40,7 @@ void rt_scope_release(pto_runtime *rt)
 {
     rt_scope *s = rt_scope_current(rt);
     int touched = 0;
+    rt_stats_end(rt, s);
     for (uint32_t i = s->start; i < rt->scope_tasks_top; i++) {
         pto_task_id id = rt->scope_tasks[i];
         rt_ring *ring = &rt->rings[rt_task_ring(id)];
@@ -57,7 +60,7 @@ void rt_scope_release(pto_runtime *rt)
 
 int pto_scope_end(pto_runtime *rt)
 {
-    int st = rt_latched(rt);
+    int st = rt_enter(rt);
     if (st) return -st;
     rt->submitting = PTO_INVALID_TASK_ID;
     if (rt->num_scopes <= 1)

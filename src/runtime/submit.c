@@ -311,8 +311,9 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     uint64_t out_bytes, off;
     uint32_t local, inserts;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
-    int st = rt_latched(rt);
+    int st = rt_enter(rt);
     if (st) return -st;
+    rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!t) return rt_fail_invalid(rt, "pto_submit", "task is NULL");
     int rc = rt_validate(rt, t, boxes, &out_bytes);
@@ -359,6 +360,7 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
                 rt_tm_insert(&rt->tm, &boxes[i], id, tag != PTO_ARG_IN);
             }
         }
+        if (rt->tm.used > rt->tm_peak) rt->tm_peak = rt->tm.used;
     }
     s->fanin_count = rt->num_edges + 1;
     uint32_t done = rt_wire(rt, ring, id);
@@ -381,7 +383,8 @@ void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)
     uint64_t off;
     uint32_t local;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
-    if (rt_latched(rt)) return NULL;
+    if (rt_enter(rt)) return NULL;
+    rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
     rt->req_outputs = 1;
     uint64_t aligned = (uint64_t)bytes > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN

@@ -69,7 +69,7 @@ static int rt_wait_view_timeout(pto_runtime *rt, const pto_view *v, int for_writ
 
 int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
 {
-    int st = rt_latched(rt);
+    int st = rt_enter(rt);
     if (st) return -st;
     rt->submitting = PTO_INVALID_TASK_ID;
     rt_box box;

@@ -1,0 +1,188 @@
+/*
+ * scope_stats.c - per-scope samples of ring use, written as NDJSON
+ * (RUNTIME-SPEC 8): <output_prefix>/scope_stats/scope_stats.jsonl, line 1
+ * the run's metadata, then one record per scope boundary, oldest first.
+ *
+ * A begin record is sampled after the push, an end record before the
+ * release; each first reclaims the ring up to its watermark.  True peaks:
+ * every allocation raises the ring's running scope_peak (rt_ring_note_peaks,
+ * tensormap: tm_peak); a scope's begin saves the running peak and restarts
+ * it at the current use, its end reports it and folds it back into the
+ * saved one, so an enclosing scope on the same ring includes its children.
+ * After a fatal the records freeze: open scopes keep only their begin.
+ * Orchestrator only.  With stats off every entry point is one branch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runtime/rt.h"
+
+static rt_use rt_use_max(rt_use a, rt_use b)
+{
+    return (rt_use){a.task_window > b.task_window ? a.task_window : b.task_window,
+                    a.heap > b.heap ? a.heap : b.heap,
+                    a.dep_pool > b.dep_pool ? a.dep_pool : b.dep_pool};
+}
+
+static void rt_stats_record_add(pto_runtime *rt, const rt_scope *s, int end, rt_use peak, uint64_t peak_tm)
+{
+    rt_stats *st = &rt->stats;
+    st->total++;
+    if (st->n == st->cap) {
+        uint64_t cap = st->cap ? 2 * st->cap : 1024;
+        rt_stats_record *r = realloc(st->recs, cap * sizeof *r);
+        if (!r) {
+            st->dropped++;
+            return;
+        }
+        st->recs = r;
+        st->cap = cap;
+    }
+    rt_ring *ring = &rt->rings[s->ring];
+    rt_stats_record *r = &st->recs[st->n++];
+    *r = (rt_stats_record){
+        .file = s->depth < 0 ? NULL : s->file,
+        .line = s->line,
+        .depth = s->depth < 0 ? 0 : s->depth,
+        .ring = s->ring,
+        .end = end,
+        .tw_start = atomic_load(&ring->last_alive),
+        .tw_end = atomic_load(&ring->cur),
+        .heap_start = rt_heap_reclaim_total(&ring->heap),
+        .heap_end = rt_heap_alloc_total(&ring->heap),
+        .dep_start = ring->deps.tail,
+        .dep_end = ring->deps.top,
+        .tensormap = rt->tm.used,
+        .peak = peak,
+        .peak_tm = peak_tm,
+    };
+}
+
+void rt_stats_begin(pto_runtime *rt, rt_scope *s)
+{
+    rt_ring *ring = &rt->rings[s->ring];
+    rt_use now = rt_ring_use(ring);
+    s->saved_peak = ring->scope_peak;
+    s->saved_tm_peak = rt->tm_peak;
+    ring->scope_peak = now;
+    rt->tm_peak = rt->tm.used;
+    if (rt->cfg.enable_scope_stats && !rt->stats.fatal) rt_stats_record_add(rt, s, 0, now, rt->tm.used);
+}
+
+void rt_stats_end(pto_runtime *rt, rt_scope *s)
+{
+    if (!rt->run_open) return; /* pto_finish of a run that never started */
+    rt_ring *ring = &rt->rings[s->ring];
+    rt_ring_reclaim(ring);
+    if (rt->cfg.enable_scope_stats && !rt->stats.fatal)
+        rt_stats_record_add(rt, s, 1, ring->scope_peak, rt->tm_peak);
+    ring->scope_peak = rt_use_max(s->saved_peak, ring->scope_peak);
+    if (s->saved_tm_peak > rt->tm_peak) rt->tm_peak = s->saved_tm_peak;
+}
+
+void rt_run_open(pto_runtime *rt)
+{
+    if (rt->run_open) return;
+    rt->run_open = 1;
+    rt->stats.n = rt->stats.total = rt->stats.dropped = 0;
+    rt->stats.fatal = rt->stats.written = 0;
+    rt_stats_begin(rt, &rt->scopes[0]);
+}
+
+/* mkdir -p for the directories of path (the last component is the file). */
+static int rt_mkdirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        int rc = mkdir(path, 0777);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST) return -1;
+    }
+    return 0;
+}
+
+static void rt_json_site(FILE *f, const rt_stats_record *r)
+{
+    if (!r->file) {
+        fputs("\"(root):0\"", f);
+        return;
+    }
+    const char *base = strrchr(r->file, '/');
+    base = base ? base + 1 : r->file;
+    fputc('"', f);
+    for (int i = 0; base[i] && i < 31; i++) {
+        unsigned char c = (unsigned char)base[i];
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fprintf(f, ":%d\"", r->line);
+}
+
+static void rt_json_ring_array(FILE *f, const char *key, const uint64_t *v)
+{
+    fprintf(f, ", \"%s\": [%llu, %llu, %llu, %llu]", key, (unsigned long long)v[0],
+            (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)v[3]);
+}
+
+static int rt_stats_dump(pto_runtime *rt, FILE *f)
+{
+    const rt_stats *st = &rt->stats;
+    const pto_runtime_env *env = &rt->cfg.runtime_env;
+    fprintf(f, "{\"version\": 6, \"fatal\": %s, \"dropped\": %llu, \"total\": %llu",
+            st->fatal ? "true" : "false", (unsigned long long)st->dropped, (unsigned long long)st->total);
+    rt_json_ring_array(f, "task_window_max", env->ring_task_window);
+    rt_json_ring_array(f, "heap_max", env->ring_heap);
+    rt_json_ring_array(f, "dep_pool_max", env->ring_dep_pool);
+    fprintf(f, ", \"tensormap_max\": %d}\n", PTO_TENSORMAP_POOL_SIZE);
+    for (uint64_t i = 0; i < st->n; i++) {
+        const rt_stats_record *r = &st->recs[i];
+        fputs("{\"site\": ", f);
+        rt_json_site(f, r);
+        fprintf(f,
+                ", \"phase\": \"%s\", \"depth\": %d, \"ring\": %d, \"task_window_start\": %llu, "
+                "\"task_window_end\": %llu, \"heap_start\": %llu, \"heap_end\": %llu, "
+                "\"dep_pool_start\": %llu, \"dep_pool_end\": %llu, \"tensormap\": %llu, "
+                "\"peak_task_window\": %llu, \"peak_heap\": %llu, \"peak_dep_pool\": %llu, "
+                "\"peak_tensormap\": %llu}\n",
+                r->end ? "end" : "begin", r->depth, r->ring, (unsigned long long)r->tw_start,
+                (unsigned long long)r->tw_end, (unsigned long long)r->heap_start,
+                (unsigned long long)r->heap_end, (unsigned long long)r->dep_start,
+                (unsigned long long)r->dep_end, (unsigned long long)r->tensormap,
+                (unsigned long long)r->peak.task_window, (unsigned long long)r->peak.heap,
+                (unsigned long long)r->peak.dep_pool, (unsigned long long)r->peak_tm);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+void rt_stats_write(pto_runtime *rt)
+{
+    if (!rt->cfg.enable_scope_stats || !rt->run_open || rt->stats.written) return;
+    rt->stats.written = 1;
+    const char *prefix = rt->cfg.output_prefix;
+    size_t n = strlen(prefix) + 64;
+    char *path = malloc(n), *tmp = malloc(n + 8);
+    if (!path || !tmp) {
+        free(path), free(tmp);
+        fprintf(stderr, "warning: scope stats: cannot write %s/scope_stats/scope_stats.jsonl: %s\n",
+                prefix, strerror(ENOMEM));
+        return;
+    }
+    snprintf(path, n, "%s/scope_stats/scope_stats.jsonl", prefix);
+    snprintf(tmp, n + 8, "%s.tmp", path);
+    FILE *f = NULL;
+    int ok = rt_mkdirs(path) == 0 && (f = fopen(tmp, "w")) != NULL;
+    if (ok) ok = rt_stats_dump(rt, f) == 0;
+    if (f && fclose(f) != 0) ok = 0;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) {
+        fprintf(stderr, "warning: scope stats: cannot write %s: %s\n", path, strerror(errno));
+        remove(tmp);
+    }
+    free(path);
+    free(tmp);
+}
