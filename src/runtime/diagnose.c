@@ -18,7 +18,7 @@ void rt_census_take(pto_runtime *rt, rt_census *c)
 {
     uint64_t now = rt_now_ns();
     *c = (rt_census){.longest = PTO_INVALID_TASK_ID, .longest_kernel = "-", .longest_worker = -1};
-    for (int k = 0; k < rt->num_workers; k++) {
+    for (int k = 0; k <= rt->num_workers; k++) { /* workers and the orchestrator */
         rt_worker *w = &rt->workers[k];
         uint64_t id = atomic_load(&w->running);
         if (id == PTO_INVALID_TASK_ID) continue;

@@ -73,11 +73,14 @@ struct pto_runtime {
 
     /* Workers. */
     int num_workers;
-    rt_worker *workers;
+    int orch_helps;     /* workers leave a core free: pto_finish runs ready tasks */
+    rt_worker *workers; /* num_workers threads, then the orchestrator's own slot */
     _Alignas(RT_CACHE_LINE) _Atomic uint32_t ready_seq; /* futex: bumped per wake */
     _Atomic uint32_t parked;                          /* workers asleep on ready_seq */
-    _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq; /* futex for finish waits */
-    _Atomic uint32_t finish_waiting;
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq; /* futex for pto_wait_view */
+    _Atomic uint32_t view_waiting;                    /* the orchestrator sleeps on done_seq */
+    _Atomic uint32_t finish_waiting;                  /* the orchestrator sleeps in pto_finish */
+    _Atomic uint64_t finish_target;                   /* ... until executors completed this many */
     _Atomic uint32_t shutdown;
 
     /* Error latch: CAS on status from 0; the winner writes error, then sets
@@ -188,5 +191,14 @@ uint64_t rt_completed_total(pto_runtime *rt);
 /* worker.c */
 int rt_workers_start(pto_runtime *rt);
 void rt_workers_stop(pto_runtime *rt);
+/* Runs and completes task id on executor w; returns a task it made ready
+ * to run next, or PTO_INVALID_TASK_ID. */
+pto_task_id rt_execute(pto_runtime *rt, rt_worker *w, pto_task_id id);
+/* Waits for a ready task: spins PTO_SPIN_US, then parks on ready_seq.
+ * Returns 1 with *id, or 0 once stop(rt) holds (or a park of timeout_ns,
+ * if non-zero, ended empty). */
+int rt_ready_wait(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns);
+/* Tasks completed by all executors (workers and orchestrator). */
+uint64_t rt_executed_total(pto_runtime *rt);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/config.h"
 #include "runtime/diagnose.h"
@@ -112,7 +113,14 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
         return rt_reserve_failed(rt, 0, &f, err);
     }
     rt->num_workers = resolved.num_workers;
-    rt->workers = calloc((size_t)rt->num_workers, sizeof *rt->workers);
+    rt->orch_helps = resolved.num_workers < sysconf(_SC_NPROCESSORS_ONLN);
+    rt->workers = calloc((size_t)rt->num_workers + 1, sizeof *rt->workers);
+    if (rt->workers) { /* the orchestrator's executor slot */
+        rt_worker *o = &rt->workers[rt->num_workers];
+        o->rt = rt;
+        o->index = rt->num_workers;
+        atomic_store(&o->running, PTO_INVALID_TASK_ID);
+    }
     if (!rt->workers || rt_workers_start(rt) != 0) {
         rt_set_error(err, PTO_RESERVE_FAILED, -1, "could not start the worker threads");
         rt_free(rt);
@@ -156,22 +164,41 @@ static int rt_fail_scheduler_timeout(pto_runtime *rt, const rt_census *c, uint64
  * thread cannot be cancelled, and returning under them would leave the
  * runtime unusable.  With nothing running (S3/S4) no wait can help: returns
  * 1, and the runtime stays latched. */
+static int rt_all_done(pto_runtime *rt)
+{
+    return rt_executed_total(rt) == rt->submitted;
+}
+
 static int rt_wait_all_completed(pto_runtime *rt)
 {
     rt_wait w;
     int reported = 0;
+    rt_worker *self = &rt->workers[rt->num_workers];
     rt_wait_begin(rt, &w);
+    atomic_store(&rt->finish_target, rt->submitted);
+    atomic_store(&rt->finish_waiting, 1);
     for (;;) {
-        uint32_t seq = atomic_load(&rt->done_seq);
-        if (rt_completed_total(rt) - rt->orch_completed == rt->submitted) return 0;
+        pto_task_id id;
+        /* Help: with a core the workers leave free, run ready tasks here
+         * rather than sleep beside them.  (Not otherwise: a kernel running on
+         * this thread could not be watched by the stall bound.) */
+        if (rt->orch_helps && rt_ready_wait(rt, &id, rt_all_done, 10000000ull)) {
+            while (id != PTO_INVALID_TASK_ID) id = rt_execute(rt, self, id);
+            continue;
+        }
+        if (rt_all_done(rt)) break;
+        if (!rt->orch_helps) {
+            uint32_t seq = atomic_load(&rt->ready_seq);
+            if (!rt_all_done(rt)) rt_futex_wait(&rt->ready_seq, seq, 10000000ull);
+        }
         uint64_t now = rt_now_ns(), p = rt_progress(rt);
         if (p != w.progress) w.progress = p, w.last_progress_ns = now;
         uint64_t stalled_ms = (now - w.last_progress_ns) / 1000000;
         if (!reported && rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms) {
             rt_census c;
-            char id[32];
+            char id_text[32];
             rt_census_take(rt, &c);
-            rt_format_id(c.longest, id, sizeof id);
+            rt_format_id(c.longest, id_text, sizeof id_text);
             int earlier = rt_latched(rt);
             reported = 1;
             if (!earlier) {
@@ -181,20 +208,17 @@ static int rt_wait_all_completed(pto_runtime *rt)
                 fprintf(stderr,
                         "warning: pto_finish: the run failed (%s); waiting for %llu running "
                         "kernel(s), longest task %s (%s) for %llu ms\n",
-                        pto_status_name(earlier), (unsigned long long)c.running, id,
+                        pto_status_name(earlier), (unsigned long long)c.running, id_text,
                         c.longest_kernel, (unsigned long long)c.longest_ms);
             }
-            if (!c.running) return 1;
+            if (!c.running) {
+                atomic_store(&rt->finish_waiting, 0);
+                return 1;
+            }
         }
-        if (now - w.start_ns < PTO_SPIN_US * 1000ull) {
-            rt_cpu_relax();
-            continue;
-        }
-        atomic_store(&rt->finish_waiting, 1);
-        if (rt_completed_total(rt) - rt->orch_completed != rt->submitted)
-            rt_futex_wait(&rt->done_seq, seq, 10000000ull);
-        atomic_store(&rt->finish_waiting, 0);
     }
+    atomic_store(&rt->finish_waiting, 0);
+    return 0;
 }
 
 /* After the root is released every ring drains: the last releases are in
@@ -238,7 +262,7 @@ int pto_finish(pto_runtime *rt)
     atomic_store(&rt->status, 0);
     rt->submitted = 0;
     rt->orch_completed = 0;
-    for (int k = 0; k < rt->num_workers; k++) atomic_store(&rt->workers[k].completed, 0);
+    for (int k = 0; k <= rt->num_workers; k++) atomic_store(&rt->workers[k].completed, 0);
     return -st;
 }
 

@@ -7,7 +7,8 @@
  * could release it) fails at once (V1); no progress anywhere for
  * stall_timeout_ms fails (V3).  Progress is any completion or any watermark
  * move on any ring.  Waiting spins for PTO_SPIN_US, then sleeps on the
- * ring's watermark futex in 10 ms slices.
+ * ring's watermark futex in 10 ms slices; when the workers leave a core
+ * free (orch_helps) the waiting orchestrator runs ready tasks instead.
  */
 #include <stdio.h>
 
@@ -18,10 +19,7 @@
 
 uint64_t rt_completed_total(pto_runtime *rt)
 {
-    uint64_t n = rt->orch_completed;
-    for (int k = 0; k < rt->num_workers; k++)
-        n += atomic_load_explicit(&rt->workers[k].completed, memory_order_acquire);
-    return n;
+    return rt->orch_completed + rt_executed_total(rt);
 }
 
 uint64_t rt_progress(pto_runtime *rt)
@@ -96,6 +94,14 @@ int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t 
         rt_print_blocked(rt, r, what, (now - w->start_ns) / 1000000);
     }
 
+    /* With a core the workers leave free, run a ready task instead of
+     * waiting idle: that is what frees the ring. */
+    pto_task_id id;
+    if (rt->orch_helps && rt_ready_queue_pop(&rt->ready, &id)) {
+        rt_worker *self = &rt->workers[rt->num_workers];
+        while (id != PTO_INVALID_TASK_ID) id = rt_execute(rt, self, id);
+        return 0;
+    }
     if (now - w->start_ns < PTO_SPIN_US * 1000ull) {
         for (int i = 0; i < 64; i++) rt_cpu_relax();
         return 0;

@@ -11,8 +11,10 @@
  * ready keeps the first to run next and pushes the rest.
  *
  * Idle workers spin for PTO_SPIN_US, then park on the ready_seq futex,
- * counted in `parked` so pushers wake exactly when someone sleeps.  After a
- * latched fatal, popped tasks complete without running, so the graph drains.
+ * counted in `parked` so pushers wake exactly when someone sleeps.  The
+ * orchestrator uses the same loop while it waits in pto_finish: it runs
+ * ready tasks as executor number num_workers.  After a latched fatal,
+ * popped tasks complete without running, so the graph drains.
  */
 #include <stdio.h>
 #include <string.h>
@@ -95,13 +97,20 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
             "RunConfig field helps");
 }
 
-/* Spins, then parks, until a task is ready or the runtime shuts down. */
-static int rt_next_ready(pto_runtime *rt, pto_task_id *id)
+uint64_t rt_executed_total(pto_runtime *rt)
+{
+    uint64_t n = 0;
+    for (int k = 0; k <= rt->num_workers; k++)
+        n += atomic_load_explicit(&rt->workers[k].completed, memory_order_acquire);
+    return n;
+}
+
+int rt_ready_wait(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns)
 {
     uint64_t spin_until = 0;
     for (;;) {
         if (rt_ready_queue_pop(&rt->ready, id)) return 1;
-        if (atomic_load_explicit(&rt->shutdown, memory_order_acquire)) return 0;
+        if (stop(rt)) return 0;
         uint64_t now = rt_now_ns();
         if (!spin_until) spin_until = now + PTO_SPIN_US * 1000ull;
         if (now < spin_until) {
@@ -111,14 +120,37 @@ static int rt_next_ready(pto_runtime *rt, pto_task_id *id)
         uint32_t seq = atomic_load(&rt->ready_seq);
         atomic_fetch_add(&rt->parked, 1);
         atomic_thread_fence(memory_order_seq_cst);
-        if (rt_ready_queue_pop(&rt->ready, id)) {
-            atomic_fetch_sub(&rt->parked, 1);
-            return 1;
-        }
-        if (!atomic_load(&rt->shutdown)) rt_futex_wait(&rt->ready_seq, seq, 0);
+        int got = rt_ready_queue_pop(&rt->ready, id);
+        if (!got && !stop(rt)) rt_futex_wait(&rt->ready_seq, seq, timeout_ns);
         atomic_fetch_sub(&rt->parked, 1);
+        if (got) return 1;
+        if (timeout_ns) return rt_ready_queue_pop(&rt->ready, id);
         spin_until = 0;
     }
+}
+
+pto_task_id rt_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
+{
+    rt_run(rt, w, id);
+    pto_task_id next = rt_complete(rt, id);
+    /* Only this executor writes its counter: no read-modify-write needed. */
+    atomic_store_explicit(&w->completed, atomic_load_explicit(&w->completed, memory_order_relaxed) + 1,
+                          memory_order_seq_cst);
+    if (atomic_load(&rt->view_waiting)) {
+        atomic_fetch_add(&rt->done_seq, 1);
+        rt_futex_wake(&rt->done_seq, 1);
+    }
+    /* The last completion a finishing orchestrator waits for wakes it. */
+    if (atomic_load(&rt->finish_waiting) && rt_executed_total(rt) == atomic_load(&rt->finish_target)) {
+        atomic_fetch_add(&rt->ready_seq, 1);
+        rt_futex_wake(&rt->ready_seq, INT32_MAX);
+    }
+    return next;
+}
+
+static int rt_shutting_down(pto_runtime *rt)
+{
+    return atomic_load_explicit(&rt->shutdown, memory_order_acquire);
 }
 
 static void *rt_worker_main(void *arg)
@@ -126,18 +158,8 @@ static void *rt_worker_main(void *arg)
     rt_worker *w = arg;
     pto_runtime *rt = w->rt;
     pto_task_id id;
-    while (rt_next_ready(rt, &id)) {
-        while (id != PTO_INVALID_TASK_ID) {
-            rt_run(rt, w, id);
-            pto_task_id next = rt_complete(rt, id);
-            atomic_fetch_add_explicit(&w->completed, 1, memory_order_release);
-            if (atomic_load(&rt->finish_waiting)) {
-                atomic_fetch_add(&rt->done_seq, 1);
-                rt_futex_wake(&rt->done_seq, 1);
-            }
-            id = next;
-        }
-    }
+    while (rt_ready_wait(rt, &id, rt_shutting_down, 0))
+        while (id != PTO_INVALID_TASK_ID) id = rt_execute(rt, w, id);
     return NULL;
 }
 
