@@ -138,7 +138,7 @@ static void test_tensormap_overflow(void **state)
     enum { BUFS = 32 };
     static float bufs[BUFS][16];
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(4096, 0, 0, 1, 300);
+    pto_runtime *rt = make_rt_rings(4096, 0, 0, 2, 300) /* workers on every core: the orchestrator never runs a gated kernel */;
     pto_arg args[BUFS];
     for (int i = 0; i < BUFS; i++)
         args[i] = (pto_arg){PTO_ARG_IN, pto_view_1d(bufs[i], 4, 0, 16, PTO_INVALID_TASK_ID)};
