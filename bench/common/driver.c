@@ -53,8 +53,10 @@ static double b1_run(const tb_graph *g)
     return bench_median(wall, REPS);
 }
 
-/* Efficiency sweep from 256 us down to 0.25 us grains; METG(50%) is
- * wall x cores / tasks at the interpolated 50% point (log-linear in grain). */
+/* Efficiency sweep from 256 us down to 0.25 us grains.  METG(50%) is
+ * wall x cores / tasks where efficiency crosses 50% (log-linear in grain),
+ * at the LAST point still at or above 50%: a noisy dip at a large grain does
+ * not end the sweep early. */
 static int b1(const char *pattern, int width, int quick)
 {
     tb_graph g = {TB_STENCIL, width, 0, 3, 0};
@@ -65,28 +67,30 @@ static int b1(const char *pattern, int width, int quick)
     if (g.pattern == TB_NEAREST) snprintf(cas, sizeof cas, "nearest_r%d", g.radix);
     else snprintf(cas, sizeof cas, "%s_w%d", pattern, width);
 
-    double target = quick ? 0.04 : 0.12, prev_g = 0, prev_e = 0, metg = -1;
-    double last_g = 0, last_e = 0;
-    for (double grain = 256000; grain >= 250; grain /= 2) {
+    enum { POINTS = 11 };
+    double grain_s[POINTS], eff[POINTS], target = quick ? 0.04 : 0.12;
+    int n = 0;
+    for (double grain = 256000; grain >= 250 && n < POINTS; grain /= 2, n++) {
         g.iters = bench_iters_for_ns(grain);
-        double gs = (double)g.iters * bench_ns_per_iter() * 1e-9;
-        int steps = (int)(target * BENCH_CORES / (width * gs));
+        grain_s[n] = (double)g.iters * bench_ns_per_iter() * 1e-9;
+        int steps = (int)(target * BENCH_CORES / (width * grain_s[n]));
         g.steps = steps < 20 ? 20 : steps > 2000 ? 2000 : steps;
-        double wall = b1_run(&g);
-        double eff = (double)tb_tasks(&g) * gs / (wall * BENCH_CORES);
+        eff[n] = (double)tb_tasks(&g) * grain_s[n] / (b1_run(&g) * BENCH_CORES);
         char metric[32];
         snprintf(metric, sizeof metric, "eff_g%.0f", grain);
-        bench_row("B1", cas, sysname, metric, eff);
-        if (metg < 0 && prev_g > 0 && prev_e >= 0.5 && eff < 0.5) {
-            double f = (prev_e - 0.5) / (prev_e - eff);
-            double g50 = exp(log(prev_g) + f * (log(gs) - log(prev_g)));
-            metg = g50 / 0.5;
-        }
-        prev_g = gs, prev_e = eff, last_g = gs, last_e = eff;
-        if (metg >= 0 && eff < 0.1) break;
+        bench_row("B1", cas, sysname, metric, eff[n]);
+        if (n >= 2 && eff[n] < 0.1 && eff[n - 1] < 0.1) { n++; break; } /* far past it */
     }
-    /* never crossed: the value at the smallest grain is an upper bound */
-    if (metg < 0) metg = last_g / (last_e > 0 ? last_e : 1e-9);
+    int last = -1;
+    for (int i = 0; i < n; i++)
+        if (eff[i] >= 0.5) last = i;
+    double metg;
+    if (last < 0) metg = grain_s[0] / eff[0];                  /* never efficient: a lower bound */
+    else if (last == n - 1) metg = grain_s[last] / eff[last];  /* never crossed: an upper bound */
+    else {
+        double f = (eff[last] - 0.5) / (eff[last] - eff[last + 1]);
+        metg = exp(log(grain_s[last]) + f * (log(grain_s[last + 1]) - log(grain_s[last]))) / 0.5;
+    }
     bench_row("B1", cas, sysname, "metg_us", metg * 1e6);
     return 0;
 }

@@ -183,7 +183,7 @@ typedef enum pto_scope_mode {
 
 /* Opens a scope one level deeper (the outermost explicit scope is depth 0);
  * its tasks go to ring min(depth, 3).  file/line name the site in scope
- * stats and errors. */
+ * stats and errors; file must stay valid until pto_finish (__FILE__ does). */
 int pto_scope_begin(pto_runtime *rt, pto_scope_mode mode, const char *file, int line);
 
 /* Closes the innermost scope: its tasks are released (never waits). */

@@ -171,7 +171,8 @@ void rt_ring_publish(rt_ring *r, uint32_t local)
 rt_use rt_ring_use(rt_ring *r)
 {
     rt_ring_reclaim(r);
-    return (rt_use){rt_ring_live(r), rt_heap_used(&r->heap), rt_pool_used(&r->deps)};
+    uint32_t cur = atomic_load_explicit(&r->cur, memory_order_relaxed);
+    return (rt_use){cur - r->reclaimed_at, rt_heap_used(&r->heap), rt_pool_used(&r->deps)};
 }
 
 /* Live counts only rise at allocations, so sampling here catches maxima. */

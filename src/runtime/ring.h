@@ -138,7 +138,7 @@ static inline uint64_t rt_heap_reclaim_total(const rt_heap *h) { return h->tail 
  * lock holder drains before it lets go. */
 int rt_ring_advance(rt_ring *r);
 
-/* Current live use (after reclaiming from the watermark). */
+/* Current live use, all three from one watermark snapshot (reclaimed_at). */
 rt_use rt_ring_use(rt_ring *r);
 /* Records current use in the run and scope peaks (after each allocation). */
 void rt_ring_note_peaks(rt_ring *r);

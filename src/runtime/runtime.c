@@ -287,6 +287,7 @@ const pto_error *pto_last_error(const pto_runtime *rt)
 int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
 {
     char text[1024], header[1100], details[256], site[64];
+    rt_run_open(rt); /* a run may fail in its very first call */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);

@@ -10,7 +10,8 @@
  * it at the current use, its end reports it and folds it back into the
  * saved one, so an enclosing scope on the same ring includes its children.
  * After a fatal the records freeze: open scopes keep only their begin.
- * Orchestrator only.  With stats off every entry point is one branch.
+ * Orchestrator only.  With stats off every scope boundary costs one branch
+ * (allocations keep the ring's running peaks either way: three compares).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +50,7 @@ static void rt_stats_record_add(pto_runtime *rt, const rt_scope *s, int end, rt_
         .depth = s->depth < 0 ? 0 : s->depth,
         .ring = s->ring,
         .end = end,
-        .tw_start = atomic_load(&ring->last_alive),
+        .tw_start = ring->reclaimed_at, /* the snapshot the heap and pool tails use */
         .tw_end = atomic_load(&ring->cur),
         .heap_start = rt_heap_reclaim_total(&ring->heap),
         .heap_end = rt_heap_alloc_total(&ring->heap),
@@ -63,22 +64,23 @@ static void rt_stats_record_add(pto_runtime *rt, const rt_scope *s, int end, rt_
 
 void rt_stats_begin(pto_runtime *rt, rt_scope *s)
 {
+    if (!rt->cfg.enable_scope_stats) return;
     rt_ring *ring = &rt->rings[s->ring];
     rt_use now = rt_ring_use(ring);
     s->saved_peak = ring->scope_peak;
     s->saved_tm_peak = rt->tm_peak;
     ring->scope_peak = now;
     rt->tm_peak = rt->tm.used;
-    if (rt->cfg.enable_scope_stats && !rt->stats.fatal) rt_stats_record_add(rt, s, 0, now, rt->tm.used);
+    if (!rt->stats.fatal) rt_stats_record_add(rt, s, 0, now, rt->tm.used);
 }
 
 void rt_stats_end(pto_runtime *rt, rt_scope *s)
 {
-    if (!rt->run_open) return; /* pto_finish of a run that never started */
+    /* Off, or a pto_finish of a run that never started: nothing to say. */
+    if (!rt->cfg.enable_scope_stats || !rt->run_open) return;
     rt_ring *ring = &rt->rings[s->ring];
     rt_ring_reclaim(ring);
-    if (rt->cfg.enable_scope_stats && !rt->stats.fatal)
-        rt_stats_record_add(rt, s, 1, ring->scope_peak, rt->tm_peak);
+    if (!rt->stats.fatal) rt_stats_record_add(rt, s, 1, ring->scope_peak, rt->tm_peak);
     ring->scope_peak = rt_use_max(s->saved_peak, ring->scope_peak);
     if (s->saved_tm_peak > rt->tm_peak) rt->tm_peak = s->saved_tm_peak;
 }

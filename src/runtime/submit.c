@@ -167,6 +167,9 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
     }
     *seen = ((uint64_t)rt->epoch << 32) | rt->num_edges;
     rt->edges[rt->num_edges++] = pid | flags;
+    /* Its line is likely in a worker's cache (it just ran there): start the
+     * transfer now, so the misses of all edges overlap until wiring. */
+    __builtin_prefetch(rt_ring_slot(ring, pl), 1);
     return 0;
 }
 

@@ -71,6 +71,7 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
 {
     int st = rt_enter(rt);
     if (st) return -st;
+    rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
     rt_box box;
     const char *why = NULL;
