@@ -14,6 +14,8 @@
 
 static pto_runtime *rt;
 
+void openblas_set_num_threads(int);
+
 static int ours_init(int threads)
 {
     pto_config c;
@@ -24,6 +26,7 @@ static int ours_init(int threads)
     /* B3's intermediates: a 4 MiB ring-0 heap keeps them cache-warm (the
      * orchestrator waits, and helps, instead of walking 256 MiB of heap). */
     c.runtime_env.ring_heap[0] = 4u << 20;
+    openblas_set_num_threads(1); /* B4 tile kernels run serial BLAS, like every peer */
     rt = pto_runtime_create(&c, NULL);
     return rt ? 0 : 1;
 }
