@@ -245,7 +245,36 @@ static void test_creator_edge_pins_producer(void **state)
     pto_runtime_destroy(rt);
 }
 
+/* Views are compared only under one allocation base: the same bytes named
+ * through two different addr values make no edge (adapters must pass the
+ * allocation's base). */
+static void test_different_addr_never_compared(void **state)
+{
+    (void)state;
+    static float buf[256];
+    tu_gate_reset();
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_arg w = {PTO_ARG_OUTPUT_EXISTING, pto_view_1d(buf, 4, 16, 16, PTO_INVALID_TASK_ID)};
+    pto_arg r = {PTO_ARG_IN, pto_view_1d(buf + 16, 4, 0, 16, PTO_INVALID_TASK_ID)}; /* same bytes */
+    pto_task tw = {.kernel = tu_latch_kernel, .name = "writer", .args = &w, .num_args = 1};
+    pto_task tr = {.kernel = NULL, .name = "reader", .args = &r, .num_args = 1};
+    pto_task_id id;
+    assert_int_equal(pto_submit(rt, &tw, NULL), 0);
+    assert_int_equal(pto_submit(rt, &tr, &id), 0);
+    assert_int_equal(tu_slot(rt, id)->num_fanin, 0);
+    tu_wait_state(rt, id, RT_TASK_COMPLETED); /* ran while the writer is still held */
+    /* the same view under the base address does wait */
+    pto_arg r2 = {PTO_ARG_IN, pto_view_1d(buf, 4, 16, 16, PTO_INVALID_TASK_ID)};
+    pto_task tr2 = {.kernel = NULL, .name = "reader2", .args = &r2, .num_args = 1};
+    assert_int_equal(pto_submit(rt, &tr2, &id), 0);
+    assert_int_equal(tu_slot(rt, id)->num_fanin, 1);
+    atomic_store(&tu_gate, 1);
+    assert_int_equal(pto_finish(rt), 0);
+    pto_runtime_destroy(rt);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_different_addr_never_compared),
     cmocka_unit_test(test_explicit_dup_one_edge),
     cmocka_unit_test(test_explicit_wait_only),
     cmocka_unit_test(test_fanin_spill_dedup),
