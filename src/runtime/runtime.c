@@ -233,6 +233,26 @@ static int rt_drained(pto_runtime *rt)
     return 1;
 }
 
+/* Every task completed and every scope is released, so each ring drains as
+ * soon as the last releases land.  One that does not within the stall bound
+ * (10 s if unbounded) means broken bookkeeping: reported, never a hang. */
+static int rt_wait_drained(pto_runtime *rt)
+{
+    uint64_t start = rt_now_ns();
+    uint64_t bound_ms = rt->cfg.stall_timeout_ms >= 0 ? (uint64_t)rt->cfg.stall_timeout_ms : 10000;
+    while (!rt_drained(rt)) {
+        uint64_t waited_ms = (rt_now_ns() - start) / 1000000;
+        if (waited_ms >= bound_ms) {
+            rt_census c;
+            rt_census_take(rt, &c);
+            rt_fail_scheduler_timeout(rt, &c, waited_ms);
+            return 1;
+        }
+        if (waited_ms) rt_futex_wait(&rt->rings[0].last_alive, atomic_load(&rt->rings[0].last_alive), 1000000ull);
+    }
+    return 0;
+}
+
 int pto_finish(pto_runtime *rt)
 {
     rt_enter(rt);
@@ -247,10 +267,9 @@ int pto_finish(pto_runtime *rt)
         return -rt_latched(rt);
     }
     rt_scope_release(rt); /* the implicit root */
-    uint64_t start = rt_now_ns();
-    while (!rt_drained(rt)) {
-        if (rt_now_ns() - start > 1000000ull) rt_futex_wait(&rt->rings[0].last_alive,
-                                                            atomic_load(&rt->rings[0].last_alive), 1000000ull);
+    if (rt_wait_drained(rt)) {
+        rt->last_error = rt->error;
+        return -rt_latched(rt);
     }
     rt_stats_write(rt);
     rt->run_open = 0;
