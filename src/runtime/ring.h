@@ -50,6 +50,9 @@ typedef struct rt_ring {
     _Atomic uint32_t orch_waiting; /* orchestrator parked on last_alive */
     /* Written by the orchestrator after a slot is initialised (release). */
     _Alignas(RT_CACHE_LINE) _Atomic uint32_t cur;
+    /* Whoever consumes a task of this ring: the lock admits one advancer;
+     * pending (seq_cst, set before the trylock, re-read after unlock) makes
+     * the holder advance again for a thread that found the lock taken. */
     _Alignas(RT_CACHE_LINE) rt_spinlock advance_lock;
     _Atomic uint32_t advance_pending;
 

@@ -20,9 +20,13 @@
 #include "runtime/tensormap.h"
 
 typedef struct rt_worker {
-    _Alignas(RT_CACHE_LINE) _Atomic uint64_t completed; /* own worker writes (relaxed) */
-    _Atomic uint64_t running;       /* task id or PTO_INVALID_TASK_ID; own worker */
-    _Atomic uint64_t running_since; /* ns; own worker */
+    /* Written only by this executor (seq_cst store: the finish wake-up test
+     * reads all of them); read by anyone summing progress (acquire). */
+    _Alignas(RT_CACHE_LINE) _Atomic uint64_t completed;
+    /* Written by this executor around each kernel (release); read by
+     * diagnostics (census) only. */
+    _Atomic uint64_t running;       /* task id or PTO_INVALID_TASK_ID */
+    _Atomic uint64_t running_since; /* ns */
     struct pto_runtime *rt;
     int index;
     pthread_t thread;
@@ -75,18 +79,24 @@ struct pto_runtime {
     int num_workers;
     int orch_helps;     /* workers leave a core free: pto_finish runs ready tasks */
     rt_worker *workers; /* num_workers threads, then the orchestrator's own slot */
-    _Alignas(RT_CACHE_LINE) _Atomic uint32_t ready_seq; /* futex: bumped per wake */
-    _Atomic uint32_t parked;                          /* workers asleep on ready_seq */
-    _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq; /* futex for pto_wait_view */
-    _Atomic uint32_t view_waiting;                    /* the orchestrator sleeps on done_seq */
-    _Atomic uint32_t finish_waiting;                  /* the orchestrator sleeps in pto_finish */
-    _Atomic uint64_t finish_target;                   /* ... until executors completed this many */
-    _Atomic uint32_t shutdown;
+    /* Parking (all seq_cst: a pusher and a parker each see the other).
+     * ready_seq: futex word, bumped by any pusher that saw parked > 0;
+     * parked: threads counted in before they sleep on it (executors). */
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t ready_seq;
+    _Atomic uint32_t parked;
+    /* The orchestrator's sleeps, set by it, tested by executors after each
+     * completion: done_seq is pto_wait_view's futex; finish_target is the
+     * executed-task count pto_finish waits for (it sleeps on ready_seq). */
+    _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq;
+    _Atomic uint32_t view_waiting;
+    _Atomic uint32_t finish_waiting;
+    _Atomic uint64_t finish_target;
+    _Atomic uint32_t shutdown; /* set once by pto_runtime_destroy; read by workers (acquire) */
 
     /* Error latch: CAS on status from 0; the winner writes error, then sets
      * error_ready (release). */
-    _Alignas(RT_CACHE_LINE) _Atomic int status;
-    _Atomic int error_ready;
+    _Alignas(RT_CACHE_LINE) _Atomic int status; /* any thread, CAS from 0; read acquire */
+    _Atomic int error_ready;                    /* the CAS winner, release */
     pto_error error;
     pto_error last_error; /* orchestrator: what pto_last_error shows */
 
