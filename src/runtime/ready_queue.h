@@ -5,7 +5,7 @@
  * says whether it is free for the producer of lap n or full for the consumer
  * of lap n.  The capacity (a power of two >= the sum of the task windows)
  * bounds the live tasks, so a push never fails.  Producers: the orchestrator
- * and workers; consumers: workers.
+ * and workers; consumers: workers, and the orchestrator when it helps.
  */
 #ifndef RT_READY_QUEUE_H
 #define RT_READY_QUEUE_H
