@@ -16,17 +16,25 @@ int rt_box_from_view(const pto_view *v, rt_box *b, const char **reason)
     if (v->ndims < 1 || v->ndims > PTO_MAX_DIMS) { *reason = "view ndims must be in [1, 5]"; return -1; }
     if (v->elem_size == 0) { *reason = "view elem_size is 0"; return -1; }
     if (v->offset < 0) { *reason = "view offset is negative"; return -1; }
-    uint64_t span = 0;
-    int empty = 0;
+    uint64_t span = 0, end, lo, hi;
+    int empty = 0, wraps = 0;
     for (uint32_t d = 0; d < v->ndims; d++) {
         if (v->strides[d] < 0) { *reason = "view strides must be non-negative"; return -1; }
+        uint64_t step;
         if (v->shape[d] == 0) empty = 1;
-        else span += (v->shape[d] - 1) * (uint64_t)v->strides[d];
+        else wraps |= __builtin_mul_overflow(v->shape[d] - 1, (uint64_t)v->strides[d], &step) ||
+                      __builtin_add_overflow(span, step, &span);
     }
+    /* Byte range and coordinates are computed in 64 bits: the view's last
+     * byte must be addressable, below INT64_MAX. */
+    wraps |= __builtin_add_overflow((uint64_t)v->offset, span + 1, &end) ||
+             __builtin_mul_overflow(end, (uint64_t)v->elem_size, &hi) ||
+             __builtin_mul_overflow((uint64_t)v->offset, (uint64_t)v->elem_size, &lo) || hi > INT64_MAX;
+    if (wraps) { *reason = "view extends past the 64-bit address range"; return -1; }
     b->addr = v->addr;
     b->view = v;
-    b->lo = (uint64_t)v->offset * v->elem_size;
-    b->hi = empty ? b->lo : ((uint64_t)v->offset + span + 1) * v->elem_size;
+    b->lo = lo;
+    b->hi = empty ? lo : hi;
     return 0;
 }
 

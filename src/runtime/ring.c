@@ -165,6 +165,7 @@ void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes)
 
 void rt_ring_publish(rt_ring *r, uint32_t local)
 {
+    r->issued++;
     atomic_store_explicit(&r->cur, local + 1, memory_order_release);
 }
 

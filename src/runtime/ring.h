@@ -61,6 +61,7 @@ typedef struct rt_ring {
     uint32_t window, mask;
     rt_slot *slots;
     uint32_t first_local;  /* local id of the ring's first task ever */
+    uint64_t issued;       /* tasks ever published on this ring */
     uint32_t reclaimed_at; /* watermark the tails were last derived from */
     rt_heap heap;          /* task outputs */
     rt_heap records;       /* task records: views, scalars, inline fanin */

@@ -118,12 +118,15 @@ struct pto_runtime {
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
 
-/* Returns 1 if id names a task this runtime has issued (orchestrator). */
+/* Returns 1 if id names a task this runtime has issued (orchestrator): at
+ * most `issued` (and 2^31, the serial-arithmetic horizon) behind cur. */
 static inline int rt_id_issued(pto_runtime *rt, pto_task_id id)
 {
     if (id == PTO_INVALID_TASK_ID || (id >> 32) >= PTO_NUM_RINGS) return 0;
     rt_ring *ring = &rt->rings[rt_task_ring(id)];
-    return rt_local_before(rt_task_local(id), atomic_load_explicit(&ring->cur, memory_order_relaxed));
+    uint32_t back = atomic_load_explicit(&ring->cur, memory_order_relaxed) - rt_task_local(id);
+    uint64_t horizon = ring->issued < 0x7fffffffu ? ring->issued : 0x7fffffffu;
+    return back >= 1 && back <= horizon;
 }
 
 /* error.c */

@@ -205,6 +205,11 @@ static void test_view_validation(void **state)
 
     pto_view v = ok;
     v.addr = NULL;
+    /* bytes that would end past INT64_MAX: the box math could not hold them */
+    pto_view far = {A, 8, 1, {2}, {1}, INT64_MAX - 4, PTO_INVALID_TASK_ID};
+    expect_reject(far, "64-bit address range");
+    pto_view wide = {A, 4, 2, {4, 4}, {INT64_MAX / 2, 1}, 0, PTO_INVALID_TASK_ID};
+    expect_reject(wide, "64-bit address range");
     expect_reject(v, "addr");
 
     v = ok;
