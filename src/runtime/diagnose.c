@@ -81,15 +81,14 @@ static void rt_head_line(pto_runtime *rt, int r, char *buf, size_t cap, size_t *
         return;
     }
     rt_slot *s = rt_ring_slot(ring, la);
-    char id[32], site[64];
+    char id[32];
     rt_spin_lock(&s->lock);
     uint32_t st = atomic_load(&s->state), count = s->fanout_count, ref = s->fanout_refcount;
     rt_spin_unlock(&s->lock);
     rt_format_id(rt_task_id(r, la), id, sizeof id);
-    rt_format_site(s->scope_depth < 0 ? NULL : s->scope_file, s->scope_line, site, sizeof site);
     RT_APPEND("Head task %s: state=%s, consumers=%u/%u, scope_released=%d, site=%s\n", id,
               rt_state_name(st), ref & ~PTO_FANOUT_SCOPE_BIT, count & ~PTO_FANOUT_SCOPE_BIT,
-              ref >= PTO_FANOUT_SCOPE_BIT, site);
+              ref >= PTO_FANOUT_SCOPE_BIT, rt_format_where(s->scope_file, s->scope_line, s->scope_depth).site);
 }
 
 static void rt_verdict_lines(pto_runtime *rt, int r, rt_verdict v, uint64_t need,
@@ -209,16 +208,14 @@ int rt_diagnose_scope_deadlock(pto_runtime *rt)
     const rt_scope *s = rt_scope_current(rt);
     rt_ring *ring = &rt->rings[s->ring];
     uint32_t n = rt->scope_tasks_top - s->start, w = ring->window;
-    char header[96], details[1024], hint[512], site[64], depth[16];
-    rt_format_site(s->depth < 0 ? NULL : s->file, s->line, site, sizeof site);
-    if (s->depth < 0) snprintf(depth, sizeof depth, "root");
-    else snprintf(depth, sizeof depth, "%d", s->depth);
+    char header[96], details[1024], hint[512];
+    rt_where at = rt_format_where(s->file, s->line, s->depth);
     snprintf(header, sizeof header, "FATAL: Scope Deadlock Detected! (ring %d)", s->ring);
     snprintf(details, sizeof details,
              "Tasks in current scope (%u) reached the usable task window (%u of "
              "task_window_size %u); a scope pins its tasks until scope_end.\n"
              "scope: site=%s depth=%s ring=%d scope_task_count=%u active_tasks=%u/%u",
-             n, w - 1, w, site, depth, s->ring, n, rt_ring_live(ring), w);
+             n, w - 1, w, at.site, at.depth, s->ring, n, rt_ring_live(ring), w);
     snprintf(hint, sizeof hint,
              "raise ring_task_window (runtime_env.ring_task_window) or split the scope; ring %d "
              "has %u slots (e.g. %u); enable_scope_stats=True shows which scope peaks",

@@ -61,15 +61,19 @@ void rt_format_id(pto_task_id id, char *out, size_t n)
     else snprintf(out, n, "%d:%u", rt_task_ring(id), rt_task_local(id));
 }
 
-void rt_format_site(const char *file, int line, char *out, size_t n)
+rt_where rt_format_where(const char *file, int line, int depth)
 {
-    if (!file) {
-        snprintf(out, n, "(root):0");
-        return;
+    rt_where w;
+    if (depth < 0 || !file) {
+        snprintf(w.site, sizeof w.site, "(root):0");
+        snprintf(w.depth, sizeof w.depth, "root");
+        return w;
     }
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
-    snprintf(out, n, "%.31s:%d", base, line);
+    snprintf(w.site, sizeof w.site, "%.31s:%d", base, line);
+    snprintf(w.depth, sizeof w.depth, "%d", depth);
+    return w;
 }
 
 int rt_latched(const pto_runtime *rt)
@@ -118,17 +122,13 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
 
 int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason)
 {
-    char header[512], details[512], id[32], site[64];
+    char header[512], details[512], id[32];
     const rt_scope *s = rt_scope_current(rt);
+    rt_where at = rt_format_where(s->file, s->line, s->depth);
     rt_format_id(rt->submitting, id, sizeof id);
-    rt_format_site(s->file, s->line, site, sizeof site);
     snprintf(header, sizeof header, "FATAL: Invalid Arguments! %s", reason);
-    if (s->depth < 0)
-        snprintf(details, sizeof details, "call: %s task=%s scope=%s depth=root ring=%d", call, id,
-                 site, s->ring);
-    else
-        snprintf(details, sizeof details, "call: %s task=%s scope=%s depth=%d ring=%d", call, id,
-                 site, s->depth, s->ring);
+    snprintf(details, sizeof details, "call: %s task=%s scope=%s depth=%s ring=%d", call, id,
+             at.site, at.depth, s->ring);
     return rt_fail(rt, PTO_INVALID_ARGS, s->ring, header, details,
                    "this is an orchestration bug; no RunConfig field helps");
 }

@@ -10,6 +10,7 @@
 #define RT_RT_H
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -110,13 +111,24 @@ struct pto_runtime {
     uint64_t orch_completed; /* alloc tasks */
     uint32_t epoch;       /* submit counter for fanin dedup */
     uint64_t *edges;      /* scratch: fanin edges of the task being submitted */
-    uint32_t edges_cap, num_edges;
+    uint64_t edges_cap;
+    uint32_t num_edges;
     pto_task_id submitting; /* id of the task being submitted */
     int run_open;         /* the implicit root has begun (first call of a run) */
     uint64_t tm_peak;     /* tensormap peak since the innermost scope began */
     rt_stats stats;
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
+
+/* A growable array is full: doubles *cap (from `first`) and returns the
+ * reallocated items, or NULL with items and *cap unchanged. */
+static inline void *rt_array_grow(void *items, uint64_t *cap, size_t elem, uint64_t first)
+{
+    uint64_t n = *cap ? 2 * *cap : first;
+    void *p = realloc(items, n * elem);
+    if (p) *cap = n;
+    return p;
+}
 
 /* Returns 1 if id names a task this runtime has issued (orchestrator): at
  * most `issued` (and 2^31, the serial-arithmetic horizon) behind cur. */
@@ -139,7 +151,14 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
 void rt_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void rt_format_id(pto_task_id id, char *out, size_t n);
-void rt_format_site(const char *file, int line, char *out, size_t n);
+/* The scope a message names: its site "<basename>:<line>" (basename cut to
+ * 31 chars; "(root):0" for the implicit root, depth < 0) and its depth
+ * ("root" or the number). */
+typedef struct rt_where {
+    char site[48];
+    char depth[16];
+} rt_where;
+rt_where rt_format_where(const char *file, int line, int depth);
 /* Wakes every thread that may sleep, so it sees the latch. */
 void rt_wake_all(pto_runtime *rt);
 /* INVALID_ARGS from the named call, with the current scope. */

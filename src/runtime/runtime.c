@@ -305,17 +305,16 @@ const pto_error *pto_last_error(const pto_runtime *rt)
 
 int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
 {
-    char text[1024], header[1100], details[256], site[64];
+    char text[1024], header[1100], details[256];
     rt_run_open(rt); /* a run may fail in its very first call */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     const rt_scope *s = rt_scope_current(rt);
-    rt_format_site(s->depth < 0 ? NULL : s->file, s->line, site, sizeof site);
+    rt_where at = rt_format_where(s->file, s->line, s->depth);
     snprintf(header, sizeof header, "FATAL: Orchestration Reported Fatal: %s", text);
-    if (s->depth < 0) snprintf(details, sizeof details, "at: scope=%s depth=root ring=%d", site, s->ring);
-    else snprintf(details, sizeof details, "at: scope=%s depth=%d ring=%d", site, s->depth, s->ring);
+    snprintf(details, sizeof details, "at: scope=%s depth=%s ring=%d", at.site, at.depth, s->ring);
     return rt_fail(rt, PTO_EXPLICIT_ORCH_FATAL, s->ring, header, details,
                    "reported by the orchestration code itself; no RunConfig field helps");
 }

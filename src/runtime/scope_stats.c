@@ -33,14 +33,12 @@ static void rt_stats_record_add(pto_runtime *rt, const rt_scope *s, int end, rt_
     rt_stats *st = &rt->stats;
     st->total++;
     if (st->n == st->cap) {
-        uint64_t cap = st->cap ? 2 * st->cap : 1024;
-        rt_stats_record *r = realloc(st->recs, cap * sizeof *r);
+        rt_stats_record *r = rt_array_grow(st->recs, &st->cap, sizeof *r, 1024);
         if (!r) {
             st->dropped++;
             return;
         }
         st->recs = r;
-        st->cap = cap;
     }
     rt_ring *ring = &rt->rings[s->ring];
     rt_stats_record *r = &st->recs[st->n++];
@@ -109,20 +107,15 @@ static int rt_mkdirs(char *path)
 
 static void rt_json_site(FILE *f, const rt_stats_record *r)
 {
-    if (!r->file) {
-        fputs("\"(root):0\"", f);
-        return;
-    }
-    const char *base = strrchr(r->file, '/');
-    base = base ? base + 1 : r->file;
+    rt_where at = rt_format_where(r->file, r->line, r->file ? r->depth : -1);
     fputc('"', f);
-    for (int i = 0; base[i] && i < 31; i++) {
-        unsigned char c = (unsigned char)base[i];
+    for (const char *p = at.site; *p; p++) {
+        unsigned char c = (unsigned char)*p;
         if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
         else if (c < 0x20) fprintf(f, "\\u%04x", c);
         else fputc(c, f);
     }
-    fprintf(f, ":%d\"", r->line);
+    fputc('"', f);
 }
 
 static void rt_json_ring_array(FILE *f, const char *key, const uint64_t *v)

@@ -139,9 +139,25 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
     return s;
 }
 
-static void rt_scope_append(pto_runtime *rt, pto_task_id id)
+/* Takes a slot and `bytes` of heap on the current scope's ring (waiting while
+ * full), initialises it for t (NULL: an alloc task), publishes it and
+ * appends it to the scope.  Returns the slot, or NULL with *rc set. */
+static rt_slot *rt_task_open(pto_runtime *rt, const pto_task *t, uint64_t bytes, pto_task_id *id,
+                             char **heap, int *rc)
 {
-    rt->scope_tasks[rt->scope_tasks_top++] = id;
+    uint32_t local;
+    uint64_t off;
+    if ((*rc = rt_take_slot(rt, bytes, &local, &off)) != 0) return NULL;
+    int r = rt_scope_current(rt)->ring;
+    rt_ring *ring = &rt->rings[r];
+    *id = rt->submitting = rt_task_id(r, local);
+    *heap = ring->heap.base + off;
+    rt_tm_refresh(&rt->tm);
+    rt_tm_cleanup_due(&rt->tm, r, local);
+    rt_slot *s = rt_slot_init(rt, ring, local, t);
+    rt_ring_publish(ring, local);
+    rt->scope_tasks[rt->scope_tasks_top++] = *id;
+    return s;
 }
 
 /* ---- fanin collection ---------------------------------------------------- */
@@ -159,11 +175,9 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
         return 0;
     }
     if (rt->num_edges == rt->edges_cap) {
-        uint32_t cap = rt->edges_cap ? rt->edges_cap * 2 : 256;
-        uint64_t *e = realloc(rt->edges, cap * sizeof *e);
-        if (!e) return pto_report_fatal(rt, "out of memory growing the fanin buffer to %u edges", cap);
+        uint64_t *e = rt_array_grow(rt->edges, &rt->edges_cap, sizeof *e, 256);
+        if (!e) return pto_report_fatal(rt, "out of memory growing the fanin buffer past %u edges", rt->num_edges);
         rt->edges = e;
-        rt->edges_cap = cap;
     }
     *seen = ((uint64_t)rt->epoch << 32) | rt->num_edges;
     rt->edges[rt->num_edges++] = pid | flags;
@@ -311,8 +325,10 @@ static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
 int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
 {
     rt_box boxes[PTO_MAX_TENSOR_ARGS];
-    uint64_t out_bytes, off;
-    uint32_t local, inserts;
+    uint64_t out_bytes;
+    uint32_t inserts;
+    pto_task_id id;
+    char *out;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
     int st = rt_enter(rt);
     if (st) return -st;
@@ -320,17 +336,11 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!t) return rt_fail_invalid(rt, "pto_submit", "task is NULL");
     int rc = rt_validate(rt, t, boxes, &out_bytes);
-    if (!rc) rc = rt_take_slot(rt, out_bytes, &local, &off);
-    if (rc) return rc;
-
-    int r = rt_scope_current(rt)->ring;
+    rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, &id, &out, &rc);
+    if (!s) return rc;
+    int r = rt_task_ring(id);
+    uint32_t local = rt_task_local(id);
     rt_ring *ring = &rt->rings[r];
-    pto_task_id id = rt_task_id(r, local);
-    rt->submitting = id;
-    rt_tm_refresh(&rt->tm);
-    rt_tm_cleanup_due(&rt->tm, r, local);
-    rt_slot *s = rt_slot_init(rt, ring, local, t);
-    char *out = ring->heap.base + off;
     for (uint32_t i = 0; i < t->num_args; i++) {
         pto_view *v = &t->args[i].view;
         if (t->args[i].tag == PTO_ARG_OUT) {
@@ -346,8 +356,6 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
         }
         s->views[i] = *v;
     }
-    rt_ring_publish(ring, local);
-    rt_scope_append(rt, id);
 
     rt->epoch++;
     rt->num_edges = 0;
@@ -383,8 +391,9 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
 
 void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)
 {
-    uint64_t off;
-    uint32_t local;
+    pto_task_id id;
+    char *heap;
+    int rc;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
     if (rt_enter(rt)) return NULL;
     rt_run_open(rt);
@@ -393,18 +402,12 @@ void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)
     uint64_t aligned = (uint64_t)bytes > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN
                            ? UINT64_MAX
                            : ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
-    if (rt_take_slot(rt, aligned, &local, &off)) return NULL;
-    int r = rt_scope_current(rt)->ring;
-    rt_ring *ring = &rt->rings[r];
-    pto_task_id id = rt_task_id(r, local);
-    rt_tm_refresh(&rt->tm);
-    rt_tm_cleanup_due(&rt->tm, r, local);
-    rt_slot *s = rt_slot_init(rt, ring, local, NULL);
-    atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_relaxed);
-    rt_ring_publish(ring, local);
-    rt_scope_append(rt, id);
+    rt_slot *s = rt_task_open(rt, NULL, aligned, &id, &heap, &rc);
+    if (!s) return NULL;
+    /* Completed at once; the advance stops at it only until its scope ends. */
+    atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
     rt->orch_completed++;
-    rt_ring_note_peaks(ring);
+    rt_ring_note_peaks(&rt->rings[rt_task_ring(id)]);
     if (id_out) *id_out = id;
-    return ring->heap.base + off;
+    return heap;
 }

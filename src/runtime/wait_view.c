@@ -13,7 +13,7 @@
 
 typedef struct rt_view_waiters {
     pto_task_id *ids;
-    uint32_t n, cap;
+    uint64_t n, cap;
     uint32_t writers, readers;
 } rt_view_waiters;
 
@@ -21,11 +21,9 @@ static int rt_note_waiter(void *ctx, pto_task_id task)
 {
     rt_view_waiters *w = ctx;
     if (w->n == w->cap) {
-        uint32_t cap = w->cap ? w->cap * 2 : 64;
-        pto_task_id *ids = realloc(w->ids, cap * sizeof *ids);
+        pto_task_id *ids = rt_array_grow(w->ids, &w->cap, sizeof *ids, 64);
         if (!ids) return -PTO_INVALID_ARGS;
         w->ids = ids;
-        w->cap = cap;
     }
     w->ids[w->n++] = task;
     return 0;

@@ -82,16 +82,13 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
     atomic_store_explicit(&w->running, PTO_INVALID_TASK_ID, memory_order_release);
     if (rc == 0) return;
 
-    char header[96], details[1024], tid[32], site[64];
+    char header[96], details[1024], tid[32];
+    rt_where at = rt_format_where(s->scope_file, s->scope_line, s->scope_depth);
     w->message[sizeof w->message - 1] = 0;
     rt_format_id(id, tid, sizeof tid);
-    rt_format_site(s->scope_depth < 0 ? NULL : s->scope_file, s->scope_line, site, sizeof site);
     snprintf(header, sizeof header, "FATAL: Kernel Failed! task=%s ring=%d", tid, rt_task_ring(id));
-    char depth[16];
-    if (s->scope_depth < 0) snprintf(depth, sizeof depth, "root");
-    else snprintf(depth, sizeof depth, "%d", s->scope_depth);
     snprintf(details, sizeof details, "kernel=%s rc=%d worker=%d message=%s; scope=%s depth=%s",
-             s->name, rc, w->index, w->message[0] ? w->message : "-", site, depth);
+             s->name, rc, w->index, w->message[0] ? w->message : "-", at.site, at.depth);
     rt_fail(rt, PTO_KERNEL_FAILED, rt_task_ring(id), header, details,
             "the kernel itself reported the failure; tasks not yet started were skipped; no "
             "RunConfig field helps");
