@@ -66,17 +66,16 @@ void rt_ring_destroy(rt_ring *r)
     r->deps.base = r->spill.base = NULL;
 }
 
-/* A heap's tail follows the end mark of the newest retired task, except
- * while a case-E anchor is live: the older marks point into the abandoned
- * arc, so the tail stays at 0 until the anchor itself retires. */
-static void rt_heap_reclaim(rt_heap *h, uint32_t newest, uint64_t mark)
+/* Moves a heap's tail to `mark`, the linear end (alloc_total) of the newest
+ * retired task's bytes.  Marks only grow in task order, except those of
+ * tasks older than a case-E restart, which point into the abandoned lap:
+ * a mark at or behind reclaim_total frees nothing.  The tail is kept in
+ * (0, size], so a mark on a lap boundary is the end of the older lap. */
+static void rt_heap_reclaim(rt_heap *h, uint64_t mark)
 {
-    if (h->anchored) {
-        if (rt_local_before(newest, h->anchor)) return;
-        h->anchored = 0;
-    }
-    if (mark < h->tail) h->reclaim_wraps++;
-    h->tail = mark;
+    if (mark <= rt_heap_reclaim_total(h)) return;
+    h->reclaim_wraps = (mark - 1) / h->size;
+    h->tail = mark - h->reclaim_wraps * h->size;
 }
 
 void rt_ring_reclaim(rt_ring *r)
@@ -85,8 +84,8 @@ void rt_ring_reclaim(rt_ring *r)
     if (la == r->reclaimed_at) return;
     r->reclaimed_at = la;
     const rt_slot *newest = rt_ring_slot(r, la - 1);
-    rt_heap_reclaim(&r->heap, la - 1, newest->packed_end);
-    rt_heap_reclaim(&r->records, la - 1, newest->record_end);
+    rt_heap_reclaim(&r->heap, newest->packed_end);
+    rt_heap_reclaim(&r->records, newest->record_end);
     rt_pool_reclaim_to(&r->deps, newest->dep_pool_mark);
     rt_pool_reclaim_to(&r->spill, newest->spill_mark);
 }
@@ -98,39 +97,42 @@ uint64_t rt_heap_used(const rt_heap *h)
 
 uint64_t rt_heap_available(const rt_heap *h)
 {
-    if (h->top == h->tail) return h->size;
+    if (rt_heap_used(h) == 0) return h->size;
+    if (h->top == h->tail) return 0; /* full */
     if (h->top > h->tail) return h->size - h->top > h->tail ? h->size - h->top : h->tail;
     return h->tail - h->top;
 }
 
-/* Places s bytes; returns the offset or UINT64_MAX when it must wait. */
-static uint64_t rt_heap_place(rt_heap *h, uint32_t local, uint64_t s)
+/* Places s bytes; returns the offset or UINT64_MAX when it must wait.  The
+ * live bytes are [tail, top) (or [tail, size) + [0, top) once top wrapped);
+ * used (from the monotonic counters) tells full from empty when
+ * top == tail, so every case may fill its free arc exactly. */
+static uint64_t rt_heap_place(rt_heap *h, uint64_t s)
 {
     if (s == 0) return h->top;
-    if (h->top == h->tail && h->tail != 0) { /* E: drained mid-ring, restart at 0 */
+    uint64_t used = rt_heap_used(h);
+    if (used == 0 && h->top != 0) { /* E: drained mid-ring, restart at 0 */
         h->alloc_wraps++;
-        h->reclaim_wraps++;
+        h->reclaim_wraps = h->alloc_wraps;
         h->top = s;
         h->tail = 0;
-        h->anchor = local;
-        h->anchored = 1;
         return 0;
     }
+    if (used != 0 && h->top == h->tail) return UINT64_MAX; /* full */
+    uint64_t off = h->top;
     if (h->top >= h->tail) {
         if (h->size - h->top >= s) { /* A */
-            uint64_t off = h->top;
             h->top += s;
             return off;
         }
-        if (h->tail > s) { /* B: wrap, [top, size) wasted until the tail passes */
+        if (h->tail >= s) { /* B: wrap, [top, size) wasted until the tail passes */
             h->alloc_wraps++;
             h->top = s;
             return 0;
         }
         return UINT64_MAX;
     }
-    if (h->tail - h->top > s) { /* D */
-        uint64_t off = h->top;
+    if (h->tail - h->top >= s) { /* D */
         h->top += s;
         return off;
     }
@@ -147,9 +149,9 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
     rt_ring_reclaim(r);
     uint32_t cur = atomic_load_explicit(&r->cur, memory_order_relaxed);
     if (cur - r->reclaimed_at + 1 >= r->window) return RT_ALLOC_WAIT_TASK;
-    uint64_t off = rt_heap_place(&r->heap, cur, s);
+    uint64_t off = rt_heap_place(&r->heap, s);
     if (off == UINT64_MAX) return RT_ALLOC_WAIT_HEAP;
-    rt_ring_slot(r, cur)->packed_end = off + s;
+    rt_ring_slot(r, cur)->packed_end = rt_heap_alloc_total(&r->heap);
     *local = cur;
     *heap_off = off;
     return RT_ALLOC_OK;
@@ -157,9 +159,9 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
 
 void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes)
 {
-    uint64_t off = rt_heap_place(&r->records, local, (bytes + 15) & ~(uint64_t)15);
+    uint64_t off = rt_heap_place(&r->records, (bytes + 15) & ~(uint64_t)15);
     assert(off != UINT64_MAX); /* sized so that it never fills */
-    rt_ring_slot(r, local)->record_end = r->records.top;
+    rt_ring_slot(r, local)->record_end = rt_heap_alloc_total(&r->records);
     return r->records.base + off;
 }
 

@@ -12,8 +12,10 @@
  * Window rule: at most window - 1 tasks live (local - last_alive + 1 <
  * window), so slot(last_alive - 1) is never reused while its reclaim
  * markers are read.  Heap rule: RUNTIME-SPEC 4.2 (cases E, A, B, D; no
- * allocation straddles the end; strict inequalities keep top == tail
- * meaning empty).  The record arena follows the same rule, so it too
+ * allocation straddles the end), except that a request equal to the free
+ * arc fits in every case: used (alloc_total - reclaim_total) tells a full
+ * heap from an empty one when top == tail.  Reclaim marks are linear
+ * (alloc_total at the end of a task's bytes), so reclaim never goes back.  The record arena follows the same rule, so it too
  * restarts at 0 whenever the ring drains and resident memory follows the
  * live records.
  */
@@ -34,8 +36,6 @@ typedef struct rt_heap {
     uint64_t size;
     uint64_t top, tail;          /* byte offsets */
     uint64_t alloc_wraps, reclaim_wraps;
-    uint32_t anchor;   /* task placed by case E: older reclaim marks ignored */
-    int anchored;
 } rt_heap;
 
 /* Live use of a ring's three resources. */

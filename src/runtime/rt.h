@@ -86,10 +86,11 @@ struct pto_runtime {
     _Alignas(RT_CACHE_LINE) _Atomic uint32_t ready_seq;
     _Atomic uint32_t parked;
     /* The orchestrator's sleeps, set by it, tested by executors after each
-     * completion: done_seq is pto_wait_view's futex; finish_target is the
+     * completion: done_seq is the futex of waits for any completion
+     * (pto_wait_view, a short dep pool); finish_target is the
      * executed-task count pto_finish waits for (it sleeps on ready_seq). */
     _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq;
-    _Atomic uint32_t view_waiting;
+    _Atomic uint32_t done_waiting;
     _Atomic uint32_t finish_waiting;
     _Atomic uint64_t finish_target;
     _Atomic uint32_t shutdown; /* set once by pto_runtime_destroy; read by workers (acquire) */

@@ -124,7 +124,7 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
     s->tm_head = 0;
     s->dep_pool_mark = ring->deps.top;
     s->spill_start = s->spill_mark = ring->spill.top;
-    s->record_end = ring->records.top;
+    s->record_end = rt_heap_alloc_total(&ring->records);
     s->views = NULL;
     s->scalars = NULL;
     s->fanin = NULL;
@@ -192,20 +192,22 @@ static int rt_edge_from_tensormap(void *ctx, pto_task_id task)
     return rt_edge_add(ctx, task, RT_DEP_WAIT);
 }
 
+/* Collects the task's fanin edges.  A view's owner is always retained until
+ * the task completes (lifetime); in AUTO it is also waited for (ordering).
+ * MANUAL scopes take ordering from explicit deps only, never lifetime away. */
 static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, uint32_t *inserts)
 {
-    int rc = 0;
+    int rc = 0, manual = rt->manual_depth > 0;
     *inserts = 0;
     for (uint32_t i = 0; !rc && i < t->num_deps; i++)
         rc = rt_edge_add(rt, t->deps[i].id,
                          RT_DEP_WAIT | (t->deps[i].kind == PTO_DEP_WAIT ? 0 : RT_DEP_RETAIN));
-    if (rt->manual_depth > 0) return rc; /* MANUAL: explicit deps only */
     for (uint32_t i = 0; !rc && i < t->num_args; i++) {
         pto_arg_tag tag = t->args[i].tag;
         if (tag == PTO_ARG_OUT) continue;
         if (t->args[i].view.owner != PTO_INVALID_TASK_ID)
-            rc = rt_edge_add(rt, t->args[i].view.owner, RT_DEP_WAIT | RT_DEP_RETAIN);
-        if (rc || tag == PTO_ARG_NO_DEP) continue;
+            rc = rt_edge_add(rt, t->args[i].view.owner, RT_DEP_RETAIN | (manual ? 0 : RT_DEP_WAIT));
+        if (rc || manual || tag == PTO_ARG_NO_DEP) continue;
         int writes = tag != PTO_ARG_IN;
         rc = rt_tm_lookup(&rt->tm, &boxes[i], writes ? RT_TM_WRITERS | RT_TM_READERS : RT_TM_WRITERS,
                           writes, rt_edge_from_tensormap, rt);
@@ -216,34 +218,43 @@ static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, u
 
 /* ---- room in the pools ----------------------------------------------------- */
 
-static uint64_t rt_pending_edges(pto_runtime *rt)
+/* WAIT edges whose producer has not completed: each takes a dep-pool node at
+ * wiring (all = 1: every WAIT edge, an upper bound that reads no producer). */
+static uint64_t rt_wait_edges(pto_runtime *rt, int all)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < rt->num_edges; i++) {
-        pto_task_id pid = RT_EDGE_ID(rt->edges[i]);
-        rt_slot *ps = rt_ring_slot(&rt->rings[rt_task_ring(pid)], rt_task_local(pid));
-        n += atomic_load_explicit(&ps->state, memory_order_acquire) == RT_TASK_PENDING;
+        uint64_t e = rt->edges[i];
+        if (!(e & RT_DEP_WAIT)) continue;
+        if (!all) {
+            pto_task_id pid = RT_EDGE_ID(e);
+            rt_slot *ps = rt_ring_slot(&rt->rings[rt_task_ring(pid)], rt_task_local(pid));
+            if (atomic_load_explicit(&ps->state, memory_order_acquire) != RT_TASK_PENDING) continue;
+        }
+        n++;
     }
     return n;
 }
 
-static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts)
+/* Makes room for the task's dep-pool nodes, spilled fanin edges and
+ * tensormap inserts.  The dep-pool need only shrinks while waiting (every
+ * pending producer was submitted earlier and completes on its own), so a
+ * short dep pool is back-pressure, re-counted at each step; only the spill
+ * pool, which keeps every edge, can be a request that never fits. */
+static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts, uint64_t wait_edges)
 {
     rt_ring *ring = &rt->rings[r];
     uint64_t spill = rt->num_edges > PTO_FANIN_INLINE_CAP ? rt->num_edges - PTO_FANIN_INLINE_CAP : 0;
-    /* At most one dep-pool node per edge; only when that does not fit now
-     * are the producers still pending counted (reading their states costs a
-     * cache miss each). */
-    uint64_t deps = rt->num_edges;
-    rt_ring_reclaim(ring);
-    if (!rt_pool_has_room(&ring->deps, deps)) deps = rt_pending_edges(rt);
+    uint64_t deps = wait_edges;
     if (spill > ring->spill.cap) return rt_fail_never_fits(rt, r, RT_RES_SPILL, spill);
-    if (deps > ring->deps.cap) return rt_fail_never_fits(rt, r, RT_RES_DEP_POOL, deps);
     if (inserts > rt_tm_free_count(&rt->tm)) rt_tm_reclaim_all(&rt->tm);
     rt_wait w;
     int waiting = 0;
     for (;;) {
         rt_ring_reclaim(ring);
+        /* Reading the producers' states costs a cache miss each: only when
+         * the upper bound does not fit. */
+        if (!rt_pool_has_room(&ring->deps, deps)) deps = rt_wait_edges(rt, 0);
         rt_resource short_of;
         uint64_t need;
         if (!rt_pool_has_room(&ring->spill, spill)) short_of = RT_RES_SPILL, need = spill;
@@ -273,18 +284,21 @@ static void rt_store_fanin(rt_ring *ring, uint32_t local, rt_slot *s, const uint
     s->num_fanin = n;
 }
 
-/* Wires every edge; returns how many need no arrival (producer done). */
+/* Wires every edge; returns how many WAIT edges need no arrival (producer
+ * done).  A WAIT edge to a pending producer takes a node on its fanout list;
+ * a RETAIN edge pins its producer until this task completes. */
 static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
 {
     uint32_t done = 0;
     for (uint32_t i = 0; i < rt->num_edges; i++) {
         uint64_t e = rt->edges[i];
+        int wait = (e & RT_DEP_WAIT) != 0;
         pto_task_id pid = RT_EDGE_ID(e);
         rt_ring *pring = &rt->rings[rt_task_ring(pid)];
         uint32_t pl = rt_task_local(pid);
         if (rt_local_before(pl, atomic_load_explicit(&pring->last_alive, memory_order_acquire))) {
             rt->edges[i] = e & ~RT_DEP_RETAIN; /* retired: nothing to pin or release */
-            done++;
+            done += wait;
             continue;
         }
         rt_slot *ps = rt_ring_slot(pring, pl);
@@ -296,13 +310,13 @@ static uint32_t rt_wire(pto_runtime *rt, rt_ring *ring, pto_task_id id)
         }
         rt_spin_lock(&ps->lock);
         uint32_t st = atomic_load_explicit(&ps->state, memory_order_relaxed);
-        if (st == RT_TASK_PENDING) {
+        if (wait && st == RT_TASK_PENDING) {
             rt_dep_node *node = rt_pool_take(&ring->deps);
             node->consumer = id;
             node->next = ps->fanout_head;
             ps->fanout_head = node;
         } else {
-            done++;
+            done += wait;
         }
         /* RETAIN: the producer's outputs stay until this task completes. */
         if ((e & RT_DEP_RETAIN) && st != RT_TASK_CONSUMED) ps->fanout_count++;
@@ -360,7 +374,8 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     rt->epoch++;
     rt->num_edges = 0;
     rc = rt_collect(rt, t, boxes, &inserts);
-    if (!rc) rc = rt_reserve_edges(rt, r, inserts);
+    uint64_t waits = rt_wait_edges(rt, 1);
+    if (!rc) rc = rt_reserve_edges(rt, r, inserts, waits);
     if (rc) return rt_abandon(rt, s, rc);
 
     if (rt->manual_depth == 0) {
@@ -373,7 +388,7 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
         }
         if (rt->tm.used > rt->tm_peak) rt->tm_peak = rt->tm.used;
     }
-    s->fanin_count = rt->num_edges + 1;
+    s->fanin_count = (uint32_t)waits + 1;
     uint32_t done = rt_wire(rt, ring, id);
     rt_store_fanin(ring, local, s, rt->edges, rt->num_edges);
     s->dep_pool_mark = ring->deps.top;

@@ -74,8 +74,8 @@ typedef struct rt_slot {
     int scope_depth;         /* -1 = implicit root */
     uint32_t num_views, num_scalars, num_fanin;
     uint32_t tm_head;        /* orchestrator: first tensormap entry of this task */
-    uint64_t packed_end;     /* orchestrator: heap offset after its outputs */
-    uint64_t record_end;     /* orchestrator: record arena offset after its record */
+    uint64_t packed_end;     /* orchestrator: heap alloc_total after its outputs (linear) */
+    uint64_t record_end;     /* orchestrator: record arena alloc_total after its record */
     uint64_t dep_pool_mark;  /* orchestrator: dep pool top after its wiring */
     uint64_t spill_start;    /* counter of its first spilled fanin edge */
     uint64_t spill_mark;     /* orchestrator: spill pool top after collection */

@@ -68,6 +68,19 @@ static void rt_print_blocked(pto_runtime *rt, int r, rt_resource what, uint64_t 
             (unsigned long long)ring->heap.top, names[what], (unsigned long long)waited_ms);
 }
 
+/* Sleeps until the next completion, unless there was progress since the
+ * caller's snapshot p (done_waiting, seq_cst, pairs with the executor's
+ * counter store: either it sees the flag or we see its completion). */
+static int rt_wait_completion(pto_runtime *rt, uint64_t p)
+{
+    uint32_t seq = atomic_load(&rt->done_seq);
+    atomic_store(&rt->done_waiting, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (rt_progress(rt) == p) rt_futex_wait(&rt->done_seq, seq, RT_WAIT_SLICE_NS);
+    atomic_store(&rt->done_waiting, 0);
+    return 0;
+}
+
 int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need)
 {
     int st = rt_latched(rt);
@@ -77,7 +90,9 @@ int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t 
      * watermark moved since, retry before judging anything. */
     if (what != RT_RES_TENSORMAP) {
         if (atomic_load(&ring->last_alive) != ring->reclaimed_at) return 0;
-        if (rt_head_pinned(ring, ring->reclaimed_at))
+        /* V1 needs a request that cannot shrink: the dep pool's does, as
+         * its producers complete. */
+        if (what != RT_RES_DEP_POOL && rt_head_pinned(ring, ring->reclaimed_at))
             return rt_diagnose_capacity(rt, r, what, RT_V1_STRUCTURAL, need, 0);
     }
 
@@ -106,6 +121,7 @@ int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t 
         for (int i = 0; i < 64; i++) rt_cpu_relax();
         return 0;
     }
+    if (what == RT_RES_DEP_POOL) return rt_wait_completion(rt, p);
     /* Sleep only if the watermark is still the one the caller reclaimed
      * from; orch_waiting (seq_cst) pairs with the advancer's store. */
     atomic_store(&ring->orch_waiting, 1);

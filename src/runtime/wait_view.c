@@ -112,9 +112,9 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
             rt_cpu_relax();
         else {
             uint32_t seq = atomic_load(&rt->done_seq);
-            atomic_store(&rt->view_waiting, 1);
+            atomic_store(&rt->done_waiting, 1);
             if (rt_pending(rt, w.ids[i])) rt_futex_wait(&rt->done_seq, seq, 10000000ull);
-            atomic_store(&rt->view_waiting, 0);
+            atomic_store(&rt->done_waiting, 0);
         }
     }
     free(w.ids);

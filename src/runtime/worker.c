@@ -133,7 +133,7 @@ pto_task_id rt_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
     /* Only this executor writes its counter: no read-modify-write needed. */
     atomic_store_explicit(&w->completed, atomic_load_explicit(&w->completed, memory_order_relaxed) + 1,
                           memory_order_seq_cst);
-    if (atomic_load(&rt->view_waiting)) {
+    if (atomic_load(&rt->done_waiting)) {
         atomic_fetch_add(&rt->done_seq, 1);
         rt_futex_wake(&rt->done_seq, 1);
     }

@@ -734,24 +734,6 @@ static void test_dep_pool_reclaims_on_any_move(void **state)
     pto_runtime_destroy(rt);
 }
 
-/* A consumer of 8 producers that are all still running (on a latch), dep
- * pool 4: can never fit, V2 at once. */
-static void test_dep_pool_need_exceeds_cap(void **state)
-{
-    (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 2000);
-    uint64_t x[8] = {0}, out[1] = {0}, waited_ms;
-    int rc = gated_fanin(rt, "gated", x, 8, out, &waited_ms);
-    EXPECT_FATAL(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Overflow! ring=0",
-                 "Request of 8 entries exceeds ring 0's capacity of 4 -> can never fit.",
-                 "raise ring_dep_pool (runtime_env.ring_dep_pool) for ring 0 (now 4");
-    /* "at once": the producers were still held, nothing could have freed entries */
-    assert_true(waited_ms < 1000);
-    pto_scope_end(rt);
-    finish_then_recover(rt, PTO_DEP_POOL_OVERFLOW);
-    pto_runtime_destroy(rt);
-}
-
 /* ---- memory: reserved, not committed ----------------------------------- */
 
 /* A producer with an OUT buffer and a consumer summing it, at depths 0..3. */
@@ -836,7 +818,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_small_rings_stress),
     cmocka_unit_test(test_fanin_64x64),
     cmocka_unit_test(test_dep_pool_reclaims_on_any_move),
-    cmocka_unit_test(test_dep_pool_need_exceeds_cap),
     cmocka_unit_test(test_reserve_not_commit),
     cmocka_unit_test(test_rss_follows_use),
 };

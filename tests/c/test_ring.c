@@ -323,27 +323,38 @@ static void test_heap_exact_fit_end(void **state)
     rt_ring_destroy(&r);
 }
 
-static void test_heap_wrap_needs_strict_tail(void **state)
+/* Case B fills [0, tail) exactly: top == tail then means full (used tells). */
+static void test_heap_wrap_fills_tail_exactly(void **state)
 {
     (void)state;
     rt_ring r;
     ring_new(&r, 0);
-    alloc_ok(&r, 4096, NULL);
+    alloc_ok(&r, 64, NULL);
+    alloc_ok(&r, 4032, NULL);
+    retire(&r, 1);
     assert_int_equal(r.heap.top, 4096);
-    r.heap.tail = 64; /* forced */
-    assert_int_equal(try_alloc(&r, 64, NULL, NULL), RT_ALLOC_WAIT_HEAP);
-    assert_int_equal(r.heap.top, 4096);
-    r.heap.tail = 128;
+    assert_int_equal(r.heap.tail, 64);
+    assert_int_equal(rt_heap_available(&r.heap), 64);
+    assert_int_equal(try_alloc(&r, 128, NULL, NULL), RT_ALLOC_WAIT_HEAP); /* one past */
     uint64_t off = 1;
     uint32_t id = alloc_ok(&r, 64, &off);
-    assert_int_equal(id, 1); /* the refused attempt took no id */
+    assert_int_equal(id, 2); /* the refused attempt took no id */
     assert_int_equal(off, 0);
     assert_int_equal(r.heap.top, 64);
-    assert_int_equal(r.heap.tail, 128);
+    assert_int_equal(r.heap.tail, 64);
+    assert_int_equal(rt_heap_used(&r.heap), 4096);
+    assert_int_equal(rt_heap_available(&r.heap), 0);
+    assert_int_equal(try_alloc(&r, 64, NULL, NULL), RT_ALLOC_WAIT_HEAP); /* full, not empty */
+    check_used_identity(&r.heap);
+    retire(&r, 2); /* everything: the tail laps to 64 of the next lap */
+    assert_int_equal(rt_heap_used(&r.heap), 0);
+    assert_int_equal(rt_heap_available(&r.heap), 4096);
+    check_used_identity(&r.heap);
     rt_ring_destroy(&r);
 }
 
-static void test_heap_gap_strict(void **state)
+/* Case D fills the gap [top, tail) exactly. */
+static void test_heap_gap_fills_exactly(void **state)
 {
     (void)state;
     rt_ring r;
@@ -360,16 +371,84 @@ static void test_heap_gap_strict(void **state)
     assert_int_equal(r.heap.tail, 4032);
     assert_int_equal(rt_heap_available(&r.heap), 3904);
 
-    /* Gap of 3904: a request of exactly 3904 would make top == tail. */
-    assert_int_equal(try_alloc(&r, 3904, NULL, NULL), RT_ALLOC_WAIT_HEAP);
-    assert_int_equal(try_alloc(&r, 3900, NULL, NULL), RT_ALLOC_WAIT_HEAP); /* rounds to 3904 */
-    alloc_ok(&r, 3840, &off); /* case D, strictly inside */
+    assert_int_equal(try_alloc(&r, 3968, NULL, NULL), RT_ALLOC_WAIT_HEAP); /* one past */
+    alloc_ok(&r, 3900, &off); /* rounds to 3904: exactly the gap */
     assert_int_equal(off, 128);
-    assert_int_equal(r.heap.top, 3968);
-    assert_int_equal(rt_heap_available(&r.heap), 64);
+    assert_int_equal(r.heap.top, 4032);
+    assert_int_equal(rt_heap_available(&r.heap), 0);
+    assert_int_equal(rt_heap_used(&r.heap), 4096);
     assert_int_equal(try_alloc(&r, 64, NULL, NULL), RT_ALLOC_WAIT_HEAP);
     check_used_identity(&r.heap);
     rt_ring_destroy(&r);
+}
+
+/* The audit's case: with an earlier allocation still live after a wrap, a
+ * request equal to the free arc fits, as four 1 KiB outputs fit a fresh
+ * 4 KiB heap. */
+static void test_heap_exact_fill_after_wrap(void **state)
+{
+    (void)state;
+    rt_ring r;
+    ring_new(&r, 0);
+    for (int i = 0; i < 4; i++) alloc_ok(&r, 1024, NULL);
+    assert_int_equal(rt_heap_available(&r.heap), 0);
+    retire(&r, 1);
+    uint64_t off = 1;
+    alloc_ok(&r, 1024, &off); /* B: [0, 1024) while [1024, 4096) is live */
+    assert_int_equal(off, 0);
+    assert_int_equal(rt_heap_used(&r.heap), 4096);
+    retire(&r, 2);
+    assert_int_equal(rt_heap_available(&r.heap), 2048);
+    alloc_ok(&r, 1024, &off);
+    assert_int_equal(off, 1024);
+    alloc_ok(&r, 1024, &off); /* D fills [2048, 3072) exactly */
+    assert_int_equal(off, 2048);
+    assert_int_equal(rt_heap_available(&r.heap), 0);
+    check_used_identity(&r.heap);
+    rt_ring_destroy(&r);
+}
+
+/* Randomized: a request fits iff it is at most `available` (the number the
+ * error message prints), in every placement case; used stays exact. */
+static void test_heap_fits_iff_available(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int run = 0; run < 40; run++) {
+        rt_ring r;
+        ring_new(&r, 0);
+        uint64_t live_bytes[16], sum = 0;
+        uint32_t n = 0;
+        for (int step = 0; step < 4000; step++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t x = (uint32_t)(seed >> 33);
+            if (n > 0 && (n == 14 || x % 3 == 0)) {
+                uint32_t k = 1 + x / 3 % n;
+                retire(&r, k);
+                for (uint32_t i = 0; i < k; i++) sum -= live_bytes[i];
+                memmove(live_bytes, live_bytes + k, (n - k) * sizeof *live_bytes);
+                n -= k;
+                continue;
+            }
+            uint64_t req = (uint64_t)(x >> 4) % 66 * 64; /* 0 .. 4160: some over the heap */
+            uint64_t avail = rt_heap_available(&r.heap);
+            uint64_t off;
+            uint32_t id;
+            rt_alloc_result res = try_alloc(&r, req, &id, &off);
+            if (req > 4096) assert_int_equal(res, RT_ALLOC_NEVER);
+            else if (req <= avail) assert_int_equal(res, RT_ALLOC_OK);
+            else assert_int_equal(res, RT_ALLOC_WAIT_HEAP);
+            if (res == RT_ALLOC_OK) {
+                assert_true(off + req <= 4096);
+                live_bytes[n++] = req;
+                sum += req;
+            }
+            assert_true(rt_heap_used(&r.heap) >= sum); /* plus bytes wasted at a wrap */
+            assert_true(rt_heap_used(&r.heap) <= 4096);
+            check_used_identity(&r.heap);
+        }
+        rt_ring_destroy(&r);
+    }
 }
 
 static void test_heap_rebase_anchor(void **state)
@@ -661,8 +740,10 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_heap_empty_restarts_at_zero),
     cmocka_unit_test(test_heap_wrap),
     cmocka_unit_test(test_heap_exact_fit_end),
-    cmocka_unit_test(test_heap_wrap_needs_strict_tail),
-    cmocka_unit_test(test_heap_gap_strict),
+    cmocka_unit_test(test_heap_wrap_fills_tail_exactly),
+    cmocka_unit_test(test_heap_gap_fills_exactly),
+    cmocka_unit_test(test_heap_exact_fill_after_wrap),
+    cmocka_unit_test(test_heap_fits_iff_available),
     cmocka_unit_test(test_heap_rebase_anchor),
     cmocka_unit_test(test_heap_available_is_max_not_sum),
     cmocka_unit_test(test_heap_oversize_fails_at_once),
