@@ -38,16 +38,18 @@ int rt_box_from_view(const pto_view *v, rt_box *b, const char **reason)
     return 0;
 }
 
-/* Per-dimension start coordinates of v's offset; 0 if v's layout does not
- * admit box math. */
-static int rt_box_coords(const pto_view *v, int64_t *start)
+int rt_view_coords(const pto_view *v, int64_t *start)
 {
     uint32_t n = v->ndims;
     if (v->strides[n - 1] != 1) return 0;
+    if (n == 1) { /* contiguous 1-d: the offset is the coordinate */
+        start[0] = v->offset;
+        return 1;
+    }
     int64_t rest = v->offset;
     for (uint32_t d = 0; d < n; d++) {
         int64_t s = v->strides[d];
-        if (s == 0 || (d + 1 < n && s % v->strides[d + 1] != 0)) return 0;
+        if (s == 0 || (d + 1 < n && (v->strides[d + 1] == 0 || s % v->strides[d + 1] != 0))) return 0;
         start[d] = rest / s;
         if (d > 0 && start[d] + (int64_t)v->shape[d] > v->strides[d - 1] / s) return 0;
         rest %= s;
@@ -73,7 +75,7 @@ rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now)
         if (same) return RT_COVERED;
     }
     int64_t sa[PTO_MAX_DIMS], sb[PTO_MAX_DIMS];
-    if (!rt_box_coords(a, sa) || !rt_box_coords(b, sb)) return RT_OVERLAP;
+    if (!rt_view_coords(a, sa) || !rt_view_coords(b, sb)) return RT_OVERLAP;
 
     int covered = 1;
     for (uint32_t d = 0; d < a->ndims; d++) {

@@ -36,6 +36,11 @@ typedef struct rt_box {
  * with a short reason. */
 int rt_box_from_view(const pto_view *v, rt_box *box, const char **reason);
 
+/* Per-dimension start coordinates of v's offset in the layout its strides
+ * imply; returns 0 if that layout does not admit box math (then only byte
+ * ranges tell two views apart). */
+int rt_view_coords(const pto_view *v, int64_t *start);
+
 /* How the new view `now` relates to an existing footprint `old` of the same
  * allocation. */
 rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now);

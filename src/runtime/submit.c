@@ -37,8 +37,8 @@ static uint64_t rt_out_bytes(const pto_view *v)
     return (n + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
 }
 
-/* Checks a task; fills boxes of non-OUT args and the packed output size. */
-static int rt_validate(pto_runtime *rt, const pto_task *t, rt_box *boxes, uint64_t *out_bytes)
+/* Checks a task; fills the boxes of non-OUT args and the packed output size. */
+static int rt_validate(pto_runtime *rt, const pto_task *t, rt_tm_key *keys, uint64_t *out_bytes)
 {
     char why[160];
     const char *reason = NULL;
@@ -61,7 +61,7 @@ static int rt_validate(pto_runtime *rt, const pto_task *t, rt_box *boxes, uint64
                 *out_bytes = *out_bytes > UINT64_MAX - b ? UINT64_MAX : *out_bytes + b;
                 rt->req_outputs++;
             }
-        } else if (rt_box_from_view(v, &boxes[i], &r) == 0 && v->owner != PTO_INVALID_TASK_ID &&
+        } else if (rt_box_from_view(v, &keys[i].box, &r) == 0 && v->owner != PTO_INVALID_TASK_ID &&
                    !rt_id_issued(rt, v->owner)) {
             r = "view owner is not a task of this runtime";
         }
@@ -195,7 +195,7 @@ static int rt_edge_from_tensormap(void *ctx, pto_task_id task)
 /* Collects the task's fanin edges.  A view's owner is always retained until
  * the task completes (lifetime); in AUTO it is also waited for (ordering).
  * MANUAL scopes take ordering from explicit deps only, never lifetime away. */
-static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, uint32_t *inserts)
+static int rt_collect(pto_runtime *rt, const pto_task *t, rt_tm_key *keys, uint32_t *inserts)
 {
     int rc = 0, manual = rt->manual_depth > 0;
     *inserts = 0;
@@ -209,7 +209,8 @@ static int rt_collect(pto_runtime *rt, const pto_task *t, const rt_box *boxes, u
             rc = rt_edge_add(rt, t->args[i].view.owner, RT_DEP_RETAIN | (manual ? 0 : RT_DEP_WAIT));
         if (rc || manual || tag == PTO_ARG_NO_DEP) continue;
         int writes = tag != PTO_ARG_IN;
-        rc = rt_tm_lookup(&rt->tm, &boxes[i], writes ? RT_TM_WRITERS | RT_TM_READERS : RT_TM_WRITERS,
+        rt_tm_key_init(&keys[i]);
+        rc = rt_tm_lookup(&rt->tm, &keys[i], writes ? RT_TM_WRITERS | RT_TM_READERS : RT_TM_WRITERS,
                           writes, rt_edge_from_tensormap, rt);
         (*inserts)++;
     }
@@ -338,7 +339,7 @@ static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
 
 int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
 {
-    rt_box boxes[PTO_MAX_TENSOR_ARGS];
+    rt_tm_key keys[PTO_MAX_TENSOR_ARGS];
     uint64_t out_bytes;
     uint32_t inserts;
     pto_task_id id;
@@ -349,7 +350,7 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!t) return rt_fail_invalid(rt, "pto_submit", "task is NULL");
-    int rc = rt_validate(rt, t, boxes, &out_bytes);
+    int rc = rt_validate(rt, t, keys, &out_bytes);
     rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, &id, &out, &rc);
     if (!s) return rc;
     int r = rt_task_ring(id);
@@ -373,7 +374,7 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
 
     rt->epoch++;
     rt->num_edges = 0;
-    rc = rt_collect(rt, t, boxes, &inserts);
+    rc = rt_collect(rt, t, keys, &inserts);
     uint64_t waits = rt_wait_edges(rt, 1);
     if (!rc) rc = rt_reserve_edges(rt, r, inserts, waits);
     if (rc) return rt_abandon(rt, s, rc);
@@ -382,8 +383,8 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
         for (uint32_t i = 0; i < t->num_args; i++) {
             pto_arg_tag tag = t->args[i].tag;
             if (tag == PTO_ARG_IN || tag == PTO_ARG_INOUT || tag == PTO_ARG_OUTPUT_EXISTING) {
-                boxes[i].view = &s->views[i]; /* entries live as long as the record */
-                rt_tm_insert(&rt->tm, &boxes[i], id, tag != PTO_ARG_IN);
+                keys[i].box.view = &s->views[i]; /* entries live as long as the record */
+                rt_tm_insert(&rt->tm, &keys[i], id, tag != PTO_ARG_IN);
             }
         }
         if (rt->tm.used > rt->tm_peak) rt->tm_peak = rt->tm.used;

@@ -71,22 +71,23 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
     if (st) return -st;
     rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
-    rt_box box;
+    rt_tm_key key;
     const char *why = NULL;
-    if (!view || rt_box_from_view(view, &box, &why) != 0)
+    if (!view || rt_box_from_view(view, &key.box, &why) != 0)
         return rt_fail_invalid(rt, "pto_wait_view", why ? why : "view is NULL");
     if (view->owner != PTO_INVALID_TASK_ID && !rt_id_issued(rt, view->owner))
         return rt_fail_invalid(rt, "pto_wait_view", "view owner is not a task of this runtime");
 
     rt_view_waiters w = {0};
+    rt_tm_key_init(&key);
     rt_tm_refresh(&rt->tm);
     int rc = 0;
     /* A runtime-created buffer's first writer is its creator (OUT args make
      * no tensormap entry). */
     if (view->owner != PTO_INVALID_TASK_ID) rc = rt_note_waiter(&w, view->owner);
-    if (!rc) rc = rt_tm_lookup(&rt->tm, &box, RT_TM_WRITERS, 0, rt_note_waiter, &w);
+    if (!rc) rc = rt_tm_lookup(&rt->tm, &key, RT_TM_WRITERS, 0, rt_note_waiter, &w);
     w.writers = w.n;
-    if (!rc && for_write) rc = rt_tm_lookup(&rt->tm, &box, RT_TM_READERS, 0, rt_note_waiter, &w);
+    if (!rc && for_write) rc = rt_tm_lookup(&rt->tm, &key, RT_TM_READERS, 0, rt_note_waiter, &w);
     if (rc) {
         free(w.ids);
         return pto_report_fatal(rt, "out of memory in pto_wait_view");

@@ -19,14 +19,21 @@ static int tm_note(void *ctx, pto_task_id id)
 static pto_view tm_views[16];
 static int tm_nviews;
 
-static rt_box tm_box(void *addr, int64_t offset, uint64_t n)
+static rt_tm_key tm_key_of(const pto_view *view)
 {
     pto_view *v = &tm_views[tm_nviews++ % 16];
-    *v = pto_view_1d(addr, 4, offset, n, PTO_INVALID_TASK_ID);
-    rt_box b;
+    *v = *view;
+    rt_tm_key k;
     const char *why;
-    assert_int_equal(rt_box_from_view(v, &b, &why), 0);
-    return b;
+    assert_int_equal(rt_box_from_view(v, &k.box, &why), 0);
+    rt_tm_key_init(&k);
+    return k;
+}
+
+static rt_tm_key tm_box(void *addr, int64_t offset, uint64_t n)
+{
+    pto_view v = pto_view_1d(addr, 4, offset, n, PTO_INVALID_TASK_ID);
+    return tm_key_of(&v);
 }
 
 /* Four small rings with n tasks each, all PENDING and published. */
@@ -62,7 +69,7 @@ static void test_stale_entries(void **state)
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
     tm_rings(rings, &tm, 3);
-    rt_box b = tm_box(buf, 0, 16);
+    rt_tm_key b = tm_box(buf, 0, 16);
     rt_tm_insert(&tm, &b, rt_task_id(0, 0), 1);
     rt_tm_insert(&tm, &b, rt_task_id(0, 1), 1);
     rt_tm_insert(&tm, &b, rt_task_id(1, 0), 1);
@@ -89,7 +96,7 @@ static void test_cover_removes_entries(void **state)
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
     tm_rings(rings, &tm, 4);
-    rt_box small = tm_box(buf, 16, 16), big = tm_box(buf, 0, 64), part = tm_box(buf, 24, 64);
+    rt_tm_key small = tm_box(buf, 16, 16), big = tm_box(buf, 0, 64), part = tm_box(buf, 24, 64);
     /* a covering writer frees the reader entry it covers */
     rt_tm_insert(&tm, &small, rt_task_id(0, 0), 0);
     tm_nfound = 0;
@@ -119,7 +126,7 @@ static void test_readers_never_wait_for_readers(void **state)
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
     tm_rings(rings, &tm, 3);
-    rt_box b = tm_box(buf, 0, 64);
+    rt_tm_key b = tm_box(buf, 0, 64);
     rt_tm_insert(&tm, &b, rt_task_id(0, 0), 0);
     rt_tm_insert(&tm, &b, rt_task_id(0, 1), 0);
     tm_nfound = 0;
