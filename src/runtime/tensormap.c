@@ -230,6 +230,7 @@ typedef struct rt_tm_query {
 static int rt_tm_visit(rt_tensormap *tm, uint32_t i, const rt_tm_query *q)
 {
     rt_tm_entry *e = &tm->pool[i];
+    tm->visits++;
     if (!rt_tm_live(tm, e->task)) return 0;
     if (q->kind == RT_TM_R &&
         atomic_load_explicit(&rt_tm_slot(tm, e->task)->state, memory_order_acquire) != RT_TASK_PENDING) {

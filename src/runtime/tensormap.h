@@ -85,6 +85,7 @@ typedef struct rt_tensormap {
     uint32_t (*cells)[2];   /* per cell bucket: writers, readers */
     uint32_t *cell_stamp;   /* per cell bucket: the probe pass that walked it last */
     uint32_t stamp;
+    uint64_t visits;        /* entries lookups examined: their cost (tests) */
     rt_ring *rings;         /* the runtime's four rings */
     uint32_t alive[PTO_NUM_RINGS]; /* cached watermarks */
 } rt_tensormap;

@@ -152,6 +152,13 @@ static void test_overlap_non_box_layout_is_conservative(void **state)
     pto_view bcast = {A, 4, 2, {4, 64}, {0, 1}, 0, PTO_INVALID_TASK_ID};
     expect2(bcast, bcast, RT_COVERED, RT_COVERED);
     expect2(bcast, v1(4, 32, 4), RT_OVERLAP, RT_OVERLAP);
+    /* a zero middle stride (broadcast rows of a 3-d view): no box math, and
+     * no division by that stride */
+    pto_view zero_mid = {A, 4, 3, {2, 3, 4}, {8, 0, 1}, 0, PTO_INVALID_TASK_ID};
+    pto_view zero_mid_shifted = {A, 4, 3, {1, 3, 4}, {8, 0, 1}, 2, PTO_INVALID_TASK_ID};
+    int64_t start[PTO_MAX_DIMS];
+    assert_int_equal(rt_view_coords(&zero_mid, start), 0);
+    expect2(zero_mid, zero_mid_shifted, RT_OVERLAP, RT_OVERLAP);
     /* outer stride not a multiple of the inner one */
     pto_view odd_strides = {A, 4, 2, {4, 8}, {3, 2}, 0, PTO_INVALID_TASK_ID};
     expect2(odd_strides, odd_strides, RT_COVERED, RT_COVERED);

@@ -1,7 +1,11 @@
 /*
  * test_tensormap.c - the tensormap's bookkeeping: stale entries, cleanup,
- * cover removal, completed-reader pruning, and the pool running out.
+ * cover removal, completed-reader pruning, the pool running out; lookups
+ * that find exactly what a brute-force overlap scan finds, at a cost that
+ * follows the overlapping entries, not the entries of the allocation.
  */
+#include <stdlib.h>
+
 #include "harness.h"
 #include "testutil.h"
 
@@ -11,7 +15,17 @@ static int tm_nfound;
 static int tm_note(void *ctx, pto_task_id id)
 {
     (void)ctx;
+    assert_true(tm_nfound < 16);
     tm_found[tm_nfound++] = id;
+    return 0;
+}
+
+/* The same into a caller's array of any size. */
+static pto_task_id *tm_found_big;
+static int tm_note_big(void *ctx, pto_task_id id)
+{
+    (void)ctx;
+    tm_found_big[tm_nfound++] = id;
     return 0;
 }
 
@@ -169,7 +183,184 @@ static void test_tensormap_overflow(void **state)
     pto_runtime_destroy(rt);
 }
 
+
+/* ---- lookups against a brute-force scan -------------------------------- */
+
+static uint64_t tm_rand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* A random view of one of two allocations: tiles of a 2-d or 3-d row-major
+ * layout, 1-d ranges, other element sizes, transposed (no box math) and
+ * empty views, so every group kind and level mix occurs. */
+static pto_view tm_random_view(uint64_t *seed, char *bufs[2])
+{
+    pto_view v = {0};
+    v.addr = bufs[tm_rand(seed) % 2];
+    v.owner = PTO_INVALID_TASK_ID;
+    v.elem_size = tm_rand(seed) % 8 == 0 ? 8 : 4;
+    uint64_t kind = tm_rand(seed) % 10;
+    if (kind < 3) { /* 1-d */
+        v.ndims = 1;
+        v.shape[0] = 1 + tm_rand(seed) % 40;
+        v.strides[0] = 1;
+        v.offset = (int64_t)(tm_rand(seed) % 200);
+    } else if (kind < 8) { /* 2-d tiles of a 16 x 24 layout */
+        v.ndims = 2;
+        v.shape[0] = 1 + tm_rand(seed) % 8;
+        v.shape[1] = 1 + tm_rand(seed) % 12;
+        v.strides[0] = 24;
+        v.strides[1] = 1;
+        uint64_t r = tm_rand(seed) % (17 - v.shape[0]), c = tm_rand(seed) % (25 - v.shape[1]);
+        v.offset = (int64_t)(r * 24 + c);
+        if (tm_rand(seed) % 16 == 0) v.shape[1] = 0; /* empty */
+    } else if (kind < 9) { /* 3-d tiles of a 4 x 6 x 8 layout */
+        v.ndims = 3;
+        v.strides[0] = 48, v.strides[1] = 8, v.strides[2] = 1;
+        uint64_t o = 0;
+        for (int d = 0; d < 3; d++) {
+            uint64_t ext = d == 0 ? 4 : d == 1 ? 6 : 8;
+            v.shape[d] = 1 + tm_rand(seed) % ext;
+            o += tm_rand(seed) % (ext - v.shape[d] + 1) * (uint64_t)v.strides[d];
+        }
+        v.offset = (int64_t)o;
+    } else { /* transposed: innermost stride 24, no box math */
+        v.ndims = 2;
+        v.shape[0] = 1 + tm_rand(seed) % 12;
+        v.shape[1] = 1 + tm_rand(seed) % 8;
+        v.strides[0] = 1;
+        v.strides[1] = 24;
+        v.offset = (int64_t)(tm_rand(seed) % 12);
+    }
+    return v;
+}
+
+typedef struct tm_shadow {
+    const pto_view *view;
+    pto_task_id task;
+    int writer, live;
+} tm_shadow;
+
+static int tm_cmp_id(const void *a, const void *b)
+{
+    pto_task_id x = *(const pto_task_id *)a, y = *(const pto_task_id *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Random inserts and lookups (IN: writers; INOUT: writers and readers,
+ * removing covered entries): each lookup reports, per kind, the same tasks
+ * as a scan of every live entry with rt_box_overlap, and cover removal
+ * frees exactly the covered ones. */
+static void test_tensormap_lookup_matches_brute_force(void **state)
+{
+    (void)state;
+    enum { OPS = 400, RUNS = 60 };
+    static char mem[2][4096];
+    char *bufs[2] = {mem[0], mem[1]};
+    static pto_view views[OPS];
+    static tm_shadow shadow[OPS];
+    uint64_t seed = 0x5eedu;
+    for (int run = 0; run < RUNS; run++) {
+        rt_ring rings[PTO_NUM_RINGS];
+        rt_tensormap tm;
+        tm_rings(rings, &tm, 15);
+        int n = 0, live = 0;
+        for (int op = 0; op < OPS; op++) {
+            views[op] = tm_random_view(&seed, bufs);
+            rt_tm_key k;
+            const char *why;
+            assert_int_equal(rt_box_from_view(&views[op], &k.box, &why), 0);
+            rt_tm_key_init(&k);
+            if (tm_rand(&seed) % 2) { /* insert */
+                pto_task_id task = rt_task_id((int)(tm_rand(&seed) % 4), (uint32_t)(tm_rand(&seed) % 15));
+                int writer = (int)(tm_rand(&seed) % 2);
+                rt_tm_insert(&tm, &k, task, writer);
+                shadow[n++] = (tm_shadow){&views[op], task, writer, 1};
+                live++;
+                assert_int_equal(tm.used, live);
+                continue;
+            }
+            int inout = (int)(tm_rand(&seed) % 2);
+            for (int kind = 0; kind < 2; kind++) {
+                if (kind == 1 && !inout) break;
+                pto_task_id want[OPS];
+                int nwant = 0;
+                for (int i = 0; i < n; i++) {
+                    rt_box b;
+                    assert_int_equal(rt_box_from_view(shadow[i].view, &b, &why), 0);
+                    if (!shadow[i].live || shadow[i].writer != (kind == 0) || b.addr != k.box.addr ||
+                        rt_box_overlap(&b, &k.box) == RT_NO_OVERLAP)
+                        continue;
+                    want[nwant++] = shadow[i].task;
+                    if (inout && rt_box_overlap(&b, &k.box) == RT_COVERED) shadow[i].live = 0, live--;
+                }
+                tm_nfound = 0;
+                static pto_task_id found[OPS];
+                tm_found_big = found;
+                rt_tm_lookup(&tm, &k, kind == 0 ? RT_TM_WRITERS : RT_TM_READERS, inout, tm_note_big, NULL);
+                assert_int_equal(tm_nfound, nwant);
+                qsort(want, (size_t)nwant, sizeof *want, tm_cmp_id);
+                qsort(found, (size_t)nwant, sizeof *found, tm_cmp_id);
+                assert_memory_equal(want, found, (size_t)nwant * sizeof *want);
+            }
+            assert_int_equal(tm.used, live);
+        }
+        tm_done(rings, &tm);
+    }
+}
+
+/* 8192 disjoint tiles of one allocation (1-d 64-byte slices, row tiles and
+ * column tiles of a 4096 x 4096 matrix): looking up one tile examines a
+ * handful of entries, as with 64 tiles, and finds only its own. */
+static void test_tensormap_lookup_cost_follows_overlap(void **state)
+{
+    (void)state;
+    enum { TILES = 8192 };
+    static pto_view views[TILES];
+    char *addr = (char *)(uintptr_t)0x10000000; /* never dereferenced */
+    for (int shape = 0; shape < 3; shape++) {
+        for (int tiles = 64; tiles <= TILES; tiles *= 128) {
+            rt_ring rings[PTO_NUM_RINGS];
+            rt_tensormap tm;
+            tm_rings(rings, &tm, 15);
+            for (int i = 0; i < tiles; i++) {
+                if (shape == 0) views[i] = pto_view_1d(addr, 4, 16 * (int64_t)i, 16, PTO_INVALID_TASK_ID);
+                else if (shape == 1) /* rows: two tiles of 2048 columns per row */
+                    views[i] = pto_view_2d(addr, 4, (int64_t)(i / 2) * 4096 + (i % 2) * 2048, 1, 2048, 4096,
+                                           PTO_INVALID_TASK_ID);
+                else /* columns: two tiles of 2048 rows per column */
+                    views[i] = pto_view_2d(addr, 4, (int64_t)(i % 2) * 2048 * 4096 + i / 2, 2048, 1, 4096,
+                                           PTO_INVALID_TASK_ID);
+                rt_tm_key k;
+                const char *why;
+                assert_int_equal(rt_box_from_view(&views[i], &k.box, &why), 0);
+                rt_tm_key_init(&k);
+                assert_true(k.gridded);
+                rt_tm_insert(&tm, &k, rt_task_id(i % 4, (uint32_t)(i / 4 % 15)), 1);
+            }
+            tm.visits = 0;
+            for (int j = 0; j < 100; j++) {
+                int i = (int)((uint64_t)j * 7919 % (uint64_t)tiles);
+                rt_tm_key k;
+                const char *why;
+                assert_int_equal(rt_box_from_view(&views[i], &k.box, &why), 0);
+                rt_tm_key_init(&k);
+                tm_nfound = 0;
+                rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
+                assert_int_equal(tm_nfound, 1);
+            }
+            /* cells probed: the tile's own and the one before, per dimension */
+            assert_true(tm.visits <= 100 * 8);
+            tm_done(rings, &tm);
+        }
+    }
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_tensormap_lookup_matches_brute_force),
+    cmocka_unit_test(test_tensormap_lookup_cost_follows_overlap),
     cmocka_unit_test(test_stale_entries),
     cmocka_unit_test(test_cover_removes_entries),
     cmocka_unit_test(test_readers_never_wait_for_readers),
