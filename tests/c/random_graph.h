@@ -144,19 +144,17 @@ static inline int64_t v_hi(const vspec *v)
     return h;
 }
 
-static inline int conflicts(const gtask *x, const gtask *y, int *via_temp)
+static inline int conflicts(const gtask *x, const gtask *y)
 {
-    int hit = 0;
     for (int i = 0; i < x->nargs; i++)
         for (int j = 0; j < y->nargs; j++) {
             const vspec *a = &x->a[i], *b = &y->a[j];
             if (a->res != b->res) continue;
             if (a->tag == PTO_ARG_IN && b->tag == PTO_ARG_IN) continue;
             if (v_hi(a) <= v_lo(b) || v_hi(b) <= v_lo(a)) continue;
-            hit = 1;
-            if (a->res >= MAXB) *via_temp = 1;
+            return 1;
         }
-    return hit;
+    return 0;
 }
 
 static inline vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag tag)
@@ -255,10 +253,11 @@ static inline void add_task(graph *g, genstate *st, gtask *t, uint64_t *s)
     t->dep0 = g->ndeps;
     for (int j = 0; j < i; j++) {
         if (!t->manual && !g->t[j].manual) continue;
-        int via_temp = 0;
-        if (!conflicts(&g->t[j], t, &via_temp)) continue;
+        if (!conflicts(&g->t[j], t)) continue;
         g->deps[g->ndeps] = j;
-        g->kinds[g->ndeps] = via_temp || rnd(s, 2) ? PTO_DEP_WAIT_RETAIN : PTO_DEP_WAIT;
+        /* Either kind, on created buffers too: a view's owner stays alive
+         * until the reader completes whatever the dependency kind. */
+        g->kinds[g->ndeps] = rnd(s, 2) ? PTO_DEP_WAIT_RETAIN : PTO_DEP_WAIT;
         g->ndeps++;
         t->ndeps++;
     }
