@@ -57,12 +57,13 @@ const char *pto_ring_field_name(pto_ring_field field);
  * rule's message in msg (always NUL-terminated when len > 0). */
 int pto_config_check(const pto_config *cfg, char *msg, size_t len);
 
-/* Checks one value of a ring field, given as a scalar (is_entry = 0: 0 is
- * rejected) or as one entry of a 4-list (is_entry = 1: 0 keeps the default).
+/* Checks one value of a ring field, given as a scalar (entry = -1: 0 is
+ * rejected) or as entry 0..3 of a 4-list (0 keeps the default; the message
+ * names the entry, "... got 512 at ring_heap[2]").
  * is_int = 0 marks a value that is not an integer (Python bool or float);
  * it is rejected.  shown is how the value prints in the message (Python
  * repr); NULL prints value in decimal. */
-int pto_config_check_ring_value(pto_ring_field field, int is_entry, int is_int,
+int pto_config_check_ring_value(pto_ring_field field, int entry, int is_int,
                                 int64_t value, const char *shown, char *msg,
                                 size_t len);
 

@@ -11,7 +11,8 @@
  *
  * Message forms, for a range row:
  *   scalar:      "<name> must <phrase><unit>, got <v>"
- *   list entry:  "<name> entries must <phrase><unit> (or 0 to keep default), got <v>"
+ *   list entry:  "<name> entries must <phrase><unit> (or 0 to keep default), got <v>
+ *                 at <name>[<i>]"
  * A row whose phrase does not state its upper bound (ring_task_window,
  * ring_heap) reports a value over it with the rule "be <= <max><unit>" in
  * the same two forms, so an over-large list entry reads
@@ -117,13 +118,14 @@ static int rt_config_unknown_field(pto_ring_field field, char *msg, size_t len)
 
 /*
  * Checks one value, given as negative + magnitude, against a range row.
- * is_entry: a list entry, where an integer 0 keeps the default; a non-int
- * (Python bool/float) is rejected before that test, so False is no sentinel.
+ * entry >= 0: that entry of a 4-list, where an integer 0 keeps the default
+ * (a non-int, Python bool/float, is rejected before that test, so False is
+ * no sentinel), named in the message; entry < 0: a scalar.
  */
-static int rt_config_check_row(const rt_config_rule *r, int is_entry, int is_int, int negative,
+static int rt_config_check_row(const rt_config_rule *r, int entry, int is_int, int negative,
                                uint64_t mag, const char *shown, char *msg, size_t len)
 {
-    int over_max = 0;
+    int over_max = 0, is_entry = entry >= 0;
     if (is_int) {
         if (is_entry && mag == 0) return 0;
         if (negative) {
@@ -144,19 +146,21 @@ static int rt_config_check_row(const rt_config_rule *r, int is_entry, int is_int
         snprintf(rule, sizeof rule, "be <= %" PRIu64 "%s", r->max, r->unit);
     else
         snprintf(rule, sizeof rule, "%s%s", r->phrase, r->unit);
-    return rt_config_fail(msg, len, "%s%s must %s%s, got %s", r->name,
+    char where[48] = "";
+    if (is_entry) snprintf(where, sizeof where, " at %s[%d]", r->name, entry);
+    return rt_config_fail(msg, len, "%s%s must %s%s, got %s%s", r->name,
                           is_entry ? " entries" : "", rule,
-                          is_entry ? " (or 0 to keep default)" : "", shown);
+                          is_entry ? " (or 0 to keep default)" : "", shown, where);
 }
 
 /* Same, for a signed value. */
-static int rt_config_check_signed(const rt_config_rule *r, int is_entry, int is_int,
+static int rt_config_check_signed(const rt_config_rule *r, int entry, int is_int,
                                   int64_t value, const char *shown, char *msg, size_t len)
 {
     int negative = value < 0;
     /* Magnitude by unsigned negation: defined for INT64_MIN too. */
     uint64_t mag = negative ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    return rt_config_check_row(r, is_entry, is_int, negative, mag, shown, msg, len);
+    return rt_config_check_row(r, entry, is_int, negative, mag, shown, msg, len);
 }
 
 const char *pto_ring_field_name(pto_ring_field field)
@@ -165,13 +169,16 @@ const char *pto_ring_field_name(pto_ring_field field)
     return r ? r->name : NULL;
 }
 
-int pto_config_check_ring_value(pto_ring_field field, int is_entry, int is_int, int64_t value,
+int pto_config_check_ring_value(pto_ring_field field, int entry, int is_int, int64_t value,
                                 const char *shown, char *msg, size_t len)
 {
     rt_config_clear(msg, len);
     const rt_config_rule *r = rt_config_ring_rule(field);
     if (!r) return rt_config_unknown_field(field, msg, len);
-    return rt_config_check_signed(r, is_entry, is_int, value, shown, msg, len);
+    if (entry >= PTO_NUM_RINGS)
+        return rt_config_fail(msg, len, "%s has no entry %d (rings 0..%d)", r->name, entry,
+                              PTO_NUM_RINGS - 1);
+    return rt_config_check_signed(r, entry, is_int, value, shown, msg, len);
 }
 
 int pto_config_check_ring_list_len(pto_ring_field field, size_t n, char *msg, size_t len)
@@ -189,7 +196,7 @@ int pto_config_check_num_workers(int is_int, int64_t value, const char *shown, c
                                  size_t len)
 {
     rt_config_clear(msg, len);
-    return rt_config_check_signed(&rt_config_rules[RT_CONFIG_NUM_WORKERS], 0, is_int, value,
+    return rt_config_check_signed(&rt_config_rules[RT_CONFIG_NUM_WORKERS], -1, is_int, value,
                                   shown, msg, len);
 }
 
@@ -197,7 +204,7 @@ int pto_config_check_stall_timeout(int is_int, int64_t value, const char *shown,
                                    size_t len)
 {
     rt_config_clear(msg, len);
-    return rt_config_check_signed(&rt_config_rules[RT_CONFIG_STALL_TIMEOUT], 0, is_int, value,
+    return rt_config_check_signed(&rt_config_rules[RT_CONFIG_STALL_TIMEOUT], -1, is_int, value,
                                   shown, msg, len);
 }
 
@@ -211,16 +218,16 @@ int pto_config_check(const pto_config *cfg, char *msg, size_t len)
         cfg->runtime_env.ring_dep_pool};
     for (int f = 0; f < RT_CONFIG_NUM_RING_FIELDS; f++)
         for (int i = 0; i < PTO_NUM_RINGS; i++)
-            if (rt_config_check_row(&rt_config_rules[f], 1, 1, 0, rings[f][i], NULL, msg, len))
+            if (rt_config_check_row(&rt_config_rules[f], i, 1, 0, rings[f][i], NULL, msg, len))
                 return -1;
 
     /* C spells "default" as 0 for these two; Python never passes 0 here. */
     if (cfg->num_workers != 0 &&
-        rt_config_check_signed(&rt_config_rules[RT_CONFIG_NUM_WORKERS], 0, 1, cfg->num_workers,
+        rt_config_check_signed(&rt_config_rules[RT_CONFIG_NUM_WORKERS], -1, 1, cfg->num_workers,
                                NULL, msg, len))
         return -1;
     if (cfg->stall_timeout_ms != 0 &&
-        rt_config_check_signed(&rt_config_rules[RT_CONFIG_STALL_TIMEOUT], 0, 1,
+        rt_config_check_signed(&rt_config_rules[RT_CONFIG_STALL_TIMEOUT], -1, 1,
                                cfg->stall_timeout_ms, NULL, msg, len))
         return -1;
 

@@ -9,9 +9,16 @@
 
 #define RT_APPEND(...) rt_appendf(buf, cap, len, __VA_ARGS__)
 
-static const char *rt_state_name(uint32_t st)
+/* A task's state as a user reads it: the stored state, with PENDING split
+ * into RUNNING (an executor runs it), READY (queued: every producer done)
+ * and PENDING (waiting for producers). */
+static const char *rt_state_name(pto_runtime *rt, pto_task_id id, const rt_slot *s, uint32_t st)
 {
-    return st == RT_TASK_PENDING ? "PENDING" : st == RT_TASK_COMPLETED ? "COMPLETED" : "CONSUMED";
+    if (st == RT_TASK_COMPLETED) return "COMPLETED";
+    if (st != RT_TASK_PENDING) return "CONSUMED";
+    for (int k = 0; k <= rt->num_workers; k++)
+        if (atomic_load(&rt->workers[k].running) == id) return "RUNNING";
+    return atomic_load(&s->fanin_refcount) == s->fanin_count ? "READY" : "PENDING";
 }
 
 void rt_census_take(pto_runtime *rt, rt_census *c)
@@ -87,7 +94,7 @@ static void rt_head_line(pto_runtime *rt, int r, char *buf, size_t cap, size_t *
     rt_spin_unlock(&s->lock);
     rt_format_id(rt_task_id(r, la), id, sizeof id);
     RT_APPEND("Head task %s: state=%s, consumers=%u/%u, scope_released=%d, site=%s\n", id,
-              rt_state_name(st), ref & ~PTO_FANOUT_SCOPE_BIT, count & ~PTO_FANOUT_SCOPE_BIT,
+              rt_state_name(rt, rt_task_id(r, la), s, st), ref & ~PTO_FANOUT_SCOPE_BIT, count & ~PTO_FANOUT_SCOPE_BIT,
               ref >= PTO_FANOUT_SCOPE_BIT, rt_format_where(s->scope_file, s->scope_line, s->scope_depth).site);
 }
 
@@ -134,11 +141,13 @@ int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v,
         rt_heap_line(rt, r, buf, cap, len);
         rt_diagnose_task_line(rt, r, buf, cap, len);
         rt_head_line(rt, r, buf, cap, len);
+        /* e.g.: twice the heap, or the first power of two the request fits */
+        uint64_t eg = 2 * ring->heap.size;
+        if (need > eg) eg = need > (1ull << 63) ? need : rt_next_pow2(need);
         snprintf(hint, sizeof hint,
                  "raise ring_heap (runtime_env.ring_heap) for ring %d (now %llu, e.g. %llu) or "
                  "shrink per-task outputs / split the scope so its bytes are reclaimed sooner%s",
-                 r, (unsigned long long)ring->heap.size,
-                 (unsigned long long)ring->heap.size * 2, suffix);
+                 r, (unsigned long long)ring->heap.size, (unsigned long long)eg, suffix);
         break;
     }
     case RT_RES_TASK:

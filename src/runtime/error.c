@@ -6,6 +6,7 @@
  * header line, detail lines indented by two spaces, and three fixed lines
  * (the runtime status, the code's one-sentence meaning, the hint).
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +34,7 @@ static const struct {
 
 static int rt_code_index(int code)
 {
+    if (code == INT_MIN) return -1; /* -code would overflow; no such status */
     if (code < 0) code = -code;
     for (size_t i = 0; i < sizeof rt_codes / sizeof rt_codes[0]; i++)
         if (rt_codes[i].code == code) return (int)i;
@@ -105,10 +107,10 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
         rt_appendf(m, cap, &len, "  %.*s\n", n, p);
         p = nl ? nl + 1 : p + n;
     }
-    int i = rt_code_index(code);
+    int i = rt_code_index(code); /* always a listed code: raised by this runtime */
     rt_appendf(m, cap, &len, "PTO runtime failed: error_code=%d runtime_status=%d\n", code, -code);
-    rt_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code, rt_codes[i].name,
-               rt_codes[i].sentence);
+    rt_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code,
+               i < 0 ? "UNKNOWN" : rt_codes[i].name, i < 0 ? "unknown status" : rt_codes[i].sentence);
     rt_appendf(m, cap, &len, "error hint: %s", hint);
     rt->error.code = code;
     rt->error.ring = ring;
@@ -122,13 +124,14 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
 
 int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason)
 {
-    char header[512], details[512], id[32];
+    char header[512], details[512], id[32], name[80] = "";
     const rt_scope *s = rt_scope_current(rt);
     rt_where at = rt_format_where(s->file, s->line, s->depth);
     rt_format_id(rt->submitting, id, sizeof id);
+    if (rt->submitting_name) snprintf(name, sizeof name, " (%.64s)", rt->submitting_name);
     snprintf(header, sizeof header, "FATAL: Invalid Arguments! %s", reason);
-    snprintf(details, sizeof details, "call: %s task=%s scope=%s depth=%s ring=%d", call, id,
-             at.site, at.depth, s->ring);
+    snprintf(details, sizeof details, "call: %s task=%s%s scope=%s depth=%s ring=%d", call, id,
+             name, at.site, at.depth, s->ring);
     return rt_fail(rt, PTO_INVALID_ARGS, s->ring, header, details,
                    "this is an orchestration bug; no RunConfig field helps");
 }

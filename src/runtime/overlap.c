@@ -26,10 +26,12 @@ int rt_box_from_view(const pto_view *v, rt_box *b, const char **reason)
                       __builtin_add_overflow(span, step, &span);
     }
     /* Byte range and coordinates are computed in 64 bits: the view's last
-     * byte must be addressable, below INT64_MAX. */
+     * byte must be addressable, below INT64_MAX from addr and below 2^64. */
+    uint64_t last;
     wraps |= __builtin_add_overflow((uint64_t)v->offset, span + 1, &end) ||
              __builtin_mul_overflow(end, (uint64_t)v->elem_size, &hi) ||
-             __builtin_mul_overflow((uint64_t)v->offset, (uint64_t)v->elem_size, &lo) || hi > INT64_MAX;
+             __builtin_mul_overflow((uint64_t)v->offset, (uint64_t)v->elem_size, &lo) || hi > INT64_MAX ||
+             __builtin_add_overflow((uint64_t)(uintptr_t)v->addr, hi, &last);
     if (wraps) { *reason = "view extends past the 64-bit address range"; return -1; }
     b->addr = v->addr;
     b->view = v;

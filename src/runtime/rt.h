@@ -115,11 +115,18 @@ struct pto_runtime {
     uint64_t edges_cap;
     uint32_t num_edges;
     pto_task_id submitting; /* id of the task being submitted */
+    const char *submitting_name; /* its name (pto_submit only), for messages */
     int run_open;         /* the implicit root has begun (first call of a run) */
     uint64_t tm_peak;     /* tensormap peak since the innermost scope began */
     rt_stats stats;
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
+
+/* Smallest power of two >= v (1 for 0); v <= 2^63. */
+static inline uint64_t rt_next_pow2(uint64_t v)
+{
+    return v <= 1 ? 1 : (uint64_t)1 << (64 - __builtin_clzll(v - 1));
+}
 
 /* A growable array is full: doubles *cap (from `first`) and returns the
  * reallocated items, or NULL with items and *cap unchanged. */
@@ -174,9 +181,11 @@ void rt_stats_end(pto_runtime *rt, rt_scope *s);
 /* Writes the file (first time a fatal is seen, and at pto_finish). */
 void rt_stats_write(pto_runtime *rt);
 /* The latched status, seen by the orchestrator: freezes and writes the
- * stats once.  Every API call starts with it. */
+ * stats once.  Every API call starts with it; a NULL runtime is
+ * INVALID_ARGS (nothing to latch it in). */
 static inline int rt_enter(pto_runtime *rt)
 {
+    if (!rt) return PTO_INVALID_ARGS;
     int st = atomic_load_explicit(&rt->status, memory_order_acquire);
     if (st && !rt->stats.fatal) {
         rt->stats.fatal = 1;

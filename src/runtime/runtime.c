@@ -19,13 +19,6 @@
 #include "runtime/diagnose.h"
 #include "runtime/reserve.h"
 
-static uint64_t rt_next_pow2(uint64_t v)
-{
-    uint64_t p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
 static void rt_set_error(pto_error *err, int code, int ring, const char *msg)
 {
     if (!err) return;
@@ -255,6 +248,7 @@ static int rt_wait_drained(pto_runtime *rt)
 
 int pto_finish(pto_runtime *rt)
 {
+    if (!rt) return -PTO_INVALID_ARGS;
     rt_enter(rt);
     int open = rt->num_scopes - 1;
     if (open > 0) {
@@ -295,6 +289,13 @@ void pto_runtime_destroy(pto_runtime *rt)
 
 const pto_error *pto_last_error(const pto_runtime *rt)
 {
+    static const pto_error no_runtime = {
+        PTO_INVALID_ARGS, -1,
+        "FATAL: Invalid Arguments! pto_last_error: runtime is NULL\n"
+        "PTO runtime failed: error_code=5 runtime_status=-5\n"
+        "error detail: error_code=5 INVALID_ARGS - a bad call\n"
+        "error hint: pass the runtime pto_runtime_create returned"};
+    if (!rt) return &no_runtime;
     pto_runtime *m = (pto_runtime *)rt;
     if (rt_latched(m)) {
         while (!atomic_load_explicit(&m->error_ready, memory_order_acquire)) rt_cpu_relax();
@@ -306,6 +307,7 @@ const pto_error *pto_last_error(const pto_runtime *rt)
 int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
 {
     char text[1024], header[1100], details[256];
+    if (!rt) return -PTO_INVALID_ARGS;
     rt_run_open(rt); /* a run may fail in its very first call */
     va_list ap;
     va_start(ap, fmt);
@@ -321,7 +323,7 @@ int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
 
 int pto_ring_usage_get(const pto_runtime *crt, int ring, pto_ring_usage *out)
 {
-    if (ring < 0 || ring >= PTO_NUM_RINGS || !out) return -PTO_INVALID_ARGS;
+    if (!crt || ring < 0 || ring >= PTO_NUM_RINGS || !out) return -PTO_INVALID_ARGS;
     pto_runtime *rt = (pto_runtime *)crt;
     rt_ring *r = &rt->rings[ring];
     rt_ring_reclaim(r);
@@ -336,7 +338,7 @@ int pto_ring_usage_get(const pto_runtime *crt, int ring, pto_ring_usage *out)
 
 const pto_config *pto_runtime_config(const pto_runtime *rt)
 {
-    return &rt->cfg;
+    return rt ? &rt->cfg : NULL;
 }
 
 void *pto_view_at(const pto_view *v, const uint64_t *idx)

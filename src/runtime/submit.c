@@ -337,7 +337,7 @@ static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
     return rc;
 }
 
-int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
+static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
 {
     rt_tm_key keys[PTO_MAX_TENSOR_ARGS];
     uint64_t out_bytes;
@@ -403,6 +403,14 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
         rt_task_push_ready(rt, id);
     if (id_out) *id_out = id;
     return 0;
+}
+
+int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
+{
+    if (rt) rt->submitting_name = t ? t->name : NULL;
+    int rc = rt_submit(rt, t, id_out);
+    if (rt) rt->submitting_name = NULL;
+    return rc;
 }
 
 void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)

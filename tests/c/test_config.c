@@ -15,21 +15,21 @@
 
 #define MSG_LEN 512
 
-/* Asserts that the scalar (is_entry 0) or entry (is_entry 1) value is rejected with want. */
-static void expect_ring_reject(pto_ring_field field, int is_entry, int is_int, int64_t value,
+/* Asserts that the scalar (entry -1) or list entry (0..3) value is rejected with want. */
+static void expect_ring_reject(pto_ring_field field, int entry, int is_int, int64_t value,
                                const char *shown, const char *want)
 {
     char msg[MSG_LEN];
     assert_int_equal(
-        pto_config_check_ring_value(field, is_entry, is_int, value, shown, msg, sizeof msg), -1);
+        pto_config_check_ring_value(field, entry, is_int, value, shown, msg, sizeof msg), -1);
     assert_string_equal(msg, want);
 }
 
-static void expect_ring_accept(pto_ring_field field, int is_entry, int64_t value)
+static void expect_ring_accept(pto_ring_field field, int entry, int64_t value)
 {
     char msg[MSG_LEN];
     assert_int_equal(
-        pto_config_check_ring_value(field, is_entry, 1, value, NULL, msg, sizeof msg), 0);
+        pto_config_check_ring_value(field, entry, 1, value, NULL, msg, sizeof msg), 0);
 }
 
 static void expect_config_reject(const pto_config *cfg, const char *want)
@@ -166,54 +166,54 @@ static void test_config_scalar_rejects(void **state)
     const pto_ring_field H = PTO_FIELD_RING_HEAP;
     const pto_ring_field D = PTO_FIELD_RING_DEP_POOL;
 
-    expect_ring_reject(W, 0, 1, 3, NULL, "ring_task_window must be a power of 2 >= 4, got 3");
-    expect_ring_reject(W, 0, 1, 5, NULL, "ring_task_window must be a power of 2 >= 4, got 5");
-    expect_ring_reject(W, 0, 1, 0, NULL, "ring_task_window must be a power of 2 >= 4, got 0");
-    expect_ring_reject(W, 0, 1, 6, NULL, "ring_task_window must be a power of 2 >= 4, got 6");
-    expect_ring_reject(W, 0, 1, 100, NULL, "ring_task_window must be a power of 2 >= 4, got 100");
-    expect_ring_reject(W, 0, 1, 2, NULL, "ring_task_window must be a power of 2 >= 4, got 2");
-    expect_ring_reject(W, 0, 1, -4, NULL, "ring_task_window must be a power of 2 >= 4, got -4");
-    expect_ring_reject(W, 0, 1, 2147483648ll, NULL,
+    expect_ring_reject(W, -1, 1, 3, NULL, "ring_task_window must be a power of 2 >= 4, got 3");
+    expect_ring_reject(W, -1, 1, 5, NULL, "ring_task_window must be a power of 2 >= 4, got 5");
+    expect_ring_reject(W, -1, 1, 0, NULL, "ring_task_window must be a power of 2 >= 4, got 0");
+    expect_ring_reject(W, -1, 1, 6, NULL, "ring_task_window must be a power of 2 >= 4, got 6");
+    expect_ring_reject(W, -1, 1, 100, NULL, "ring_task_window must be a power of 2 >= 4, got 100");
+    expect_ring_reject(W, -1, 1, 2, NULL, "ring_task_window must be a power of 2 >= 4, got 2");
+    expect_ring_reject(W, -1, 1, -4, NULL, "ring_task_window must be a power of 2 >= 4, got -4");
+    expect_ring_reject(W, -1, 1, 2147483648ll, NULL,
                        "ring_task_window must be <= 1073741824, got 2147483648");
-    expect_ring_accept(W, 0, 4);
-    expect_ring_accept(W, 0, 1073741824ll);
+    expect_ring_accept(W, -1, 4);
+    expect_ring_accept(W, -1, 1073741824ll);
 
-    expect_ring_reject(H, 0, 1, 512, NULL,
+    expect_ring_reject(H, -1, 1, 512, NULL,
                        "ring_heap must be a power of 2 >= 1024 (bytes per ring), got 512");
-    expect_ring_reject(H, 0, 1, 1000, NULL,
+    expect_ring_reject(H, -1, 1, 1000, NULL,
                        "ring_heap must be a power of 2 >= 1024 (bytes per ring), got 1000");
-    expect_ring_reject(H, 0, 1, 1536, NULL,
+    expect_ring_reject(H, -1, 1, 1536, NULL,
                        "ring_heap must be a power of 2 >= 1024 (bytes per ring), got 1536");
-    expect_ring_reject(H, 0, 1, 0, NULL,
+    expect_ring_reject(H, -1, 1, 0, NULL,
                        "ring_heap must be a power of 2 >= 1024 (bytes per ring), got 0");
-    expect_ring_reject(H, 0, 1, 2199023255552ll, NULL,
+    expect_ring_reject(H, -1, 1, 2199023255552ll, NULL,
                        "ring_heap must be <= 1099511627776 (bytes per ring), got 2199023255552");
-    expect_ring_accept(H, 0, 1024);
+    expect_ring_accept(H, -1, 1024);
 
-    expect_ring_reject(D, 0, 1, 3, NULL, "ring_dep_pool must be in [4, INT32_MAX], got 3");
-    expect_ring_reject(D, 0, 1, 0, NULL, "ring_dep_pool must be in [4, INT32_MAX], got 0");
-    expect_ring_reject(D, 0, 1, -1, NULL, "ring_dep_pool must be in [4, INT32_MAX], got -1");
-    expect_ring_reject(D, 0, 1, 2147483648ll, NULL,
+    expect_ring_reject(D, -1, 1, 3, NULL, "ring_dep_pool must be in [4, INT32_MAX], got 3");
+    expect_ring_reject(D, -1, 1, 0, NULL, "ring_dep_pool must be in [4, INT32_MAX], got 0");
+    expect_ring_reject(D, -1, 1, -1, NULL, "ring_dep_pool must be in [4, INT32_MAX], got -1");
+    expect_ring_reject(D, -1, 1, 2147483648ll, NULL,
                        "ring_dep_pool must be in [4, INT32_MAX], got 2147483648");
-    expect_ring_reject(D, 0, 1, INT64_MIN, NULL,
+    expect_ring_reject(D, -1, 1, INT64_MIN, NULL,
                        "ring_dep_pool must be in [4, INT32_MAX], got -9223372036854775808");
-    expect_ring_accept(D, 0, 100);
-    expect_ring_accept(D, 0, 2147483647ll);
+    expect_ring_accept(D, -1, 100);
+    expect_ring_accept(D, -1, 2147483647ll);
 
     /* Python bool and float: rejected whatever their value, printed as shown. */
-    expect_ring_reject(W, 0, 0, 16, "16.0", "ring_task_window must be a power of 2 >= 4, got 16.0");
-    expect_ring_reject(W, 0, 0, 1, "True", "ring_task_window must be a power of 2 >= 4, got True");
-    expect_ring_reject(W, 0, 0, 0, "False",
+    expect_ring_reject(W, -1, 0, 16, "16.0", "ring_task_window must be a power of 2 >= 4, got 16.0");
+    expect_ring_reject(W, -1, 0, 1, "True", "ring_task_window must be a power of 2 >= 4, got True");
+    expect_ring_reject(W, -1, 0, 0, "False",
                        "ring_task_window must be a power of 2 >= 4, got False");
-    expect_ring_reject(H, 0, 0, 4096, "4096.0",
+    expect_ring_reject(H, -1, 0, 4096, "4096.0",
                        "ring_heap must be a power of 2 >= 1024 (bytes per ring), got 4096.0");
-    expect_ring_reject(D, 0, 0, 1, "True", "ring_dep_pool must be in [4, INT32_MAX], got True");
+    expect_ring_reject(D, -1, 0, 1, "True", "ring_dep_pool must be in [4, INT32_MAX], got True");
 
     /* A short buffer gets a truncated, NUL-terminated message. */
     char small[10];
-    assert_int_equal(pto_config_check_ring_value(W, 0, 1, 3, NULL, small, sizeof small), -1);
+    assert_int_equal(pto_config_check_ring_value(W, -1, 1, 3, NULL, small, sizeof small), -1);
     assert_string_equal(small, "ring_task");
-    assert_int_equal(pto_config_check_ring_value(W, 0, 1, 3, NULL, NULL, 0), -1);
+    assert_int_equal(pto_config_check_ring_value(W, -1, 1, 3, NULL, NULL, 0), -1);
 }
 
 static void test_config_list_rejects(void **state)
@@ -240,12 +240,13 @@ static void test_config_list_rejects(void **state)
 
     /* C arrays through pto_config_check: the first bad entry is named. */
     const char *window_msg =
-        "ring_task_window entries must be a power of 2 >= 4 (or 0 to keep default), got 48";
+        "ring_task_window entries must be a power of 2 >= 4 (or 0 to keep default), got 48 at "
+        "ring_task_window[2]";
     const char *heap_msg =
         "ring_heap entries must be a power of 2 >= 1024 (bytes per ring) (or 0 to keep default), "
-        "got 512";
+        "got 512 at ring_heap[2]";
     const char *dep_msg = "ring_dep_pool entries must be in [4, INT32_MAX] (or 0 to keep default), "
-                          "got 2";
+                          "got 2 at ring_dep_pool[2]";
     pto_config cfg = {0};
     set_ring(cfg.runtime_env.ring_task_window, 16, 32, 48, 64);
     expect_config_reject(&cfg, window_msg);
@@ -257,49 +258,54 @@ static void test_config_list_rejects(void **state)
     expect_config_reject(&cfg, dep_msg);
 
     /* The same entries one at a time, as RunConfig checks them. */
-    expect_ring_reject(W, 1, 1, 48, NULL, window_msg);
-    expect_ring_reject(H, 1, 1, 512, NULL, heap_msg);
-    expect_ring_reject(D, 1, 1, 2, NULL, dep_msg);
-    expect_ring_accept(W, 1, 0);
-    expect_ring_accept(H, 1, 0);
-    expect_ring_accept(D, 1, 0);
-    expect_ring_accept(W, 1, 16);
+    expect_ring_reject(W, 2, 1, 48, NULL, window_msg);
+    expect_ring_reject(H, 2, 1, 512, NULL, heap_msg);
+    expect_ring_reject(D, 2, 1, 2, NULL, dep_msg);
+    expect_ring_accept(W, 2, 0);
+    expect_ring_accept(H, 2, 0);
+    expect_ring_accept(D, 2, 0);
+    expect_ring_accept(W, 2, 16);
+    /* An entry index past the four rings is itself an error. */
+    char bad[MSG_LEN];
+    assert_int_equal(pto_config_check_ring_value(W, 4, 1, 16, NULL, bad, sizeof bad), -1);
+    assert_string_equal(bad, "ring_task_window has no entry 4 (rings 0..3)");
 
     /* Entries are type-checked before the 0 test: True and False are no sentinels. */
-    expect_ring_reject(W, 1, 0, 1, "True",
+    expect_ring_reject(W, 2, 0, 1, "True",
                        "ring_task_window entries must be a power of 2 >= 4 (or 0 to keep "
-                       "default), got True");
-    expect_ring_reject(D, 1, 0, 0, "False",
+                       "default), got True at ring_task_window[2]");
+    expect_ring_reject(D, 2, 0, 0, "False",
                        "ring_dep_pool entries must be in [4, INT32_MAX] (or 0 to keep default), "
-                       "got False");
-    expect_ring_reject(H, 1, 0, 2048, "2048.0",
+                       "got False at ring_dep_pool[2]");
+    expect_ring_reject(H, 2, 0, 2048, "2048.0",
                        "ring_heap entries must be a power of 2 >= 1024 (bytes per ring) (or 0 "
-                       "to keep default), got 2048.0");
+                       "to keep default), got 2048.0 at ring_heap[2]");
 
     /* Upper bounds apply to entries, in the entry form. */
     const char *window_max =
-        "ring_task_window entries must be <= 1073741824 (or 0 to keep default), got 2147483648";
-    expect_ring_reject(W, 1, 1, 2147483648ll, NULL, window_max);
+        "ring_task_window entries must be <= 1073741824 (or 0 to keep default), got 2147483648 at "
+        "ring_task_window[3]";
+    expect_ring_reject(W, 3, 1, 2147483648ll, NULL, window_max);
     cfg = (pto_config){0};
     set_ring(cfg.runtime_env.ring_task_window, 0, 0, 0, 2147483648ull);
     expect_config_reject(&cfg, window_max);
     cfg = (pto_config){0};
     set_ring(cfg.runtime_env.ring_heap, 2199023255552ull, 0, 0, 0);
     expect_config_reject(&cfg, "ring_heap entries must be <= 1099511627776 (bytes per ring) (or 0 "
-                               "to keep default), got 2199023255552");
+                               "to keep default), got 2199023255552 at ring_heap[0]");
     cfg = (pto_config){0};
     set_ring(cfg.runtime_env.ring_dep_pool, 0, 2147483648ull, 0, 0);
     expect_config_reject(&cfg, "ring_dep_pool entries must be in [4, INT32_MAX] (or 0 to keep "
-                               "default), got 2147483648");
+                               "default), got 2147483648 at ring_dep_pool[1]");
     /* A C entry above INT64_MAX prints as the unsigned value it is. */
     cfg = (pto_config){0};
     set_ring(cfg.runtime_env.ring_heap, 0, UINT64_MAX, 0, 0);
     expect_config_reject(&cfg, "ring_heap entries must be a power of 2 >= 1024 (bytes per ring) "
-                               "(or 0 to keep default), got 18446744073709551615");
+                               "(or 0 to keep default), got 18446744073709551615 at ring_heap[1]");
     cfg = (pto_config){0};
     set_ring(cfg.runtime_env.ring_heap, 0, 0, 9223372036854775808ull, 0);
     expect_config_reject(&cfg, "ring_heap entries must be <= 1099511627776 (bytes per ring) (or 0 "
-                               "to keep default), got 9223372036854775808");
+                               "to keep default), got 9223372036854775808 at ring_heap[2]");
 }
 
 static void test_config_workers_stall(void **state)
@@ -438,13 +444,13 @@ static void test_config_check_order(void **state)
     cfg.enable_scope_stats = 1;
 
     expect_config_reject(&cfg, "ring_task_window entries must be a power of 2 >= 4 (or 0 to keep "
-                               "default), got 3");
+                               "default), got 3 at ring_task_window[1]");
     cfg.runtime_env.ring_task_window[1] = 0;
     expect_config_reject(&cfg, "ring_heap entries must be a power of 2 >= 1024 (bytes per ring) "
-                               "(or 0 to keep default), got 512");
+                               "(or 0 to keep default), got 512 at ring_heap[2]");
     cfg.runtime_env.ring_heap[2] = 0;
     expect_config_reject(&cfg, "ring_dep_pool entries must be in [4, INT32_MAX] (or 0 to keep "
-                               "default), got 2");
+                               "default), got 2 at ring_dep_pool[0]");
     cfg.runtime_env.ring_dep_pool[0] = 0;
     expect_config_reject(&cfg, "num_workers must be in [1, 1024], got 2000");
     cfg.num_workers = 0;
@@ -460,7 +466,7 @@ static void test_config_check_order(void **state)
     /* Within a ring field, the first bad ring is reported. */
     set_ring(cfg.runtime_env.ring_task_window, 16, 6, 12, 0);
     expect_config_reject(&cfg, "ring_task_window entries must be a power of 2 >= 4 (or 0 to keep "
-                               "default), got 6");
+                               "default), got 6 at ring_task_window[1]");
 }
 
 static const struct CMUnitTest tests[] = {

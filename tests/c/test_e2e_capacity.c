@@ -260,7 +260,7 @@ static void test_heap_request_too_big(void **state)
     int rc = pto_submit(rt, &t, NULL);
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=0",
                  "Request of 32768 bytes exceeds ring 0's capacity of 1024 -> can never fit.",
-                 "raise ring_heap (runtime_env.ring_heap) for ring 0 (now 1024, e.g. 2048)");
+                 "raise ring_heap (runtime_env.ring_heap) for ring 0 (now 1024, e.g. 32768)");
     assert_int_equal(pto_last_error(rt)->ring, 0);
     finish_then_recover(rt, PTO_HEAP_RING_DEADLOCK);
     pto_runtime_destroy(rt);
