@@ -1,14 +1,16 @@
 /*
  * tensormap.c - dependency discovery index (see tensormap.h).
  *
- * Invariants: every allocated entry is on its group's list of its kind, on
- * its task's chain and, if its group is gridded, on the chain of its cell
- * bucket; a group exists while it holds an entry; `used` counts allocated
- * entries; freed entries and groups are on their free stacks.  One probe
- * pass walks each cell bucket at most once (cell_stamp), so every entry is
- * reported at most once per lookup.  Removing an entry a new writer covers
- * is safe: any later access overlapping it overlaps the covering writer,
- * already ordered after it.
+ * Invariants: every allocated entry is on its allocation's list of its
+ * kind and on its task's chain; in an indexed allocation it is also on the
+ * chain of its cell bucket (sub = its sub-grid) or on the loose list of its
+ * kind (sub = RT_TM_LOOSE); sub_count[s] counts the entries of sub-grid s.
+ * An allocation record exists while it holds an entry.  `used` counts
+ * allocated entries; freed entries and records are on their free stacks.
+ * One probe pass walks each cell bucket at most once (cell_stamp), so every
+ * entry is reported at most once per lookup.  Removing an entry a new
+ * writer covers is safe: any later access overlapping it overlaps the
+ * covering writer, already ordered after it.
  */
 #include "runtime/tensormap.h"
 
@@ -25,9 +27,9 @@ static void **rt_tm_array(rt_tensormap *tm, int k, uint64_t *bytes)
     switch (k) {
     case 0: *bytes = (n + 1) * sizeof(rt_tm_entry); return (void **)&tm->pool;
     case 1: *bytes = n * sizeof(uint32_t); return (void **)&tm->free_stack;
-    case 2: *bytes = (n + 1) * sizeof(rt_tm_group); return (void **)&tm->groups;
-    case 3: *bytes = n * sizeof(uint32_t); return (void **)&tm->group_free;
-    case 4: *bytes = PTO_TENSORMAP_NUM_BUCKETS * sizeof(uint32_t); return (void **)&tm->group_chains;
+    case 2: *bytes = (n + 1) * sizeof(rt_tm_alloc); return (void **)&tm->allocs;
+    case 3: *bytes = n * sizeof(uint32_t); return (void **)&tm->alloc_free;
+    case 4: *bytes = PTO_TENSORMAP_NUM_BUCKETS * sizeof(uint32_t); return (void **)&tm->alloc_chains;
     case 5: *bytes = RT_TM_CELLS * sizeof(*tm->cells); return (void **)&tm->cells;
     case 6: *bytes = RT_TM_CELLS * sizeof(uint32_t); return (void **)&tm->cell_stamp;
     default: return NULL;
@@ -59,31 +61,6 @@ void rt_tm_destroy(rt_tensormap *tm)
     }
 }
 
-static inline uint8_t rt_ceil_log2(uint64_t n)
-{
-    return n <= 1 ? 0 : (uint8_t)(64 - __builtin_clzll(n - 1));
-}
-
-void rt_tm_key_init(rt_tm_key *key)
-{
-    const pto_view *v = key->box.view;
-    key->gridded = key->box.hi > key->box.lo && rt_view_coords(v, key->start);
-    if (key->gridded)
-        for (uint32_t d = 0; d < v->ndims; d++) key->level[d] = rt_ceil_log2(v->shape[d]);
-}
-
-static inline uint32_t rt_tm_addr_bucket(const void *addr)
-{
-    return (uint32_t)(((uint64_t)(uintptr_t)addr * 0x9E3779B97F4A7C15ull) >> (64 - 12));
-}
-
-static inline uint32_t rt_tm_cell_bucket(uint32_t group, const int64_t *cell, uint32_t ndims)
-{
-    uint64_t h = (uint64_t)group * 0x9E3779B97F4A7C15ull;
-    for (uint32_t d = 0; d < ndims; d++) h = (h ^ (uint64_t)cell[d]) * 0xff51afd7ed558ccdull;
-    return (uint32_t)(h >> (64 - RT_TM_CELL_BITS));
-}
-
 void rt_tm_refresh(rt_tensormap *tm)
 {
     for (int r = 0; r < PTO_NUM_RINGS; r++)
@@ -100,69 +77,194 @@ static inline rt_slot *rt_tm_slot(const rt_tensormap *tm, pto_task_id task)
     return rt_ring_slot(&tm->rings[rt_task_ring(task)], rt_task_local(task));
 }
 
-/* ---- groups ------------------------------------------------------------- */
+/* ---- keys, layouts, cells ---------------------------------------------- */
 
-static int rt_tm_same_layout(const rt_tm_group *g, const pto_view *v)
+static inline uint8_t rt_ceil_log2(uint64_t n)
 {
-    if (g->elem_size != v->elem_size || g->ndims != v->ndims) return 0;
+    return n <= 1 ? 0 : (uint8_t)(64 - __builtin_clzll(n - 1));
+}
+
+static inline unsigned rt_tm_level(uint64_t levels, uint32_t d)
+{
+    return (unsigned)(levels >> (8 * d)) & 0xff;
+}
+
+/* Computes a key's coordinates and levels, once. */
+static void rt_tm_key_compute(rt_tm_key *key)
+{
+    if (key->computed) return;
+    const pto_view *v = key->box.view;
+    key->computed = 1;
+    key->gridded = key->box.hi > key->box.lo && rt_view_coords(v, key->start);
+    key->levels = 0;
+    if (key->gridded)
+        for (uint32_t d = 0; d < v->ndims; d++)
+            key->levels |= (uint64_t)rt_ceil_log2(v->shape[d]) << (8 * d);
+}
+
+static int rt_tm_same_layout(const rt_tm_alloc *a, const pto_view *v)
+{
+    if (a->elem_size != v->elem_size || a->ndims != v->ndims) return 0;
     for (uint32_t d = 0; d < v->ndims; d++)
-        if (g->strides[d] != v->strides[d]) return 0;
+        if (a->strides[d] != v->strides[d]) return 0;
     return 1;
 }
 
-static int rt_tm_group_matches(const rt_tm_group *g, const rt_tm_key *key)
+static inline uint32_t rt_tm_addr_bucket(const void *addr)
 {
-    if (g->addr != key->box.addr || g->gridded != (uint32_t)key->gridded) return 0;
-    return !key->gridded ||
-           (rt_tm_same_layout(g, key->box.view) && memcmp(g->level, key->level, g->ndims) == 0);
+    return (uint32_t)(((uint64_t)(uintptr_t)addr * 0x9E3779B97F4A7C15ull) >> (64 - 12));
 }
 
-/* The group of key's entries, created if none exists. */
-static uint32_t rt_tm_group_get(rt_tensormap *tm, const rt_tm_key *key)
+static inline uint32_t rt_tm_cell_bucket(uint32_t alloc, unsigned sub, const int64_t *cell,
+                                         uint32_t ndims)
 {
-    uint32_t b = rt_tm_addr_bucket(key->box.addr);
-    for (uint32_t gi = tm->group_chains[b]; gi; gi = tm->groups[gi].next)
-        if (rt_tm_group_matches(&tm->groups[gi], key)) return gi;
-    uint32_t gi = tm->group_free_top ? tm->group_free[--tm->group_free_top] : ++tm->groups_bumped;
-    rt_tm_group *g = &tm->groups[gi];
-    const pto_view *v = key->box.view;
-    *g = (rt_tm_group){.addr = key->box.addr, .bucket = b, .gridded = (uint32_t)key->gridded,
-                       .elem_size = v->elem_size, .ndims = v->ndims};
-    memcpy(g->strides, v->strides, v->ndims * sizeof *v->strides);
-    if (key->gridded) memcpy(g->level, key->level, v->ndims);
-    g->next = tm->group_chains[b];
-    if (g->next) tm->groups[g->next].prev = gi;
-    tm->group_chains[b] = gi;
-    return gi;
+    uint64_t h = ((uint64_t)alloc * RT_TM_SUBGRIDS + sub) * 0x9E3779B97F4A7C15ull;
+    for (uint32_t d = 0; d < ndims; d++) h = (h ^ (uint64_t)cell[d]) * 0xff51afd7ed558ccdull;
+    return (uint32_t)(h >> (64 - RT_TM_CELL_BITS));
 }
 
-static void rt_tm_group_free(rt_tensormap *tm, uint32_t gi)
+/* Prepends entry i to a doubly linked list through next/prev. */
+static inline void rt_tm_push(rt_tensormap *tm, uint32_t *head, uint32_t i)
 {
-    rt_tm_group *g = &tm->groups[gi];
-    if (g->prev) tm->groups[g->prev].next = g->next;
-    else tm->group_chains[g->bucket] = g->next;
-    if (g->next) tm->groups[g->next].prev = g->prev;
-    g->addr = NULL;
-    tm->group_free[tm->group_free_top++] = gi;
+    tm->pool[i].prev = 0;
+    tm->pool[i].next = *head;
+    if (*head) tm->pool[*head].prev = i;
+    *head = i;
+}
+
+static inline void rt_tm_remove(rt_tensormap *tm, uint32_t *head, const rt_tm_entry *e)
+{
+    if (e->prev) tm->pool[e->prev].next = e->next;
+    else *head = e->next;
+    if (e->next) tm->pool[e->next].prev = e->prev;
+}
+
+/* ---- allocations --------------------------------------------------------- */
+
+static uint32_t rt_tm_alloc_find(const rt_tensormap *tm, const void *addr)
+{
+    uint32_t ai = tm->alloc_chains[rt_tm_addr_bucket(addr)];
+    while (ai && tm->allocs[ai].addr != addr) ai = tm->allocs[ai].next;
+    return ai;
+}
+
+static uint32_t rt_tm_alloc_get(rt_tensormap *tm, void *addr)
+{
+    uint32_t ai = rt_tm_alloc_find(tm, addr);
+    if (ai) return ai;
+    ai = tm->alloc_free_top ? tm->alloc_free[--tm->alloc_free_top] : ++tm->allocs_bumped;
+    rt_tm_alloc *a = &tm->allocs[ai];
+    uint32_t b = rt_tm_addr_bucket(addr);
+    a->addr = addr;
+    a->bucket = b;
+    a->head[0] = a->head[1] = a->count[0] = a->count[1] = 0;
+    a->indexed = 0;
+    a->prev = 0;
+    a->next = tm->alloc_chains[b];
+    if (a->next) tm->allocs[a->next].prev = ai;
+    tm->alloc_chains[b] = ai;
+    return ai;
+}
+
+static void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai)
+{
+    rt_tm_alloc *a = &tm->allocs[ai];
+    if (a->prev) tm->allocs[a->prev].next = a->next;
+    else tm->alloc_chains[a->bucket] = a->next;
+    if (a->next) tm->allocs[a->next].prev = a->prev;
+    a->addr = NULL;
+    tm->alloc_free[tm->alloc_free_top++] = ai;
+}
+
+/* Puts entry i of an indexed allocation in its sub-grid's cell (taking a
+ * free sub-grid for a new cell size) or on the loose list. */
+static void rt_tm_place(rt_tensormap *tm, uint32_t i, rt_tm_key *key)
+{
+    rt_tm_entry *e = &tm->pool[i];
+    rt_tm_alloc *a = &tm->allocs[e->alloc];
+    int kind = e->writer ? RT_TM_W : RT_TM_R;
+    rt_tm_key_compute(key);
+    unsigned sub = RT_TM_LOOSE;
+    if (key->gridded && rt_tm_same_layout(a, key->box.view)) {
+        for (unsigned s = 0; s < RT_TM_SUBGRIDS; s++) {
+            if (a->sub_count[s] && a->levels[s] == key->levels) {
+                sub = s;
+                break;
+            }
+            if (!a->sub_count[s] && sub == RT_TM_LOOSE) sub = s; /* first free */
+        }
+    }
+    e->sub = (uint8_t)sub;
+    if (sub == RT_TM_LOOSE) {
+        rt_tm_push(tm, &a->loose[kind], i);
+        return;
+    }
+    if (!a->sub_count[sub]++) a->levels[sub] = key->levels;
+    int64_t cell[PTO_MAX_DIMS];
+    for (uint32_t d = 0; d < a->ndims; d++) cell[d] = key->start[d] >> rt_tm_level(a->levels[sub], d);
+    e->cell = rt_tm_cell_bucket(e->alloc, sub, cell, a->ndims);
+    rt_tm_push(tm, &tm->cells[e->cell][kind], i);
+}
+
+/* The allocation reached RT_TM_INDEX_AT entries: pick the layout most of
+ * them share and place every entry. */
+static void rt_tm_index(rt_tensormap *tm, uint32_t ai)
+{
+    rt_tm_alloc *a = &tm->allocs[ai];
+    rt_tm_key keys[RT_TM_INDEX_AT];
+    uint32_t ids[RT_TM_INDEX_AT], n = 0;
+    a->loose[0] = a->loose[1] = 0;
+    for (int kind = RT_TM_W; kind <= RT_TM_R; kind++)
+        for (uint32_t i = a->head[kind]; i; i = tm->pool[i].anext) {
+            if (!rt_tm_live(tm, tm->pool[i].task) || n == RT_TM_INDEX_AT) {
+                /* stale (its view's record may be reused): loose until freed */
+                tm->pool[i].sub = RT_TM_LOOSE;
+                rt_tm_push(tm, &a->loose[kind], i);
+                continue;
+            }
+            keys[n] = (rt_tm_key){.box = tm->pool[i].box};
+            rt_tm_key_compute(&keys[n]);
+            ids[n++] = i;
+        }
+    uint32_t best = n, best_votes = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (!keys[j].gridded) continue;
+        const pto_view *v = keys[j].box.view;
+        a->elem_size = v->elem_size, a->ndims = v->ndims;
+        memcpy(a->strides, v->strides, v->ndims * sizeof *v->strides);
+        uint32_t votes = 0;
+        for (uint32_t k = 0; k < n; k++) votes += keys[k].gridded && rt_tm_same_layout(a, keys[k].box.view);
+        if (votes > best_votes) best = j, best_votes = votes;
+    }
+    a->ndims = 0; /* no layout: every entry loose */
+    if (best < n) {
+        const pto_view *v = keys[best].box.view;
+        a->elem_size = v->elem_size, a->ndims = v->ndims;
+        memcpy(a->strides, v->strides, v->ndims * sizeof *v->strides);
+    }
+    a->indexed = 1;
+    memset(a->sub_count, 0, sizeof a->sub_count);
+    for (uint32_t j = 0; j < n; j++) rt_tm_place(tm, ids[j], &keys[j]);
 }
 
 /* ---- entries ------------------------------------------------------------ */
 
-/* Takes an entry off its cell chain and its group's list (freeing the group
- * when it empties) and out of the counts. */
+/* Takes an entry off its allocation's lists and the counts, freeing the
+ * allocation record when it empties. */
 static void rt_tm_unlink(rt_tensormap *tm, rt_tm_entry *e)
 {
     int kind = e->writer ? RT_TM_W : RT_TM_R;
-    if (e->cell != RT_TM_NO_CELL) {
-        if (e->prev) tm->pool[e->prev].next = e->next;
-        else tm->cells[e->cell][kind] = e->next;
-        if (e->next) tm->pool[e->next].prev = e->prev;
+    rt_tm_alloc *a = &tm->allocs[e->alloc];
+    if (e->sub == RT_TM_LOOSE) {
+        rt_tm_remove(tm, &a->loose[kind], e);
+    } else if (e->sub != RT_TM_UNINDEXED) {
+        rt_tm_remove(tm, &tm->cells[e->cell][kind], e);
+        a->sub_count[e->sub]--;
     }
-    rt_tm_group *g = &tm->groups[e->group];
-    if (e->gprev) tm->pool[e->gprev].gnext = e->gnext;
-    else g->head[kind] = e->gnext;
-    if (e->gnext) tm->pool[e->gnext].gprev = e->gprev;
-    if (--g->count[kind] == 0 && g->count[!kind] == 0) rt_tm_group_free(tm, e->group);
+    if (e->aprev) tm->pool[e->aprev].anext = e->anext;
+    else a->head[kind] = e->anext;
+    if (e->anext) tm->pool[e->anext].aprev = e->aprev;
+    if (--a->count[kind] == 0 && a->count[!kind] == 0) rt_tm_alloc_free(tm, e->alloc);
     if (e->writer) tm->writers--;
     else tm->readers--;
     tm->used--;
@@ -179,34 +281,26 @@ static void rt_tm_free(rt_tensormap *tm, uint32_t i)
     tm->free_stack[tm->free_top++] = i;
 }
 
-void rt_tm_insert(rt_tensormap *tm, const rt_tm_key *key, pto_task_id task, int writer)
+void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer)
 {
-    uint32_t gi = rt_tm_group_get(tm, key);
-    rt_tm_group *g = &tm->groups[gi];
+    uint32_t ai = rt_tm_alloc_get(tm, key->box.addr);
+    rt_tm_alloc *a = &tm->allocs[ai];
     uint32_t i = tm->free_top ? tm->free_stack[--tm->free_top] : ++tm->bumped;
     rt_tm_entry *e = &tm->pool[i];
     rt_slot *s = rt_tm_slot(tm, task);
     int kind = writer ? RT_TM_W : RT_TM_R;
-    e->group = gi;
+    e->alloc = ai;
     e->writer = writer != 0;
+    e->sub = RT_TM_UNINDEXED;
     e->task = task;
     e->box = key->box;
-    e->gprev = 0;
-    e->gnext = g->head[kind];
-    if (e->gnext) tm->pool[e->gnext].gprev = i;
-    g->head[kind] = i;
-    g->count[kind]++;
-    e->cell = RT_TM_NO_CELL;
-    if (g->gridded) {
-        int64_t cell[PTO_MAX_DIMS];
-        for (uint32_t d = 0; d < g->ndims; d++) cell[d] = key->start[d] >> g->level[d];
-        e->cell = rt_tm_cell_bucket(gi, cell, g->ndims);
-        uint32_t *head = &tm->cells[e->cell][kind];
-        e->prev = 0;
-        e->next = *head;
-        if (*head) tm->pool[*head].prev = i;
-        *head = i;
-    }
+    e->aprev = 0;
+    e->anext = a->head[kind];
+    if (e->anext) tm->pool[e->anext].aprev = i;
+    a->head[kind] = i;
+    a->count[kind]++;
+    if (a->indexed) rt_tm_place(tm, i, key);
+    else if (a->count[RT_TM_W] + a->count[RT_TM_R] >= RT_TM_INDEX_AT) rt_tm_index(tm, ai);
     e->task_prev = 0;
     e->task_next = s->tm_head;
     if (s->tm_head) tm->pool[s->tm_head].task_prev = i;
@@ -244,47 +338,52 @@ static int rt_tm_visit(rt_tensormap *tm, uint32_t i, const rt_tm_query *q)
     return rc;
 }
 
-static int rt_tm_walk_group(rt_tensormap *tm, uint32_t gi, const rt_tm_query *q)
+/* Visits a list through anext (all = 1) or next (the loose list). */
+static int rt_tm_walk(rt_tensormap *tm, uint32_t head, int all, const rt_tm_query *q)
 {
-    for (uint32_t i = tm->groups[gi].head[q->kind], next; i; i = next) {
-        next = tm->pool[i].gnext;
+    for (uint32_t i = head, next; i; i = next) {
+        next = all ? tm->pool[i].anext : tm->pool[i].next;
         int rc = rt_tm_visit(tm, i, q);
         if (rc) return rc;
     }
     return 0;
 }
 
-/* Visits the group's entries in the cells that may hold one overlapping the
- * query: per dimension from the cell before the query's first to its last
- * (an entry spans at most two cells).  Walks the group's list instead when
- * that is no longer than the cells to probe. */
-static int rt_tm_probe_group(rt_tensormap *tm, uint32_t gi, const rt_tm_query *q)
+/* The cells of sub-grid levels that may hold an entry overlapping the key:
+ * per dimension from the cell before the key's first to its last (an entry
+ * spans at most two cells).  Returns how many (saturating). */
+static uint64_t rt_tm_cell_range(const rt_tm_key *key, uint64_t levels, uint32_t nd, int64_t *lo,
+                                 int64_t *hi)
 {
-    const rt_tm_group *g = &tm->groups[gi];
-    const rt_tm_key *key = q->key;
-    uint32_t nd = g->ndims;
-    int64_t lo[PTO_MAX_DIMS], hi[PTO_MAX_DIMS], cell[PTO_MAX_DIMS];
     uint64_t cells = 1;
     for (uint32_t d = 0; d < nd; d++) {
-        int64_t first = key->start[d] >> g->level[d];
+        unsigned l = rt_tm_level(levels, d);
+        int64_t first = key->start[d] >> l;
         lo[d] = first > 0 ? first - 1 : 0;
-        hi[d] = (key->start[d] + (int64_t)key->box.view->shape[d] - 1) >> g->level[d];
-        uint64_t span = (uint64_t)(hi[d] - lo[d]) + 1;
-        if (__builtin_mul_overflow(cells, span, &cells)) cells = UINT64_MAX;
+        hi[d] = (key->start[d] + (int64_t)key->box.view->shape[d] - 1) >> l;
+        if (__builtin_mul_overflow(cells, (uint64_t)(hi[d] - lo[d]) + 1, &cells)) return UINT64_MAX;
     }
-    if (cells >= g->count[q->kind]) return rt_tm_walk_group(tm, gi, q);
+    return cells;
+}
+
+static int rt_tm_probe(rt_tensormap *tm, uint32_t ai, unsigned sub, const rt_tm_query *q)
+{
+    uint32_t nd = tm->allocs[ai].ndims;
+    int64_t lo[PTO_MAX_DIMS], hi[PTO_MAX_DIMS], cell[PTO_MAX_DIMS];
+    rt_tm_cell_range(q->key, tm->allocs[ai].levels[sub], nd, lo, hi);
     if (++tm->stamp == 0) { /* wrapped: no stale stamp may match a pass */
         memset(tm->cell_stamp, 0, RT_TM_CELLS * sizeof *tm->cell_stamp);
         tm->stamp = 1;
     }
     memcpy(cell, lo, nd * sizeof *lo);
     for (;;) {
-        uint32_t b = rt_tm_cell_bucket(gi, cell, nd);
+        uint32_t b = rt_tm_cell_bucket(ai, sub, cell, nd);
         if (tm->cell_stamp[b] != tm->stamp) {
             tm->cell_stamp[b] = tm->stamp;
             for (uint32_t i = tm->cells[b][q->kind], next; i; i = next) {
-                next = tm->pool[i].next;
-                if (tm->pool[i].group != gi) continue;
+                const rt_tm_entry *e = &tm->pool[i];
+                next = e->next;
+                if (e->alloc != ai || e->sub != sub) continue;
                 int rc = rt_tm_visit(tm, i, q);
                 if (rc) return rc;
             }
@@ -295,22 +394,42 @@ static int rt_tm_probe_group(rt_tensormap *tm, uint32_t gi, const rt_tm_query *q
     }
 }
 
-int rt_tm_lookup(rt_tensormap *tm, const rt_tm_key *key, unsigned kinds, int remove_covered,
+/* One kind of one allocation: probe the sub-grids' cells and walk the
+ * loose list, or walk everything when that is no more work. */
+static int rt_tm_lookup_kind(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, const rt_tm_query *q)
+{
+    rt_tm_alloc *a = &tm->allocs[ai];
+    if (a->indexed) rt_tm_key_compute(key);
+    if (!a->indexed || !key->gridded || !rt_tm_same_layout(a, key->box.view))
+        return rt_tm_walk(tm, a->head[q->kind], 1, q);
+    uint64_t cells = 0;
+    int64_t lo[PTO_MAX_DIMS], hi[PTO_MAX_DIMS];
+    for (unsigned s = 0; s < RT_TM_SUBGRIDS; s++)
+        if (a->sub_count[s]) {
+            uint64_t c = rt_tm_cell_range(key, a->levels[s], a->ndims, lo, hi);
+            cells = c > UINT64_MAX - cells ? UINT64_MAX : cells + c;
+        }
+    if (cells >= a->count[q->kind]) return rt_tm_walk(tm, a->head[q->kind], 1, q);
+    for (unsigned s = 0; s < RT_TM_SUBGRIDS; s++) {
+        /* a visit may free the record once it empties: counts read 0 then */
+        if (!a->sub_count[s]) continue;
+        int rc = rt_tm_probe(tm, ai, s, q);
+        if (rc) return rc;
+    }
+    return rt_tm_walk(tm, a->loose[q->kind], 0, q);
+}
+
+int rt_tm_lookup(rt_tensormap *tm, rt_tm_key *key, unsigned kinds, int remove_covered,
                  rt_tm_edge_fn edge, void *ctx)
 {
-    uint32_t b = rt_tm_addr_bucket(key->box.addr);
+    uint32_t ai = rt_tm_alloc_find(tm, key->box.addr);
+    if (!ai) return 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++) {
-        if (!(kinds & (kind == RT_TM_W ? RT_TM_WRITERS : RT_TM_READERS))) continue;
+        if (!(kinds & (kind == RT_TM_W ? RT_TM_WRITERS : RT_TM_READERS)) || !tm->allocs[ai].count[kind])
+            continue;
         rt_tm_query q = {key, kind, remove_covered, edge, ctx};
-        for (uint32_t gi = tm->group_chains[b], gnext; gi; gi = gnext) {
-            const rt_tm_group *g = &tm->groups[gi];
-            gnext = g->next; /* g may be freed when its last entry goes */
-            if (g->addr != key->box.addr || !g->count[kind]) continue;
-            int rc = key->gridded && g->gridded && rt_tm_same_layout(g, key->box.view)
-                         ? rt_tm_probe_group(tm, gi, &q)
-                         : rt_tm_walk_group(tm, gi, &q);
-            if (rc) return rc;
-        }
+        int rc = rt_tm_lookup_kind(tm, ai, key, &q);
+        if (rc) return rc;
     }
     return 0;
 }
@@ -351,10 +470,10 @@ void rt_tm_reclaim_all(rt_tensormap *tm)
     rt_tm_refresh(tm);
     for (int r = 0; r < PTO_NUM_RINGS; r++) rt_tm_cleanup_ring(tm, r);
     for (uint32_t b = 0; b < PTO_TENSORMAP_NUM_BUCKETS; b++) {
-        for (uint32_t gi = tm->group_chains[b], gnext; gi; gi = gnext) {
-            gnext = tm->groups[gi].next;
-            for (uint32_t i = tm->groups[gi].head[RT_TM_R], next; i; i = next) {
-                next = tm->pool[i].gnext;
+        for (uint32_t ai = tm->alloc_chains[b], anext; ai; ai = anext) {
+            anext = tm->allocs[ai].next;
+            for (uint32_t i = tm->allocs[ai].head[RT_TM_R], next; i; i = next) {
+                next = tm->pool[i].anext;
                 if (atomic_load_explicit(&rt_tm_slot(tm, tm->pool[i].task)->state,
                                          memory_order_acquire) != RT_TASK_PENDING)
                     rt_tm_free(tm, i);

@@ -2,21 +2,23 @@
  * tensormap.h - which live tasks read and write which views.
  *
  * A global pool of PTO_TENSORMAP_POOL_SIZE entries.  The entries of one
- * allocation (same addr) are split into groups: a group holds the entries
- * that share a layout (elem_size, ndims, strides) and a cell size (per
- * dimension 2^level, the smallest power of two >= the view's extent), or,
- * for views without box coordinates, every such entry of the allocation.
- * Groups are hashed by addr; each keeps a writer list and a reader list.
- * An entry of a gridded group is also hashed by (group, the cell of its
- * start corner) into a cell table with a writer and a reader chain per
- * bucket.  Since an entry spans at most two cells per dimension, the
- * entries that may overlap a query box sit in the cells from one before the
- * query's first cell to its last: a lookup probes those cells, or walks the
- * group's list when that is shorter.  So a lookup costs about the number of
- * entries that overlap, not the number of entries of the allocation (tiles
- * of one tensor, rows or columns alike).  Each task's entries are also
- * chained from its slot, so a retired task's entries are freed without a
- * search.
+ * allocation (one addr) hang off an allocation record, hashed by addr, on a
+ * writer list and a reader list.  While an allocation holds few entries a
+ * lookup walks its list.  Once it holds RT_TM_INDEX_AT entries it is
+ * indexed: it picks one layout (elem_size, ndims, strides: the most common
+ * among its entries) and up to RT_TM_SUBGRIDS cell sizes (per dimension
+ * 2^level, the smallest power of two >= a view's extent); an entry of that
+ * layout with box coordinates and one of those cell sizes is hashed by
+ * (allocation, sub-grid, the cell of its start corner) into a cell table
+ * with a writer and a reader chain per bucket; the rest stay on the
+ * allocation's loose list.  An entry spans at most two cells per dimension,
+ * so the entries that may overlap a query box sit in the cells from one
+ * before the query's first to its last: a lookup probes those cells and
+ * walks the loose list, or walks the whole list when that is shorter.  So a
+ * lookup costs about the number of entries that may overlap, not the number
+ * of entries of the allocation (tiles of one tensor, rows or columns alike).
+ * Each task's entries are also chained from its slot, so a retired task's
+ * entries are freed without a search.
  *
  * An entry is valid while its task has not retired (local >= the ring's
  * watermark, cached in `alive` at each submit); stale entries are skipped,
@@ -32,44 +34,46 @@
 #include "runtime/overlap.h"
 #include "runtime/ring.h"
 
-#define PTO_TENSORMAP_NUM_BUCKETS 4096 /* groups, by addr */
+#define PTO_TENSORMAP_NUM_BUCKETS 4096 /* allocations, by addr */
 #define RT_TM_CELL_BITS 14             /* cell table: 16384 buckets */
+#define RT_TM_INDEX_AT 16              /* entries of an allocation before it is indexed */
+#define RT_TM_SUBGRIDS 4               /* cell sizes per indexed allocation */
 #define PTO_TENSORMAP_CLEANUP_INTERVAL 64
 
 enum { RT_TM_W = 0, RT_TM_R = 1 }; /* list index: writers, readers */
+enum { RT_TM_LOOSE = 0xfe, RT_TM_UNINDEXED = 0xff }; /* rt_tm_entry.sub besides 0..3 */
 
 typedef struct rt_tm_entry {
-    uint32_t next, prev;           /* cell chain; 0 = none */
-    uint32_t gnext, gprev;         /* the group's list */
+    uint32_t next, prev;           /* cell chain, or the loose list; 0 = none */
+    uint32_t anext, aprev;         /* the allocation's list of its kind */
     uint32_t task_next, task_prev; /* the task's chain; 0 = none */
-    uint32_t group;
-    uint32_t cell;                 /* cell bucket, or RT_TM_NO_CELL */
-    uint32_t writer;
+    uint32_t alloc;
+    uint32_t cell;                 /* cell bucket (sub-grid entries) */
+    uint8_t writer, sub;           /* sub-grid, RT_TM_LOOSE or RT_TM_UNINDEXED */
     pto_task_id task;
     rt_box box;
 } rt_tm_entry;
 
-#define RT_TM_NO_CELL UINT32_MAX
-
-typedef struct rt_tm_group {
+typedef struct rt_tm_alloc {
     void *addr;
-    uint32_t next, prev;     /* group bucket chain; 0 = none */
-    uint32_t bucket;
-    uint32_t head[2];        /* entries: writers, readers */
-    uint32_t count[2];
-    uint32_t gridded;        /* 0: views without box coordinates, lists only */
-    uint32_t elem_size, ndims;
+    uint32_t next, prev, bucket;   /* addr bucket chain; 0 = none */
+    uint32_t head[2], count[2];    /* every entry, by kind */
+    uint32_t loose[2];             /* indexed: entries in no sub-grid, by kind */
+    uint32_t indexed;
+    uint32_t elem_size, ndims;     /* indexed: the sub-grids' layout */
     int64_t strides[PTO_MAX_DIMS];
-    uint8_t level[PTO_MAX_DIMS];
-} rt_tm_group;
+    uint64_t levels[RT_TM_SUBGRIDS];     /* cell level of dimension d in byte d */
+    uint32_t sub_count[RT_TM_SUBGRIDS];  /* entries; 0 = a free sub-grid */
+} rt_tm_alloc;
 
-/* A view as the tensormap looks it up: its box and, when box math applies
- * and the view is not empty, its start coordinates and cell levels. */
+/* A view as the tensormap looks it up: its box and, computed when first
+ * needed, whether box math applies (and the view is not empty), its start
+ * coordinates and cell levels. */
 typedef struct rt_tm_key {
     rt_box box;
-    int gridded;
+    int computed, gridded;
+    uint64_t levels;
     int64_t start[PTO_MAX_DIMS];
-    uint8_t level[PTO_MAX_DIMS];
 } rt_tm_key;
 
 typedef struct rt_tensormap {
@@ -78,10 +82,10 @@ typedef struct rt_tensormap {
     uint32_t free_top;
     uint32_t bumped;        /* entries ever taken from the pool's untouched end */
     uint32_t used, readers, writers;
-    rt_tm_group *groups;    /* index 0 unused; at most one per entry */
-    uint32_t *group_free;
-    uint32_t group_free_top, groups_bumped;
-    uint32_t *group_chains; /* per bucket: first group */
+    rt_tm_alloc *allocs;    /* index 0 unused; at most one per entry */
+    uint32_t *alloc_free;
+    uint32_t alloc_free_top, allocs_bumped;
+    uint32_t *alloc_chains; /* per bucket: first allocation */
     uint32_t (*cells)[2];   /* per cell bucket: writers, readers */
     uint32_t *cell_stamp;   /* per cell bucket: the probe pass that walked it last */
     uint32_t stamp;
@@ -96,8 +100,8 @@ typedef int (*rt_tm_edge_fn)(void *ctx, pto_task_id task);
 int rt_tm_init(rt_tensormap *tm, rt_ring *rings, int *err_no);
 void rt_tm_destroy(rt_tensormap *tm);
 
-/* Completes a key whose box is set (rt_box_from_view): its coordinates. */
-void rt_tm_key_init(rt_tm_key *key);
+/* Readies a key whose box is set (rt_box_from_view). */
+static inline void rt_tm_key_init(rt_tm_key *key) { key->computed = 0; }
 
 /* Refreshes the cached watermarks from the rings. */
 void rt_tm_refresh(rt_tensormap *tm);
@@ -105,15 +109,15 @@ void rt_tm_refresh(rt_tensormap *tm);
 enum { RT_TM_WRITERS = 1, RT_TM_READERS = 2 };
 
 /* Reports every live entry of the chosen kinds (RT_TM_WRITERS and/or
- * RT_TM_READERS) overlapping key's box to edge, each once, writers first; a
+ * RT_TM_READERS) overlapping key's box to edge, each once; a
  * writer's lookup (remove_covered) then frees the entries it covers.
  * Completed readers met on the way are pruned. */
-int rt_tm_lookup(rt_tensormap *tm, const rt_tm_key *key, unsigned kinds, int remove_covered,
+int rt_tm_lookup(rt_tensormap *tm, rt_tm_key *key, unsigned kinds, int remove_covered,
                  rt_tm_edge_fn edge, void *ctx);
 
 /* Records that task reads (writer = 0) or writes key's box.  The caller made
  * sure an entry is free (rt_tm_free_count). */
-void rt_tm_insert(rt_tensormap *tm, const rt_tm_key *key, pto_task_id task, int writer);
+void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer);
 
 static inline uint32_t rt_tm_free_count(const rt_tensormap *tm)
 {
