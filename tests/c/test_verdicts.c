@@ -99,6 +99,16 @@ static void test_dep_pool_over_cap_waits_for_producers(void **state)
     }
 }
 
+/* In a new scope: a latched producer and 4 consumers of it, whose nodes
+ * fill a 4-entry dep pool; returns a WAIT dependency on the producer. */
+static pto_dep fill_dep_pool_behind_latch(pto_runtime *rt)
+{
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
+    pto_dep d = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
+    for (int i = 0; i < 4; i++) tu_submit(rt, NULL, &d, 1);
+    return d;
+}
+
 /* Pool full of an open scope's nodes (its head pinned): the need shrinks
  * when the producer completes, so this waits rather than failing V1. */
 static void test_dep_pool_full_head_pinned_waits(void **state)
@@ -106,9 +116,7 @@ static void test_dep_pool_full_head_pinned_waits(void **state)
     (void)state;
     tu_gate_reset();
     pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 5000);
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-    pto_dep d = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
-    for (int i = 0; i < 4; i++) tu_submit(rt, NULL, &d, 1); /* 4 nodes: pool full */
+    pto_dep d = fill_dep_pool_behind_latch(rt);
     pthread_t opener;
     assert_int_equal(pthread_create(&opener, NULL, open_gate_later, (void *)(intptr_t)150), 0);
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
@@ -128,9 +136,7 @@ static void test_dep_pool_stuck_producer_is_stall(void **state)
     (void)state;
     tu_gate_reset();
     pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 200);
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-    pto_dep d = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
-    for (int i = 0; i < 4; i++) tu_submit(rt, NULL, &d, 1);
+    pto_dep d = fill_dep_pool_behind_latch(rt);
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
     uint64_t t0 = now_ms();
     int rc = pto_submit(rt, &t, NULL);
@@ -145,9 +151,7 @@ static void test_dep_pool_stall_verdict(void **state)
     (void)state;
     tu_gate_reset();
     pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 200);
-    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
-    pto_dep d = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
-    for (int i = 0; i < 4; i++) tu_submit(rt, NULL, &d, 1);
+    pto_dep d = fill_dep_pool_behind_latch(rt);
     assert_int_equal(pto_scope_end(rt), 0); /* the head's scope is closed */
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
