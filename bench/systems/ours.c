@@ -35,7 +35,8 @@ __attribute__((constructor)) static void ours_describe(void)
 {
     snprintf(ours_config, sizeof ours_config,
              "libpto: 1 worker + the orchestrator (calling thread), which runs ready tasks while it "
-             "waits in pto_finish; idle threads spin 50 us, then park on a futex; no pinning; %s",
+             "waits in pto_finish; idle threads spin 50 us, then park on a futex; no pinning; libpto "
+             "built " BENCH_LIB_OPT "; %s",
              ours_sized() ? "rings sized from scope stats: ring-0 heap 4 MiB (B3's intermediates "
                             "stay cache-warm), other sizes default"
                           : "default ring sizes");
