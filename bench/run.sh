@@ -81,7 +81,7 @@ b3_inputs() { # STREAMS TILE -> M
 cases=()
 if [ "$mode" = quick ]; then
   cases+=("b1 stencil 2 quick" "b1 trivial 8 quick")
-  cases+=("b2 100000 0" "b2 100000 3")
+  cases+=("b2 50000 0" "b2 50000 3")
   cases+=("b2t slices 64 20000" "b2t slices 8192 24576")
   cases+=("b3 2 64 300 $(b3_inputs 2 64)" "b3 2 256 100 $(b3_inputs 2 256)")
   cases+=("b4 1024 64" "b4 1024 256")

@@ -72,7 +72,7 @@ static int b1(const char *pattern, int width, int quick)
     else snprintf(cas, sizeof cas, "%s_w%d", pattern, width);
 
     enum { POINTS = 11 };
-    double grain_s[POINTS], eff[POINTS], target = quick ? 0.04 : 0.12;
+    double grain_s[POINTS], eff[POINTS], target = quick ? 0.03 : 0.08;
     int n = 0;
     for (double grain = 256000; grain >= 250 && n < POINTS; grain /= 2, n++) {
         g.iters = bench_iters_for_ns(grain);
@@ -84,7 +84,7 @@ static int b1(const char *pattern, int width, int quick)
         char metric[32];
         snprintf(metric, sizeof metric, "eff_g%.0f", grain);
         bench_row("B1", cas, sysname, metric, eff[n]);
-        if (n >= 2 && eff[n] < 0.1 && eff[n - 1] < 0.1) { n++; break; } /* far past it */
+        if (n >= 2 && eff[n] < 0.25 && eff[n - 1] < 0.25) { n++; break; } /* far past it */
     }
     int last = -1;
     for (int i = 0; i < n; i++)
