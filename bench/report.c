@@ -1,6 +1,7 @@
 /*
  * report.c - turns the rows of one benchmark run into the table people read:
- * the machine and run lines, the B0 header, each runtime's configuration,
+ * the machine and run lines, the B0 header (each repetition calibrates
+ * once: medians over repetitions), each runtime's configuration,
  * one line per (benchmark, case, metric) with every system side by side,
  * the best peer and the ratio, and every bar of BENCHMARKS.md with its
  * verdict.  Writes every cell to OUT.json.
@@ -338,10 +339,7 @@ static void bars_b2t(void)
 static void bars_b3(void)
 {
     char what[128], got[256], a[64], t[64];
-    /* the triad's best run is the bar; its worst run, the low end of its spread */
-    stat best = stat_of("B0", "triad_dram", "machine", "gbps_2t");
-    stat low = stat_of("B0", "triad_dram", "machine", "gbps_2t_worst");
-    stat triad = {best.med, low.med, best.med, best.n && low.n};
+    stat triad = stat_of("B0", "triad_dram", "machine", "gbps_2t"); /* best runs, one per repetition */
     double llc = stat_of("B0", "llc", "machine", "mib").med;
     for (int i = 0; i < ncells; i++) {
         const cell *x = &cells[i];
@@ -412,20 +410,22 @@ static void configs(const char *path, const char *which, const char *label)
     if (f) fclose(f);
 }
 
+/* "15.0 [14.1-16.2] (worst run 9.8)": the best run of each repetition's
+ * calibration, as a cell, and the worst single run of all. */
 static void b0_triad(const char *cas, const char *threads)
 {
     char m[32];
     snprintf(m, sizeof m, "gbps_%s", threads);
-    double best = stat_of("B0", cas, "machine", m).med;
+    stat best = stat_of("B0", cas, "machine", m);
     snprintf(m, sizeof m, "gbps_%s_worst", threads);
-    printf("%.1f (runs %.1f-%.1f)", best, stat_of("B0", cas, "machine", m).med, best);
+    printf("%.1f [%.1f-%.1f] (worst run %.1f)", best.med, best.lo, best.hi, stat_of("B0", cas, "machine", m).lo);
 }
 
 static void header(const char *cfg)
 {
     configs(cfg, "machine", "Machine: ");
     configs(cfg, "run", "Run:     ");
-    printf("B0:      triad GB/s, best of 7 runs, 1 / 2 threads: DRAM (3 x 64 MiB) ");
+    printf("B0:      triad GB/s, best of 7 runs per repetition, 1 / 2 threads: DRAM (3 x 64 MiB) ");
     b0_triad("triad_dram", "1t");
     printf(" / ");
     b0_triad("triad_dram", "2t");

@@ -5,10 +5,10 @@
 #     quick: a reduced set (under 2 minutes)
 #   BENCH_REPS=N  repetitions (default 3)
 #
-# Noise: each repetition runs every case once on every system, one process
-# at a time, the systems in an order rotated by repetition and case; so a
-# cell's samples are spread over the whole run and no system always follows
-# the same one.  The report gives each cell's median and spread.
+# Noise: each repetition runs B0, then every case once on every system, one
+# process at a time, the systems in an order rotated by repetition and case;
+# so a cell's samples are spread over the whole run and no system always
+# follows the same one.  The report gives each cell's median and spread.
 #
 # One pinning policy for every runtime: none.  OMP_PROC_BIND, OMP_PLACES,
 # GOMP_CPU_AFFINITY and KMP_AFFINITY are unset, StarPU gets
@@ -99,9 +99,10 @@ printf '{"system": "run", "config": "%s; %d repetitions, systems interleaved rou
 for s in ours ours-sized omp-gcc omp-gcc-passive omp-clang omp-clang-active starpu tbb lapacke-mt; do
   have "$s" && run "$s" info >> "$configs"
 done
-"$bin/bench_calib" >> "$rows"
 
 for ((r = 0; r < reps; r++)); do
+  echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: B0" >&2
+  "$bin/bench_calib" >> "$rows"
   for ((i = 0; i < ${#cases[@]}; i++)); do
     read -r -a args <<< "${cases[i]}"
     sys=()
