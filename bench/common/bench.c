@@ -1,6 +1,6 @@
 /*
  * bench.c - what every workload shares: the clock, the calibrated kernel,
- * result rows, medians, peak RSS, failing a check, aligned allocation.
+ * result rows, peak RSS, failing a check, aligned allocation.
  */
 #include "bench.h"
 
@@ -61,18 +61,6 @@ void bench_row(const char *bench, const char *cas, const char *system, const cha
            "\"value\": %.6g}\n",
            bench, cas, system, metric, value);
     fflush(stdout);
-}
-
-static int bench_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, bench_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 long bench_peak_rss_kb(void)

@@ -38,8 +38,6 @@ uint64_t bench_iters_for_ns(double ns);
 /* One result row on stdout. */
 void bench_row(const char *bench, const char *cas, const char *system, const char *metric,
                double value);
-/* Median of n values (sorts v). */
-double bench_median(double *v, int n);
 /* Peak resident set of this process, KiB. */
 long bench_peak_rss_kb(void);
 /* Exits with a message when a result check fails. */
