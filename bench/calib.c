@@ -102,13 +102,15 @@ static void pin(int cpu)
 }
 
 static _Atomic int ball;
-enum { ROUNDS = 200000 };
+/* Batches of round trips; the fastest batch is the answer, so a batch in
+ * which either thread lost its core does not count. */
+enum { ROUNDS = 1000, BATCHES = 50 };
 
 static void *pong(void *arg)
 {
     (void)arg;
     pin(1);
-    for (int i = 0; i < ROUNDS; i++) {
+    for (int i = 0; i < ROUNDS * BATCHES; i++) {
         while (atomic_load_explicit(&ball, memory_order_acquire) != 1) {
         }
         atomic_store_explicit(&ball, 0, memory_order_release);
@@ -122,15 +124,19 @@ static double round_trip(void)
     pthread_t th;
     pin(0);
     pthread_create(&th, NULL, pong, NULL);
-    double t0 = bench_now();
-    for (int i = 0; i < ROUNDS; i++) {
-        atomic_store_explicit(&ball, 1, memory_order_release);
-        while (atomic_load_explicit(&ball, memory_order_acquire) != 0) {
+    double best = 1e30;
+    for (int b = 0; b < BATCHES; b++) {
+        double t0 = bench_now();
+        for (int i = 0; i < ROUNDS; i++) {
+            atomic_store_explicit(&ball, 1, memory_order_release);
+            while (atomic_load_explicit(&ball, memory_order_acquire) != 0) {
+            }
         }
+        double ns = (bench_now() - t0) / ROUNDS * 1e9;
+        if (ns < best) best = ns;
     }
-    double ns = (bench_now() - t0) / ROUNDS * 1e9;
     pthread_join(th, NULL);
-    return ns;
+    return best;
 }
 
 static _Atomic uint32_t wake_word;
