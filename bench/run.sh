@@ -97,9 +97,11 @@ fi
 "$bin/bench_calib" info >> "$configs"
 printf '{"system": "run", "config": "%s; %d repetitions, systems interleaved round-robin (order rotated by repetition and case); no runtime pinned (OMP_PROC_BIND/OMP_PLACES unset, STARPU_WORKERS_NOBIND=1; ours, TBB, OpenBLAS unpinned); each runtime its default wait policy; OpenBLAS 1 thread inside tasks"}\n' \
   "$mode" "$reps" >> "$configs"
-for s in ours ours-sized omp-gcc omp-gcc-passive omp-clang omp-clang-active starpu tbb lapacke-mt; do
-  have "$s" && run "$s" info >> "$configs"
+used=" " # every system some case runs, once
+for c in "${cases[@]}"; do
+  for s in $(systems_of "${c%% *}"); do [[ $used == *" $s "* ]] || used+="$s "; done
 done
+for s in $used; do have "$s" && run "$s" info >> "$configs"; done
 
 for ((r = 0; r < reps; r++)); do
   echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: B0" >&2
