@@ -95,8 +95,10 @@ else
 fi
 
 "$bin/bench_calib" info >> "$configs"
-printf '{"system": "run", "config": "%s; %d repetitions, systems interleaved round-robin (order rotated by repetition and case); no runtime pinned (OMP_PROC_BIND/OMP_PLACES unset, STARPU_WORKERS_NOBIND=1; ours, TBB, OpenBLAS unpinned); each runtime its default wait policy; OpenBLAS 1 thread inside tasks"}\n' \
-  "$mode" "$reps" >> "$configs"
+policy="$mode; $reps repetitions, systems interleaved round-robin (order rotated by repetition and case)"
+policy+="; no runtime pinned (OMP_PROC_BIND/OMP_PLACES unset, STARPU_WORKERS_NOBIND=1; ours, TBB, OpenBLAS unpinned)"
+policy+="; each runtime its default wait policy; OpenBLAS 1 thread inside tasks"
+printf '{"system": "run", "config": "%s"}\n' "$policy" >> "$configs"
 used=" " # every system some case runs, once
 for c in "${cases[@]}"; do
   for s in $(systems_of "${c%% *}"); do [[ $used == *" $s "* ]] || used+="$s "; done
