@@ -1,13 +1,26 @@
 /*
  * report.c - turns the rows of one benchmark run into the table people read:
- * the B0 header, each runtime's configuration, one line per (benchmark,
- * case, metric) with every system side by side, the best peer, the ratio,
- * and the bars of BENCHMARKS.md.  Writes all rows to latest.json.
+ * the machine and run lines, the B0 header (each repetition calibrates
+ * once: medians over repetitions), each runtime's configuration,
+ * one line per (benchmark, case, metric) with every system side by side,
+ * the best peer and the ratio, and every bar of BENCHMARKS.md with its
+ * verdict.  Writes every cell to OUT.json.
  *
  *   bench_report ROWS.jsonl CONFIGS.jsonl OUT.json
  *
- * Ratios always read "> 1 = ours ahead": peer / ours for costs (times,
+ * Cells: every row is one sample; the samples of one (bench, case, system,
+ * metric) are one cell, shown as its median and its spread (max - min) /
+ * median.  Roles: "ours"; extra rows (ours-sized: ours with rings sized
+ * from scope stats) are shown but are neither ours nor a peer; the TBB
+ * static graph is a floor, shown but not a peer; every other system is a
+ * peer.  Ratios read "> 1 = ours ahead": peer / ours for costs (times,
  * memory), ours / peer for rates (GB/s, GFLOP/s).
+ *
+ * Verdicts: a bar "a <= k * b" (or >=) is judged at the ends of both
+ * spreads: met when it holds at the least favourable ends, not met when it
+ * fails at the most favourable ones, and "within noise" in between - that
+ * is, whenever the spread of a overlaps the spread of k * b.  A bar
+ * against several peers takes the worst of its verdicts.
  */
 #include <jansson.h>
 #include <math.h>
@@ -15,42 +28,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct row {
+enum { MAX_SAMPLES = 64 };
+
+typedef struct cell {
     char bench[8], cas[32], system[32], metric[32];
-    double value;
-} row;
+    double v[MAX_SAMPLES];
+    int n;
+} cell;
 
-static row *rows;
-static int nrows;
+typedef struct stat {
+    double med, lo, hi;
+    int n; /* 0: no data */
+} stat;
 
-static const char *systems[] = {"ours", "omp-gcc", "omp-clang", "omp-clang-active", "starpu", "tbb", "lapacke-mt"};
+typedef enum role { OURS, EXTRA, PEER, FLOOR } role;
+
+static const struct {
+    const char *name;
+    role role;
+} systems[] = {
+    {"ours", OURS},           {"ours-sized", EXTRA},      {"omp-gcc", PEER},
+    {"omp-gcc-passive", PEER}, {"omp-clang", PEER},        {"omp-clang-active", PEER},
+    {"starpu", PEER},         {"tbb", FLOOR},             {"lapacke-mt", PEER},
+};
 enum { NSYS = sizeof systems / sizeof systems[0] };
+
+static cell *cells;
+static int ncells;
+
+static cell *cell_of(const char *b, const char *c, const char *s, const char *m, int create)
+{
+    for (int i = 0; i < ncells; i++)
+        if (!strcmp(cells[i].bench, b) && !strcmp(cells[i].cas, c) && !strcmp(cells[i].system, s) &&
+            !strcmp(cells[i].metric, m))
+            return &cells[i];
+    if (!create) return NULL;
+    static int cap;
+    if (ncells == cap) cells = realloc(cells, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *cells);
+    cell *x = &cells[ncells++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->bench, sizeof x->bench, "%s", b);
+    snprintf(x->cas, sizeof x->cas, "%s", c);
+    snprintf(x->system, sizeof x->system, "%s", s);
+    snprintf(x->metric, sizeof x->metric, "%s", m);
+    return x;
+}
 
 static int load(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f) return perror(path), -1;
     char line[1024];
-    int cap = 0, ln = 0;
+    int ln = 0;
     while (fgets(line, sizeof line, f)) {
         ln++;
         json_error_t e;
         json_t *o = json_loads(line, 0, &e);
-        if (!o) {
-            fprintf(stderr, "%s:%d: invalid JSON: %s\n", path, ln, e.text);
-            continue;
-        }
         const char *b, *c, *s, *m;
         double v;
-        if (json_unpack(o, "{s:s, s:s, s:s, s:s, s:F}", "bench", &b, "case", &c, "system", &s, "metric", &m,
-                        "value", &v) == 0) {
-            if (nrows == cap) rows = realloc(rows, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *rows);
-            row *r = &rows[nrows++];
-            snprintf(r->bench, sizeof r->bench, "%s", b);
-            snprintf(r->cas, sizeof r->cas, "%s", c);
-            snprintf(r->system, sizeof r->system, "%s", s);
-            snprintf(r->metric, sizeof r->metric, "%s", m);
-            r->value = v;
+        if (!o) fprintf(stderr, "%s:%d: invalid JSON: %s\n", path, ln, e.text);
+        else if (json_unpack(o, "{s:s, s:s, s:s, s:s, s:F}", "bench", &b, "case", &c, "system", &s, "metric",
+                             &m, "value", &v) == 0) {
+            cell *x = cell_of(b, c, s, m, 1);
+            if (x->n < MAX_SAMPLES) x->v[x->n++] = v;
+            else fprintf(stderr, "%s:%d: more than %d samples of one cell\n", path, ln, MAX_SAMPLES);
         }
         json_decref(o);
     }
@@ -58,19 +99,33 @@ static int load(const char *path)
     return 0;
 }
 
-static const row *find(const char *b, const char *c, const char *s, const char *m)
+static int cmp_double(const void *a, const void *b)
 {
-    for (int i = 0; i < nrows; i++)
-        if (!strcmp(rows[i].bench, b) && !strcmp(rows[i].cas, c) && !strcmp(rows[i].system, s) &&
-            !strcmp(rows[i].metric, m))
-            return &rows[i];
-    return NULL;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-static double value(const char *b, const char *c, const char *s, const char *m)
+static stat stat_of_cell(const cell *x)
 {
-    const row *r = find(b, c, s, m);
-    return r ? r->value : NAN;
+    stat st = {NAN, NAN, NAN, 0};
+    if (!x || !x->n) return st;
+    double v[MAX_SAMPLES];
+    memcpy(v, x->v, (size_t)x->n * sizeof *v);
+    qsort(v, (size_t)x->n, sizeof *v, cmp_double);
+    int n = x->n;
+    st.med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    st.lo = v[0], st.hi = v[n - 1], st.n = n;
+    return st;
+}
+
+static stat stat_of(const char *b, const char *c, const char *s, const char *m)
+{
+    return stat_of_cell(cell_of(b, c, s, m, 0));
+}
+
+static stat constant(double k)
+{
+    return (stat){k, k, k, 1};
 }
 
 static int lower_is_better(const char *metric)
@@ -79,18 +134,24 @@ static int lower_is_better(const char *metric)
            !strcmp(metric, "peak_rss_mb");
 }
 
-/* The best value among peers (the TBB static graph is a floor, not a peer). */
-static double best_peer(const char *b, const char *c, const char *m, const char **who)
+/* Metrics that describe the case, not a system's result: no ratio. */
+static int context_metric(const char *metric)
 {
+    return !strcmp(metric, "inputs_mib");
+}
+
+/* The peer with the best median, or -1. */
+static int best_peer(const char *b, const char *c, const char *m)
+{
+    int who = -1;
     double best = NAN;
-    *who = "-";
-    for (int s = 1; s < NSYS; s++) {
-        if (!strcmp(systems[s], "tbb")) continue;
-        double v = value(b, c, systems[s], m);
-        if (isnan(v)) continue;
-        if (isnan(best) || (lower_is_better(m) ? v < best : v > best)) best = v, *who = systems[s];
+    for (int s = 0; s < NSYS; s++) {
+        if (systems[s].role != PEER) continue;
+        stat st = stat_of(b, c, systems[s].name, m);
+        if (!st.n) continue;
+        if (who < 0 || (lower_is_better(m) ? st.med < best : st.med > best)) best = st.med, who = s;
     }
-    return best;
+    return who;
 }
 
 static double ratio(const char *m, double ours, double peer)
@@ -98,97 +159,303 @@ static double ratio(const char *m, double ours, double peer)
     return lower_is_better(m) ? peer / ours : ours / peer;
 }
 
+static double spread(stat st)
+{
+    return st.med != 0 ? (st.hi - st.lo) / fabs(st.med) : 0;
+}
+
+/* ---- tables ----------------------------------------------------------------- */
+
+static int in_bench(const char *bench, int s)
+{
+    for (int i = 0; i < ncells; i++)
+        if (!strcmp(cells[i].bench, bench) && !strcmp(cells[i].system, systems[s].name)) return 1;
+    return 0;
+}
+
 static void table(const char *bench, const char *title)
 {
-    printf("\n%s\n%-14s %-11s", title, "case", "metric");
-    for (int s = 0; s < NSYS; s++) printf(" %10.10s", systems[s]);
+    int shown[NSYS], any = 0;
+    for (int s = 0; s < NSYS; s++) any |= shown[s] = in_bench(bench, s);
+    if (!any) return;
+    printf("\n%s\n%-12s %-11s", title, "case", "metric");
+    for (int s = 0; s < NSYS; s++)
+        if (shown[s]) printf(" %13.13s", systems[s].name);
     printf("  %-16s %s\n", "best peer", "x(>1 ours ahead)");
-    for (int i = 0; i < nrows; i++) {
-        const row *r = &rows[i];
-        if (strcmp(r->bench, bench) || strcmp(r->system, "ours") || !strncmp(r->metric, "eff_", 4)) continue;
-        printf("%-14s %-11s", r->cas, r->metric);
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (strcmp(x->bench, bench) || strcmp(x->system, "ours") || !strncmp(x->metric, "eff_", 4)) continue;
+        printf("%-12s %-11s", x->cas, x->metric);
         for (int s = 0; s < NSYS; s++) {
-            double v = value(bench, r->cas, systems[s], r->metric);
-            if (isnan(v)) printf(" %10s", "-");
-            else printf(" %10.3g", v);
+            if (!shown[s]) continue;
+            stat st = stat_of(bench, x->cas, systems[s].name, x->metric);
+            char sp[8];
+            if (spread(st) < 9.995) snprintf(sp, sizeof sp, "%.0f%%", 100 * spread(st));
+            else snprintf(sp, sizeof sp, ">999%%");
+            if (!st.n) printf(" %13s", "-");
+            else printf(" %8.3g %4s", st.med, sp);
         }
-        const char *who;
-        double best = best_peer(bench, r->cas, r->metric, &who);
-        if (isnan(best)) printf("  %-16s %s\n", "-", "-");
-        else printf("  %-16s %.2f\n", who, ratio(r->metric, r->value, best));
+        int who = context_metric(x->metric) ? -1 : best_peer(bench, x->cas, x->metric);
+        if (who < 0) {
+            printf("  %-16s %s\n", "-", "-");
+            continue;
+        }
+        stat o = stat_of_cell(x), p = stat_of(bench, x->cas, systems[who].name, x->metric);
+        int overlap = o.lo <= p.hi && p.lo <= o.hi;
+        printf("  %-16s %.3g%s\n", systems[who].name, ratio(x->metric, o.med, p.med), overlap ? " ~" : "");
     }
 }
 
-static void bar(const char *what, int met)
+/* ---- bars ------------------------------------------------------------------- */
+
+typedef enum verdict { V_NONE, V_MET, V_NOISE, V_NOT_MET } verdict;
+
+/* a <= k * b */
+static verdict at_most(stat a, double k, stat b)
 {
-    printf("  [%s] %s\n", met ? "met" : "NOT MET", what);
+    if (!a.n || !b.n) return V_NONE;
+    return a.hi <= k * b.lo ? V_MET : a.lo <= k * b.hi ? V_NOISE : V_NOT_MET;
+}
+
+/* a >= k * b */
+static verdict at_least(stat a, double k, stat b)
+{
+    if (!a.n || !b.n) return V_NONE;
+    return a.lo >= k * b.hi ? V_MET : a.hi >= k * b.lo ? V_NOISE : V_NOT_MET;
+}
+
+static verdict worst(verdict x, verdict y)
+{
+    return x > y ? x : y;
+}
+
+/* Ours against every peer that has the cell, lower or higher is better. */
+static verdict against_peers(const char *b, const char *c, const char *m, double k)
+{
+    verdict v = V_NONE;
+    stat o = stat_of(b, c, "ours", m);
+    for (int s = 0; s < NSYS; s++)
+        if (systems[s].role == PEER) {
+            stat p = stat_of(b, c, systems[s].name, m);
+            v = worst(v, lower_is_better(m) ? at_most(o, k, p) : at_least(o, k, p));
+        }
+    return v;
+}
+
+static void bar(verdict v, const char *what, const char *measured)
+{
+    static const char *words[] = {"not measured", "met", "within noise", "NOT MET"};
+    printf("  %-14s %s%s%s\n", words[v], what, measured[0] ? ": " : "", measured);
+}
+
+/* "2.2 [2.0-2.5]" */
+static void show(char *out, size_t len, stat st)
+{
+    if (!st.n) snprintf(out, len, "-");
+    else snprintf(out, len, "%.3g [%.3g-%.3g]", st.med, st.lo, st.hi);
+}
+
+/* "ours X; best peer NAME Y" for case c, metric m. */
+static void versus_best(char *out, size_t len, const char *b, const char *c, const char *m)
+{
+    char o[64], p[64];
+    int who = best_peer(b, c, m);
+    show(o, sizeof o, stat_of(b, c, "ours", m));
+    show(p, sizeof p, who < 0 ? (stat){0} : stat_of(b, c, systems[who].name, m));
+    snprintf(out, len, "ours %s; best peer %s %s", o, who < 0 ? "-" : systems[who].name, p);
+}
+
+static int is_ours_cell(const cell *x, const char *bench, const char *metric)
+{
+    return !strcmp(x->bench, bench) && !strcmp(x->system, "ours") && !strcmp(x->metric, metric);
+}
+
+static void bars_b1(void)
+{
+    char what[128], got[256];
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B1", "metg_us")) continue;
+        snprintf(what, sizeof what, "B1 %s: METG(50%%) below every dynamic-dependency peer", x->cas);
+        versus_best(got, sizeof got, "B1", x->cas, "metg_us");
+        bar(against_peers("B1", x->cas, "metg_us", 1.0), what, got);
+        stat o = stat_of_cell(x), t = stat_of("B1", x->cas, "tbb", "metg_us");
+        char a[64], f[64];
+        show(a, sizeof a, o), show(f, sizeof f, t);
+        snprintf(what, sizeof what, "B1 %s: stretch, at or below the TBB static-graph floor", x->cas);
+        snprintf(got, sizeof got, "ours %s; tbb %s", a, f);
+        bar(at_most(o, 1.0, t), what, got);
+    }
+}
+
+static void bars_b2(void)
+{
+    char what[128], got[256], a[64], p[64];
+    static const struct {
+        const char *cas;
+        double ns;
+    } absolute[] = {{"deps0", 100}, {"deps3", 150}};
+    for (int i = 0; i < 2; i++) {
+        stat o = stat_of("B2", absolute[i].cas, "ours", "submit_ns");
+        show(a, sizeof a, o);
+        snprintf(what, sizeof what, "B2 %s: submit <= %.0f ns/task", absolute[i].cas, absolute[i].ns);
+        snprintf(got, sizeof got, "ours %s ns", a);
+        bar(at_most(o, 1.0, constant(absolute[i].ns)), what, o.n ? got : "");
+    }
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B2", "submit_ns")) continue;
+        stat o = stat_of_cell(x), sp = stat_of("B2", x->cas, "starpu", "submit_ns");
+        show(a, sizeof a, o), show(p, sizeof p, sp);
+        snprintf(what, sizeof what, "B2 %s: submit >= 5x below StarPU", x->cas);
+        snprintf(got, sizeof got, "ours %s; starpu %s ns", a, p);
+        bar(at_most(o, 0.2, sp), what, got);
+        stat l1 = stat_of("B2", x->cas, "omp-clang", "submit_ns");
+        stat l2 = stat_of("B2", x->cas, "omp-clang-active", "submit_ns");
+        char q[64];
+        show(p, sizeof p, l1), show(q, sizeof q, l2);
+        snprintf(what, sizeof what, "B2 %s: submit below libomp (default and active)", x->cas);
+        snprintf(got, sizeof got, "ours %s; omp-clang %s; omp-clang-active %s ns", a, p, q);
+        bar(worst(at_most(o, 1.0, l1), at_most(o, 1.0, l2)), what, got);
+    }
+}
+
+static void bars_b2t(void)
+{
+    char what[128], got[256], a[64], b[64], small[32], large[32];
+    static const char *shapes[] = {"slices", "rows", "cols"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(small, sizeof small, "%s_s64", shapes[i]);
+        snprintf(large, sizeof large, "%s_s8192", shapes[i]);
+        stat s = stat_of("B2t", small, "ours", "submit_ns"), l = stat_of("B2t", large, "ours", "submit_ns");
+        show(a, sizeof a, l), show(b, sizeof b, s);
+        snprintf(what, sizeof what, "B2t %s: submit per task in scopes of 8192 <= 1.5x in scopes of 64",
+                 shapes[i]);
+        snprintf(got, sizeof got, "%s ns vs %s ns (x%.2f)", a, b, l.med / s.med);
+        bar(at_most(l, 1.5, s), what, l.n && s.n ? got : "");
+    }
+}
+
+static void bars_b3(void)
+{
+    char what[128], got[256], a[64], t[64];
+    stat triad = stat_of("B0", "triad_dram", "machine", "gbps_2t"); /* best runs, one per repetition */
+    double llc = stat_of("B0", "llc", "machine", "mib").med;
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B3", "gbps")) continue;
+        stat o = stat_of_cell(x);
+        if (strstr(x->cas, "_t256")) {
+            double in = stat_of("B3", x->cas, "ours", "inputs_mib").med;
+            show(a, sizeof a, o), show(t, sizeof t, triad);
+            snprintf(what, sizeof what, "B3 %s: >= 80%% of B0 DRAM triad (2 threads)", x->cas);
+            snprintf(got, sizeof got, "ours %s GB/s; triad %s GB/s; inputs %.0f MiB = %.1fx LLC", a, t, in,
+                     in / llc);
+            bar(at_least(o, 0.8, triad), what, got);
+        } else if (strstr(x->cas, "_t64")) {
+            snprintf(what, sizeof what, "B3 %s: ahead of both peers (OpenMP, StarPU)", x->cas);
+            versus_best(got, sizeof got, "B3", x->cas, "gbps");
+            bar(against_peers("B3", x->cas, "gbps", 1.0), what, got);
+        }
+    }
+}
+
+static void bars_b4(void)
+{
+    char what[128], got[256];
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B4", "gflops")) continue;
+        int b = atoi(strstr(x->cas, "_b") ? strstr(x->cas, "_b") + 2 : "0");
+        versus_best(got, sizeof got, "B4", x->cas, "gflops");
+        if (b >= 256) {
+            snprintf(what, sizeof what, "B4 %s: within 5%% of the best", x->cas);
+            bar(against_peers("B4", x->cas, "gflops", 0.95), what, got);
+        } else if (b <= 64) {
+            snprintf(what, sizeof what, "B4 %s: ahead of every peer", x->cas);
+            bar(against_peers("B4", x->cas, "gflops", 1.0), what, got);
+        }
+    }
 }
 
 static void bars(void)
 {
-    printf("\nBars (BENCHMARKS.md)\n");
-    const char *who;
-    int all = 1, any = 0;
-    for (int i = 0; i < nrows; i++) {
-        const row *r = &rows[i];
-        if (strcmp(r->bench, "B1") || strcmp(r->system, "ours") || strcmp(r->metric, "metg_us")) continue;
-        double best = best_peer("B1", r->cas, "metg_us", &who);
-        any = 1;
-        if (!isnan(best) && r->value >= best) all = 0;
-    }
-    if (any) bar("B1: METG(50%) below every dynamic-dependency peer on every pattern", all);
-    double s3 = value("B2", "deps3", "ours", "submit_ns");
-    if (!isnan(s3)) {
-        bar("B2: submit <= 150 ns/task with 3 deps", s3 <= 150);
-        double sp = value("B2", "deps3", "starpu", "submit_ns");
-        if (!isnan(sp)) bar("B2: >= 5x below StarPU", sp / s3 >= 5);
-        double l1 = value("B2", "deps3", "omp-clang", "submit_ns"), l2 = value("B2", "deps3", "omp-clang-active", "submit_ns");
-        if (!isnan(l1)) bar("B2: below libomp", s3 < l1 && (isnan(l2) || s3 < l2));
-    }
-    double triad = value("B0", "triad_dram", "machine", "gbps_2t");
-    for (int i = 0; i < nrows; i++) {
-        const row *r = &rows[i];
-        if (strcmp(r->bench, "B3") || strcmp(r->system, "ours") || strcmp(r->metric, "gbps")) continue;
-        char what[128];
-        if (strstr(r->cas, "_t256")) {
-            snprintf(what, sizeof what, "B3 %s: >= 80%% of B0 DRAM triad (%.1f of %.1f GB/s)", r->cas, r->value, triad);
-            bar(what, r->value >= 0.8 * triad);
-        } else {
-            double best = best_peer("B3", r->cas, "gbps", &who);
-            snprintf(what, sizeof what, "B3 %s: ahead of both peers", r->cas);
-            if (!isnan(best)) bar(what, r->value > best);
-        }
-    }
-    for (int i = 0; i < nrows; i++) {
-        const row *r = &rows[i];
-        if (strcmp(r->bench, "B4") || strcmp(r->system, "ours")) continue;
-        double best = best_peer("B4", r->cas, "gflops", &who);
-        if (isnan(best)) continue;
-        char what[128];
-        int b = atoi(strstr(r->cas, "_b") + 2);
-        if (b >= 256) snprintf(what, sizeof what, "B4 %s: within 5%% of the best (%s)", r->cas, who), bar(what, r->value >= 0.95 * best);
-        else if (b <= 64) snprintf(what, sizeof what, "B4 %s: ahead of every peer", r->cas), bar(what, r->value > best);
-    }
+    printf("\nBars (BENCHMARKS.md; met / NOT MET / within noise: the spreads overlap)\n");
+    bars_b1();
+    bars_b2();
+    bars_b2t();
+    bars_b3();
+    bars_b4();
+    bar(V_NONE, "B5, B6: measured with the DSL, not by this harness", "");
 }
 
-static void header(const char *configs)
+/* ---- header ----------------------------------------------------------------- */
+
+/* Prints the config of `which` ("machine", "run") or, with NULL, every
+ * runtime's. */
+static void configs(const char *path, const char *which, const char *label)
 {
-    printf("Machine (B0): triad DRAM %.1f GB/s (1 thread) / %.1f GB/s (2 threads); cache-resident %.1f / %.1f GB/s\n",
-           value("B0", "triad_dram", "machine", "gbps_1t"), value("B0", "triad_dram", "machine", "gbps_2t"),
-           value("B0", "triad_cache", "machine", "gbps_1t"), value("B0", "triad_cache", "machine", "gbps_2t"));
-    printf("              core-to-core round trip %.0f ns; futex wake-up %.1f us; kernel %.3f ns/iter; sgemm %.1f GFLOP/s on 1 core\n",
-           value("B0", "core_to_core", "machine", "round_trip_ns"), value("B0", "wake_up", "machine", "futex_wake_us"),
-           value("B0", "kernel", "machine", "ns_per_iter"), value("B0", "sgemm_b256", "machine", "gflops_1core"));
-    FILE *f = fopen(configs, "r");
-    char line[1024];
-    printf("Runtimes (2 cores in total for each):\n");
+    FILE *f = fopen(path, "r");
+    char line[2048];
     while (f && fgets(line, sizeof line, f)) {
         json_t *o = json_loads(line, 0, NULL);
         const char *s, *c;
-        if (o && json_unpack(o, "{s:s, s:s}", "system", &s, "config", &c) == 0) printf("  %-17s %s\n", s, c);
+        if (o && json_unpack(o, "{s:s, s:s}", "system", &s, "config", &c) == 0) {
+            int special = !strcmp(s, "machine") || !strcmp(s, "run");
+            if (which && !strcmp(s, which)) printf("%s%s\n", label, c);
+            else if (!which && !special) printf("%s%-17s %s\n", label, s, c);
+        }
         json_decref(o);
     }
     if (f) fclose(f);
+}
+
+/* "15.0 [14.1-16.2] (worst run 9.8)": the best run of each repetition's
+ * calibration, as a cell, and the worst single run of all. */
+static void b0_triad(const char *cas, const char *threads)
+{
+    char m[32];
+    snprintf(m, sizeof m, "gbps_%s", threads);
+    stat best = stat_of("B0", cas, "machine", m);
+    snprintf(m, sizeof m, "gbps_%s_worst", threads);
+    printf("%.1f [%.1f-%.1f] (worst run %.1f)", best.med, best.lo, best.hi, stat_of("B0", cas, "machine", m).lo);
+}
+
+static void header(const char *cfg)
+{
+    configs(cfg, "machine", "Machine: ");
+    configs(cfg, "run", "Run:     ");
+    printf("B0:      triad GB/s, best of 7 runs per repetition, 1 / 2 threads: DRAM (3 x 64 MiB) ");
+    b0_triad("triad_dram", "1t");
+    printf(" / ");
+    b0_triad("triad_dram", "2t");
+    printf("; cache-resident (3 x 32 KiB) ");
+    b0_triad("triad_cache", "1t");
+    printf(" / ");
+    b0_triad("triad_cache", "2t");
+    printf("\n         core-to-core round trip %.0f ns; futex wake-up %.1f us; kernel %.3f ns/iter; "
+           "sgemm %.1f GFLOP/s on 1 core\n",
+           stat_of("B0", "core_to_core", "machine", "round_trip_ns").med,
+           stat_of("B0", "wake_up", "machine", "futex_wake_us").med,
+           stat_of("B0", "kernel", "machine", "ns_per_iter").med,
+           stat_of("B0", "sgemm_b256", "machine", "gflops_1core").med);
+    printf("Runtimes (2 cores in total for each):\n");
+    configs(cfg, NULL, "  ");
+}
+
+static int write_json(const char *path)
+{
+    json_t *out = json_array();
+    for (int i = 0; i < ncells; i++) {
+        stat st = stat_of_cell(&cells[i]);
+        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i}", "bench",
+                                             cells[i].bench, "case", cells[i].cas, "system", cells[i].system,
+                                             "metric", cells[i].metric, "value", st.med, "min", st.lo, "max",
+                                             st.hi, "runs", st.n));
+    }
+    int rc = json_dump_file(out, path, JSON_INDENT(1)) ? 1 : 0;
+    json_decref(out);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -199,19 +466,18 @@ int main(int argc, char **argv)
     }
     if (load(argv[1])) return 1;
     header(argv[2]);
+    printf("\nEach cell: median of the runs, then their spread (max - min) / median.  x: ours vs the "
+           "best peer's median,\n\"~\" = the two spreads overlap (within noise).  ours-sized is an extra "
+           "row, neither ours nor a peer.\n");
     table("B1", "B1 METG(50%), us (lower is better; tbb = static-graph floor, not counted as a peer)");
     table("B2", "B2 submit cost, ns per task (submit_ns: orchestrator only; e2e_ns: until all done)");
-    table("B3", "B3 tile pipeline through the ring allocator (GB/s; peak RSS MiB)");
+    table("B2t", "B2t tiles of one tensor: independent tasks on disjoint tiles, ns per task "
+                 "(case: shape_sSCOPE-SIZE)");
+    table("B3", "B3 tile pipeline (GB/s; peak RSS MiB; inputs_mib: the A/B tiles streamed)");
     table("B4", "B4 tiled Cholesky, GFLOP/s");
     bars();
-    json_t *out = json_array();
-    for (int i = 0; i < nrows; i++)
-        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:f}", "bench", rows[i].bench, "case",
-                                             rows[i].cas, "system", rows[i].system, "metric",
-                                             rows[i].metric, "value", rows[i].value));
-    int rc = json_dump_file(out, argv[3], JSON_INDENT(1)) ? 1 : 0;
-    json_decref(out);
-    free(rows);
-    printf("\nrows: %s\n", argv[3]);
+    int rc = write_json(argv[3]);
+    free(cells);
+    printf("\ncells: %s\n", argv[3]);
     return rc;
 }

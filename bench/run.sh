@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
-# Runs the benchmarks back to back, one runtime at a time, and prints the
-# table (bench_report).  bench/run.sh [full|quick] BIN_DIR
-#   full:  B0-B4 as BENCHMARKS.md describes (well under 10 minutes)
-#   quick: a reduced set (under 2 minutes)
+# Runs the benchmarks and prints the table (bench_report).
+#   bench/run.sh [full|quick] BIN_DIR
+#     full:  B0-B4 and B2t as BENCHMARKS.md describes (under 10 minutes here)
+#     quick: a reduced set (under 2 minutes)
+#   BENCH_REPS=N  repetitions (default 3)
+#
+# Noise: each repetition runs B0, then every case once on every system, one
+# process at a time, the systems in an order rotated by repetition and case;
+# so a cell's samples are spread over the whole run and no system always
+# follows the same one.  The report gives each cell's median and spread.
+#
+# One pinning policy for every runtime: none.  OMP_PROC_BIND, OMP_PLACES,
+# GOMP_CPU_AFFINITY and KMP_AFFINITY are unset, StarPU gets
+# STARPU_WORKERS_NOBIND=1; ours, TBB and OpenBLAS do not pin.  Wait
+# policies are each runtime's default; the extra rows omp-gcc-passive and
+# omp-clang-active set OMP_WAIT_POLICY.
 set -euo pipefail
 mode=${1:-full}
 bin=${2:-build-bench/bin}
+reps=${BENCH_REPS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 out="$here/results"
 mkdir -p "$out"
-rows="$out/rows.jsonl" configs="$out/configs.jsonl"
-: > "$rows"; : > "$configs"
+rows="$out/rows.jsonl" configs="$out/configs.jsonl" failures="$out/failures.txt"
+: > "$rows"; : > "$configs"; : > "$failures"
+start=$SECONDS
 
-# Peers' environment: serial BLAS inside tasks, pinned OpenMP threads, a
-# private, quiet StarPU.
-export OPENBLAS_NUM_THREADS=1 OMP_PROC_BIND=true OMP_PLACES=cores
-export STARPU_SILENT=1 STARPU_HOME=$(mktemp -d)
+unset OMP_PROC_BIND OMP_PLACES GOMP_CPU_AFFINITY KMP_AFFINITY OMP_WAIT_POLICY GOMP_SPINCOUNT KMP_BLOCKTIME
+export OPENBLAS_NUM_THREADS=1 STARPU_WORKERS_NOBIND=1 STARPU_SILENT=1
+STARPU_HOME=$(mktemp -d)
+export STARPU_HOME
 trap 'rm -rf "$STARPU_HOME"' EXIT
 
 # system -> command
@@ -23,7 +37,9 @@ run() {
   local sys=$1; shift
   case $sys in
     ours)             "$bin/bench_ours" "$@" ;;
-    omp-gcc)          OMP_WAIT_POLICY=passive "$bin/bench_omp_gcc" "$@" ;;
+    ours-sized)       PTO_BENCH_SIZED=1 BENCH_SYSTEM_NAME=ours-sized "$bin/bench_ours" "$@" ;;
+    omp-gcc)          "$bin/bench_omp_gcc" "$@" ;;
+    omp-gcc-passive)  OMP_WAIT_POLICY=passive BENCH_SYSTEM_NAME=omp-gcc-passive "$bin/bench_omp_gcc" "$@" ;;
     omp-clang)        "$bin/bench_omp_clang" "$@" ;;
     omp-clang-active) OMP_WAIT_POLICY=active BENCH_SYSTEM_NAME=omp-clang-active "$bin/bench_omp_clang" "$@" ;;
     starpu)           "$bin/bench_starpu" "$@" ;;
@@ -33,31 +49,82 @@ run() {
 }
 have() {
   case $1 in
+    ours*) [ -x "$bin/bench_ours" ] ;;
+    omp-gcc*) [ -x "$bin/bench_omp_gcc" ] ;;
     omp-clang*) [ -x "$bin/bench_omp_clang" ] ;;
-    omp-gcc) [ -x "$bin/bench_omp_gcc" ] ;;
     lapacke-mt) [ -x "$bin/bench_lapacke_mt" ] ;;
     *) [ -x "$bin/bench_$1" ] ;;
   esac
 }
-all="ours omp-gcc omp-clang omp-clang-active starpu tbb lapacke-mt"
-# each runtime is shut down (its process ends) before the next one starts
-each() { local b=$1; shift; for s in $all; do have "$s" || continue; run "$s" "$b" "$@" >> "$rows"; done; }
+# The systems of a benchmark (a driver prints nothing for a benchmark its
+# system does not take part in).  The extra rows run in full mode only:
+# ours-sized where tasks allocate ring memory (B3), omp-gcc-passive
+# everywhere but B1, where a passive libgomp needs minutes per pattern.
+systems_of() {
+  local all="ours omp-gcc omp-clang omp-clang-active starpu tbb lapacke-mt"
+  if [ "$mode" = quick ]; then echo "$all"; return; fi
+  case $1 in
+    b1) echo "$all" ;;
+    b3) echo "$all ours-sized omp-gcc-passive" ;;
+    *)  echo "$all omp-gcc-passive" ;;
+  esac
+}
 
-for s in $all; do have "$s" && run "$s" info >> "$configs"; done
-"$bin/bench_calib" >> "$rows"
+# B3's 256 x 256 inputs: at least 4x the last-level cache, so they stream
+# from DRAM like the B0 triad they are read against.
+llc=$("$bin/bench_calib" llc)
+[ "$llc" -gt 0 ] || llc=$((32 << 20))
+b3_inputs() { # STREAMS TILE -> M
+  local k=$1 t=$2 tile_pair=$((2 * $2 * $2 * 4))
+  if [ "$t" -ge 256 ]; then echo $(( (4 * llc + k * tile_pair - 1) / (k * tile_pair) )); else echo 32; fi
+}
 
+cases=()
 if [ "$mode" = quick ]; then
-  each b1 stencil 2 quick
-  each b1 trivial 8 quick
-  each b2 100000 0
-  each b2 100000 3
-  each b3 2 64 300 32
-  each b3 2 256 100 32
-  each b4 1024 128
+  cases+=("b1 stencil 2 quick" "b1 trivial 8 quick")
+  cases+=("b2 50000 0" "b2 50000 3")
+  cases+=("b2t slices 64 20000" "b2t slices 8192 24576")
+  cases+=("b3 2 64 300 $(b3_inputs 2 64)" "b3 2 256 100 $(b3_inputs 2 256)")
+  cases+=("b4 1024 64" "b4 1024 256")
 else
-  for c in "stencil 2" "stencil 8" "nearest3 8" "nearest5 8" "trivial 8"; do each b1 $c; done
-  for d in 0 1 3 5; do each b2 100000 $d; done
-  for k in 2 8; do each b3 $k 64 1000 32; each b3 $k 256 250 32; done
-  for b in 64 128 256; do each b4 2048 $b; done
+  for c in "stencil 2" "stencil 8" "nearest3 8" "nearest5 8" "trivial 8"; do cases+=("b1 $c"); done
+  for d in 0 1 3 5; do cases+=("b2 100000 $d"); done
+  for s in slices rows cols; do cases+=("b2t $s 64 100000" "b2t $s 1000 100000" "b2t $s 8192 24576"); done
+  for k in 2 8; do cases+=("b3 $k 64 1000 $(b3_inputs $k 64)" "b3 $k 256 250 $(b3_inputs $k 256)"); done
+  for b in 64 128 256; do cases+=("b4 2048 $b"); done
 fi
+
+"$bin/bench_calib" info >> "$configs"
+policy="$mode; $reps repetitions, systems interleaved round-robin (order rotated by repetition and case)"
+policy+="; no runtime pinned (OMP_PROC_BIND/OMP_PLACES unset, STARPU_WORKERS_NOBIND=1; ours, TBB, OpenBLAS unpinned)"
+policy+="; each runtime its default wait policy; OpenBLAS 1 thread inside tasks"
+printf '{"system": "run", "config": "%s"}\n' "$policy" >> "$configs"
+used=" " # every system some case runs, once
+for c in "${cases[@]}"; do
+  for s in $(systems_of "${c%% *}"); do [[ $used == *" $s "* ]] || used+="$s "; done
+done
+for s in $used; do have "$s" && run "$s" info >> "$configs"; done
+
+for ((r = 0; r < reps; r++)); do
+  echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: B0" >&2
+  "$bin/bench_calib" >> "$rows"
+  for ((i = 0; i < ${#cases[@]}; i++)); do
+    read -r -a args <<< "${cases[i]}"
+    sys=()
+    for s in $(systems_of "${args[0]}"); do have "$s" && sys+=("$s"); done
+    n=${#sys[@]}
+    echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: ${cases[i]}" >&2
+    for ((j = 0; j < n; j++)); do
+      s=${sys[(j + r + i) % n]}
+      run "$s" "${args[@]}" >> "$rows" || echo "FAILED: $s ${cases[i]}" >> "$failures"
+    done
+  done
+done
+
 "$bin/bench_report" "$rows" "$configs" "$out/latest.json"
+echo "elapsed: $((SECONDS - start)) s ($mode, $reps repetitions)"
+if [ -s "$failures" ]; then
+  echo "Failed runs (their rows are missing above):"
+  cat "$failures"
+  exit 1
+fi

@@ -4,8 +4,15 @@
  * Threads: 1 + 1 by default: one worker plus the calling thread as
  * orchestrator, which runs ready tasks itself while it waits in pto_finish
  * (PTO_BENCH_WORKERS overrides the worker count).  Each B1 step, B2 chunk,
- * B3 stream step and B4 panel is one scope, so every ring drains as it goes.
+ * B2t scope, B3 stream step and B4 panel is one scope, so every ring drains
+ * as it goes.
+ *
+ * Ring sizes: the compile-time defaults, as a user gets them (system
+ * "ours").  PTO_BENCH_SIZED=1 (run.sh names that row "ours-sized") gives
+ * ring 0 a 4 MiB heap, the sizing a user would pick from scope stats for
+ * B3: an extra row, never counted as "ours".
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,8 +20,27 @@
 #include "pto/runtime.h"
 
 static pto_runtime *rt;
+static char ours_config[512];
 
 void openblas_set_num_threads(int);
+
+static int ours_sized(void)
+{
+    const char *s = getenv("PTO_BENCH_SIZED");
+    return s && !strcmp(s, "1");
+}
+
+/* Filled before main, so that `info` prints what init will use. */
+__attribute__((constructor)) static void ours_describe(void)
+{
+    snprintf(ours_config, sizeof ours_config,
+             "libpto: 1 worker + the orchestrator (calling thread), which runs ready tasks while it "
+             "waits in pto_finish; idle threads spin 50 us, then park on a futex; no pinning; libpto "
+             "built " BENCH_LIB_OPT "; %s",
+             ours_sized() ? "rings sized from scope stats: ring-0 heap 4 MiB (B3's intermediates "
+                            "stay cache-warm), other sizes default"
+                          : "default ring sizes");
+}
 
 static int ours_init(int threads)
 {
@@ -23,9 +49,7 @@ static int ours_init(int threads)
     const char *w = getenv("PTO_BENCH_WORKERS");
     c.num_workers = w ? atoi(w) : threads - 1; /* 1 + 1: the orchestrator helps in pto_finish */
     c.stall_timeout_ms = -1; /* 256 us kernels x thousands: never a stall */
-    /* B3's intermediates: a 4 MiB ring-0 heap keeps them cache-warm (the
-     * orchestrator waits, and helps, instead of walking 256 MiB of heap). */
-    c.runtime_env.ring_heap[0] = 4u << 20;
+    if (ours_sized()) c.runtime_env.ring_heap[0] = 4u << 20;
     openblas_set_num_threads(1); /* B4 tile kernels run serial BLAS, like every peer */
     rt = pto_runtime_create(&c, NULL);
     return rt ? 0 : 1;
@@ -51,9 +75,10 @@ static int ours_tb_kernel(const pto_kernel_args *a)
     return 0;
 }
 
-static int ours_run_graph(const tb_graph *g, double *data)
+static int ours_run_graph(const tb_graph *g, double *data, double *secs)
 {
     int rc = 0;
+    double t0 = bench_now();
     for (int t = 0; t < g->steps && !rc; t++) {
         rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
         for (int x = 0; x < g->width && !rc; x++) {
@@ -69,6 +94,7 @@ static int ours_run_graph(const tb_graph *g, double *data)
         if (!rc) rc = pto_scope_end(rt);
     }
     int frc = pto_finish(rt);
+    *secs = bench_now() - t0;
     return rc ? rc : frc;
 }
 
@@ -104,6 +130,56 @@ static int ours_submit_cost(double *cells, int n, int deps, double *submit_s, do
     return rc ? rc : frc;
 }
 
+/* ---- B2t ------------------------------------------------------------------- */
+
+static int ours_b2t_kernel(const pto_kernel_args *a)
+{
+    (void)a;
+    b2t_task();
+    return 0;
+}
+
+/* Disjoint tiles must give no dependency edge: any edge to a pending
+ * producer takes a dep-pool entry, so every ring's pool peak stays 0. */
+static void ours_b2t_no_edges(void)
+{
+    for (int r = 0; r < PTO_NUM_RINGS; r++) {
+        pto_ring_usage u;
+        if (pto_ring_usage_get(rt, r, &u) == 0 && u.dep_pool_peak != 0)
+            bench_fail("ours", "B2t: dependency edges between tasks on disjoint tiles");
+    }
+}
+
+static int ours_tiles(const b2t_spec *p, float *base, double *submit_s, double *total_s)
+{
+    int rc = 0, first;
+    double t0 = bench_now(), waited = 0;
+    for (int k = 0; k < p->scopes && !rc; k++) {
+        if (b2t_scope_start(p, k, &first)) {
+            double w = bench_now();
+            rc = pto_finish(rt);
+            waited += bench_now() - w;
+        }
+        if (!rc) rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
+        for (int j = 0; j < p->scope && !rc; j++) {
+            b2t_tile t = b2t_tile_at(p->shape, first + j);
+            pto_arg a = {PTO_ARG_OUTPUT_EXISTING,
+                         p->shape == B2T_SLICES
+                             ? pto_view_1d(base, sizeof(float), t.offset, t.cols, PTO_INVALID_TASK_ID)
+                             : pto_view_2d(base, sizeof(float), t.offset, t.rows, t.cols, B2T_DIM,
+                                           PTO_INVALID_TASK_ID)};
+            pto_task task = {.kernel = ours_b2t_kernel, .name = "b2t", .args = &a, .num_args = 1};
+            rc = pto_submit(rt, &task, NULL);
+        }
+        if (!rc) rc = pto_scope_end(rt);
+    }
+    *submit_s = bench_now() - t0 - waited;
+    int frc = pto_finish(rt);
+    *total_s = bench_now() - t0;
+    ours_b2t_no_edges();
+    return rc ? rc : frc;
+}
+
 /* ---- B3 -------------------------------------------------------------------- */
 
 static int ours_b3_a(const pto_kernel_args *a)
@@ -118,10 +194,11 @@ static int ours_b3_b(const pto_kernel_args *a)
     return 0;
 }
 
-static int ours_pipeline(const b3_spec *p, b3_data *d)
+static int ours_pipeline(const b3_spec *p, b3_data *d, double *secs)
 {
     uint64_t n = (uint64_t)p->tile * p->tile;
     int rc = 0;
+    double t0 = bench_now();
     for (int j = 0; j < p->steps && !rc; j++) {
         for (int s = 0; s < p->streams && !rc; s++) {
             float *A = d->A[s * p->inputs + j % p->inputs], *B = d->B[s * p->inputs + j % p->inputs];
@@ -143,6 +220,7 @@ static int ours_pipeline(const b3_spec *p, b3_data *d)
         }
     }
     int frc = pto_finish(rt);
+    *secs = bench_now() - t0;
     return rc ? rc : frc;
 }
 
@@ -178,10 +256,11 @@ static int ours_tile_task(int op, int b, float *t0, float *t1, float *t2)
     return pto_submit(rt, &t, NULL);
 }
 
-static int ours_cholesky(b4_matrix *m)
+static int ours_cholesky(b4_matrix *m, double *secs)
 {
     int nt = m->nt, b = m->b, rc = 0;
     float **T = m->tiles;
+    double t0 = bench_now();
     for (int k = 0; k < nt && !rc; k++) {
         rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
         if (!rc) rc = ours_tile_task(POTRF, b, T[k * nt + k], NULL, NULL);
@@ -194,17 +273,18 @@ static int ours_cholesky(b4_matrix *m)
         if (!rc) rc = pto_scope_end(rt);
     }
     int frc = pto_finish(rt);
+    *secs = bench_now() - t0;
     return rc ? rc : frc;
 }
 
 const bench_system bench_sys = {
     .name = "ours",
-    .config = "libpto: 1 worker + the orchestrator (calling thread), which runs ready tasks while "
-              "it waits in pto_finish; idle threads spin 50 us, then park on a futex; no pinning",
+    .config = ours_config,
     .init = ours_init,
     .fini = ours_fini,
     .run_graph = ours_run_graph,
     .submit_cost = ours_submit_cost,
+    .tiles = ours_tiles,
     .pipeline = ours_pipeline,
     .cholesky = ours_cholesky,
 };

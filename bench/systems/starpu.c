@@ -2,12 +2,13 @@
  * starpu.c - the benchmark workloads through StarPU 1.3 (the peer adapter
  * behind bench_starpu).  Our own code around the installed library.
  *
- * Threads: STARPU_NCPU = 2 CPU workers under the lws scheduler, bound to
- * cores (StarPU's default binding); the calling (submitting) thread is not a
- * worker and shares a core with one.  This StarPU build uses non-blocking
- * drivers, so idle workers poll.  No CUDA/OpenCL workers, no calibration and
- * no performance models (the codelets carry none); STARPU_HOME is a private
- * temporary folder, removed again at fini.
+ * Threads: STARPU_NCPU = 2 CPU workers under the lws scheduler; binding as
+ * the environment says (run.sh sets STARPU_WORKERS_NOBIND=1: no runtime is
+ * pinned), stated in the config line.  The calling (submitting) thread is
+ * not a worker and shares a core with one.  This StarPU build uses
+ * non-blocking drivers, so idle workers poll.  No CUDA/OpenCL workers, no
+ * calibration and no performance models (the codelets carry none);
+ * STARPU_HOME is a private temporary folder, removed again at fini.
  *
  * Invariants:
  * - Dependencies come only from StarPU's sequential consistency over
@@ -19,6 +20,15 @@
  *   workers exist, so a kernel's buffers are that memory itself.  Every
  *   handle is unregistered (which waits and writes back) before a workload
  *   returns, so the driver checks the results in place.
+ * - The timed region runs from the first task inserted until
+ *   starpu_task_wait_for_all returns: registering the workload's existing
+ *   data before it and unregistering it after are setup, outside the
+ *   clock, like every other system's setup.  B3's per-step temporary X
+ *   handle is per-task allocation (the peers' malloc/free) and stays inside.
+ * - B2t: not taken part in.  StarPU orders tasks by handle, not by view:
+ *   tiles of one allocation would first have to be partitioned into
+ *   sub-handles (starpu_data_partition), a different operation from the one
+ *   B2t measures.
  * - init runs starpu_init once before all repetitions; fini runs
  *   starpu_shutdown, so no StarPU thread outlives this section.
  */
@@ -35,6 +45,21 @@
 void openblas_set_num_threads(int);
 
 static char home_dir[256]; /* the STARPU_HOME we created, or "" */
+static char starpu_config[512];
+
+/* Filled before main, so that `info` prints the binding the run uses. */
+__attribute__((constructor)) static void starpu_describe(void)
+{
+    const char *nobind = getenv("STARPU_WORKERS_NOBIND");
+    snprintf(starpu_config, sizeof starpu_config,
+             "StarPU %d.%d (starpu_task_insert, sched lws): STARPU_NCPU=2 CPU workers, %s; the "
+             "submitting main thread is not a worker and shares a core; idle workers poll "
+             "(non-blocking drivers build); no calibration, no perf models; handle "
+             "(un)registration outside the timed region",
+             STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
+             nobind && !strcmp(nobind, "1") ? "not pinned (STARPU_WORKERS_NOBIND=1)"
+                                            : "bound to cores (StarPU default binding)");
+}
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -94,7 +119,7 @@ static struct starpu_codelet tb_cl = {
     .name = "tb",
 };
 
-static int starpu_run_graph(const tb_graph *g, double *data)
+static int starpu_run_graph(const tb_graph *g, double *data, double *secs)
 {
     int w = g->width, rc = 0;
     starpu_data_handle_t *h = malloc(2 * (size_t)w * sizeof *h); /* h[(t & 1) * w + x] */
@@ -104,6 +129,7 @@ static int starpu_run_graph(const tb_graph *g, double *data)
             starpu_variable_data_register(&h[b * w + x], STARPU_MAIN_RAM,
                                           (uintptr_t)tb_cell(data, g, b, x),
                                           TB_CELL_DOUBLES * sizeof(double));
+    double t0 = bench_now();
     for (int t = 0; t < g->steps && !rc; t++)
         for (int x = 0; x < w && !rc; x++) {
             int deps[TB_MAX_DEPS], n = tb_deps(g, t, x, deps);
@@ -116,6 +142,7 @@ static int starpu_run_graph(const tb_graph *g, double *data)
                                     STARPU_VALUE, &t, sizeof t, STARPU_VALUE, &x, sizeof x, 0);
         }
     starpu_task_wait_for_all();
+    *secs = bench_now() - t0;
     for (int i = 0; i < 2 * w; i++) starpu_data_unregister(h[i]);
     free(h);
     return rc;
@@ -204,7 +231,7 @@ static struct starpu_codelet b3b_cl = {
 /* X is a temporary handle per stream step: registered without memory (home
  * node -1), so StarPU allocates it for task a's write, and handed back with
  * starpu_data_unregister_submit once task b is submitted. */
-static int starpu_pipeline(const b3_spec *p, b3_data *d)
+static int starpu_pipeline(const b3_spec *p, b3_data *d, double *secs)
 {
     uint32_t n = (uint32_t)p->tile * (uint32_t)p->tile;
     int K = p->streams, M = p->inputs, rc = 0;
@@ -221,6 +248,7 @@ static int starpu_pipeline(const b3_spec *p, b3_data *d)
     }
     for (int s = 0; s < K; s++)
         starpu_vector_data_register(&hS[s], STARPU_MAIN_RAM, (uintptr_t)d->S[s], n, sizeof(float));
+    double t0 = bench_now();
     for (int j = 0; j < p->steps && !rc; j++)
         for (int s = 0; s < K && !rc; s++) {
             int in = s * M + j % M;
@@ -231,6 +259,7 @@ static int starpu_pipeline(const b3_spec *p, b3_data *d)
             starpu_data_unregister_submit(X);
         }
     starpu_task_wait_for_all();
+    *secs = bench_now() - t0;
     for (size_t i = 0; i < tiles; i++) starpu_data_unregister(hA[i]), starpu_data_unregister(hB[i]);
     for (int s = 0; s < K; s++) starpu_data_unregister(hS[s]);
     free(hA), free(hB), free(hS);
@@ -279,7 +308,7 @@ static struct starpu_codelet gemm_cl = {
     .name = "gemm"};
 
 /* Right-looking tiled Cholesky, lower triangle, in ours.c's order. */
-static int starpu_cholesky(b4_matrix *m)
+static int starpu_cholesky(b4_matrix *m, double *secs)
 {
     int nt = m->nt, b = m->b, rc = 0;
     starpu_data_handle_t *h = calloc((size_t)nt * nt, sizeof *h); /* lower tiles only */
@@ -288,6 +317,7 @@ static int starpu_cholesky(b4_matrix *m)
         for (int j = 0; j <= i; j++)
             starpu_matrix_data_register(&h[i * nt + j], STARPU_MAIN_RAM, (uintptr_t)m->tiles[i * nt + j],
                                         (uint32_t)b, (uint32_t)b, (uint32_t)b, sizeof(float));
+    double t0 = bench_now();
     for (int k = 0; k < nt && !rc; k++) {
         rc = starpu_task_insert(&potrf_cl, STARPU_RW, h[k * nt + k], 0);
         for (int i = k + 1; i < nt && !rc; i++)
@@ -300,6 +330,7 @@ static int starpu_cholesky(b4_matrix *m)
         }
     }
     starpu_task_wait_for_all();
+    *secs = bench_now() - t0;
     for (int i = 0; i < nt; i++)
         for (int j = 0; j <= i; j++) starpu_data_unregister(h[i * nt + j]);
     free(h);
@@ -308,13 +339,12 @@ static int starpu_cholesky(b4_matrix *m)
 
 const bench_system bench_sys = {
     .name = "starpu",
-    .config = "StarPU 1.3 (starpu_task_insert, sched lws): STARPU_NCPU=2 CPU workers bound to cores "
-              "(StarPU default binding); the submitting main thread is not a worker and shares a core; "
-              "idle workers poll (non-blocking drivers build); no calibration, no perf models",
+    .config = starpu_config,
     .init = starpu_bench_init,
     .fini = starpu_bench_fini,
     .run_graph = starpu_run_graph,
     .submit_cost = starpu_submit_cost,
+    .tiles = NULL,
     .pipeline = starpu_pipeline,
     .cholesky = starpu_cholesky,
 };
