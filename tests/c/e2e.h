@@ -268,4 +268,9 @@ static inline int e2e_has_fixed_lines(const char *m, int code, char *missing, si
     return strncmp(m, "FATAL: ", 7) == 0 ? 1 : (snprintf(missing, n, "FATAL: (at the start)"), 0);
 }
 
+/* stall_timeout_ms for runs where no stall is expected: far above any wait a
+ * busy machine causes (all threads descheduled for a while), so that only a
+ * real hang trips it, and still ends one in bounded time. */
+#define E2E_NO_STALL_MS 30000
+
 #endif

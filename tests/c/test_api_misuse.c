@@ -427,13 +427,13 @@ static void test_invalid_calls_are_reported(void **state)
     (void)state;
     /* Each case on a fresh runtime... */
     for (size_t i = 0; i < NUM_BAD; i++) {
-        pto_runtime *rt = make_rt_rings(16, 16384, 64, 2, 2000);
+        pto_runtime *rt = make_rt_rings(16, 16384, 64, 2, E2E_NO_STALL_MS);
         run_bad_case(rt, &bad_cases[i], "fresh runtime");
         pto_runtime_destroy(rt);
     }
     /* ...and all of them in turn on one runtime that recovers each time,
      * twice over (ids from the earlier runs are still "issued"). */
-    pto_runtime *rt = make_rt_rings(16, 16384, 64, 2, 2000);
+    pto_runtime *rt = make_rt_rings(16, 16384, 64, 2, E2E_NO_STALL_MS);
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < NUM_BAD; i++)
             run_bad_case(rt, &bad_cases[i], pass ? "recovered runtime, pass 2" : "recovered runtime");
@@ -446,7 +446,7 @@ static void test_calls_after_fatal_are_noops(void **state)
 {
     (void)state;
     /* Window 4: the root or a scope holds at most 3 tasks of its ring. */
-    pto_runtime *rt = make_rt_rings(4, 8192, 16, 2, 2000);
+    pto_runtime *rt = make_rt_rings(4, 8192, 16, 2, E2E_NO_STALL_MS);
     for (int kind = 0; kind < 3; kind++) {
         static const char *const names[3] = {"INVALID_ARGS latch", "EXPLICIT_ORCH_FATAL latch",
                                              "SCOPE_DEADLOCK latch"};

@@ -214,7 +214,7 @@ static void small_run_ok(pto_runtime *rt)
 static void test_raw_and_waw(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     for (int run = 0; run < 100; run++) {
         uint64_t tile[16] = {0}, out[16] = {0};
         reset_globals();
@@ -242,7 +242,7 @@ static void test_raw_and_waw(void **state)
 static void test_war_writer_waits_reader(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t tile[32], seen[32];
     for (int run = 0; run < 1000; run++) {
         for (int i = 0; i < 32; i++) tile[i] = (uint64_t)run, seen[i] = UINT64_MAX;
@@ -272,7 +272,7 @@ static void test_war_disjoint_concurrent(void **state)
 {
     (void)state;
     enum { ROWS = 128, COLS = 16 };
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t *buf = calloc(ROWS * COLS, sizeof *buf);
     uint64_t *out = calloc(64 * COLS, sizeof *out);
     assert_non_null(buf);
@@ -301,7 +301,7 @@ static void test_war_disjoint_concurrent(void **state)
 static void test_readers_independent(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     for (int run = 0; run < 5; run++) {
         uint64_t tile[16], o1[16] = {0}, o2[16] = {0};
         for (int i = 0; i < 16; i++) tile[i] = 500 + (uint64_t)i;
@@ -328,7 +328,7 @@ static void test_readers_independent(void **state)
 static void test_inout_chain(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, E2E_NO_STALL_MS);
     for (int run = 0; run < 5; run++) {
         uint64_t tile[4 * 8] = {0};
         reset_globals();
@@ -352,7 +352,7 @@ static void test_inout_chain(void **state)
 static void test_no_dep_tag(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t tile[16] = {0}, out[16] = {0};
 
     /* no lookup: writer W (meets N) then N with NO_DEP on the same tile */
@@ -402,7 +402,7 @@ static void test_no_dep_tag(void **state)
 static void test_manual_scope_no_discovery(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t tile[16] = {0};
 
     /* no edge: the two "writers" meet (they do not touch the bytes, so the
@@ -512,7 +512,7 @@ static void test_retained_output_not_reused_while_read(void **state)
     (void)state;
     enum { NFILL = 4, BLOCKER = 1 }; /* filler 1 (2048 bytes) needs A's bytes */
     static const uint64_t fill_bytes[NFILL] = {1024, 2048, 1024, 3072};
-    pto_config cfg = cfg_rings(0, 0, 0, 2, 30000);
+    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     cfg.runtime_env.ring_heap[0] = 4096;
     pto_runtime *rt = make_rt(&cfg);
     for (int run = 0; run < 3; run++) {
@@ -564,7 +564,7 @@ static void test_retained_output_not_reused_while_read(void **state)
 static void test_dummy_tasks(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, E2E_NO_STALL_MS);
 
     /* a dummy inside an INOUT chain: step, dummy, step, dummy, step */
     for (int run = 0; run < 20; run++) {
@@ -665,7 +665,7 @@ static void test_dummy_tasks(void **state)
 static void test_explicit_unknown_id(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id bad[2] = {((pto_task_id)3 << 32) | 12345, ((pto_task_id)5 << 32) | 0};
     for (int i = 0; i < 2; i++) {
         atomic_store(&g_ran, 0);

@@ -11,7 +11,7 @@ static void test_explicit_dup_one_edge(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id p = tu_submit(rt, tu_latch_kernel, NULL, 0);
     pto_dep d[2] = {tu_dep(p, PTO_DEP_WAIT_RETAIN), tu_dep(p, PTO_DEP_WAIT_RETAIN)};
     pto_task_id q = tu_submit(rt, NULL, d, 2);
@@ -28,7 +28,7 @@ static void test_explicit_wait_only(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id p = tu_submit(rt, tu_latch_kernel, NULL, 0);
     rt_slot *ps = tu_slot(rt, p);
     pto_dep w = tu_dep(p, PTO_DEP_WAIT);
@@ -52,7 +52,7 @@ static void test_fanin_spill_dedup(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_dep d[66];
     for (int i = 0; i < 65; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
     d[65] = tu_dep(d[64].id, PTO_DEP_WAIT_RETAIN);
@@ -75,7 +75,7 @@ static void test_fanin_spill_dedup(void **state)
 static void test_wait_only_completed_producer(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, E2E_NO_STALL_MS);
     pto_task_id p = tu_submit(rt, NULL, NULL, 0);
     tu_wait_state(rt, p, RT_TASK_COMPLETED);
     pto_dep w = tu_dep(p, PTO_DEP_WAIT);
@@ -108,7 +108,7 @@ static void test_consumed_rule(void **state)
     assert_int_equal(atomic_load(&s.state), RT_TASK_CONSUMED);
 
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id ids[4];
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     for (int i = 0; i < 4; i++) ids[i] = tu_submit(rt, tu_latch_kernel, NULL, 0);
@@ -126,7 +126,7 @@ static void test_publish_counts(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     /* no fanin: 1/1, ready at once */
     pto_task_id a = tu_submit(rt, NULL, NULL, 0);
     assert_int_equal(tu_slot(rt, a)->fanin_count, 1);
@@ -160,7 +160,7 @@ static void test_concurrent_fanin_one_ready(void **state)
     (void)state;
     for (int round = 0; round < 50; round++) {
         tu_gate_reset();
-        pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
+        pto_runtime *rt = make_rt_rings(0, 0, 0, 3, E2E_NO_STALL_MS);
         pto_dep d[3];
         for (int i = 0; i < 3; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
         tu_submit(rt, tu_count_kernel, d, 3);
@@ -224,7 +224,7 @@ static void test_watermark_stops_at_retained_head(void **state)
      * later scope, is consumed at its scope end.  The watermark stays at A
      * until B completes, then passes all three. */
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     rt_ring *ring0 = &rt->rings[0];
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
@@ -272,7 +272,7 @@ static void test_creator_edge_pins_producer(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
     pto_task ta = {.kernel = NULL, .name = "A", .args = &out, .num_args = 1};
@@ -309,7 +309,7 @@ static void test_different_addr_never_compared(void **state)
     (void)state;
     static float buf[256];
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_arg w = {PTO_ARG_OUTPUT_EXISTING, pto_view_1d(buf, 4, 16, 16, PTO_INVALID_TASK_ID)};
     pto_arg r = {PTO_ARG_IN, pto_view_1d(buf + 16, 4, 0, 16, PTO_INVALID_TASK_ID)}; /* same bytes */
     pto_task tw = {.kernel = tu_latch_kernel, .name = "writer", .args = &w, .num_args = 1};
