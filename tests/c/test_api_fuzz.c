@@ -356,6 +356,13 @@ static uint64_t fz_max_heap(const fz *f)
     return h;
 }
 
+/* n bytes aligned to 1024 (PTO_PACKED_OUTPUT_ALIGN); UINT64_MAX when that overflows. */
+static uint64_t fz_packed(uint64_t n)
+{
+    const uint64_t a = PTO_PACKED_OUTPUT_ALIGN;
+    return n > UINT64_MAX - a ? UINT64_MAX : (n + a - 1) / a * a;
+}
+
 /* Heap bytes a task asks for, as the runtime counts them: each OUT arg's
  * bytes aligned to 1024, summed; UINT64_MAX when that overflows. */
 static uint64_t fz_request(const pto_task *t)
@@ -367,9 +374,7 @@ static uint64_t fz_request(const pto_task *t)
         uint64_t n = v->elem_size, b;
         for (uint32_t d = 0; d < v->ndims && n != UINT64_MAX; d++)
             if (__builtin_mul_overflow(n, v->shape[d], &n)) n = UINT64_MAX;
-        b = n > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN ? UINT64_MAX
-                                                     : (n + PTO_PACKED_OUTPUT_ALIGN - 1) / PTO_PACKED_OUTPUT_ALIGN *
-                                                           PTO_PACKED_OUTPUT_ALIGN;
+        b = fz_packed(n);
         sum = sum > UINT64_MAX - b ? UINT64_MAX : sum + b;
     }
     return sum;
@@ -571,10 +576,7 @@ static void fz_alloc(fz *f)
     else
         bytes = 1 + rn(&f->s, pct(&f->s, 80) ? 1024 : 4096);
     snprintf(f->op, sizeof f->op, "pto_alloc_tensor %zu bytes at open %d", bytes, f->open);
-    uint64_t s = (uint64_t)bytes > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN
-                     ? UINT64_MAX
-                     : ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) / PTO_PACKED_OUTPUT_ALIGN * PTO_PACKED_OUTPUT_ALIGN;
-    int want = f->latched ? 0 : fz_predict(f, s);
+    int want = f->latched ? 0 : fz_predict(f, fz_packed(bytes));
     pto_task_id id = 7;
     void *p = pto_alloc_tensor(f->rt, bytes, &id);
     if (p && id == PTO_INVALID_TASK_ID) FZ_FAIL(f, "an alloc returning memory gave no id\n");
