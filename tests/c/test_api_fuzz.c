@@ -28,7 +28,6 @@
  * PTO_TEST_SEED sets the base seed (printed on failure); PTO_TEST_SCALE
  * scales the call count (default 1).
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +35,8 @@
 #include "harness.h"
 #include "e2e.h"
 
-/* n scaled by PTO_TEST_SCALE (default 1: the whole test takes well under a
- * second even under TSan), at least 1. */
+/* n scaled by PTO_TEST_SCALE (default 1: the whole test takes under a
+ * second, a few under TSan), at least 1. */
 static long scaled(long n)
 {
     long m = (long)((double)n * test_scale(1.0));
