@@ -177,4 +177,100 @@ static inline uint64_t *el(const pto_view *v, uint64_t k)
     return (uint64_t *)((char *)v->addr + off * (int64_t)v->elem_size);
 }
 
+/* ---- checks shared by the API misuse tests and the fuzzer ------------- */
+
+#include <stdio.h>
+
+/* Task id (ring << 32) | local. */
+static inline pto_task_id e2e_task_id(int ring, uint32_t local) { return ((uint64_t)ring << 32) | local; }
+
+/* For every view i with bit i of scalars[0]: adds 1 (atomically) to the first
+ * byte of its first and of its last element; then spins scalars[1] us. */
+static inline int e2e_touch_kernel(const pto_kernel_args *a)
+{
+    uint64_t mask = a->num_scalars ? a->scalars[0] : 0;
+    for (uint32_t i = 0; i < a->num_views && i < 64; i++) {
+        if (!(mask >> i & 1)) continue;
+        const pto_view *v = &a->views[i];
+        uint64_t last = (uint64_t)v->offset;
+        for (uint32_t d = 0; d < v->ndims; d++) last += (v->shape[d] - 1) * (uint64_t)v->strides[d];
+        unsigned char *p = v->addr;
+        __atomic_fetch_add(p + (uint64_t)v->offset * v->elem_size, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(p + last * v->elem_size, 1, __ATOMIC_RELAXED);
+    }
+    if (a->num_scalars > 1) spin_us(a->scalars[1]);
+    return 0;
+}
+
+/* 1 if every ring is empty (as after a clean pto_finish); else 0 and why. */
+static inline int e2e_rings_empty(const pto_runtime *rt, char *why, size_t n)
+{
+    for (int r = 0; r < PTO_NUM_RINGS; r++) {
+        pto_ring_usage u;
+        if (pto_ring_usage_get(rt, r, &u) != 0) return snprintf(why, n, "ring %d: usage failed", r), 0;
+        if (u.task_window || u.heap || u.dep_pool) {
+            snprintf(why, n, "ring %d not empty after pto_finish: tasks %llu heap %llu dep pool %llu", r,
+                     (unsigned long long)u.task_window, (unsigned long long)u.heap,
+                     (unsigned long long)u.dep_pool);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* views[0] element 0 (uint64) := scalars[0] */
+static inline int e2e_set_kernel(const pto_kernel_args *a)
+{
+    *(uint64_t *)pto_view_at(&a->views[0], (const uint64_t[PTO_MAX_DIMS]){0}) = a->scalars[0];
+    return 0;
+}
+
+/* A one-task run that must succeed: the task writes a user cell, pto_finish
+ * returns 0, the cell holds the value and every ring is empty; fails with ctx
+ * otherwise. */
+static inline void e2e_valid_run(pto_runtime *rt, const char *ctx)
+{
+    static uint64_t serial = 0x600d0000;
+    uint64_t cell = 0, val = ++serial;
+    pto_arg a = arg(PTO_ARG_OUTPUT_EXISTING, v1(&cell, 0, 1));
+    pto_task t = {.kernel = e2e_set_kernel, .name = "valid", .args = &a, .num_args = 1, .scalars = &val,
+                  .num_scalars = 1};
+    pto_task_id id = PTO_INVALID_TASK_ID;
+    int rc = pto_submit(rt, &t, &id);
+    if (rc != 0 || id == PTO_INVALID_TASK_ID) {
+        print_error("%s: valid run: pto_submit %d\n%s\n", ctx, rc, pto_last_error(rt)->message);
+        fail();
+    }
+    rc = pto_finish(rt);
+    if (rc != 0) {
+        print_error("%s: valid run: pto_finish %d\n%s\n", ctx, rc, pto_last_error(rt)->message);
+        fail();
+    }
+    char why[256];
+    if (cell != val || pto_last_error(rt)->code != 0 || !e2e_rings_empty(rt, why, sizeof why)) {
+        print_error("%s: valid run: cell %llu (want %llu), last error %d, %s\n", ctx,
+                    (unsigned long long)cell, (unsigned long long)val, pto_last_error(rt)->code,
+                    cell != val || pto_last_error(rt)->code ? "" : why);
+        fail();
+    }
+}
+
+/* 1 if message m starts with "FATAL: " and has the three fixed lines of
+ * RUNTIME-SPEC section 6 for code; else 0 and the first one missing. */
+static inline int e2e_has_fixed_lines(const char *m, int code, char *missing, size_t n)
+{
+    char line[3][128];
+    snprintf(line[0], sizeof line[0], "PTO runtime failed: error_code=%d runtime_status=-%d\n", code, code);
+    snprintf(line[1], sizeof line[1], "error detail: error_code=%d %s - ", code, pto_status_name(code));
+    snprintf(line[2], sizeof line[2], "\nerror hint: ");
+    for (int i = 0; i < 3; i++)
+        if (!strstr(m, line[i])) return snprintf(missing, n, "%.127s", line[i]), 0;
+    return strncmp(m, "FATAL: ", 7) == 0 ? 1 : (snprintf(missing, n, "FATAL: (at the start)"), 0);
+}
+
+/* stall_timeout_ms for runs where no stall is expected: far above any wait a
+ * busy machine causes (all threads descheduled for a while), so that only a
+ * real hang trips it, and still ends one in bounded time. */
+#define E2E_NO_STALL_MS 30000
+
 #endif

@@ -4,8 +4,11 @@
  * Every test runs real worker threads.  Ordering is checked two ways: by the
  * data a kernel sees (a reader that ran too early sees the wrong value) and
  * by start/end stamps from one global clock.  Independence (no edge) is
- * checked by rendezvous: two kernels each wait, bounded at 2 s, for the other
- * to have started, which only both can see if they overlap in time.
+ * checked by rendezvous: two kernels each wait for the other to have
+ * started, which only both can see if they overlap in time.  The wait is
+ * bounded (20 s) only to end a failing test: a busy machine delays a
+ * rendezvous, it never makes one fail.  Reuse of a retained output is
+ * checked by addresses and by the data its late reader sees.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,7 +18,7 @@
 #include "harness.h"
 #include "e2e.h"
 
-#define MEET_TIMEOUT_MS 2000
+#define MEET_TIMEOUT_MS 20000
 #define NREC 64
 #define NFLAG 8
 
@@ -211,7 +214,7 @@ static void small_run_ok(pto_runtime *rt)
 static void test_raw_and_waw(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     for (int run = 0; run < 100; run++) {
         uint64_t tile[16] = {0}, out[16] = {0};
         reset_globals();
@@ -239,7 +242,7 @@ static void test_raw_and_waw(void **state)
 static void test_war_writer_waits_reader(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t tile[32], seen[32];
     for (int run = 0; run < 1000; run++) {
         for (int i = 0; i < 32; i++) tile[i] = (uint64_t)run, seen[i] = UINT64_MAX;
@@ -269,7 +272,7 @@ static void test_war_disjoint_concurrent(void **state)
 {
     (void)state;
     enum { ROWS = 128, COLS = 16 };
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t *buf = calloc(ROWS * COLS, sizeof *buf);
     uint64_t *out = calloc(64 * COLS, sizeof *out);
     assert_non_null(buf);
@@ -298,7 +301,7 @@ static void test_war_disjoint_concurrent(void **state)
 static void test_readers_independent(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     for (int run = 0; run < 5; run++) {
         uint64_t tile[16], o1[16] = {0}, o2[16] = {0};
         for (int i = 0; i < 16; i++) tile[i] = 500 + (uint64_t)i;
@@ -325,7 +328,7 @@ static void test_readers_independent(void **state)
 static void test_inout_chain(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, E2E_NO_STALL_MS);
     for (int run = 0; run < 5; run++) {
         uint64_t tile[4 * 8] = {0};
         reset_globals();
@@ -349,7 +352,7 @@ static void test_inout_chain(void **state)
 static void test_no_dep_tag(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t tile[16] = {0}, out[16] = {0};
 
     /* no lookup: writer W (meets N) then N with NO_DEP on the same tile */
@@ -399,7 +402,7 @@ static void test_no_dep_tag(void **state)
 static void test_manual_scope_no_discovery(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     uint64_t tile[16] = {0};
 
     /* no edge: the two "writers" meet (they do not touch the bytes, so the
@@ -458,38 +461,101 @@ static void test_manual_scope_no_discovery(void **state)
     pto_runtime_destroy(rt);
 }
 
-/* B reads A's OUT view: B sees A's data, and A's bytes are not reused before
- * B completed (the creator edge retains A).  Ring 0's heap holds 4 outputs;
- * later scopes allocate more while B is still reading. */
-static void test_creator_edge_retains(void **state)
+/* ---- a retained output is not reused while it is read ------------------ */
+
+static atomic_int g_announced; /* the orchestrator is about to submit filler g_announced */
+static atomic_int g_fills_ran; /* filler kernels that ran */
+static atomic_int g_reader_done;
+
+/* views[0] := scalars[0] + k everywhere; counts itself in g_fills_ran. */
+static int k_fill(const pto_kernel_args *a)
+{
+    const pto_view *v = &a->views[0];
+    for (uint64_t k = 0; k < view_count(v); k++) *el(v, k) = a->scalars[0] + k;
+    atomic_fetch_add(&g_fills_ran, 1);
+    return 0;
+}
+
+/* The late reader B: reads views[0] (A's output) at the end of its run,
+ * which lasts until filler scalars[0] either ran or was announced 200 ms
+ * ago (it cannot run before B completes unless A's bytes were handed out
+ * early).  Every element must still be scalars[1] (else g_bad); copies
+ * it to views[1]; sets g_reader_done last. */
+static int k_read_late(const pto_kernel_args *a)
+{
+    stamp_start(1);
+    int blocker = (int)a->scalars[0];
+    uint64_t seen_ms = 0, deadline = now_ms() + 10000;
+    while (atomic_load(&g_fills_ran) <= blocker && now_ms() < deadline) {
+        if (!seen_ms && atomic_load(&g_announced) >= blocker) seen_ms = now_ms();
+        if (seen_ms && now_ms() - seen_ms >= 200) break;
+        nap_us(100);
+    }
+    const pto_view *v = &a->views[0];
+    for (uint64_t k = 0; k < view_count(v); k++)
+        if (*el(v, k) != a->scalars[1]) atomic_store(&g_bad, 1);
+    copy_view(v, &a->views[1]);
+    stamp_end(1);
+    atomic_store(&g_reader_done, 1);
+    return 0;
+}
+
+/* Ring 0's heap is 4096.  A writes a pattern into its 2048-byte output; B
+ * reads it (creator edge: WAIT|RETAIN) at the end of a long run.  Meanwhile
+ * one-task scopes of fillers with outputs of 1024, 2048, 1024 and 3072 bytes
+ * write other patterns into their fresh buffers: the 2048-byte one fits
+ * only in A's bytes (a wrap to 0), which the RETAIN pin keeps until B
+ * completed.  So no filler's buffer may overlap A's while B runs, and B
+ * must see A's pattern intact; after B, the bytes are reused. */
+static void test_retained_output_not_reused_while_read(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, 0);
+    enum { NFILL = 4, BLOCKER = 1 }; /* filler 1 (2048 bytes) needs A's bytes */
+    static const uint64_t fill_bytes[NFILL] = {1024, 2048, 1024, 3072};
+    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     cfg.runtime_env.ring_heap[0] = 4096;
     pto_runtime *rt = make_rt(&cfg);
     for (int run = 0; run < 3; run++) {
-        uint64_t out[128];
+        uint64_t out[256], pattern = 0xa0000000ull + 1000 * (uint64_t)run;
         memset(out, 0, sizeof out);
         reset_globals();
+        atomic_store(&g_announced, -1);
+        atomic_store(&g_fills_ran, 0);
+        atomic_store(&g_reader_done, 0);
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
-        pto_arg oa[1] = {out_arg(128)}; /* 1024 bytes */
-        uint64_t asc[3] = {1234 + (uint64_t)run, 0, 0};
-        pto_task a = {k_write, "A", oa, 1, asc, 3, NULL, 0};
+        pto_arg oa[1] = {out_arg(256)}; /* 2048 bytes */
+        uint64_t as[3] = {pattern, 0, 0};
+        pto_task a = {k_write, "A", oa, 1, as, 3, NULL, 0};
         check_submit(rt, &a, NULL);
-        /* B reads late: 30 ms after it starts */
-        submit_copy(rt, oa[0].view, v1(out, 0, 128), 30000, 1, NULL, 0, NULL);
+        const char *a_lo = oa[0].view.addr, *a_hi = a_lo + 2048;
+        pto_arg ba[2] = {arg(PTO_ARG_IN, oa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 256))};
+        uint64_t bs[2] = {BLOCKER, pattern};
+        pto_task b = {k_read_late, "B", ba, 2, bs, 2, NULL, 0};
+        check_submit(rt, &b, NULL);
         scope_end_ok(rt);
-        for (int i = 0; i < 6; i++) {
+        int reused = 0;
+        for (int i = 0; i < NFILL; i++) {
             SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
-            pto_arg ca[1] = {out_arg(128)};
-            uint64_t csc[3] = {0xdeadbeefull, 0, NO_REC};
-            pto_task c = {k_write, "C", ca, 1, csc, 3, NULL, 0};
-            check_submit(rt, &c, NULL);
+            pto_arg fa[1] = {out_arg(fill_bytes[i] / 8)};
+            uint64_t fs = 0xf0000000ull + 0x10000ull * (uint64_t)i;
+            pto_task f = {k_fill, "filler", fa, 1, &fs, 1, NULL, 0};
+            atomic_store(&g_announced, i);
+            check_submit(rt, &f, NULL);
+            const char *lo = fa[0].view.addr, *hi = lo + fill_bytes[i];
+            if (lo < a_hi && a_lo < hi) {
+                if (!atomic_load(&g_reader_done))
+                    print_error("run %d: filler %d got [%p, %p), A's bytes [%p, %p), while B still reads them\n",
+                                run, i, (void *)lo, (void *)hi, (void *)a_lo, (void *)a_hi);
+                assert_int_equal(atomic_load(&g_reader_done), 1);
+                reused = 1;
+            }
             scope_end_ok(rt);
         }
         finish_ok(rt);
-        for (int i = 0; i < 128; i++) assert_int_equal(out[i], 1234 + run);
+        assert_int_equal(atomic_load(&g_bad), 0);
+        for (int k = 0; k < 256; k++) assert_true(out[k] == pattern);
         assert_after(0, 1);
+        assert_true(reused); /* the heap is small enough that A's bytes come back */
     }
     pto_runtime_destroy(rt);
 }
@@ -498,7 +564,7 @@ static void test_creator_edge_retains(void **state)
 static void test_dummy_tasks(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 3, E2E_NO_STALL_MS);
 
     /* a dummy inside an INOUT chain: step, dummy, step, dummy, step */
     for (int run = 0; run < 20; run++) {
@@ -599,7 +665,7 @@ static void test_dummy_tasks(void **state)
 static void test_explicit_unknown_id(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id bad[2] = {((pto_task_id)3 << 32) | 12345, ((pto_task_id)5 << 32) | 0};
     for (int i = 0; i < 2; i++) {
         atomic_store(&g_ran, 0);
@@ -637,7 +703,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inout_chain),
     cmocka_unit_test(test_no_dep_tag),
     cmocka_unit_test(test_manual_scope_no_discovery),
-    cmocka_unit_test(test_creator_edge_retains),
+    cmocka_unit_test(test_retained_output_not_reused_while_read),
     cmocka_unit_test(test_dummy_tasks),
     cmocka_unit_test(test_explicit_unknown_id),
 };

@@ -11,7 +11,7 @@ static void test_explicit_dup_one_edge(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id p = tu_submit(rt, tu_latch_kernel, NULL, 0);
     pto_dep d[2] = {tu_dep(p, PTO_DEP_WAIT_RETAIN), tu_dep(p, PTO_DEP_WAIT_RETAIN)};
     pto_task_id q = tu_submit(rt, NULL, d, 2);
@@ -28,7 +28,7 @@ static void test_explicit_wait_only(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id p = tu_submit(rt, tu_latch_kernel, NULL, 0);
     rt_slot *ps = tu_slot(rt, p);
     pto_dep w = tu_dep(p, PTO_DEP_WAIT);
@@ -52,7 +52,7 @@ static void test_fanin_spill_dedup(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_dep d[66];
     for (int i = 0; i < 65; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
     d[65] = tu_dep(d[64].id, PTO_DEP_WAIT_RETAIN);
@@ -75,7 +75,7 @@ static void test_fanin_spill_dedup(void **state)
 static void test_wait_only_completed_producer(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, E2E_NO_STALL_MS);
     pto_task_id p = tu_submit(rt, NULL, NULL, 0);
     tu_wait_state(rt, p, RT_TASK_COMPLETED);
     pto_dep w = tu_dep(p, PTO_DEP_WAIT);
@@ -108,7 +108,7 @@ static void test_consumed_rule(void **state)
     assert_int_equal(atomic_load(&s.state), RT_TASK_CONSUMED);
 
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task_id ids[4];
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     for (int i = 0; i < 4; i++) ids[i] = tu_submit(rt, tu_latch_kernel, NULL, 0);
@@ -126,7 +126,7 @@ static void test_publish_counts(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     /* no fanin: 1/1, ready at once */
     pto_task_id a = tu_submit(rt, NULL, NULL, 0);
     assert_int_equal(tu_slot(rt, a)->fanin_count, 1);
@@ -160,7 +160,7 @@ static void test_concurrent_fanin_one_ready(void **state)
     (void)state;
     for (int round = 0; round < 50; round++) {
         tu_gate_reset();
-        pto_runtime *rt = make_rt_rings(0, 0, 0, 3, 0);
+        pto_runtime *rt = make_rt_rings(0, 0, 0, 3, E2E_NO_STALL_MS);
         pto_dep d[3];
         for (int i = 0; i < 3; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
         tu_submit(rt, tu_count_kernel, d, 3);
@@ -199,6 +199,56 @@ static void test_advance_stops_at_live(void **state)
     rt_ring_destroy(&r);
 }
 
+/* The watermark passes CONSUMED tasks only, in id order: a consumed task
+ * behind a live head (COMPLETED but still retained, or PENDING) waits for
+ * it; once the head is released, one advance passes both. */
+static void test_watermark_stops_at_retained_head(void **state)
+{
+    (void)state;
+    static const uint32_t live[2] = {RT_TASK_COMPLETED, RT_TASK_PENDING};
+    for (int k = 0; k < 2; k++) {
+        rt_ring r;
+        const uint32_t st[3] = {RT_TASK_CONSUMED, live[k], RT_TASK_CONSUMED};
+        ring_with_states(&r, 0, st, 3);
+        assert_true(rt_ring_advance(&r));
+        assert_int_equal(atomic_load(&r.last_alive), 1);
+        assert_false(rt_ring_advance(&r));
+        assert_int_equal(atomic_load(&r.last_alive), 1);
+        atomic_store(&rt_ring_slot(&r, 1)->state, RT_TASK_CONSUMED);
+        assert_true(rt_ring_advance(&r));
+        assert_int_equal(atomic_load(&r.last_alive), 3);
+        rt_ring_destroy(&r);
+    }
+
+    /* In a runtime: A completes, retained by B (held on the gate); C, in a
+     * later scope, is consumed at its scope end.  The watermark stays at A
+     * until B completes, then passes all three. */
+    tu_gate_reset();
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
+    rt_ring *ring0 = &rt->rings[0];
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
+    pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
+    pto_task ta = {.kernel = NULL, .name = "A", .args = &out, .num_args = 1};
+    pto_task_id a, c;
+    assert_int_equal(pto_submit(rt, &ta, &a), 0);
+    pto_arg in = {PTO_ARG_IN, out.view};
+    pto_task tb = {.kernel = tu_latch_kernel, .name = "B", .args = &in, .num_args = 1};
+    assert_int_equal(pto_submit(rt, &tb, NULL), 0);
+    tu_wait_state(rt, a, RT_TASK_COMPLETED);
+    assert_int_equal(pto_scope_end(rt), 0);
+    assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
+    c = tu_submit(rt, NULL, NULL, 0);
+    tu_wait_state(rt, c, RT_TASK_COMPLETED);
+    assert_int_equal(pto_scope_end(rt), 0); /* consumes C and advances, on this thread */
+    assert_int_equal(tu_state(rt, c), RT_TASK_CONSUMED);
+    assert_int_equal(tu_state(rt, a), RT_TASK_COMPLETED);
+    assert_int_equal(atomic_load(&ring0->last_alive), rt_task_local(a));
+    atomic_store(&tu_gate, 1);
+    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(atomic_load(&ring0->last_alive), rt_task_local(c) + 1);
+    pto_runtime_destroy(rt);
+}
+
 static void test_advance_contended(void **state)
 {
     (void)state;
@@ -222,7 +272,7 @@ static void test_creator_edge_pins_producer(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
     pto_task ta = {.kernel = NULL, .name = "A", .args = &out, .num_args = 1};
@@ -236,8 +286,14 @@ static void test_creator_edge_pins_producer(void **state)
     assert_true(tu_slot(rt, b)->fanin[0] == (a | RT_DEP_WAIT | RT_DEP_RETAIN));
     assert_int_equal(pto_scope_end(rt), 0);
     tu_wait_state(rt, a, RT_TASK_COMPLETED);
-    nap_ms(20);
-    assert_int_equal(tu_state(rt, a), RT_TASK_COMPLETED); /* retained by B */
+    /* retained by B: its pin is one reference the scope's end did not release */
+    rt_slot *as = tu_slot(rt, a);
+    rt_spin_lock(&as->lock);
+    uint32_t count = as->fanout_count, released = as->fanout_refcount;
+    rt_spin_unlock(&as->lock);
+    assert_int_equal(count, SCOPE_BIT + 1);
+    assert_int_equal(released, SCOPE_BIT);
+    assert_int_equal(tu_state(rt, a), RT_TASK_COMPLETED);
     atomic_store(&tu_gate, 1);
     tu_wait_state(rt, b, RT_TASK_COMPLETED);
     tu_wait_state(rt, a, RT_TASK_CONSUMED);
@@ -253,7 +309,7 @@ static void test_different_addr_never_compared(void **state)
     (void)state;
     static float buf[256];
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     pto_arg w = {PTO_ARG_OUTPUT_EXISTING, pto_view_1d(buf, 4, 16, 16, PTO_INVALID_TASK_ID)};
     pto_arg r = {PTO_ARG_IN, pto_view_1d(buf + 16, 4, 0, 16, PTO_INVALID_TASK_ID)}; /* same bytes */
     pto_task tw = {.kernel = tu_latch_kernel, .name = "writer", .args = &w, .num_args = 1};
@@ -283,6 +339,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_publish_counts),
     cmocka_unit_test(test_concurrent_fanin_one_ready),
     cmocka_unit_test(test_advance_stops_at_live),
+    cmocka_unit_test(test_watermark_stops_at_retained_head),
     cmocka_unit_test(test_advance_contended),
     cmocka_unit_test(test_creator_edge_pins_producer),
 };
