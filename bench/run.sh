@@ -121,6 +121,8 @@ for ((r = 0; r < reps; r++)); do
   done
 done
 
+echo "[$((SECONDS - start))s] instruction counts (callgrind)" >&2
+"$here/instructions.sh" "$mode" "$bin" >> "$rows" || echo "FAILED: instruction counts" >> "$failures"
 "$bin/bench_report" "$rows" "$configs" "$out/latest.json"
 echo "elapsed: $((SECONDS - start)) s ($mode, $reps repetitions)"
 if [ -s "$failures" ]; then

@@ -16,6 +16,7 @@ if [ "${1:-}" = bench ]; then
     libstarpu-dev libtbb-dev g++     # StarPU, TBB flow graph (C++ adapter)
     libomp-dev clang                 # LLVM libomp (the clang-built OpenMP driver)
     libopenblas-dev liblapacke-dev   # tile kernels (B4) and the LAPACKE peer
+    valgrind                         # callgrind instruction counts of the submit path
   )
 fi
 

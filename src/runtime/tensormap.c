@@ -366,16 +366,17 @@ static uint64_t rt_tm_cell_range(const rt_tm_key *key, uint64_t levels, uint32_t
     return cells;
 }
 
-static int rt_tm_probe(rt_tensormap *tm, uint32_t ai, unsigned sub, const rt_tm_query *q)
+/* Visits sub-grid sub's entries in the cells [lo, hi] (per dimension). */
+static int rt_tm_probe(rt_tensormap *tm, uint32_t ai, unsigned sub, const int64_t *lo, const int64_t *hi,
+                       const rt_tm_query *q)
 {
     uint32_t nd = tm->allocs[ai].ndims;
-    int64_t lo[PTO_MAX_DIMS], hi[PTO_MAX_DIMS], cell[PTO_MAX_DIMS];
-    rt_tm_cell_range(q->key, tm->allocs[ai].levels[sub], nd, lo, hi);
+    int64_t cell[PTO_MAX_DIMS];
     if (++tm->stamp == 0) { /* wrapped: no stale stamp may match a pass */
         memset(tm->cell_stamp, 0, RT_TM_CELLS * sizeof *tm->cell_stamp);
         tm->stamp = 1;
     }
-    memcpy(cell, lo, nd * sizeof *lo);
+    for (uint32_t d = 0; d < nd; d++) cell[d] = lo[d];
     for (;;) {
         uint32_t b = rt_tm_cell_bucket(ai, sub, cell, nd);
         if (tm->cell_stamp[b] != tm->stamp) {
@@ -403,17 +404,17 @@ static int rt_tm_lookup_kind(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, cons
     if (!a->indexed || !key->gridded || !rt_tm_same_layout(a, key->box.view))
         return rt_tm_walk(tm, a->head[q->kind], 1, q);
     uint64_t cells = 0;
-    int64_t lo[PTO_MAX_DIMS], hi[PTO_MAX_DIMS];
+    int64_t lo[RT_TM_SUBGRIDS][PTO_MAX_DIMS], hi[RT_TM_SUBGRIDS][PTO_MAX_DIMS];
     for (unsigned s = 0; s < RT_TM_SUBGRIDS; s++)
         if (a->sub_count[s]) {
-            uint64_t c = rt_tm_cell_range(key, a->levels[s], a->ndims, lo, hi);
+            uint64_t c = rt_tm_cell_range(key, a->levels[s], a->ndims, lo[s], hi[s]);
             cells = c > UINT64_MAX - cells ? UINT64_MAX : cells + c;
         }
     if (cells >= a->count[q->kind]) return rt_tm_walk(tm, a->head[q->kind], 1, q);
     for (unsigned s = 0; s < RT_TM_SUBGRIDS; s++) {
         /* a visit may free the record once it empties: counts read 0 then */
         if (!a->sub_count[s]) continue;
-        int rc = rt_tm_probe(tm, ai, s, q);
+        int rc = rt_tm_probe(tm, ai, s, lo[s], hi[s], q);
         if (rc) return rc;
     }
     return rt_tm_walk(tm, a->loose[q->kind], 0, q);
