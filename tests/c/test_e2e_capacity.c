@@ -338,15 +338,25 @@ static void test_fanin_128_dep_pool_4(void **state)
     pto_runtime_destroy(rt);
 }
 
+/* A runtime whose ring 1 has the given window and heap (0: default); the
+ * gate is closed and no k_head has finished. */
+static pto_runtime *ring1_rt(uint64_t window, uint64_t heap)
+{
+    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
+    cfg.runtime_env.ring_task_window[1] = window;
+    cfg.runtime_env.ring_heap[1] = heap;
+    atomic_store(&g_gate, 0);
+    atomic_store(&g_head_done, 0);
+    return make_rt(&cfg);
+}
+
 /* Ring 1's heap (4096) is filled by one scope, which ends and drains; a new
  * scope allocates 1024 and 2048, then 2048 cannot fit while its own first
  * task heads the ring: V1 at once. */
 static void test_heap_structural_ring1(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    cfg.runtime_env.ring_heap[1] = 4096;
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = ring1_rt(0, 4096);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 4; i++) {
@@ -442,11 +452,7 @@ static void test_scope_holds_window_minus_one(void **state)
 static void test_ring_window_full_waits_for_head(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    cfg.runtime_env.ring_task_window[1] = 8;
-    pto_runtime *rt = make_rt(&cfg);
-    atomic_store(&g_gate, 0);
-    atomic_store(&g_head_done, 0);
+    pto_runtime *rt = ring1_rt(8, 0);
     pto_task head = {k_head, "head", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 7; i++) { /* one closed depth-1 scope each */
@@ -534,9 +540,7 @@ static void test_ring_window_full_head_stuck_is_stall(void **state)
 static void test_heap_outputs_fill_heap_exactly(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    cfg.runtime_env.ring_heap[1] = 4096;
-    pto_runtime *rt = make_rt(&cfg);
+    pto_runtime *rt = ring1_rt(0, 4096);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     static const uint64_t sizes[3] = {1024, 2048, 1024};
@@ -569,11 +573,7 @@ static void test_heap_outputs_fill_heap_exactly(void **state)
 static void test_heap_full_waits_for_head(void **state)
 {
     (void)state;
-    pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    cfg.runtime_env.ring_heap[1] = 4096;
-    pto_runtime *rt = make_rt(&cfg);
-    atomic_store(&g_gate, 0);
-    atomic_store(&g_head_done, 0);
+    pto_runtime *rt = ring1_rt(0, 4096);
     pto_view head, v;
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
