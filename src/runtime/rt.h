@@ -225,6 +225,9 @@ void rt_wait_begin(pto_runtime *rt, rt_wait *w);
  * retry, or a latched -code (V1 structural deadlock, V3 stall, or a fatal
  * latched elsewhere). */
 int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need);
+/* Sleeps (10 ms at most) until the next task completes, unless there was
+ * progress since the caller's snapshot p = rt_progress(rt); returns 0. */
+int rt_wait_completion(pto_runtime *rt, uint64_t p);
 /* Fails at once: a request that can never fit (V2). */
 int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need);
 uint64_t rt_progress(pto_runtime *rt);

@@ -68,10 +68,9 @@ static void rt_print_blocked(pto_runtime *rt, int r, rt_resource what, uint64_t 
             (unsigned long long)ring->heap.top, names[what], (unsigned long long)waited_ms);
 }
 
-/* Sleeps until the next completion, unless there was progress since the
- * caller's snapshot p (done_waiting, seq_cst, pairs with the executor's
- * counter store: either it sees the flag or we see its completion). */
-static int rt_wait_completion(pto_runtime *rt, uint64_t p)
+/* done_waiting (seq_cst) pairs with the executor's counter store: either it
+ * sees the flag and wakes us, or we see its completion and do not sleep. */
+int rt_wait_completion(pto_runtime *rt, uint64_t p)
 {
     uint32_t seq = atomic_load(&rt->done_seq);
     atomic_store(&rt->done_waiting, 1);

@@ -111,12 +111,8 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
             rc = rt_wait_view_timeout(rt, view, for_write, &w, stalled_ms);
         else if (now - wait.start_ns < PTO_SPIN_US * 1000ull)
             rt_cpu_relax();
-        else {
-            uint32_t seq = atomic_load(&rt->done_seq);
-            atomic_store(&rt->done_waiting, 1);
-            if (rt_pending(rt, w.ids[i])) rt_futex_wait(&rt->done_seq, seq, 10000000ull);
-            atomic_store(&rt->done_waiting, 0);
-        }
+        else
+            rt_wait_completion(rt, p);
     }
     free(w.ids);
     return rc;

@@ -91,7 +91,7 @@ static void head_state_case(int running, const char *want)
 {
     atomic_store(&started, 0);
     atomic_store(&gate, 0);
-    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, 2000);
+    pto_runtime *rt = make_rt_rings(4, 0, 0, 2, E2E_NO_STALL_MS);
     for (int d = 0; d < 3; d++) check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), "scope");
     pto_task_id blocker = PTO_INVALID_TASK_ID;
     pto_task gated = {.kernel = k_started_then_gate, .name = "gated"};

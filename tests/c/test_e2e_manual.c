@@ -67,7 +67,7 @@ static void test_manual_wait_only_keeps_owner_alive(void **state)
     for (int retain = 0; retain < 2; retain++) {
         atomic_store(&reader_done, 0);
         atomic_store(&reader_saw_other, 0);
-        pto_config cfg = cfg_rings(0, 0, 0, 2, 5000);
+        pto_config cfg = cfg_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
         cfg.runtime_env.ring_heap[0] = 4096;
         pto_runtime *rt = make_rt(&cfg);
 
@@ -111,7 +111,7 @@ static void test_manual_wait_only_keeps_owner_alive(void **state)
 static void test_manual_writer_ordered_by_explicit_dep(void **state)
 {
     (void)state;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 5000);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     static uint64_t buf[ELEMS];
     memset(buf, 0, sizeof buf);
     check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__), "scope_begin");

@@ -58,7 +58,7 @@ static void test_dep_pool_at_cap_fits_at_once(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 2000);
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, E2E_NO_STALL_MS);
     uint64_t took;
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     assert_int_equal(fanin_of_latched(rt, 4, &took), 0);
@@ -82,7 +82,7 @@ static void test_dep_pool_over_cap_waits_for_producers(void **state)
     static const int counts[] = {5, 32};
     for (int c = 0; c < 2; c++) {
         tu_gate_reset();
-        pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 5000);
+        pto_runtime *rt = make_rt_rings(0, 0, 4, 2, E2E_NO_STALL_MS);
         pthread_t opener;
         uint64_t took;
         assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
@@ -115,7 +115,7 @@ static void test_dep_pool_full_head_pinned_waits(void **state)
 {
     (void)state;
     tu_gate_reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, 5000);
+    pto_runtime *rt = make_rt_rings(0, 0, 4, 2, E2E_NO_STALL_MS);
     pto_dep d = fill_dep_pool_behind_latch(rt);
     pthread_t opener;
     assert_int_equal(pthread_create(&opener, NULL, open_gate_later, (void *)(intptr_t)150), 0);
