@@ -4,7 +4,7 @@
 # number to read when timings swing (BENCHMARKS.md: hot paths get an
 # instruction count next to the timing).  One row per case on stdout:
 #   {"bench": "B2t", "case": "slices_s64", "system": "ours", "metric": "submit_instr", "value": N}
-# N = instructions executed inside pto_submit per call, back-pressure waits
+# N = instructions executed inside pto_task_submit per call, back-pressure waits
 # (and the tasks the orchestrator runs while it waits) excluded.
 #   bench/instructions.sh full|quick BIN_DIR >> rows.jsonl
 set -euo pipefail
@@ -21,13 +21,13 @@ fi
 for c in "${cases[@]}"; do
   read -r -a args <<< "$c"
   out=$tmp/cg
-  valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect=pto_submit \
+  valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect=pto_task_submit \
     "$bin/bench_ours" "${args[@]}" > "$tmp/rows" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
   bench=$(sed -n '1s/.*"bench": "\([^"]*\)".*/\1/p' "$tmp/rows")
   cas=$(sed -n '1s/.*"case": "\([^"]*\)".*/\1/p' "$tmp/rows")
   total=$(callgrind_annotate "$out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   waits=$(callgrind_annotate --inclusive=yes "$out" | awk '/:rt_wait_step / {gsub(",", "", $1); print $1}')
-  calls=$(callgrind_annotate --tree=caller "$out" | awk '/< .*:pto_submit \(/ {gsub(/[(,x]/, "", $(NF-1)); print $(NF-1); exit}')
+  calls=$(callgrind_annotate --tree=caller "$out" | awk '/< .*:pto_task_submit \(/ {gsub(/[(,x]/, "", $(NF-1)); print $(NF-1); exit}')
   awk -v b="$bench" -v c="$cas" -v t="$total" -v w="${waits:-0}" -v n="$calls" 'BEGIN {
     printf "{\"bench\": \"%s\", \"case\": \"%s\", \"system\": \"ours\", \"metric\": \"submit_instr\", \"value\": %.0f}\n",
            b, c, (t - w) / n }'

@@ -2,7 +2,7 @@
  * ours.c - the benchmark workloads through libpto's C API.
  *
  * Threads: 1 + 1 by default: one worker plus the calling thread as
- * orchestrator, which runs ready tasks itself while it waits in pto_finish
+ * orchestrator, which runs ready tasks itself while it waits in pto_runtime_finish
  * (PTO_BENCH_WORKERS overrides the worker count).  Each B1 step, B2 chunk,
  * B2t scope, B3 stream step and B4 panel is one scope, so every ring drains
  * as it goes.
@@ -35,7 +35,7 @@ __attribute__((constructor)) static void ours_describe(void)
 {
     snprintf(ours_config, sizeof ours_config,
              "libpto: 1 worker + the orchestrator (calling thread), which runs ready tasks while it "
-             "waits in pto_finish; idle threads spin 50 us, then park on a futex; no pinning; libpto "
+             "waits in pto_runtime_finish; idle threads spin 50 us, then park on a futex; no pinning; libpto "
              "built " BENCH_LIB_OPT "; %s",
              ours_sized() ? "rings sized from scope stats: ring-0 heap 4 MiB (B3's intermediates "
                             "stay cache-warm), other sizes default"
@@ -47,7 +47,7 @@ static int ours_init(int threads)
     pto_config c;
     memset(&c, 0, sizeof c);
     const char *w = getenv("PTO_BENCH_WORKERS");
-    c.num_workers = w ? atoi(w) : threads - 1; /* 1 + 1: the orchestrator helps in pto_finish */
+    c.num_workers = w ? atoi(w) : threads - 1; /* 1 + 1: the orchestrator helps in pto_runtime_finish */
     c.stall_timeout_ms = -1; /* 256 us kernels x thousands: never a stall */
     if (ours_sized()) c.runtime_env.ring_heap[0] = 4u << 20;
     openblas_set_num_threads(1); /* B4 tile kernels run serial BLAS, like every peer */
@@ -89,11 +89,11 @@ static int ours_run_graph(const tb_graph *g, double *data, double *secs)
             uint64_t sc[4] = {(uintptr_t)g, (uintptr_t)data, (uint64_t)t, (uint64_t)x};
             pto_task task = {.kernel = ours_tb_kernel, .name = "tb", .args = args,
                              .num_args = (uint32_t)n + 1, .scalars = sc, .num_scalars = 4};
-            rc = pto_submit(rt, &task, NULL);
+            rc = pto_task_submit(rt, &task, NULL);
         }
         if (!rc) rc = pto_scope_end(rt);
     }
-    int frc = pto_finish(rt);
+    int frc = pto_runtime_finish(rt);
     *secs = bench_now() - t0;
     return rc ? rc : frc;
 }
@@ -121,11 +121,11 @@ static int ours_submit_cost(double *cells, int n, int deps, double *submit_s, do
         uint64_t sc[3] = {(uintptr_t)cells, (uint64_t)i, (uint64_t)deps};
         pto_task task = {.kernel = ours_b2_kernel, .name = "b2", .args = args, .num_args = (uint32_t)k,
                          .scalars = sc, .num_scalars = 3};
-        if (!rc) rc = pto_submit(rt, &task, NULL);
+        if (!rc) rc = pto_task_submit(rt, &task, NULL);
         if (!rc && (i % CHUNK == CHUNK - 1 || i == n - 1)) rc = pto_scope_end(rt);
     }
     *submit_s = bench_now() - t0;
-    int frc = pto_finish(rt);
+    int frc = pto_runtime_finish(rt);
     *total_s = bench_now() - t0;
     return rc ? rc : frc;
 }
@@ -157,7 +157,7 @@ static int ours_tiles(const b2t_spec *p, float *base, double *submit_s, double *
     for (int k = 0; k < p->scopes && !rc; k++) {
         if (b2t_scope_start(p, k, &first)) {
             double w = bench_now();
-            rc = pto_finish(rt);
+            rc = pto_runtime_finish(rt);
             waited += bench_now() - w;
         }
         if (!rc) rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
@@ -169,12 +169,12 @@ static int ours_tiles(const b2t_spec *p, float *base, double *submit_s, double *
                              : pto_view_2d(base, sizeof(float), t.offset, t.rows, t.cols, B2T_DIM,
                                            PTO_INVALID_TASK_ID)};
             pto_task task = {.kernel = ours_b2t_kernel, .name = "b2t", .args = &a, .num_args = 1};
-            rc = pto_submit(rt, &task, NULL);
+            rc = pto_task_submit(rt, &task, NULL);
         }
         if (!rc) rc = pto_scope_end(rt);
     }
     *submit_s = bench_now() - t0 - waited;
-    int frc = pto_finish(rt);
+    int frc = pto_runtime_finish(rt);
     *total_s = bench_now() - t0;
     ours_b2t_no_edges();
     return rc ? rc : frc;
@@ -210,16 +210,16 @@ static int ours_pipeline(const b3_spec *p, b3_data *d, double *secs)
             uint64_t sc = n;
             pto_task ta = {.kernel = ours_b3_a, .name = "b3a", .args = aa, .num_args = 3, .scalars = &sc,
                            .num_scalars = 1};
-            if (!rc) rc = pto_submit(rt, &ta, NULL);
+            if (!rc) rc = pto_task_submit(rt, &ta, NULL);
             pto_arg ba[3] = {{PTO_ARG_OUTPUT_EXISTING, S}, {PTO_ARG_IN, aa[0].view},
                              {PTO_ARG_IN, pto_view_1d(B, sizeof(float), 0, n, PTO_INVALID_TASK_ID)}};
             pto_task tb = {.kernel = ours_b3_b, .name = "b3b", .args = ba, .num_args = 3, .scalars = &sc,
                            .num_scalars = 1};
-            if (!rc) rc = pto_submit(rt, &tb, NULL);
+            if (!rc) rc = pto_task_submit(rt, &tb, NULL);
             if (!rc) rc = pto_scope_end(rt);
         }
     }
-    int frc = pto_finish(rt);
+    int frc = pto_runtime_finish(rt);
     *secs = bench_now() - t0;
     return rc ? rc : frc;
 }
@@ -253,7 +253,7 @@ static int ours_tile_task(int op, int b, float *t0, float *t1, float *t2)
     uint64_t sc[2] = {(uint64_t)op, (uint64_t)b};
     pto_task t = {.kernel = ours_b4_kernel, .name = "chol", .args = args, .num_args = (uint32_t)nargs,
                   .scalars = sc, .num_scalars = 2};
-    return pto_submit(rt, &t, NULL);
+    return pto_task_submit(rt, &t, NULL);
 }
 
 static int ours_cholesky(b4_matrix *m, double *secs)
@@ -272,7 +272,7 @@ static int ours_cholesky(b4_matrix *m, double *secs)
         }
         if (!rc) rc = pto_scope_end(rt);
     }
-    int frc = pto_finish(rt);
+    int frc = pto_runtime_finish(rt);
     *secs = bench_now() - t0;
     return rc ? rc : frc;
 }

@@ -50,7 +50,7 @@ static int phase(pto_runtime *rt, float *src, float *dst, float mul, float add, 
         uint64_t scalars[2] = {float_bits(mul), float_bits(add)};
         pto_task t = {.kernel = scale_add, .name = mul != 1.0f ? "mul2" : "add1", .args = args,
                       .num_args = 2, .scalars = scalars, .num_scalars = 2};
-        int rc = pto_submit(rt, &t, &ids[i]);
+        int rc = pto_task_submit(rt, &t, &ids[i]);
         if (rc) return rc;
     }
     return 0;
@@ -79,9 +79,9 @@ int main(int argc, char **argv)
     if (!rc) rc = phase(rt, out, out, 1.0f, 1.0f, p2);
     if (!rc) rc = pto_scope_end(rt);
     if (!rc) rc = pto_scope_end(rt);
-    int frc = pto_finish(rt);
+    int frc = pto_runtime_finish(rt);
     if (rc || frc) {
-        fprintf(stderr, "%s\n", pto_last_error(rt)->message);
+        fprintf(stderr, "%s\n", pto_runtime_error(rt)->message);
         pto_runtime_destroy(rt);
         return 1;
     }

@@ -11,8 +11,8 @@
  *
  * Every fallible call returns 0 or a negative status, -code, with the code
  * from pto_status below; the first fatal error is latched: later calls do
- * nothing and return it, and pto_finish returns it, clears it and leaves the
- * runtime reusable.  pto_last_error holds the full message.
+ * nothing and return it, and pto_runtime_finish returns it, clears it and leaves the
+ * runtime reusable.  pto_runtime_error holds the full message.
  *
  * Calls on one runtime must not overlap (any one thread at a time may be the
  * orchestrator).  Several runtimes may live in one process; they share no
@@ -44,24 +44,34 @@ typedef uint64_t pto_task_id;
 #define PTO_TENSORMAP_POOL_SIZE 65536
 #define PTO_ERROR_MESSAGE_MAX 4096
 
-/* Status codes; calls return -code. */
+/* Status codes, X(NAME, code, when it fires): calls return -code.  Codes 6,
+ * 7 and 10 are reserved (the reference runtime's, never raised here). */
+#define PTO_STATUS_LIST(X)                                                                  \
+    X(OK, 0, "no error")                                                                    \
+    X(SCOPE_DEADLOCK, 1, "a submit would give the current scope a w[r]-th task")            \
+    X(HEAP_RING_DEADLOCK, 2, "an alloc cannot get heap bytes while the window has room")    \
+    X(FLOW_CONTROL_DEADLOCK, 3, "an alloc cannot get a task slot")                          \
+    X(DEP_POOL_OVERFLOW, 4, "the dep pool or fanin spill pool is short")                    \
+    X(INVALID_ARGS, 5, "a bad call")                                                        \
+    X(TENSOR_WAIT_TIMEOUT, 8, "pto_view_wait stalled")                                      \
+    X(EXPLICIT_ORCH_FATAL, 9, "orchestration code called pto_runtime_fail")                 \
+    X(TENSORMAP_OVERFLOW, 11, "the tensormap pool is short after pressure reclaim")         \
+    X(KERNEL_FAILED, 12, "a kernel returned non-zero")                                      \
+    X(RESERVE_FAILED, 13, "pto_runtime_create could not reserve a ring array")              \
+    X(SCHEDULER_TIMEOUT, 100, "pto_runtime_finish stalled with tasks outstanding")
+
 typedef enum pto_status {
-    PTO_OK = 0,
-    PTO_SCOPE_DEADLOCK = 1,
-    PTO_HEAP_RING_DEADLOCK = 2,
-    PTO_FLOW_CONTROL_DEADLOCK = 3,
-    PTO_DEP_POOL_OVERFLOW = 4,
-    PTO_INVALID_ARGS = 5,
-    PTO_TENSOR_WAIT_TIMEOUT = 8,
-    PTO_EXPLICIT_ORCH_FATAL = 9,
-    PTO_TENSORMAP_OVERFLOW = 11,
-    PTO_KERNEL_FAILED = 12,
-    PTO_RESERVE_FAILED = 13,
-    PTO_SCHEDULER_TIMEOUT = 100
+#define PTO_STATUS_ENUM_(name, code, text) PTO_##name = code,
+    PTO_STATUS_LIST(PTO_STATUS_ENUM_)
+#undef PTO_STATUS_ENUM_
 } pto_status;
 
 /* "SCOPE_DEADLOCK", ...; "OK" for 0, "UNKNOWN" otherwise. Accepts code or -code. */
 const char *pto_status_name(int code);
+
+/* What a status means, in one line ("a kernel returned non-zero"); "unknown
+ * status" for a code that is none.  Accepts code or -code. */
+const char *pto_status_text(int code);
 
 typedef struct pto_error {
     int code;                          /* pto_status, 0 = none */
@@ -75,7 +85,7 @@ typedef struct pto_error {
  * key for dependency discovery: views with different addr are never
  * compared); slicing goes into offset.  shape, strides and offset count
  * elements.  owner is the task that created the allocation
- * (pto_alloc_tensor or an OUT argument), or PTO_INVALID_TASK_ID for user
+ * (pto_tensor_alloc or an OUT argument), or PTO_INVALID_TASK_ID for user
  * memory. */
 typedef struct pto_view {
     void *addr;
@@ -121,7 +131,7 @@ typedef enum pto_arg_tag {
 
 typedef struct pto_arg {
     pto_arg_tag tag;
-    /* For PTO_ARG_OUT give elem_size, ndims and shape: pto_submit allocates
+    /* For PTO_ARG_OUT give elem_size, ndims and shape: pto_task_submit allocates
      * the bytes, fills in addr, contiguous strides, offset 0 and owner. */
     pto_view view;
 } pto_arg;
@@ -171,7 +181,7 @@ typedef struct pto_task {
  * address space could not be reserved. */
 pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err);
 
-/* Finishes outstanding work (as pto_finish) and frees everything. NULL is ok. */
+/* Finishes outstanding work (as pto_runtime_finish) and frees everything. NULL is ok. */
 void pto_runtime_destroy(pto_runtime *rt);
 
 /* ---- orchestration ----------------------------------------------------- */
@@ -183,7 +193,7 @@ typedef enum pto_scope_mode {
 
 /* Opens a scope one level deeper (the outermost explicit scope is depth 0);
  * its tasks go to ring min(depth, 3).  file/line name the site in scope
- * stats and errors; file must stay valid until pto_finish (__FILE__ does). */
+ * stats and errors; file must stay valid until pto_runtime_finish (__FILE__ does). */
 int pto_scope_begin(pto_runtime *rt, pto_scope_mode mode, const char *file, int line);
 
 /* Closes the innermost scope: its tasks are released (never waits). */
@@ -199,20 +209,20 @@ int pto_scope_end(pto_runtime *rt);
 /* Submits a task to the current scope's ring; waits (back-pressure) while
  * the ring is full.  *id (if given) receives its id, or
  * PTO_INVALID_TASK_ID on error. */
-int pto_submit(pto_runtime *rt, const pto_task *task, pto_task_id *id);
+int pto_task_submit(pto_runtime *rt, const pto_task *task, pto_task_id *id);
 
-/* Allocates bytes (1024-byte aligned) from the current scope's ring heap,
- * valid until the scope ends.  Made by a hidden task whose id (*id, if
- * given) is the buffer's owner and works as an explicit dependency.
- * Returns NULL on error. */
-void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id);
+/* Allocates bytes (1024-byte aligned) from the current scope's ring heap
+ * into *addr (NULL on error), valid until the scope ends.  Made by a hidden
+ * task whose id (*id, if given) is the buffer's owner and works as an
+ * explicit dependency.  Returns 0 or -code. */
+int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id);
 
 /* Waits until view may be read (for_write = 0: earlier writers done) or
  * written (for_write = 1: earlier readers and writers done). */
-int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write);
+int pto_view_wait(pto_runtime *rt, const pto_view *view, int for_write);
 
 /* Latches PTO_EXPLICIT_ORCH_FATAL with a printf-style message. */
-int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
+int pto_runtime_fail(pto_runtime *rt, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -221,10 +231,10 @@ int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
 /* Closes scopes left open (with a warning), waits for every task, releases
  * them, writes scope stats if enabled.  Returns 0 or the latched -code, and
  * clears the latch: the runtime can run again. */
-int pto_finish(pto_runtime *rt);
+int pto_runtime_finish(pto_runtime *rt);
 
-/* The latched error (code 0 when none); after pto_finish, the last run's. */
-const pto_error *pto_last_error(const pto_runtime *rt);
+/* The latched error (code 0 when none); after pto_runtime_finish, the last run's. */
+const pto_error *pto_runtime_error(const pto_runtime *rt);
 
 /* ---- introspection ----------------------------------------------------- */
 

@@ -16,20 +16,11 @@
 static const struct {
     int code;
     const char *name;
-    const char *sentence; /* when it fires */
+    const char *text; /* when it fires */
 } rt_codes[] = {
-    {PTO_OK, "OK", "no error"},
-    {PTO_SCOPE_DEADLOCK, "SCOPE_DEADLOCK", "a submit would give the current scope a w[r]-th task"},
-    {PTO_HEAP_RING_DEADLOCK, "HEAP_RING_DEADLOCK", "an alloc cannot get heap bytes while the window has room"},
-    {PTO_FLOW_CONTROL_DEADLOCK, "FLOW_CONTROL_DEADLOCK", "an alloc cannot get a task slot"},
-    {PTO_DEP_POOL_OVERFLOW, "DEP_POOL_OVERFLOW", "the dep pool or fanin spill pool is short"},
-    {PTO_INVALID_ARGS, "INVALID_ARGS", "a bad call"},
-    {PTO_TENSOR_WAIT_TIMEOUT, "TENSOR_WAIT_TIMEOUT", "pto_wait_view stalled"},
-    {PTO_EXPLICIT_ORCH_FATAL, "EXPLICIT_ORCH_FATAL", "orchestration code called pto_report_fatal"},
-    {PTO_TENSORMAP_OVERFLOW, "TENSORMAP_OVERFLOW", "the tensormap pool is short after pressure reclaim"},
-    {PTO_KERNEL_FAILED, "KERNEL_FAILED", "a kernel returned non-zero"},
-    {PTO_RESERVE_FAILED, "RESERVE_FAILED", "pto_runtime_create could not reserve a ring array"},
-    {PTO_SCHEDULER_TIMEOUT, "SCHEDULER_TIMEOUT", "pto_finish stalled with tasks outstanding"},
+#define RT_STATUS_ROW_(name, code, text) {code, #name, text},
+    PTO_STATUS_LIST(RT_STATUS_ROW_)
+#undef RT_STATUS_ROW_
 };
 
 static int rt_code_index(int code)
@@ -45,6 +36,12 @@ const char *pto_status_name(int code)
 {
     int i = rt_code_index(code);
     return i < 0 ? "UNKNOWN" : rt_codes[i].name;
+}
+
+const char *pto_status_text(int code)
+{
+    int i = rt_code_index(code);
+    return i < 0 ? "unknown status" : rt_codes[i].text;
 }
 
 void rt_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
@@ -107,10 +104,9 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
         rt_appendf(m, cap, &len, "  %.*s\n", n, p);
         p = nl ? nl + 1 : p + n;
     }
-    int i = rt_code_index(code); /* always a listed code: raised by this runtime */
     rt_appendf(m, cap, &len, "PTO runtime failed: error_code=%d runtime_status=%d\n", code, -code);
-    rt_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code,
-               i < 0 ? "UNKNOWN" : rt_codes[i].name, i < 0 ? "unknown status" : rt_codes[i].sentence);
+    rt_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code, pto_status_name(code),
+               pto_status_text(code));
     rt_appendf(m, cap, &len, "error hint: %s", hint);
     rt->error.code = code;
     rt->error.ring = ring;

@@ -78,7 +78,7 @@ struct pto_runtime {
 
     /* Workers. */
     int num_workers;
-    int orch_helps;     /* workers leave a core free: pto_finish runs ready tasks */
+    int orch_helps;     /* workers leave a core free: pto_runtime_finish runs ready tasks */
     rt_worker *workers; /* num_workers threads, then the orchestrator's own slot */
     /* Parking (all seq_cst: a pusher and a parker each see the other).
      * ready_seq: futex word, bumped by any pusher that saw parked > 0;
@@ -87,8 +87,8 @@ struct pto_runtime {
     _Atomic uint32_t parked;
     /* The orchestrator's sleeps, set by it, tested by executors after each
      * completion: done_seq is the futex of waits for any completion
-     * (pto_wait_view, a short dep pool); finish_target is the
-     * executed-task count pto_finish waits for (it sleeps on ready_seq). */
+     * (pto_view_wait, a short dep pool); finish_target is the
+     * executed-task count pto_runtime_finish waits for (it sleeps on ready_seq). */
     _Alignas(RT_CACHE_LINE) _Atomic uint32_t done_seq;
     _Atomic uint32_t done_waiting;
     _Atomic uint32_t finish_waiting;
@@ -100,7 +100,7 @@ struct pto_runtime {
     _Alignas(RT_CACHE_LINE) _Atomic int status; /* any thread, CAS from 0; read acquire */
     _Atomic int error_ready;                    /* the CAS winner, release */
     pto_error error;
-    pto_error last_error; /* orchestrator: what pto_last_error shows */
+    pto_error last_error; /* orchestrator: what pto_runtime_error shows */
 
     /* Orchestrator only. */
     _Alignas(RT_CACHE_LINE) rt_scope scopes[PTO_MAX_SCOPE_DEPTH + 1];
@@ -115,7 +115,7 @@ struct pto_runtime {
     uint64_t edges_cap;
     uint32_t num_edges;
     pto_task_id submitting; /* id of the task being submitted */
-    const char *submitting_name; /* its name (pto_submit only), for messages */
+    const char *submitting_name; /* its name (pto_task_submit only), for messages */
     int run_open;         /* the implicit root has begun (first call of a run) */
     uint64_t tm_peak;     /* tensormap peak since the innermost scope began */
     rt_stats stats;
@@ -178,7 +178,7 @@ void rt_run_open(pto_runtime *rt);
 /* The records of scope boundaries; no-ops when scope stats are off. */
 void rt_stats_begin(pto_runtime *rt, rt_scope *s);
 void rt_stats_end(pto_runtime *rt, rt_scope *s);
-/* Writes the file (first time a fatal is seen, and at pto_finish). */
+/* Writes the file (first time a fatal is seen, and at pto_runtime_finish). */
 void rt_stats_write(pto_runtime *rt);
 /* The latched status, seen by the orchestrator: freezes and writes the
  * stats once.  Every API call starts with it; a NULL runtime is

@@ -2,7 +2,7 @@
  * runtime.c - a runtime's life: create, finish, destroy, and the calls that
  * are neither scopes nor submits (wait_view, report_fatal, introspection).
  *
- * pto_finish ends a run: it closes scopes left open, waits for every task
+ * pto_runtime_finish ends a run: it closes scopes left open, waits for every task
  * (a stall is reported as SCHEDULER_TIMEOUT after stall_timeout_ms, while
  * kernels still running are waited for), releases the implicit root, waits
  * for every ring to drain, and returns the latched status, clearing it.
@@ -199,7 +199,7 @@ static int rt_wait_all_completed(pto_runtime *rt)
                 fprintf(stderr, "%s\n", rt->error.message);
             } else if (c.running) {
                 fprintf(stderr,
-                        "warning: pto_finish: the run failed (%s); waiting for %llu running "
+                        "warning: pto_runtime_finish: the run failed (%s); waiting for %llu running "
                         "kernel(s), longest task %s (%s) for %llu ms\n",
                         pto_status_name(earlier), (unsigned long long)c.running, id_text,
                         c.longest_kernel, (unsigned long long)c.longest_ms);
@@ -246,13 +246,13 @@ static int rt_wait_drained(pto_runtime *rt)
     return 0;
 }
 
-int pto_finish(pto_runtime *rt)
+int pto_runtime_finish(pto_runtime *rt)
 {
     if (!rt) return -PTO_INVALID_ARGS;
     rt_enter(rt);
     int open = rt->num_scopes - 1;
     if (open > 0) {
-        fprintf(stderr, "warning: pto_finish closed %d scope(s) left open\n", open);
+        fprintf(stderr, "warning: pto_runtime_finish closed %d scope(s) left open\n", open);
         while (rt->num_scopes > 1) rt_scope_release(rt);
     }
     if (rt_wait_all_completed(rt)) {
@@ -282,16 +282,16 @@ int pto_finish(pto_runtime *rt)
 void pto_runtime_destroy(pto_runtime *rt)
 {
     if (!rt) return;
-    pto_finish(rt);
+    pto_runtime_finish(rt);
     rt_workers_stop(rt);
     rt_free(rt);
 }
 
-const pto_error *pto_last_error(const pto_runtime *rt)
+const pto_error *pto_runtime_error(const pto_runtime *rt)
 {
     static const pto_error no_runtime = {
         PTO_INVALID_ARGS, -1,
-        "FATAL: Invalid Arguments! pto_last_error: runtime is NULL\n"
+        "FATAL: Invalid Arguments! pto_runtime_error: runtime is NULL\n"
         "PTO runtime failed: error_code=5 runtime_status=-5\n"
         "error detail: error_code=5 INVALID_ARGS - a bad call\n"
         "error hint: pass the runtime pto_runtime_create returned"};
@@ -304,7 +304,7 @@ const pto_error *pto_last_error(const pto_runtime *rt)
     return &m->last_error;
 }
 
-int pto_report_fatal(pto_runtime *rt, const char *fmt, ...)
+int pto_runtime_fail(pto_runtime *rt, const char *fmt, ...)
 {
     char text[1024], header[1100], details[256];
     if (!rt) return -PTO_INVALID_ARGS;

@@ -1,7 +1,7 @@
 /*
  * scope.c - the scope stack: begin, end, and the implicit root.
  *
- * scopes[0] is the implicit root (ring 0, released by pto_finish); explicit
+ * scopes[0] is the implicit root (ring 0, released by pto_runtime_finish); explicit
  * scope i sits at scopes[i + 1] with depth i and ring min(i, 3).  Every task
  * submitted while a scope is innermost is appended to scope_tasks; the
  * scope's end adds PTO_FANOUT_SCOPE_BIT to each of them and rewinds.  Only

@@ -74,7 +74,7 @@ void rt_stats_begin(pto_runtime *rt, rt_scope *s)
 
 void rt_stats_end(pto_runtime *rt, rt_scope *s)
 {
-    /* Off, or a pto_finish of a run that never started: nothing to say. */
+    /* Off, or a pto_runtime_finish of a run that never started: nothing to say. */
     if (!rt->cfg.enable_scope_stats || !rt->run_open) return;
     rt_ring *ring = &rt->rings[s->ring];
     rt_ring_reclaim(ring);

@@ -1,6 +1,6 @@
 /*
- * submit.c - the orchestrator's side of a task: pto_submit and
- * pto_alloc_tensor.
+ * submit.c - the orchestrator's side of a task: pto_task_submit and
+ * pto_tensor_alloc.
  *
  * A submit, in order: validate everything (nothing is allocated for a bad
  * call); the per-scope limit (SCOPE_DEADLOCK); a slot plus the task's output
@@ -80,7 +80,7 @@ static int rt_validate(pto_runtime *rt, const pto_task *t, rt_tm_key *keys, uint
             reason = "unknown dependency kind";
         }
     }
-    return reason ? rt_fail_invalid(rt, "pto_submit", reason) : 0;
+    return reason ? rt_fail_invalid(rt, "pto_task_submit", reason) : 0;
 }
 
 /* Takes a slot and bytes on the current scope's ring, waiting while full. */
@@ -176,7 +176,7 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
     }
     if (rt->num_edges == rt->edges_cap) {
         uint64_t *e = rt_array_grow(rt->edges, &rt->edges_cap, sizeof *e, 256);
-        if (!e) return pto_report_fatal(rt, "out of memory growing the fanin buffer past %u edges", rt->num_edges);
+        if (!e) return pto_runtime_fail(rt, "out of memory growing the fanin buffer past %u edges", rt->num_edges);
         rt->edges = e;
     }
     *seen = ((uint64_t)rt->epoch << 32) | rt->num_edges;
@@ -349,7 +349,7 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     if (st) return -st;
     rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
-    if (!t) return rt_fail_invalid(rt, "pto_submit", "task is NULL");
+    if (!t) return rt_fail_invalid(rt, "pto_task_submit", "task is NULL");
     int rc = rt_validate(rt, t, keys, &out_bytes);
     rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, &id, &out, &rc);
     if (!s) return rc;
@@ -405,7 +405,7 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     return 0;
 }
 
-int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
+int pto_task_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
 {
     if (rt) rt->submitting_name = t ? t->name : NULL;
     int rc = rt_submit(rt, t, id_out);
@@ -413,25 +413,29 @@ int pto_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     return rc;
 }
 
-void *pto_alloc_tensor(pto_runtime *rt, size_t bytes, pto_task_id *id_out)
+int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id_out)
 {
     pto_task_id id;
     char *heap;
     int rc;
+    if (addr) *addr = NULL;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
-    if (rt_enter(rt)) return NULL;
+    int st = rt_enter(rt);
+    if (st) return -st;
     rt_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
+    if (!addr) return rt_fail_invalid(rt, "pto_tensor_alloc", "addr is NULL");
     rt->req_outputs = 1;
     uint64_t aligned = (uint64_t)bytes > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN
                            ? UINT64_MAX
                            : ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
     rt_slot *s = rt_task_open(rt, NULL, aligned, &id, &heap, &rc);
-    if (!s) return NULL;
+    if (!s) return rc;
     /* Completed at once; the advance stops at it only until its scope ends. */
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
     rt->orch_completed++;
     rt_ring_note_peaks(&rt->rings[rt_task_ring(id)]);
+    *addr = heap;
     if (id_out) *id_out = id;
-    return heap;
+    return 0;
 }

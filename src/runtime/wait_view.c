@@ -1,5 +1,5 @@
 /*
- * wait_view.c - pto_wait_view: the orchestrator waits until a view may be
+ * wait_view.c - pto_view_wait: the orchestrator waits until a view may be
  * read (earlier writers done) or written (earlier readers and writers done).
  *
  * The tasks to wait for come from a tensormap lookup; waiting needs no pin,
@@ -65,7 +65,7 @@ static int rt_wait_view_timeout(pto_runtime *rt, const pto_view *v, int for_writ
                    "stall_timeout_ms only if that kernel is legitimately slow");
 }
 
-int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
+int pto_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
 {
     int st = rt_enter(rt);
     if (st) return -st;
@@ -74,9 +74,9 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
     rt_tm_key key;
     const char *why = NULL;
     if (!view || rt_box_from_view(view, &key.box, &why) != 0)
-        return rt_fail_invalid(rt, "pto_wait_view", why ? why : "view is NULL");
+        return rt_fail_invalid(rt, "pto_view_wait", why ? why : "view is NULL");
     if (view->owner != PTO_INVALID_TASK_ID && !rt_id_issued(rt, view->owner))
-        return rt_fail_invalid(rt, "pto_wait_view", "view owner is not a task of this runtime");
+        return rt_fail_invalid(rt, "pto_view_wait", "view owner is not a task of this runtime");
 
     rt_view_waiters w = {0};
     rt_tm_key_init(&key);
@@ -90,7 +90,7 @@ int pto_wait_view(pto_runtime *rt, const pto_view *view, int for_write)
     if (!rc && for_write) rc = rt_tm_lookup(&rt->tm, &key, RT_TM_READERS, 0, rt_note_waiter, &w);
     if (rc) {
         free(w.ids);
-        return pto_report_fatal(rt, "out of memory in pto_wait_view");
+        return pto_runtime_fail(rt, "out of memory in pto_view_wait");
     }
 
     rt_wait wait;

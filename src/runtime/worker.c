@@ -12,7 +12,7 @@
  *
  * Idle workers spin for PTO_SPIN_US, then park on the ready_seq futex,
  * counted in `parked` so pushers wake exactly when someone sleeps.  The
- * orchestrator uses the same loop while it waits in pto_finish: it runs
+ * orchestrator uses the same loop while it waits in pto_runtime_finish: it runs
  * ready tasks as executor number num_workers.  After a latched fatal,
  * popped tasks complete without running, so the graph drains.
  */

@@ -93,15 +93,15 @@ static inline pto_runtime *make_rt_rings(uint64_t window, uint64_t heap, uint64_
 /* rc (of the call what) is 0. */
 static inline void check_ok(const pto_runtime *rt, int rc, const char *what)
 {
-    if (rc != 0) print_error("%s: %d\n%s\n", what, rc, pto_last_error(rt)->message);
+    if (rc != 0) print_error("%s: %d\n%s\n", what, rc, pto_runtime_error(rt)->message);
     assert_int_equal(rc, 0);
 }
 
 static inline void check_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id)
 {
-    int rc = pto_submit(rt, t, id);
-    if (rc != 0) print_error("pto_submit(%s): %d\n%s\n", t->name ? t->name : "-", rc,
-                             pto_last_error(rt)->message);
+    int rc = pto_task_submit(rt, t, id);
+    if (rc != 0) print_error("pto_task_submit(%s): %d\n%s\n", t->name ? t->name : "-", rc,
+                             pto_runtime_error(rt)->message);
     assert_int_equal(rc, 0);
 }
 
@@ -111,12 +111,12 @@ static inline void check_submit(pto_runtime *rt, const pto_task *t, pto_task_id 
 
 static inline void scope_end_ok(pto_runtime *rt) { check_ok(rt, pto_scope_end(rt), "pto_scope_end"); }
 
-static inline void finish_ok(pto_runtime *rt) { check_ok(rt, pto_finish(rt), "pto_finish"); }
+static inline void finish_ok(pto_runtime *rt) { check_ok(rt, pto_runtime_finish(rt), "pto_runtime_finish"); }
 
 /* rc is -code and the latched error has code. */
 static inline void expect_code(const pto_runtime *rt, int rc, int code)
 {
-    const pto_error *e = pto_last_error(rt);
+    const pto_error *e = pto_runtime_error(rt);
     if (rc != -code) print_error("rc %d, expected %d; message:\n%s\n", rc, -code, e->message);
     assert_int_equal(rc, -code);
     assert_int_equal(e->code, code);
@@ -125,7 +125,7 @@ static inline void expect_code(const pto_runtime *rt, int rc, int code)
 /* The latched message holds frag. */
 static inline void expect_frag(const pto_runtime *rt, const char *frag)
 {
-    const char *m = pto_last_error(rt)->message;
+    const char *m = pto_runtime_error(rt)->message;
     if (!strstr(m, frag)) print_error("missing \"%s\" in message:\n%s\n", frag, m);
     assert_non_null(strstr(m, frag));
 }
@@ -202,14 +202,14 @@ static inline int e2e_touch_kernel(const pto_kernel_args *a)
     return 0;
 }
 
-/* 1 if every ring is empty (as after a clean pto_finish); else 0 and why. */
+/* 1 if every ring is empty (as after a clean pto_runtime_finish); else 0 and why. */
 static inline int e2e_rings_empty(const pto_runtime *rt, char *why, size_t n)
 {
     for (int r = 0; r < PTO_NUM_RINGS; r++) {
         pto_ring_usage u;
         if (pto_ring_usage_get(rt, r, &u) != 0) return snprintf(why, n, "ring %d: usage failed", r), 0;
         if (u.task_window || u.heap || u.dep_pool) {
-            snprintf(why, n, "ring %d not empty after pto_finish: tasks %llu heap %llu dep pool %llu", r,
+            snprintf(why, n, "ring %d not empty after pto_runtime_finish: tasks %llu heap %llu dep pool %llu", r,
                      (unsigned long long)u.task_window, (unsigned long long)u.heap,
                      (unsigned long long)u.dep_pool);
             return 0;
@@ -225,7 +225,7 @@ static inline int e2e_set_kernel(const pto_kernel_args *a)
     return 0;
 }
 
-/* A one-task run that must succeed: the task writes a user cell, pto_finish
+/* A one-task run that must succeed: the task writes a user cell, pto_runtime_finish
  * returns 0, the cell holds the value and every ring is empty; fails with ctx
  * otherwise. */
 static inline void e2e_valid_run(pto_runtime *rt, const char *ctx)
@@ -236,21 +236,21 @@ static inline void e2e_valid_run(pto_runtime *rt, const char *ctx)
     pto_task t = {.kernel = e2e_set_kernel, .name = "valid", .args = &a, .num_args = 1, .scalars = &val,
                   .num_scalars = 1};
     pto_task_id id = PTO_INVALID_TASK_ID;
-    int rc = pto_submit(rt, &t, &id);
+    int rc = pto_task_submit(rt, &t, &id);
     if (rc != 0 || id == PTO_INVALID_TASK_ID) {
-        print_error("%s: valid run: pto_submit %d\n%s\n", ctx, rc, pto_last_error(rt)->message);
+        print_error("%s: valid run: pto_task_submit %d\n%s\n", ctx, rc, pto_runtime_error(rt)->message);
         fail();
     }
-    rc = pto_finish(rt);
+    rc = pto_runtime_finish(rt);
     if (rc != 0) {
-        print_error("%s: valid run: pto_finish %d\n%s\n", ctx, rc, pto_last_error(rt)->message);
+        print_error("%s: valid run: pto_runtime_finish %d\n%s\n", ctx, rc, pto_runtime_error(rt)->message);
         fail();
     }
     char why[256];
-    if (cell != val || pto_last_error(rt)->code != 0 || !e2e_rings_empty(rt, why, sizeof why)) {
+    if (cell != val || pto_runtime_error(rt)->code != 0 || !e2e_rings_empty(rt, why, sizeof why)) {
         print_error("%s: valid run: cell %llu (want %llu), last error %d, %s\n", ctx,
-                    (unsigned long long)cell, (unsigned long long)val, pto_last_error(rt)->code,
-                    cell != val || pto_last_error(rt)->code ? "" : why);
+                    (unsigned long long)cell, (unsigned long long)val, pto_runtime_error(rt)->code,
+                    cell != val || pto_runtime_error(rt)->code ? "" : why);
         fail();
     }
 }

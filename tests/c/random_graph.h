@@ -443,11 +443,11 @@ static char g_ctx[256]; /* printed on failure: which graph, seed, config */
 
 static inline void fail_rt(pto_runtime *rt, const char *what, int rc)
 {
-    print_error("%s\n%s failed: %d\n%s\n", g_ctx, what, rc, pto_last_error(rt)->message);
+    print_error("%s\n%s failed: %d\n%s\n", g_ctx, what, rc, pto_runtime_error(rt)->message);
     fail();
 }
 
-/* Submits g's actions to rt (pto_finish is the caller's). */
+/* Submits g's actions to rt (pto_runtime_finish is the caller's). */
 static inline void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
 {
     static pto_task_id ids[MAXT];
@@ -484,8 +484,8 @@ static inline void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
         }
         pto_task task = {t->op == OP_DUMMY ? NULL : k_op, "op", args, (uint32_t)t->nargs,
                          t->sc, t->sc[3] ? 4 : 3, deps, (uint32_t)t->ndeps};
-        rc = pto_submit(rt, &task, &ids[ac->arg]);
-        if (rc != 0) fail_rt(rt, "pto_submit", rc);
+        rc = pto_task_submit(rt, &task, &ids[ac->arg]);
+        if (rc != 0) fail_rt(rt, "pto_task_submit", rc);
         if (t->temp >= 0) {
             const pto_view *ov = &args[1].view;
             if (!(ov->addr && ov->owner == ids[ac->arg] && ov->offset == 0 && ov->strides[0] == 1 &&

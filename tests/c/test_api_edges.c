@@ -21,24 +21,26 @@ static void test_null_runtime_is_invalid_args(void **state)
     pto_ring_usage u;
     assert_int_equal(pto_scope_begin(NULL, PTO_SCOPE_AUTO, __FILE__, __LINE__), -PTO_INVALID_ARGS);
     assert_int_equal(pto_scope_end(NULL), -PTO_INVALID_ARGS);
-    assert_int_equal(pto_submit(NULL, &t, &id), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_task_submit(NULL, &t, &id), -PTO_INVALID_ARGS);
     assert_true(id == PTO_INVALID_TASK_ID);
     id = 7;
-    assert_null(pto_alloc_tensor(NULL, 64, &id));
+    void *addr = &addr;
+    assert_int_equal(pto_tensor_alloc(NULL, 64, &addr, &id), -PTO_INVALID_ARGS);
+    assert_null(addr);
     assert_true(id == PTO_INVALID_TASK_ID);
-    assert_int_equal(pto_wait_view(NULL, &v, 0), -PTO_INVALID_ARGS);
-    assert_int_equal(pto_report_fatal(NULL, "boom %d", 1), -PTO_INVALID_ARGS);
-    assert_int_equal(pto_finish(NULL), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_view_wait(NULL, &v, 0), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_runtime_fail(NULL, "boom %d", 1), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_runtime_finish(NULL), -PTO_INVALID_ARGS);
     assert_int_equal(pto_ring_usage_get(NULL, 0, &u), -PTO_INVALID_ARGS);
     assert_null(pto_runtime_config(NULL));
-    const pto_error *e = pto_last_error(NULL);
+    const pto_error *e = pto_runtime_error(NULL);
     assert_non_null(e);
     assert_int_equal(e->code, PTO_INVALID_ARGS);
     assert_non_null(strstr(e->message, "runtime is NULL"));
     pto_runtime_destroy(NULL);
 }
 
-static void test_status_name_any_int(void **state)
+static void test_status_name_and_text_any_int(void **state)
 {
     (void)state;
     assert_string_equal(pto_status_name(INT_MIN), "UNKNOWN");
@@ -49,6 +51,12 @@ static void test_status_name_any_int(void **state)
     assert_string_equal(pto_status_name(-5), "INVALID_ARGS");
     assert_string_equal(pto_status_name(-100), "SCHEDULER_TIMEOUT");
     assert_string_equal(pto_status_name(6), "UNKNOWN");
+    /* the one-line meaning, from the same table */
+    assert_string_equal(pto_status_text(12), "a kernel returned non-zero");
+    assert_string_equal(pto_status_text(-5), "a bad call");
+    assert_string_equal(pto_status_text(0), "no error");
+    assert_string_equal(pto_status_text(INT_MIN), "unknown status");
+    assert_string_equal(pto_status_text(7), "unknown status");
 }
 
 /* A view whose bytes would run past 2^64 from its addr is INVALID_ARGS, as
@@ -61,13 +69,13 @@ static void test_view_past_address_space_is_invalid(void **state)
     void *top = (void *)(uintptr_t)(UINTPTR_MAX - 63); /* never dereferenced: NO_DEP-free dummy */
     pto_arg ok = arg(PTO_ARG_IN, pto_view_1d(top, 1, 0, 63, PTO_INVALID_TASK_ID));
     pto_task t = {.kernel = NULL, .name = "edge", .args = &ok, .num_args = 1};
-    check_ok(rt, pto_submit(rt, &t, NULL), "a view ending at 2^64 - 1");
+    check_ok(rt, pto_task_submit(rt, &t, NULL), "a view ending at 2^64 - 1");
     pto_arg past = arg(PTO_ARG_IN, pto_view_1d(top, 1, 0, 64, PTO_INVALID_TASK_ID));
     t.args = &past;
-    expect_code(rt, pto_submit(rt, &t, NULL), PTO_INVALID_ARGS);
+    expect_code(rt, pto_task_submit(rt, &t, NULL), PTO_INVALID_ARGS);
     expect_frag(rt, "argument 0: view extends past the 64-bit address range");
-    expect_frag(rt, "call: pto_submit task=- (edge) scope=(root):0");
-    expect_code(rt, pto_finish(rt), PTO_INVALID_ARGS);
+    expect_frag(rt, "call: pto_task_submit task=- (edge) scope=(root):0");
+    expect_code(rt, pto_runtime_finish(rt), PTO_INVALID_ARGS);
     pto_runtime_destroy(rt);
 }
 
@@ -106,11 +114,11 @@ static void head_state_case(int running, const char *want)
     pto_task filler = {.kernel = NULL, .name = "filler"};
     check_submit(rt, &filler, NULL);
     check_submit(rt, &filler, NULL);
-    expect_code(rt, pto_submit(rt, &filler, NULL), PTO_FLOW_CONTROL_DEADLOCK);
+    expect_code(rt, pto_task_submit(rt, &filler, NULL), PTO_FLOW_CONTROL_DEADLOCK);
     expect_frag(rt, "Provable head-of-line deadlock.");
     expect_frag(rt, want);
     atomic_store(&gate, 1);
-    expect_code(rt, pto_finish(rt), PTO_FLOW_CONTROL_DEADLOCK);
+    expect_code(rt, pto_runtime_finish(rt), PTO_FLOW_CONTROL_DEADLOCK);
     pto_runtime_destroy(rt);
 }
 
@@ -129,16 +137,16 @@ static void test_heap_hint_fits_the_request(void **state)
     pto_runtime *rt = make_rt_rings(0, 1024, 0, 1, 0);
     pto_arg big = out_arg(4096 + 1); /* 32776 bytes: packed to 33792 */
     pto_task t = {.kernel = NULL, .name = "big", .args = &big, .num_args = 1};
-    expect_code(rt, pto_submit(rt, &t, NULL), PTO_HEAP_RING_DEADLOCK);
+    expect_code(rt, pto_task_submit(rt, &t, NULL), PTO_HEAP_RING_DEADLOCK);
     expect_frag(rt, "Request of 33792 bytes exceeds ring 0's capacity of 1024 -> can never fit.");
     expect_frag(rt, "for ring 0 (now 1024, e.g. 65536)");
-    expect_code(rt, pto_finish(rt), PTO_HEAP_RING_DEADLOCK);
+    expect_code(rt, pto_runtime_finish(rt), PTO_HEAP_RING_DEADLOCK);
     pto_runtime_destroy(rt);
 }
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_null_runtime_is_invalid_args),
-    cmocka_unit_test(test_status_name_any_int),
+    cmocka_unit_test(test_status_name_and_text_any_int),
     cmocka_unit_test(test_view_past_address_space_is_invalid),
     cmocka_unit_test(test_head_state_is_derived),
     cmocka_unit_test(test_heap_hint_fits_the_request),

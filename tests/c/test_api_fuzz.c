@@ -7,7 +7,7 @@
  * Every call must return exactly what a model of the rules predicts: -5 for a
  * certainly-invalid call, and for a valid one the capacity error the window
  * model says, else 0.  The latched error must match the return, and after
- * every pto_finish the runtime must run a one-task run cleanly.
+ * every pto_runtime_finish the runtime must run a one-task run cleanly.
  *
  * The model (section 5 and 6) keeps the open scopes with their task counts
  * and, per ring, the live tasks from the oldest one whose scope is still
@@ -275,12 +275,12 @@ static void fz_model_task(fz *f)
 
 /* Checks one call's outcome: want is the exact code it must get (0 =
  * success; PTO_INVALID_ARGS for a certainly invalid call of fn;
- * PTO_EXPLICIT_ORCH_FATAL for pto_report_fatal; a capacity code the model
+ * PTO_EXPLICIT_ORCH_FATAL for pto_runtime_fail; a capacity code the model
  * predicts, whose message must name the ring and the verdict).  After a
  * latch every call must return the latched code and leave its message. */
 static void fz_check(fz *f, int rc, int want, const char *fn)
 {
-    const pto_error *e = pto_last_error(f->rt);
+    const pto_error *e = pto_runtime_error(f->rt);
     f->calls++;
     if (f->latched) {
         if (rc != -f->latched || e->code != f->latched || strcmp(e->message, f->first) != 0)
@@ -325,16 +325,16 @@ static void fz_check(fz *f, int rc, int want, const char *fn)
 
 static void fz_finish(fz *f)
 {
-    snprintf(f->op, sizeof f->op, "pto_finish (open %d, latched %d)", f->open, f->latched);
-    int rc = pto_finish(f->rt);
+    snprintf(f->op, sizeof f->op, "pto_runtime_finish (open %d, latched %d)", f->open, f->latched);
+    int rc = pto_runtime_finish(f->rt);
     f->calls++;
     if (rc != -f->latched)
-        FZ_FAIL(f, "pto_finish returned %d, latched %d\n%s\n", rc, f->latched,
-                pto_last_error(f->rt)->message);
-    if (pto_last_error(f->rt)->code != f->latched ||
-        (f->latched && strcmp(pto_last_error(f->rt)->message, f->first)))
-        FZ_FAIL(f, "after pto_finish the last error is %d:\n%s\n", pto_last_error(f->rt)->code,
-                pto_last_error(f->rt)->message);
+        FZ_FAIL(f, "pto_runtime_finish returned %d, latched %d\n%s\n", rc, f->latched,
+                pto_runtime_error(f->rt)->message);
+    if (pto_runtime_error(f->rt)->code != f->latched ||
+        (f->latched && strcmp(pto_runtime_error(f->rt)->message, f->first)))
+        FZ_FAIL(f, "after pto_runtime_finish the last error is %d:\n%s\n", pto_runtime_error(f->rt)->code,
+                pto_runtime_error(f->rt)->message);
     char ctx[512];
     snprintf(ctx, sizeof ctx,
              "random misuse: runtime %d seed 0x%llx (PTO_TEST_SEED=0x%llx), call %ld, after %s", g_rt_index,
@@ -500,7 +500,7 @@ static void fz_submit(fz *f)
     if (tp && t.num_args > PTO_MAX_TENSOR_ARGS) /* the rest of the 40 are valid IN views */
         for (uint32_t i = nargs; i < 40; i++)
             if (args[i].tag == PTO_ARG_OUT) args[i].tag = PTO_ARG_IN;
-    snprintf(f->op, sizeof f->op, "pto_submit %s: %u args (mask %llx), %u scalars, %u deps, depth %d%s",
+    snprintf(f->op, sizeof f->op, "pto_task_submit %s: %u args (mask %llx), %u scalars, %u deps, depth %d%s",
              invalid ? what : "valid", t.num_args, (unsigned long long)mask, t.num_scalars, t.num_deps,
              f->open - 1, f->manual ? " MANUAL" : "");
     int want = PTO_INVALID_ARGS;
@@ -512,12 +512,12 @@ static void fz_submit(fz *f)
     }
     pto_task_id id = 7;
     uint64_t t0 = now_ns();
-    int rc = pto_submit(f->rt, tp, &id);
+    int rc = pto_task_submit(f->rt, tp, &id);
     if (rc == 0) f->ok_submits++, f->slow_submits += now_ns() - t0 > 50000;
     if (rc == 0 && id == PTO_INVALID_TASK_ID) FZ_FAIL(f, "a submit returning 0 gave no id\n");
     if (rc != 0 && id != PTO_INVALID_TASK_ID)
         FZ_FAIL(f, "a failed submit gave id %llx\n", (unsigned long long)id);
-    fz_check(f, rc, want, "pto_submit");
+    fz_check(f, rc, want, "pto_task_submit");
     if (rc == 0) {
         fz_model_task(f);
         f->model_ok_submits++;
@@ -574,17 +574,20 @@ static void fz_alloc(fz *f)
         bytes = 0;
     else
         bytes = 1 + rn(&f->s, pct(&f->s, 80) ? 1024 : 4096);
-    snprintf(f->op, sizeof f->op, "pto_alloc_tensor %zu bytes at open %d", bytes, f->open);
+    snprintf(f->op, sizeof f->op, "pto_tensor_alloc %zu bytes at open %d", bytes, f->open);
     int want = f->latched ? 0 : fz_predict(f, fz_packed(bytes));
     pto_task_id id = 7;
-    void *p = pto_alloc_tensor(f->rt, bytes, &id);
+    void *p;
+    int rc = pto_tensor_alloc(f->rt, bytes, &p, &id);
+    if (!p != (rc != 0)) FZ_FAIL(f, "alloc returned %d with address %p\n", rc, p);
     if (p && id == PTO_INVALID_TASK_ID) FZ_FAIL(f, "an alloc returning memory gave no id\n");
     if (!p && id != PTO_INVALID_TASK_ID) FZ_FAIL(f, "a failed alloc gave id %llx\n", (unsigned long long)id);
     if (p && ((uintptr_t)p % PTO_PACKED_OUTPUT_ALIGN) != 0) FZ_FAIL(f, "alloc %p is not 1024-aligned\n", p);
-    int code = pto_last_error(f->rt)->code;
+    int code = pto_runtime_error(f->rt)->code;
     if (!p && (code == 0 || (f->latched == 0 && code == PTO_INVALID_ARGS)))
-        FZ_FAIL(f, "alloc returned NULL, latched code %d\n%s\n", code, pto_last_error(f->rt)->message);
-    fz_check(f, p ? 0 : -code, want, "pto_alloc_tensor");
+        FZ_FAIL(f, "alloc returned NULL, latched code %d\n%s\n", code, pto_runtime_error(f->rt)->message);
+    if (rc && rc != -code) FZ_FAIL(f, "alloc returned %d, latched code %d\n", rc, code);
+    fz_check(f, rc, want, "pto_tensor_alloc");
     if (p) {
         fz_model_task(f);
         fz_note_id(f, id);
@@ -606,10 +609,10 @@ static void fz_wait(fz *f)
     int invalid = vp == NULL || strcmp(how, "valid") != 0;
     if (!strcmp(how, "no-op owner")) invalid = 0, v.owner = PTO_INVALID_TASK_ID;
     int w = (int)rn(&f->s, 2);
-    snprintf(f->op, sizeof f->op, "pto_wait_view %s for_write %d, ndims %u, at open %d", how, w, v.ndims,
+    snprintf(f->op, sizeof f->op, "pto_view_wait %s for_write %d, ndims %u, at open %d", how, w, v.ndims,
              f->open);
-    int rc = pto_wait_view(f->rt, vp, w);
-    fz_check(f, rc, invalid ? PTO_INVALID_ARGS : 0, "pto_wait_view");
+    int rc = pto_view_wait(f->rt, vp, w);
+    fz_check(f, rc, invalid ? PTO_INVALID_ARGS : 0, "pto_view_wait");
 }
 
 static void fz_runtime(fz *f, long ncalls)
@@ -619,7 +622,7 @@ static void fz_runtime(fz *f, long ncalls)
         if (f->latched && pct(&f->s, 30)) {
             fz_finish(f);
         } else if (k < 450) {
-            /* Mostly inside a scope: the root keeps its tasks until pto_finish. */
+            /* Mostly inside a scope: the root keeps its tasks until pto_runtime_finish. */
             if (f->open == 0 && pct(&f->s, 85))
                 fz_scope_begin(f, 1);
             else
@@ -635,8 +638,8 @@ static void fz_runtime(fz *f, long ncalls)
         } else if (k < 990) {
             fz_finish(f);
         } else if (k < 992) {
-            snprintf(f->op, sizeof f->op, "pto_report_fatal at open %d", f->open);
-            fz_check(f, pto_report_fatal(f->rt, "fuzz %ld", f->calls), PTO_EXPLICIT_ORCH_FATAL, "");
+            snprintf(f->op, sizeof f->op, "pto_runtime_fail at open %d", f->open);
+            fz_check(f, pto_runtime_fail(f->rt, "fuzz %ld", f->calls), PTO_EXPLICIT_ORCH_FATAL, "");
         } else if (k < 993) {
             /* Dive to the depth limit (tasks at depth 63 share ring 3), then
              * maybe one more. */

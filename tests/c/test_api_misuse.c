@@ -7,13 +7,13 @@
  * turn.  Each must return -PTO_INVALID_ARGS, latch code 5 with the message of
  * section 6 (header with the exact reason, the `call:` line naming the
  * function and the scope, the three fixed lines), allocate nothing; then
- * pto_finish returns -5 and a one-task run on the same runtime succeeds and
+ * pto_runtime_finish returns -5 and a one-task run on the same runtime succeeds and
  * leaves every ring empty.
  *
  * test_calls_after_fatal_are_noops: after a latched error (INVALID_ARGS,
  * EXPLICIT_ORCH_FATAL, SCOPE_DEADLOCK) every call returns the latched -code
  * and changes nothing: no task runs, no ring resource moves, the first
- * message stays.  pto_finish returns it, and the next run succeeds.
+ * message stays.  pto_runtime_finish returns it, and the next run succeeds.
  *
  * Two runtime bugs the fuzzer (test_api_fuzz.c) found are covered here: a
  * task id 2^31 or more ahead of its ring's counter was taken for a retired
@@ -109,9 +109,9 @@ static pto_task bad_task(bad_ctx *c, uint32_t n)
     return t;
 }
 
-static int submit_bad(pto_runtime *rt, bad_ctx *c, const pto_task *t) { return pto_submit(rt, t, &c->id); }
+static int submit_bad(pto_runtime *rt, bad_ctx *c, const pto_task *t) { return pto_task_submit(rt, t, &c->id); }
 
-static int b_null_task(pto_runtime *rt, bad_ctx *c) { return pto_submit(rt, NULL, &c->id); }
+static int b_null_task(pto_runtime *rt, bad_ctx *c) { return pto_task_submit(rt, NULL, &c->id); }
 static int b_33_args(pto_runtime *rt, bad_ctx *c)
 {
     pto_task t = bad_task(c, 33);
@@ -252,24 +252,24 @@ static int b_owner_never_issued(pto_runtime *rt, bad_ctx *c)
 static int b_wait_null(pto_runtime *rt, bad_ctx *c)
 {
     (void)c;
-    return pto_wait_view(rt, NULL, 0);
+    return pto_view_wait(rt, NULL, 0);
 }
 static int b_wait_bad(pto_runtime *rt, bad_ctx *c)
 {
     pto_view v = v1(c->buf, 0, 4);
     v.strides[0] = -1;
-    return pto_wait_view(rt, &v, 1);
+    return pto_view_wait(rt, &v, 1);
 }
 static int b_wait_neg_offset(pto_runtime *rt, bad_ctx *c)
 {
     pto_view v = v1(c->buf, -3, 4);
-    return pto_wait_view(rt, &v, 0);
+    return pto_view_wait(rt, &v, 0);
 }
 static int b_wait_owner(pto_runtime *rt, bad_ctx *c)
 {
     pto_view v = v1(c->buf, 0, 4);
     v.owner = e2e_task_id(2, 999999);
-    return pto_wait_view(rt, &v, 0);
+    return pto_view_wait(rt, &v, 0);
 }
 static int b_scope_end(pto_runtime *rt, bad_ctx *c)
 {
@@ -289,37 +289,37 @@ static int b_scope_begin_mode(pto_runtime *rt, bad_ctx *c)
 
 #define NEVER ", which was never issued"
 static const bad_case bad_cases[] = {
-    {"NULL task", 0, "", 0, b_null_task, "pto_submit", "task is NULL"},
-    {"num_args 33", 1, "A", 0, b_33_args, "pto_submit", "more than 32 tensor arguments (PTO_MAX_TENSOR_ARGS)"},
-    {"num_scalars 17", 0, "", 0, b_17_scalars, "pto_submit",
+    {"NULL task", 0, "", 0, b_null_task, "pto_task_submit", "task is NULL"},
+    {"num_args 33", 1, "A", 0, b_33_args, "pto_task_submit", "more than 32 tensor arguments (PTO_MAX_TENSOR_ARGS)"},
+    {"num_scalars 17", 0, "", 0, b_17_scalars, "pto_task_submit",
      "more than 16 scalar arguments (PTO_MAX_SCALAR_ARGS)"},
-    {"args NULL", 0, "", 0, b_args_null, "pto_submit", "a non-zero count with a NULL array"},
-    {"scalars NULL", 2, "AM", 0, b_scalars_null, "pto_submit", "a non-zero count with a NULL array"},
-    {"deps NULL", 0, "", 0, b_deps_null, "pto_submit", "a non-zero count with a NULL array"},
-    {"tag 7", 0, "", 1, b_tag_7, "pto_submit", "argument 2: unknown argument tag"},
-    {"addr NULL", 1, "M", 0, b_addr_null, "pto_submit", "argument 0: view addr is NULL"},
-    {"ndims 0", 0, "", 0, b_ndims_0, "pto_submit", "argument 1: view ndims must be in [1, 5]"},
-    {"ndims 6", 2, "AA", 1, b_ndims_6, "pto_submit", "argument 0: view ndims must be in [1, 5]"},
-    {"elem_size 0", 0, "", 0, b_elem_0, "pto_submit", "argument 0: view elem_size is 0"},
-    {"negative stride", 0, "", 0, b_neg_stride, "pto_submit", "argument 0: view strides must be non-negative"},
-    {"negative offset", 0, "", 0, b_neg_offset, "pto_submit", "argument 0: view offset is negative"},
-    {"OUT ndims 0", 3, "AAA", 0, b_out_ndims_0, "pto_submit", "argument 0: view ndims must be in [1, 5]"},
-    {"OUT elem_size 0", 0, "", 0, b_out_elem_0, "pto_submit", "argument 0: view elem_size is 0"},
-    {"dep never issued", 0, "", 1, b_dep_never_issued, "pto_submit",
+    {"args NULL", 0, "", 0, b_args_null, "pto_task_submit", "a non-zero count with a NULL array"},
+    {"scalars NULL", 2, "AM", 0, b_scalars_null, "pto_task_submit", "a non-zero count with a NULL array"},
+    {"deps NULL", 0, "", 0, b_deps_null, "pto_task_submit", "a non-zero count with a NULL array"},
+    {"tag 7", 0, "", 1, b_tag_7, "pto_task_submit", "argument 2: unknown argument tag"},
+    {"addr NULL", 1, "M", 0, b_addr_null, "pto_task_submit", "argument 0: view addr is NULL"},
+    {"ndims 0", 0, "", 0, b_ndims_0, "pto_task_submit", "argument 1: view ndims must be in [1, 5]"},
+    {"ndims 6", 2, "AA", 1, b_ndims_6, "pto_task_submit", "argument 0: view ndims must be in [1, 5]"},
+    {"elem_size 0", 0, "", 0, b_elem_0, "pto_task_submit", "argument 0: view elem_size is 0"},
+    {"negative stride", 0, "", 0, b_neg_stride, "pto_task_submit", "argument 0: view strides must be non-negative"},
+    {"negative offset", 0, "", 0, b_neg_offset, "pto_task_submit", "argument 0: view offset is negative"},
+    {"OUT ndims 0", 3, "AAA", 0, b_out_ndims_0, "pto_task_submit", "argument 0: view ndims must be in [1, 5]"},
+    {"OUT elem_size 0", 0, "", 0, b_out_elem_0, "pto_task_submit", "argument 0: view elem_size is 0"},
+    {"dep never issued", 0, "", 1, b_dep_never_issued, "pto_task_submit",
      "explicit dependency 1 names task 3:999999" NEVER},
-    {"dep ring 4", 5, "", 0, b_dep_ring_4, "pto_submit", "explicit dependency 0 names task 4:0" NEVER},
-    {"dep invalid id", 0, "", 0, b_dep_invalid_id, "pto_submit", "explicit dependency 0 names task -" NEVER},
+    {"dep ring 4", 5, "", 0, b_dep_ring_4, "pto_task_submit", "explicit dependency 0 names task 4:0" NEVER},
+    {"dep invalid id", 0, "", 0, b_dep_invalid_id, "pto_task_submit", "explicit dependency 0 names task -" NEVER},
     /* A local 2^31 or more ahead of the ring's counter was once taken for
      * a long-retired task. */
-    {"dep 1:2147483649 on a young runtime", 0, "", 0, b_dep_far_behind, "pto_submit",
+    {"dep 1:2147483649 on a young runtime", 0, "", 0, b_dep_far_behind, "pto_task_submit",
      "explicit dependency 0 names task 1:2147483649" NEVER},
-    {"dep kind 7", 1, "M", 1, b_dep_kind, "pto_submit", "unknown dependency kind"},
-    {"owner never issued", 0, "", 0, b_owner_never_issued, "pto_submit",
+    {"dep kind 7", 1, "M", 1, b_dep_kind, "pto_task_submit", "unknown dependency kind"},
+    {"owner never issued", 0, "", 0, b_owner_never_issued, "pto_task_submit",
      "argument 1: view owner is not a task of this runtime"},
-    {"wait_view NULL", 0, "", 0, b_wait_null, "pto_wait_view", "view is NULL"},
-    {"wait_view bad stride", 1, "A", 1, b_wait_bad, "pto_wait_view", "view strides must be non-negative"},
-    {"wait_view bad offset", 0, "", 0, b_wait_neg_offset, "pto_wait_view", "view offset is negative"},
-    {"wait_view bad owner", 0, "", 0, b_wait_owner, "pto_wait_view",
+    {"wait_view NULL", 0, "", 0, b_wait_null, "pto_view_wait", "view is NULL"},
+    {"wait_view bad stride", 1, "A", 1, b_wait_bad, "pto_view_wait", "view strides must be non-negative"},
+    {"wait_view bad offset", 0, "", 0, b_wait_neg_offset, "pto_view_wait", "view offset is negative"},
+    {"wait_view bad owner", 0, "", 0, b_wait_owner, "pto_view_wait",
      "view owner is not a task of this runtime"},
     {"scope_end with no scope", 0, "", 1, b_scope_end, "pto_scope_end",
      "scope_end without a matching scope_begin"},
@@ -366,7 +366,7 @@ static void run_bad_case(pto_runtime *rt, const bad_case *bc, const char *how)
     int rc = bc->fn(rt, c);
     int depth = nscopes - 1; /* the innermost open scope at the call; -1 = root */
 
-    const pto_error *e = pto_last_error(rt);
+    const pto_error *e = pto_runtime_error(rt);
     if (rc != -PTO_INVALID_ARGS || e->code != PTO_INVALID_ARGS) {
         print_error("%s: rc %d code %d, expected -5 / 5; message:\n%s\n", ctx, rc, e->code, e->message);
         fail();
@@ -383,7 +383,7 @@ static void run_bad_case(pto_runtime *rt, const bad_case *bc, const char *how)
         fail();
     }
     /* A submitted task has no id yet, but its name ("bad") is shown. */
-    const char *task = strcmp(bc->call, "pto_submit") || bc->fn == b_null_task ? "-" : "- (bad)";
+    const char *task = strcmp(bc->call, "pto_task_submit") || bc->fn == b_null_task ? "-" : "- (bad)";
     if (depth < 0)
         snprintf(line, sizeof line, "\n  call: %s task=%s scope=(root):0 depth=root ring=0\n", bc->call,
                  task);
@@ -394,7 +394,7 @@ static void run_bad_case(pto_runtime *rt, const bad_case *bc, const char *how)
     expect_frag(rt, "\nPTO runtime failed: error_code=5 runtime_status=-5\n");
     expect_frag(rt, "\nerror detail: error_code=5 INVALID_ARGS - ");
     expect_frag(rt, "\nerror hint: this is an orchestration bug; no RunConfig field helps");
-    if (!strcmp(bc->call, "pto_submit") && c->id != PTO_INVALID_TASK_ID) {
+    if (!strcmp(bc->call, "pto_task_submit") && c->id != PTO_INVALID_TASK_ID) {
         print_error("%s: the failed submit's id is %llx, not PTO_INVALID_TASK_ID\n", ctx,
                     (unsigned long long)c->id);
         fail();
@@ -403,14 +403,14 @@ static void run_bad_case(pto_runtime *rt, const bad_case *bc, const char *how)
 
     char first[PTO_ERROR_MESSAGE_MAX];
     snprintf(first, sizeof first, "%s", e->message);
-    rc = pto_finish(rt);
+    rc = pto_runtime_finish(rt);
     if (rc != -PTO_INVALID_ARGS) {
-        print_error("%s: pto_finish returned %d, expected -5\n%s\n", ctx, rc, pto_last_error(rt)->message);
+        print_error("%s: pto_runtime_finish returned %d, expected -5\n%s\n", ctx, rc, pto_runtime_error(rt)->message);
         fail();
     }
-    /* The last run's error stays readable after pto_finish. */
-    assert_int_equal(pto_last_error(rt)->code, PTO_INVALID_ARGS);
-    assert_string_equal(pto_last_error(rt)->message, first);
+    /* The last run's error stays readable after pto_runtime_finish. */
+    assert_int_equal(pto_runtime_error(rt)->code, PTO_INVALID_ARGS);
+    assert_string_equal(pto_runtime_error(rt)->message, first);
     /* The bad task never ran (the prelude's may have been skipped: workers
      * start no kernel after a fatal). */
     long ran = atomic_load(&g_runs) - runs_before;
@@ -470,7 +470,7 @@ static void test_calls_after_fatal_are_noops(void **state)
             expect_code(rt, rc, code);
             expect_frag(rt, "FATAL: Invalid Arguments! scope_end without a matching scope_begin\n");
         } else if (kind == 1) {
-            rc = pto_report_fatal(rt, "first %d", 1);
+            rc = pto_runtime_fail(rt, "first %d", 1);
             code = PTO_EXPLICIT_ORCH_FATAL;
             expect_code(rt, rc, code);
             expect_frag(rt, "FATAL: Orchestration Reported Fatal: first 1\n");
@@ -479,23 +479,23 @@ static void test_calls_after_fatal_are_noops(void **state)
             check_submit(rt, &t, &id);
             check_submit(rt, &t, &id);
             expect_runs += 2;
-            rc = pto_submit(rt, &t, &id);
+            rc = pto_task_submit(rt, &t, &id);
             code = PTO_SCOPE_DEADLOCK;
             expect_code(rt, rc, code);
             expect_frag(rt, "FATAL: Scope Deadlock Detected! (ring 0)\n");
         }
         char first[PTO_ERROR_MESSAGE_MAX];
-        snprintf(first, sizeof first, "%s", pto_last_error(rt)->message);
+        snprintf(first, sizeof first, "%s", pto_runtime_error(rt)->message);
         pto_ring_usage before[PTO_NUM_RINGS];
         usage_all(rt, before);
 
 #define NOOP(expr)                                                                                           \
     do {                                                                                                     \
         int rc_ = (expr);                                                                                    \
-        if (rc_ != -code || pto_last_error(rt)->code != code ||                                              \
-            strcmp(pto_last_error(rt)->message, first) != 0) {                                               \
+        if (rc_ != -code || pto_runtime_error(rt)->code != code ||                                              \
+            strcmp(pto_runtime_error(rt)->message, first) != 0) {                                               \
             print_error("%s: %s returned %d (want %d), code %d, message:\n%s\n", ctx, #expr, rc_, -code,     \
-                        pto_last_error(rt)->code, pto_last_error(rt)->message);                              \
+                        pto_runtime_error(rt)->code, pto_runtime_error(rt)->message);                              \
             fail();                                                                                          \
         }                                                                                                    \
         expect_usage_(rt, before, 1, #expr);                                                                 \
@@ -504,35 +504,37 @@ static void test_calls_after_fatal_are_noops(void **state)
         pto_arg outs[2] = {arg(PTO_ARG_IN, v1(buf, 0, 4)), out_arg(16)};
         pto_task to = {.kernel = k_touch, .name = "out", .args = outs, .num_args = 2};
         id = 1;
-        NOOP(pto_submit(rt, &t, &id));
+        NOOP(pto_task_submit(rt, &t, &id));
         assert_true(id == PTO_INVALID_TASK_ID);
         id = 1;
-        NOOP(pto_submit(rt, &to, &id));
+        NOOP(pto_task_submit(rt, &to, &id));
         assert_true(id == PTO_INVALID_TASK_ID);
         assert_true(outs[1].view.addr == NULL); /* the OUT view was not filled in */
-        NOOP(pto_submit(rt, NULL, &id));
+        NOOP(pto_task_submit(rt, NULL, &id));
         NOOP(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__));
         NOOP(pto_scope_begin(rt, PTO_SCOPE_MANUAL, __FILE__, __LINE__));
         NOOP(pto_scope_end(rt));
         NOOP(pto_scope_end(rt));
         NOOP(pto_scope_end(rt));
         id = 1;
-        NOOP(pto_alloc_tensor(rt, 64, &id) ? 0 : -pto_last_error(rt)->code); /* NULL */
+        void *addr = &addr;
+        NOOP(pto_tensor_alloc(rt, 64, &addr, &id));
+        assert_null(addr);
         assert_true(id == PTO_INVALID_TASK_ID);
         pto_view v = v1(buf, 0, 4);
-        NOOP(pto_wait_view(rt, &v, 0));
-        NOOP(pto_wait_view(rt, &v, 1));
-        NOOP(pto_wait_view(rt, NULL, 0));
-        NOOP(pto_report_fatal(rt, "second %d", 2));
-        NOOP(pto_submit(rt, &t, NULL));
+        NOOP(pto_view_wait(rt, &v, 0));
+        NOOP(pto_view_wait(rt, &v, 1));
+        NOOP(pto_view_wait(rt, NULL, 0));
+        NOOP(pto_runtime_fail(rt, "second %d", 2));
+        NOOP(pto_task_submit(rt, &t, NULL));
 
-        rc = pto_finish(rt);
+        rc = pto_runtime_finish(rt);
         if (rc != -code) {
-            print_error("%s: pto_finish %d, want %d\n%s\n", ctx, rc, -code, pto_last_error(rt)->message);
+            print_error("%s: pto_runtime_finish %d, want %d\n%s\n", ctx, rc, -code, pto_runtime_error(rt)->message);
             fail();
         }
-        assert_int_equal(pto_last_error(rt)->code, code);
-        assert_string_equal(pto_last_error(rt)->message, first);
+        assert_int_equal(pto_runtime_error(rt)->code, code);
+        assert_string_equal(pto_runtime_error(rt)->message, first);
         /* Only the tasks submitted before the latch ran (workers skip tasks
          * popped after a fatal, so at most that many). */
         long ran = atomic_load(&g_runs) - runs_before;
@@ -549,7 +551,7 @@ static void test_calls_after_fatal_are_noops(void **state)
     assert_int_equal(pto_ring_usage_get(rt, -1, &u), -PTO_INVALID_ARGS);
     assert_int_equal(pto_ring_usage_get(rt, PTO_NUM_RINGS, &u), -PTO_INVALID_ARGS);
     assert_int_equal(pto_ring_usage_get(rt, 0, NULL), -PTO_INVALID_ARGS);
-    int rc = pto_finish(rt);
+    int rc = pto_runtime_finish(rt);
     assert_true(rc == 0 || rc == -PTO_INVALID_ARGS);
     e2e_valid_run(rt, "after pto_ring_usage_get misuse");
     pto_runtime_destroy(rt);

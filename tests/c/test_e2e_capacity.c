@@ -3,8 +3,8 @@
  * end through the public API.
  *
  * Every capacity error is provoked with tiny rings and checked for its return
- * code, pto_last_error()->code and the key fragments of its message
- * (RUNTIME-SPEC section 6); then pto_finish must return -code and a small run
+ * code, pto_runtime_error()->code and the key fragments of its message
+ * (RUNTIME-SPEC section 6); then pto_runtime_finish must return -code and a small run
  * on the same runtime must succeed (the latch clears).  Each capacity is
  * also tried at exactly its limit (fits) and one over.  Tests that expect a
  * stall set a small stall_timeout_ms, all others E2E_NO_STALL_MS (e2e.h).
@@ -183,12 +183,12 @@ static int gated_fanin(pto_runtime *rt, const char *producer, uint64_t *x, int n
     }
     pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, (uint64_t)n)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
     pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
-    int rc = pto_submit(rt, &c, NULL);
+    int rc = pto_task_submit(rt, &c, NULL);
     atomic_store(&g_gate, 1);
     return rc;
 }
 
-/* Two tasks in one scope on a user buffer, then pto_finish == 0. */
+/* Two tasks in one scope on a user buffer, then pto_runtime_finish == 0. */
 static void small_run_ok(pto_runtime *rt)
 {
     uint64_t buf[8] = {0}, out[1] = {0};
@@ -202,13 +202,13 @@ static void small_run_ok(pto_runtime *rt)
     scope_end_ok(rt);
     finish_ok(rt);
     assert_int_equal(out[0], 41);
-    assert_int_equal(pto_last_error(rt)->code, 0);
+    assert_int_equal(pto_runtime_error(rt)->code, 0);
 }
 
-/* After an expected fatal: pto_finish returns -code, then a run succeeds. */
+/* After an expected fatal: pto_runtime_finish returns -code, then a run succeeds. */
 static void finish_then_recover(pto_runtime *rt, int code)
 {
-    expect_code(rt, pto_finish(rt), code);
+    expect_code(rt, pto_runtime_finish(rt), code);
     small_run_ok(rt);
 }
 
@@ -243,7 +243,7 @@ static void test_scope_over_window_is_scope_deadlock(void **state)
     int rc = 0, i;
     for (i = 0; i < 8; i++) {
         pto_task_id id;
-        rc = pto_submit(rt, &d, &id);
+        rc = pto_task_submit(rt, &d, &id);
         if (rc != 0) {
             assert_true(id == PTO_INVALID_TASK_ID);
             break;
@@ -255,8 +255,8 @@ static void test_scope_over_window_is_scope_deadlock(void **state)
                  "depth=0 ring=0 scope_task_count=3",
                  "raise ring_task_window (runtime_env.ring_task_window) or split the scope",
                  "ring 0 has 4 slots (e.g. 8)");
-    assert_int_equal(pto_last_error(rt)->ring, 0);
-    assert_int_equal(pto_submit(rt, &d, NULL), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_error(rt)->ring, 0);
+    assert_int_equal(pto_task_submit(rt, &d, NULL), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK);
     finish_then_recover(rt, PTO_SCOPE_DEADLOCK);
     pto_runtime_destroy(rt);
@@ -268,7 +268,7 @@ static void test_root_over_window(void **state)
     pto_runtime *rt = make_rt_rings(4, 0, 0, 2, E2E_NO_STALL_MS);
     pto_task d = dummy_task();
     for (int i = 0; i < 3; i++) check_submit(rt, &d, NULL);
-    int rc = pto_submit(rt, &d, NULL);
+    int rc = pto_task_submit(rt, &d, NULL);
     EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)", "depth=root",
                  "raise ring_task_window (runtime_env.ring_task_window) or split the scope");
     finish_then_recover(rt, PTO_SCOPE_DEADLOCK);
@@ -282,11 +282,11 @@ static void test_heap_request_too_big(void **state)
     pto_arg oa[1] = {out_arg(4096)}; /* 32 KiB */
     uint64_t sc[2] = {1, 0};
     pto_task t = {k_write, "big", oa, 1, sc, 2, NULL, 0};
-    int rc = pto_submit(rt, &t, NULL);
+    int rc = pto_task_submit(rt, &t, NULL);
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=0",
                  "Request of 32768 bytes exceeds ring 0's capacity of 1024 -> can never fit.",
                  "raise ring_heap (runtime_env.ring_heap) for ring 0 (now 1024, e.g. 32768)");
-    assert_int_equal(pto_last_error(rt)->ring, 0);
+    assert_int_equal(pto_runtime_error(rt)->ring, 0);
     finish_then_recover(rt, PTO_HEAP_RING_DEADLOCK);
     pto_runtime_destroy(rt);
 }
@@ -300,7 +300,7 @@ static void test_nested_scopes_share_ring3(void **state)
     for (int depth = 0; depth < 8 && rc == 0; depth++) {
         check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "nested.c", depth), "pto_scope_begin");
         for (int i = 0; i < 3; i++) {
-            rc = pto_submit(rt, &d, NULL);
+            rc = pto_task_submit(rt, &d, NULL);
             if (rc != 0) {
                 fail_depth = depth;
                 fail_task = i;
@@ -316,7 +316,7 @@ static void test_nested_scopes_share_ring3(void **state)
                  "Task ring 3: current=",
                  "raise ring_task_window (runtime_env.ring_task_window) for ring 3 (now 4, e.g. 8)",
                  "depths >= 3 all share ring 3");
-    assert_int_equal(pto_last_error(rt)->ring, 3);
+    assert_int_equal(pto_runtime_error(rt)->ring, 3);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, "nested.c", 99), -PTO_FLOW_CONTROL_DEADLOCK);
     finish_then_recover(rt, PTO_FLOW_CONTROL_DEADLOCK);
     pto_runtime_destroy(rt);
@@ -374,11 +374,11 @@ static void test_heap_structural_ring1(void **state)
     submit_ok(rt, k_write, "a2048", a2, 1, sc, 2, NULL);
     pto_task t3 = {k_write, "b2048", a3, 1, sc, 2, NULL, 0};
     uint64_t t0 = now_ns();
-    int rc = pto_submit(rt, &t3, NULL);
+    int rc = pto_task_submit(rt, &t3, NULL);
     uint64_t waited_ms = (now_ns() - t0) / 1000000;
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=1", "oldest task owned by an open scope",
                  "used=3072", "available=1024", "raise ring_heap (runtime_env.ring_heap) for ring 1");
-    assert_int_equal(pto_last_error(rt)->ring, 1);
+    assert_int_equal(pto_runtime_error(rt)->ring, 1);
     /* "at once": it never waited for the 30 s stall bound */
     assert_true(waited_ms < 20000);
     finish_then_recover(rt, PTO_HEAP_RING_DEADLOCK);
@@ -393,7 +393,7 @@ static int submit_out(pto_runtime *rt, pto_kernel_fn k, uint64_t bytes, pto_view
 {
     pto_arg oa[1] = {out_arg(bytes / sizeof(uint64_t))};
     pto_task t = {k, "out", oa, 1, NULL, 0, NULL, 0};
-    int rc = pto_submit(rt, &t, NULL);
+    int rc = pto_task_submit(rt, &t, NULL);
     if (view) *view = oa[0].view;
     return rc;
 }
@@ -431,7 +431,7 @@ static void test_scope_holds_window_minus_one(void **state)
             if (r >= 0 && sibling == 0) scope_end_ok(rt);
         }
         pto_task_id id = 0;
-        int rc = pto_submit(rt, &d, &id);
+        int rc = pto_task_submit(rt, &d, &id);
         assert_true(id == PTO_INVALID_TASK_ID);
         snprintf(frag[0], sizeof frag[0], "FATAL: Scope Deadlock Detected! (ring %d)", ring);
         snprintf(frag[1], sizeof frag[1],
@@ -440,7 +440,7 @@ static void test_scope_holds_window_minus_one(void **state)
         if (r < 0) snprintf(frag[2], sizeof frag[2], "depth=root ring=0 scope_task_count=%d", w - 1);
         else snprintf(frag[2], sizeof frag[2], "depth=%d ring=%d scope_task_count=%d", r, r, w - 1);
         EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, frag[0], frag[1], frag[2]);
-        assert_int_equal(pto_last_error(rt)->ring, ring);
+        assert_int_equal(pto_runtime_error(rt)->ring, ring);
         finish_then_recover(rt, PTO_SCOPE_DEADLOCK);
     }
     pto_runtime_destroy(rt);
@@ -491,7 +491,7 @@ static void test_ring_window_full_head_pinned_is_v1(void **state)
     }
     assert_int_equal(ring_usage(rt, 3).task_window, 7);
     uint64_t t0 = now_ms();
-    int rc = pto_submit(rt, &d, NULL);
+    int rc = pto_task_submit(rt, &d, NULL);
     uint64_t waited_ms = now_ms() - t0;
     EXPECT_FATAL(rt, rc, PTO_FLOW_CONTROL_DEADLOCK, "FATAL: Task Allocator Deadlock - Task Ring Full! ring=3",
                  "Head task 3:0 is the oldest task owned by an open scope on this ring -> Provable head-of-line "
@@ -522,7 +522,7 @@ static void test_ring_window_full_head_stuck_is_stall(void **state)
     }
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     uint64_t t0 = now_ms();
-    int rc = pto_submit(rt, &d, NULL);
+    int rc = pto_task_submit(rt, &d, NULL);
     uint64_t waited_ms = now_ms() - t0;
     atomic_store(&g_gate, 1);
     EXPECT_FATAL(rt, rc, PTO_FLOW_CONTROL_DEADLOCK, "FATAL: Task Allocator Deadlock - Task Ring Full! ring=1",
@@ -544,7 +544,7 @@ static void test_heap_outputs_fill_heap_exactly(void **state)
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     static const uint64_t sizes[3] = {1024, 2048, 1024};
-    for (int i = 0; i < 3; i++) check_ok(rt, submit_out(rt, NULL, sizes[i], NULL), "pto_submit");
+    for (int i = 0; i < 3; i++) check_ok(rt, submit_out(rt, NULL, sizes[i], NULL), "pto_task_submit");
     assert_int_equal(ring_usage(rt, 1).heap, 4096);
     int rc = submit_out(rt, NULL, 1024, NULL);
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=1",
@@ -560,7 +560,7 @@ static void test_heap_outputs_fill_heap_exactly(void **state)
     check_submit(rt, &four, NULL);
     scope_end_ok(rt);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
-    rc = pto_submit(rt, &five, NULL);
+    rc = pto_task_submit(rt, &five, NULL);
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK,
                  "Request of 5120 bytes exceeds ring 1's capacity of 4096 -> can never fit.");
     finish_then_recover(rt, PTO_HEAP_RING_DEADLOCK);
@@ -577,14 +577,14 @@ static void test_heap_full_waits_for_head(void **state)
     pto_view head, v;
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
-    check_ok(rt, submit_out(rt, k_head, 1024, &head), "pto_submit");
-    check_ok(rt, submit_out(rt, NULL, 2048, NULL), "pto_submit");
-    check_ok(rt, submit_out(rt, NULL, 1024, NULL), "pto_submit");
+    check_ok(rt, submit_out(rt, k_head, 1024, &head), "pto_task_submit");
+    check_ok(rt, submit_out(rt, NULL, 2048, NULL), "pto_task_submit");
+    check_ok(rt, submit_out(rt, NULL, 1024, NULL), "pto_task_submit");
     scope_end_ok(rt);
     assert_int_equal(ring_usage(rt, 1).heap, 4096);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     atomic_store(&g_gate, 1); /* the head ends 50 ms from now */
-    check_ok(rt, submit_out(rt, NULL, 1024, &v), "pto_submit");
+    check_ok(rt, submit_out(rt, NULL, 1024, &v), "pto_task_submit");
     assert_int_equal(atomic_load(&g_head_done), 1); /* it waited for the head */
     assert_ptr_equal(v.addr, head.addr);
     scope_end_ok(rt);
@@ -613,7 +613,7 @@ static void test_spill_pool_at_cap_fits(void **state)
         }
         if (!running) {
             pto_view all = v1(x, 0, N);
-            check_ok(rt, pto_wait_view(rt, &all, 0), "pto_wait_view");
+            check_ok(rt, pto_view_wait(rt, &all, 0), "pto_view_wait");
         }
         pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, N)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
         submit_ok(rt, k_sum, "consumer", ca, 2, NULL, 0, NULL);
@@ -656,7 +656,7 @@ static void test_tensormap_at_pool_size_fits(void **state)
     for (int i = 0; i < TASKS; i++) check_submit(rt, &t, NULL);
     t.num_args = 1;
     uint64_t t0 = now_ms();
-    int rc = pto_submit(rt, &t, NULL);
+    int rc = pto_task_submit(rt, &t, NULL);
     uint64_t waited_ms = now_ms() - t0;
     atomic_store(&g_gate, 1);
     EXPECT_FATAL(rt, rc, PTO_TENSORMAP_OVERFLOW, "FATAL: TensorMap Entry Pool Deadlock Detected!",
@@ -669,7 +669,7 @@ static void test_tensormap_at_pool_size_fits(void **state)
 
 /* ---- misuse and latching ----------------------------------------------- */
 
-/* Runs fn's pto_finish with stderr captured into buf. */
+/* Runs fn's pto_runtime_finish with stderr captured into buf. */
 static int finish_capturing_stderr(pto_runtime *rt, char *buf, size_t len)
 {
     fflush(stderr);
@@ -678,7 +678,7 @@ static int finish_capturing_stderr(pto_runtime *rt, char *buf, size_t len)
     int saved = dup(2);
     assert_true(saved >= 0);
     assert_true(dup2(fileno(tmp), 2) >= 0);
-    int rc = pto_finish(rt);
+    int rc = pto_runtime_finish(rt);
     fflush(stderr);
     assert_true(dup2(saved, 2) >= 0);
     close(saved);
@@ -710,7 +710,7 @@ static void test_scope_misuse(void **state)
     EXPECT_FATAL(rt, rc, PTO_INVALID_ARGS, "FATAL: Invalid Arguments!", "scope_end without a matching scope_begin");
     finish_then_recover(rt, PTO_INVALID_ARGS);
 
-    /* two scopes left open at pto_finish: closed with a warning, results right */
+    /* two scopes left open at pto_runtime_finish: closed with a warning, results right */
     uint64_t tile[4] = {0}, out[1] = {0};
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_arg wa[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 4))};
@@ -723,9 +723,9 @@ static void test_scope_misuse(void **state)
     submit_ok(rt, k_sum, "sum", sa, 2, ss, 1, &sid);
     assert_int_equal(sid >> 32, 1);
     rc = finish_capturing_stderr(rt, err, sizeof err);
-    check_ok(rt, rc, "pto_finish");
-    if (!strstr(err, "warning: pto_finish closed 2 scope(s) left open")) print_error("stderr:\n%s\n", err);
-    assert_non_null(strstr(err, "warning: pto_finish closed 2 scope(s) left open"));
+    check_ok(rt, rc, "pto_runtime_finish");
+    if (!strstr(err, "warning: pto_runtime_finish closed 2 scope(s) left open")) print_error("stderr:\n%s\n", err);
+    assert_non_null(strstr(err, "warning: pto_runtime_finish closed 2 scope(s) left open"));
     assert_int_equal(out[0], 42);
 
     /* reusable: depth starts again at 0 (ring 0), then 1 (ring 1) */
@@ -759,34 +759,36 @@ static void test_latch_first_wins(void **state)
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     pto_task d = dummy_task();
     for (int i = 0; i < 3; i++) check_submit(rt, &d, NULL);
-    int rc = pto_submit(rt, &d, NULL);
+    int rc = pto_task_submit(rt, &d, NULL);
     EXPECT_FATAL(rt, rc, PTO_SCOPE_DEADLOCK, "FATAL: Scope Deadlock Detected! (ring 0)");
     static char first[PTO_ERROR_MESSAGE_MAX];
-    memcpy(first, pto_last_error(rt)->message, sizeof first);
+    memcpy(first, pto_runtime_error(rt)->message, sizeof first);
 
     /* every call is a no-op returning -1 */
     pto_task m = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
     pto_task_id id = 0;
-    assert_int_equal(pto_submit(rt, &m, &id), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_task_submit(rt, &m, &id), -PTO_SCOPE_DEADLOCK);
     assert_true(id == PTO_INVALID_TASK_ID);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), -PTO_SCOPE_DEADLOCK);
-    assert_null(pto_alloc_tensor(rt, 1024, NULL));
+    void *addr = &addr;
+    assert_int_equal(pto_tensor_alloc(rt, 1024, &addr, NULL), -PTO_SCOPE_DEADLOCK);
+    assert_null(addr);
     uint64_t buf[4] = {0};
     pto_view v = v1(buf, 0, 4);
-    assert_int_equal(pto_wait_view(rt, &v, 1), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_view_wait(rt, &v, 1), -PTO_SCOPE_DEADLOCK);
     /* a later failure does not replace the first */
-    assert_int_equal(pto_report_fatal(rt, "second failure %d", 2), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_fail(rt, "second failure %d", 2), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK); /* would be unmatched */
-    assert_int_equal(pto_last_error(rt)->code, PTO_SCOPE_DEADLOCK);
-    assert_string_equal(pto_last_error(rt)->message, first);
-    assert_null(strstr(pto_last_error(rt)->message, "second failure"));
+    assert_int_equal(pto_runtime_error(rt)->code, PTO_SCOPE_DEADLOCK);
+    assert_string_equal(pto_runtime_error(rt)->message, first);
+    assert_null(strstr(pto_runtime_error(rt)->message, "second failure"));
 
-    assert_int_equal(pto_finish(rt), -PTO_SCOPE_DEADLOCK);
-    assert_int_equal(pto_last_error(rt)->code, PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_error(rt)->code, PTO_SCOPE_DEADLOCK);
     assert_int_equal(atomic_load(&g_marks), 0);
     small_run_ok(rt);
-    assert_int_equal(pto_last_error(rt)->code, 0);
+    assert_int_equal(pto_runtime_error(rt)->code, 0);
     pto_runtime_destroy(rt);
 }
 
@@ -796,13 +798,13 @@ static void test_report_fatal(void **state)
     pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
     atomic_store(&g_marks, 0);
     check_ok(rt, pto_scope_begin(rt, PTO_SCOPE_AUTO, "orch.c", 12), "pto_scope_begin");
-    int rc = pto_report_fatal(rt, "boom %d", 7);
+    int rc = pto_runtime_fail(rt, "boom %d", 7);
     EXPECT_FATAL(rt, rc, PTO_EXPLICIT_ORCH_FATAL, "FATAL: Orchestration Reported Fatal: boom 7",
                  "EXPLICIT_ORCH_FATAL",
                  "reported by the orchestration code itself; no RunConfig field helps");
     assert_string_equal(pto_status_name(PTO_EXPLICIT_ORCH_FATAL), "EXPLICIT_ORCH_FATAL");
     pto_task m = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
-    assert_int_equal(pto_submit(rt, &m, NULL), -PTO_EXPLICIT_ORCH_FATAL);
+    assert_int_equal(pto_task_submit(rt, &m, NULL), -PTO_EXPLICIT_ORCH_FATAL);
     finish_then_recover(rt, PTO_EXPLICIT_ORCH_FATAL);
     assert_int_equal(atomic_load(&g_marks), 0);
     pto_runtime_destroy(rt);
@@ -822,13 +824,13 @@ static void test_kernel_failed(void **state)
         pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
         uint64_t sc[2] = {i, i == 2};
         pto_task t = {k_step_or_fail, i == 2 ? "failer" : "step", a, 1, sc, 2, NULL, 0};
-        rcs[i] = pto_submit(rt, &t, &ids[i]);
+        rcs[i] = pto_task_submit(rt, &t, &ids[i]);
     }
     pto_scope_end(rt);
     /* the first three submits precede any possible failure */
     for (int i = 0; i < 3; i++) assert_int_equal(rcs[i], 0);
     for (int i = 3; i < 5; i++) assert_true(rcs[i] == 0 || rcs[i] == -PTO_KERNEL_FAILED);
-    int rc = pto_finish(rt);
+    int rc = pto_runtime_finish(rt);
     char task_frag[64];
     snprintf(task_frag, sizeof task_frag, "FATAL: Kernel Failed! task=");
     EXPECT_FATAL(rt, rc, PTO_KERNEL_FAILED, task_frag, "kernel=failer", "rc=7", "message=bad tile",
@@ -958,8 +960,8 @@ static void test_small_rings_stress(void **state)
         done += g->ntasks;
         chunk++;
     }
-    int rc = pto_finish(rt);
-    if (rc != 0) fail_rt(rt, "pto_finish", rc);
+    int rc = pto_runtime_finish(rt);
+    if (rc != 0) fail_rt(rt, "pto_runtime_finish", rc);
     for (int b = 0; b < NB; b++)
         for (int k = 0; k < ROWS * COLS; k++)
             if (bufs[b][k] != ref[b][k]) {
@@ -1132,7 +1134,7 @@ static void test_rss_follows_use(void **state)
         pto_task_id id;
         submit_ok(rt, k_iota, "write64k", pa, 1, ps, 1, &id);
         assert_true(id >> 32 == 1);
-        check_ok(rt, pto_wait_view(rt, &pa[0].view, 0), "pto_wait_view");
+        check_ok(rt, pto_view_wait(rt, &pa[0].view, 0), "pto_view_wait");
         const uint64_t *p = pa[0].view.addr;
         assert_true(p[0] == (uint64_t)i && p[8191] == (uint64_t)i + 8191);
         scope_end_ok(rt);

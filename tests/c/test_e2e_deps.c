@@ -204,7 +204,7 @@ static void small_run_ok(pto_runtime *rt)
     scope_end_ok(rt);
     finish_ok(rt);
     for (int i = 0; i < 8; i++) assert_int_equal(out[i], 77);
-    assert_int_equal(pto_last_error(rt)->code, 0);
+    assert_int_equal(pto_runtime_error(rt)->code, 0);
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -453,10 +453,10 @@ static void test_manual_scope_no_discovery(void **state)
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_MANUAL);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), -PTO_INVALID_ARGS);
-    assert_int_equal(pto_last_error(rt)->code, PTO_INVALID_ARGS);
+    assert_int_equal(pto_runtime_error(rt)->code, PTO_INVALID_ARGS);
     expect_frag(rt, "auto scope nested inside manual scope is not supported");
     expect_frag(rt, "FATAL: Invalid Arguments!");
-    assert_int_equal(pto_finish(rt), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_INVALID_ARGS);
     small_run_ok(rt);
     pto_runtime_destroy(rt);
 }
@@ -672,12 +672,12 @@ static void test_explicit_unknown_id(void **state)
         pto_dep dep = {bad[i], PTO_DEP_WAIT_RETAIN};
         pto_task t = {k_mark, "mark", NULL, 0, NULL, 0, &dep, 1};
         pto_task_id id = 0;
-        assert_int_equal(pto_submit(rt, &t, &id), -PTO_INVALID_ARGS);
+        assert_int_equal(pto_task_submit(rt, &t, &id), -PTO_INVALID_ARGS);
         assert_true(id == PTO_INVALID_TASK_ID);
-        assert_int_equal(pto_last_error(rt)->code, PTO_INVALID_ARGS);
+        assert_int_equal(pto_runtime_error(rt)->code, PTO_INVALID_ARGS);
         expect_frag(rt, "FATAL: Invalid Arguments!");
         expect_frag(rt, "error_code=5 runtime_status=-5");
-        assert_int_equal(pto_finish(rt), -PTO_INVALID_ARGS);
+        assert_int_equal(pto_runtime_finish(rt), -PTO_INVALID_ARGS);
         assert_int_equal(atomic_load(&g_ran), 0);
     }
 

@@ -3,7 +3,7 @@
  * ordering, but lifetime is never dropped.  A view naming a runtime buffer
  * (owner set) keeps its creator, and the creator's heap bytes, alive until
  * the task completes, whatever kind of dependency orders it.  Tasks outside
- * the MANUAL scope and pto_wait_view see nothing MANUAL tasks touched; an
+ * the MANUAL scope and pto_view_wait see nothing MANUAL tasks touched; an
  * explicit dependency (or a wait on the buffer's owner) orders them.
  */
 #include <stdatomic.h>
@@ -105,7 +105,7 @@ static void test_manual_wait_only_keeps_owner_alive(void **state)
     }
 }
 
-/* MANUAL skips discovery: pto_wait_view and later AUTO tasks do not see a
+/* MANUAL skips discovery: pto_view_wait and later AUTO tasks do not see a
  * MANUAL writer; waiting on the buffer's owner (the producer of an OUT
  * buffer) or an explicit dependency orders them. */
 static void test_manual_writer_ordered_by_explicit_dep(void **state)
@@ -131,9 +131,9 @@ static void test_manual_writer_ordered_by_explicit_dep(void **state)
                      .deps = &d, .num_deps = 1};
     check_submit(rt, &copy, NULL);
     scope_end_ok(rt);
-    /* pto_wait_view does not wait for the MANUAL writer (no tensormap entry),
+    /* pto_view_wait does not wait for the MANUAL writer (no tensormap entry),
      * but returns at once without error. */
-    check_ok(rt, pto_wait_view(rt, &wa.view, 0), "pto_wait_view");
+    check_ok(rt, pto_view_wait(rt, &wa.view, 0), "pto_view_wait");
     finish_ok(rt);
     for (int k = 0; k < ELEMS; k++) assert_int_equal(out[k], 7);
     pto_runtime_destroy(rt);

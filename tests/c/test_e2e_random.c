@@ -115,8 +115,8 @@ static void test_random_dags(void **state)
         for (int b = 0; b < o.nb; b++)
             for (int k = 0; k < o.rows * o.cols; k++) bufs[b][k] = ref[b][k] = splitmix(&s);
         run_graph(rt, g, bufs);
-        int rc = pto_finish(rt);
-        if (rc != 0) fail_rt(rt, "pto_finish", rc);
+        int rc = pto_runtime_finish(rt);
+        if (rc != 0) fail_rt(rt, "pto_runtime_finish", rc);
         run_serial(g, ref);
         for (int b = 0; b < o.nb; b++)
             for (int k = 0; k < o.rows * o.cols; k++)

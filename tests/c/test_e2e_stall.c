@@ -7,9 +7,9 @@
  * completes must.  The scales are cut down from the spec's (seconds) so each
  * test takes at most about 2 s.  Waits that must outlast the stall bound are
  * gated on events where the API allows it: a kernel that must still run
- * when pto_wait_view gives up waits on a gate the test opens afterwards, and
+ * when pto_view_wait gives up waits on a gate the test opens afterwards, and
  * "the orchestrator was blocked longer than the bound" follows from sleeps
- * that run one after another.  Only pto_finish, which waits for running
+ * that run one after another.  Only pto_runtime_finish, which waits for running
  * kernels even after a stall, needs a kernel that runs ten times the bound.
  */
 #include <stdatomic.h>
@@ -169,8 +169,8 @@ static void test_progress_elsewhere_resets_clock(void **state)
     pto_runtime_destroy(rt);
 }
 
-/* A kernel runs 2 s while pto_finish waits, stall 200 ms -> SCHEDULER_TIMEOUT,
- * sub-class S1 naming the task (pto_finish still waits for the kernel); with
+/* A kernel runs 2 s while pto_runtime_finish waits, stall 200 ms -> SCHEDULER_TIMEOUT,
+ * sub-class S1 naming the task (pto_runtime_finish still waits for the kernel); with
  * stall -1 a 600 ms kernel completes. */
 static void test_finish_stall_is_s1(void **state)
 {
@@ -182,10 +182,10 @@ static void test_finish_stall_is_s1(void **state)
     submit_sleep(rt, "quick", 0, first, NULL); /* so the stuck task is not the first */
     submit_sleep(rt, "sleeper", 2000, cell, &id);
     pto_view v = v1(first, 0, 1);
-    check_ok(rt, pto_wait_view(rt, &v, 0), "pto_wait_view"); /* quick completed */
+    check_ok(rt, pto_view_wait(rt, &v, 0), "pto_view_wait"); /* quick completed */
     wait_count(&g_started, 2);                               /* the sleeper runs */
     uint64_t t0 = now_ms();
-    int rc = pto_finish(rt);
+    int rc = pto_runtime_finish(rt);
     uint64_t waited = now_ms() - t0;
     expect_code(rt, rc, PTO_SCHEDULER_TIMEOUT);
     expect_frag(rt, "PTO runtime failed: error_code=100 runtime_status=-100");
@@ -195,13 +195,13 @@ static void test_finish_stall_is_s1(void **state)
     char dec[64], pair[64];
     snprintf(dec, sizeof dec, "stuck_task_id=%llu ", (unsigned long long)id);
     snprintf(pair, sizeof pair, "stuck_task_id=%u:%u ", (unsigned)(id >> 32), (unsigned)(uint32_t)id);
-    const char *m = pto_last_error(rt)->message;
+    const char *m = pto_runtime_error(rt)->message;
     if (!strstr(m, dec) && !strstr(m, pair)) print_error("stuck task %s not named in:\n%s\n", pair, m);
     assert_true(strstr(m, dec) || strstr(m, pair));
     expect_frag(rt, "(sleeper)");
     expect_frag(rt, "raise stall_timeout_ms");
     assert_true(waited >= 200);
-    assert_int_equal(cell[0], 1); /* pto_finish waited for it */
+    assert_int_equal(cell[0], 1); /* pto_runtime_finish waited for it */
     pto_runtime_destroy(rt);
 
     rt = make_rt_rings(0, 0, 0, 2, -1);
@@ -212,7 +212,7 @@ static void test_finish_stall_is_s1(void **state)
     pto_runtime_destroy(rt);
 }
 
-/* pto_wait_view on a view whose writer is held on the gate, stall 300 ms ->
+/* pto_view_wait on a view whose writer is held on the gate, stall 300 ms ->
  * TENSOR_WAIT_TIMEOUT, while the writer still runs. */
 static void test_wait_view_timeout(void **state)
 {
@@ -223,7 +223,7 @@ static void test_wait_view_timeout(void **state)
     submit_k(rt, k_gated_inc, "sleeper", 0, cell, NULL);
     pto_view v = v1(cell, 0, 1);
     uint64_t t0 = now_ms();
-    int rc = pto_wait_view(rt, &v, 0);
+    int rc = pto_view_wait(rt, &v, 0);
     uint64_t waited = now_ms() - t0;
     /* it gave up on the stall bound, not on the writer finishing */
     assert_int_equal(atomic_load(&g_done), 0);
@@ -234,7 +234,7 @@ static void test_wait_view_timeout(void **state)
     expect_frag(rt, "waiting to read view");
     expect_frag(rt, "No progress anywhere for");
     assert_true(waited >= 300);
-    assert_int_equal(pto_finish(rt), -PTO_TENSOR_WAIT_TIMEOUT);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_TENSOR_WAIT_TIMEOUT);
 
     /* the latch is cleared: the next run succeeds */
     submit_sleep(rt, "quick", 0, cell + 1, NULL);

@@ -644,7 +644,7 @@ static void test_stats_true_peak_burst(void **state)
 }
 
 /* A depth-3 scope (ring 3) runs 1000 one-task depth-4 scopes, each waiting
- * (pto_wait_view on the task's OUT) before it ends.  Asserted exactly:
+ * (pto_view_wait on the task's OUT) before it ends.  Asserted exactly:
  * peak_task_window 1 and high water 1000.  Why exactly 1: the task has
  * completed when its scope ends, so that scope_end consumes it and moves
  * ring 3's watermark on the orchestrator thread itself (no other thread
@@ -674,7 +674,7 @@ static void test_stats_true_peak_streaming(void **state)
         pto_task t = {.kernel = k_write, .name = "step", .args = &o, .num_args = 1, .scalars = sc,
                       .num_scalars = 1};
         check_submit(rt, &t, NULL);
-        check_ok(rt, pto_wait_view(rt, &o.view, 0), "pto_wait_view");
+        check_ok(rt, pto_view_wait(rt, &o.view, 0), "pto_view_wait");
         assert_int_equal(*el(&o.view, 0), (uint64_t)i + 1);
         END(rt);
     }
@@ -1106,7 +1106,7 @@ static void test_stats_tensormap_counts_readers(void **state)
 /* A SCOPE_DEADLOCK run (window 4, 8 tasks in one scope): the file exists
  * right after the failing submit, says "fatal": true and holds the records
  * up to the fatal - the root's begin and the scope's begin, no end at all.
- * Later calls change nothing; after pto_finish the file is unchanged.  A
+ * Later calls change nothing; after pto_runtime_finish the file is unchanged.  A
  * clean run on the same runtime overwrites it (fatal false).  A nested
  * variant keeps a closed sibling's pair and ends with the open scopes'
  * begins. */
@@ -1126,12 +1126,12 @@ static void test_stats_fatal_run(void **state)
     int rc = 0, admitted = 0;
     for (int i = 0; i < 8 && rc == 0; i++) {
         pto_task t = {.kernel = NULL, .name = "dummy"};
-        rc = pto_submit(rt, &t, NULL);
+        rc = pto_task_submit(rt, &t, NULL);
         if (rc == 0) admitted++;
     }
     expect_code(rt, rc, PTO_SCOPE_DEADLOCK);
     assert_int_equal(admitted, 3);
-    /* Written when the fatal was first seen, before pto_finish. */
+    /* Written when the fatal was first seen, before pto_runtime_finish. */
     assert_true(file_exists(path));
     assert_false(file_exists(tmp));
     ss_file f;
@@ -1150,10 +1150,10 @@ static void test_stats_fatal_run(void **state)
     assert_non_null(before);
     /* Calls after the fatal are no-ops: no records, no rewrite. */
     pto_task t = {.kernel = NULL, .name = "dummy"};
-    assert_int_equal(pto_submit(rt, &t, NULL), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_task_submit(rt, &t, NULL), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, "late.py", 9), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK);
-    assert_int_equal(pto_finish(rt), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_SCOPE_DEADLOCK);
     char *after = slurp(path);
     assert_non_null(after);
     assert_string_equal(after, before);
@@ -1182,7 +1182,7 @@ static void test_stats_fatal_run(void **state)
     END(rt);
     BEGIN(rt, "nest_c.py", 5); /* depth 1 */
     rc = 0;
-    for (int i = 0; i < 8 && rc == 0; i++) rc = pto_submit(rt, &t, NULL);
+    for (int i = 0; i < 8 && rc == 0; i++) rc = pto_task_submit(rt, &t, NULL);
     expect_code(rt, rc, PTO_SCOPE_DEADLOCK);
     ss_load(dir, &f);
     ss_check_structure(&f, 1);
@@ -1195,7 +1195,7 @@ static void test_stats_fatal_run(void **state)
         assert_string_equal(rs(&f, i, "phase"), nest[i][1]);
     }
     ss_free(&f);
-    assert_int_equal(pto_finish(rt), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_SCOPE_DEADLOCK);
     ss_load(dir, &f);
     assert_int_equal(meta_fatal(&f), 1);
     assert_int_equal(f.n, 5);
@@ -1243,11 +1243,11 @@ static void test_stats_disabled(void **state)
     int rc = 0;
     for (int i = 0; i < 8 && rc == 0; i++) {
         pto_task t = {.kernel = NULL, .name = "dummy"};
-        rc = pto_submit(rt, &t, NULL);
+        rc = pto_task_submit(rt, &t, NULL);
     }
     expect_code(rt, rc, PTO_SCOPE_DEADLOCK);
     assert_false(file_exists(sub));
-    assert_int_equal(pto_finish(rt), -PTO_SCOPE_DEADLOCK);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_SCOPE_DEADLOCK);
     assert_false(file_exists(sub));
     assert_int_equal(dir_entries(dir), 0);
     pto_runtime_destroy(rt);

@@ -20,7 +20,7 @@ static void test_explicit_dup_one_edge(void **state)
     assert_true(qs->fanin[0] == (p | RT_DEP_WAIT | RT_DEP_RETAIN));
     assert_int_equal(ps->fanout_count, SCOPE_BIT + 1);
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -44,7 +44,7 @@ static void test_explicit_wait_only(void **state)
     assert_true(tu_slot(rt, q2)->fanin[0] == (p | RT_DEP_WAIT | RT_DEP_RETAIN));
     assert_int_equal(ps->fanout_count, before + 1); /* one pin */
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -65,7 +65,7 @@ static void test_fanin_spill_dedup(void **state)
     assert_true(spilled == (d[64].id | RT_DEP_WAIT | RT_DEP_RETAIN));
     assert_int_equal(qs->fanin_count, 66);
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     assert_int_equal(atomic_load(&tu_runs), 66);
     pto_runtime_destroy(rt);
 }
@@ -82,7 +82,7 @@ static void test_wait_only_completed_producer(void **state)
     pto_task_id q = tu_submit(rt, NULL, &w, 1);
     assert_int_equal(tu_slot(rt, q)->num_fanin, 1);
     assert_int_equal(tu_slot(rt, p)->fanout_count - tu_slot(rt, p)->fanout_refcount, SCOPE_BIT);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -118,7 +118,7 @@ static void test_consumed_rule(void **state)
         assert_int_equal(tu_state(rt, ids[i]), RT_TASK_PENDING);
     }
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -151,7 +151,7 @@ static void test_publish_counts(void **state)
     assert_true(tu_slot(rt, x)->fanout_head->consumer == z);
     assert_true(tu_slot(rt, y)->fanout_head->consumer == z);
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -165,7 +165,7 @@ static void test_concurrent_fanin_one_ready(void **state)
         for (int i = 0; i < 3; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
         tu_submit(rt, tu_count_kernel, d, 3);
         atomic_store(&tu_gate, 1);
-        assert_int_equal(pto_finish(rt), 0);
+        assert_int_equal(pto_runtime_finish(rt), 0);
         assert_int_equal(atomic_load(&tu_runs), 4); /* the consumer ran exactly once */
         pto_runtime_destroy(rt);
     }
@@ -230,10 +230,10 @@ static void test_watermark_stops_at_retained_head(void **state)
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
     pto_task ta = {.kernel = NULL, .name = "A", .args = &out, .num_args = 1};
     pto_task_id a, c;
-    assert_int_equal(pto_submit(rt, &ta, &a), 0);
+    assert_int_equal(pto_task_submit(rt, &ta, &a), 0);
     pto_arg in = {PTO_ARG_IN, out.view};
     pto_task tb = {.kernel = tu_latch_kernel, .name = "B", .args = &in, .num_args = 1};
-    assert_int_equal(pto_submit(rt, &tb, NULL), 0);
+    assert_int_equal(pto_task_submit(rt, &tb, NULL), 0);
     tu_wait_state(rt, a, RT_TASK_COMPLETED);
     assert_int_equal(pto_scope_end(rt), 0);
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
@@ -244,7 +244,7 @@ static void test_watermark_stops_at_retained_head(void **state)
     assert_int_equal(tu_state(rt, a), RT_TASK_COMPLETED);
     assert_int_equal(atomic_load(&ring0->last_alive), rt_task_local(a));
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     assert_int_equal(atomic_load(&ring0->last_alive), rt_task_local(c) + 1);
     pto_runtime_destroy(rt);
 }
@@ -277,12 +277,12 @@ static void test_creator_edge_pins_producer(void **state)
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 4, 0, 256, PTO_INVALID_TASK_ID)};
     pto_task ta = {.kernel = NULL, .name = "A", .args = &out, .num_args = 1};
     pto_task_id a;
-    assert_int_equal(pto_submit(rt, &ta, &a), 0);
+    assert_int_equal(pto_task_submit(rt, &ta, &a), 0);
     assert_true(out.view.owner == a);
     pto_arg in = {PTO_ARG_IN, out.view};
     pto_task tb = {.kernel = tu_latch_kernel, .name = "B", .args = &in, .num_args = 1};
     pto_task_id b;
-    assert_int_equal(pto_submit(rt, &tb, &b), 0);
+    assert_int_equal(pto_task_submit(rt, &tb, &b), 0);
     assert_true(tu_slot(rt, b)->fanin[0] == (a | RT_DEP_WAIT | RT_DEP_RETAIN));
     assert_int_equal(pto_scope_end(rt), 0);
     tu_wait_state(rt, a, RT_TASK_COMPLETED);
@@ -297,7 +297,7 @@ static void test_creator_edge_pins_producer(void **state)
     atomic_store(&tu_gate, 1);
     tu_wait_state(rt, b, RT_TASK_COMPLETED);
     tu_wait_state(rt, a, RT_TASK_CONSUMED);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -315,17 +315,17 @@ static void test_different_addr_never_compared(void **state)
     pto_task tw = {.kernel = tu_latch_kernel, .name = "writer", .args = &w, .num_args = 1};
     pto_task tr = {.kernel = NULL, .name = "reader", .args = &r, .num_args = 1};
     pto_task_id id;
-    assert_int_equal(pto_submit(rt, &tw, NULL), 0);
-    assert_int_equal(pto_submit(rt, &tr, &id), 0);
+    assert_int_equal(pto_task_submit(rt, &tw, NULL), 0);
+    assert_int_equal(pto_task_submit(rt, &tr, &id), 0);
     assert_int_equal(tu_slot(rt, id)->num_fanin, 0);
     tu_wait_state(rt, id, RT_TASK_COMPLETED); /* ran while the writer is still held */
     /* the same view under the base address does wait */
     pto_arg r2 = {PTO_ARG_IN, pto_view_1d(buf, 4, 16, 16, PTO_INVALID_TASK_ID)};
     pto_task tr2 = {.kernel = NULL, .name = "reader2", .args = &r2, .num_args = 1};
-    assert_int_equal(pto_submit(rt, &tr2, &id), 0);
+    assert_int_equal(pto_task_submit(rt, &tr2, &id), 0);
     assert_int_equal(tu_slot(rt, id)->num_fanin, 1);
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 

@@ -169,7 +169,7 @@ static void test_tensormap_overflow(void **state)
     for (int s = 0; s < 40 && !rc; s++) {
         rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
         if (!rc) scopes++;
-        for (int i = 0; i < 1000 && !rc; i++) rc = pto_submit(rt, &t, NULL);
+        for (int i = 0; i < 1000 && !rc; i++) rc = pto_task_submit(rt, &t, NULL);
         if (!rc) rc = pto_scope_end(rt), scopes--;
     }
     assert_int_equal(rc, -PTO_TENSORMAP_OVERFLOW);
@@ -177,9 +177,9 @@ static void test_tensormap_overflow(void **state)
     expect_frag(rt, "/ 65536");
     expect_frag(rt, "No progress anywhere for");
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), -PTO_TENSORMAP_OVERFLOW);
+    assert_int_equal(pto_runtime_finish(rt), -PTO_TENSORMAP_OVERFLOW);
     tu_submit(rt, NULL, NULL, 0);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 

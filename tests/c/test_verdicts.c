@@ -25,9 +25,9 @@ static void expect(pto_runtime *rt, int rc, int code, const char *a, const char 
 static void finish_and_reuse(pto_runtime *rt, int code)
 {
     atomic_store(&tu_gate, 1);
-    assert_int_equal(pto_finish(rt), -code);
+    assert_int_equal(pto_runtime_finish(rt), -code);
     tu_submit(rt, NULL, NULL, 0);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -48,7 +48,7 @@ static int fanin_of_latched(pto_runtime *rt, int n, uint64_t *took_ms)
     for (int i = 0; i < n; i++) d[i] = tu_dep(tu_submit(rt, tu_latch_kernel, NULL, 0), PTO_DEP_WAIT);
     pto_task t = {.kernel = tu_count_kernel, .name = "consumer", .deps = d, .num_deps = (uint32_t)n};
     uint64_t t0 = now_ms();
-    int rc = pto_submit(rt, &t, NULL);
+    int rc = pto_task_submit(rt, &t, NULL);
     *took_ms = now_ms() - t0;
     return rc;
 }
@@ -68,7 +68,7 @@ static void test_dep_pool_at_cap_fits_at_once(void **state)
     assert_int_equal(u.dep_pool, 4);
     atomic_store(&tu_gate, 1);
     assert_int_equal(pto_scope_end(rt), 0);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     assert_int_equal(atomic_load(&tu_runs), 4 + 1);
     pto_runtime_destroy(rt);
 }
@@ -93,7 +93,7 @@ static void test_dep_pool_over_cap_waits_for_producers(void **state)
         assert_true(atomic_load(&tu_runs) >= counts[c] - 4);
         pthread_join(opener, NULL);
         assert_int_equal(pto_scope_end(rt), 0);
-        assert_int_equal(pto_finish(rt), 0);
+        assert_int_equal(pto_runtime_finish(rt), 0);
         assert_int_equal(atomic_load(&tu_runs), counts[c] + 1);
         pto_runtime_destroy(rt);
     }
@@ -121,11 +121,11 @@ static void test_dep_pool_full_head_pinned_waits(void **state)
     assert_int_equal(pthread_create(&opener, NULL, open_gate_later, (void *)(intptr_t)150), 0);
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
     uint64_t t0 = now_ms();
-    check_ok(rt, pto_submit(rt, &t, NULL), "consumer of a running producer, pool full");
+    check_ok(rt, pto_task_submit(rt, &t, NULL), "consumer of a running producer, pool full");
     assert_true(now_ms() - t0 >= 100);
     pthread_join(opener, NULL);
     assert_int_equal(pto_scope_end(rt), 0);
-    assert_int_equal(pto_finish(rt), 0);
+    assert_int_equal(pto_runtime_finish(rt), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -139,7 +139,7 @@ static void test_dep_pool_stuck_producer_is_stall(void **state)
     pto_dep d = fill_dep_pool_behind_latch(rt);
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
     uint64_t t0 = now_ms();
-    int rc = pto_submit(rt, &t, NULL);
+    int rc = pto_task_submit(rt, &t, NULL);
     expect(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Overflow! ring=0", V3);
     assert_true(now_ms() - t0 >= 200);
     expect_frag(rt, "needed=1");
@@ -155,7 +155,7 @@ static void test_dep_pool_stall_verdict(void **state)
     assert_int_equal(pto_scope_end(rt), 0); /* the head's scope is closed */
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0);
     pto_task t = {.kernel = NULL, .deps = &d, .num_deps = 1};
-    int rc = pto_submit(rt, &t, NULL);
+    int rc = pto_task_submit(rt, &t, NULL);
     expect(rt, rc, PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool Overflow! ring=0", V3);
     expect_frag(rt, "if a kernel is merely slow, raise stall_timeout_ms");
     finish_and_reuse(rt, PTO_DEP_POOL_OVERFLOW);
@@ -166,7 +166,7 @@ static pto_task_id submit_out(pto_runtime *rt, pto_kernel_fn k, uint64_t bytes)
     pto_arg out = {PTO_ARG_OUT, pto_view_1d(NULL, 1, 0, bytes, PTO_INVALID_TASK_ID)};
     pto_task t = {.kernel = k, .name = "producer", .args = &out, .num_args = 1};
     pto_task_id id;
-    int rc = pto_submit(rt, &t, &id);
+    int rc = pto_task_submit(rt, &t, &id);
     return rc ? PTO_INVALID_TASK_ID : id;
 }
 
@@ -180,7 +180,7 @@ static void test_heap_structural_depth4(void **state)
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__), 0); /* depth 4: ring 3 too */
     uint64_t t0 = now_ms();
     assert_true(submit_out(rt, NULL, 2048) == PTO_INVALID_TASK_ID);
-    expect(rt, -pto_last_error(rt)->code, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=3", V1);
+    expect(rt, -pto_runtime_error(rt)->code, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=3", V1);
     assert_true(now_ms() - t0 < 1000);
     finish_and_reuse(rt, PTO_HEAP_RING_DEADLOCK);
 }
@@ -197,7 +197,7 @@ static void test_heap_closed_child_head_is_stall(void **state)
     assert_true(submit_out(rt, tu_latch_kernel, 3072) != PTO_INVALID_TASK_ID);
     assert_int_equal(pto_scope_end(rt), 0);
     assert_true(submit_out(rt, NULL, 2048) == PTO_INVALID_TASK_ID);
-    expect(rt, -pto_last_error(rt)->code, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=3", V3);
+    expect(rt, -pto_runtime_error(rt)->code, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=3", V3);
     expect_frag(rt, "longest running task 3:0 (producer)");
     finish_and_reuse(rt, PTO_HEAP_RING_DEADLOCK);
 }

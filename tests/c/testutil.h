@@ -46,7 +46,7 @@ static inline pto_task_id tu_submit(pto_runtime *rt, pto_kernel_fn k, const pto_
 {
     pto_task t = {.kernel = k, .name = "tu", .deps = deps, .num_deps = n};
     pto_task_id id;
-    assert_int_equal(pto_submit(rt, &t, &id), 0);
+    assert_int_equal(pto_task_submit(rt, &t, &id), 0);
     return id;
 }
 
