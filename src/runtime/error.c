@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pto/scope_stats.h"
 #include "runtime/rt.h"
 
 static const struct {
@@ -64,7 +65,7 @@ rt_where rt_format_where(const char *file, int line, int depth)
 {
     rt_where w;
     if (depth < 0 || !file) {
-        snprintf(w.site, sizeof w.site, "(root):0");
+        snprintf(w.site, sizeof w.site, "%s", PTO_SCOPE_STATS_ROOT_SITE);
         snprintf(w.depth, sizeof w.depth, "root");
         return w;
     }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pto/scope_stats.h"
 #include "runtime/rt.h"
 
 static rt_use rt_use_max(rt_use a, rt_use b)
@@ -120,36 +121,40 @@ static void rt_json_site(FILE *f, const rt_stats_record *r)
 
 static void rt_json_ring_array(FILE *f, const char *key, const uint64_t *v)
 {
-    fprintf(f, ", \"%s\": [%llu, %llu, %llu, %llu]", key, (unsigned long long)v[0],
+    fprintf(f, ", \"%s_max\": [%llu, %llu, %llu, %llu]", key, (unsigned long long)v[0],
             (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)v[3]);
 }
+
+#define RT_SS_NAME_(r) #r,
+static const char *const rt_ss_resources[] = {PTO_SCOPE_STATS_RESOURCES(RT_SS_NAME_)};
+#undef RT_SS_NAME_
 
 static int rt_stats_dump(pto_runtime *rt, FILE *f)
 {
     const rt_stats *st = &rt->stats;
     const pto_runtime_env *env = &rt->cfg.runtime_env;
-    fprintf(f, "{\"version\": 6, \"fatal\": %s, \"dropped\": %llu, \"total\": %llu",
-            st->fatal ? "true" : "false", (unsigned long long)st->dropped, (unsigned long long)st->total);
-    rt_json_ring_array(f, "task_window_max", env->ring_task_window);
-    rt_json_ring_array(f, "heap_max", env->ring_heap);
-    rt_json_ring_array(f, "dep_pool_max", env->ring_dep_pool);
+    const uint64_t *sizes[] = {env->ring_task_window, env->ring_heap, env->ring_dep_pool};
+    fprintf(f, "{\"version\": %d, \"fatal\": %s, \"dropped\": %llu, \"total\": %llu",
+            PTO_SCOPE_STATS_VERSION, st->fatal ? "true" : "false", (unsigned long long)st->dropped,
+            (unsigned long long)st->total);
+    for (int k = 0; k < 3; k++) rt_json_ring_array(f, rt_ss_resources[k], sizes[k]);
     fprintf(f, ", \"tensormap_max\": %d}\n", PTO_TENSORMAP_POOL_SIZE);
     for (uint64_t i = 0; i < st->n; i++) {
         const rt_stats_record *r = &st->recs[i];
+        const uint64_t start[] = {r->tw_start, r->heap_start, r->dep_start};
+        const uint64_t end[] = {r->tw_end, r->heap_end, r->dep_end};
+        const uint64_t peak[] = {r->peak.task_window, r->peak.heap, r->peak.dep_pool};
         fputs("{\"site\": ", f);
         rt_json_site(f, r);
-        fprintf(f,
-                ", \"phase\": \"%s\", \"depth\": %d, \"ring\": %d, \"task_window_start\": %llu, "
-                "\"task_window_end\": %llu, \"heap_start\": %llu, \"heap_end\": %llu, "
-                "\"dep_pool_start\": %llu, \"dep_pool_end\": %llu, \"tensormap\": %llu, "
-                "\"peak_task_window\": %llu, \"peak_heap\": %llu, \"peak_dep_pool\": %llu, "
-                "\"peak_tensormap\": %llu}\n",
-                r->end ? "end" : "begin", r->depth, r->ring, (unsigned long long)r->tw_start,
-                (unsigned long long)r->tw_end, (unsigned long long)r->heap_start,
-                (unsigned long long)r->heap_end, (unsigned long long)r->dep_start,
-                (unsigned long long)r->dep_end, (unsigned long long)r->tensormap,
-                (unsigned long long)r->peak.task_window, (unsigned long long)r->peak.heap,
-                (unsigned long long)r->peak.dep_pool, (unsigned long long)r->peak_tm);
+        fprintf(f, ", \"phase\": \"%s\", \"depth\": %d, \"ring\": %d", r->end ? "end" : "begin",
+                r->depth, r->ring);
+        for (int k = 0; k < 3; k++)
+            fprintf(f, ", \"%s_start\": %llu, \"%s_end\": %llu", rt_ss_resources[k],
+                    (unsigned long long)start[k], rt_ss_resources[k], (unsigned long long)end[k]);
+        fprintf(f, ", \"tensormap\": %llu", (unsigned long long)r->tensormap);
+        for (int k = 0; k < 3; k++)
+            fprintf(f, ", \"peak_%s\": %llu", rt_ss_resources[k], (unsigned long long)peak[k]);
+        fprintf(f, ", \"peak_tensormap\": %llu}\n", (unsigned long long)r->peak_tm);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -159,15 +164,15 @@ void rt_stats_write(pto_runtime *rt)
     if (!rt->cfg.enable_scope_stats || !rt->run_open || rt->stats.written) return;
     rt->stats.written = 1;
     const char *prefix = rt->cfg.output_prefix;
-    size_t n = strlen(prefix) + 64;
+    size_t n = strlen(prefix) + sizeof PTO_SCOPE_STATS_PATH + 1;
     char *path = malloc(n), *tmp = malloc(n + 8);
     if (!path || !tmp) {
         free(path), free(tmp);
-        fprintf(stderr, "warning: scope stats: cannot write %s/scope_stats/scope_stats.jsonl: %s\n",
-                prefix, strerror(ENOMEM));
+        fprintf(stderr, "warning: scope stats: cannot write %s/%s: %s\n", prefix, PTO_SCOPE_STATS_PATH,
+                strerror(ENOMEM));
         return;
     }
-    snprintf(path, n, "%s/scope_stats/scope_stats.jsonl", prefix);
+    snprintf(path, n, "%s/%s", prefix, PTO_SCOPE_STATS_PATH);
     snprintf(tmp, n + 8, "%s.tmp", path);
     FILE *f = NULL;
     int ok = rt_mkdirs(path) == 0 && (f = fopen(tmp, "w")) != NULL;

@@ -19,9 +19,8 @@
 #include <string.h>
 
 #include "pto/config.h"
-
-#define SS_VERSION 6
-#define SS_DEFAULT_TENSORMAP 65536
+#include "pto/runtime.h"
+#include "pto/scope_stats.h"
 
 static const char *const ss_res_names[] = {"task_window", "heap", "dep_pool", "tensormap"};
 
@@ -30,11 +29,19 @@ const char *ss_resource_name(int resource)
     return resource >= 0 && resource <= SS_TENSORMAP ? ss_res_names[resource] : "?";
 }
 
-/* The two counters of one resource in one record: X_start, X_end. */
-static const char *const ss_start_keys[SS_NRES] = {"task_window_start", "heap_start", "dep_pool_start"};
-static const char *const ss_end_keys[SS_NRES] = {"task_window_end", "heap_end", "dep_pool_end"};
-static const char *const ss_peak_keys[SS_NRES] = {"peak_task_window", "peak_heap", "peak_dep_pool"};
-static const char *const ss_max_keys[SS_NRES] = {"task_window_max", "heap_max", "dep_pool_max"};
+/* A resource's keys, from the schema: X_start, X_end, peak_X, X_max. */
+#define SS_KEYS_(r) #r "_start",
+static const char *const ss_start_keys[SS_NRES] = {PTO_SCOPE_STATS_RESOURCES(SS_KEYS_)};
+#undef SS_KEYS_
+#define SS_KEYS_(r) #r "_end",
+static const char *const ss_end_keys[SS_NRES] = {PTO_SCOPE_STATS_RESOURCES(SS_KEYS_)};
+#undef SS_KEYS_
+#define SS_KEYS_(r) "peak_" #r,
+static const char *const ss_peak_keys[SS_NRES] = {PTO_SCOPE_STATS_RESOURCES(SS_KEYS_)};
+#undef SS_KEYS_
+#define SS_KEYS_(r) #r "_max",
+static const char *const ss_max_keys[SS_NRES] = {PTO_SCOPE_STATS_RESOURCES(SS_KEYS_)};
+#undef SS_KEYS_
 static const int64_t ss_defaults[SS_NRES] = {PTO_DEFAULT_TASK_WINDOW, PTO_DEFAULT_HEAP,
                                              PTO_DEFAULT_DEP_POOL};
 
@@ -138,9 +145,9 @@ static int ss_read_meta(ss_ctx *c, json_t *o, ss_data *d, int *has_total)
     char shown[64];
     int rc = ss_get(c, o, "version", &v);
     if (rc) return rc;
-    if (!json_is_integer(v) || json_integer_value(v) != SS_VERSION) {
+    if (!json_is_integer(v) || json_integer_value(v) != PTO_SCOPE_STATS_VERSION) {
         ss_show(v, shown, sizeof shown);
-        return ss_fail(c, "unsupported scope stats version %s (need %d)", shown, SS_VERSION);
+        return ss_fail(c, "unsupported scope stats version %s (need %d)", shown, PTO_SCOPE_STATS_VERSION);
     }
     if ((v = json_object_get(o, "fatal"))) {
         if (!json_is_boolean(v)) {
@@ -155,11 +162,11 @@ static int ss_read_meta(ss_ctx *c, json_t *o, ss_data *d, int *has_total)
         if ((rc = ss_as_count(c, "total", v, &d->total))) return rc;
         *has_total = 1;
     }
-    d->tm_capacity = SS_DEFAULT_TENSORMAP;
+    d->tm_capacity = PTO_TENSORMAP_POOL_SIZE;
     if ((v = json_object_get(o, "tensormap_max")) &&
         (rc = ss_as_count(c, "tensormap_max", v, &d->tm_capacity)))
         return rc;
-    if (d->tm_capacity == 0) d->tm_capacity = SS_DEFAULT_TENSORMAP;
+    if (d->tm_capacity == 0) d->tm_capacity = PTO_TENSORMAP_POOL_SIZE;
     for (int res = 0; res < SS_NRES; res++) {
         if ((rc = ss_get(c, o, ss_max_keys[res], &v))) return rc;
         if (!json_is_array(v) || json_array_size(v) != SS_RINGS) {
