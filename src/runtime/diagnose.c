@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#define RT_APPEND(...) rt_appendf(buf, cap, len, __VA_ARGS__)
+#define RT_APPEND(...) base_appendf(buf, cap, len, __VA_ARGS__)
 
 /* A task's state as a user reads it: the stored state, with PENDING split
  * into RUNNING (an executor runs it), READY (queued: every producer done)
@@ -23,7 +23,7 @@ static const char *rt_state_name(pto_runtime *rt, pto_task_id id, const rt_slot 
 
 void rt_census_take(pto_runtime *rt, rt_census *c)
 {
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
     *c = (rt_census){.longest = PTO_INVALID_TASK_ID, .longest_kernel = "-", .longest_worker = -1};
     for (int k = 0; k <= rt->num_workers; k++) { /* workers and the orchestrator */
         rt_worker *w = &rt->workers[k];
@@ -143,7 +143,7 @@ int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v,
         rt_head_line(rt, r, buf, cap, len);
         /* e.g.: twice the heap, or the first power of two the request fits */
         uint64_t eg = 2 * ring->heap.size;
-        if (need > eg) eg = need > (1ull << 63) ? need : rt_next_pow2(need);
+        if (need > eg) eg = need > (1ull << 63) ? need : base_next_pow2(need);
         snprintf(hint, sizeof hint,
                  "raise ring_heap (runtime_env.ring_heap) for ring %d (now %llu, e.g. %llu) or "
                  "shrink per-task outputs / split the scope so its bytes are reclaimed sooner%s",

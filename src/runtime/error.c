@@ -45,16 +45,6 @@ const char *pto_status_text(int code)
     return i < 0 ? "unknown status" : rt_codes[i].text;
 }
 
-void rt_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    if (*len >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
-}
-
 void rt_format_id(pto_task_id id, char *out, size_t n)
 {
     if (id == PTO_INVALID_TASK_ID) snprintf(out, n, "-");
@@ -98,17 +88,17 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
 
     char *m = rt->error.message;
     size_t cap = sizeof rt->error.message, len = 0;
-    rt_appendf(m, cap, &len, "%s\n", header);
+    base_appendf(m, cap, &len, "%s\n", header);
     for (const char *p = details; p && *p;) {
         const char *nl = strchr(p, '\n');
         int n = nl ? (int)(nl - p) : (int)strlen(p);
-        rt_appendf(m, cap, &len, "  %.*s\n", n, p);
+        base_appendf(m, cap, &len, "  %.*s\n", n, p);
         p = nl ? nl + 1 : p + n;
     }
-    rt_appendf(m, cap, &len, "PTO runtime failed: error_code=%d runtime_status=%d\n", code, -code);
-    rt_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code, pto_status_name(code),
+    base_appendf(m, cap, &len, "PTO runtime failed: error_code=%d runtime_status=%d\n", code, -code);
+    base_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code, pto_status_name(code),
                pto_status_text(code));
-    rt_appendf(m, cap, &len, "error hint: %s", hint);
+    base_appendf(m, cap, &len, "error hint: %s", hint);
     rt->error.code = code;
     rt->error.ring = ring;
     atomic_store_explicit(&rt->error_ready, 1, memory_order_release);

@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "base/bits.h"
 #include "runtime/pool.h"
 #include "runtime/sync.h"
 #include "runtime/task.h"
@@ -94,8 +95,7 @@ void rt_ring_destroy(rt_ring *r);
 /* Bytes a request takes, rounded to 64; UINT64_MAX if it cannot be rounded. */
 static inline uint64_t rt_heap_request(uint64_t bytes)
 {
-    if (bytes > UINT64_MAX - PTO_HEAP_ALIGN) return UINT64_MAX;
-    return (bytes + PTO_HEAP_ALIGN - 1) & ~(uint64_t)(PTO_HEAP_ALIGN - 1);
+    return base_align_up(bytes, PTO_HEAP_ALIGN);
 }
 
 /* Reclaims heap and pools up to the published watermark. */

@@ -14,6 +14,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "base/array.h"
+#include "base/bits.h"
+#include "base/text.h"
 #include "pto/runtime.h"
 #include "runtime/ready_queue.h"
 #include "runtime/ring.h"
@@ -65,6 +68,7 @@ typedef struct rt_stats {
 /* State of one back-pressure wait (orchestrator). */
 typedef struct rt_wait {
     uint64_t start_ns, last_progress_ns, progress;
+    uint64_t now_ns; /* the clock at the last rt_wait_stalled */
     int blocked_printed;
     int spins;
 } rt_wait;
@@ -122,22 +126,6 @@ struct pto_runtime {
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
 
-/* Smallest power of two >= v (1 for 0); v <= 2^63. */
-static inline uint64_t rt_next_pow2(uint64_t v)
-{
-    return v <= 1 ? 1 : (uint64_t)1 << (64 - __builtin_clzll(v - 1));
-}
-
-/* A growable array is full: doubles *cap (from `first`) and returns the
- * reallocated items, or NULL with items and *cap unchanged. */
-static inline void *rt_array_grow(void *items, uint64_t *cap, size_t elem, uint64_t first)
-{
-    uint64_t n = *cap ? 2 * *cap : first;
-    void *p = realloc(items, n * elem);
-    if (p) *cap = n;
-    return p;
-}
-
 /* Returns 1 if id names a task this runtime has issued (orchestrator): at
  * most `issued` (and 2^31, the serial-arithmetic horizon) behind cur. */
 static inline int rt_id_issued(pto_runtime *rt, pto_task_id id)
@@ -155,9 +143,6 @@ int rt_latched(const pto_runtime *rt);
  * by '\n', indented on output) and a hint; returns -(the winning code). */
 int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
             const char *hint);
-/* Appends printf text to buf (of size cap) at *len. */
-void rt_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 void rt_format_id(pto_task_id id, char *out, size_t n);
 /* The scope a message names: its site "<basename>:<line>" (basename cut to
  * 31 chars; "(root):0" for the implicit root, depth < 0) and its depth
@@ -225,6 +210,10 @@ void rt_wait_begin(pto_runtime *rt, rt_wait *w);
  * retry, or a latched -code (V1 structural deadlock, V3 stall, or a fatal
  * latched elsewhere). */
 int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need);
+/* Notes progress (any completion or watermark move) since the last call;
+ * returns 1 when there was none for stall_timeout_ms (never with -1), with
+ * *stalled_ms set either way. */
+int rt_wait_stalled(pto_runtime *rt, rt_wait *w, uint64_t *stalled_ms);
 /* Sleeps (10 ms at most) until the next task completes, unless there was
  * progress since the caller's snapshot p = rt_progress(rt); returns 0. */
 int rt_wait_completion(pto_runtime *rt, uint64_t p);

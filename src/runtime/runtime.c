@@ -101,7 +101,7 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
     rt->scope_tasks_cap = (uint32_t)total_window;
     rt->scope_tasks = rt_reserve(total_window * sizeof(pto_task_id), &e);
     if (!rt->scope_tasks || rt_tm_init(&rt->tm, rt->rings, &e) != 0 ||
-        rt_ready_queue_init(&rt->ready, rt_next_pow2(total_window), &e) != 0) {
+        rt_ready_queue_init(&rt->ready, base_next_pow2(total_window), &e) != 0) {
         rt_reserve_failure f = {"task window", total_window * sizeof(pto_task_id), e};
         return rt_reserve_failed(rt, 0, &f, err);
     }
@@ -137,7 +137,7 @@ static int rt_fail_scheduler_timeout(pto_runtime *rt, const rt_census *c, uint64
     rt_format_id(c->longest, id, sizeof id);
     snprintf(header, sizeof header, "FATAL: Scheduler Timeout! no progress for %llu ms",
              (unsigned long long)stalled_ms);
-    rt_appendf(details, sizeof details, &len,
+    base_appendf(details, sizeof details, &len,
                "PTO scheduler timeout sub_class=%s (detail=%d) completed=%llu/%llu running=%llu "
                "ready=%llu waiting=%llu orch_done=1 stuck_task_id=%s stuck_worker=%d\n",
                cls, detail, (unsigned long long)(c->completed - rt->orch_completed),
@@ -184,10 +184,8 @@ static int rt_wait_all_completed(pto_runtime *rt)
             uint32_t seq = atomic_load(&rt->ready_seq);
             if (!rt_all_done(rt)) rt_futex_wait(&rt->ready_seq, seq, 10000000ull);
         }
-        uint64_t now = rt_now_ns(), p = rt_progress(rt);
-        if (p != w.progress) w.progress = p, w.last_progress_ns = now;
-        uint64_t stalled_ms = (now - w.last_progress_ns) / 1000000;
-        if (!reported && rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms) {
+        uint64_t stalled_ms;
+        if (rt_wait_stalled(rt, &w, &stalled_ms) && !reported) {
             rt_census c;
             char id_text[32];
             rt_census_take(rt, &c);
@@ -231,10 +229,10 @@ static int rt_drained(pto_runtime *rt)
  * (10 s if unbounded) means broken bookkeeping: reported, never a hang. */
 static int rt_wait_drained(pto_runtime *rt)
 {
-    uint64_t start = rt_now_ns();
+    uint64_t start = base_now_ns();
     uint64_t bound_ms = rt->cfg.stall_timeout_ms >= 0 ? (uint64_t)rt->cfg.stall_timeout_ms : 10000;
     while (!rt_drained(rt)) {
-        uint64_t waited_ms = (rt_now_ns() - start) / 1000000;
+        uint64_t waited_ms = (base_now_ns() - start) / 1000000;
         if (waited_ms >= bound_ms) {
             rt_census c;
             rt_census_take(rt, &c);

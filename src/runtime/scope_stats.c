@@ -34,7 +34,7 @@ static void rt_stats_record_add(pto_runtime *rt, const rt_scope *s, int end, rt_
     rt_stats *st = &rt->stats;
     st->total++;
     if (st->n == st->cap) {
-        rt_stats_record *r = rt_array_grow(st->recs, &st->cap, sizeof *r, 1024);
+        rt_stats_record *r = base_array_grow(st->recs, &st->cap, sizeof *r, 1024);
         if (!r) {
             st->dropped++;
             return;

@@ -33,8 +33,7 @@ static uint64_t rt_out_bytes(const pto_view *v)
     uint64_t n = v->elem_size;
     for (uint32_t d = 0; d < v->ndims; d++)
         if (__builtin_mul_overflow(n, v->shape[d], &n)) return UINT64_MAX;
-    if (n > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN) return UINT64_MAX;
-    return (n + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
+    return base_align_up(n, PTO_PACKED_OUTPUT_ALIGN);
 }
 
 /* Checks a task; fills the boxes of non-OUT args and the packed output size. */
@@ -175,7 +174,7 @@ static int rt_edge_add(pto_runtime *rt, pto_task_id pid, uint64_t flags)
         return 0;
     }
     if (rt->num_edges == rt->edges_cap) {
-        uint64_t *e = rt_array_grow(rt->edges, &rt->edges_cap, sizeof *e, 256);
+        uint64_t *e = base_array_grow(rt->edges, &rt->edges_cap, sizeof *e, 256);
         if (!e) return pto_runtime_fail(rt, "out of memory growing the fanin buffer past %u edges", rt->num_edges);
         rt->edges = e;
     }
@@ -426,10 +425,7 @@ int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!addr) return rt_fail_invalid(rt, "pto_tensor_alloc", "addr is NULL");
     rt->req_outputs = 1;
-    uint64_t aligned = (uint64_t)bytes > UINT64_MAX - PTO_PACKED_OUTPUT_ALIGN
-                           ? UINT64_MAX
-                           : ((uint64_t)bytes + PTO_PACKED_OUTPUT_ALIGN - 1) & ~(uint64_t)(PTO_PACKED_OUTPUT_ALIGN - 1);
-    rt_slot *s = rt_task_open(rt, NULL, aligned, &id, &heap, &rc);
+    rt_slot *s = rt_task_open(rt, NULL, base_align_up(bytes, PTO_PACKED_OUTPUT_ALIGN), &id, &heap, &rc);
     if (!s) return rc;
     /* Completed at once; the advance stops at it only until its scope ends. */
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);

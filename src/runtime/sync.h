@@ -1,6 +1,6 @@
 /*
- * sync.h - the few waiting primitives the runtime builds on: a monotonic
- * clock, a CPU pause for spin loops, Linux futex wait/wake on a 32-bit
+ * sync.h - the few waiting primitives the runtime builds on (with
+ * base_now_ns, the monotonic clock): a CPU pause for spin loops, Linux futex wait/wake on a 32-bit
  * atomic, and a tiny test-and-set spinlock.
  *
  * Futexes only put threads to sleep; all data is published with C11 atomics,
@@ -16,15 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+
 #define RT_CACHE_LINE 64
 #define PTO_SPIN_US 50
-
-static inline uint64_t rt_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static inline void rt_cpu_relax(void)
 {

@@ -32,10 +32,19 @@ uint64_t rt_progress(pto_runtime *rt)
 
 void rt_wait_begin(pto_runtime *rt, rt_wait *w)
 {
-    w->start_ns = w->last_progress_ns = rt_now_ns();
+    w->start_ns = w->last_progress_ns = base_now_ns();
     w->progress = rt_progress(rt);
     w->blocked_printed = 0;
     w->spins = 0;
+}
+
+int rt_wait_stalled(pto_runtime *rt, rt_wait *w, uint64_t *stalled_ms)
+{
+    uint64_t p = rt_progress(rt);
+    w->now_ns = base_now_ns();
+    if (p != w->progress) w->progress = p, w->last_progress_ns = w->now_ns;
+    *stalled_ms = (w->now_ns - w->last_progress_ns) / 1000000;
+    return rt->cfg.stall_timeout_ms >= 0 && *stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms;
 }
 
 int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need)
@@ -95,14 +104,10 @@ int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t 
             return rt_diagnose_capacity(rt, r, what, RT_V1_STRUCTURAL, need, 0);
     }
 
-    uint64_t now = rt_now_ns(), p = rt_progress(rt);
-    if (p != w->progress) {
-        w->progress = p;
-        w->last_progress_ns = now;
-    }
-    uint64_t stalled_ms = (now - w->last_progress_ns) / 1000000;
-    if (rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms)
+    uint64_t stalled_ms;
+    if (rt_wait_stalled(rt, w, &stalled_ms))
         return rt_diagnose_capacity(rt, r, what, RT_V3_STALL, need, stalled_ms);
+    uint64_t now = w->now_ns, p = w->progress;
     if (!w->blocked_printed && now - w->start_ns > RT_BLOCKED_REPORT_NS) {
         w->blocked_printed = 1;
         rt_print_blocked(rt, r, what, (now - w->start_ns) / 1000000);

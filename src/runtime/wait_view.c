@@ -21,7 +21,7 @@ static int rt_note_waiter(void *ctx, pto_task_id task)
 {
     rt_view_waiters *w = ctx;
     if (w->n == w->cap) {
-        pto_task_id *ids = rt_array_grow(w->ids, &w->cap, sizeof *ids, 64);
+        pto_task_id *ids = base_array_grow(w->ids, &w->cap, sizeof *ids, 64);
         if (!ids) return -PTO_INVALID_ARGS;
         w->ids = ids;
     }
@@ -53,9 +53,9 @@ static int rt_wait_view_timeout(pto_runtime *rt, const pto_view *v, int for_writ
     }
     shape[0] = 0;
     for (uint32_t d = 0; d < v->ndims; d++)
-        rt_appendf(shape, sizeof shape, &sl, "%s%llu", d ? "x" : "", (unsigned long long)v->shape[d]);
+        base_appendf(shape, sizeof shape, &sl, "%s%llu", d ? "x" : "", (unsigned long long)v->shape[d]);
     snprintf(header, sizeof header, "FATAL: Tensor Wait Timeout! ring=%d", ring);
-    rt_appendf(details, sizeof details, &len,
+    base_appendf(details, sizeof details, &len,
                "waiting to %s view addr=%p offset=%lld shape=%s; pending writers=%u, pending "
                "readers=%u\n",
                for_write ? "write" : "read", v->addr, (long long)v->offset, shape, writers, readers);
@@ -104,15 +104,13 @@ int pto_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
             rc = -st;
             break;
         }
-        uint64_t now = rt_now_ns(), p = rt_progress(rt);
-        if (p != wait.progress) wait.progress = p, wait.last_progress_ns = now;
-        uint64_t stalled_ms = (now - wait.last_progress_ns) / 1000000;
-        if (rt->cfg.stall_timeout_ms >= 0 && stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms)
+        uint64_t stalled_ms;
+        if (rt_wait_stalled(rt, &wait, &stalled_ms))
             rc = rt_wait_view_timeout(rt, view, for_write, &w, stalled_ms);
-        else if (now - wait.start_ns < PTO_SPIN_US * 1000ull)
+        else if (wait.now_ns - wait.start_ns < PTO_SPIN_US * 1000ull)
             rt_cpu_relax();
         else
-            rt_wait_completion(rt, p);
+            rt_wait_completion(rt, wait.progress);
     }
     free(w.ids);
     return rc;

@@ -76,7 +76,7 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
         .message_len = sizeof w->message,
     };
     w->message[0] = 0;
-    atomic_store_explicit(&w->running_since, rt_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&w->running_since, base_now_ns(), memory_order_relaxed);
     atomic_store_explicit(&w->running, id, memory_order_release);
     int rc = s->kernel(&args);
     atomic_store_explicit(&w->running, PTO_INVALID_TASK_ID, memory_order_release);
@@ -108,7 +108,7 @@ int rt_ready_wait(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), 
     for (;;) {
         if (rt_ready_queue_pop(&rt->ready, id)) return 1;
         if (stop(rt)) return 0;
-        uint64_t now = rt_now_ns();
+        uint64_t now = base_now_ns();
         if (!spin_until) spin_until = now + PTO_SPIN_US * 1000ull;
         if (now < spin_until) {
             for (int i = 0; i < 32; i++) rt_cpu_relax();

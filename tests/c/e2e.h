@@ -14,25 +14,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "harness.h"
 #include "pto/runtime.h"
 
 /* ---- time -------------------------------------------------------------- */
 
-static inline uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t now_ms(void) { return now_ns() / 1000000ull; }
+static inline uint64_t now_ms(void) { return base_now_ns() / 1000000ull; }
 
 /* Busy-waits (keeps the CPU). */
 static inline void spin_ns(uint64_t ns)
 {
-    uint64_t end = now_ns() + ns;
-    while (now_ns() < end) {
+    uint64_t end = base_now_ns() + ns;
+    while (base_now_ns() < end) {
     }
 }
 

@@ -15,19 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/prng.h"
 #include "e2e.h"
 
 /* ---- random numbers ---------------------------------------------------- */
 
-static inline uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static inline uint64_t rnd(uint64_t *s, uint64_t n) { return splitmix(s) % n; }
+static inline uint64_t rnd(uint64_t *s, uint64_t n) { return base_splitmix64(s) % n; }
 
 /* ---- the one kernel (views: e2e.h's view_count and el) ----------------- */
 
@@ -335,8 +328,8 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             }
             break;
         }
-        gtask t = new_task(op, splitmix(s) | 1);
-        t.sc[2] = splitmix(s);
+        gtask t = new_task(op, base_splitmix64(s) | 1);
+        t.sc[2] = base_splitmix64(s);
         int b0 = (int)rnd(s, (uint64_t)o->nb), b1 = (int)rnd(s, (uint64_t)o->nb);
         switch (op) {
         case OP_FILL:
@@ -378,11 +371,11 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             t.a[1].tag = PTO_ARG_OUT;
             add_task(g, &st, &t, s);
             /* its consumer, in the same scope */
-            gtask c = temp_reader(OP_CONSUME, tv, splitmix(s));
+            gtask c = temp_reader(OP_CONSUME, tv, base_splitmix64(s));
             c.a[1] = rand_view(s, o, b1, PTO_ARG_INOUT);
             add_task(g, &st, &c, s);
             if (extra) {
-                gtask e = temp_reader(OP_SUM, tv, splitmix(s));
+                gtask e = temp_reader(OP_SUM, tv, base_splitmix64(s));
                 e.a[1] = rand_view(s, o, (int)rnd(s, (uint64_t)o->nb), PTO_ARG_OUTPUT_EXISTING);
                 add_task(g, &st, &e, s);
             }

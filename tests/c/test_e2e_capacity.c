@@ -373,9 +373,9 @@ static void test_heap_structural_ring1(void **state)
     submit_ok(rt, k_write, "a1024", a1, 1, sc, 2, NULL);
     submit_ok(rt, k_write, "a2048", a2, 1, sc, 2, NULL);
     pto_task t3 = {k_write, "b2048", a3, 1, sc, 2, NULL, 0};
-    uint64_t t0 = now_ns();
+    uint64_t t0 = base_now_ns();
     int rc = pto_task_submit(rt, &t3, NULL);
-    uint64_t waited_ms = (now_ns() - t0) / 1000000;
+    uint64_t waited_ms = (base_now_ns() - t0) / 1000000;
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "Heap Exhausted! ring=1", "oldest task owned by an open scope",
                  "used=3072", "available=1024", "raise ring_heap (runtime_env.ring_heap) for ring 1");
     assert_int_equal(pto_runtime_error(rt)->ring, 1);
@@ -936,7 +936,7 @@ static void test_small_rings_stress(void **state)
         ref[b] = malloc(ROWS * COLS * sizeof(uint64_t));
         assert_non_null(bufs[b]);
         assert_non_null(ref[b]);
-        for (int k = 0; k < ROWS * COLS; k++) bufs[b][k] = ref[b][k] = splitmix(&s);
+        for (int k = 0; k < ROWS * COLS; k++) bufs[b][k] = ref[b][k] = base_splitmix64(&s);
     }
     genopt o;
     memset(&o, 0, sizeof o);

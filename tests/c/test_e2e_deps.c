@@ -67,9 +67,9 @@ static void assert_after(int a, int b)
 
 static int wait_flag(atomic_int *f, int timeout_ms)
 {
-    uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    uint64_t end = base_now_ns() + (uint64_t)timeout_ms * 1000000ull;
     while (!atomic_load(f)) {
-        if (now_ns() > end) return 0;
+        if (base_now_ns() > end) return 0;
         nap_us(20);
     }
     return 1;

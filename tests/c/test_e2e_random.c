@@ -25,15 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "harness.h"
 #include "random_graph.h"
-
-static uint64_t next_pow2(uint64_t x)
-{
-    uint64_t p = 1;
-    while (p < x) p <<= 1;
-    return p;
-}
 
 /* A random configuration: default rings, or tiny ones sized so the
  * generator's graphs can never hit a capacity error (see feasible()). */
@@ -49,7 +43,7 @@ static void rand_config(uint64_t *s, pto_config *c)
     }
     for (int r = 0; r < 4; r++) {
         uint64_t w = c->runtime_env.ring_task_window[r];
-        uint64_t h = next_pow2(2048 * w);
+        uint64_t h = base_next_pow2(2048 * w);
         c->runtime_env.ring_heap[r] = (h < 8192 ? 8192 : h) << rnd(s, 2);
         /* every live consumer may wait on every other live task */
         uint64_t d = 8 + rnd(s, 57), need = (w - 1) * sum;
@@ -113,7 +107,7 @@ static void test_random_dags(void **state)
                  (unsigned long long)cfg.runtime_env.ring_dep_pool[2],
                  (unsigned long long)cfg.runtime_env.ring_dep_pool[3]);
         for (int b = 0; b < o.nb; b++)
-            for (int k = 0; k < o.rows * o.cols; k++) bufs[b][k] = ref[b][k] = splitmix(&s);
+            for (int k = 0; k < o.rows * o.cols; k++) bufs[b][k] = ref[b][k] = base_splitmix64(&s);
         run_graph(rt, g, bufs);
         int rc = pto_runtime_finish(rt);
         if (rc != 0) fail_rt(rt, "pto_runtime_finish", rc);

@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/ready_queue.h"
 #include "runtime/reserve.h"
@@ -37,6 +38,14 @@
 /* A stuck thread gives up after this long (a lost item never comes back);
  * the test then fails instead of hanging. */
 #define RQ_DEADLINE_NS (120ull * 1000000000ull)
+
+/* Own clock: the test needs nothing from the runtime but the queue. */
+static uint64_t rq_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void rq_backoff(unsigned *spins)
 {
@@ -60,7 +69,7 @@ static int rq_take_credit(_Atomic int64_t *credits, uint64_t deadline)
                                                       memory_order_relaxed))
                 return 1;
         } else {
-            if (rt_now_ns() > deadline) return 0;
+            if (rq_now_ns() > deadline) return 0;
             rq_backoff(&spins);
             c = atomic_load_explicit(credits, memory_order_relaxed);
         }
@@ -270,7 +279,7 @@ static void *eo_consumer(void *arg)
             atomic_fetch_add_explicit(&s->popped, 1, memory_order_relaxed);
             log[n++] = item;
         } else {
-            if (atomic_load_explicit(&s->timed_out, memory_order_relaxed) || rt_now_ns() > s->deadline) {
+            if (atomic_load_explicit(&s->timed_out, memory_order_relaxed) || rq_now_ns() > s->deadline) {
                 atomic_store(&s->timed_out, 1);
                 break;
             }
@@ -289,7 +298,7 @@ static void test_ready_queue_every_item_once(void **state)
     int err = 0;
     assert_int_equal(rt_ready_queue_init(&s.q, EO_CAPACITY, &err), 0);
     atomic_store(&s.credits, EO_CAPACITY);
-    s.deadline = rt_now_ns() + RQ_DEADLINE_NS;
+    s.deadline = rq_now_ns() + RQ_DEADLINE_NS;
     for (uint32_t c = 0; c < EO_CONSUMERS; c++) {
         s.log[c] = malloc(EO_LOG_CAP * sizeof(uint64_t));
         assert_non_null(s.log[c]);
@@ -328,9 +337,10 @@ static void test_ready_queue_every_item_once(void **state)
 /* ---- workers that pop and push ------------------------------------------ */
 
 /* Each worker pops an item and, like a finished task making its consumers
- * ready, pushes 0, 1 or 2 new items (1 on average, chosen by a hash of the
- * item), as far as the credits and the item budget allow.  The live count
- * random-walks between empty and full.  The worker whose pop left nothing
+ * ready, pushes 0, 1 or 2 new items (chosen by a hash of the item), as far
+ * as the credits and the item budget allow: 1.5 on average for 512 pops,
+ * then 0.5 for the next 512, and so on, so the live count swings between
+ * full and empty many times.  The worker whose pop left nothing
  * live pushes at least one, so the walk never dies before the budget is
  * spent.  Item producer index MX_WORKERS is the main thread's seeds. */
 #define MX_WORKERS 4u
@@ -381,7 +391,7 @@ static void *mx_worker(void *arg)
     pthread_barrier_wait(&s->start);
     while (atomic_load_explicit(&s->popped, memory_order_relaxed) < MX_ITEMS && n < MX_LOG_CAP) {
         if (!rt_ready_queue_pop(&s->q, &item)) {
-            if (atomic_load_explicit(&s->timed_out, memory_order_relaxed) || rt_now_ns() > s->deadline) {
+            if (atomic_load_explicit(&s->timed_out, memory_order_relaxed) || rq_now_ns() > s->deadline) {
                 atomic_store(&s->timed_out, 1);
                 break;
             }
@@ -391,7 +401,8 @@ static void *mx_worker(void *arg)
         log[n++] = item;
         atomic_fetch_add_explicit(&s->popped, 1, memory_order_relaxed);
         int64_t before = atomic_fetch_add_explicit(&s->credits, 1, memory_order_relaxed);
-        uint32_t children = (uint32_t)(((item * 0x9E3779B97F4A7C15ull) >> 32) % 3u);
+        uint32_t children = (uint32_t)((item * 0x9E3779B97F4A7C15ull) >> 63); /* 0 or 1 */
+        if (!((n >> 9) & 1)) children++; /* alternating: 1.5 on average, then 0.5 */
         if (before == MX_CAPACITY - 1 && children == 0) children = 1; /* last live item */
         for (uint32_t c = 0; c < children && mx_claim(s); c++) {
             rt_ready_queue_push(&s->q, rq_item(a->index, seq++));
@@ -410,7 +421,7 @@ static void test_ready_queue_mixed_push_pop_every_item_once(void **state)
     int err = 0;
     assert_int_equal(rt_ready_queue_init(&s.q, MX_CAPACITY, &err), 0);
     atomic_store(&s.credits, MX_CAPACITY);
-    s.deadline = rt_now_ns() + RQ_DEADLINE_NS;
+    s.deadline = rq_now_ns() + RQ_DEADLINE_NS;
     for (uint32_t w = 0; w < MX_WORKERS; w++) {
         s.log[w] = malloc(MX_LOG_CAP * sizeof(uint64_t));
         assert_non_null(s.log[w]);

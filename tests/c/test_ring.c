@@ -7,6 +7,7 @@
  * "Retire k" marks the oldest k live tasks CONSUMED, advances the watermark
  * and reclaims.  Offsets are relative to the heap base.
  */
+#include "base/prng.h"
 #include "harness.h"
 
 #include <stdatomic.h>
@@ -420,8 +421,7 @@ static void test_heap_fits_iff_available(void **state)
         uint64_t live_bytes[16], sum = 0;
         uint32_t n = 0;
         for (int step = 0; step < 4000; step++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            uint32_t x = (uint32_t)(seed >> 33);
+            uint32_t x = (uint32_t)(base_splitmix64(&seed) >> 33);
             if (n > 0 && (n == 14 || x % 3 == 0)) {
                 uint32_t k = 1 + x / 3 % n;
                 retire(&r, k);

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "base/prng.h"
 #include "harness.h"
 #include "testutil.h"
 
@@ -186,11 +187,7 @@ static void test_tensormap_overflow(void **state)
 
 /* ---- lookups against a brute-force scan -------------------------------- */
 
-static uint64_t tm_rand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 33;
-}
+static uint64_t tm_rand(uint64_t *s) { return base_splitmix64(s) >> 33; }
 
 /* A random view of one of two allocations: tiles of a 2-d or 3-d row-major
  * layout, 1-d ranges, other element sizes, transposed (no box math) and

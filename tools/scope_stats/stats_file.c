@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "pto/config.h"
 #include "pto/runtime.h"
 #include "pto/scope_stats.h"
@@ -62,7 +63,8 @@ typedef struct ss_open {
 
 typedef struct ss_stack {
     ss_open *items;
-    size_t n, cap;
+    size_t n;
+    uint64_t cap;
 } ss_stack;
 
 /* Loader state: where we are, for messages. */
@@ -235,10 +237,12 @@ static int ss_add_warning(ss_data *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    char **w = realloc(d->warnings, (d->nwarnings + 1) * sizeof *w);
-    if (!w) return -1;
-    d->warnings = w;
-    if (!(w[d->nwarnings] = strdup(buf))) return -1;
+    if (d->nwarnings == d->warnings_cap) {
+        char **w = base_array_grow(d->warnings, &d->warnings_cap, sizeof *w, 8);
+        if (!w) return -1;
+        d->warnings = w;
+    }
+    if (!(d->warnings[d->nwarnings] = strdup(buf))) return -1;
     d->nwarnings++;
     return 0;
 }
@@ -246,11 +250,9 @@ static int ss_add_warning(ss_data *d, const char *fmt, ...)
 static int ss_push_open(ss_stack *s, const ss_rec *r, long line)
 {
     if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        ss_open *p = realloc(s->items, cap * sizeof *p);
+        ss_open *p = base_array_grow(s->items, &s->cap, sizeof *p, 16);
         if (!p) return -1;
         s->items = p;
-        s->cap = cap;
     }
     ss_open *o = &s->items[s->n];
     if (!(o->site = strdup(r->site))) return -1;
@@ -265,11 +267,9 @@ static int ss_push_open(ss_stack *s, const ss_rec *r, long line)
 static int ss_add_scope(ss_data *d, const ss_open *o, const ss_rec *r, long line)
 {
     if (d->nscopes == d->scopes_cap) {
-        size_t cap = d->scopes_cap ? d->scopes_cap * 2 : 64;
-        ss_scope *p = realloc(d->scopes, cap * sizeof *p);
+        ss_scope *p = base_array_grow(d->scopes, &d->scopes_cap, sizeof *p, 64);
         if (!p) return -1;
         d->scopes = p;
-        d->scopes_cap = cap;
     }
     ss_scope *s = &d->scopes[d->nscopes];
     *s = (ss_scope){.site = o->site, .depth = r->depth, .ring = r->ring,

@@ -60,10 +60,12 @@ typedef struct ss_data {
     int has_peaks;                       /* records carry peak_* keys */
     long records;                        /* scope records read (complete lines) */
     ss_scope *scopes;                    /* paired scopes, end order */
-    size_t nscopes, scopes_cap;
+    size_t nscopes;
+    uint64_t scopes_cap;
     long ring_scopes[SS_RINGS];          /* paired scopes per ring */
     char **warnings;                     /* one line each, without "\n" */
     size_t nwarnings;
+    uint64_t warnings_cap;
 } ss_data;
 
 /* Reads and pairs path.  SS_OK fills *d (free it with ss_file_free);

@@ -9,6 +9,8 @@
  */
 #include "stats_summary.h"
 
+#include "base/bits.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,13 +47,6 @@ const char *ss_summary_risk_metric(const ss_data *d)
                           "not the true peak)";
 }
 
-uint64_t ss_summary_next_pow2(uint64_t x)
-{
-    uint64_t p = 1;
-    while (p < x) p <<= 1;
-    return p;
-}
-
 static const char *ss_class(double use)
 {
     return use >= 0.8 ? "danger" : use >= 0.5 ? "warn" : "ok";
@@ -72,9 +67,9 @@ static uint64_t ss_formula(int res, int64_t peak, double f)
     case SS_TASK_WINDOW:
         v = scaled > 4 ? scaled : 4;
         if ((uint64_t)peak + 2 > v) v = (uint64_t)peak + 2;
-        return ss_summary_next_pow2(v);
+        return base_next_pow2(v);
     case SS_HEAP:
-        return ss_summary_next_pow2(scaled > 1024 ? scaled : 1024);
+        return base_next_pow2(scaled > 1024 ? scaled : 1024);
     default:
         return scaled > 4 ? scaled : 4;
     }

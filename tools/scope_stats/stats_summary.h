@@ -77,7 +77,4 @@ int ss_summary_runconfig(const ss_summary *s, int after_rebalancing, char *buf, 
  * initializer line for a pto_config). */
 void ss_summary_runtime_env(const ss_summary *s, int resource, char *buf, size_t len);
 
-/* Smallest power of 2 >= x (x <= 2^62). */
-uint64_t ss_summary_next_pow2(uint64_t x);
-
 #endif
