@@ -5,6 +5,11 @@
  */
 #include "runtime/diagnose.h"
 
+#include "runtime/error.h"
+#include "runtime/format.h"
+#include "runtime/progress.h"
+#include "runtime/scope.h"
+
 #include <stdio.h>
 
 #define RT_APPEND(...) base_appendf(buf, cap, len, __VA_ARGS__)
@@ -21,7 +26,7 @@ static const char *rt_state_name(pto_runtime *rt, pto_task_id id, const rt_slot 
     return atomic_load(&s->fanin_refcount) == s->fanin_count ? "READY" : "PENDING";
 }
 
-void rt_census_take(pto_runtime *rt, rt_census *c)
+void rt_diagnose_census(pto_runtime *rt, rt_census *c)
 {
     uint64_t now = base_now_ns();
     *c = (rt_census){.longest = PTO_INVALID_TASK_ID, .longest_kernel = "-", .longest_worker = -1};
@@ -40,7 +45,7 @@ void rt_census_take(pto_runtime *rt, rt_census *c)
             c->longest_kernel = s->name ? s->name : "-";
         }
     }
-    c->completed = rt_completed_total(rt);
+    c->completed = rt_progress_completed(rt);
     c->ready = rt_ready_queue_size(&rt->ready);
     uint64_t outstanding = rt->submitted - (c->completed - rt->orch_completed);
     uint64_t busy = c->running + c->ready;
@@ -51,7 +56,7 @@ void rt_diagnose_progress(pto_runtime *rt, uint64_t stalled_ms, char *buf, size_
 {
     rt_census c;
     char id[32];
-    rt_census_take(rt, &c);
+    rt_diagnose_census(rt, &c);
     rt_format_id(c.longest, id, sizeof id);
     RT_APPEND("No progress anywhere for %llu ms (stall_timeout_ms=%d).\n",
               (unsigned long long)stalled_ms, rt->cfg.stall_timeout_ms);
@@ -94,8 +99,8 @@ static void rt_head_line(pto_runtime *rt, int r, char *buf, size_t cap, size_t *
     rt_spin_unlock(&s->lock);
     rt_format_id(rt_task_id(r, la), id, sizeof id);
     RT_APPEND("Head task %s: state=%s, consumers=%u/%u, scope_released=%d, site=%s\n", id,
-              rt_state_name(rt, rt_task_id(r, la), s, st), ref & ~PTO_FANOUT_SCOPE_BIT, count & ~PTO_FANOUT_SCOPE_BIT,
-              ref >= PTO_FANOUT_SCOPE_BIT, rt_format_where(s->scope_file, s->scope_line, s->scope_depth).site);
+              rt_state_name(rt, rt_task_id(r, la), s, st), ref & ~RT_FANOUT_SCOPE_BIT, count & ~RT_FANOUT_SCOPE_BIT,
+              ref >= RT_FANOUT_SCOPE_BIT, rt_format_where(s->scope_file, s->scope_line, s->scope_depth).site);
 }
 
 static void rt_verdict_lines(pto_runtime *rt, int r, rt_verdict v, uint64_t need,
@@ -209,7 +214,7 @@ int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v,
         break;
     }
     }
-    return rt_fail(rt, code, what == RT_RES_TENSORMAP ? -1 : r, header, details, hint);
+    return rt_error_fail(rt, code, what == RT_RES_TENSORMAP ? -1 : r, header, details, hint);
 }
 
 int rt_diagnose_scope_deadlock(pto_runtime *rt)
@@ -229,5 +234,10 @@ int rt_diagnose_scope_deadlock(pto_runtime *rt)
              "raise ring_task_window (runtime_env.ring_task_window) or split the scope; ring %d "
              "has %u slots (e.g. %u); enable_scope_stats=True shows which scope peaks",
              s->ring, w, 2 * w);
-    return rt_fail(rt, PTO_SCOPE_DEADLOCK, s->ring, header, details, hint);
+    return rt_error_fail(rt, PTO_SCOPE_DEADLOCK, s->ring, header, details, hint);
+}
+
+int rt_diagnose_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need)
+{
+    return rt_diagnose_capacity(rt, r, what, RT_V2_NEVER_FITS, need, 0);
 }

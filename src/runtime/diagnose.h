@@ -3,12 +3,13 @@
  *
  * Each builder gathers the numbers a user needs (ring state, the head task,
  * what was requested, which RunConfig field to change) and latches the
- * error through rt_fail.  Orchestrator only.
+ * error through rt_error_fail.  Orchestrator only.
  */
 #ifndef RT_DIAGNOSE_H
 #define RT_DIAGNOSE_H
 
 #include "runtime/rt.h"
+#include "runtime/wait.h"
 
 typedef enum rt_verdict {
     RT_V1_STRUCTURAL = 1, /* the head task is pinned by an open scope */
@@ -33,6 +34,8 @@ typedef struct rt_census {
     uint64_t longest_ms;
     int longest_worker;
 } rt_census;
-void rt_census_take(pto_runtime *rt, rt_census *c);
+void rt_diagnose_census(pto_runtime *rt, rt_census *c);
+/* Fails at once: a request that can never fit (V2). */
+int rt_diagnose_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need);
 
 #endif

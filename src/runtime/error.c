@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pto/scope_stats.h"
-#include "runtime/rt.h"
+#include "runtime/error.h"
+
+#include "runtime/format.h"
+#include "runtime/scope.h"
 
 static const struct {
     int code;
@@ -45,33 +47,12 @@ const char *pto_status_text(int code)
     return i < 0 ? "unknown status" : rt_codes[i].text;
 }
 
-void rt_format_id(pto_task_id id, char *out, size_t n)
-{
-    if (id == PTO_INVALID_TASK_ID) snprintf(out, n, "-");
-    else snprintf(out, n, "%d:%u", rt_task_ring(id), rt_task_local(id));
-}
-
-rt_where rt_format_where(const char *file, int line, int depth)
-{
-    rt_where w;
-    if (depth < 0 || !file) {
-        snprintf(w.site, sizeof w.site, "%s", PTO_SCOPE_STATS_ROOT_SITE);
-        snprintf(w.depth, sizeof w.depth, "root");
-        return w;
-    }
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    snprintf(w.site, sizeof w.site, "%.31s:%d", base, line);
-    snprintf(w.depth, sizeof w.depth, "%d", depth);
-    return w;
-}
-
-int rt_latched(const pto_runtime *rt)
+int rt_error_latched(const pto_runtime *rt)
 {
     return atomic_load_explicit(&((pto_runtime *)rt)->status, memory_order_acquire);
 }
 
-void rt_wake_all(pto_runtime *rt)
+void rt_error_wake_all(pto_runtime *rt)
 {
     atomic_fetch_add(&rt->ready_seq, 1);
     rt_futex_wake(&rt->ready_seq, INT32_MAX);
@@ -80,7 +61,7 @@ void rt_wake_all(pto_runtime *rt)
     for (int r = 0; r < PTO_NUM_RINGS; r++) rt_futex_wake(&rt->rings[r].last_alive, INT32_MAX);
 }
 
-int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
+int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
             const char *hint)
 {
     int expected = 0;
@@ -102,14 +83,11 @@ int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char 
     rt->error.code = code;
     rt->error.ring = ring;
     atomic_store_explicit(&rt->error_ready, 1, memory_order_release);
-    rt_wake_all(rt);
-    /* Every code but KERNEL_FAILED is raised on the orchestrator thread,
-     * which owns the stats: they freeze and are written now. */
-    if (code != PTO_KERNEL_FAILED) rt_enter(rt);
+    rt_error_wake_all(rt);
     return -code;
 }
 
-int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason)
+int rt_error_invalid(pto_runtime *rt, const char *call, const char *reason)
 {
     char header[512], details[512], id[32], name[80] = "";
     const rt_scope *s = rt_scope_current(rt);
@@ -119,6 +97,6 @@ int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason)
     snprintf(header, sizeof header, "FATAL: Invalid Arguments! %s", reason);
     snprintf(details, sizeof details, "call: %s task=%s%s scope=%s depth=%s ring=%d", call, id,
              name, at.site, at.depth, s->ring);
-    return rt_fail(rt, PTO_INVALID_ARGS, s->ring, header, details,
+    return rt_error_fail(rt, PTO_INVALID_ARGS, s->ring, header, details,
                    "this is an orchestration bug; no RunConfig field helps");
 }

@@ -30,7 +30,7 @@
 #include "runtime/sync.h"
 #include "runtime/task.h"
 
-#define PTO_HEAP_ALIGN 64
+#define RT_HEAP_ALIGN 64
 
 typedef struct rt_heap {
     char *base;        /* reserved, page aligned */
@@ -95,7 +95,7 @@ void rt_ring_destroy(rt_ring *r);
 /* Bytes a request takes, rounded to 64; UINT64_MAX if it cannot be rounded. */
 static inline uint64_t rt_heap_request(uint64_t bytes)
 {
-    return base_align_up(bytes, PTO_HEAP_ALIGN);
+    return base_align_up(bytes, RT_HEAP_ALIGN);
 }
 
 /* Reclaims heap and pools up to the published watermark. */
@@ -126,9 +126,9 @@ static inline uint32_t rt_ring_live(rt_ring *r)
  * record, the rest in the ring's spill pool from spill_start. */
 static inline uint64_t rt_slot_fanin_edge(const rt_slot *s, const rt_pool *spill, uint32_t i)
 {
-    return i < PTO_FANIN_INLINE_CAP
+    return i < RT_FANIN_INLINE_CAP
                ? s->fanin[i]
-               : *(const uint64_t *)rt_pool_at(spill, s->spill_start + i - PTO_FANIN_INLINE_CAP);
+               : *(const uint64_t *)rt_pool_at(spill, s->spill_start + i - RT_FANIN_INLINE_CAP);
 }
 
 /* Heap accounting (orchestrator). */

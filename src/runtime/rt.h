@@ -1,7 +1,9 @@
 /*
- * rt.h - the runtime object and the internal interfaces between its files.
+ * rt.h - the runtime object: struct pto_runtime and what it is made of.
  *
  * struct pto_runtime owns everything of one runtime; nothing is global.
+ * Each module declares its functions in its own header next to its .c
+ * (error.h, scope.h, wait.h, ...) and names them rt_<module>_<verb>.
  * Field comments say who writes and who reads.  The orchestrator (the thread
  * calling the pto_* API) owns allocation and the scope stack; workers run,
  * complete and release tasks and advance watermarks.
@@ -64,14 +66,6 @@ typedef struct rt_stats {
     int fatal;      /* a fatal was seen: records are frozen */
     int written;    /* this run's file is written */
 } rt_stats;
-
-/* State of one back-pressure wait (orchestrator). */
-typedef struct rt_wait {
-    uint64_t start_ns, last_progress_ns, progress;
-    uint64_t now_ns; /* the clock at the last rt_wait_stalled */
-    int blocked_printed;
-    int spins;
-} rt_wait;
 
 struct pto_runtime {
     pto_config cfg; /* resolved; output_prefix points at our copy */
@@ -136,103 +130,5 @@ static inline int rt_id_issued(pto_runtime *rt, pto_task_id id)
     uint64_t horizon = ring->issued < 0x7fffffffu ? ring->issued : 0x7fffffffu;
     return back >= 1 && back <= horizon;
 }
-
-/* error.c */
-int rt_latched(const pto_runtime *rt);
-/* Latches code with a message made of a header line, detail lines (separated
- * by '\n', indented on output) and a hint; returns -(the winning code). */
-int rt_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
-            const char *hint);
-void rt_format_id(pto_task_id id, char *out, size_t n);
-/* The scope a message names: its site "<basename>:<line>" (basename cut to
- * 31 chars; "(root):0" for the implicit root, depth < 0) and its depth
- * ("root" or the number). */
-typedef struct rt_where {
-    char site[48];
-    char depth[16];
-} rt_where;
-rt_where rt_format_where(const char *file, int line, int depth);
-/* Wakes every thread that may sleep, so it sees the latch. */
-void rt_wake_all(pto_runtime *rt);
-/* INVALID_ARGS from the named call, with the current scope. */
-int rt_fail_invalid(pto_runtime *rt, const char *call, const char *reason);
-
-/* scope_stats.c */
-/* Marks the start of a run at its first call (the root's begin record). */
-void rt_run_open(pto_runtime *rt);
-/* The records of scope boundaries; no-ops when scope stats are off. */
-void rt_stats_begin(pto_runtime *rt, rt_scope *s);
-void rt_stats_end(pto_runtime *rt, rt_scope *s);
-/* Writes the file (first time a fatal is seen, and at pto_runtime_finish). */
-void rt_stats_write(pto_runtime *rt);
-/* The latched status, seen by the orchestrator: freezes and writes the
- * stats once.  Every API call starts with it; a NULL runtime is
- * INVALID_ARGS (nothing to latch it in). */
-static inline int rt_enter(pto_runtime *rt)
-{
-    if (!rt) return PTO_INVALID_ARGS;
-    int st = atomic_load_explicit(&rt->status, memory_order_acquire);
-    if (st && !rt->stats.fatal) {
-        rt->stats.fatal = 1;
-        rt_stats_write(rt);
-    }
-    return st;
-}
-
-/* scope.c */
-static inline rt_scope *rt_scope_current(pto_runtime *rt) { return &rt->scopes[rt->num_scopes - 1]; }
-/* Releases the scope's reference on every task of scopes[i] and pops it. */
-void rt_scope_release(pto_runtime *rt);
-
-/* task_state.c: transitions shared by orchestrator and workers. */
-/* Under the slot lock: flips a COMPLETED task to CONSUMED when every
- * reference is released; returns 1 if it flipped. */
-static inline int rt_slot_try_consume_locked(rt_slot *s)
-{
-    if (atomic_load_explicit(&s->state, memory_order_relaxed) == RT_TASK_COMPLETED &&
-        s->fanout_refcount == s->fanout_count) {
-        atomic_store_explicit(&s->state, RT_TASK_CONSUMED, memory_order_release);
-        return 1;
-    }
-    return 0;
-}
-/* Adds n releases to producer id and advances its ring if it was consumed. */
-void rt_task_release(pto_runtime *rt, pto_task_id id, uint32_t n);
-/* Makes a task ready: queue it and wake a parked worker. */
-void rt_task_push_ready(pto_runtime *rt, pto_task_id id);
-
-/* wait.c: back-pressure and stall detection for the orchestrator. */
-typedef enum rt_resource {
-    RT_RES_TASK = 0, RT_RES_HEAP, RT_RES_DEP_POOL, RT_RES_SPILL, RT_RES_TENSORMAP
-} rt_resource;
-void rt_wait_begin(pto_runtime *rt, rt_wait *w);
-/* One wait step for `what` on ring r (need = the request); returns 0 to
- * retry, or a latched -code (V1 structural deadlock, V3 stall, or a fatal
- * latched elsewhere). */
-int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need);
-/* Notes progress (any completion or watermark move) since the last call;
- * returns 1 when there was none for stall_timeout_ms (never with -1), with
- * *stalled_ms set either way. */
-int rt_wait_stalled(pto_runtime *rt, rt_wait *w, uint64_t *stalled_ms);
-/* Sleeps (10 ms at most) until the next task completes, unless there was
- * progress since the caller's snapshot p = rt_progress(rt); returns 0. */
-int rt_wait_completion(pto_runtime *rt, uint64_t p);
-/* Fails at once: a request that can never fit (V2). */
-int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need);
-uint64_t rt_progress(pto_runtime *rt);
-uint64_t rt_completed_total(pto_runtime *rt);
-
-/* worker.c */
-int rt_workers_start(pto_runtime *rt);
-void rt_workers_stop(pto_runtime *rt);
-/* Runs and completes task id on executor w; returns a task it made ready
- * to run next, or PTO_INVALID_TASK_ID. */
-pto_task_id rt_execute(pto_runtime *rt, rt_worker *w, pto_task_id id);
-/* Waits for a ready task: spins PTO_SPIN_US, then parks on ready_seq.
- * Returns 1 with *id, or 0 once stop(rt) holds (or a park of timeout_ns,
- * if non-zero, ended empty). */
-int rt_ready_wait(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns);
-/* Tasks completed by all executors (workers and orchestrator). */
-uint64_t rt_executed_total(pto_runtime *rt);
 
 #endif

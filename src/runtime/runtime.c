@@ -15,9 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/api.h"
 #include "runtime/config.h"
 #include "runtime/diagnose.h"
+#include "runtime/error.h"
+#include "runtime/format.h"
+#include "runtime/progress.h"
 #include "runtime/reserve.h"
+#include "runtime/scope.h"
+#include "runtime/stats.h"
+#include "runtime/wait.h"
+#include "runtime/worker.h"
 
 static void rt_set_error(pto_error *err, int code, int ring, const char *msg)
 {
@@ -52,7 +60,7 @@ static pto_runtime *rt_reserve_failed(pto_runtime *rt, int ring, const rt_reserv
              "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
              "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
              ring);
-    rt_fail(rt, PTO_RESERVE_FAILED, ring, header, details, hint);
+    rt_error_fail(rt, PTO_RESERVE_FAILED, ring, header, details, hint);
     rt_set_error(err, PTO_RESERVE_FAILED, ring, rt->error.message);
     rt_free(rt);
     return NULL;
@@ -114,7 +122,7 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
         o->index = rt->num_workers;
         atomic_store(&o->running, PTO_INVALID_TASK_ID);
     }
-    if (!rt->workers || rt_workers_start(rt) != 0) {
+    if (!rt->workers || rt_worker_start_all(rt) != 0) {
         rt_set_error(err, PTO_RESERVE_FAILED, -1, "could not start the worker threads");
         rt_free(rt);
         return NULL;
@@ -148,7 +156,7 @@ static int rt_fail_scheduler_timeout(pto_runtime *rt, const rt_census *c, uint64
              "S1: task %s (%s) has run for %llu ms; raise stall_timeout_ms if it is legitimately "
              "slow (-1 disables the bound); other sub-classes are runtime bugs, report them",
              id, c->longest_kernel, (unsigned long long)c->longest_ms);
-    return rt_fail(rt, PTO_SCHEDULER_TIMEOUT, -1, header, details, hint);
+    return rt_error_fail(rt, PTO_SCHEDULER_TIMEOUT, -1, header, details, hint);
 }
 
 /* Waits until every handed-out task completed.  No progress for
@@ -159,7 +167,7 @@ static int rt_fail_scheduler_timeout(pto_runtime *rt, const rt_census *c, uint64
  * 1, and the runtime stays latched. */
 static int rt_all_done(pto_runtime *rt)
 {
-    return rt_executed_total(rt) == rt->submitted;
+    return rt_progress_executed(rt) == rt->submitted;
 }
 
 static int rt_wait_all_completed(pto_runtime *rt)
@@ -175,8 +183,8 @@ static int rt_wait_all_completed(pto_runtime *rt)
         /* Help: with a core the workers leave free, run ready tasks here
          * rather than sleep beside them.  (Not otherwise: a kernel running on
          * this thread could not be watched by the stall bound.) */
-        if (rt->orch_helps && rt_ready_wait(rt, &id, rt_all_done, 10000000ull)) {
-            while (id != PTO_INVALID_TASK_ID) id = rt_execute(rt, self, id);
+        if (rt->orch_helps && rt_worker_wait_ready(rt, &id, rt_all_done, 10000000ull)) {
+            while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, self, id);
             continue;
         }
         if (rt_all_done(rt)) break;
@@ -188,9 +196,9 @@ static int rt_wait_all_completed(pto_runtime *rt)
         if (rt_wait_stalled(rt, &w, &stalled_ms) && !reported) {
             rt_census c;
             char id_text[32];
-            rt_census_take(rt, &c);
+            rt_diagnose_census(rt, &c);
             rt_format_id(c.longest, id_text, sizeof id_text);
-            int earlier = rt_latched(rt);
+            int earlier = rt_error_latched(rt);
             reported = 1;
             if (!earlier) {
                 rt_fail_scheduler_timeout(rt, &c, stalled_ms);
@@ -235,7 +243,7 @@ static int rt_wait_drained(pto_runtime *rt)
         uint64_t waited_ms = (base_now_ns() - start) / 1000000;
         if (waited_ms >= bound_ms) {
             rt_census c;
-            rt_census_take(rt, &c);
+            rt_diagnose_census(rt, &c);
             rt_fail_scheduler_timeout(rt, &c, waited_ms);
             return 1;
         }
@@ -247,7 +255,7 @@ static int rt_wait_drained(pto_runtime *rt)
 int pto_runtime_finish(pto_runtime *rt)
 {
     if (!rt) return -PTO_INVALID_ARGS;
-    rt_enter(rt);
+    rt_api_enter(rt);
     int open = rt->num_scopes - 1;
     if (open > 0) {
         fprintf(stderr, "warning: pto_runtime_finish closed %d scope(s) left open\n", open);
@@ -256,16 +264,16 @@ int pto_runtime_finish(pto_runtime *rt)
     if (rt_wait_all_completed(rt)) {
         /* Tasks that can never run: keep the latch and the root. */
         rt->last_error = rt->error;
-        return -rt_latched(rt);
+        return -rt_error_latched(rt);
     }
     rt_scope_release(rt); /* the implicit root */
     if (rt_wait_drained(rt)) {
         rt->last_error = rt->error;
-        return -rt_latched(rt);
+        return -rt_error_latched(rt);
     }
     rt_stats_write(rt);
     rt->run_open = 0;
-    int st = rt_latched(rt);
+    int st = rt_error_latched(rt);
     while (st && !atomic_load_explicit(&rt->error_ready, memory_order_acquire)) rt_cpu_relax();
     rt->last_error = st ? rt->error : (pto_error){.code = 0, .ring = -1};
     rt->error = (pto_error){.code = 0, .ring = -1};
@@ -281,7 +289,7 @@ void pto_runtime_destroy(pto_runtime *rt)
 {
     if (!rt) return;
     pto_runtime_finish(rt);
-    rt_workers_stop(rt);
+    rt_worker_stop_all(rt);
     rt_free(rt);
 }
 
@@ -295,7 +303,7 @@ const pto_error *pto_runtime_error(const pto_runtime *rt)
         "error hint: pass the runtime pto_runtime_create returned"};
     if (!rt) return &no_runtime;
     pto_runtime *m = (pto_runtime *)rt;
-    if (rt_latched(m)) {
+    if (rt_error_latched(m)) {
         while (!atomic_load_explicit(&m->error_ready, memory_order_acquire)) rt_cpu_relax();
         return &m->error;
     }
@@ -306,7 +314,7 @@ int pto_runtime_fail(pto_runtime *rt, const char *fmt, ...)
 {
     char text[1024], header[1100], details[256];
     if (!rt) return -PTO_INVALID_ARGS;
-    rt_run_open(rt); /* a run may fail in its very first call */
+    rt_stats_run_open(rt); /* a run may fail in its very first call */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
@@ -315,8 +323,9 @@ int pto_runtime_fail(pto_runtime *rt, const char *fmt, ...)
     rt_where at = rt_format_where(s->file, s->line, s->depth);
     snprintf(header, sizeof header, "FATAL: Orchestration Reported Fatal: %s", text);
     snprintf(details, sizeof details, "at: scope=%s depth=%s ring=%d", at.site, at.depth, s->ring);
-    return rt_fail(rt, PTO_EXPLICIT_ORCH_FATAL, s->ring, header, details,
-                   "reported by the orchestration code itself; no RunConfig field helps");
+    return rt_api_leave(rt, rt_error_fail(rt, PTO_EXPLICIT_ORCH_FATAL, s->ring, header, details,
+                                          "reported by the orchestration code itself; no RunConfig "
+                                          "field helps"));
 }
 
 int pto_ring_usage_get(const pto_runtime *crt, int ring, pto_ring_usage *out)

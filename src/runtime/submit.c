@@ -24,8 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/api.h"
 #include "runtime/diagnose.h"
+#include "runtime/error.h"
+#include "runtime/format.h"
 #include "runtime/overlap.h"
+#include "runtime/scope.h"
+#include "runtime/stats.h"
+#include "runtime/task_state.h"
+#include "runtime/wait.h"
 
 /* Bytes of an OUT view packed at 1024; UINT64_MAX when it overflows. */
 static uint64_t rt_out_bytes(const pto_view *v)
@@ -79,7 +86,7 @@ static int rt_validate(pto_runtime *rt, const pto_task *t, rt_tm_key *keys, uint
             reason = "unknown dependency kind";
         }
     }
-    return reason ? rt_fail_invalid(rt, "pto_task_submit", reason) : 0;
+    return reason ? rt_error_invalid(rt, "pto_task_submit", reason) : 0;
 }
 
 /* Takes a slot and bytes on the current scope's ring, waiting while full. */
@@ -93,7 +100,7 @@ static int rt_take_slot(pto_runtime *rt, uint64_t bytes, uint32_t *local, uint64
     for (;;) {
         rt_alloc_result res = rt_ring_try_alloc(ring, bytes, local, off);
         if (res == RT_ALLOC_OK) return 0;
-        if (res == RT_ALLOC_NEVER) return rt_fail_never_fits(rt, s->ring, RT_RES_HEAP, rt_heap_request(bytes));
+        if (res == RT_ALLOC_NEVER) return rt_diagnose_never_fits(rt, s->ring, RT_RES_HEAP, rt_heap_request(bytes));
         if (!waiting) rt_wait_begin(rt, &w), waiting = 1;
         int rc = rt_wait_step(rt, &w, s->ring, res == RT_ALLOC_WAIT_TASK ? RT_RES_TASK : RT_RES_HEAP,
                               res == RT_ALLOC_WAIT_TASK ? 1 : rt_heap_request(bytes));
@@ -107,7 +114,7 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
 {
     const rt_scope *sc = rt_scope_current(rt);
     rt_slot *s = rt_ring_slot(ring, local);
-    s->fanout_count = PTO_FANOUT_SCOPE_BIT;
+    s->fanout_count = RT_FANOUT_SCOPE_BIT;
     s->fanout_refcount = 0;
     s->fanout_head = NULL;
     atomic_store_explicit(&s->fanin_refcount, 0, memory_order_relaxed);
@@ -244,9 +251,9 @@ static uint64_t rt_wait_edges(pto_runtime *rt, int all)
 static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts, uint64_t wait_edges)
 {
     rt_ring *ring = &rt->rings[r];
-    uint64_t spill = rt->num_edges > PTO_FANIN_INLINE_CAP ? rt->num_edges - PTO_FANIN_INLINE_CAP : 0;
+    uint64_t spill = rt->num_edges > RT_FANIN_INLINE_CAP ? rt->num_edges - RT_FANIN_INLINE_CAP : 0;
     uint64_t deps = wait_edges;
-    if (spill > ring->spill.cap) return rt_fail_never_fits(rt, r, RT_RES_SPILL, spill);
+    if (spill > ring->spill.cap) return rt_diagnose_never_fits(rt, r, RT_RES_SPILL, spill);
     if (inserts > rt_tm_free_count(&rt->tm)) rt_tm_reclaim_all(&rt->tm);
     rt_wait w;
     int waiting = 0;
@@ -273,7 +280,7 @@ static int rt_reserve_edges(pto_runtime *rt, int r, uint32_t inserts, uint64_t w
 static void rt_store_fanin(rt_ring *ring, uint32_t local, rt_slot *s, const uint64_t *edges,
                            uint32_t n)
 {
-    uint32_t inl = n < PTO_FANIN_INLINE_CAP ? n : PTO_FANIN_INLINE_CAP;
+    uint32_t inl = n < RT_FANIN_INLINE_CAP ? n : RT_FANIN_INLINE_CAP;
     if (inl) {
         s->fanin = rt_ring_record(ring, local, inl * sizeof *edges);
         memcpy(s->fanin, edges, inl * sizeof *edges);
@@ -344,11 +351,11 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     pto_task_id id;
     char *out;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
-    int st = rt_enter(rt);
+    int st = rt_api_enter(rt);
     if (st) return -st;
-    rt_run_open(rt);
+    rt_stats_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
-    if (!t) return rt_fail_invalid(rt, "pto_task_submit", "task is NULL");
+    if (!t) return rt_error_invalid(rt, "pto_task_submit", "task is NULL");
     int rc = rt_validate(rt, t, keys, &out_bytes);
     rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, &id, &out, &rc);
     if (!s) return rc;
@@ -409,21 +416,21 @@ int pto_task_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     if (rt) rt->submitting_name = t ? t->name : NULL;
     int rc = rt_submit(rt, t, id_out);
     if (rt) rt->submitting_name = NULL;
-    return rc;
+    return rt_api_leave(rt, rc);
 }
 
-int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id_out)
+static int rt_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id_out)
 {
     pto_task_id id;
     char *heap;
     int rc;
     if (addr) *addr = NULL;
     if (id_out) *id_out = PTO_INVALID_TASK_ID;
-    int st = rt_enter(rt);
+    int st = rt_api_enter(rt);
     if (st) return -st;
-    rt_run_open(rt);
+    rt_stats_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
-    if (!addr) return rt_fail_invalid(rt, "pto_tensor_alloc", "addr is NULL");
+    if (!addr) return rt_error_invalid(rt, "pto_tensor_alloc", "addr is NULL");
     rt->req_outputs = 1;
     rt_slot *s = rt_task_open(rt, NULL, base_align_up(bytes, PTO_PACKED_OUTPUT_ALIGN), &id, &heap, &rc);
     if (!s) return rc;
@@ -434,4 +441,9 @@ int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id
     *addr = heap;
     if (id_out) *id_out = id;
     return 0;
+}
+
+int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id_out)
+{
+    return rt_api_leave(rt, rt_tensor_alloc(rt, bytes, addr, id_out));
 }

@@ -19,7 +19,7 @@
 #include "base/clock.h"
 
 #define RT_CACHE_LINE 64
-#define PTO_SPIN_US 50
+#define RT_SPIN_US 50
 
 static inline void rt_cpu_relax(void)
 {

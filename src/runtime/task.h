@@ -6,7 +6,7 @@
  * writes at submit and workers read once the task is ready.
  *
  * States: PENDING -> COMPLETED -> CONSUMED.  CONSUMED means completed, its
- * scope released it (PTO_FANOUT_SCOPE_BIT) and every consumer pin was
+ * scope released it (RT_FANOUT_SCOPE_BIT) and every consumer pin was
  * released: fanout_refcount == fanout_count.  Only then may the ring's
  * watermark pass it and its slot, heap bytes and edges be reused.
  *
@@ -25,8 +25,8 @@
 #include "pto/runtime.h"
 #include "runtime/sync.h"
 
-#define PTO_FANOUT_SCOPE_BIT 0x80000000u
-#define PTO_FANIN_INLINE_CAP 64
+#define RT_FANOUT_SCOPE_BIT 0x80000000u
+#define RT_FANIN_INLINE_CAP 64
 
 enum { RT_TASK_PENDING = 0, RT_TASK_COMPLETED = 1, RT_TASK_CONSUMED = 2 };
 
@@ -84,6 +84,6 @@ typedef struct rt_slot {
 /* Bytes of the largest record: every view, scalar and inline fanin edge. */
 #define RT_RECORD_MAX                                                                       \
     (PTO_MAX_TENSOR_ARGS * sizeof(pto_view) + PTO_MAX_SCALAR_ARGS * sizeof(uint64_t) +     \
-     PTO_FANIN_INLINE_CAP * sizeof(uint64_t))
+     RT_FANIN_INLINE_CAP * sizeof(uint64_t))
 
 #endif

@@ -7,7 +7,7 @@
  * release makes a COMPLETED task's count whole flips it to CONSUMED and then
  * tries to move its ring's watermark.
  */
-#include "runtime/rt.h"
+#include "runtime/task_state.h"
 
 void rt_task_release(pto_runtime *rt, pto_task_id id, uint32_t n)
 {
@@ -15,7 +15,7 @@ void rt_task_release(pto_runtime *rt, pto_task_id id, uint32_t n)
     rt_slot *s = rt_ring_slot(ring, rt_task_local(id));
     rt_spin_lock(&s->lock);
     s->fanout_refcount += n;
-    int consumed = rt_slot_try_consume_locked(s);
+    int consumed = rt_task_try_consume_locked(s);
     rt_spin_unlock(&s->lock);
     if (consumed) rt_ring_advance(ring);
 }

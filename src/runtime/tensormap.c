@@ -29,7 +29,7 @@ static void **rt_tm_array(rt_tensormap *tm, int k, uint64_t *bytes)
     case 1: *bytes = n * sizeof(uint32_t); return (void **)&tm->free_stack;
     case 2: *bytes = (n + 1) * sizeof(rt_tm_alloc); return (void **)&tm->allocs;
     case 3: *bytes = n * sizeof(uint32_t); return (void **)&tm->alloc_free;
-    case 4: *bytes = PTO_TENSORMAP_NUM_BUCKETS * sizeof(uint32_t); return (void **)&tm->alloc_chains;
+    case 4: *bytes = RT_TM_NUM_BUCKETS * sizeof(uint32_t); return (void **)&tm->alloc_chains;
     case 5: *bytes = RT_TM_CELLS * sizeof(*tm->cells); return (void **)&tm->cells;
     case 6: *bytes = RT_TM_CELLS * sizeof(uint32_t); return (void **)&tm->cell_stamp;
     default: return NULL;
@@ -461,7 +461,7 @@ void rt_tm_cleanup_due(rt_tensormap *tm, int r, uint32_t next_local)
     uint32_t cursor = ring->tm_cleanup_cursor;
     /* next_local - cursor >= window: some uncleaned retired task shares the
      * slot about to be reused, and its chain head is about to be reset. */
-    if (tm->alive[r] - cursor >= PTO_TENSORMAP_CLEANUP_INTERVAL ||
+    if (tm->alive[r] - cursor >= RT_TM_CLEANUP_INTERVAL ||
         next_local - cursor >= ring->window)
         rt_tm_cleanup_ring(tm, r);
 }
@@ -470,7 +470,7 @@ void rt_tm_reclaim_all(rt_tensormap *tm)
 {
     rt_tm_refresh(tm);
     for (int r = 0; r < PTO_NUM_RINGS; r++) rt_tm_cleanup_ring(tm, r);
-    for (uint32_t b = 0; b < PTO_TENSORMAP_NUM_BUCKETS; b++) {
+    for (uint32_t b = 0; b < RT_TM_NUM_BUCKETS; b++) {
         for (uint32_t ai = tm->alloc_chains[b], anext; ai; ai = anext) {
             anext = tm->allocs[ai].next;
             for (uint32_t i = tm->allocs[ai].head[RT_TM_R], next; i; i = next) {

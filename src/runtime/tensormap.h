@@ -34,11 +34,11 @@
 #include "runtime/overlap.h"
 #include "runtime/ring.h"
 
-#define PTO_TENSORMAP_NUM_BUCKETS 4096 /* allocations, by addr */
+#define RT_TM_NUM_BUCKETS 4096 /* allocations, by addr */
 #define RT_TM_CELL_BITS 14             /* cell table: 16384 buckets */
 #define RT_TM_INDEX_AT 16              /* entries of an allocation before it is indexed */
 #define RT_TM_SUBGRIDS 4               /* cell sizes per indexed allocation */
-#define PTO_TENSORMAP_CLEANUP_INTERVAL 64
+#define RT_TM_CLEANUP_INTERVAL 64
 
 enum { RT_TM_W = 0, RT_TM_R = 1 }; /* list index: writers, readers */
 enum { RT_TM_LOOSE = 0xfe, RT_TM_UNINDEXED = 0xff }; /* rt_tm_entry.sub besides 0..3 */

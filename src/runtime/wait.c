@@ -6,50 +6,37 @@
  * (the ring's head task still pinned by an open scope: only this thread
  * could release it) fails at once (V1); no progress anywhere for
  * stall_timeout_ms fails (V3).  Progress is any completion or any watermark
- * move on any ring.  Waiting spins for PTO_SPIN_US, then sleeps on the
+ * move on any ring.  Waiting spins for RT_SPIN_US, then sleeps on the
  * ring's watermark futex in 10 ms slices; when the workers leave a core
  * free (orch_helps) the waiting orchestrator runs ready tasks instead.
  */
+#include "runtime/wait.h"
+
 #include <stdio.h>
 
 #include "runtime/diagnose.h"
+#include "runtime/error.h"
+#include "runtime/progress.h"
+#include "runtime/worker.h"
 
 #define RT_WAIT_SLICE_NS 10000000ull
 #define RT_BLOCKED_REPORT_NS 1000000000ull
 
-uint64_t rt_completed_total(pto_runtime *rt)
-{
-    return rt->orch_completed + rt_executed_total(rt);
-}
-
-uint64_t rt_progress(pto_runtime *rt)
-{
-    uint64_t p = rt_completed_total(rt);
-    for (int r = 0; r < PTO_NUM_RINGS; r++)
-        p += atomic_load_explicit(&rt->rings[r].last_alive, memory_order_acquire);
-    return p;
-}
-
 void rt_wait_begin(pto_runtime *rt, rt_wait *w)
 {
     w->start_ns = w->last_progress_ns = base_now_ns();
-    w->progress = rt_progress(rt);
+    w->progress = rt_progress_total(rt);
     w->blocked_printed = 0;
     w->spins = 0;
 }
 
 int rt_wait_stalled(pto_runtime *rt, rt_wait *w, uint64_t *stalled_ms)
 {
-    uint64_t p = rt_progress(rt);
+    uint64_t p = rt_progress_total(rt);
     w->now_ns = base_now_ns();
     if (p != w->progress) w->progress = p, w->last_progress_ns = w->now_ns;
     *stalled_ms = (w->now_ns - w->last_progress_ns) / 1000000;
     return rt->cfg.stall_timeout_ms >= 0 && *stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms;
-}
-
-int rt_fail_never_fits(pto_runtime *rt, int r, rt_resource what, uint64_t need)
-{
-    return rt_diagnose_capacity(rt, r, what, RT_V2_NEVER_FITS, need, 0);
 }
 
 /* V1: head h (the watermark the failed check saw) is live and its scope
@@ -59,7 +46,7 @@ static int rt_head_pinned(rt_ring *ring, uint32_t h)
     if (h == atomic_load(&ring->cur)) return 0;
     rt_slot *s = rt_ring_slot(ring, h);
     rt_spin_lock(&s->lock);
-    int pinned = s->fanout_refcount < PTO_FANOUT_SCOPE_BIT;
+    int pinned = s->fanout_refcount < RT_FANOUT_SCOPE_BIT;
     rt_spin_unlock(&s->lock);
     return pinned;
 }
@@ -84,14 +71,14 @@ int rt_wait_completion(pto_runtime *rt, uint64_t p)
     uint32_t seq = atomic_load(&rt->done_seq);
     atomic_store(&rt->done_waiting, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    if (rt_progress(rt) == p) rt_futex_wait(&rt->done_seq, seq, RT_WAIT_SLICE_NS);
+    if (rt_progress_total(rt) == p) rt_futex_wait(&rt->done_seq, seq, RT_WAIT_SLICE_NS);
     atomic_store(&rt->done_waiting, 0);
     return 0;
 }
 
 int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t need)
 {
-    int st = rt_latched(rt);
+    int st = rt_error_latched(rt);
     if (st) return -st;
     rt_ring *ring = &rt->rings[r];
     /* The caller's check used the watermark snapshot reclaimed_at: if the
@@ -118,10 +105,10 @@ int rt_wait_step(pto_runtime *rt, rt_wait *w, int r, rt_resource what, uint64_t 
     pto_task_id id;
     if (rt->orch_helps && rt_ready_queue_pop(&rt->ready, &id)) {
         rt_worker *self = &rt->workers[rt->num_workers];
-        while (id != PTO_INVALID_TASK_ID) id = rt_execute(rt, self, id);
+        while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, self, id);
         return 0;
     }
-    if (now - w->start_ns < PTO_SPIN_US * 1000ull) {
+    if (now - w->start_ns < RT_SPIN_US * 1000ull) {
         for (int i = 0; i < 64; i++) rt_cpu_relax();
         return 0;
     }

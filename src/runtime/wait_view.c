@@ -9,7 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "runtime/api.h"
 #include "runtime/diagnose.h"
+#include "runtime/error.h"
+#include "runtime/progress.h"
+#include "runtime/scope.h"
+#include "runtime/stats.h"
+#include "runtime/wait.h"
 
 typedef struct rt_view_waiters {
     pto_task_id *ids;
@@ -60,23 +66,23 @@ static int rt_wait_view_timeout(pto_runtime *rt, const pto_view *v, int for_writ
                "readers=%u\n",
                for_write ? "write" : "read", v->addr, (long long)v->offset, shape, writers, readers);
     rt_diagnose_progress(rt, stalled_ms, details, sizeof details, &len);
-    return rt_fail(rt, PTO_TENSOR_WAIT_TIMEOUT, ring, header, details,
+    return rt_error_fail(rt, PTO_TENSOR_WAIT_TIMEOUT, ring, header, details,
                    "a task touching this tensor never finished (see the progress line); raise "
                    "stall_timeout_ms only if that kernel is legitimately slow");
 }
 
-int pto_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
+static int rt_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
 {
-    int st = rt_enter(rt);
+    int st = rt_api_enter(rt);
     if (st) return -st;
-    rt_run_open(rt);
+    rt_stats_run_open(rt);
     rt->submitting = PTO_INVALID_TASK_ID;
     rt_tm_key key;
     const char *why = NULL;
     if (!view || rt_box_from_view(view, &key.box, &why) != 0)
-        return rt_fail_invalid(rt, "pto_view_wait", why ? why : "view is NULL");
+        return rt_error_invalid(rt, "pto_view_wait", why ? why : "view is NULL");
     if (view->owner != PTO_INVALID_TASK_ID && !rt_id_issued(rt, view->owner))
-        return rt_fail_invalid(rt, "pto_view_wait", "view owner is not a task of this runtime");
+        return rt_error_invalid(rt, "pto_view_wait", "view owner is not a task of this runtime");
 
     rt_view_waiters w = {0};
     rt_tm_key_init(&key);
@@ -100,18 +106,23 @@ int pto_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
             i++;
             continue;
         }
-        if ((st = rt_latched(rt)) != 0) {
+        if ((st = rt_error_latched(rt)) != 0) {
             rc = -st;
             break;
         }
         uint64_t stalled_ms;
         if (rt_wait_stalled(rt, &wait, &stalled_ms))
             rc = rt_wait_view_timeout(rt, view, for_write, &w, stalled_ms);
-        else if (wait.now_ns - wait.start_ns < PTO_SPIN_US * 1000ull)
+        else if (wait.now_ns - wait.start_ns < RT_SPIN_US * 1000ull)
             rt_cpu_relax();
         else
             rt_wait_completion(rt, wait.progress);
     }
     free(w.ids);
     return rc;
+}
+
+int pto_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
+{
+    return rt_api_leave(rt, rt_view_wait(rt, view, for_write));
 }

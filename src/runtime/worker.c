@@ -10,7 +10,7 @@
  * and slot be reused).  A worker that makes several consumers
  * ready keeps the first to run next and pushes the rest.
  *
- * Idle workers spin for PTO_SPIN_US, then park on the ready_seq futex,
+ * Idle workers spin for RT_SPIN_US, then park on the ready_seq futex,
  * counted in `parked` so pushers wake exactly when someone sleeps.  The
  * orchestrator uses the same loop while it waits in pto_runtime_finish: it runs
  * ready tasks as executor number num_workers.  After a latched fatal,
@@ -19,7 +19,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/rt.h"
+#include "runtime/worker.h"
+
+#include "runtime/error.h"
+#include "runtime/format.h"
+#include "runtime/progress.h"
+#include "runtime/task_state.h"
 
 static void rt_release_retained(pto_runtime *rt, rt_ring *ring, const rt_slot *s)
 {
@@ -40,7 +45,7 @@ static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
     rt_spin_lock(&s->lock);
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
     rt_dep_node *node = s->fanout_head;
-    int consumed = rt_slot_try_consume_locked(s);
+    int consumed = rt_task_try_consume_locked(s);
     rt_spin_unlock(&s->lock);
 
     pto_task_id next_task = PTO_INVALID_TASK_ID;
@@ -64,7 +69,7 @@ static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
 static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
 {
     rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
-    if (!s->kernel || rt_latched(rt)) return;
+    if (!s->kernel || rt_error_latched(rt)) return;
     pto_kernel_args args = {
         .task_id = id,
         .worker = w->index,
@@ -89,27 +94,19 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
     snprintf(header, sizeof header, "FATAL: Kernel Failed! task=%s ring=%d", tid, rt_task_ring(id));
     snprintf(details, sizeof details, "kernel=%s rc=%d worker=%d message=%s; scope=%s depth=%s",
              s->name, rc, w->index, w->message[0] ? w->message : "-", at.site, at.depth);
-    rt_fail(rt, PTO_KERNEL_FAILED, rt_task_ring(id), header, details,
+    rt_error_fail(rt, PTO_KERNEL_FAILED, rt_task_ring(id), header, details,
             "the kernel itself reported the failure; tasks not yet started were skipped; no "
             "RunConfig field helps");
 }
 
-uint64_t rt_executed_total(pto_runtime *rt)
-{
-    uint64_t n = 0;
-    for (int k = 0; k <= rt->num_workers; k++)
-        n += atomic_load_explicit(&rt->workers[k].completed, memory_order_acquire);
-    return n;
-}
-
-int rt_ready_wait(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns)
+int rt_worker_wait_ready(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns)
 {
     uint64_t spin_until = 0;
     for (;;) {
         if (rt_ready_queue_pop(&rt->ready, id)) return 1;
         if (stop(rt)) return 0;
         uint64_t now = base_now_ns();
-        if (!spin_until) spin_until = now + PTO_SPIN_US * 1000ull;
+        if (!spin_until) spin_until = now + RT_SPIN_US * 1000ull;
         if (now < spin_until) {
             for (int i = 0; i < 32; i++) rt_cpu_relax();
             continue;
@@ -126,7 +123,7 @@ int rt_ready_wait(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), 
     }
 }
 
-pto_task_id rt_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
+pto_task_id rt_worker_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
 {
     rt_run(rt, w, id);
     pto_task_id next = rt_complete(rt, id);
@@ -138,7 +135,7 @@ pto_task_id rt_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
         rt_futex_wake(&rt->done_seq, 1);
     }
     /* The last completion a finishing orchestrator waits for wakes it. */
-    if (atomic_load(&rt->finish_waiting) && rt_executed_total(rt) == atomic_load(&rt->finish_target)) {
+    if (atomic_load(&rt->finish_waiting) && rt_progress_executed(rt) == atomic_load(&rt->finish_target)) {
         atomic_fetch_add(&rt->ready_seq, 1);
         rt_futex_wake(&rt->ready_seq, INT32_MAX);
     }
@@ -155,12 +152,12 @@ static void *rt_worker_main(void *arg)
     rt_worker *w = arg;
     pto_runtime *rt = w->rt;
     pto_task_id id;
-    while (rt_ready_wait(rt, &id, rt_shutting_down, 0))
-        while (id != PTO_INVALID_TASK_ID) id = rt_execute(rt, w, id);
+    while (rt_worker_wait_ready(rt, &id, rt_shutting_down, 0))
+        while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, w, id);
     return NULL;
 }
 
-int rt_workers_start(pto_runtime *rt)
+int rt_worker_start_all(pto_runtime *rt)
 {
     for (int k = 0; k < rt->num_workers; k++) {
         rt_worker *w = &rt->workers[k];
@@ -169,14 +166,14 @@ int rt_workers_start(pto_runtime *rt)
         atomic_store(&w->running, PTO_INVALID_TASK_ID);
         if (pthread_create(&w->thread, NULL, rt_worker_main, w) != 0) {
             rt->num_workers = k;
-            rt_workers_stop(rt);
+            rt_worker_stop_all(rt);
             return -1;
         }
     }
     return 0;
 }
 
-void rt_workers_stop(pto_runtime *rt)
+void rt_worker_stop_all(pto_runtime *rt)
 {
     atomic_store(&rt->shutdown, 1);
     atomic_fetch_add(&rt->ready_seq, 1);

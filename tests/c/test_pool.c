@@ -104,7 +104,7 @@ static void collect_fanin(rt_slot *s, rt_pool *spill, uint32_t n)
 {
     s->num_fanin = n;
     s->spill_start = spill->top;
-    uint32_t inl = n < PTO_FANIN_INLINE_CAP ? n : PTO_FANIN_INLINE_CAP;
+    uint32_t inl = n < RT_FANIN_INLINE_CAP ? n : RT_FANIN_INLINE_CAP;
     for (uint32_t i = 0; i < inl; i++) s->fanin[i] = edge_of(i);
     assert_true(rt_pool_has_room(spill, n - inl));
     for (uint32_t i = inl; i < n; i++) *(uint64_t *)rt_pool_take(spill) = edge_of(i);
@@ -117,7 +117,7 @@ static void check_fanin(const rt_slot *s, const rt_pool *spill, uint32_t n)
     for (uint32_t i = 0; i < s->num_fanin; i++, count++)
         assert_int_equal(rt_slot_fanin_edge(s, spill, i), edge_of(i));
     assert_int_equal(count, n);
-    uint32_t spilled = n > PTO_FANIN_INLINE_CAP ? n - PTO_FANIN_INLINE_CAP : 0;
+    uint32_t spilled = n > RT_FANIN_INLINE_CAP ? n - RT_FANIN_INLINE_CAP : 0;
     assert_int_equal(s->spill_mark - s->spill_start, spilled);
 }
 
@@ -147,7 +147,7 @@ static void test_spill_pool_index(void **state)
 
     /* Fanin iteration. */
     static rt_slot s;
-    static uint64_t inline_edges[PTO_FANIN_INLINE_CAP]; /* the record's inline part */
+    static uint64_t inline_edges[RT_FANIN_INLINE_CAP]; /* the record's inline part */
 
     /* zero fanin: nothing inline, nothing spilled */
     memset(&s, 0, sizeof s);
@@ -161,17 +161,17 @@ static void test_spill_pool_index(void **state)
     collect_fanin(&s, &p, 10);
     assert_int_equal(p.top, top);
     check_fanin(&s, &p, 10);
-    collect_fanin(&s, &p, PTO_FANIN_INLINE_CAP);
+    collect_fanin(&s, &p, RT_FANIN_INLINE_CAP);
     assert_int_equal(p.top, top);
-    check_fanin(&s, &p, PTO_FANIN_INLINE_CAP);
+    check_fanin(&s, &p, RT_FANIN_INLINE_CAP);
 
     /* spill: 70 edges -> 64 inline + 6 spilled, no wrap (counters 10..15 -> 2..7) */
     assert_int_equal(p.top, 10);
-    collect_fanin(&s, &p, PTO_FANIN_INLINE_CAP + 6);
+    collect_fanin(&s, &p, RT_FANIN_INLINE_CAP + 6);
     assert_int_equal(s.spill_start, 10);
     assert_int_equal(p.top, 16);
-    for (uint32_t i = 0; i < 6; i++) assert_int_equal(buf[2 + i], edge_of(PTO_FANIN_INLINE_CAP + i));
-    check_fanin(&s, &p, PTO_FANIN_INLINE_CAP + 6);
+    for (uint32_t i = 0; i < 6; i++) assert_int_equal(buf[2 + i], edge_of(RT_FANIN_INLINE_CAP + i));
+    check_fanin(&s, &p, RT_FANIN_INLINE_CAP + 6);
     rt_pool_reclaim_to(&p, s.spill_mark); /* the consumer retired */
     assert_int_equal(rt_pool_used(&p), 0);
 
@@ -180,19 +180,19 @@ static void test_spill_pool_index(void **state)
     rt_pool_reclaim_to(&p, p.top);
     assert_int_equal(p.top, 21);
     memset(buf, 0, sizeof buf);
-    collect_fanin(&s, &p, PTO_FANIN_INLINE_CAP + 6);
+    collect_fanin(&s, &p, RT_FANIN_INLINE_CAP + 6);
     assert_int_equal(s.spill_start, 21);
     assert_int_equal(s.spill_mark, 27);
     static const int idx[6] = {5, 6, 7, 0, 1, 2};
     for (uint32_t i = 0; i < 6; i++)
-        assert_int_equal(buf[idx[i]], edge_of(PTO_FANIN_INLINE_CAP + i));
-    check_fanin(&s, &p, PTO_FANIN_INLINE_CAP + 6);
+        assert_int_equal(buf[idx[i]], edge_of(RT_FANIN_INLINE_CAP + i));
+    check_fanin(&s, &p, RT_FANIN_INLINE_CAP + 6);
 
     /* A full pool of spilled edges (cap) still iterates right. */
     rt_pool_reclaim_to(&p, s.spill_mark);
-    collect_fanin(&s, &p, PTO_FANIN_INLINE_CAP + CAP);
+    collect_fanin(&s, &p, RT_FANIN_INLINE_CAP + CAP);
     assert_false(rt_pool_has_room(&p, 1));
-    check_fanin(&s, &p, PTO_FANIN_INLINE_CAP + CAP);
+    check_fanin(&s, &p, RT_FANIN_INLINE_CAP + CAP);
     assert_int_equal(p.high_water, CAP);
 }
 

@@ -5,7 +5,7 @@
 #include "harness.h"
 #include "testutil.h"
 
-#define SCOPE_BIT PTO_FANOUT_SCOPE_BIT
+#define SCOPE_BIT RT_FANOUT_SCOPE_BIT
 
 static void test_explicit_dup_one_edge(void **state)
 {
@@ -94,17 +94,17 @@ static void test_consumed_rule(void **state)
     s.fanout_count = SCOPE_BIT + 1;
     s.fanout_refcount = SCOPE_BIT;
     atomic_store(&s.state, RT_TASK_PENDING);
-    assert_false(rt_slot_try_consume_locked(&s));
+    assert_false(rt_task_try_consume_locked(&s));
     s.fanout_refcount = SCOPE_BIT + 1;
-    assert_false(rt_slot_try_consume_locked(&s)); /* PENDING never */
+    assert_false(rt_task_try_consume_locked(&s)); /* PENDING never */
     atomic_store(&s.state, RT_TASK_COMPLETED);
     s.fanout_refcount = SCOPE_BIT;
-    assert_false(rt_slot_try_consume_locked(&s));
+    assert_false(rt_task_try_consume_locked(&s));
     assert_int_equal(atomic_load(&s.state), RT_TASK_COMPLETED);
     s.fanout_refcount = SCOPE_BIT + 1;
-    assert_true(rt_slot_try_consume_locked(&s));
+    assert_true(rt_task_try_consume_locked(&s));
     assert_int_equal(atomic_load(&s.state), RT_TASK_CONSUMED);
-    assert_false(rt_slot_try_consume_locked(&s)); /* idempotent */
+    assert_false(rt_task_try_consume_locked(&s)); /* idempotent */
     assert_int_equal(atomic_load(&s.state), RT_TASK_CONSUMED);
 
     tu_gate_reset();

@@ -12,6 +12,7 @@
 
 #include "e2e.h"
 #include "runtime/rt.h"
+#include "runtime/task_state.h"
 
 static _Atomic int tu_gate;      /* 0 = closed */
 static _Atomic int tu_runs;      /* kernels that ran */

@@ -19,8 +19,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "runtime/stats.h"
+
 #include "pto/scope_stats.h"
-#include "runtime/rt.h"
+#include "runtime/format.h"
+#include "runtime/ring.h"
 
 static rt_use rt_use_max(rt_use a, rt_use b)
 {
@@ -84,7 +87,7 @@ void rt_stats_end(pto_runtime *rt, rt_scope *s)
     if (s->saved_tm_peak > rt->tm_peak) rt->tm_peak = s->saved_tm_peak;
 }
 
-void rt_run_open(pto_runtime *rt)
+void rt_stats_run_open(pto_runtime *rt)
 {
     if (rt->run_open) return;
     rt->run_open = 1;
@@ -185,4 +188,11 @@ void rt_stats_write(pto_runtime *rt)
     }
     free(path);
     free(tmp);
+}
+
+void rt_stats_freeze(pto_runtime *rt)
+{
+    if (rt->stats.fatal) return;
+    rt->stats.fatal = 1;
+    rt_stats_write(rt);
 }
