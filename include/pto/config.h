@@ -27,6 +27,30 @@ extern "C" {
 #define PTO_MAX_DEP_POOL 2147483647ull     /* INT32_MAX */
 #define PTO_MAX_WORKERS 1024
 
+/* What the library says besides errors, X(NAME, code, what it means).  Each
+ * goes to pto_config.warning, or, without one, to stderr as one line. */
+#define PTO_WARNING_LIST(X)                                                                  \
+    X(RETIRED_ENV, 1, "a retired PTO2_RING_* variable is set and ignored (once per process)") \
+    X(RING_SIZES, 2, "the effective ring sizes, at create (log_ring_sizes)")                  \
+    X(SCOPES_LEFT_OPEN, 3, "pto_runtime_finish closed scopes left open")                      \
+    X(RING_BLOCKED, 4, "the orchestrator has waited over a second for room on a ring")        \
+    X(STALL_REPORTED, 5, "pto_runtime_finish saw no progress: the run's error, at once")      \
+    X(STALL_AFTER_FATAL, 6, "no progress after the run failed: waiting for running kernels")  \
+    X(STATS_NOT_WRITTEN, 7, "the scope-stats file could not be written")
+
+typedef enum pto_warning {
+#define PTO_WARNING_ENUM_(name, code, text) PTO_WARNING_##name = code,
+    PTO_WARNING_LIST(PTO_WARNING_ENUM_)
+#undef PTO_WARNING_ENUM_
+} pto_warning;
+
+/* "RETIRED_ENV", ...; "UNKNOWN" for a code that is none. */
+const char *pto_warning_name(int code);
+
+/* Receives one warning: its code and its text (no trailing newline).  May be
+ * called from any thread that runs the library's code. */
+typedef void (*pto_warning_fn)(void *ctx, pto_warning code, const char *text);
+
 /* Per-ring sizes; 0 keeps the ring's default. */
 typedef struct pto_runtime_env {
     uint64_t ring_task_window[PTO_NUM_RINGS]; /* slots, power of 2 >= 4 */
@@ -41,6 +65,8 @@ typedef struct pto_config {
     int enable_scope_stats;    /* write <output_prefix>/scope_stats/scope_stats.jsonl */
     const char *output_prefix; /* directory for scope stats (required by them) */
     int log_ring_sizes;        /* print one "Ring buffer sizes:" line at create */
+    pto_warning_fn warning;    /* receives every warning; NULL: print to stderr */
+    void *warning_ctx;         /* its first argument */
 } pto_config;
 
 /* The three ring fields, for the per-value checks. */

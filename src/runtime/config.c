@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "pto/runtime.h"
+#include "runtime/warn.h"
 
 /* Row indices; the three ring rows share the values of pto_ring_field. */
 enum {
@@ -263,7 +264,7 @@ int rt_config_resolve(const pto_config *in, pto_config *out, char *msg, size_t l
     return 0;
 }
 
-void rt_config_warn_retired_env(void)
+void rt_config_warn_retired_env(const pto_config *cfg)
 {
     /* Set by the first caller that sees the variable; never cleared. */
     static atomic_flag rt_config_warned[RT_CONFIG_NUM_RING_FIELDS] = {
@@ -272,9 +273,9 @@ void rt_config_warn_retired_env(void)
         const rt_config_rule *r = &rt_config_rules[f];
         if (!getenv(r->retired_env)) continue;
         if (atomic_flag_test_and_set(&rt_config_warned[f])) continue;
-        fprintf(stderr,
+        rt_warn(cfg, PTO_WARNING_RETIRED_ENV,
                 "warning: %s is no longer read and is ignored; size the rings with RunConfig "
-                "%s (runtime_env.%s)\n",
+                "%s (runtime_env.%s)",
                 r->retired_env, r->name, r->name);
     }
 }
@@ -285,10 +286,9 @@ void rt_config_warn_retired_env(void)
 void rt_config_log_sizes(const pto_config *resolved)
 {
     const pto_runtime_env *env = &resolved->runtime_env;
-    /* One call: glibc writes a formatted line to unbuffered stderr in one write. */
-    fprintf(stderr,
+    rt_warn(resolved, PTO_WARNING_RING_SIZES,
             "Ring buffer sizes: task_window=" RT_CONFIG_RING_FMT " heap=" RT_CONFIG_RING_FMT
-            " dep_pool=" RT_CONFIG_RING_FMT " tensormap=%d workers=%d stall_timeout_ms=%d\n",
+            " dep_pool=" RT_CONFIG_RING_FMT " tensormap=%d workers=%d stall_timeout_ms=%d",
             RT_CONFIG_RING_ARGS(env->ring_task_window), RT_CONFIG_RING_ARGS(env->ring_heap),
             RT_CONFIG_RING_ARGS(env->ring_dep_pool), PTO_TENSORMAP_POOL_SIZE,
             resolved->num_workers, resolved->stall_timeout_ms);

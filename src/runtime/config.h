@@ -16,11 +16,11 @@
  * Returns 0, or -1 with the first failing rule's message in msg. */
 int rt_config_resolve(const pto_config *in, pto_config *out, char *msg, size_t len);
 
-/* Warns once per process about each retired PTO2_RING_* variable that is set
- * (they are never read for sizing). */
-void rt_config_warn_retired_env(void);
+/* Warns once per process (through cfg, which may be NULL) about each retired
+ * PTO2_RING_* variable that is set (they are never read for sizing). */
+void rt_config_warn_retired_env(const pto_config *cfg);
 
-/* Prints the one "Ring buffer sizes: ..." line for a resolved config. */
+/* Says the one "Ring buffer sizes: ..." line for a resolved config. */
 void rt_config_log_sizes(const pto_config *resolved);
 
 #endif

@@ -25,6 +25,7 @@
 #include "runtime/scope.h"
 #include "runtime/stats.h"
 #include "runtime/wait.h"
+#include "runtime/warn.h"
 #include "runtime/worker.h"
 
 static void rt_set_error(pto_error *err, int code, int ring, const char *msg)
@@ -70,7 +71,7 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
 {
     char msg[512];
     pto_config resolved;
-    rt_config_warn_retired_env();
+    rt_config_warn_retired_env(cfg);
     if (rt_config_resolve(cfg, &resolved, msg, sizeof msg) != 0) {
         char full[1024];
         snprintf(full, sizeof full, "FATAL: Invalid Arguments! %s\n  call: pto_runtime_create\n"
@@ -202,11 +203,11 @@ static int rt_wait_all_completed(pto_runtime *rt)
             reported = 1;
             if (!earlier) {
                 rt_fail_scheduler_timeout(rt, &c, stalled_ms);
-                fprintf(stderr, "%s\n", rt->error.message);
+                rt_warn(&rt->cfg, PTO_WARNING_STALL_REPORTED, "%s", rt->error.message);
             } else if (c.running) {
-                fprintf(stderr,
+                rt_warn(&rt->cfg, PTO_WARNING_STALL_AFTER_FATAL,
                         "warning: pto_runtime_finish: the run failed (%s); waiting for %llu running "
-                        "kernel(s), longest task %s (%s) for %llu ms\n",
+                        "kernel(s), longest task %s (%s) for %llu ms",
                         pto_status_name(earlier), (unsigned long long)c.running, id_text,
                         c.longest_kernel, (unsigned long long)c.longest_ms);
             }
@@ -258,7 +259,8 @@ int pto_runtime_finish(pto_runtime *rt)
     rt_api_enter(rt);
     int open = rt->num_scopes - 1;
     if (open > 0) {
-        fprintf(stderr, "warning: pto_runtime_finish closed %d scope(s) left open\n", open);
+        rt_warn(&rt->cfg, PTO_WARNING_SCOPES_LEFT_OPEN,
+                "warning: pto_runtime_finish closed %d scope(s) left open", open);
         while (rt->num_scopes > 1) rt_scope_release(rt);
     }
     if (rt_wait_all_completed(rt)) {

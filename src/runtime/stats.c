@@ -24,6 +24,7 @@
 #include "pto/scope_stats.h"
 #include "runtime/format.h"
 #include "runtime/ring.h"
+#include "runtime/warn.h"
 
 static rt_use rt_use_max(rt_use a, rt_use b)
 {
@@ -171,8 +172,8 @@ void rt_stats_write(pto_runtime *rt)
     char *path = malloc(n), *tmp = malloc(n + 8);
     if (!path || !tmp) {
         free(path), free(tmp);
-        fprintf(stderr, "warning: scope stats: cannot write %s/%s: %s\n", prefix, PTO_SCOPE_STATS_PATH,
-                strerror(ENOMEM));
+        rt_warn(&rt->cfg, PTO_WARNING_STATS_NOT_WRITTEN, "warning: scope stats: cannot write %s/%s: %s",
+                prefix, PTO_SCOPE_STATS_PATH, strerror(ENOMEM));
         return;
     }
     snprintf(path, n, "%s/%s", prefix, PTO_SCOPE_STATS_PATH);
@@ -183,7 +184,8 @@ void rt_stats_write(pto_runtime *rt)
     if (f && fclose(f) != 0) ok = 0;
     if (ok) ok = rename(tmp, path) == 0;
     if (!ok) {
-        fprintf(stderr, "warning: scope stats: cannot write %s: %s\n", path, strerror(errno));
+        rt_warn(&rt->cfg, PTO_WARNING_STATS_NOT_WRITTEN, "warning: scope stats: cannot write %s: %s",
+                path, strerror(errno));
         remove(tmp);
     }
     free(path);

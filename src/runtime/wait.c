@@ -17,6 +17,7 @@
 #include "runtime/diagnose.h"
 #include "runtime/error.h"
 #include "runtime/progress.h"
+#include "runtime/warn.h"
 #include "runtime/worker.h"
 
 #define RT_WAIT_SLICE_NS 10000000ull
@@ -55,9 +56,9 @@ static void rt_print_blocked(pto_runtime *rt, int r, rt_resource what, uint64_t 
 {
     static const char *names[] = {"task", "heap", "dep_pool", "spill", "tensormap"};
     rt_ring *ring = &rt->rings[r];
-    fprintf(stderr,
+    rt_warn(&rt->cfg, PTO_WARNING_RING_BLOCKED,
             "[TaskAllocator ring=%d] BLOCKED: tasks=%u/%u, heap_used=%llu/%llu, "
-            "heap_available=%llu, heap_cursor=%llu, on=%s, waited_ms=%llu\n",
+            "heap_available=%llu, heap_cursor=%llu, on=%s, waited_ms=%llu",
             r, rt_ring_live(ring), ring->window, (unsigned long long)rt_heap_used(&ring->heap),
             (unsigned long long)ring->heap.size,
             (unsigned long long)rt_heap_available(&ring->heap),

@@ -365,8 +365,8 @@ static void test_config_workers_stall(void **state)
 static void warn_twice(const void *arg)
 {
     (void)arg;
-    rt_config_warn_retired_env();
-    rt_config_warn_retired_env();
+    rt_config_warn_retired_env(NULL);
+    rt_config_warn_retired_env(NULL);
 }
 
 static void test_retired_env_vars(void **state)

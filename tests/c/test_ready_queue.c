@@ -8,7 +8,8 @@
  *    `capacity` items fit, at every offset of the ring and over many laps.
  *  - init reports a failed reservation as -1 with the errno code.
  *  - Every pushed item is popped exactly once under concurrent producers and
- *    consumers: no loss, no duplicate, no torn or invented value.
+ *    consumers, and under workers that both pop and push: no loss, no
+ *    duplicate, no torn or invented value.
  *  - Per-producer order: the items of one producer that one consumer pops
  *    come out in push order.  This holds for this ring: a producer claims
  *    increasing positions from the monotonic tail, a consumer increasing
@@ -18,8 +19,10 @@
  * Like the runtime (which sizes the ring to the sum of the task windows),
  * the tests never have more than `capacity` items live (credited to a push
  * and not yet popped): the header promises nothing beyond that.  The credit
- * counters are relaxed atomics, so they add no happens-before edges: the
- * queue alone must publish each task value to its popper (TSan checks it).
+ * and bookkeeping counters are relaxed atomics, so they add no
+ * happens-before edges: the queue alone must publish each task value to its
+ * popper (TSan checks it).  A broken ring can spin forever inside push, so
+ * a watchdog ends a stuck threaded test with a message instead of a hang.
  */
 #include "harness.h"
 
@@ -27,25 +30,20 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runtime/ready_queue.h"
 #include "runtime/reserve.h"
 #include "runtime/sync.h"
 
-/* A stuck thread gives up after this long (a lost item never comes back);
- * the test then fails instead of hanging. */
-#define RQ_DEADLINE_NS (120ull * 1000000000ull)
+/* ---- helpers for the threaded tests -------------------------------------- */
 
-/* Own clock: the test needs nothing from the runtime but the queue. */
-static uint64_t rq_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#define RQ_WATCHDOG_S 60
+#define RQ_MAX_PRODUCERS 8u
 
 static void rq_backoff(unsigned *spins)
 {
@@ -57,9 +55,8 @@ static void rq_backoff(unsigned *spins)
     }
 }
 
-/* Takes one free place from *credits, waiting while there is none; 0 when
- * the deadline passed first. */
-static int rq_take_credit(_Atomic int64_t *credits, uint64_t deadline)
+/* Takes one free place from *credits, waiting while there is none. */
+static void rq_take_credit(_Atomic int64_t *credits)
 {
     unsigned spins = 0;
     int64_t c = atomic_load_explicit(credits, memory_order_relaxed);
@@ -67,9 +64,8 @@ static int rq_take_credit(_Atomic int64_t *credits, uint64_t deadline)
         if (c > 0) {
             if (atomic_compare_exchange_weak_explicit(credits, &c, c - 1, memory_order_relaxed,
                                                       memory_order_relaxed))
-                return 1;
+                return;
         } else {
-            if (rq_now_ns() > deadline) return 0;
             rq_backoff(&spins);
             c = atomic_load_explicit(credits, memory_order_relaxed);
         }
@@ -87,64 +83,157 @@ static int rq_try_credit(_Atomic int64_t *credits)
     return 0;
 }
 
+static void rq_give_credit(_Atomic int64_t *credits)
+{
+    atomic_fetch_add_explicit(credits, 1, memory_order_relaxed);
+}
+
 /* Items of the threaded tests: producer p (0-based) and its sequence number;
  * never 0, so a cell read before its value was published shows up. */
 static uint64_t rq_item(uint32_t p, uint32_t seq) { return ((uint64_t)(p + 1) << 32) | seq; }
 static uint32_t rq_item_producer(uint64_t item) { return (uint32_t)(item >> 32) - 1; }
 static uint32_t rq_item_seq(uint64_t item) { return (uint32_t)item; }
 
-/* What the consumers popped, checked on the main thread after the join:
- * every (producer, seq < pushed[producer]) exactly once, nothing else, and
- * per consumer each producer's sequence numbers strictly increasing.
- * Returns the number of violations (0 = all good). */
-static uint64_t rq_check_logs(uint64_t *const *logs, const uint64_t *log_len, uint32_t consumers,
-                              const uint64_t *pushed, uint32_t producers)
+/* Pops of every item: seen[p * seq_cap + seq] (sized for the most a producer
+ * can push) and the total. */
+typedef struct {
+    _Atomic uint8_t *seen;
+    uint32_t producers;
+    uint64_t seq_cap;
+    _Atomic uint64_t popped;
+} rq_ledger;
+
+/* One consumer's checks, kept on its own stack while it runs. */
+typedef struct {
+    uint64_t pops, invented, out_of_order;
+    uint64_t first_bad; /* the first invented or out-of-order item */
+    int64_t last[RQ_MAX_PRODUCERS]; /* last seq popped per producer, -1: none */
+} rq_consumer;
+
+static void rq_ledger_init(rq_ledger *l, uint32_t producers, uint64_t seq_cap)
 {
-    uint64_t bad = 0, total = 0;
-    uint8_t **count = calloc(producers, sizeof *count);
-    uint64_t *last = malloc(producers * sizeof *last);
-    assert_non_null(count);
-    assert_non_null(last);
-    for (uint32_t p = 0; p < producers; p++) {
-        count[p] = calloc(pushed[p] ? pushed[p] : 1, 1);
-        assert_non_null(count[p]);
-        total += pushed[p];
-    }
-    for (uint32_t c = 0; c < consumers; c++) {
-        for (uint32_t p = 0; p < producers; p++) last[p] = UINT64_MAX; /* none yet */
-        for (uint64_t i = 0; i < log_len[c]; i++) {
-            uint64_t item = logs[c][i];
-            uint32_t p = rq_item_producer(item), seq = rq_item_seq(item);
-            if (p >= producers || seq >= pushed[p]) {
-                print_message("consumer %u popped invented item %#llx\n", c, (unsigned long long)item);
-                bad++;
-                continue;
-            }
-            if (count[p][seq]++) {
-                print_message("item p%u/%u popped twice\n", p, seq);
-                bad++;
-            }
-            if (last[p] != UINT64_MAX && seq <= last[p]) {
-                print_message("consumer %u saw p%u/%u after p%u/%llu\n", c, p, seq, p,
-                              (unsigned long long)last[p]);
-                bad++;
-            }
-            last[p] = seq;
-        }
-    }
-    uint64_t missing = 0;
-    for (uint32_t p = 0; p < producers; p++) {
-        for (uint64_t s = 0; s < pushed[p]; s++) missing += count[p][s] == 0;
-        free(count[p]);
-    }
-    if (missing) print_message("%llu of %llu items never popped\n", (unsigned long long)missing,
-                               (unsigned long long)total);
-    free(count);
-    free(last);
-    return bad + missing;
+    assert_true(producers <= RQ_MAX_PRODUCERS);
+    l->seen = calloc((size_t)producers * seq_cap, 1);
+    assert_non_null(l->seen);
+    l->producers = producers;
+    l->seq_cap = seq_cap;
+    atomic_store(&l->popped, 0);
 }
 
-/* ---- single thread ------------------------------------------------------ */
+static void rq_consumer_init(rq_consumer *c)
+{
+    memset(c, 0, sizeof *c);
+    for (uint32_t p = 0; p < RQ_MAX_PRODUCERS; p++) c->last[p] = -1;
+}
+
+static void rq_record(rq_ledger *l, rq_consumer *c, uint64_t item)
+{
+    uint32_t p = rq_item_producer(item), seq = rq_item_seq(item);
+    c->pops++;
+    atomic_fetch_add_explicit(&l->popped, 1, memory_order_relaxed);
+    if (p >= l->producers || seq >= l->seq_cap) {
+        if (!c->invented++ && !c->out_of_order) c->first_bad = item;
+        return;
+    }
+    atomic_fetch_add_explicit(&l->seen[p * l->seq_cap + seq], 1, memory_order_relaxed);
+    if ((int64_t)seq <= c->last[p]) {
+        if (!c->out_of_order++ && !c->invented) c->first_bad = item;
+    }
+    c->last[p] = seq;
+}
+
+typedef struct {
+    uint64_t pops, missing, duplicated, invented, out_of_order;
+} rq_verdict;
+
+/* After the join: every (p, seq < pushed[p]) popped exactly once, nothing
+ * else popped; per consumer, each producer's items in push order. */
+static rq_verdict rq_verdict_of(rq_ledger *l, const rq_consumer *cs, uint32_t consumers,
+                                const uint64_t *pushed)
+{
+    rq_verdict v = {0};
+    for (uint32_t c = 0; c < consumers; c++) {
+        v.pops += cs[c].pops;
+        v.invented += cs[c].invented;
+        v.out_of_order += cs[c].out_of_order;
+        if (cs[c].invented || cs[c].out_of_order)
+            print_message("consumer %u: first bad item %#llx (producer %u, seq %u)\n", c,
+                          (unsigned long long)cs[c].first_bad, rq_item_producer(cs[c].first_bad),
+                          rq_item_seq(cs[c].first_bad));
+    }
+    for (uint32_t p = 0; p < l->producers; p++) {
+        for (uint64_t seq = 0; seq < l->seq_cap; seq++) {
+            uint8_t n = atomic_load_explicit(&l->seen[p * l->seq_cap + seq], memory_order_relaxed);
+            if (seq >= pushed[p]) {
+                v.invented += n;
+            } else if (n != 1) {
+                if (!v.missing && !v.duplicated)
+                    print_message("item producer %u seq %llu popped %u times\n", p,
+                                  (unsigned long long)seq, n);
+                if (n == 0) v.missing++;
+                else v.duplicated++;
+            }
+        }
+    }
+    free(l->seen);
+    l->seen = NULL;
+    return v;
+}
+
+/* Ends the process when the threads of a test have not finished within
+ * RQ_WATCHDOG_S: a lost item or a wedged cell never lets them. */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;
+    const char *test;
+} rq_watchdog;
+
+static void *rq_watchdog_main(void *arg)
+{
+    rq_watchdog *w = arg;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += RQ_WATCHDOG_S;
+    pthread_mutex_lock(&w->mu);
+    while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &until) != ETIMEDOUT) {
+    }
+    int done = w->done;
+    pthread_mutex_unlock(&w->mu);
+    if (!done) {
+        fprintf(stderr, "%s: threads still running after %d s (item lost or ring wedged)\n",
+                w->test, RQ_WATCHDOG_S);
+        _exit(3);
+    }
+    return NULL;
+}
+
+static void rq_watchdog_start(rq_watchdog *w, const char *test)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&w->mu, NULL);
+    w->done = 0;
+    w->test = test;
+    assert_int_equal(pthread_create(&w->thread, NULL, rq_watchdog_main, w), 0);
+}
+
+static void rq_watchdog_stop(rq_watchdog *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->done = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+}
+
+/* ---- single thread ------------------------------------------------------- */
 
 static uint64_t rq_value(uint64_t i) { return i * 0x9E3779B97F4A7C15ull; } /* i = 0 -> 0 */
 
@@ -220,149 +309,151 @@ static void test_ready_queue_init_failure_reports_errno(void **state)
     rt_ready_queue_destroy(&q);
 }
 
-/* ---- producers and consumers -------------------------------------------- */
+/* ---- producers and consumers --------------------------------------------- */
 
-#define EO_PRODUCERS 3u
-#define EO_CONSUMERS 3u
-#define EO_CAPACITY 256u /* small, so the ring laps thousands of times */
+/* Producers push per_producer items each, taking a credit first; consumers
+ * pop until all are popped, giving the credit back.  All threads start at a
+ * barrier so pushes and pops overlap; a small capacity makes the ring lap
+ * thousands of times and run full often. */
 #ifdef PTO_SANITIZER
-#define EO_PER_PRODUCER 20000u
+#define PC_PER_PRODUCER 100000u
 #else
-#define EO_PER_PRODUCER 200000u
+#define PC_PER_PRODUCER 500000u
 #endif
-#define EO_TOTAL ((uint64_t)EO_PRODUCERS * EO_PER_PRODUCER)
-#define EO_LOG_CAP (EO_TOTAL + EO_CONSUMERS) /* pops past the total: a bug */
+#define PC_CAPACITY 256u
+#define PC_MAX_THREADS 8u
 
 typedef struct {
     rt_ready_queue q;
     pthread_barrier_t start;
     _Atomic int64_t credits; /* free places: capacity - live items */
-    _Atomic uint64_t popped; /* all pops; the consumers stop at EO_TOTAL */
-    _Atomic int timed_out;
-    uint64_t deadline;
-    uint64_t *log[EO_CONSUMERS];
-    uint64_t log_len[EO_CONSUMERS];
-    uint64_t pushed[EO_PRODUCERS];
-} eo_shared;
+    rq_ledger ledger;
+    uint64_t total;
+    uint32_t per_producer;
+    rq_consumer cons[PC_MAX_THREADS];
+    uint64_t pushed[PC_MAX_THREADS];
+} pc_shared;
 
 typedef struct {
-    eo_shared *s;
+    pc_shared *s;
     uint32_t index;
-} eo_arg;
+} pc_arg;
 
-static void *eo_producer(void *arg)
+static void *pc_producer(void *arg)
 {
-    eo_arg *a = arg;
-    eo_shared *s = a->s;
+    pc_arg *a = arg;
+    pc_shared *s = a->s;
+    uint32_t seq = 0;
     pthread_barrier_wait(&s->start);
-    for (uint32_t seq = 0; seq < EO_PER_PRODUCER; seq++) {
-        if (!rq_take_credit(&s->credits, s->deadline)) {
-            atomic_store(&s->timed_out, 1);
-            break;
-        }
+    for (; seq < s->per_producer; seq++) {
+        rq_take_credit(&s->credits);
         rt_ready_queue_push(&s->q, rq_item(a->index, seq));
-        s->pushed[a->index] = seq + 1u;
     }
+    s->pushed[a->index] = seq;
     return NULL;
 }
 
-static void *eo_consumer(void *arg)
+static void *pc_consumer(void *arg)
 {
-    eo_arg *a = arg;
-    eo_shared *s = a->s;
-    uint64_t *log = s->log[a->index], n = 0, item;
+    pc_arg *a = arg;
+    pc_shared *s = a->s;
+    rq_consumer me;
+    uint64_t item;
     unsigned spins = 0;
+    rq_consumer_init(&me);
     pthread_barrier_wait(&s->start);
-    while (atomic_load_explicit(&s->popped, memory_order_relaxed) < EO_TOTAL && n < EO_LOG_CAP) {
+    while (atomic_load_explicit(&s->ledger.popped, memory_order_relaxed) < s->total) {
         if (rt_ready_queue_pop(&s->q, &item)) {
-            atomic_fetch_add_explicit(&s->credits, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->popped, 1, memory_order_relaxed);
-            log[n++] = item;
+            rq_give_credit(&s->credits);
+            rq_record(&s->ledger, &me, item);
         } else {
-            if (atomic_load_explicit(&s->timed_out, memory_order_relaxed) || rq_now_ns() > s->deadline) {
-                atomic_store(&s->timed_out, 1);
-                break;
-            }
             rq_backoff(&spins);
         }
     }
-    s->log_len[a->index] = n;
+    s->cons[a->index] = me;
     return NULL;
+}
+
+/* Runs producers x consumers; the queue must be empty again after. */
+static rq_verdict pc_run(uint32_t producers, uint32_t consumers, const char *test)
+{
+    static pc_shared s;
+    memset(&s, 0, sizeof s);
+    int err = 0;
+    assert_int_equal(rt_ready_queue_init(&s.q, PC_CAPACITY, &err), 0);
+    atomic_store(&s.credits, PC_CAPACITY);
+    s.per_producer = PC_PER_PRODUCER;
+    s.total = (uint64_t)producers * PC_PER_PRODUCER;
+    rq_ledger_init(&s.ledger, producers, PC_PER_PRODUCER);
+    assert_int_equal(pthread_barrier_init(&s.start, NULL, producers + consumers), 0);
+
+    rq_watchdog w;
+    rq_watchdog_start(&w, test);
+    pthread_t th[2 * PC_MAX_THREADS];
+    pc_arg args[2 * PC_MAX_THREADS];
+    for (uint32_t i = 0; i < producers + consumers; i++) {
+        int prod = i < producers;
+        args[i] = (pc_arg){&s, prod ? i : i - producers};
+        assert_int_equal(pthread_create(&th[i], NULL, prod ? pc_producer : pc_consumer, &args[i]), 0);
+    }
+    for (uint32_t i = 0; i < producers + consumers; i++) pthread_join(th[i], NULL);
+    rq_watchdog_stop(&w);
+
+    rq_verdict v = rq_verdict_of(&s.ledger, s.cons, consumers, s.pushed); /* prints first */
+    for (uint32_t p = 0; p < producers; p++) assert_int_equal(s.pushed[p], PC_PER_PRODUCER);
+    assert_int_equal(atomic_load(&s.credits), PC_CAPACITY);
+    uint64_t t;
+    assert_false(rt_ready_queue_pop(&s.q, &t));
+    assert_int_equal(rt_ready_queue_size(&s.q), 0);
+    pthread_barrier_destroy(&s.start);
+    rt_ready_queue_destroy(&s.q);
+    return v;
 }
 
 static void test_ready_queue_every_item_once(void **state)
 {
     (void)state;
-    static eo_shared s;
-    memset(&s, 0, sizeof s);
-    int err = 0;
-    assert_int_equal(rt_ready_queue_init(&s.q, EO_CAPACITY, &err), 0);
-    atomic_store(&s.credits, EO_CAPACITY);
-    s.deadline = rq_now_ns() + RQ_DEADLINE_NS;
-    for (uint32_t c = 0; c < EO_CONSUMERS; c++) {
-        s.log[c] = malloc(EO_LOG_CAP * sizeof(uint64_t));
-        assert_non_null(s.log[c]);
-    }
-    /* All threads start together, so pushes and pops overlap. */
-    assert_int_equal(pthread_barrier_init(&s.start, NULL, EO_PRODUCERS + EO_CONSUMERS), 0);
-
-    pthread_t th[EO_PRODUCERS + EO_CONSUMERS];
-    eo_arg args[EO_PRODUCERS + EO_CONSUMERS];
-    for (uint32_t i = 0; i < EO_PRODUCERS + EO_CONSUMERS; i++) {
-        int prod = i < EO_PRODUCERS;
-        args[i] = (eo_arg){&s, prod ? i : i - EO_PRODUCERS};
-        assert_int_equal(pthread_create(&th[i], NULL, prod ? eo_producer : eo_consumer, &args[i]), 0);
-    }
-    for (uint32_t i = 0; i < EO_PRODUCERS + EO_CONSUMERS; i++) pthread_join(th[i], NULL);
-
-    assert_int_equal(atomic_load(&s.timed_out), 0);
-    for (uint32_t p = 0; p < EO_PRODUCERS; p++) assert_int_equal(s.pushed[p], EO_PER_PRODUCER);
-    assert_int_equal(rq_check_logs(s.log, s.log_len, EO_CONSUMERS, s.pushed, EO_PRODUCERS), 0);
-    assert_int_equal(atomic_load(&s.popped), EO_TOTAL);
-    assert_int_equal(atomic_load(&s.credits), EO_CAPACITY);
-
-    /* Quiescent again: empty, and still FIFO. */
-    uint64_t t;
-    assert_false(rt_ready_queue_pop(&s.q, &t));
-    assert_int_equal(rt_ready_queue_size(&s.q), 0);
-    rt_ready_queue_push(&s.q, 42);
-    assert_true(rt_ready_queue_pop(&s.q, &t));
-    assert_int_equal(t, 42);
-
-    pthread_barrier_destroy(&s.start);
-    for (uint32_t c = 0; c < EO_CONSUMERS; c++) free(s.log[c]);
-    rt_ready_queue_destroy(&s.q);
+    rq_verdict v = pc_run(3, 3, "test_ready_queue_every_item_once");
+    assert_int_equal(v.missing, 0);
+    assert_int_equal(v.duplicated, 0);
+    assert_int_equal(v.invented, 0);
+    assert_int_equal(v.pops, 3ull * PC_PER_PRODUCER);
 }
 
-/* ---- workers that pop and push ------------------------------------------ */
+static void test_ready_queue_one_consumer_sees_each_producer_in_order(void **state)
+{
+    (void)state;
+    rq_verdict v = pc_run(4, 2, "test_ready_queue_one_consumer_sees_each_producer_in_order");
+    assert_int_equal(v.out_of_order, 0);
+    assert_int_equal(v.invented, 0);
+    assert_int_equal(v.pops, 4ull * PC_PER_PRODUCER);
+}
+
+/* ---- workers that pop and push ------------------------------------------- */
 
 /* Each worker pops an item and, like a finished task making its consumers
  * ready, pushes 0, 1 or 2 new items (chosen by a hash of the item), as far
  * as the credits and the item budget allow: 1.5 on average for 512 pops,
  * then 0.5 for the next 512, and so on, so the live count swings between
- * full and empty many times.  The worker whose pop left nothing
- * live pushes at least one, so the walk never dies before the budget is
- * spent.  Item producer index MX_WORKERS is the main thread's seeds. */
+ * full and empty many times.  The worker whose pop left nothing live pushes
+ * at least one, so the work never dies out before the budget is spent.
+ * Producer index MX_WORKERS is the main thread's seeds. */
 #define MX_WORKERS 4u
 #define MX_CAPACITY 64u
 #define MX_SEEDS 8u
 #ifdef PTO_SANITIZER
-#define MX_ITEMS 40000u
+#define MX_ITEMS 200000u
 #else
-#define MX_ITEMS 400000u
+#define MX_ITEMS 2000000u
 #endif
-#define MX_LOG_CAP ((uint64_t)MX_ITEMS + MX_WORKERS)
 
 typedef struct {
     rt_ready_queue q;
     pthread_barrier_t start;
-    _Atomic int64_t credits;  /* free places: capacity - live items */
-    _Atomic uint64_t budget;  /* items handed out so far, stops at MX_ITEMS */
-    _Atomic uint64_t popped;  /* all pops; the workers stop at MX_ITEMS */
-    _Atomic int timed_out;
-    uint64_t deadline;
-    uint64_t *log[MX_WORKERS];
-    uint64_t log_len[MX_WORKERS];
+    _Atomic int64_t credits; /* free places: capacity - live items */
+    _Atomic uint64_t budget; /* items handed out so far, up to MX_ITEMS */
+    rq_ledger ledger;
+    rq_consumer cons[MX_WORKERS];
     uint64_t pushed[MX_WORKERS + 1];
 } mx_shared;
 
@@ -371,13 +462,13 @@ typedef struct {
     uint32_t index;
 } mx_arg;
 
-/* One more item from the budget and a free place for it: 1, or 0 (credit
- * given back) when the budget is spent or no place is free now. */
+/* A free place and one more item from the budget: 1, or 0 (credit given
+ * back) when no place is free now or the budget is spent. */
 static int mx_claim(mx_shared *s)
 {
     if (!rq_try_credit(&s->credits)) return 0;
     if (atomic_fetch_add_explicit(&s->budget, 1, memory_order_relaxed) < MX_ITEMS) return 1;
-    atomic_fetch_add_explicit(&s->credits, 1, memory_order_relaxed);
+    rq_give_credit(&s->credits);
     return 0;
 }
 
@@ -385,35 +476,31 @@ static void *mx_worker(void *arg)
 {
     mx_arg *a = arg;
     mx_shared *s = a->s;
-    uint64_t *log = s->log[a->index], n = 0, item;
+    rq_consumer me;
+    uint64_t item;
     uint32_t seq = 0;
     unsigned spins = 0;
+    rq_consumer_init(&me);
     pthread_barrier_wait(&s->start);
-    while (atomic_load_explicit(&s->popped, memory_order_relaxed) < MX_ITEMS && n < MX_LOG_CAP) {
+    while (atomic_load_explicit(&s->ledger.popped, memory_order_relaxed) < MX_ITEMS) {
         if (!rt_ready_queue_pop(&s->q, &item)) {
-            if (atomic_load_explicit(&s->timed_out, memory_order_relaxed) || rq_now_ns() > s->deadline) {
-                atomic_store(&s->timed_out, 1);
-                break;
-            }
             rq_backoff(&spins);
             continue;
         }
-        log[n++] = item;
-        atomic_fetch_add_explicit(&s->popped, 1, memory_order_relaxed);
+        rq_record(&s->ledger, &me, item);
         int64_t before = atomic_fetch_add_explicit(&s->credits, 1, memory_order_relaxed);
         uint32_t children = (uint32_t)((item * 0x9E3779B97F4A7C15ull) >> 63); /* 0 or 1 */
-        if (!((n >> 9) & 1)) children++; /* alternating: 1.5 on average, then 0.5 */
-        if (before == MX_CAPACITY - 1 && children == 0) children = 1; /* last live item */
-        for (uint32_t c = 0; c < children && mx_claim(s); c++) {
+        if (!((me.pops >> 9) & 1)) children++;
+        if (before == MX_CAPACITY - 1 && children == 0) children = 1; /* nothing else live */
+        for (uint32_t c = 0; c < children && mx_claim(s); c++)
             rt_ready_queue_push(&s->q, rq_item(a->index, seq++));
-            s->pushed[a->index] = seq;
-        }
     }
-    s->log_len[a->index] = n;
+    s->pushed[a->index] = seq;
+    s->cons[a->index] = me;
     return NULL;
 }
 
-static void test_ready_queue_mixed_push_pop_every_item_once(void **state)
+static void test_ready_queue_mixed_workers_every_item_once(void **state)
 {
     (void)state;
     static mx_shared s;
@@ -421,11 +508,7 @@ static void test_ready_queue_mixed_push_pop_every_item_once(void **state)
     int err = 0;
     assert_int_equal(rt_ready_queue_init(&s.q, MX_CAPACITY, &err), 0);
     atomic_store(&s.credits, MX_CAPACITY);
-    s.deadline = rq_now_ns() + RQ_DEADLINE_NS;
-    for (uint32_t w = 0; w < MX_WORKERS; w++) {
-        s.log[w] = malloc(MX_LOG_CAP * sizeof(uint64_t));
-        assert_non_null(s.log[w]);
-    }
+    rq_ledger_init(&s.ledger, MX_WORKERS + 1, MX_ITEMS);
     for (uint32_t i = 0; i < MX_SEEDS; i++) {
         assert_true(mx_claim(&s));
         rt_ready_queue_push(&s.q, rq_item(MX_WORKERS, i));
@@ -433,27 +516,32 @@ static void test_ready_queue_mixed_push_pop_every_item_once(void **state)
     s.pushed[MX_WORKERS] = MX_SEEDS;
     assert_int_equal(pthread_barrier_init(&s.start, NULL, MX_WORKERS), 0);
 
+    rq_watchdog w;
+    rq_watchdog_start(&w, "test_ready_queue_mixed_workers_every_item_once");
     pthread_t th[MX_WORKERS];
     mx_arg args[MX_WORKERS];
-    for (uint32_t w = 0; w < MX_WORKERS; w++) {
-        args[w] = (mx_arg){&s, w};
-        assert_int_equal(pthread_create(&th[w], NULL, mx_worker, &args[w]), 0);
+    for (uint32_t i = 0; i < MX_WORKERS; i++) {
+        args[i] = (mx_arg){&s, i};
+        assert_int_equal(pthread_create(&th[i], NULL, mx_worker, &args[i]), 0);
     }
-    for (uint32_t w = 0; w < MX_WORKERS; w++) pthread_join(th[w], NULL);
+    for (uint32_t i = 0; i < MX_WORKERS; i++) pthread_join(th[i], NULL);
+    rq_watchdog_stop(&w);
 
-    assert_int_equal(atomic_load(&s.timed_out), 0);
+    rq_verdict v = rq_verdict_of(&s.ledger, s.cons, MX_WORKERS, s.pushed);
+    assert_int_equal(v.missing, 0);
+    assert_int_equal(v.duplicated, 0);
+    assert_int_equal(v.invented, 0);
+    assert_int_equal(v.out_of_order, 0);
+    assert_int_equal(v.pops, MX_ITEMS);
+
     uint64_t pushed = 0;
     for (uint32_t p = 0; p <= MX_WORKERS; p++) pushed += s.pushed[p];
     assert_int_equal(pushed, MX_ITEMS);
-    assert_int_equal(rq_check_logs(s.log, s.log_len, MX_WORKERS, s.pushed, MX_WORKERS + 1), 0);
-    assert_int_equal(atomic_load(&s.popped), MX_ITEMS);
     assert_int_equal(atomic_load(&s.credits), MX_CAPACITY);
     uint64_t t;
     assert_false(rt_ready_queue_pop(&s.q, &t));
     assert_int_equal(rt_ready_queue_size(&s.q), 0);
-
     pthread_barrier_destroy(&s.start);
-    for (uint32_t w = 0; w < MX_WORKERS; w++) free(s.log[w]);
     rt_ready_queue_destroy(&s.q);
 }
 
@@ -461,7 +549,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_ready_queue_fifo_single_thread),
     cmocka_unit_test(test_ready_queue_init_failure_reports_errno),
     cmocka_unit_test(test_ready_queue_every_item_once),
-    cmocka_unit_test(test_ready_queue_mixed_push_pop_every_item_once),
+    cmocka_unit_test(test_ready_queue_one_consumer_sees_each_producer_in_order),
+    cmocka_unit_test(test_ready_queue_mixed_workers_every_item_once),
 };
 
 PTO_TEST_MAIN(tests)
