@@ -2,9 +2,10 @@
  * error.c - the error latch and the shape of every error message.
  *
  * The first fatal wins: a CAS from 0 on `status`; the winner formats the
- * message, then publishes it with error_ready.  Every message is the code's
+ * message, then publishes it with error_ready.  Every message, latched or
+ * returned by pto_runtime_create, comes from rt_error_format: the code's
  * header line, detail lines indented by two spaces, and three fixed lines
- * (the runtime status, the code's one-sentence meaning, the hint).
+ * (the runtime status, the code's one-line meaning, the hint).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -61,14 +62,12 @@ void rt_error_wake_all(pto_runtime *rt)
     for (int r = 0; r < PTO_NUM_RINGS; r++) rt_futex_wake(&rt->rings[r].last_alive, INT32_MAX);
 }
 
-int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
-            const char *hint)
+void rt_error_format(pto_error *e, int code, int ring, const char *header, const char *details,
+                     const char *hint)
 {
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&rt->status, &expected, code)) return -expected;
-
-    char *m = rt->error.message;
-    size_t cap = sizeof rt->error.message, len = 0;
+    char *m = e->message;
+    size_t cap = sizeof e->message, len = 0;
+    m[0] = 0;
     base_appendf(m, cap, &len, "%s\n", header);
     for (const char *p = details; p && *p;) {
         const char *nl = strchr(p, '\n');
@@ -78,10 +77,18 @@ int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const
     }
     base_appendf(m, cap, &len, "PTO runtime failed: error_code=%d runtime_status=%d\n", code, -code);
     base_appendf(m, cap, &len, "error detail: error_code=%d %s - %s\n", code, pto_status_name(code),
-               pto_status_text(code));
+                 pto_status_text(code));
     base_appendf(m, cap, &len, "error hint: %s", hint);
-    rt->error.code = code;
-    rt->error.ring = ring;
+    e->code = code;
+    e->ring = ring;
+}
+
+int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
+                  const char *hint)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&rt->status, &expected, code)) return -expected;
+    rt_error_format(&rt->error, code, ring, header, details, hint);
     atomic_store_explicit(&rt->error_ready, 1, memory_order_release);
     rt_error_wake_all(rt);
     return -code;

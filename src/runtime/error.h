@@ -10,6 +10,10 @@
 
 /* The latched code, 0 if none (any thread). */
 int rt_error_latched(const pto_runtime *rt);
+/* Writes the message of every error into e: a header line, detail lines
+ * (separated by '\n', indented on output), the status lines and the hint. */
+void rt_error_format(pto_error *e, int code, int ring, const char *header, const char *details,
+                     const char *hint);
 /* Latches code with a message made of a header line, detail lines (separated
  * by '\n', indented on output) and a hint; returns -(the winning code). */
 int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,

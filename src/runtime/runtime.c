@@ -28,14 +28,6 @@
 #include "runtime/warn.h"
 #include "runtime/worker.h"
 
-static void rt_set_error(pto_error *err, int code, int ring, const char *msg)
-{
-    if (!err) return;
-    err->code = code;
-    err->ring = ring;
-    snprintf(err->message, sizeof err->message, "%s", msg);
-}
-
 static void rt_free(pto_runtime *rt)
 {
     for (int r = 0; r < PTO_NUM_RINGS; r++) rt_ring_destroy(&rt->rings[r]);
@@ -61,8 +53,7 @@ static pto_runtime *rt_reserve_failed(pto_runtime *rt, int ring, const rt_reserv
              "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
              "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
              ring);
-    rt_error_fail(rt, PTO_RESERVE_FAILED, ring, header, details, hint);
-    rt_set_error(err, PTO_RESERVE_FAILED, ring, rt->error.message);
+    if (err) rt_error_format(err, PTO_RESERVE_FAILED, ring, header, details, hint);
     rt_free(rt);
     return NULL;
 }
@@ -73,17 +64,20 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
     pto_config resolved;
     rt_config_warn_retired_env(cfg);
     if (rt_config_resolve(cfg, &resolved, msg, sizeof msg) != 0) {
-        char full[1024];
-        snprintf(full, sizeof full, "FATAL: Invalid Arguments! %s\n  call: pto_runtime_create\n"
-                 "PTO runtime failed: error_code=5 runtime_status=-5\n"
-                 "error detail: error_code=5 INVALID_ARGS - invalid config at create\n"
-                 "error hint: fix the configuration as the message says", msg);
-        rt_set_error(err, PTO_INVALID_ARGS, -1, full);
+        char header[600];
+        snprintf(header, sizeof header, "FATAL: Invalid Arguments! %s", msg);
+        if (err)
+            rt_error_format(err, PTO_INVALID_ARGS, -1, header, "call: pto_runtime_create",
+                            "fix the configuration as the message says (RunConfig checks the same "
+                            "rules)");
         return NULL;
     }
     pto_runtime *rt = calloc(1, sizeof *rt);
     if (!rt) {
-        rt_set_error(err, PTO_RESERVE_FAILED, -1, "out of memory allocating the runtime");
+        if (err)
+            rt_error_format(err, PTO_RESERVE_FAILED, -1,
+                            "FATAL: Ring Reservation Failed! out of memory for the runtime object",
+                            "call: pto_runtime_create", "free memory, or lower the ring sizes");
         return NULL;
     }
     rt->cfg = resolved;
@@ -124,7 +118,12 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
         atomic_store(&o->running, PTO_INVALID_TASK_ID);
     }
     if (!rt->workers || rt_worker_start_all(rt) != 0) {
-        rt_set_error(err, PTO_RESERVE_FAILED, -1, "could not start the worker threads");
+        char details[96];
+        snprintf(details, sizeof details, "call: pto_runtime_create num_workers=%d", resolved.num_workers);
+        if (err)
+            rt_error_format(err, PTO_RESERVE_FAILED, -1,
+                            "FATAL: Ring Reservation Failed! could not start the worker threads", details,
+                            "lower num_workers (the process may be out of threads or memory)");
         rt_free(rt);
         return NULL;
     }
