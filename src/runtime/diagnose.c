@@ -99,8 +99,9 @@ static void rt_head_line(pto_runtime *rt, int r, char *buf, size_t cap, size_t *
     rt_spin_unlock(&s->lock);
     rt_format_id(rt_task_id(r, la), id, sizeof id);
     RT_APPEND("Head task %s: state=%s, consumers=%u/%u, scope_released=%d, site=%s\n", id,
-              rt_state_name(rt, rt_task_id(r, la), s, st), ref & ~RT_FANOUT_SCOPE_BIT, count & ~RT_FANOUT_SCOPE_BIT,
-              ref >= RT_FANOUT_SCOPE_BIT, rt_format_where(s->scope_file, s->scope_line, s->scope_depth).site);
+              rt_state_name(rt, rt_task_id(r, la), s, st), ref & ~RT_FANOUT_SCOPE_BIT,
+              count & ~RT_FANOUT_SCOPE_BIT, ref >= RT_FANOUT_SCOPE_BIT,
+              rt_format_where(s->scope_file, s->scope_line, s->scope_depth).site);
 }
 
 static void rt_verdict_lines(pto_runtime *rt, int r, rt_verdict v, uint64_t need,
@@ -120,62 +121,85 @@ static void rt_verdict_lines(pto_runtime *rt, int r, rt_verdict v, uint64_t need
     }
 }
 
-static const char rt_stall_hint[] = "; if a kernel is merely slow, raise stall_timeout_ms";
+/* The detail lines a capacity message may carry, in the order a row lists
+ * them. */
+enum { RT_L_END = 0, RT_L_REQUEST, RT_L_HEAP, RT_L_TASK, RT_L_HEAD, RT_L_POOL, RT_L_TENSORMAP };
 
-int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v, uint64_t need,
-                         uint64_t stalled_ms)
+/* One capacity message per resource (rt_resource order): its code, its
+ * header (the pools' name the dep pool and spill pool differ by), the unit
+ * of a request, the RunConfig field to raise, the alternative to raising
+ * it, and its detail lines after the verdict.  Every number in the text is
+ * filled in from the ring, the request or a macro. */
+static const struct rt_capacity_row {
+    int code;
+    const char *header;  /* printf: the ring (pools: also the name and "Deadlock Detected!" / "Overflow!") */
+    const char *unit;
+    const char *field;   /* RunConfig field, NULL: none sizes it */
+    const char *instead; /* after "or " */
+    unsigned char lines[5];
+} rt_capacity_rows[] = {
+    [RT_RES_TASK] = {PTO_FLOW_CONTROL_DEADLOCK, "FATAL: Task Allocator Deadlock - Task Ring Full! ring=%d",
+                     "slots", "ring_task_window",
+                     "split the scope; depths >= 3 all share ring 3: flatten the nesting to spread them",
+                     {RT_L_TASK, RT_L_HEAP, RT_L_HEAD}},
+    [RT_RES_HEAP] = {PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=%d",
+                     "bytes", "ring_heap",
+                     "shrink per-task outputs / split the scope so its bytes are reclaimed sooner",
+                     {RT_L_REQUEST, RT_L_HEAP, RT_L_TASK, RT_L_HEAD}},
+    [RT_RES_DEP_POOL] = {PTO_DEP_POOL_OVERFLOW, "FATAL: Dependency Pool %s ring=%d", "entries",
+                         "ring_dep_pool", "cut the task's fanin", {RT_L_POOL, RT_L_HEAD}},
+    [RT_RES_SPILL] = {PTO_DEP_POOL_OVERFLOW, "FATAL: Fanin Spill Pool %s ring=%d", "entries",
+                      "ring_dep_pool", "cut the task's fanin", {RT_L_POOL, RT_L_HEAD}},
+    [RT_RES_TENSORMAP] = {PTO_TENSORMAP_OVERFLOW, "FATAL: TensorMap Entry Pool Deadlock Detected!", "entries",
+                          NULL, NULL, {RT_L_TENSORMAP}},
+};
+
+static rt_pool *rt_capacity_pool(rt_ring *ring, rt_resource what)
+{
+    return what == RT_RES_DEP_POOL ? &ring->deps : &ring->spill;
+}
+
+/* The resource's size on ring r, and an example of a size that would do:
+ * twice the size, or (heap) the first power of two the request fits, or
+ * (pools) twice the larger of high water and need. */
+static uint64_t rt_capacity_of(rt_ring *ring, rt_resource what)
+{
+    switch (what) {
+    case RT_RES_TASK: return ring->window;
+    case RT_RES_HEAP: return ring->heap.size;
+    case RT_RES_TENSORMAP: return PTO_TENSORMAP_POOL_SIZE;
+    default: return rt_capacity_pool(ring, what)->cap;
+    }
+}
+
+static uint64_t rt_capacity_example(rt_ring *ring, rt_resource what, uint64_t need)
+{
+    uint64_t eg = 2 * rt_capacity_of(ring, what);
+    if (what == RT_RES_HEAP && need > eg) eg = need > (1ull << 63) ? need : base_next_pow2(need);
+    if (what == RT_RES_DEP_POOL || what == RT_RES_SPILL) {
+        uint64_t hw = rt_capacity_pool(ring, what)->high_water;
+        eg = 2 * (hw > need ? hw : need);
+    }
+    return eg;
+}
+
+static void rt_capacity_line(pto_runtime *rt, int r, rt_resource what, int line, uint64_t need,
+                             char *buf, size_t cap, size_t *len)
 {
     rt_ring *ring = &rt->rings[r];
-    char header[160], hint[512];
-    char details[2048];
-    char *buf = details;
-    size_t cap = sizeof details, n = 0, *len = &n;
-    const char *suffix = v == RT_V3_STALL ? rt_stall_hint : "";
-    int code;
-    details[0] = 0;
-
-    switch (what) {
-    case RT_RES_HEAP: {
+    switch (line) {
+    case RT_L_REQUEST: {
         char id[32];
-        code = PTO_HEAP_RING_DEADLOCK;
-        snprintf(header, sizeof header, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=%d", r);
-        rt_verdict_lines(rt, r, v, need, "bytes", ring->heap.size, stalled_ms, buf, cap, len);
         rt_format_id(rt_task_id(r, atomic_load(&ring->cur)), id, sizeof id);
-        RT_APPEND("Requested:  %llu bytes (task %s, %u outputs, 1024-byte aligned)\n",
-                  (unsigned long long)need, id, rt->req_outputs);
-        rt_heap_line(rt, r, buf, cap, len);
-        rt_diagnose_task_line(rt, r, buf, cap, len);
-        rt_head_line(rt, r, buf, cap, len);
-        /* e.g.: twice the heap, or the first power of two the request fits */
-        uint64_t eg = 2 * ring->heap.size;
-        if (need > eg) eg = need > (1ull << 63) ? need : base_next_pow2(need);
-        snprintf(hint, sizeof hint,
-                 "raise ring_heap (runtime_env.ring_heap) for ring %d (now %llu, e.g. %llu) or "
-                 "shrink per-task outputs / split the scope so its bytes are reclaimed sooner%s",
-                 r, (unsigned long long)ring->heap.size, (unsigned long long)eg, suffix);
+        RT_APPEND("Requested:  %llu bytes (task %s, %u outputs, %d-byte aligned)\n",
+                  (unsigned long long)need, id, rt->req_outputs, PTO_PACKED_OUTPUT_ALIGN);
         break;
     }
-    case RT_RES_TASK:
-        code = PTO_FLOW_CONTROL_DEADLOCK;
-        snprintf(header, sizeof header, "FATAL: Task Allocator Deadlock - Task Ring Full! ring=%d", r);
-        rt_verdict_lines(rt, r, v, need, "slots", ring->window, stalled_ms, buf, cap, len);
-        rt_diagnose_task_line(rt, r, buf, cap, len);
-        rt_heap_line(rt, r, buf, cap, len);
-        rt_head_line(rt, r, buf, cap, len);
-        snprintf(hint, sizeof hint,
-                 "raise ring_task_window (runtime_env.ring_task_window) for ring %d (now %u, e.g. "
-                 "%u) or split the scope; depths >= 3 all share ring 3: flatten the nesting to "
-                 "spread them%s",
-                 r, ring->window, ring->window * 2, suffix);
-        break;
-    case RT_RES_DEP_POOL:
-    case RT_RES_SPILL: {
-        rt_pool *p = what == RT_RES_DEP_POOL ? &ring->deps : &ring->spill;
-        const char *pool = what == RT_RES_DEP_POOL ? "Dependency Pool" : "Fanin Spill Pool";
-        code = PTO_DEP_POOL_OVERFLOW;
-        snprintf(header, sizeof header, "FATAL: %s %s ring=%d", pool,
-                 v == RT_V1_STRUCTURAL ? "Deadlock Detected!" : "Overflow!", r);
-        rt_verdict_lines(rt, r, v, need, "entries", p->cap, stalled_ms, buf, cap, len);
+    case RT_L_HEAP: rt_heap_line(rt, r, buf, cap, len); break;
+    case RT_L_TASK: rt_diagnose_task_line(rt, r, buf, cap, len); break;
+    case RT_L_HEAD: rt_head_line(rt, r, buf, cap, len); break;
+    case RT_L_POOL: {
+        rt_pool *p = rt_capacity_pool(ring, what);
         RT_APPEND("Pool used: %llu / %llu (%.1f%%), top=%llu, tail=%llu, high_water=%llu, "
                   "needed=%llu\n",
                   (unsigned long long)rt_pool_used(p), (unsigned long long)p->cap,
@@ -185,19 +209,10 @@ int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v,
         uint32_t cur = atomic_load(&ring->cur), la = atomic_load(&ring->last_alive);
         RT_APPEND("last_task_alive: %u (stuck here), current task: %u, in flight: %u\n", la, cur,
                   cur - la);
-        rt_head_line(rt, r, buf, cap, len);
-        uint64_t e = 2 * p->high_water > 2 * need ? 2 * p->high_water : 2 * need;
-        snprintf(hint, sizeof hint,
-                 "raise ring_dep_pool (runtime_env.ring_dep_pool) for ring %d (now %llu, e.g. "
-                 "%llu) or cut the task's fanin%s",
-                 r, (unsigned long long)p->cap, (unsigned long long)e, suffix);
         break;
     }
     default: {
         rt_tensormap *tm = &rt->tm;
-        code = PTO_TENSORMAP_OVERFLOW;
-        snprintf(header, sizeof header, "FATAL: TensorMap Entry Pool Deadlock Detected!");
-        rt_diagnose_progress(rt, stalled_ms, buf, cap, len);
         RT_APPEND("Pool used: %u / %u (%.1f%%), needed=%llu, readers=%u, writers=%u; "
                   "last_task_alive=[%u, %u, %u, %u] current=[%u, %u, %u, %u]\n",
                   tm->used, PTO_TENSORMAP_POOL_SIZE, 100.0 * tm->used / PTO_TENSORMAP_POOL_SIZE,
@@ -206,15 +221,42 @@ int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v,
                   atomic_load(&rt->rings[2].last_alive), atomic_load(&rt->rings[3].last_alive),
                   atomic_load(&rt->rings[0].cur), atomic_load(&rt->rings[1].cur),
                   atomic_load(&rt->rings[2].cur), atomic_load(&rt->rings[3].cur));
-        snprintf(hint, sizeof hint,
-                 "the tensormap holds 65536 entries (PTO_TENSORMAP_POOL_SIZE) and read-only "
-                 "arguments use them too: split scopes so tasks retire sooner, pass arguments "
-                 "that need no ordering as NO_DEP, or lower ring_task_window "
-                 "(runtime_env.ring_task_window) to bound live tasks");
         break;
     }
     }
-    return rt_error_fail(rt, code, what == RT_RES_TENSORMAP ? -1 : r, header, details, hint);
+}
+
+int rt_diagnose_capacity(pto_runtime *rt, int r, rt_resource what, rt_verdict v, uint64_t need,
+                         uint64_t stalled_ms)
+{
+    const struct rt_capacity_row *row = &rt_capacity_rows[what];
+    rt_ring *ring = &rt->rings[r];
+    char header[160], hint[512], details[2048];
+    size_t n = 0;
+    details[0] = 0;
+    if (what == RT_RES_DEP_POOL || what == RT_RES_SPILL)
+        snprintf(header, sizeof header, row->header,
+                 v == RT_V1_STRUCTURAL ? "Deadlock Detected!" : "Overflow!", r);
+    else
+        snprintf(header, sizeof header, row->header, r);
+    if (what == RT_RES_TENSORMAP) rt_diagnose_progress(rt, stalled_ms, details, sizeof details, &n);
+    else
+        rt_verdict_lines(rt, r, v, need, row->unit, rt_capacity_of(ring, what), stalled_ms, details,
+                         sizeof details, &n);
+    for (int i = 0; i < 5 && row->lines[i] != RT_L_END; i++)
+        rt_capacity_line(rt, r, what, row->lines[i], need, details, sizeof details, &n);
+    if (row->field)
+        snprintf(hint, sizeof hint, "raise %s (runtime_env.%s) for ring %d (now %llu, e.g. %llu) or %s%s",
+                 row->field, row->field, r, (unsigned long long)rt_capacity_of(ring, what),
+                 (unsigned long long)rt_capacity_example(ring, what, need), row->instead,
+                 v == RT_V3_STALL ? "; if a kernel is merely slow, raise stall_timeout_ms" : "");
+    else
+        snprintf(hint, sizeof hint,
+                 "the tensormap holds %d entries (PTO_TENSORMAP_POOL_SIZE) and read-only arguments use "
+                 "them too: split scopes so tasks retire sooner, pass arguments that need no ordering "
+                 "as NO_DEP, or lower ring_task_window (runtime_env.ring_task_window) to bound live tasks",
+                 PTO_TENSORMAP_POOL_SIZE);
+    return rt_error_fail(rt, row->code, what == RT_RES_TENSORMAP ? -1 : r, header, details, hint);
 }
 
 int rt_diagnose_scope_deadlock(pto_runtime *rt)

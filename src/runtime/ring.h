@@ -15,9 +15,9 @@
  * allocation straddles the end), except that a request equal to the free
  * arc fits in every case: used (alloc_total - reclaim_total) tells a full
  * heap from an empty one when top == tail.  Reclaim marks are linear
- * (alloc_total at the end of a task's bytes), so reclaim never goes back.  The record arena follows the same rule, so it too
- * restarts at 0 whenever the ring drains and resident memory follows the
- * live records.
+ * (alloc_total at the end of a task's bytes), so reclaim never goes back.
+ * The record arena follows the same rule, so it too restarts at 0 whenever
+ * the ring drains and resident memory follows the live records.
  */
 #ifndef RT_RING_H
 #define RT_RING_H
