@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/check.h"
+
 typedef struct rt_pool {
     char *base;       /* reserved cap * elem bytes */
     size_t elem;
@@ -32,6 +34,7 @@ static inline void *rt_pool_at(const rt_pool *p, uint64_t counter)
 /* Takes the next entry (the caller checked rt_pool_has_room). */
 static inline void *rt_pool_take(rt_pool *p)
 {
+    RT_ASSERT(p->top - p->tail < p->cap);
     void *e = rt_pool_at(p, p->top++);
     if (p->top - p->tail > p->high_water) p->high_water = p->top - p->tail;
     return e;

@@ -4,8 +4,7 @@
  */
 #include "runtime/ring.h"
 
-#include <assert.h>
-
+#include "runtime/check.h"
 #include "runtime/reserve.h"
 
 /* Reserves one ring array; on failure records which one, once. */
@@ -160,13 +159,14 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
 void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes)
 {
     uint64_t off = rt_heap_place(&r->records, (bytes + 15) & ~(uint64_t)15);
-    assert(off != UINT64_MAX); /* sized so that it never fills */
+    RT_ASSERT(off != UINT64_MAX); /* sized so that it never fills */
     rt_ring_slot(r, local)->record_end = rt_heap_alloc_total(&r->records);
     return r->records.base + off;
 }
 
 void rt_ring_publish(rt_ring *r, uint32_t local)
 {
+    RT_ASSERT(local + 1 - atomic_load_explicit(&r->last_alive, memory_order_acquire) < r->window);
     r->issued++;
     atomic_store_explicit(&r->cur, local + 1, memory_order_release);
 }
@@ -216,4 +216,31 @@ int rt_ring_advance(rt_ring *r)
         if (moved && atomic_load(&r->orch_waiting)) rt_futex_wake(&r->last_alive, INT32_MAX);
     }
     return moved;
+}
+
+int rt_ring_check(rt_ring *r, const char **why)
+{
+    uint32_t la = atomic_load_explicit(&r->last_alive, memory_order_acquire);
+    uint32_t cur = atomic_load_explicit(&r->cur, memory_order_acquire);
+    const rt_heap *heaps[2] = {&r->heap, &r->records};
+    *why = NULL;
+    if (rt_local_before(cur, la)) *why = "watermark past the current task";
+    else if (cur - la >= r->window) *why = "window - 1 live tasks exceeded";
+    for (int i = 0; i < 2 && !*why; i++) {
+        const rt_heap *h = heaps[i];
+        uint64_t used = rt_heap_used(h);
+        if (h->top > h->size || h->tail > h->size) *why = "heap cursor past the heap";
+        else if (rt_heap_alloc_total(h) < rt_heap_reclaim_total(h)) *why = "heap reclaimed more than allocated";
+        else if (used > h->size) *why = "heap uses more than its size";
+        else if (h->top == h->tail && used != 0 && used != h->size) *why = "heap top == tail but neither empty nor full";
+    }
+    if (!*why && (r->deps.top < r->deps.tail || rt_pool_used(&r->deps) > r->deps.cap))
+        *why = "dep pool counters out of range";
+    if (!*why && (r->spill.top < r->spill.tail || rt_pool_used(&r->spill) > r->spill.cap))
+        *why = "spill pool counters out of range";
+    for (uint32_t l = la; !*why && l != cur; l++) {
+        uint32_t st = atomic_load_explicit(&rt_ring_slot(r, l)->state, memory_order_acquire);
+        if (st > RT_TASK_CONSUMED) *why = "a live slot in no known state";
+    }
+    return *why ? -1 : 0;
 }

@@ -142,6 +142,11 @@ static inline uint64_t rt_heap_reclaim_total(const rt_heap *h) { return h->tail 
  * lock holder drains before it lets go. */
 int rt_ring_advance(rt_ring *r);
 
+/* Sanity walk for tests: watermark, window, heap and record-arena cursors
+ * and counters, pool counters, live slot states.  Returns 0, or -1 with
+ * *why saying which invariant does not hold.  Orchestrator only. */
+int rt_ring_check(rt_ring *r, const char **why);
+
 /* Current live use, all three from one watermark snapshot (reclaimed_at). */
 rt_use rt_ring_use(rt_ring *r);
 /* Records current use in the run and scope peaks (after each allocation). */

@@ -283,6 +283,7 @@ static void rt_tm_free(rt_tensormap *tm, uint32_t i)
 
 void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer)
 {
+    RT_ASSERT(tm->used < PTO_TENSORMAP_POOL_SIZE);
     uint32_t ai = rt_tm_alloc_get(tm, key->box.addr);
     rt_tm_alloc *a = &tm->allocs[ai];
     uint32_t i = tm->free_top ? tm->free_stack[--tm->free_top] : ++tm->bumped;

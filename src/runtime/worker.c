@@ -21,6 +21,7 @@
 
 #include "runtime/worker.h"
 
+#include "runtime/check.h"
 #include "runtime/error.h"
 #include "runtime/format.h"
 #include "runtime/progress.h"
@@ -43,6 +44,7 @@ static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
     rt_release_retained(rt, ring, s);
 
     rt_spin_lock(&s->lock);
+    RT_ASSERT(atomic_load_explicit(&s->state, memory_order_relaxed) == RT_TASK_PENDING);
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
     rt_dep_node *node = s->fanout_head;
     int consumed = rt_task_try_consume_locked(s);

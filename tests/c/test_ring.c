@@ -32,6 +32,14 @@ static void ring_new(rt_ring *r, uint32_t first_local)
 static uint32_t ring_cur(rt_ring *r) { return atomic_load(&r->cur); }
 static uint32_t ring_last_alive(rt_ring *r) { return atomic_load(&r->last_alive); }
 
+/* The ring's own sanity walk holds. */
+static void ring_ok(rt_ring *r)
+{
+    const char *why;
+    if (rt_ring_check(r, &why) != 0) print_error("rt_ring_check: %s\n", why);
+    assert_int_equal(rt_ring_check(r, &why), 0);
+}
+
 /* One alloc(n); on RT_ALLOC_OK initialises and publishes the slot.  On any
  * other result asserts that nothing moved (no slot, no heap). */
 static rt_alloc_result try_alloc(rt_ring *r, uint64_t n, uint32_t *local, uint64_t *off)
@@ -58,6 +66,7 @@ static rt_alloc_result try_alloc(rt_ring *r, uint64_t n, uint32_t *local, uint64
         assert_int_equal(r->heap.top, top);
         assert_int_equal(r->heap.tail, tail);
     }
+    ring_ok(r);
     return res;
 }
 
@@ -81,6 +90,7 @@ static void retire(rt_ring *r, uint32_t k)
     if (k) assert_int_equal(rt_ring_advance(r), 1);
     assert_int_equal(ring_last_alive(r), la + k);
     rt_ring_reclaim(r);
+    ring_ok(r);
 }
 
 static void retire_all(rt_ring *r) { retire(r, ring_cur(r) - ring_last_alive(r)); }
@@ -732,7 +742,35 @@ static void test_heap_counters_monotonic(void **state)
     rt_ring_destroy(&r);
 }
 
+/* The sanity walk reports each broken invariant it checks. */
+static void test_ring_check_finds_broken_state(void **state)
+{
+    (void)state;
+    const char *why;
+    rt_ring r;
+    ring_new(&r, 0);
+    alloc_ok(&r, 1024, NULL);
+    r.heap.top = HEAP + 64;
+    assert_int_equal(rt_ring_check(&r, &why), -1);
+    assert_string_equal(why, "heap cursor past the heap");
+    r.heap.top = 1024; /* restored */
+    assert_int_equal(rt_ring_check(&r, &why), 0);
+    r.heap.tail = 2048; /* reclaimed past the allocation */
+    assert_int_equal(rt_ring_check(&r, &why), -1);
+    assert_string_equal(why, "heap reclaimed more than allocated");
+    r.heap.tail = 0;
+    atomic_store(&r.last_alive, 5); /* watermark ahead of cur (1) */
+    assert_int_equal(rt_ring_check(&r, &why), -1);
+    assert_string_equal(why, "watermark past the current task");
+    atomic_store(&r.last_alive, 0);
+    r.deps.tail = r.deps.top + 1;
+    assert_int_equal(rt_ring_check(&r, &why), -1);
+    assert_string_equal(why, "dep pool counters out of range");
+    rt_ring_destroy(&r);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_ring_check_finds_broken_state),
     cmocka_unit_test(test_ring_fresh_and_bump),
     cmocka_unit_test(test_heap_zero_size),
     cmocka_unit_test(test_window_slots_cycle),
