@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instruction counts of ours' submit path under callgrind, which counts the
 # same for the same binary and input whatever the machine is doing: the
-# number to read when timings swing (BENCHMARKS.md: hot paths get an
+# number to read when timings swing (docs/performance.md: hot paths get an
 # instruction count next to the timing).  One row per case on stdout:
 #   {"bench": "B2t", "case": "slices_s64", "system": "ours", "metric": "submit_instr", "value": N}
 # N = instructions executed inside pto_task_submit per call, back-pressure waits

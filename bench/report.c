@@ -3,7 +3,7 @@
  * the machine and run lines, the B0 header (each repetition calibrates
  * once: medians over repetitions), each runtime's configuration,
  * one line per (benchmark, case, metric) with every system side by side,
- * the best peer and the ratio, and every bar of BENCHMARKS.md with its
+ * the best peer and the ratio, and every bar of the protocol (docs/performance.md) with its
  * verdict.  Writes every cell to OUT.json.
  *
  *   bench_report ROWS.jsonl CONFIGS.jsonl OUT.json
@@ -386,7 +386,7 @@ static void bars_b4(void)
 
 static void bars(void)
 {
-    printf("\nBars (BENCHMARKS.md; met / NOT MET / within noise: the spreads overlap)\n");
+    printf("\nBars (the protocol's; met / NOT MET / within noise: the spreads overlap)\n");
     bars_b1();
     bars_b2();
     bars_b2t();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and prints the table (bench_report).
 #   bench/run.sh [full|quick] BIN_DIR
-#     full:  B0-B4 and B2t as BENCHMARKS.md describes (under 10 minutes here)
+#     full:  B0-B4 and B2t as docs/performance.md describes (under 10 minutes here)
 #     quick: a reduced set (under 2 minutes)
 #   BENCH_REPS=N  repetitions (default 3)
 #

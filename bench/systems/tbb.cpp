@@ -31,7 +31,7 @@
  * Read it as a floor too: the edges are given, nothing is inferred from data
  * accesses, and no task runs before the graph is complete.
  *
- * B2t, B3, B4: not taken part in (BENCHMARKS.md: TBB is a B1 floor; a flow
+ * B2t, B3, B4: not taken part in (docs/performance.md: TBB is a B1 floor; a flow
  * graph has no data accesses to tell tiles apart).
  */
 #include <tbb/flow_graph.h>

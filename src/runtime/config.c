@@ -1,7 +1,8 @@
 /*
  * config.c - the configuration rule table, validation and resolution.
  *
- * One static table, rt_config_rules, holds every rule of RUNTIME-SPEC §7: a
+ * One static table, rt_config_rules, holds every rule of docs/runtime.md
+ * ("Sizing"): a
  * row per field with its bounds, its power-of-two flag and the phrase that
  * follows "must" in its message.  pto_config_check (C structs), the
  * pto_config_check_* helpers (Python RunConfig) and rt_config_resolve all

@@ -1,5 +1,5 @@
 /*
- * diagnose.h - the capacity and stall error messages (RUNTIME-SPEC 6).
+ * diagnose.h - the capacity and stall error messages (docs/runtime.md, "Errors").
  *
  * Each builder gathers the numbers a user needs (ring state, the head task,
  * what was requested, which RunConfig field to change) and latches the

@@ -11,7 +11,8 @@
  *
  * Window rule: at most window - 1 tasks live (local - last_alive + 1 <
  * window), so slot(last_alive - 1) is never reused while its reclaim
- * markers are read.  Heap rule: RUNTIME-SPEC 4.2 (cases E, A, B, D; no
+ * markers are read.  Heap rule: docs/runtime.md, "Heap placement" (cases
+ * E, A, B, D; no
  * allocation straddles the end), except that a request equal to the free
  * arc fits in every case: used (alloc_total - reclaim_total) tells a full
  * heap from an empty one when top == tail.  Reclaim marks are linear

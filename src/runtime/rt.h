@@ -51,7 +51,7 @@ typedef struct rt_scope {
     uint64_t saved_tm_peak;   /* ... and of the tensormap */
 } rt_scope;
 
-/* One scope-stats record (RUNTIME-SPEC 8). */
+/* One scope-stats record (docs/runtime.md, "Scope stats"; the keys: pto/scope_stats.h). */
 typedef struct rt_stats_record {
     const char *file; /* NULL = the implicit root */
     int line, depth, ring, end;

@@ -1,6 +1,6 @@
 /*
  * scope_stats.c - per-scope samples of ring use, written as NDJSON
- * (RUNTIME-SPEC 8): <output_prefix>/scope_stats/scope_stats.jsonl, line 1
+ * (docs/runtime.md, "Scope stats"; pto/scope_stats.h): <output_prefix>/scope_stats/scope_stats.jsonl, line 1
  * the run's metadata, then one record per scope boundary, oldest first.
  *
  * A begin record is sampled after the push, an end record before the

@@ -250,7 +250,7 @@ static inline void e2e_valid_run(pto_runtime *rt, const char *ctx)
 }
 
 /* 1 if message m starts with "FATAL: " and has the three fixed lines of
- * RUNTIME-SPEC section 6 for code; else 0 and the first one missing. */
+ * every error message (docs/runtime.md, "Errors") for code; else 0 and the first one missing. */
 static inline int e2e_has_fixed_lines(const char *m, int code, char *missing, size_t n)
 {
     char line[3][128];

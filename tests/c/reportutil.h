@@ -1,6 +1,6 @@
 /*
  * reportutil.h - helpers for the report tool's tests: write crafted
- * scope_stats.jsonl files (the §8 format) into a temp directory, and run the
+ * scope_stats.jsonl files (pto/scope_stats.h) into a temp directory, and run the
  * CLI in-process with its output captured.  Include after harness.h.
  */
 #ifndef PTO_REPORTUTIL_H

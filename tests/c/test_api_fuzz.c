@@ -1,6 +1,6 @@
 /*
- * test_api_fuzz.c - random valid and invalid API calls (RUNTIME-SPEC sections
- * 5 and 6).
+ * test_api_fuzz.c - random valid and invalid API calls (docs/runtime.md,
+ * "Scopes" and "Errors").
  *
  * test_random_misuse_never_crashes: a seeded generator drives random valid
  * and invalid calls on runtimes with tiny task windows (4, 8 or 16 slots).

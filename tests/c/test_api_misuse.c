@@ -1,6 +1,6 @@
 /*
- * test_api_misuse.c - bad calls through the public API (RUNTIME-SPEC sections
- * 5 and 6): every one is reported, latched and recovered from.
+ * test_api_misuse.c - bad calls through the public API (docs/runtime.md,
+ * "Scopes" and "Errors"): every one is reported, latched and recovered from.
  *
  * test_invalid_calls_are_reported: a table of bad calls, each made once on a
  * fresh runtime and once on one runtime that recovers from all of them in

@@ -1,5 +1,5 @@
 /*
- * test_config.c - the configuration rules of RUNTIME-SPEC §7, one test per
+ * test_config.c - the configuration rules (docs/runtime.md, "Sizing"), one test per
  * rule: defaults, per-ring forms, scalar and list rejects with their exact
  * messages, workers and stall, retired environment variables, the ring-size
  * log line, and check order.

@@ -4,7 +4,7 @@
  *
  * Every capacity error is provoked with tiny rings and checked for its return
  * code, pto_runtime_error()->code and the key fragments of its message
- * (RUNTIME-SPEC section 6); then pto_runtime_finish must return -code and a small run
+ * (docs/runtime.md, "Errors"); then pto_runtime_finish must return -code and a small run
  * on the same runtime must succeed (the latch clears).  Each capacity is
  * also tried at exactly its limit (fits) and one over.  Tests that expect a
  * stall set a small stall_timeout_ms, all others E2E_NO_STALL_MS (e2e.h).

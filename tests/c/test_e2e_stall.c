@@ -1,8 +1,8 @@
 /*
  * test_e2e_stall.c - stall detection, end to end.
  *
- * A stall is "no progress anywhere for stall_timeout_ms" (RUNTIME-SPEC
- * section 6): slow kernels that keep completing, or progress on another ring,
+ * A stall is "no progress anywhere for stall_timeout_ms" (docs/runtime.md,
+ * "Errors", V3): slow kernels that keep completing, or progress on another ring,
  * must never trip it; a kernel that runs past the bound while nothing else
  * completes must.  The scales are cut down from the spec's (seconds) so each
  * test takes at most about 2 s.  Waits that must outlast the stall bound are

@@ -1,5 +1,5 @@
 /*
- * test_overlap.c - view footprints and overlap classes (RUNTIME-SPEC §3),
+ * test_overlap.c - view footprints and overlap classes (docs/runtime.md, "Tasks and views"),
  * unit tests on rt_box_from_view and rt_box_overlap.
  *
  * rt_box_overlap(old, now) answers how the new view `now` relates to the

@@ -1,5 +1,5 @@
 /*
- * test_pool.c - the circular pools of a ring (RUNTIME-SPEC §4.1): the
+ * test_pool.c - the circular pools of a ring (docs/runtime.md, "The ring model"): the
  * dependency pool (16-byte fanout nodes) and the fanin spill pool (8-byte
  * edges beyond the 64 inline), unit tests on rt_pool directly.
  */

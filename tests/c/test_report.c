@@ -1,6 +1,6 @@
 /*
- * test_report.c - the scope-stats report tool (RUNTIME-SPEC §9), one test
- * per rule of §10 "Report tool": top peaks, imbalance, pinned and oversized
+ * test_report.c - the scope-stats report tool (docs/tools.md), one test
+ * per rule of the report tool (docs/tools.md): top peaks, imbalance, pinned and oversized
  * verdicts, suggested sizes, reference-runtime files, bad inputs.  Each test
  * writes its crafted NDJSON into a temp directory and drives the ss_ library
  * (the summary structs and the in-process CLI).

@@ -1,6 +1,6 @@
 /*
- * test_report_browser.c - the report page in a real browser (RUNTIME-SPEC
- * §10, test_report_html_browser).
+ * test_report_browser.c - the report page in a real browser (docs/tools.md,
+ * "The page").
  *
  * Headless Chromium (Debian's `chromium`, see scripts/install-deps.sh) loads
  * the page from disk with name resolution mapped to nothing.  Checks: the

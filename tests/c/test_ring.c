@@ -1,5 +1,6 @@
 /*
- * test_ring.c - task window and heap of one ring (RUNTIME-SPEC §4.1, §4.2),
+ * test_ring.c - task window and heap of one ring (docs/runtime.md, "The ring model",
+ * "Heap placement"),
  * unit tests on a ring of window 16 and heap 4096, driven single-threaded.
  *
  * An "alloc(n)" is rt_ring_try_alloc followed, on success, by what submit

@@ -1,5 +1,5 @@
 /*
- * test_scope_stats.c - scope stats (RUNTIME-SPEC 8), end to end through the
+ * test_scope_stats.c - scope stats (docs/runtime.md, "Scope stats"), end to end through the
  * public API: one test per rule of section 10 "Scope stats", plus the
  * metadata lists and a round trip through pto-scope-stats.
  *
@@ -435,7 +435,7 @@ static const char *const rec_keys[] = {
     "dep_pool_start", "dep_pool_end", "tensormap", "peak_task_window", "peak_heap", "peak_dep_pool",
     "peak_tensormap"};
 
-/* The metadata line's text, exactly (RUNTIME-SPEC 8: separators ", " and ": "). */
+/* The metadata line's text, exactly (separators ", " and ": ", as the reference runtime writes it). */
 static void expect_meta_line(const ss_file *f, int fatal, size_t total, const uint64_t tw[4],
                              const uint64_t heap[4], const uint64_t dep[4])
 {
@@ -830,7 +830,7 @@ static void check_heap_rows(const ss_file *f, const heap_row *rows, int n, char 
 }
 
 /* heap_start / heap_end are reclaim_total / alloc_total: monotonic across
- * wraps (RUNTIME-SPEC 4.2: alloc_total = top + alloc_wraps * size,
+ * wraps (docs/runtime.md, "Heap placement": alloc_total = top + alloc_wraps * size,
  * reclaim_total = tail + reclaim_wraps * size).  Ring 3, heap 4096 = 4 KiB
  * units; a depth-3 parent P holds depth-4 children, each with one task on
  * its own gate; a task retires when its gate opens (its scope has ended),

@@ -1,5 +1,5 @@
 /*
- * test_task_states.c - edges, pins and task states (RUNTIME-SPEC 2),
+ * test_task_states.c - edges, pins and task states (docs/runtime.md, "Task states"),
  * observed inside the runtime while latch kernels hold producers PENDING.
  */
 #include "harness.h"

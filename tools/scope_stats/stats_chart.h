@@ -7,7 +7,7 @@
  * with exactly N x K elements of class "pt" (a circle, or a rect for bar
  * series), each holding a <title> that names the metric, the scope #, the
  * value and the site.  The peak mark and the capacity line are not "pt".
- * Rules (RUNTIME-SPEC §9): x = scope index with ~6 integer ticks; y from 0 to
+ * Rules (docs/tools.md, "The page"): x = scope index with ~6 integer ticks; y from 0 to
  * 1.1 x the largest value drawn with ~6 ticks; the capacity line is drawn
  * only when it is within 2x of the largest series value.
  */

@@ -1,7 +1,7 @@
 /*
  * stats_file.h - one scope_stats.jsonl file, read and paired.
  *
- * The file is NDJSON, schema version 6 (RUNTIME-SPEC §8): line 1 is the run's
+ * The file is NDJSON, schema version 6 (pto/scope_stats.h): line 1 is the run's
  * metadata, every later line one scope boundary record.  Loading checks every
  * line, pairs each `end` with the latest unmatched `begin` of the same site
  * on the same ring, and keeps only the paired scopes, in the order they ended.
@@ -13,7 +13,7 @@
  *     keys, else the high water (reference runtime files).
  * Problems that still allow a report (a truncated tail, a scope left open, an
  * `end` without `begin`) become warnings[]; anything else fails the load with
- * one message, in the §9 wording.
+ * one message, in the wording of docs/tools.md.
  */
 #ifndef SS_STATS_FILE_H
 #define SS_STATS_FILE_H
@@ -69,7 +69,7 @@ typedef struct ss_data {
 } ss_data;
 
 /* Reads and pairs path.  SS_OK fills *d (free it with ss_file_free);
- * SS_EINPUT writes the §9 message (no trailing newline) to err and leaves *d
+ * SS_EINPUT writes the docs/tools.md message (no trailing newline) to err and leaves *d
  * empty.  Never prints. */
 int ss_file_load(const char *path, ss_data *d, char *err, size_t errlen);
 

@@ -1,5 +1,5 @@
 /*
- * stats_html.c - `--html OUT`: one self-contained page (RUNTIME-SPEC §9).
+ * stats_html.c - `--html OUT`: one self-contained page (docs/tools.md, "The page").
  *
  * Order: header with status chip, formula guide, top peaks with use bars,
  * verdicts, suggested RunConfig, then per resource (task window in slots,

@@ -11,7 +11,7 @@
 #include "stats_file.h"
 #include "stats_summary.h"
 
-/* Terminal summary, sections in the §9 order.  SS_OK or SS_EINPUT (write error). */
+/* Terminal summary, sections in the order of docs/tools.md, "The summary".  SS_OK or SS_EINPUT (write error). */
 int ss_text_write(FILE *out, const ss_data *d, const ss_summary *s);
 
 /* The summary as one JSON object: header, top_peaks, verdicts, suggested. */

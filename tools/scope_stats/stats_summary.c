@@ -1,5 +1,5 @@
 /*
- * stats_summary.c - top peaks, verdicts and suggested sizes (RUNTIME-SPEC §9).
+ * stats_summary.c - top peaks, verdicts and suggested sizes (docs/tools.md, "The summary").
  *
  * Use = risk metric / configured size.  Verdicts look at the three per-ring
  * resources only (the tensormap has a fixed, compile-time size, so no
@@ -222,7 +222,7 @@ static void ss_oversized(const ss_data *d, ss_summary *s)
             ss_append(v, "%llu bytes (%.2f MiB)", (unsigned long long)save,
                       (double)save / 1048576.0);
         else if (res == SS_DEP_POOL)
-            /* 16-byte dep node + 8-byte spill edge per entry (RUNTIME-SPEC §4.1) */
+            /* 16-byte dep node + 8-byte spill edge per entry (docs/runtime.md, "The ring model") */
             ss_append(v, "%llu entries (%llu bytes)", (unsigned long long)save,
                       (unsigned long long)save * 24u);
         else

@@ -1,6 +1,6 @@
 /*
  * stats_summary.h - what the report says about one file: the top peaks, the
- * verdicts and the suggested ring sizes (RUNTIME-SPEC §9).  Pure arithmetic
+ * verdicts and the suggested ring sizes (docs/tools.md, "The summary").  Pure arithmetic
  * on an ss_data; every writer (text, JSON, HTML) prints the same summary.
  */
 #ifndef SS_STATS_SUMMARY_H

@@ -1,6 +1,6 @@
 /*
  * stats_text.c - the terminal summary: header, top peaks, verdicts, suggested
- * sizes (RUNTIME-SPEC §9, in that order).  Column widths follow the content so
+ * sizes (docs/tools.md, "The summary", in that order).  Column widths follow the content so
  * long sites stay aligned; numbers print in full (paste-able).
  */
 #include <stdio.h>
