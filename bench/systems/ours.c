@@ -51,8 +51,7 @@ static int ours_init(int threads)
     c.stall_timeout_ms = -1; /* 256 us kernels x thousands: never a stall */
     if (ours_sized()) c.runtime_env.ring_heap[0] = 4u << 20;
     openblas_set_num_threads(1); /* B4 tile kernels run serial BLAS, like every peer */
-    rt = pto_runtime_create(&c, NULL);
-    return rt ? 0 : 1;
+    return pto_runtime_create(&c, &rt, NULL) == 0 ? 0 : 1;
 }
 
 static void ours_fini(void)

@@ -67,8 +67,8 @@ int main(int argc, char **argv)
         cfg.enable_scope_stats = 1;
         cfg.output_prefix = argv[1];
     }
-    pto_runtime *rt = pto_runtime_create(&cfg, &err);
-    if (!rt) {
+    pto_runtime *rt;
+    if (pto_runtime_create(&cfg, &rt, &err) != 0) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }

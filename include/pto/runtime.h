@@ -176,10 +176,11 @@ typedef struct pto_task {
 /* ---- lifecycle --------------------------------------------------------- */
 
 /* Validates cfg (NULL = all defaults), reserves the rings (reserved, not
- * committed) and starts the workers.  On failure returns NULL and fills err
- * (if given): PTO_INVALID_ARGS for a bad config, PTO_RESERVE_FAILED when
- * address space could not be reserved. */
-pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err);
+ * committed), starts the workers and stores the runtime in *rt.  Returns 0,
+ * or -code with *rt NULL and err (if given) filled: PTO_INVALID_ARGS for a
+ * bad config, PTO_RESERVE_FAILED when address space or threads could not be
+ * had. */
+int pto_runtime_create(const pto_config *cfg, pto_runtime **rt, pto_error *err);
 
 /* Finishes outstanding work (as pto_runtime_finish) and frees everything. NULL is ok. */
 void pto_runtime_destroy(pto_runtime *rt);

@@ -1,7 +1,7 @@
 /*
  * overlap.c - box math for dependency discovery (see overlap.h).
  *
- * Invariant: rt_box_overlap never answers NO_OVERLAP for views that share a
+ * Invariant: rt_overlap_classify never answers NO_OVERLAP for views that share a
  * byte, and answers COVERED only when every element of `old` lies inside
  * `now`; both follow from comparing coordinates only when the two boxes sit
  * in one identical layout: innermost stride 1, each stride a multiple of the
@@ -10,7 +10,7 @@
  */
 #include "runtime/overlap.h"
 
-int rt_box_from_view(const pto_view *v, rt_box *b, const char **reason)
+int rt_overlap_box_of(const pto_view *v, rt_box *b, const char **reason)
 {
     if (!v->addr) { *reason = "view addr is NULL"; return -1; }
     if (v->ndims < 1 || v->ndims > PTO_MAX_DIMS) { *reason = "view ndims must be in [1, 5]"; return -1; }
@@ -40,7 +40,7 @@ int rt_box_from_view(const pto_view *v, rt_box *b, const char **reason)
     return 0;
 }
 
-int rt_view_coords(const pto_view *v, int64_t *start)
+int rt_overlap_coords(const pto_view *v, int64_t *start)
 {
     uint32_t n = v->ndims;
     if (v->strides[n - 1] != 1) return 0;
@@ -59,7 +59,7 @@ int rt_view_coords(const pto_view *v, int64_t *start)
     return 1;
 }
 
-rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now)
+rt_overlap rt_overlap_classify(const rt_box *old, const rt_box *now)
 {
     if (now->hi <= old->lo || old->hi <= now->lo) return RT_NO_OVERLAP;
     const pto_view *a = old->view, *b = now->view;
@@ -77,7 +77,7 @@ rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now)
         if (same) return RT_COVERED;
     }
     int64_t sa[PTO_MAX_DIMS], sb[PTO_MAX_DIMS];
-    if (!rt_view_coords(a, sa) || !rt_view_coords(b, sb)) return RT_OVERLAP;
+    if (!rt_overlap_coords(a, sa) || !rt_overlap_coords(b, sb)) return RT_OVERLAP;
 
     int covered = 1;
     for (uint32_t d = 0; d < a->ndims; d++) {

@@ -34,15 +34,15 @@ typedef struct rt_box {
 /* Checks a view (non-NULL addr, ndims in [1, PTO_MAX_DIMS], elem_size > 0,
  * non-negative strides and offset) and computes its box.  Returns 0, or -1
  * with a short reason. */
-int rt_box_from_view(const pto_view *v, rt_box *box, const char **reason);
+int rt_overlap_box_of(const pto_view *v, rt_box *box, const char **reason);
 
 /* Per-dimension start coordinates of v's offset in the layout its strides
  * imply; returns 0 if that layout does not admit box math (then only byte
  * ranges tell two views apart). */
-int rt_view_coords(const pto_view *v, int64_t *start);
+int rt_overlap_coords(const pto_view *v, int64_t *start);
 
 /* How the new view `now` relates to an existing footprint `old` of the same
  * allocation. */
-rt_overlap rt_box_overlap(const rt_box *old, const rt_box *now);
+rt_overlap rt_overlap_classify(const rt_box *old, const rt_box *now);
 
 #endif

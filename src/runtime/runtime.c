@@ -58,7 +58,7 @@ static pto_runtime *rt_reserve_failed(pto_runtime *rt, int ring, const rt_reserv
     return NULL;
 }
 
-pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
+static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
 {
     char msg[512];
     pto_config resolved;
@@ -130,6 +130,14 @@ pto_runtime *pto_runtime_create(const pto_config *cfg, pto_error *err)
     if (resolved.log_ring_sizes) rt_config_log_sizes(&rt->cfg);
     if (err) *err = (pto_error){.code = 0, .ring = -1};
     return rt;
+}
+
+int pto_runtime_create(const pto_config *cfg, pto_runtime **rt, pto_error *err)
+{
+    pto_error local;
+    if (!rt) return -PTO_INVALID_ARGS;
+    *rt = rt_runtime_create(cfg, err ? err : &local);
+    return *rt ? 0 : -(err ? err : &local)->code;
 }
 
 /* Latches SCHEDULER_TIMEOUT for a finish that saw no progress. */

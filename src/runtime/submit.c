@@ -67,7 +67,7 @@ static int rt_validate(pto_runtime *rt, const pto_task *t, rt_tm_key *keys, uint
                 *out_bytes = *out_bytes > UINT64_MAX - b ? UINT64_MAX : *out_bytes + b;
                 rt->req_outputs++;
             }
-        } else if (rt_box_from_view(v, &keys[i].box, &r) == 0 && v->owner != PTO_INVALID_TASK_ID &&
+        } else if (rt_overlap_box_of(v, &keys[i].box, &r) == 0 && v->owner != PTO_INVALID_TASK_ID &&
                    !rt_id_issued(rt, v->owner)) {
             r = "view owner is not a task of this runtime";
         }

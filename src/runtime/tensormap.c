@@ -95,7 +95,7 @@ static void rt_tm_key_compute(rt_tm_key *key)
     if (key->computed) return;
     const pto_view *v = key->box.view;
     key->computed = 1;
-    key->gridded = key->box.hi > key->box.lo && rt_view_coords(v, key->start);
+    key->gridded = key->box.hi > key->box.lo && rt_overlap_coords(v, key->start);
     key->levels = 0;
     if (key->gridded)
         for (uint32_t d = 0; d < v->ndims; d++)
@@ -332,7 +332,7 @@ static int rt_tm_visit(rt_tensormap *tm, uint32_t i, const rt_tm_query *q)
         rt_tm_free(tm, i); /* a completed reader's WAR edge is satisfied */
         return 0;
     }
-    rt_overlap ov = rt_box_overlap(&e->box, &q->key->box);
+    rt_overlap ov = rt_overlap_classify(&e->box, &q->key->box);
     if (ov == RT_NO_OVERLAP) return 0;
     int rc = q->edge(q->ctx, e->task);
     if (!rc && q->remove_covered && ov == RT_COVERED) rt_tm_free(tm, i);

@@ -100,7 +100,7 @@ typedef int (*rt_tm_edge_fn)(void *ctx, pto_task_id task);
 int rt_tm_init(rt_tensormap *tm, rt_ring *rings, int *err_no);
 void rt_tm_destroy(rt_tensormap *tm);
 
-/* Readies a key whose box is set (rt_box_from_view). */
+/* Readies a key whose box is set (rt_overlap_box_of). */
 static inline void rt_tm_key_init(rt_tm_key *key) { key->computed = 0; }
 
 /* Refreshes the cached watermarks from the rings. */

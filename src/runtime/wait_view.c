@@ -79,7 +79,7 @@ static int rt_view_wait(pto_runtime *rt, const pto_view *view, int for_write)
     rt->submitting = PTO_INVALID_TASK_ID;
     rt_tm_key key;
     const char *why = NULL;
-    if (!view || rt_box_from_view(view, &key.box, &why) != 0)
+    if (!view || rt_overlap_box_of(view, &key.box, &why) != 0)
         return rt_error_invalid(rt, "pto_view_wait", why ? why : "view is NULL");
     if (view->owner != PTO_INVALID_TASK_ID && !rt_id_issued(rt, view->owner))
         return rt_error_invalid(rt, "pto_view_wait", "view owner is not a task of this runtime");

@@ -71,7 +71,9 @@ static inline pto_runtime *make_rt(const pto_config *cfg)
 {
     pto_error err;
     memset(&err, 0, sizeof err);
-    pto_runtime *rt = pto_runtime_create(cfg, &err);
+    pto_runtime *rt;
+    int rc = pto_runtime_create(cfg, &rt, &err);
+    assert_int_equal(rc == 0, rt != NULL);
     if (!rt) print_error("pto_runtime_create failed: code %d: %s\n", err.code, err.message);
     assert_non_null(rt);
     return rt;

@@ -38,6 +38,7 @@ static void test_null_runtime_is_invalid_args(void **state)
     assert_int_equal(e->code, PTO_INVALID_ARGS);
     assert_non_null(strstr(e->message, "runtime is NULL"));
     pto_runtime_destroy(NULL);
+    assert_int_equal(pto_runtime_create(NULL, NULL, NULL), -PTO_INVALID_ARGS); /* nowhere to put it */
 }
 
 static void test_status_name_and_text_any_int(void **state)

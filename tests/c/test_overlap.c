@@ -1,8 +1,8 @@
 /*
  * test_overlap.c - view footprints and overlap classes (docs/runtime.md, "Tasks and views"),
- * unit tests on rt_box_from_view and rt_box_overlap.
+ * unit tests on rt_overlap_box_of and rt_overlap_classify.
  *
- * rt_box_overlap(old, now) answers how the new view `now` relates to the
+ * rt_overlap_classify(old, now) answers how the new view `now` relates to the
  * existing footprint `old`: COVERED = now contains old in every dimension.
  */
 #include "harness.h"
@@ -20,7 +20,7 @@ static rt_box box_of(const pto_view *v)
     rt_box b;
     const char *reason = NULL;
     memset(&b, 0xa5, sizeof b);
-    int rc = rt_box_from_view(v, &b, &reason);
+    int rc = rt_overlap_box_of(v, &b, &reason);
     if (rc != 0) fail_msg("view rejected: %s", reason ? reason : "(no reason)");
     return b;
 }
@@ -28,7 +28,7 @@ static rt_box box_of(const pto_view *v)
 static rt_overlap ov(pto_view old, pto_view now)
 {
     rt_box a = box_of(&old), b = box_of(&now);
-    return rt_box_overlap(&a, &b);
+    return rt_overlap_classify(&a, &b);
 }
 
 /* Asserts old -> now and now -> old. */
@@ -157,7 +157,7 @@ static void test_overlap_non_box_layout_is_conservative(void **state)
     pto_view zero_mid = {A, 4, 3, {2, 3, 4}, {8, 0, 1}, 0, PTO_INVALID_TASK_ID};
     pto_view zero_mid_shifted = {A, 4, 3, {1, 3, 4}, {8, 0, 1}, 2, PTO_INVALID_TASK_ID};
     int64_t start[PTO_MAX_DIMS];
-    assert_int_equal(rt_view_coords(&zero_mid, start), 0);
+    assert_int_equal(rt_overlap_coords(&zero_mid, start), 0);
     expect2(zero_mid, zero_mid_shifted, RT_OVERLAP, RT_OVERLAP);
     /* outer stride not a multiple of the inner one */
     pto_view odd_strides = {A, 4, 2, {4, 8}, {3, 2}, 0, PTO_INVALID_TASK_ID};
@@ -191,7 +191,7 @@ static void expect_reject(pto_view v, const char *word)
 {
     rt_box b;
     const char *reason = NULL;
-    assert_int_equal(rt_box_from_view(&v, &b, &reason), -1);
+    assert_int_equal(rt_overlap_box_of(&v, &b, &reason), -1);
     assert_non_null(reason);
     assert_true(strlen(reason) > 0);
     if (!strstr(reason, word)) fail_msg("reason \"%s\" does not mention \"%s\"", reason, word);
@@ -201,7 +201,7 @@ static void expect_accept(pto_view v)
 {
     rt_box b;
     const char *reason = NULL;
-    assert_int_equal(rt_box_from_view(&v, &b, &reason), 0);
+    assert_int_equal(rt_overlap_box_of(&v, &b, &reason), 0);
 }
 
 static void test_view_validation(void **state)

@@ -40,7 +40,7 @@ static rt_tm_key tm_key_of(const pto_view *view)
     *v = *view;
     rt_tm_key k;
     const char *why;
-    assert_int_equal(rt_box_from_view(v, &k.box, &why), 0);
+    assert_int_equal(rt_overlap_box_of(v, &k.box, &why), 0);
     rt_tm_key_init(&k);
     return k;
 }
@@ -249,7 +249,7 @@ static int tm_cmp_id(const void *a, const void *b)
 
 /* Random inserts and lookups (IN: writers; INOUT: writers and readers,
  * removing covered entries): each lookup reports, per kind, the same tasks
- * as a scan of every live entry with rt_box_overlap, and cover removal
+ * as a scan of every live entry with rt_overlap_classify, and cover removal
  * frees exactly the covered ones. */
 static void test_tensormap_lookup_matches_brute_force(void **state)
 {
@@ -269,7 +269,7 @@ static void test_tensormap_lookup_matches_brute_force(void **state)
             views[op] = tm_random_view(&seed, bufs);
             rt_tm_key k;
             const char *why;
-            assert_int_equal(rt_box_from_view(&views[op], &k.box, &why), 0);
+            assert_int_equal(rt_overlap_box_of(&views[op], &k.box, &why), 0);
             rt_tm_key_init(&k);
             if (tm_rand(&seed) % 2) { /* insert */
                 pto_task_id task = rt_task_id((int)(tm_rand(&seed) % 4), (uint32_t)(tm_rand(&seed) % 15));
@@ -287,12 +287,12 @@ static void test_tensormap_lookup_matches_brute_force(void **state)
                 int nwant = 0;
                 for (int i = 0; i < n; i++) {
                     rt_box b;
-                    assert_int_equal(rt_box_from_view(shadow[i].view, &b, &why), 0);
+                    assert_int_equal(rt_overlap_box_of(shadow[i].view, &b, &why), 0);
                     if (!shadow[i].live || shadow[i].writer != (kind == 0) || b.addr != k.box.addr ||
-                        rt_box_overlap(&b, &k.box) == RT_NO_OVERLAP)
+                        rt_overlap_classify(&b, &k.box) == RT_NO_OVERLAP)
                         continue;
                     want[nwant++] = shadow[i].task;
-                    if (inout && rt_box_overlap(&b, &k.box) == RT_COVERED) shadow[i].live = 0, live--;
+                    if (inout && rt_overlap_classify(&b, &k.box) == RT_COVERED) shadow[i].live = 0, live--;
                 }
                 tm_nfound = 0;
                 static pto_task_id found[OPS];
@@ -333,7 +333,7 @@ static void test_tensormap_lookup_cost_follows_overlap(void **state)
                                            PTO_INVALID_TASK_ID);
                 rt_tm_key k;
                 const char *why;
-                assert_int_equal(rt_box_from_view(&views[i], &k.box, &why), 0);
+                assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
                 rt_tm_key_init(&k);
                 rt_tm_insert(&tm, &k, rt_task_id(i % 4, (uint32_t)(i / 4 % 15)), 1);
             }
@@ -342,7 +342,7 @@ static void test_tensormap_lookup_cost_follows_overlap(void **state)
                 int i = (int)((uint64_t)j * 7919 % (uint64_t)tiles);
                 rt_tm_key k;
                 const char *why;
-                assert_int_equal(rt_box_from_view(&views[i], &k.box, &why), 0);
+                assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
                 rt_tm_key_init(&k);
                 tm_nfound = 0;
                 rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);

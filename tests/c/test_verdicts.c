@@ -208,7 +208,8 @@ static void test_reserve_failed(void **state)
     pto_error err;
     for (int n = 1; n <= 6; n++) { /* each array of ring 0 in turn */
         rt_reserve_inject_failure(n);
-        pto_runtime *rt = pto_runtime_create(NULL, &err);
+        pto_runtime *rt;
+        assert_int_equal(pto_runtime_create(NULL, &rt, &err), -PTO_RESERVE_FAILED);
         rt_reserve_inject_failure(0);
         assert_null(rt);
         assert_int_equal(err.code, PTO_RESERVE_FAILED);
@@ -219,7 +220,8 @@ static void test_reserve_failed(void **state)
     }
     assert_non_null(strstr(err.message, "for the spill pool"));
     rt_reserve_inject_failure(7); /* ring 1's first array */
-    pto_runtime *rt = pto_runtime_create(NULL, &err);
+    pto_runtime *rt;
+    assert_int_equal(pto_runtime_create(NULL, &rt, &err), -PTO_RESERVE_FAILED);
     rt_reserve_inject_failure(0);
     assert_null(rt);
     assert_non_null(strstr(err.message, "ring=1"));
