@@ -159,23 +159,36 @@ static void test_warning_ring_blocked_after_a_second(void **state)
     expect_once(&s, PTO_WARNING_RING_BLOCKED, "[TaskAllocator ring=0] BLOCKED: tasks=3/4");
 }
 
-/* A kernel outlasts the stall bound in pto_runtime_finish: the error is
- * said at once, then the kernel is waited for. */
+/* A kernel that runs 2 s, past a 200 ms stall bound, while
+ * pto_runtime_finish waits for it; with fail_first the run has already
+ * failed (pto_runtime_fail) while it runs.  Returns finish's status. */
+static int finish_behind_slow_kernel(seen *s, int fail_first)
+{
+    atomic_store(&gate, 0);
+    atomic_store(&started, 0);
+    pto_config c = warn_cfg(s, 0, 200);
+    pto_runtime *rt = make_rt(&c);
+    pto_task slow = {.kernel = k_gated, .name = "slow"};
+    check_submit(rt, &slow, NULL);
+    uint64_t end = now_ms() + 20000;
+    while (!atomic_load(&started) && now_ms() < end) nap_ms(1); /* running, not skipped */
+    if (fail_first) expect_code(rt, pto_runtime_fail(rt, "boom"), PTO_EXPLICIT_ORCH_FATAL);
+    pthread_t opener;
+    assert_int_equal(pthread_create(&opener, NULL, open_gate_after, (void *)(intptr_t)2000), 0);
+    int rc = pto_runtime_finish(rt);
+    pthread_join(opener, NULL);
+    pto_runtime_destroy(rt);
+    return rc;
+}
+
+/* The stall is said at once, as the run's error, then the kernel is waited
+ * for. */
 static void test_warning_stall_reported_at_once(void **state)
 {
     (void)state;
     seen s = {0};
-    atomic_store(&gate, 0);
     capture_stderr();
-    pto_config c = warn_cfg(&s, 0, 200);
-    pto_runtime *rt = make_rt(&c);
-    pto_task slow = {.kernel = k_gated, .name = "slow"};
-    check_submit(rt, &slow, NULL);
-    pthread_t opener;
-    assert_int_equal(pthread_create(&opener, NULL, open_gate_after, (void *)(intptr_t)2000), 0);
-    expect_code(rt, pto_runtime_finish(rt), PTO_SCHEDULER_TIMEOUT);
-    pthread_join(opener, NULL);
-    pto_runtime_destroy(rt);
+    assert_int_equal(finish_behind_slow_kernel(&s, 0), -PTO_SCHEDULER_TIMEOUT);
     expect_stderr_empty();
     expect_once(&s, PTO_WARNING_STALL_REPORTED, "FATAL: Scheduler Timeout!");
 }
@@ -185,21 +198,8 @@ static void test_warning_stall_after_fatal(void **state)
 {
     (void)state;
     seen s = {0};
-    atomic_store(&gate, 0);
     capture_stderr();
-    pto_config c = warn_cfg(&s, 0, 200);
-    pto_runtime *rt = make_rt(&c);
-    pto_task slow = {.kernel = k_gated, .name = "slow"};
-    atomic_store(&started, 0);
-    check_submit(rt, &slow, NULL);
-    uint64_t end = now_ms() + 20000;
-    while (!atomic_load(&started) && now_ms() < end) nap_ms(1); /* running, not skipped */
-    expect_code(rt, pto_runtime_fail(rt, "boom"), PTO_EXPLICIT_ORCH_FATAL);
-    pthread_t opener;
-    assert_int_equal(pthread_create(&opener, NULL, open_gate_after, (void *)(intptr_t)2000), 0);
-    expect_code(rt, pto_runtime_finish(rt), PTO_EXPLICIT_ORCH_FATAL);
-    pthread_join(opener, NULL);
-    pto_runtime_destroy(rt);
+    assert_int_equal(finish_behind_slow_kernel(&s, 1), -PTO_EXPLICIT_ORCH_FATAL);
     expect_stderr_empty();
     expect_once(&s, PTO_WARNING_STALL_AFTER_FATAL, "waiting for 1 running kernel(s), longest task 0:0 (slow)");
 }
