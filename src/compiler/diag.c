@@ -1,0 +1,100 @@
+/*
+ * diag.c - recording and printing diagnostics (see diag.h).
+ *
+ * The caret line copies the source line's tabs, so the carets sit under the
+ * span whatever the terminal's tab width; a span that ends on a later line
+ * is underlined to the end of its first line.
+ */
+#include "compiler/diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "base/text.h"
+
+const char *cc_diag_class_name(cc_diag_class c)
+{
+    static const char *const names[] = {
+#define CC_DIAG_NAME_(name, py) py,
+        CC_DIAG_CLASS_LIST(CC_DIAG_NAME_)
+#undef CC_DIAG_NAME_
+    };
+    return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : "InternalError";
+}
+
+void cc_diags_init(cc_diags *d, const cc_source *src)
+{
+    memset(d, 0, sizeof *d);
+    d->src = src;
+}
+
+void cc_diags_free(cc_diags *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->items[i].message);
+        free(d->items[i].hint);
+    }
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+static char *cc_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (d->n == d->cap) {
+        cc_diag *p = base_array_grow(d->items, &d->cap, sizeof *p, 8);
+        if (!p) {
+            d->out_of_memory = 1;
+            return;
+        }
+        d->items = p;
+    }
+    cc_diag *x = &d->items[d->n];
+    x->cls = cls;
+    x->span = span;
+    x->message = cc_strdup(msg);
+    x->hint = hint ? cc_strdup(hint) : NULL;
+    if (!x->message || (hint && !x->hint)) {
+        free(x->message);
+        free(x->hint);
+        d->out_of_memory = 1;
+        return;
+    }
+    d->n++;
+    if (cls != CC_DIAG_WARNING) d->errors++;
+}
+
+size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap)
+{
+    const cc_diag *x = &d->items[i];
+    size_t len = 0, n;
+    if (cap) buf[0] = 0;
+    base_appendf(buf, cap, &len, "%s:%u:%u: %s: %s", d->src->file, x->span.line, x->span.col,
+                 x->cls == CC_DIAG_WARNING ? "warning" : "error", x->message);
+    const char *line = cc_source_line(d->src, x->span.line, &n);
+    if (line) {
+        base_appendf(buf, cap, &len, "\n%.*s\n", (int)n, line);
+        uint32_t from = x->span.col ? x->span.col - 1 : 0;
+        uint32_t to = x->span.end_line == x->span.line ? x->span.end_col - 1 : (uint32_t)n;
+        if (to <= from) to = from + 1;
+        for (uint32_t c = 0; c < to; c++)
+            base_appendf(buf, cap, &len, "%c", c < from ? (c < n && line[c] == '\t' ? '\t' : ' ') : '^');
+    }
+    if (x->hint) base_appendf(buf, cap, &len, "\nhint: %s", x->hint);
+    return len;
+}

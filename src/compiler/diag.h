@@ -1,0 +1,71 @@
+/*
+ * diag.h - the compiler's diagnostics: every error and warning a user sees.
+ *
+ * A diagnostic has a class (the Python exception the shim raises), a span
+ * in the user's file, a message and an optional hint.  Printed, it reads
+ * like the diagnostics of rustc or Elm:
+ *
+ *   kernel.py:12:9: error: name 'x' is not defined
+ *       t = pl.load(x, [0, 0], [64, 128])
+ *                   ^
+ *   hint: pass it as an argument
+ *
+ * The list only grows; the compiler stops at the first error of a stage.
+ */
+#ifndef CC_DIAG_H
+#define CC_DIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/source.h"
+
+/* Diagnostic classes, X(NAME, Python class). */
+#define CC_DIAG_CLASS_LIST(X)                                   \
+    X(SYNTAX, "ParserSyntaxError")                              \
+    X(TYPE, "ParserTypeError")                                  \
+    X(UNDEFINED, "UndefinedVariableError")                      \
+    X(UNSUPPORTED, "UnsupportedFeatureError")                   \
+    X(INVALID_OP, "InvalidOperationError")                      \
+    X(PASS, "PassError")                                        \
+    X(INTERNAL, "InternalError")                                \
+    X(WARNING, "CompileWarning")
+
+typedef enum cc_diag_class {
+#define CC_DIAG_ENUM_(name, py) CC_DIAG_##name,
+    CC_DIAG_CLASS_LIST(CC_DIAG_ENUM_)
+#undef CC_DIAG_ENUM_
+} cc_diag_class;
+
+/* The Python class name of a diagnostic class ("ParserSyntaxError", ...). */
+const char *cc_diag_class_name(cc_diag_class c);
+
+typedef struct cc_diag {
+    cc_diag_class cls;
+    cc_span span;
+    char *message;
+    char *hint; /* NULL: none */
+} cc_diag;
+
+typedef struct cc_diags {
+    const cc_source *src;
+    cc_diag *items;
+    size_t n;
+    uint64_t cap;
+    size_t errors;  /* items that are not warnings */
+    int out_of_memory; /* a diagnostic could not be recorded */
+} cc_diags;
+
+void cc_diags_init(cc_diags *d, const cc_source *src);
+void cc_diags_free(cc_diags *d);
+
+/* Records a diagnostic; hint may be NULL.  Never fails the caller: without
+ * memory it sets out_of_memory instead. */
+void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Prints diagnostic i into buf (cap bytes, cut if longer): the location
+ * line, the source line, a caret line and the hint.  Returns the length. */
+size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap);
+
+#endif

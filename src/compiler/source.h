@@ -1,0 +1,40 @@
+/*
+ * source.h - one DSL source text and where its lines start.
+ *
+ * The compiler never reads past `len`: the text may hold any bytes,
+ * including NUL.  Lines are numbered from 1; columns count bytes from 1.
+ * A line ends at '\n' (a '\r' before it belongs to no token).
+ */
+#ifndef CC_SOURCE_H
+#define CC_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cc_source {
+    char *file;       /* shown in diagnostics */
+    char *text;       /* a copy of the caller's bytes, NUL-terminated after len */
+    size_t len;
+    uint32_t *line_start; /* byte offset of each line's first byte; [0] is line 1 */
+    uint32_t num_lines;
+} cc_source;
+
+/* Where a construct sits: from (line, col) to (end_line, end_col), the end
+ * exclusive, all 1-based. */
+typedef struct cc_span {
+    uint32_t line, col, end_line, end_col;
+} cc_span;
+
+/* Copies file and text; returns 0, or -1 when out of memory or when the
+ * text is 4 GiB or more. */
+int cc_source_init(cc_source *s, const char *file, const char *text, size_t len);
+void cc_source_free(cc_source *s);
+
+/* Line n (1-based) without its newline: *len bytes from the returned
+ * pointer; NULL past the last line. */
+const char *cc_source_line(const cc_source *s, uint32_t n, size_t *len);
+
+/* The line and column of byte offset off. */
+void cc_source_locate(const cc_source *s, size_t off, uint32_t *line, uint32_t *col);
+
+#endif
