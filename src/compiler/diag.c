@@ -41,6 +41,16 @@ void cc_diags_free(cc_diags *d)
     memset(d, 0, sizeof *d);
 }
 
+void cc_diags_truncate(cc_diags *d, size_t n)
+{
+    while (d->n > n) {
+        cc_diag *x = &d->items[--d->n];
+        if (x->cls != CC_DIAG_WARNING) d->errors--;
+        free(x->message);
+        free(x->hint);
+    }
+}
+
 static char *cc_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -64,6 +64,10 @@ void cc_diags_free(cc_diags *d);
 void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Forgets the diagnostics recorded after the first n (a speculative parse
+ * of code that turned out not to be the compiler's). */
+void cc_diags_truncate(cc_diags *d, size_t n);
+
 /* Prints diagnostic i into buf (cap bytes, cut if longer): the location
  * line, the source line, a caret line and the hint.  Returns the length. */
 size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap);
