@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/prng.h"
 #include "compiler/lexer.h"
+#include "dsl_examples.h"
 #include "harness.h"
 
 typedef struct lexed {
@@ -221,24 +221,11 @@ static void test_lexer_invalid_characters(void **state)
     lexed_free(&l);
 }
 
-/* The page's manual_placement example: no diagnostic, balanced blocks. */
+/* The page's script: no diagnostic, balanced blocks. */
 static void test_lexer_seed_example(void **state)
 {
     (void)state;
-    static const char text[] =
-        "@pl.jit(auto_scope=False)\n"
-        "def manual_placement(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-        "    with pl.scope():                       # depth 0 — phase 1's tasks, ring 0\n"
-        "        for i in pl.range(N):\n"
-        "            with pl.at(level=pl.Level.CORE_GROUP):\n"
-        "                t = pl.load(a, [i * TR, 0], [TR, TC])\n"
-        "                pl.store(pl.mul(t, 2.0), [i * TR, 0], out)\n"
-        "        with pl.scope():                   # depth 1 — phase 2 moves to ring 1\n"
-        "            with pl.at(level=pl.Level.CORE_GROUP):\n"
-        "                for i in pl.range(N):\n"
-        "                    t = pl.load(out, [i * TR, 0], [TR, TC])\n"
-        "                    pl.store(pl.add(t, 1.0), [i * TR, 0], out)\n"
-        "    return out\n";
+    const char *text = dsl_seed_script;
     lexed l;
     lex(&l, text);
     assert_int_equal(l.diags.n, 0);
@@ -277,25 +264,17 @@ static void test_diag_prints_location_line_caret_and_hint(void **state)
     lexed_free(&l);
 }
 
-/* Every prefix of a program and random byte mutations of it: the lexer
+/* Every prefix of the seed script and random byte mutations of it: the lexer
  * always ends with EOF, balanced INDENT/DEDENT, spans inside the text. */
 static void test_lexer_any_bytes_end_well(void **state)
 {
     (void)state;
-    static const char base[] =
-        "import pypto.language as pl\n@pl.jit\ndef k(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-        "    with pl.at(level=pl.Level.CORE_GROUP):\n        for i in pl.range(4):\n"
-        "            t = pl.load(a, [i * 64, 0], [64, 128])  # tile\n"
-        "            pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * 64, 0], out)\n    return out\n"
-        "s = '''doc\\n''' + r\"x\\y\" + 0x1f + 1e-3\n";
     uint64_t seed = 7;
-    char buf[sizeof base + 16];
-    for (size_t iter = 0; iter < 6000; iter++) {
-        size_t n = sizeof base - 1;
-        memcpy(buf, base, n);
-        if (iter < n) n = iter; /* every prefix */
-        else
-            for (int m = 0; m < 1 + (int)(iter % 5); m++) buf[base_splitmix64(&seed) % n] = (char)base_splitmix64(&seed);
+    size_t len = sizeof dsl_seed_script - 1;
+    char *buf = malloc(len);
+    assert_non_null(buf);
+    for (size_t iter = 0; iter < len + 6000; iter++) {
+        size_t n = dsl_mutant(buf, dsl_seed_script, len, iter, &seed);
         lexed l;
         assert_int_equal(cc_source_init(&l.src, "fuzz.py", buf, n), 0);
         cc_diags_init(&l.diags, &l.src);
@@ -315,6 +294,7 @@ static void test_lexer_any_bytes_end_well(void **state)
         }
         lexed_free(&l);
     }
+    free(buf);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/prng.h"
 #include "compiler/parser.h"
+#include "dsl_examples.h"
 #include "harness.h"
 
 typedef struct parsed {
@@ -191,63 +191,12 @@ static void expect_body_error(const char *body, cc_diag_class cls, const char *m
 
 /* ---- tests ----------------------------------------------------------------- */
 
-static const char seed_script[] =
-    "import pypto.language as pl\n"
-    "import torch\n"
-    "from pypto.runtime import RunConfig\n"
-    "\n"
-    "N, TR, TC = 4, 64, 128\n"
-    "ROWS = N * TR\n"
-    "\n"
-    "torch.manual_seed(0)\n"
-    "A = torch.randn(ROWS, TC, dtype=torch.float32)\n"
-    "\n"
-    "\n"
-    "def check(kernel, cfg):\n"
-    "    out = torch.zeros(ROWS, TC, dtype=torch.float32)\n"
-    "    kernel(A, out, config=cfg)\n"
-    "    torch.testing.assert_close(out, A * 2.0 + 1.0, rtol=1e-4, atol=1e-4)\n"
-    "\n"
-    "@pl.jit(auto_scope=False)\n"
-    "def manual_placement(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-    "    with pl.scope():                       # depth 0 — phase 1's tasks, ring 0\n"
-    "        for i in pl.range(N):\n"
-    "            with pl.at(level=pl.Level.CORE_GROUP):\n"
-    "                t = pl.load(a, [i * TR, 0], [TR, TC])\n"
-    "                pl.store(pl.mul(t, 2.0), [i * TR, 0], out)\n"
-    "        with pl.scope():                   # depth 1 — phase 2 moves to ring 1\n"
-    "            with pl.at(level=pl.Level.CORE_GROUP):\n"
-    "                for i in pl.range(N):\n"
-    "                    t = pl.load(out, [i * TR, 0], [TR, TC])\n"
-    "                    pl.store(pl.add(t, 1.0), [i * TR, 0], out)\n"
-    "    return out\n"
-    "\n"
-    "\n"
-    "check(manual_placement, RunConfig(platform=\"a2a3sim\"))\n"
-    "\n"
-    "sized = RunConfig(\n"
-    "    platform=\"a2a3sim\",\n"
-    "    ring_task_window=[8192, 16384, 131072, 524288],\n"
-    "    ring_heap=[134217728, 268435456, 268435456, 536870912],\n"
-    ")\n"
-    "\n"
-    "\n"
-    "@pl.jit\n"
-    "def scaled(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
-    "        for i in pl.range(N):\n"
-    "            t = pl.load(a, [i * TR, 0], [TR, TC])\n"
-    "            pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)\n"
-    "    return out\n"
-    "\n"
-    "\n"
-    "check(scaled, sized)\n";
 
-static void test_parser_seed_script(void **state)
+static void test_parser_dsl_seed_script(void **state)
 {
     (void)state;
     parsed x;
-    parse(&x, seed_script);
+    parse(&x, dsl_seed_script);
     assert_int_equal(x.diags.n, 0);
     assert_string_equal(x.mod.pl_name, "pl");
     assert_int_equal(x.mod.nconstants, 3); /* N, TR, TC; ROWS is not a literal */
@@ -411,19 +360,11 @@ static void test_parser_any_bytes_end_well(void **state)
 {
     (void)state;
     uint64_t seed = 11;
-    size_t len = sizeof seed_script - 1;
+    size_t len = sizeof dsl_seed_script - 1;
     char *buf = malloc(len);
     assert_non_null(buf);
     for (size_t iter = 0; iter < len + 3000; iter++) {
-        size_t n = len;
-        memcpy(buf, seed_script, len);
-        if (iter < len) n = iter;
-        else
-            for (int m = 0; m < 1 + (int)(iter % 6); m++) {
-                size_t at = base_splitmix64(&seed) % n;
-                uint64_t r = base_splitmix64(&seed);
-                buf[at] = (r & 1) ? (char)(r >> 8) : "():,.=[]\n @#'\"\t"[(r >> 8) % 16];
-            }
+        size_t n = dsl_mutant(buf, dsl_seed_script, len, iter, &seed);
         parsed x;
         parse_n(&x, buf, n);
         for (size_t i = 0; i < x.diags.n; i++) {
@@ -436,7 +377,7 @@ static void test_parser_any_bytes_end_well(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_parser_seed_script),
+    cmocka_unit_test(test_parser_dsl_seed_script),
     cmocka_unit_test(test_parser_precedence_and_associativity),
     cmocka_unit_test(test_parser_statements),
     cmocka_unit_test(test_parser_program_class),

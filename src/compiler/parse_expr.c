@@ -1,0 +1,370 @@
+/*
+ * parse_expr.c - expressions of the DSL's Python subset.
+ *
+ * Precedence, lowest first: or, and, not, one comparison, + -, * / // %,
+ * unary - +, then primaries with .name, (call) and [subscript] trailers.
+ * Python operators and forms outside the subset are named and rejected
+ * (`<construct> is not supported in this version`).  Every function
+ * consumes a token or reports an error and returns NULL.
+ */
+#include "compiler/parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/array.h"
+
+static cc_expr *cc_expr_new(cc_parser *p, cc_expr_kind k, cc_span sp)
+{
+    cc_expr *e = cc_new(p, sizeof *e);
+    if (e) e->kind = k, e->span = sp;
+    return e;
+}
+
+/* Items up to `close`, separated by commas; a trailing comma is allowed.
+ * *comma tells whether there was one (a parenthesized tuple). */
+static int cc_parse_items(cc_parser *p, cc_token_kind close, cc_list *items, int *comma)
+{
+    *comma = 0;
+    while (!cc_at(p, close)) {
+        cc_expr *e = cc_parse_expr(p);
+        if (!e || !cc_list_push(p, items, e)) return 0;
+        if (cc_at_word(p, "for")) return cc_unsupported_expr(p, cc_peek(p)->span, "a comprehension") != NULL;
+        if (!cc_at(p, CC_TOK_COMMA)) break;
+        *comma = 1;
+        cc_next(p);
+    }
+    return cc_expect(p, close, close == CC_TOK_RPAREN ? "')'" : "']'");
+}
+
+static cc_expr *cc_parse_atom(cc_parser *p)
+{
+    const cc_token *t = cc_peek(p);
+    cc_expr *e;
+    switch (t->kind) {
+    case CC_TOK_INT:
+    case CC_TOK_FLOAT:
+        cc_next(p);
+        if (!(e = cc_expr_new(p, t->kind == CC_TOK_INT ? CC_E_INT : CC_E_FLOAT, t->span))) return NULL;
+        if (t->kind == CC_TOK_INT) e->u.i = t->value.i;
+        else e->u.f = t->value.f;
+        return e;
+    case CC_TOK_STRING: {
+        cc_span sp = t->span;
+        char *all = NULL;
+        size_t total = 0;
+        while (cc_at(p, CC_TOK_STRING)) { /* adjacent literals concatenate */
+            const cc_token *s = cc_next(p);
+            const char *pre = p->src->text + s->off;
+            for (uint32_t k = 0; k + 1 < s->string_quote; k++)
+                if ((pre[k] | 0x20) == 'f' || (pre[k] | 0x20) == 'b') {
+                    free(all);
+                    return cc_unsupported_expr(p, s->span, (pre[k] | 0x20) == 'f' ? "an f-string" : "a bytes literal");
+                }
+            size_t n;
+            char *v = cc_token_string(p->src, s, &n);
+            char *grown = v ? realloc(all, total + n + 1) : NULL;
+            if (!grown) {
+                free(v), free(all);
+                p->oom = 1;
+                return NULL;
+            }
+            all = grown;
+            memcpy(all + total, v, n + 1);
+            total += n;
+            free(v);
+            sp = cc_join(sp, s->span);
+        }
+        e = cc_expr_new(p, CC_E_STRING, sp);
+        if (e && !(e->u.str.text = base_arena_strndup(p->arena, all, total))) p->oom = 1;
+        if (e) e->u.str.len = (uint32_t)total;
+        free(all);
+        return e;
+    }
+    case CC_TOK_NAME: {
+        if (cc_at_word(p, "True") || cc_at_word(p, "False")) {
+            cc_next(p);
+            if ((e = cc_expr_new(p, CC_E_BOOL, t->span))) e->u.i = t->len == 4;
+            return e;
+        }
+        if (cc_at_word(p, "None")) {
+            cc_next(p);
+            return cc_expr_new(p, CC_E_NONE, t->span);
+        }
+        if (cc_at_word(p, "lambda")) return cc_unsupported_expr(p, t->span, "a lambda");
+        if (cc_at_word(p, "yield") || cc_at_word(p, "await"))
+            return cc_unsupported_stmt(p, t->span, cc_at_word(p, "yield") ? "yield" : "await");
+        if (cc_is_keyword(p, t)) return cc_expected(p, "an expression");
+        cc_next(p);
+        if ((e = cc_expr_new(p, CC_E_NAME, t->span))) e->u.name = cc_tok_text(p, t);
+        return e;
+    }
+    case CC_TOK_LPAREN:
+    case CC_TOK_LBRACKET: {
+        int list = t->kind == CC_TOK_LBRACKET, comma;
+        cc_next(p);
+        cc_list items = {0};
+        if (!cc_parse_items(p, list ? CC_TOK_RBRACKET : CC_TOK_RPAREN, &items, &comma)) {
+            free(items.items);
+            return NULL;
+        }
+        cc_span sp = cc_join(t->span, p->t[p->i - 1].span);
+        if (!list && items.n == 1 && !comma) { /* parentheses only group */
+            e = items.items[0];
+            free(items.items);
+            return e;
+        }
+        if (!(e = cc_expr_new(p, list ? CC_E_LIST : CC_E_TUPLE, sp))) return free(items.items), NULL;
+        e->u.seq.n = items.n;
+        e->u.seq.items = (cc_expr **)cc_list_finish(p, &items);
+        return e;
+    }
+    case CC_TOK_LBRACE:
+        return cc_unsupported_expr(p, t->span, "a dict or set literal");
+    case CC_TOK_ELLIPSIS:
+        return cc_unsupported_expr(p, t->span, "'...'");
+    default:
+        return cc_expected(p, "an expression");
+    }
+}
+
+/* Call arguments after '(': positional, then keyword (name=value). */
+static cc_expr *cc_parse_call(cc_parser *p, cc_expr *fn)
+{
+    cc_list args = {0};
+    cc_keyword *kws = NULL;
+    uint64_t nkw = 0, kwcap = 0;
+    while (!cc_at(p, CC_TOK_RPAREN)) {
+        const cc_token *t = cc_peek(p);
+        if (t->kind == CC_TOK_STAR || t->kind == CC_TOK_POW) {
+            cc_unsupported_expr(p, t->span, t->kind == CC_TOK_STAR ? "'*' argument unpacking" : "'**' argument unpacking");
+            goto fail;
+        }
+        if (t->kind == CC_TOK_NAME && cc_peek_at(p, 1)->kind == CC_TOK_ASSIGN && !cc_is_keyword(p, t)) {
+            cc_next(p), cc_next(p);
+            cc_expr *v = cc_parse_expr(p);
+            if (!v) goto fail;
+            if (nkw == kwcap) {
+                cc_keyword *q = base_array_grow(kws, &kwcap, sizeof *q, 4);
+                if (!q) goto oom;
+                kws = q;
+            }
+            kws[nkw++] = (cc_keyword){cc_tok_text(p, t), t->span, v};
+        } else {
+            if (nkw) {
+                cc_error(p, CC_DIAG_SYNTAX, t->span, NULL, "positional argument follows keyword argument");
+                goto fail;
+            }
+            cc_expr *a = cc_parse_expr(p);
+            if (!a) goto fail;
+            if (cc_at_word(p, "for")) {
+                cc_unsupported_expr(p, cc_peek(p)->span, "a generator expression");
+                goto fail;
+            }
+            if (!cc_list_push(p, &args, a)) goto fail;
+        }
+        if (!cc_at(p, CC_TOK_COMMA)) break;
+        cc_next(p);
+    }
+    if (!cc_expect(p, CC_TOK_RPAREN, "')' to close the call")) goto fail;
+    cc_expr *e = cc_expr_new(p, CC_E_CALL, cc_join(fn->span, p->t[p->i - 1].span));
+    if (!e) goto fail;
+    e->u.call.fn = fn;
+    e->u.call.nargs = args.n;
+    e->u.call.args = (cc_expr **)cc_list_finish(p, &args);
+    e->u.call.nkws = (uint32_t)nkw;
+    if (nkw && (e->u.call.kws = cc_new(p, nkw * sizeof *kws))) memcpy(e->u.call.kws, kws, nkw * sizeof *kws);
+    free(kws);
+    return e;
+oom:
+    p->oom = 1;
+fail:
+    free(args.items);
+    free(kws);
+    return NULL;
+}
+
+static cc_expr *cc_parse_primary(cc_parser *p)
+{
+    cc_expr *e = cc_parse_atom(p);
+    while (e) {
+        const cc_token *t = cc_peek(p);
+        if (t->kind == CC_TOK_DOT) {
+            cc_next(p);
+            const cc_token *n = cc_peek(p);
+            if (n->kind != CC_TOK_NAME) return cc_expected(p, "a name after '.'");
+            cc_next(p);
+            cc_expr *a = cc_expr_new(p, CC_E_ATTR, cc_join(e->span, n->span));
+            if (!a) return NULL;
+            a->u.attr.value = e;
+            a->u.attr.name = cc_tok_text(p, n);
+            e = a;
+        } else if (t->kind == CC_TOK_LPAREN) {
+            cc_next(p);
+            e = cc_parse_call(p, e);
+        } else if (t->kind == CC_TOK_LBRACKET) {
+            cc_next(p);
+            cc_list items = {0};
+            int comma;
+            for (uint32_t k = p->i; k < p->n && p->t[k].kind != CC_TOK_RBRACKET && p->t[k].kind != CC_TOK_NEWLINE; k++)
+                if (p->t[k].kind == CC_TOK_COLON) return cc_unsupported_expr(p, p->t[k].span, "a slice");
+            if (!cc_parse_items(p, CC_TOK_RBRACKET, &items, &comma)) return free(items.items), NULL;
+            cc_span sp = cc_join(e->span, p->t[p->i - 1].span);
+            cc_expr *index;
+            if (items.n == 1 && !comma) {
+                index = items.items[0];
+                free(items.items);
+            } else {
+                if (!(index = cc_expr_new(p, CC_E_TUPLE, sp))) return free(items.items), NULL;
+                index->u.seq.n = items.n;
+                index->u.seq.items = (cc_expr **)cc_list_finish(p, &items);
+            }
+            cc_expr *s = cc_expr_new(p, CC_E_SUBSCRIPT, sp);
+            if (!s) return NULL;
+            s->u.sub.value = e;
+            s->u.sub.index = index;
+            e = s;
+        } else {
+            break;
+        }
+    }
+    return e;
+}
+
+static cc_expr *cc_make_binary(cc_parser *p, cc_expr_kind k, cc_op op, cc_expr *l, cc_expr *r)
+{
+    if (!l || !r) return NULL;
+    cc_expr *e = cc_expr_new(p, k, cc_join(l->span, r->span));
+    if (e) e->u.bin.op = op, e->u.bin.left = l, e->u.bin.right = r;
+    return e;
+}
+
+static cc_expr *cc_parse_unary(cc_parser *p)
+{
+    const cc_token *t = cc_peek(p);
+    if (t->kind == CC_TOK_MINUS || t->kind == CC_TOK_PLUS) {
+        cc_next(p);
+        cc_expr *o = cc_parse_unary(p);
+        if (!o) return NULL;
+        cc_expr *e = cc_expr_new(p, CC_E_UNARY, cc_join(t->span, o->span));
+        if (e) e->u.un.op = t->kind == CC_TOK_MINUS ? CC_OP_NEG : CC_OP_POS, e->u.un.operand = o;
+        return e;
+    }
+    if (t->kind == CC_TOK_TILDE) return cc_unsupported_expr(p, t->span, "the '~' operator");
+    cc_expr *e = cc_parse_primary(p);
+    if (e && cc_at(p, CC_TOK_POW)) return cc_unsupported_expr(p, cc_peek(p)->span, "the '**' operator");
+    return e;
+}
+
+static cc_expr *cc_parse_term(cc_parser *p)
+{
+    cc_expr *e = cc_parse_unary(p);
+    for (;;) {
+        cc_token_kind k = cc_peek(p)->kind;
+        cc_op op;
+        if (k == CC_TOK_STAR) op = CC_OP_MUL;
+        else if (k == CC_TOK_SLASH) op = CC_OP_DIV;
+        else if (k == CC_TOK_DSLASH) op = CC_OP_FLOORDIV;
+        else if (k == CC_TOK_PERCENT) op = CC_OP_MOD;
+        else if (k == CC_TOK_AT) return cc_unsupported_expr(p, cc_peek(p)->span, "the '@' operator");
+        else return e;
+        if (!e) return NULL;
+        cc_next(p);
+        e = cc_make_binary(p, CC_E_BINARY, op, e, cc_parse_unary(p));
+    }
+}
+
+static cc_expr *cc_parse_arith(cc_parser *p)
+{
+    cc_expr *e = cc_parse_term(p);
+    while (e && (cc_at(p, CC_TOK_PLUS) || cc_at(p, CC_TOK_MINUS))) {
+        cc_op op = cc_at(p, CC_TOK_PLUS) ? CC_OP_ADD : CC_OP_SUB;
+        cc_next(p);
+        e = cc_make_binary(p, CC_E_BINARY, op, e, cc_parse_term(p));
+    }
+    if (e) {
+        cc_token_kind k = cc_peek(p)->kind;
+        if (k == CC_TOK_LSHIFT || k == CC_TOK_RSHIFT || k == CC_TOK_AMP || k == CC_TOK_PIPE || k == CC_TOK_CARET)
+            return cc_unsupported_expr(p, cc_peek(p)->span, "a bitwise operator");
+    }
+    return e;
+}
+
+static int cc_compare_op(const cc_parser *p, cc_op *op)
+{
+    switch (cc_peek(p)->kind) {
+    case CC_TOK_EQ: *op = CC_OP_EQ; return 1;
+    case CC_TOK_NE: *op = CC_OP_NE; return 1;
+    case CC_TOK_LT: *op = CC_OP_LT; return 1;
+    case CC_TOK_LE: *op = CC_OP_LE; return 1;
+    case CC_TOK_GT: *op = CC_OP_GT; return 1;
+    case CC_TOK_GE: *op = CC_OP_GE; return 1;
+    default: return 0;
+    }
+}
+
+static cc_expr *cc_parse_comparison(cc_parser *p)
+{
+    cc_expr *e = cc_parse_arith(p);
+    cc_op op;
+    if (e && (cc_at_word(p, "in") || cc_at_word(p, "is") ||
+              (cc_at_word(p, "not") && cc_peek_at(p, 1)->kind == CC_TOK_NAME)))
+        return cc_unsupported_expr(p, cc_peek(p)->span, "'in' and 'is' comparisons");
+    if (!e || !cc_compare_op(p, &op)) return e;
+    cc_next(p);
+    e = cc_make_binary(p, CC_E_COMPARE, op, e, cc_parse_arith(p));
+    if (e && cc_compare_op(p, &op)) return cc_unsupported_expr(p, cc_peek(p)->span, "a chained comparison");
+    return e;
+}
+
+static cc_expr *cc_parse_not(cc_parser *p)
+{
+    if (!cc_at_word(p, "not")) return cc_parse_comparison(p);
+    const cc_token *t = cc_next(p);
+    cc_expr *o = cc_parse_not(p);
+    if (!o) return NULL;
+    cc_expr *e = cc_expr_new(p, CC_E_UNARY, cc_join(t->span, o->span));
+    if (e) e->u.un.op = CC_OP_NOT, e->u.un.operand = o;
+    return e;
+}
+
+static cc_expr *cc_parse_and(cc_parser *p)
+{
+    cc_expr *e = cc_parse_not(p);
+    while (e && cc_at_word(p, "and")) {
+        cc_next(p);
+        e = cc_make_binary(p, CC_E_BOOLOP, CC_OP_AND, e, cc_parse_not(p));
+    }
+    return e;
+}
+
+cc_expr *cc_parse_expr(cc_parser *p)
+{
+    cc_expr *e = cc_parse_and(p);
+    while (e && cc_at_word(p, "or")) {
+        cc_next(p);
+        e = cc_make_binary(p, CC_E_BOOLOP, CC_OP_OR, e, cc_parse_and(p));
+    }
+    if (e && cc_at_word(p, "if")) return cc_unsupported_expr(p, cc_peek(p)->span, "a conditional expression");
+    if (e && cc_at(p, CC_TOK_WALRUS)) return cc_unsupported_stmt(p, cc_peek(p)->span, ":=");
+    return e;
+}
+
+cc_expr *cc_parse_exprlist(cc_parser *p)
+{
+    cc_expr *first = cc_parse_expr(p);
+    if (!first || !cc_at(p, CC_TOK_COMMA)) return first;
+    cc_list items = {0};
+    cc_list_push(p, &items, first);
+    while (cc_at(p, CC_TOK_COMMA)) {
+        cc_next(p);
+        if (cc_at(p, CC_TOK_NEWLINE) || cc_at(p, CC_TOK_ASSIGN) || cc_at(p, CC_TOK_COLON)) break;
+        cc_expr *e = cc_parse_expr(p);
+        if (!e || !cc_list_push(p, &items, e)) return free(items.items), NULL;
+    }
+    cc_expr *t = cc_expr_new(p, CC_E_TUPLE, cc_join(first->span, ((cc_expr *)items.items[items.n - 1])->span));
+    if (!t) return free(items.items), NULL;
+    t->u.seq.n = items.n;
+    t->u.seq.items = (cc_expr **)cc_list_finish(p, &items);
+    return t;
+}
