@@ -36,7 +36,8 @@ typedef enum cc_op {
     CC_OP_ADD, CC_OP_SUB, CC_OP_MUL, CC_OP_DIV, CC_OP_FLOORDIV, CC_OP_MOD,
     CC_OP_NEG, CC_OP_POS, CC_OP_NOT,
     CC_OP_EQ, CC_OP_NE, CC_OP_LT, CC_OP_LE, CC_OP_GT, CC_OP_GE,
-    CC_OP_AND, CC_OP_OR
+    CC_OP_AND, CC_OP_OR,
+    CC_OP_MIN, CC_OP_MAX /* the builtins min(a, b), max(a, b) (IR only) */
 } cc_op;
 
 /* Python spelling of an operator ("//", "not", ...). */

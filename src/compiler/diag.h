@@ -29,6 +29,7 @@
     X(INVALID_OP, "InvalidOperationError")                      \
     X(PASS, "PassError")                                        \
     X(INTERNAL, "InternalError")                                \
+    X(PY_TYPE, "TypeError")                                     \
     X(WARNING, "CompileWarning")
 
 typedef enum cc_diag_class {

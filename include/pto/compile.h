@@ -1,0 +1,140 @@
+/*
+ * pto/compile.h - the DSL compiler: source text in, a compiled program out.
+ *
+ * One entry point serves every user of the compiler: the `ptoc` driver, the
+ * `pypto` Python package and the fuzzers.  A compile takes the source text
+ * of a file (or of the functions the caller gathered), the name of the
+ * entry to compile, constants the caller resolved, and a spec per entry
+ * argument; it returns a program handle holding the diagnostics, the
+ * program's printed text after the last stage that ran, and (when every
+ * stage succeeded) the lowered program.
+ *
+ * Module-level `NAME = <literal>` assignments in the source are read as
+ * constants too; a constant the caller passes wins over one in the file.
+ *
+ * Nothing here keeps global state; compiles may run on several threads at
+ * once.
+ */
+#ifndef PTO_COMPILE_H
+#define PTO_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, in pl's order: X(NAME, bytes). */
+#define PTO_DTYPE_LIST(X) X(FP32, 4) X(FP16, 2) X(BF16, 2) X(INT32, 4) X(INT8, 1) X(INDEX, 8) X(BOOL, 1)
+
+typedef enum pto_dtype {
+#define PTO_DTYPE_ENUM_(n, size) PTO_DTYPE_##n,
+    PTO_DTYPE_LIST(PTO_DTYPE_ENUM_)
+#undef PTO_DTYPE_ENUM_
+} pto_dtype;
+
+/* A value: what a constant or a scalar argument holds. */
+typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR } pto_value_kind;
+
+typedef struct pto_value {
+    pto_value_kind kind;
+    int64_t i;          /* INT, BOOL */
+    double f;           /* FLOAT */
+    const char *s;      /* STR */
+} pto_value;
+
+/* A module or closure constant the caller resolved (`N = 4`). */
+typedef struct pto_constant {
+    const char *name;
+    pto_value value;
+} pto_constant;
+
+/* One argument of the entry, by parameter name. */
+typedef enum pto_arg_kind { PTO_ARG_TENSOR, PTO_ARG_SCALAR } pto_arg_kind;
+
+typedef struct pto_arg_spec {
+    const char *name;
+    pto_arg_kind kind;
+    pto_dtype dtype;     /* TENSOR */
+    int rank;            /* TENSOR, 1..4 */
+    int64_t shape[4];    /* TENSOR */
+    pto_value value;     /* SCALAR: specialized (a compile-time constant) */
+} pto_arg_spec;
+
+/* The stages of the pass pipeline, X(NAME, "name on the command line"). */
+#define PTO_STAGE_LIST(X)            \
+    X(PARSE, "parse")                \
+    X(INLINE, "inline")              \
+    X(OUTLINE, "outline")            \
+    X(DIRECTIONS, "directions")      \
+    X(SCOPES, "scopes")              \
+    X(VERIFY, "verify")              \
+    X(CACHE, "cache")                \
+    X(LOWER, "lower")
+
+typedef enum pto_stage {
+#define PTO_STAGE_ENUM_(n, s) PTO_STAGE_##n,
+    PTO_STAGE_LIST(PTO_STAGE_ENUM_)
+#undef PTO_STAGE_ENUM_
+    PTO_STAGE_COUNT
+} pto_stage;
+
+/* "scopes" -> PTO_STAGE_SCOPES; -1 for no such stage. */
+int pto_stage_lookup(const char *name);
+const char *pto_stage_name(pto_stage s);
+
+typedef struct pto_compile_options {
+    const char *filename;        /* for diagnostics; NULL: "<string>" */
+    const char *source;          /* the text (need not be NUL-terminated) */
+    size_t source_len;
+    int first_line;              /* line of the text's first line in the file (0 or 1: 1) */
+    const char *entry;           /* @pl.jit function or @pl.program class to compile; NULL: check the file only */
+    const char *function;        /* with a @pl.program entry: the Orchestration method (NULL: the only one) */
+    const pto_constant *constants;
+    size_t nconstants;
+    const pto_arg_spec *args;    /* by name; every tensor parameter without a shaped annotation needs one */
+    size_t nargs;
+    int stop_after;              /* last stage to run (pto_stage); 0 = PTO_STAGE_PARSE... use PTO_STAGE_LOWER for all */
+    unsigned skip_stages;        /* for tests: bit (1u << stage) skips that stage */
+} pto_compile_options;
+
+typedef struct pto_program pto_program;
+
+/* Compiles.  Returns 0 when every requested stage succeeded, 1 when the
+ * program has errors (read them with pto_program_diag), -1 when out of
+ * memory (then *out may be NULL).  *out is set whenever memory allowed,
+ * also on errors, and must be freed. */
+int pto_compile(const pto_compile_options *opts, pto_program **out);
+void pto_program_free(pto_program *p);
+
+/* A diagnostic: class is the Python exception name ("ParserSyntaxError",
+ * "PassError", ..., "CompileWarning"); lines and columns are 1-based and
+ * point into the user's file. */
+typedef struct pto_diagnostic {
+    const char *cls;
+    const char *message;
+    const char *hint;            /* NULL: none */
+    const char *filename;
+    int line, column, end_line, end_column;
+    int is_warning;
+} pto_diagnostic;
+
+size_t pto_program_diag_count(const pto_program *p);
+/* Diagnostic i (in the order found), or NULL. */
+const pto_diagnostic *pto_program_diag(const pto_program *p, size_t i);
+/* Diagnostic i printed: `file:line:col: error: message`, the source line,
+ * a caret and `hint: ...`.  Returns the length (cut at cap). */
+size_t pto_program_diag_format(const pto_program *p, size_t i, char *buf, size_t cap);
+
+/* The program as DSL text after the last stage that ran (the §2.4 printed
+ * form); "" when parsing failed. */
+const char *pto_program_text(const pto_program *p);
+/* The lowered program as a listing (after PTO_STAGE_LOWER); "" otherwise. */
+const char *pto_program_listing(const pto_program *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

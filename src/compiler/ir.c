@@ -1,0 +1,376 @@
+/*
+ * ir.c - the IR's tables (dtypes, enums, ops), node construction, and the
+ * expression utilities the passes share: copy, substitution, folding.
+ * Folding follows Python: // and % floor, so the results a footprint
+ * prints are the numbers the orchestration interpreter computes.
+ */
+#include "compiler/ir.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "base/text.h"
+
+/* ---- tables ------------------------------------------------------------------------- */
+
+static const struct { const char *name; size_t size; int is_float; } cc_dtypes[] = {
+#define CC_DTYPE_ROW_(n, size, fl) {#n, size, fl},
+    CC_DTYPE_LIST(CC_DTYPE_ROW_)
+#undef CC_DTYPE_ROW_
+};
+
+const char *cc_dtype_name(cc_dtype d) { return (unsigned)d < CC_DT_COUNT ? cc_dtypes[d].name : "?"; }
+size_t cc_dtype_size(cc_dtype d) { return (unsigned)d < CC_DT_COUNT ? cc_dtypes[d].size : 0; }
+int cc_dtype_is_float(cc_dtype d) { return (unsigned)d < CC_DT_COUNT && cc_dtypes[d].is_float; }
+
+int cc_dtype_lookup(const char *name)
+{
+    for (int d = 0; d < CC_DT_COUNT; d++)
+        if (!strcmp(cc_dtypes[d].name, name)) return d;
+    return -1;
+}
+
+int cc_dtype_is_later(const char *name)
+{
+    static const char *const later[] = {"INT4", "INT16", "INT64", "UINT4", "UINT8", "UINT16", "UINT32",
+                                        "UINT64", "FP4", "FP8", "FP8E4M3FN", "FP8E5M2", "HF4", "HF8", "FP64"};
+    for (size_t k = 0; k < sizeof later / sizeof later[0]; k++)
+        if (!strcmp(later[k], name)) return 1;
+    return 0;
+}
+
+const char *cc_level_name(cc_level l)
+{
+    static const char *const names[] = {"AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP",
+                                        "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL"};
+    return (unsigned)l < sizeof names / sizeof names[0] ? names[l] : "UNDEFINED";
+}
+
+const char *cc_cache_policy_name(cc_cache_policy c) { return c == CC_CACHE_BYPASS ? "BYPASS" : "DEFAULT"; }
+
+const char *cc_func_kind_name(cc_func_kind k)
+{
+    switch (k) {
+    case CC_FUNC_ORCHESTRATION: return "Orchestration";
+    case CC_FUNC_INCORE: return "InCore";
+    case CC_FUNC_INLINE: return "Inline";
+    default: return "Opaque";
+    }
+}
+
+const char *cc_dir_name(cc_dir d)
+{
+    static const char *const names[] = {"None", "In", "Out", "InOut"};
+    return (unsigned)d < 4 ? names[d] : "?";
+}
+
+const char *cc_cast_mode_name(cc_cast_mode m)
+{
+    static const char *const names[] = {
+#define CC_CAST_MODE_NAME_(n, s) s,
+        CC_CAST_MODE_LIST(CC_CAST_MODE_NAME_)
+#undef CC_CAST_MODE_NAME_
+    };
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
+}
+
+static const struct { const char *name; uint32_t nslots; } cc_ir_ops[] = {
+#define CC_IR_OP_ROW_(n, s, k) {s, k},
+    CC_IR_OP_LIST(CC_IR_OP_ROW_)
+#undef CC_IR_OP_ROW_
+};
+
+const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].name : "?"; }
+uint32_t cc_ir_op_nslots(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].nslots : 0; }
+int cc_ir_op_is_tile(cc_ir_op op) { return op != CC_IR_CREATE_TENSOR; }
+
+/* ---- types ---------------------------------------------------------------------------- */
+
+int cc_type_equal(const cc_type *a, const cc_type *b)
+{
+    if (a->kind != b->kind) return 0;
+    if (a->kind != CC_T_SCALAR && a->kind != CC_T_TENSOR && a->kind != CC_T_TILE) return 1;
+    if (a->dtype != b->dtype) return 0;
+    if (a->kind == CC_T_SCALAR) return 1;
+    return a->rank == b->rank && !memcmp(a->shape, b->shape, a->rank * sizeof a->shape[0]);
+}
+
+static void cc_shape_append(char *buf, size_t cap, size_t *len, const cc_type *t)
+{
+    base_appendf(buf, cap, len, "[");
+    for (unsigned d = 0; d < t->rank; d++) base_appendf(buf, cap, len, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    base_appendf(buf, cap, len, "]");
+}
+
+size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap) buf[0] = 0;
+    switch (t->kind) {
+    case CC_T_SCALAR:
+        if (t->dtype == CC_DT_TASK_ID) base_appendf(buf, cap, &len, "pl.TaskId");
+        else base_appendf(buf, cap, &len, "pl.Scalar[pl.%s]", cc_dtype_name(t->dtype));
+        break;
+    case CC_T_TENSOR:
+    case CC_T_TILE:
+        base_appendf(buf, cap, &len, t->kind == CC_T_TENSOR ? "pl.Tensor[" : "pl.Tile[");
+        cc_shape_append(buf, cap, &len, t);
+        base_appendf(buf, cap, &len, ", pl.%s]", cc_dtype_name(t->dtype));
+        break;
+    case CC_T_LIST: base_appendf(buf, cap, &len, "list"); break;
+    case CC_T_STR: base_appendf(buf, cap, &len, "str"); break;
+    case CC_T_TUPLE: base_appendf(buf, cap, &len, "tuple"); break;
+    default: base_appendf(buf, cap, &len, "None"); break;
+    }
+    return len;
+}
+
+/* ---- building ------------------------------------------------------------------------- */
+
+cc_ir_expr *cc_ir_expr_new(base_arena *a, cc_ir_expr_kind k, cc_span sp)
+{
+    cc_ir_expr *e = base_arena_alloc(a, sizeof *e);
+    if (e) e->kind = (uint8_t)k, e->span = sp;
+    return e;
+}
+
+cc_ir_expr *cc_ir_int(base_arena *a, int64_t v, cc_span sp)
+{
+    cc_ir_expr *e = cc_ir_expr_new(a, CC_X_INT, sp);
+    if (e) e->u.i = v, e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
+    return e;
+}
+
+cc_ir_expr *cc_ir_var(base_arena *a, const char *name, cc_type t, cc_span sp)
+{
+    cc_ir_expr *e = cc_ir_expr_new(a, CC_X_VAR, sp);
+    if (e) e->u.name = name, e->type = t;
+    return e;
+}
+
+static int cc_op_is_compare(cc_op op) { return op >= CC_OP_EQ && op <= CC_OP_OR; }
+
+cc_ir_expr *cc_ir_binary(base_arena *a, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
+{
+    if (!l || !r) return NULL;
+    cc_ir_expr *e = cc_ir_expr_new(a, CC_X_BINARY, sp);
+    if (!e) return NULL;
+    e->u.bin.op = op, e->u.bin.l = l, e->u.bin.r = r;
+    e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
+    if (cc_op_is_compare(op)) e->type.dtype = CC_DT_BOOL;
+    else if (op == CC_OP_DIV || l->type.dtype == CC_DT_FP32 || r->type.dtype == CC_DT_FP32) e->type.dtype = CC_DT_FP32;
+    return e;
+}
+
+cc_ir_expr *cc_ir_op_new(base_arena *a, cc_ir_op op, cc_span sp)
+{
+    cc_ir_expr *e = cc_ir_expr_new(a, CC_X_OP, sp);
+    if (!e) return NULL;
+    e->u.op.op = (uint8_t)op;
+    e->u.op.dtype = 255;
+    e->u.op.cache = CC_CACHE_UNSET;
+    if (!(e->u.op.args = base_arena_alloc(a, cc_ir_op_nslots(op) * sizeof *e->u.op.args))) return NULL;
+    return e;
+}
+
+cc_ir_stmt *cc_ir_stmt_new(base_arena *a, cc_ir_stmt_kind k, cc_span sp)
+{
+    cc_ir_stmt *s = base_arena_alloc(a, sizeof *s);
+    if (s) s->kind = (uint8_t)k, s->span = sp;
+    return s;
+}
+
+int cc_ir_block_make(base_arena *a, cc_ir_block *out, cc_ir_stmt *const *items, uint32_t n)
+{
+    out->n = n;
+    out->items = NULL;
+    if (!n) return 1;
+    if (!(out->items = base_arena_alloc(a, n * sizeof *items))) return 0;
+    memcpy(out->items, items, n * sizeof *items);
+    return 1;
+}
+
+cc_ir_stmt *cc_ir_scope_new(base_arena *a, cc_scope_mode mode, int placed, cc_ir_block body, cc_span sp)
+{
+    cc_ir_stmt *s = cc_ir_stmt_new(a, CC_I_SCOPE, sp);
+    if (s) s->u.scope.mode = (uint8_t)mode, s->u.scope.placed = (uint8_t)placed, s->u.scope.body = body;
+    return s;
+}
+
+int cc_ir_program_add_func(cc_ir_program *p, cc_ir_func *f, uint32_t at)
+{
+    cc_ir_func **fs = base_arena_alloc(p->arena, (p->nfuncs + 1) * sizeof *fs);
+    if (!fs) return 0;
+    if (at > p->nfuncs) at = p->nfuncs;
+    memcpy(fs, p->funcs, at * sizeof *fs);
+    fs[at] = f;
+    memcpy(fs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *fs);
+    p->funcs = fs;
+    p->nfuncs++;
+    return 1;
+}
+
+/* ---- reading -------------------------------------------------------------------------- */
+
+int cc_ir_const_int(const cc_ir_expr *e, int64_t *v)
+{
+    if (!e || e->kind != CC_X_INT) return 0;
+    *v = e->u.i;
+    return 1;
+}
+
+static cc_ir_expr **cc_ir_exprs_clone(base_arena *a, cc_ir_expr *const *xs, uint32_t n, int *oom)
+{
+    if (!n) return NULL;
+    cc_ir_expr **out = base_arena_alloc(a, n * sizeof *out);
+    if (!out) return *oom = 1, NULL;
+    for (uint32_t k = 0; k < n; k++)
+        if (xs[k] && !(out[k] = cc_ir_expr_clone(a, xs[k]))) *oom = 1;
+    return out;
+}
+
+cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e)
+{
+    if (!e) return NULL;
+    cc_ir_expr *c = base_arena_alloc(a, sizeof *c);
+    if (!c) return NULL;
+    *c = *e;
+    int oom = 0;
+    switch (e->kind) {
+    case CC_X_BINARY:
+        c->u.bin.l = cc_ir_expr_clone(a, e->u.bin.l);
+        c->u.bin.r = cc_ir_expr_clone(a, e->u.bin.r);
+        oom = !c->u.bin.l || !c->u.bin.r;
+        break;
+    case CC_X_UNARY: oom = !(c->u.un.x = cc_ir_expr_clone(a, e->u.un.x)); break;
+    case CC_X_LIST: c->u.list.items = cc_ir_exprs_clone(a, e->u.list.items, e->u.list.n, &oom); break;
+    case CC_X_OP: c->u.op.args = cc_ir_exprs_clone(a, e->u.op.args, cc_ir_op_nslots(e->u.op.op), &oom); break;
+    case CC_X_CALL:
+        c->u.call.args = cc_ir_exprs_clone(a, e->u.call.args, e->u.call.nargs, &oom);
+        c->u.call.deps = cc_ir_exprs_clone(a, e->u.call.deps, e->u.call.ndeps, &oom);
+        break;
+    default: break;
+    }
+    return oom ? NULL : c;
+}
+
+/* Python's floor division and modulo; 0 divisors are left to the caller. */
+static int64_t cc_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static int64_t cc_floormod(int64_t a, int64_t b) { return a - cc_floordiv(a, b) * b; }
+
+/* Wrapping arithmetic on the two's-complement bits (no signed overflow). */
+static int64_t cc_wrap(uint64_t v) { return (int64_t)v; }
+
+cc_ir_expr *cc_ir_fold(base_arena *a, cc_ir_expr *e)
+{
+    if (!e) return NULL;
+    int64_t x, y;
+    if (e->kind == CC_X_UNARY && e->u.un.op == CC_OP_NEG && cc_ir_const_int(e->u.un.x, &x))
+        return cc_ir_int(a, cc_wrap(0 - (uint64_t)x), e->span);
+    if (e->kind != CC_X_BINARY || e->type.kind != CC_T_SCALAR || e->type.dtype != CC_DT_INDEX) return e;
+    cc_ir_expr *l = e->u.bin.l, *r = e->u.bin.r;
+    int lc = cc_ir_const_int(l, &x), rc = cc_ir_const_int(r, &y);
+    if (lc && rc) {
+        switch (e->u.bin.op) {
+        case CC_OP_ADD: return cc_ir_int(a, cc_wrap((uint64_t)x + (uint64_t)y), e->span);
+        case CC_OP_SUB: return cc_ir_int(a, cc_wrap((uint64_t)x - (uint64_t)y), e->span);
+        case CC_OP_MUL: return cc_ir_int(a, cc_wrap((uint64_t)x * (uint64_t)y), e->span);
+        case CC_OP_FLOORDIV:
+            if (y && !(x == INT64_MIN && y == -1)) return cc_ir_int(a, cc_floordiv(x, y), e->span);
+            return e;
+        case CC_OP_MOD:
+            if (y && !(x == INT64_MIN && y == -1)) return cc_ir_int(a, cc_floormod(x, y), e->span);
+            return e;
+        case CC_OP_MIN: return cc_ir_int(a, x < y ? x : y, e->span);
+        case CC_OP_MAX: return cc_ir_int(a, x > y ? x : y, e->span);
+        default: return e;
+        }
+    }
+    if (e->u.bin.op == CC_OP_MUL && ((lc && x == 1) || (rc && y == 1))) return lc ? r : l;
+    if (e->u.bin.op == CC_OP_ADD && ((lc && x == 0) || (rc && y == 0))) return lc ? r : l;
+    if (e->u.bin.op == CC_OP_SUB && rc && y == 0) return l;
+    return e;
+}
+
+cc_ir_expr *cc_ir_expr_subst(base_arena *a, const cc_ir_expr *e, const char *const *names,
+                             cc_ir_expr *const *values, uint32_t n)
+{
+    if (!e) return NULL;
+    if (e->kind == CC_X_VAR) {
+        for (uint32_t k = 0; k < n; k++)
+            if (!strcmp(names[k], e->u.name)) return cc_ir_expr_clone(a, values[k]);
+        return cc_ir_expr_clone(a, e);
+    }
+    cc_ir_expr *c = base_arena_alloc(a, sizeof *c);
+    if (!c) return NULL;
+    *c = *e;
+    switch (e->kind) {
+    case CC_X_BINARY:
+        c->u.bin.l = cc_ir_expr_subst(a, e->u.bin.l, names, values, n);
+        c->u.bin.r = cc_ir_expr_subst(a, e->u.bin.r, names, values, n);
+        if (!c->u.bin.l || !c->u.bin.r) return NULL;
+        return cc_ir_fold(a, c);
+    case CC_X_UNARY:
+        if (!(c->u.un.x = cc_ir_expr_subst(a, e->u.un.x, names, values, n))) return NULL;
+        return cc_ir_fold(a, c);
+    case CC_X_LIST:
+    case CC_X_OP:
+    case CC_X_CALL: {
+        cc_ir_expr **src = e->kind == CC_X_LIST ? e->u.list.items : e->kind == CC_X_OP ? e->u.op.args : e->u.call.args;
+        uint32_t m = e->kind == CC_X_LIST ? e->u.list.n : e->kind == CC_X_OP ? cc_ir_op_nslots(e->u.op.op) : e->u.call.nargs;
+        cc_ir_expr **dst = m ? base_arena_alloc(a, m * sizeof *dst) : NULL;
+        if (m && !dst) return NULL;
+        for (uint32_t k = 0; k < m; k++)
+            if (src[k] && !(dst[k] = cc_ir_expr_subst(a, src[k], names, values, n))) return NULL;
+        if (e->kind == CC_X_LIST) c->u.list.items = dst;
+        else if (e->kind == CC_X_OP) c->u.op.args = dst;
+        else c->u.call.args = dst;
+        return c;
+    }
+    default: return c;
+    }
+}
+
+int cc_ir_expr_uses(const cc_ir_expr *e, const char *name)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case CC_X_VAR: return !strcmp(e->u.name, name);
+    case CC_X_BINARY: return cc_ir_expr_uses(e->u.bin.l, name) || cc_ir_expr_uses(e->u.bin.r, name);
+    case CC_X_UNARY: return cc_ir_expr_uses(e->u.un.x, name);
+    case CC_X_LIST:
+        for (uint32_t k = 0; k < e->u.list.n; k++)
+            if (cc_ir_expr_uses(e->u.list.items[k], name)) return 1;
+        return 0;
+    case CC_X_OP:
+        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++)
+            if (cc_ir_expr_uses(e->u.op.args[k], name)) return 1;
+        return 0;
+    case CC_X_CALL:
+        for (uint32_t k = 0; k < e->u.call.nargs; k++)
+            if (cc_ir_expr_uses(e->u.call.args[k], name)) return 1;
+        for (uint32_t k = 0; k < e->u.call.ndeps; k++)
+            if (cc_ir_expr_uses(e->u.call.deps[k], name)) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+cc_ir_func *cc_ir_program_func(const cc_ir_program *p, const char *name)
+{
+    for (uint32_t k = 0; k < p->nfuncs; k++)
+        if (!strcmp(p->funcs[k]->name, name)) return p->funcs[k];
+    return NULL;
+}
+
+int cc_ir_func_param(const cc_ir_func *f, const char *name)
+{
+    for (uint32_t k = 0; k < f->nparams; k++)
+        if (!strcmp(f->params[k].name, name)) return (int)k;
+    return -1;
+}

@@ -1,0 +1,51 @@
+/*
+ * passes.h - the stages of the pass pipeline (DSL-SPEC §3), in order.
+ *
+ * Each stage reads and rewrites p (nodes in p->arena) and returns 0, or -1
+ * after recording an error in p->diags (or when out of memory, which it
+ * records as an InternalError).  compile.c runs them in order and stops at
+ * the first that fails.
+ *
+ * What stage 0 (typecheck.c) hands on:
+ *  - p->funcs: the entry first, then every function it reaches, each
+ *    specialized once (kernels and inline functions to the argument types
+ *    of their first call); unreached functions are absent.
+ *  - Tensor uses in kernel code where a tile is expected are explicit LOAD
+ *    ops with `implicit` set; every LOAD/STORE has its offsets and shapes
+ *    as LIST expressions of rank entries.
+ *  - A `pl.at` keeps its body; pl.set_cache_policy markers are in its decls.
+ *  - Calls of Inline functions are CALL expressions whose callee has kind
+ *    CC_FUNC_INLINE (statement forms: `x = g(..)`, `a, b = g(..)`, `g(..)`).
+ *  - Scalar constants are folded (INT/FLOAT/BOOL nodes); a VAR is a local,
+ *    a parameter or a loop variable.
+ */
+#ifndef CC_PASSES_H
+#define CC_PASSES_H
+
+#include "compiler/ir.h"
+
+/* 1. InlineFunctions (pass_inline.c): splices every Inline call; removes the
+ * Inline functions; checks the spliced code's plane against the caller's
+ * (§1.2).  Scopes spliced in keep inlined_from / inlined_at for V2. */
+int cc_pass_inline(cc_ir_program *p);
+
+/* 2. OutlineIncoreScopes (pass_outline_incore.c): every pl.at(CORE_GROUP)
+ * becomes an InCore function and one call (§3.1); §1.9 and §6.3 rows 1-2;
+ * Opaque functions called from control-plane code become Orchestration. */
+int cc_pass_outline_incore(cc_ir_program *p);
+
+/* 3. DeriveCallDirections (pass_call_directions.c): parameter directions and
+ * footprints (§3.2), then the boxes of every InCore call; P2. */
+int cc_pass_call_directions(cc_ir_program *p);
+
+/* 4. MaterializeRuntimeScopes (pass_materialize_scopes.c): exactly §3.3. */
+int cc_pass_materialize_scopes(cc_ir_program *p);
+
+/* 5. Verify (verify.c): V1-V5 (§3.4). */
+int cc_verify(cc_ir_program *p);
+
+/* 6. ResolveCachePolicy (pass_cache_policy.c): every LOAD gets its policy,
+ * §6.3 row 3, and the once-per-tensor-per-kernel warning (§6.5). */
+int cc_pass_cache_policy(cc_ir_program *p);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * typecheck.h - stage 0's second half: the syntax tree to the typed IR.
+ *
+ * Resolves names (locals and parameters, module and caller constants, the
+ * pl names), specializes the entry to the caller's argument specs, folds
+ * constants, type-checks statements and ops (DSL-SPEC §1), applies the
+ * `with` rules (§4.1) and decorator rules (§4.2), and hoists
+ * pl.set_cache_policy markers onto their pl.at (§6.1-6.2).
+ */
+#ifndef CC_TYPECHECK_H
+#define CC_TYPECHECK_H
+
+#include "compiler/ast.h"
+#include "compiler/ir.h"
+#include "pto/compile.h"
+
+/* Builds *out (funcs in out->arena, errors in out->diags) for the entry
+ * opts->entry of module m.  Returns 0 or -1 on errors. */
+int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out);
+
+#endif
