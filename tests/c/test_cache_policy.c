@@ -4,6 +4,7 @@
  * §6.4, the coherency error of §6.3 row 3 and the warning of §6.5, by the
  * rows K08-K12 of DSL-SPEC §7.4.
  */
+#include "compiler/printer.h"
 #include "harness.h"
 #include "ir_build.h"
 
@@ -210,6 +211,22 @@ static void test_cache_orchestration_functions_untouched(void **state)
     irb_free();
 }
 
+static void test_cache_k01_resolved_loads_print_their_policy(void **state)
+{
+    (void)state;
+    begin();
+    declare("w", CC_CACHE_BYPASS);
+    kern->body = BLK(store_out(e_binop(CC_IR_ADD, e_load("w", CC_CACHE_UNSET), e_load("a", CC_CACHE_UNSET))));
+    run_ok();
+    base_strbuf text = {0};
+    cc_print_program(&B.p, &text);
+    const char *t = base_strbuf_str(&text);
+    assert_non_null(strstr(t, "pl.load(w, cache=pl.CachePolicy.BYPASS)"));
+    assert_non_null(strstr(t, "pl.load(a, cache=pl.CachePolicy.DEFAULT)"));
+    base_strbuf_free(&text);
+    irb_free();
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cache_k09_declaration_applies_explicit_wins),
     cmocka_unit_test(test_cache_precedence_default_without_declaration),
@@ -223,6 +240,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cache_k10_warnings_per_kernel),
     cmocka_unit_test(test_cache_k12_implicit_loads_of_matmul),
     cmocka_unit_test(test_cache_orchestration_functions_untouched),
+    cmocka_unit_test(test_cache_k01_resolved_loads_print_their_policy),
 };
 
 PTO_TEST_MAIN(tests)

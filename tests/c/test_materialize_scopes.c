@@ -4,6 +4,7 @@
  * one test per row M01-M13 of §7.3, plus the spans and flags of the scopes
  * it places.
  */
+#include "compiler/printer.h"
 #include "harness.h"
 #include "ir_build.h"
 
@@ -248,6 +249,43 @@ static void test_materialize_m_placed_scopes_carry_the_wrapped_construct_span(vo
 }
 
 
+/* §4.4 / the seed page: `for i in pl.range(4): out = self.kernel(a, out); return out`
+ * prints as the seed's "after" text. */
+static void test_materialize_seed_orch_prints_the_after_text(void **state)
+{
+    (void)state;
+    begin();
+    kern->name = "kernel";
+    irb_param(kern, "a", CC_DIR_IN);
+    irb_param(kern, "out", CC_DIR_INOUT);
+    cc_ir_func *f = orch(1, BLK(NULL));
+    f->name = "orch";
+    irb_param(f, "a", CC_DIR_IN);
+    irb_param(f, "out", CC_DIR_INOUT);
+    cc_ir_expr *call = e_call(kern, "a", "out", NULL);
+    call->type = irb_tensor;
+    call->u.call.boxes = irb_alloc(2 * sizeof *call->u.call.boxes);
+    call->u.call.boxes[0] = (cc_ir_box){.dir = CC_DIR_IN, .rank = 2};
+    call->u.call.boxes[1] = (cc_ir_box){.dir = CC_DIR_INOUT, .rank = 2};
+    cc_ir_stmt *ret = s_return();
+    ret->u.ret.values = irb_alloc(sizeof *ret->u.ret.values);
+    ret->u.ret.values[0] = e_var("out"), ret->u.ret.n = 1;
+    f->body = BLK(s_for(BLK(s_assign("out", call))), ret);
+    run_pass();
+    base_strbuf text = {0};
+    cc_print_program(&B.p, &text);
+    const char *t = base_strbuf_str(&text);
+    assert_non_null(strstr(t, "    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)\n    def orch("));
+    assert_non_null(strstr(t, "]]):\n"
+                              "        with pl.scope():\n"
+                              "            for i in pl.range(4):\n"
+                              "                with pl.scope():\n"
+                              "                    out = self.kernel(a, out)"));
+    assert_string_equal(t + strlen(t) - strlen("\n            return out\n"), "\n            return out\n");
+    base_strbuf_free(&text);
+    irb_free();
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_materialize_m01_for_body_wrapped),
     cmocka_unit_test(test_materialize_m01_scalar_only_for_body_wrapped),
@@ -266,6 +304,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_materialize_m13_grouping_at_transparent),
     cmocka_unit_test(test_materialize_m_empty_body_untouched),
     cmocka_unit_test(test_materialize_m_placed_scopes_carry_the_wrapped_construct_span),
+    cmocka_unit_test(test_materialize_seed_orch_prints_the_after_text),
 };
 
 PTO_TEST_MAIN(tests)
