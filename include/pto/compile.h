@@ -76,6 +76,7 @@ typedef struct pto_arg_spec {
     X(LOWER, "lower")
 
 typedef enum pto_stage {
+    PTO_STAGE_ALL = 0, /* as stop_after: run every stage */
 #define PTO_STAGE_ENUM_(n, s) PTO_STAGE_##n,
     PTO_STAGE_LIST(PTO_STAGE_ENUM_)
 #undef PTO_STAGE_ENUM_
@@ -97,7 +98,7 @@ typedef struct pto_compile_options {
     size_t nconstants;
     const pto_arg_spec *args;    /* by name; every tensor parameter without a shaped annotation needs one */
     size_t nargs;
-    int stop_after;              /* last stage to run (pto_stage); 0 = PTO_STAGE_PARSE... use PTO_STAGE_LOWER for all */
+    int stop_after;              /* last stage to run (pto_stage); PTO_STAGE_ALL (0): every stage */
     unsigned skip_stages;        /* for tests: bit (1u << stage) skips that stage */
 } pto_compile_options;
 

@@ -36,6 +36,7 @@ struct pto_program {
 };
 
 static const char *const pto_stage_names[] = {
+    "all",
 #define PTO_STAGE_NAME_(n, s) s,
     PTO_STAGE_LIST(PTO_STAGE_NAME_)
 #undef PTO_STAGE_NAME_
@@ -43,7 +44,7 @@ static const char *const pto_stage_names[] = {
 
 int pto_stage_lookup(const char *name)
 {
-    for (int s = 0; s < PTO_STAGE_COUNT; s++)
+    for (int s = PTO_STAGE_PARSE; s < PTO_STAGE_COUNT; s++)
         if (name && !strcmp(pto_stage_names[s], name)) return s;
     return -1;
 }
@@ -78,7 +79,7 @@ static int pto_source(pto_program *p, const pto_compile_options *o)
 /* Stage 0 through the last requested stage; 0, or -1 at the first that fails. */
 static int pto_run_stages(pto_program *p, const pto_compile_options *o)
 {
-    int last = o->stop_after > 0 && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
+    int last = o->stop_after > PTO_STAGE_ALL && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
     if (!o->entry) return 0;
     p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->src};
     if (cc_typecheck(&p->mod, o, &p->ir) != 0 || p->diags.errors) return -1;

@@ -295,7 +295,7 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
 static int tc_scope_mode(tc *t, const cc_expr *ctx, const char *kind, const cc_with_item *it, int *mode)
 {
     if (it->as_name)
-        return tc_err(t, CC_DIAG_SYNTAX, it->as_span, NULL,
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
                       "`with pl.scope(...) as ...:` is not supported — the `as` clause only applies to pl.at"), 0;
     if (!strcmp(kind, "manual_scope")) {
         if (ctx->u.call.nargs || ctx->u.call.nkws)
