@@ -291,6 +291,8 @@ struct cc_ir_func {
     cc_type *results;      /* declared or inferred return types */
     uint32_t nresults;
     cc_ir_block body;
+    cc_ir_cache_decl *decls; /* outlined from a pl.at with pl.set_cache_policy markers */
+    uint32_t ndecls;
 };
 
 typedef struct cc_ir_program {
