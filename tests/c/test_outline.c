@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "ir_build.h"
+#include "ir_handmade.h"
 
 static cc_type T256(void) { return TT(256, 128); }
 static cc_type TILE(void) { return TTILE(64, 128); }

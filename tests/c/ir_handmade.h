@@ -1,12 +1,12 @@
 /*
- * ir_build.h - small hand-built IR for the pass tests (test_outline,
+ * ir_handmade.h - small hand-built IR for the pass tests (test_outline,
  * test_call_directions): a program in one arena, terse constructors for
  * the nodes stage 0 produces, the seed's manual_placement entry, and a
  * compact dump of expressions and footprint boxes ("In [i*64:i*64+64, *]",
  * `*` = the whole dimension).  One builder is current at a time (B).
  */
-#ifndef TEST_IR_BUILD_H
-#define TEST_IR_BUILD_H
+#ifndef TEST_IR_HANDMADE_H
+#define TEST_IR_HANDMADE_H
 
 #include <stdio.h>
 #include <string.h>
