@@ -69,8 +69,24 @@ typedef struct kernel {
 
 /* ---- expressions ------------------------------------------------------------------------------ */
 
+/* Is e `x + c` or `x - c` with an integer c?  Then *x and *c (signed). */
+static int plus_const(const cc_ir_expr *e, cc_ir_expr **x, int64_t *c)
+{
+    if (e->kind != CC_X_BINARY || (e->u.bin.op != CC_OP_ADD && e->u.bin.op != CC_OP_SUB) || !cc_ir_const_int(e->u.bin.r, c))
+        return 0;
+    if (e->u.bin.op == CC_OP_SUB) *c = (int64_t)(0 - (uint64_t)*c);
+    return *x = e->u.bin.l, 1;
+}
+
+/* l op r, folded; (x + c1) + c2 becomes x + (c1 + c2). */
 static cc_ir_expr *bin(kernel *k, cc_op op, cc_ir_expr *l, cc_ir_expr *r)
 {
+    cc_ir_expr *x;
+    int64_t c1, c2;
+    if (l && r && (op == CC_OP_ADD || op == CC_OP_SUB) && plus_const(l, &x, &c1) && cc_ir_const_int(r, &c2)) {
+        uint64_t sum = op == CC_OP_ADD ? (uint64_t)c1 + (uint64_t)c2 : (uint64_t)c1 - (uint64_t)c2;
+        l = x, r = cc_ir_int(k->p->arena, (int64_t)sum, r->span), op = CC_OP_ADD;
+    }
     cc_ir_expr *e = cc_ir_fold(k->p->arena, cc_ir_binary(k->p->arena, op, l, r, l ? l->span : (cc_span){0}));
     if (!e) k->oom = 1;
     return e;
@@ -95,11 +111,23 @@ static int expr_equal(const cc_ir_expr *a, const cc_ir_expr *b)
     }
 }
 
-/* min/max of two bounds, one of them when both are the same expression. */
+/* Is a == b + *d for an integer *d (both sides `x + c` forms of one x)? */
+static int const_apart(const cc_ir_expr *a, const cc_ir_expr *b, int64_t *d)
+{
+    cc_ir_expr *xa, *xb;
+    int64_t ca = 0, cb = 0;
+    if (!plus_const(a, &xa, &ca)) xa = (cc_ir_expr *)a;
+    if (!plus_const(b, &xb, &cb)) xb = (cc_ir_expr *)b;
+    return expr_equal(xa, xb) && (*d = (int64_t)((uint64_t)ca - (uint64_t)cb), 1);
+}
+
+/* min/max of two bounds; one of them when they differ by a constant. */
 static cc_ir_expr *extreme(kernel *k, cc_op op, cc_ir_expr *a, cc_ir_expr *b)
 {
+    int64_t d;
     if (!a || !b) return NULL;
-    return expr_equal(a, b) ? a : bin(k, op, a, b);
+    if (const_apart(a, b, &d)) return (d >= 0) == (op == CC_OP_MAX) ? a : b;
+    return bin(k, op, a, b);
 }
 
 static cc_ir_expr *subst1(kernel *k, const cc_ir_expr *e, const char *name, cc_ir_expr *value)

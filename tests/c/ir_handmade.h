@@ -4,6 +4,7 @@
  * the nodes stage 0 produces, the seed's manual_placement entry, and a
  * compact dump of expressions and footprint boxes ("In [i*64:i*64+64, *]",
  * `*` = the whole dimension).  One builder is current at a time (B).
+ * dsl_compile() runs real DSL text through pto_compile up to a stage.
  */
 #ifndef TEST_IR_HANDMADE_H
 #define TEST_IR_HANDMADE_H
@@ -13,6 +14,7 @@
 
 #include "base/strbuf.h"
 #include "compiler/passes.h"
+#include "pto/compile.h"
 
 typedef struct irb {
     cc_source src;
@@ -253,5 +255,27 @@ static inline cc_ir_stmt *body_stmt(cc_ir_block *b, const uint32_t *path, uint32
     return body_stmt(sub, path + 1, n - 1);
 }
 #define STMT(f, ...) body_stmt(&(f)->body, (uint32_t[]){__VA_ARGS__}, sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
+
+/* Compiles entry of text through stage last with every tensor parameter
+ * named in tensors (space-separated) a [256, 128] FP32 argument; returns the
+ * handle (the caller frees it) and *rc. */
+static inline pto_program *dsl_compile(const char *text, const char *entry, const char *tensors, pto_stage last, int *rc)
+{
+    pto_arg_spec specs[8];
+    size_t n = 0;
+    static char names[8][32];
+    for (const char *s = tensors; *s && n < 8;) {
+        size_t len = strcspn(s, " ");
+        snprintf(names[n], sizeof names[n], "%.*s", (int)len, s);
+        specs[n] = (pto_arg_spec){.name = names[n], .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {256, 128}};
+        n++;
+        s += len + (s[len] == ' ');
+    }
+    pto_compile_options o = {.filename = "k.py", .source = text, .source_len = strlen(text), .entry = entry,
+                             .args = specs, .nargs = n, .stop_after = (int)last};
+    pto_program *p = NULL;
+    *rc = pto_compile(&o, &p);
+    return p;
+}
 
 #endif

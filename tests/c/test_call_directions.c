@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dsl_examples.h"
 #include "harness.h"
 #include "ir_handmade.h"
 
@@ -232,6 +233,74 @@ static void test_while_local_and_multi_def_are_unknown(void **state)
     irb_free(&b);
 }
 
+/* ---- through real DSL text ---- */
+
+static void test_f01_f02_seed_printed_footprints(void **state)
+{
+    (void)state;
+    int rc;
+    pto_program *p = dsl_compile(dsl_seed_script, "manual_placement", "a out", PTO_STAGE_DIRECTIONS, &rc);
+    assert_int_equal(rc, 0);
+    const char *text = pto_program_text(p);
+    assert_non_null(strstr(text, "self.manual_placement_incore_0(a, out, i)  # a: In [i*64:i*64+64, 0:128]; "
+                                 "out: Out [i*64:i*64+64, 0:128]\n"));
+    assert_non_null(strstr(text, "self.manual_placement_incore_1(out)  # out: InOut [0:256, 0:128]\n"));
+    pto_program_free(p);
+}
+
+static const char dsl_kernels[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.jit.incore\n"
+    "def kern(a, out, n: pl.Scalar[pl.INDEX]):\n"
+    "    for i in pl.range(n):\n"
+    "        t = pl.load(a, [i * i * 8, 0], [8, 128])\n"
+    "        if n > 2:\n"
+    "            pl.store(t, [i * 8, 0], out)\n"
+    "\n"
+    "@pl.jit.incore\n"
+    "def bad(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    t = pl.load(a, [0, 0], [8, 128])\n"
+    "    pl.store(t, [0, 0], a)\n"
+    "\n"
+    "@pl.jit\n"
+    "def entry(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    kern(a, out, 0)\n"
+    "    kern(a, out, 5)\n"
+    "    return out\n"
+    "\n"
+    "@pl.jit\n"
+    "def entry_bad(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    bad(a, out)\n"
+    "    return out\n";
+
+static void test_f03_f04_f05_written_kernel_through_dsl(void **state)
+{
+    (void)state;
+    int rc;
+    pto_program *p = dsl_compile(dsl_kernels, "entry", "a out", PTO_STAGE_DIRECTIONS, &rc);
+    assert_int_equal(rc, 0);
+    const char *text = pto_program_text(p);
+    assert_non_null(strstr(text, "self.kern(a, out, 0)  # a: In [0:256, 0:128]; out: Out [0:0, 0:128]\n"));
+    assert_non_null(strstr(text, "self.kern(a, out, 5)  # a: In [0:256, 0:128]; out: Out [0:40, 0:128]\n"));
+    assert_non_null(strstr(text, "def kern(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]"));
+    pto_program_free(p);
+}
+
+static void test_p2_store_to_declared_in_through_dsl(void **state)
+{
+    (void)state;
+    int rc;
+    pto_program *p = dsl_compile(dsl_kernels, "entry_bad", "a out", PTO_STAGE_DIRECTIONS, &rc);
+    assert_int_equal(rc, 1);
+    const pto_diagnostic *d = pto_program_diag(p, 0);
+    assert_string_equal(d->cls, "PassError");
+    assert_int_equal(d->line, 13);
+    assert_string_equal(d->message, "kernel 'bad' writes its In parameter 'a' (pl.store at k.py:13); "
+                                    "declare it pl.Out[...] or pl.InOut[...]");
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_f01_phase1_rows_disjoint),
     cmocka_unit_test(test_f02_phase2_union_over_inner_loop),
@@ -245,6 +314,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_footprint_locals_and_call_arguments),
     cmocka_unit_test(test_negative_step_and_unknown_sign),
     cmocka_unit_test(test_while_local_and_multi_def_are_unknown),
+    cmocka_unit_test(test_f01_f02_seed_printed_footprints),
+    cmocka_unit_test(test_f03_f04_f05_written_kernel_through_dsl),
+    cmocka_unit_test(test_p2_store_to_declared_in_through_dsl),
 };
 
 PTO_TEST_MAIN(tests)

@@ -360,6 +360,64 @@ static void test_opaque_called_is_promoted(void **state)
     irb_free(&b);
 }
 
+/* ---- through real DSL text ---- */
+
+static const char dsl_regions[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.jit.opaque\n"
+    "def helper(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    for j in pl.range(2):\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"hk\") as tid:\n"
+    "            t = pl.load(a, [j * 8, 0], [8, 128])\n"
+    "            pl.store(t, [j * 8, 0], out)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n"
+    "            t = pl.load(out, [j * 8, 0], [8, 128])\n"
+    "            pl.store(t, [j * 8 + 16, 0], out)\n"
+    "\n"
+    "@pl.jit\n"
+    "def entry(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    helper(a, out)\n"
+    "    return out\n"
+    "\n"
+    "@pl.jit\n"
+    "def live(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    n = 0\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        n = 8\n"
+    "        t = pl.load(a, [n, 0], [8, 128])\n"
+    "        pl.store(t, [0, 0], out)\n"
+    "    m = n + 1\n"
+    "    return out\n";
+
+static void test_outline_opaque_regions_through_dsl(void **state)
+{
+    (void)state;
+    int rc;
+    pto_program *p = dsl_compile(dsl_regions, "entry", "a out", PTO_STAGE_OUTLINE, &rc);
+    assert_int_equal(rc, 0);
+    const char *text = pto_program_text(p);
+    assert_non_null(strstr(text, "@pl.function(type=pl.FunctionType.Orchestration)\n    def helper("));
+    assert_non_null(strstr(text, "tid = pl.submit(self.hk, a, out, j)"));
+    assert_non_null(strstr(text, "pl.submit(self.helper_incore_1, out, j, deps=[tid])"));
+    assert_non_null(strstr(text, "def hk(self, a: "));
+    pto_program_free(p);
+}
+
+static void test_live_after_at_is_error_through_dsl(void **state)
+{
+    (void)state;
+    int rc;
+    pto_program *p = dsl_compile(dsl_regions, "live", "a out", PTO_STAGE_OUTLINE, &rc);
+    assert_int_equal(rc, 1);
+    const pto_diagnostic *d = pto_program_diag(p, 0);
+    assert_string_equal(d->cls, "PassError");
+    assert_int_equal(d->line, 25);
+    assert_int_equal(d->column, 5);
+    assert_non_null(strstr(d->message, "'n' is assigned inside a pl.at(level=pl.Level.CORE_GROUP) body and read after it"));
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_outline_seed_manual_placement),
     cmocka_unit_test(test_outline_params_tensors_then_scalars_in_first_use),
@@ -377,6 +435,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cache_decl_not_captured_is_error),
     cmocka_unit_test(test_cache_bypass_on_written_tensor_is_error),
     cmocka_unit_test(test_opaque_called_is_promoted),
+    cmocka_unit_test(test_outline_opaque_regions_through_dsl),
+    cmocka_unit_test(test_live_after_at_is_error_through_dsl),
 };
 
 PTO_TEST_MAIN(tests)
