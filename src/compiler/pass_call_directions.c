@@ -19,7 +19,6 @@
  * zero times keeps the formula and the runtime clamps the box.  All
  * expressions stay folded (cc_ir_fold), so they print as `i*64+64`.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
