@@ -203,9 +203,9 @@ int cc_ir_program_add_func(cc_ir_program *p, cc_ir_func *f, uint32_t at)
     cc_ir_func **fs = base_arena_alloc(p->arena, (p->nfuncs + 1) * sizeof *fs);
     if (!fs) return 0;
     if (at > p->nfuncs) at = p->nfuncs;
-    memcpy(fs, p->funcs, at * sizeof *fs);
+    if (at) memcpy(fs, p->funcs, at * sizeof *fs);
     fs[at] = f;
-    memcpy(fs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *fs);
+    if (p->nfuncs > at) memcpy(fs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *fs);
     p->funcs = fs;
     p->nfuncs++;
     return 1;
