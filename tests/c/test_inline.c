@@ -9,7 +9,7 @@
 
 #include "compiler/passes.h"
 #include "harness.h"
-#include "ir_build.h"
+#include "ir_text.h"
 
 static const cc_type T_T = {CC_T_TENSOR, CC_DT_FP32, 2, {64, 128}};
 static const cc_type T_TL = {CC_T_TILE, CC_DT_FP32, 2, {64, 128}};

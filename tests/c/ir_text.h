@@ -1,5 +1,5 @@
 /*
- * ir_build.h - building small typed-IR programs by hand for the pass tests,
+ * ir_text.h - building small typed-IR programs by hand for the pass tests,
  * and a compact dump of them to compare against.
  *
  * One program per test: ir_begin() sets the file-static builder every
@@ -8,8 +8,8 @@
  *   x = (a + 1)        for i in 0..n step 1:      scope AUTO from g @3:5:
  *   pl.add(t, 2)       at CORE_GROUP as tid:      return out
  */
-#ifndef PTO_TEST_IR_BUILD_H
-#define PTO_TEST_IR_BUILD_H
+#ifndef PTO_TEST_IR_TEXT_H
+#define PTO_TEST_IR_TEXT_H
 
 #include <stdarg.h>
 #include <stdio.h>
