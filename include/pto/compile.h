@@ -35,13 +35,15 @@ typedef enum pto_dtype {
 } pto_dtype;
 
 /* A value: what a constant or a scalar argument holds. */
-typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR } pto_value_kind;
+/* OBJECT: a value kernel code cannot capture (a dict, a module); s names
+ * its Python type so the compiler can say so where it is used. */
+typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR, PTO_VALUE_OBJECT } pto_value_kind;
 
 typedef struct pto_value {
     pto_value_kind kind;
     int64_t i;          /* INT, BOOL */
     double f;           /* FLOAT */
-    const char *s;      /* STR */
+    const char *s;      /* STR; OBJECT: the type's name */
 } pto_value;
 
 /* A module or closure constant the caller resolved (`N = 4`). */
@@ -74,6 +76,7 @@ typedef struct pto_arg_spec {
     X(LOWER, "lower")
 
 typedef enum pto_stage {
+    PTO_STAGE_ALL = 0, /* as stop_after: run every stage */
 #define PTO_STAGE_ENUM_(n, s) PTO_STAGE_##n,
     PTO_STAGE_LIST(PTO_STAGE_ENUM_)
 #undef PTO_STAGE_ENUM_
@@ -95,7 +98,7 @@ typedef struct pto_compile_options {
     size_t nconstants;
     const pto_arg_spec *args;    /* by name; every tensor parameter without a shaped annotation needs one */
     size_t nargs;
-    int stop_after;              /* last stage to run (pto_stage); 0 = PTO_STAGE_PARSE... use PTO_STAGE_LOWER for all */
+    int stop_after;              /* last stage to run (pto_stage); PTO_STAGE_ALL (0): every stage */
     unsigned skip_stages;        /* for tests: bit (1u << stage) skips that stage */
 } pto_compile_options;
 
@@ -126,6 +129,10 @@ const pto_diagnostic *pto_program_diag(const pto_program *p, size_t i);
 /* Diagnostic i printed: `file:line:col: error: message`, the source line,
  * a caret and `hint: ...`.  Returns the length (cut at cap). */
 size_t pto_program_diag_format(const pto_program *p, size_t i, char *buf, size_t cap);
+
+/* The entries the file defines (after parsing): its @pl.jit functions and
+ * @pl.program classes, in file order; i past the end: NULL. */
+const char *pto_program_entry(const pto_program *p, size_t i);
 
 /* The program as DSL text after the last stage that ran (the §2.4 printed
  * form); "" when parsing failed. */

@@ -108,8 +108,8 @@ struct cc_stmt {
     } u;
 };
 
-/* A module constant: NAME = literal (int, float, bool, str, or a tuple or
- * list of those), as written. */
+/* A module constant: NAME = a constant expression (literals, names of other
+ * constants, arithmetic on those, tuples and lists of those), as written. */
 typedef struct cc_constant {
     const char *name;
     cc_span span;

@@ -291,6 +291,8 @@ struct cc_ir_func {
     cc_type *results;      /* declared or inferred return types */
     uint32_t nresults;
     cc_ir_block body;
+    cc_ir_cache_decl *decls; /* outlined from a pl.at with pl.set_cache_policy markers */
+    uint32_t ndecls;
 };
 
 typedef struct cc_ir_program {
@@ -331,6 +333,14 @@ cc_ir_expr *cc_ir_fold(base_arena *a, cc_ir_expr *e);
 int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
 /* Does e read the variable name? */
 int cc_ir_expr_uses(const cc_ir_expr *e, const char *name);
+
+/* Calls fn on the callee of every call in b, in statement order (callees
+ * of nested calls first). */
+void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), void *ctx);
+/* Orders p's functions as the call graph reaches them, depth first from
+ * the entry (funcs[0]): the order the printer shows, stable under a round
+ * trip.  Returns 0 when out of memory. */
+int cc_ir_program_order(cc_ir_program *p);
 
 /* The function of p named name, or NULL. */
 cc_ir_func *cc_ir_program_func(const cc_ir_program *p, const char *name);

@@ -296,6 +296,7 @@ static void lo_return(lo_b *b, const cc_ir_stmt *s)
 
 static void lo_stmt(lo_b *b, const cc_ir_stmt *s)
 {
+    b->at = s->span;
     switch (s->kind) {
     case CC_I_ASSIGN: return lo_assign(b, s);
     case CC_I_EXPR: return lo_expr_stmt(b, s);
@@ -329,7 +330,7 @@ static void *lo_keep(lo_b *b, void *heap, uint32_t n, size_t elem)
 
 static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
 {
-    lo_b b = {.x = x, .f = f};
+    lo_b b = {.x = x, .f = f, .at = f->span};
     out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->nparams = f->nparams;
     out->params = lo_alloc(&b, f->nparams, sizeof *out->params, f->span);
     out->dirs = lo_alloc(&b, f->nparams, sizeof *out->dirs, f->span);

@@ -57,6 +57,7 @@ cc_lo_insn *lo_emit(lo_b *b, cc_lo_opcode code, cc_span sp)
     }
     cc_lo_insn *in = &b->code[b->ncode++];
     memset(in, 0, sizeof *in);
+    if (!sp.line) sp = b->at;
     in->code = (uint8_t)code, in->line = sp.line, in->col = sp.col;
     in->dst = in->a = in->b = in->c = -1;
     return in;

@@ -42,6 +42,7 @@ typedef struct lo_b {
     uint32_t nnames;
     uint64_t capnames;
     uint32_t depth;       /* runtime scopes open here */
+    cc_span at;           /* the statement being lowered: the span of nodes a pass made without one */
 } lo_b;
 
 /* ---- lower_expr.c ---- */

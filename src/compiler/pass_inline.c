@@ -522,10 +522,11 @@ static void inl_plane_expr(inl_ctx *x, const inl_plane *pl, const cc_ir_expr *e)
         cc_ir_op op = (cc_ir_op)e->u.op.op;
         if (pl->kernel && op == CC_IR_CREATE_TENSOR) return inl_control_in_kernel(x, pl, e->span, "pl.create_tensor");
         if (!pl->kernel && cc_ir_op_is_tile(op)) {
+            /* the text stage 0 gives a tile op written in control-plane code */
             cc_diag_add(x->p->diags, CC_DIAG_INVALID_OP, e->span,
-                        "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a `@pl.jit.incore` function",
-                        "Misplaced tile op 'pl.%s' in Orchestration function '%s' (should be inside InCore block)",
-                        cc_ir_op_name(op), x->f->name);
+                        "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
+                        "Misplaced tile op 'pl.%s' in %s function '%s' (should be inside InCore block)", cc_ir_op_name(op),
+                        cc_func_kind_name((cc_func_kind)x->f->kind), x->f->name);
             x->failed = 1;
             return;
         }

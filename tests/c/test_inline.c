@@ -3,12 +3,14 @@
  * hand-built IR: parameter binding (substitution, `p = arg`), tensors by
  * reference, return values, renaming on a clash, inline calls inside
  * inline functions, scope provenance, the removal of Inline functions,
- * and the plane errors of spliced code (DSL-SPEC §1.2).
+ * and the plane errors of spliced code (DSL-SPEC §1.2); then the same
+ * through real DSL text.
  */
 #include <stdlib.h>
 
 #include "compiler/passes.h"
 #include "harness.h"
+#include "dsl_compile.h"
 #include "ir_text.h"
 
 static const cc_type T_T = {CC_T_TENSOR, CC_DT_FP32, 2, {64, 128}};
@@ -339,6 +341,87 @@ static void test_inline_runtime_scope_in_kernel_code_is_s5(void **state)
     ir_end(&b);
 }
 
+/* ---- through real DSL text ---- */
+
+static const char dsl_twice[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.jit.inline\n"
+    "def twice(x, s):\n"
+    "    y = pl.mul(x, s)\n"
+    "    return y\n"
+    "\n"
+    "@pl.jit(auto_scope=False)\n"
+    "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    with pl.scope():\n"
+    "        for i in pl.range(4):\n"
+    "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "                t = pl.load(a, [i * 64, 0], [64, 128])\n"
+    "                y = twice(t, 2.0)\n"
+    "                u = twice(y, 3.0)\n"
+    "                pl.store(u, [i * 64, 0], out)\n"
+    "    return out\n";
+
+static void test_inline_dsl_splices_into_a_core_group_body(void **state)
+{
+    (void)state;
+    pto_program *p = dsl_compile(dsl_twice, "f", PTO_STAGE_INLINE);
+    dsl_expect_ok(p);
+    const char *text = pto_program_text(p);
+    if (!strstr(text, "                    t = pl.load(a, [i * 64, 0], [64, 128])\n"
+                      "                    y_twice = pl.mul(t, 2.0)\n"
+                      "                    y = y_twice\n"
+                      "                    y_twice_2 = pl.mul(y, 3.0)\n"
+                      "                    u = y_twice_2\n"
+                      "                    pl.store(u, [i * 64, 0], out)\n"))
+        fail_msg("%s", text);
+    assert_null(strstr(text, "def twice"));
+    pto_program_free(p);
+    /* and the whole pipeline accepts it */
+    p = dsl_compile(dsl_twice, "f", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    assert_non_null(strstr(pto_program_listing(p), "TMUL v1 = v0, r"));
+    pto_program_free(p);
+}
+
+static void test_inline_dsl_tile_op_in_orchestration_is_misplaced(void **state)
+{
+    (void)state;
+    static const char src[] = "import pypto.language as pl\n"
+                              "\n"
+                              "@pl.jit.inline\n"
+                              "def ld(x):\n"
+                              "    t = pl.load(x, [0, 0], [64, 128])\n"
+                              "    return t\n"
+                              "\n"
+                              "@pl.jit\n"
+                              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                              "    t = ld(a)\n"
+                              "    return out\n";
+    DSL_ERROR(src, "f", "InvalidOperationError",
+              "Misplaced tile op 'pl.load' in Orchestration function 'f' (should be inside InCore block)", 5, 9);
+}
+
+static void test_inline_dsl_create_tensor_in_kernel_is_control_plane(void **state)
+{
+    (void)state;
+    static const char src[] = "import pypto.language as pl\n"
+                              "\n"
+                              "@pl.jit.inline\n"
+                              "def scratch():\n"
+                              "    s = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+                              "    return s\n"
+                              "\n"
+                              "@pl.jit\n"
+                              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                              "        s = scratch()\n"
+                              "    return out\n";
+    DSL_ERROR(src, "f", "InvalidOperationError",
+              "pl.create_tensor is control-plane work and is not allowed in kernel code "
+              "(inside a pl.at(level=pl.Level.CORE_GROUP) body)", 5, 9);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inline_substitutes_variable_and_constant_args),
     cmocka_unit_test(test_inline_binds_reassigned_param_by_assignment),
@@ -357,6 +440,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inline_kernel_call_in_kernel_code_is_control_plane),
     cmocka_unit_test(test_inline_pl_at_in_kernel_code_is_control_plane),
     cmocka_unit_test(test_inline_runtime_scope_in_kernel_code_is_s5),
+    cmocka_unit_test(test_inline_dsl_splices_into_a_core_group_body),
+    cmocka_unit_test(test_inline_dsl_tile_op_in_orchestration_is_misplaced),
+    cmocka_unit_test(test_inline_dsl_create_tensor_in_kernel_is_control_plane),
 };
 
 PTO_TEST_MAIN(tests)

@@ -9,6 +9,7 @@
 
 #include "compiler/lower.h"
 #include "harness.h"
+#include "dsl_compile.h"
 #include "ir_text.h"
 
 static const cc_type T_A = {CC_T_TENSOR, CC_DT_FP32, 2, {256, 128}};
@@ -32,12 +33,12 @@ static void lowered_end(lowered *x)
     ir_end(&x->b);
 }
 
-/* The listing's lines that hold instructions of proc (or kernel) index k:
- * from its header to the next header, without the slot lines. */
-static const char *code_of(lowered *x, const char *header)
+/* The instruction lines of a listing's procedure (or kernel) whose header
+ * starts with header, up to the next header. */
+static const char *code_in(const char *listing, const char *header)
 {
     static char buf[8192];
-    const char *s = strstr(base_strbuf_str(&x->text), header);
+    const char *s = strstr(listing, header);
     assert_non_null(s);
     size_t n = 0;
     for (s = strchr(s, '\n') + 1; *s && strncmp(s, "proc ", 5) && strncmp(s, "kernel ", 7);) {
@@ -49,6 +50,8 @@ static const char *code_of(lowered *x, const char *header)
     buf[n] = 0;
     return buf;
 }
+
+static const char *code_of(lowered *x, const char *header) { return code_in(base_strbuf_str(&x->text), header); }
 
 static void assert_text(const char *got, const char *want)
 {
@@ -516,6 +519,76 @@ static void test_lower_grouping_pl_at_runs_in_place(void **state)
     lowered_end(&x);
 }
 
+/* ---- through real DSL text: the seed's manual_placement ---- */
+
+static const char dsl_manual_placement[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.jit(auto_scope=False)\n"
+    "def manual_placement(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    with pl.scope():\n"
+    "        for i in pl.range(4):\n"
+    "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "                t = pl.load(a, [i * 64, 0], [64, 128])\n"
+    "                pl.store(pl.mul(t, 2.0), [i * 64, 0], out)\n"
+    "        with pl.scope():\n"
+    "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "                for i in pl.range(4):\n"
+    "                    t = pl.load(out, [i * 64, 0], [64, 128])\n"
+    "                    pl.store(pl.add(t, 1.0), [i * 64, 0], out)\n"
+    "    return out\n";
+
+static void test_lower_dsl_seed_manual_placement(void **state)
+{
+    (void)state;
+    pto_program *p = dsl_compile(dsl_manual_placement, "manual_placement", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    const char *listing = pto_program_listing(p);
+    assert_text(code_in(listing, "proc 0 manual_placement(a=t0, out=t1) Orchestration @3\n"),
+                "     0  SCOPE_BEGIN AUTO k.py:5 @5:10\n"
+                "     1  CONST r0 = 0 INDEX @6:18\n"
+                "     2  CONST r1 = 4 INDEX @6:27\n"
+                "     3  CONST r2 = 1 INDEX @6:18\n"
+                "     4  TRIPS r3 = r0, r1, r2 @6:9\n"
+                "     5  CONST r4 = 0 INDEX @6:9\n"
+                "     6  CONST r5 = 1 INDEX @6:9\n"
+                "     7  LT r6 = r4, r3 INDEX @6:9\n"
+                "     8  JUMP_IF_FALSE r6 -> 30 @6:9\n"
+                "     9  MUL r7 = r4, r2 INDEX @6:9\n"
+                "    10  ADD r7 = r0, r7 INDEX @6:9\n"
+                "    11  CONST r9 = 64 INDEX @7:18\n"
+                "    12  MUL r8 = r7, r9 INDEX @8:33\n"
+                "    13  CONST r12 = 64 INDEX @7:18\n"
+                "    14  MUL r11 = r7, r12 INDEX @8:33\n"
+                "    15  CONST r13 = 64 INDEX @7:18\n"
+                "    16  ADD r10 = r11, r13 INDEX @8:33\n"
+                "    17  CONST r14 = 0 INDEX @7:18\n"
+                "    18  CONST r15 = 128 INDEX @7:18\n"
+                "    19  CONST r17 = 64 INDEX @7:18\n"
+                "    20  MUL r16 = r7, r17 INDEX @9:43\n"
+                "    21  CONST r20 = 64 INDEX @7:18\n"
+                "    22  MUL r19 = r7, r20 INDEX @9:43\n"
+                "    23  CONST r21 = 64 INDEX @7:18\n"
+                "    24  ADD r18 = r19, r21 INDEX @9:43\n"
+                "    25  CONST r22 = 0 INDEX @7:18\n"
+                "    26  CONST r23 = 128 INDEX @7:18\n"
+                "    27  SUBMIT k=manual_placement_incore_0 views=[t0 In [r8:r10, r14:r15], t1 Out [r16:r18, r22:r23]] scalars=[r7] @7:18\n"
+                "    28  ADD r4 = r4, r5 INDEX @6:9\n"
+                "    29  JUMP -> 7 @6:9\n"
+                "    30  SCOPE_BEGIN AUTO k.py:10 @10:14\n"
+                "    31  CONST r24 = 0 INDEX @14:47\n"
+                "    32  CONST r25 = 256 INDEX @13:39\n"
+                "    33  CONST r26 = 0 INDEX @11:18\n"
+                "    34  CONST r27 = 128 INDEX @11:18\n"
+                "    35  SUBMIT k=manual_placement_incore_1 views=[t1 InOut [r24:r25, r26:r27]] scalars=[] @11:18\n"
+                "    36  SCOPE_END @10:14\n"
+                "    37  SCOPE_END @5:10\n"
+                "    38  RETURN close=0 [t1] @15:5\n");
+    assert_non_null(strstr(listing, "kernel 0 manual_placement_incore_0(a=t0 In, out=t1 Out, i=r0) InCore @7\n"));
+    assert_non_null(strstr(listing, "kernel 1 manual_placement_incore_1(out=t0 InOut) InCore @11\n"));
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_for_counts_trips_by_step_sign),
     cmocka_unit_test(test_lower_for_evaluates_bounds_once),
@@ -530,6 +603,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_matmul_into_its_operand_uses_a_temporary),
     cmocka_unit_test(test_lower_core_group_body_not_outlined_is_internal),
     cmocka_unit_test(test_lower_grouping_pl_at_runs_in_place),
+    cmocka_unit_test(test_lower_dsl_seed_manual_placement),
 };
 
 PTO_TEST_MAIN(tests)

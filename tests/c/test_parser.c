@@ -199,7 +199,8 @@ static void test_parser_dsl_seed_script(void **state)
     parse(&x, dsl_seed_script);
     assert_int_equal(x.diags.n, 0);
     assert_string_equal(x.mod.pl_name, "pl");
-    assert_int_equal(x.mod.nconstants, 3); /* N, TR, TC; ROWS is not a literal */
+    assert_int_equal(x.mod.nconstants, 4); /* N, TR, TC and ROWS = N * TR (constant expressions) */
+    assert_string_equal(x.mod.constants[3].name, "ROWS");
     assert_string_equal(x.mod.constants[1].name, "TR");
     assert_int_equal(x.mod.constants[1].value->u.i, 64);
     assert_string_equal(dump_defs(&x),

@@ -1,0 +1,179 @@
+/*
+ * compile.c - the compiler driver behind pto/compile.h: source text
+ * through the lexer, the parser, the type checker and the passes of
+ * DSL-SPEC §3 in order, then lowering.
+ *
+ * Invariants: a stage runs only when every earlier stage succeeded; the
+ * printed text is the program after the last stage that ran (empty when
+ * stage 0 failed); diagnostics keep the order they were found in; the
+ * handle owns every byte it hands out.
+ */
+#include "pto/compile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "compiler/diag.h"
+#include "compiler/lexer.h"
+#include "compiler/lower.h"
+#include "compiler/parser.h"
+#include "compiler/passes.h"
+#include "compiler/printer.h"
+#include "compiler/typecheck.h"
+
+struct pto_program {
+    cc_source src;
+    cc_diags diags;
+    cc_tokens toks;
+    base_arena arena;
+    cc_module mod;
+    cc_ir_program ir;
+    cc_lowered *lowered;
+    base_strbuf text;
+    base_strbuf listing;
+    pto_diagnostic *pub;
+};
+
+static const char *const pto_stage_names[] = {
+    "all",
+#define PTO_STAGE_NAME_(n, s) s,
+    PTO_STAGE_LIST(PTO_STAGE_NAME_)
+#undef PTO_STAGE_NAME_
+};
+
+int pto_stage_lookup(const char *name)
+{
+    for (int s = PTO_STAGE_PARSE; s < PTO_STAGE_COUNT; s++)
+        if (name && !strcmp(pto_stage_names[s], name)) return s;
+    return -1;
+}
+
+const char *pto_stage_name(pto_stage s) { return (unsigned)s < PTO_STAGE_COUNT ? pto_stage_names[s] : "?"; }
+
+/* The passes after stage 0, in order. */
+static int (*const pto_passes[])(cc_ir_program *) = {
+    [PTO_STAGE_INLINE] = cc_pass_inline,
+    [PTO_STAGE_OUTLINE] = cc_pass_outline_incore,
+    [PTO_STAGE_DIRECTIONS] = cc_pass_call_directions,
+    [PTO_STAGE_SCOPES] = cc_pass_materialize_scopes,
+    [PTO_STAGE_VERIFY] = cc_verify,
+    [PTO_STAGE_CACHE] = cc_pass_cache_policy,
+};
+
+/* The text with first_line - 1 newlines before it, so spans are the
+ * file's line numbers. */
+static int pto_source(pto_program *p, const pto_compile_options *o)
+{
+    size_t pad = o->first_line > 1 ? (size_t)o->first_line - 1 : 0;
+    if (o->source_len > (size_t)-1 - pad) return -1;
+    char *buf = malloc(pad + o->source_len + 1);
+    if (!buf) return -1;
+    memset(buf, '\n', pad);
+    if (o->source_len) memcpy(buf + pad, o->source, o->source_len);
+    int rc = cc_source_init(&p->src, o->filename ? o->filename : "<string>", buf, pad + o->source_len);
+    free(buf);
+    return rc;
+}
+
+/* Stage 0 through the last requested stage; 0, or -1 at the first that fails. */
+static int pto_run_stages(pto_program *p, const pto_compile_options *o)
+{
+    int last = o->stop_after > PTO_STAGE_ALL && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
+    if (!o->entry) return 0;
+    p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->src};
+    if (cc_typecheck(&p->mod, o, &p->ir) != 0 || p->diags.errors) return -1;
+    for (int s = PTO_STAGE_INLINE; s <= last && s < PTO_STAGE_LOWER; s++) {
+        if (o->skip_stages & (1u << s)) continue;
+        if (pto_passes[s](&p->ir) != 0 || p->diags.errors) return -1;
+    }
+    if (!cc_ir_program_order(&p->ir)) return -1;
+    cc_print_program(&p->ir, &p->text);
+    if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
+    if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;
+    cc_lowered_print(p->lowered, &p->listing);
+    return 0;
+}
+
+/* The public copies of the diagnostics. */
+static int pto_publish(pto_program *p)
+{
+    if (!p->diags.n) return 0;
+    if (!(p->pub = calloc(p->diags.n, sizeof *p->pub))) return -1;
+    for (size_t k = 0; k < p->diags.n; k++) {
+        const cc_diag *d = &p->diags.items[k];
+        p->pub[k] = (pto_diagnostic){cc_diag_class_name(d->cls), d->message, d->hint, p->src.file,
+                                     (int)d->span.line, (int)d->span.col, (int)d->span.end_line, (int)d->span.end_col,
+                                     d->cls == CC_DIAG_WARNING};
+    }
+    return 0;
+}
+
+int pto_compile(const pto_compile_options *opts, pto_program **out)
+{
+    *out = NULL;
+    if (!opts || (!opts->source && opts->source_len)) return -1;
+    pto_program *p = calloc(1, sizeof *p);
+    if (!p) return -1;
+    base_arena_init(&p->arena);
+    if (pto_source(p, opts) != 0) return free(p), -1;
+    cc_diags_init(&p->diags, &p->src);
+    *out = p;
+    int failed = cc_lex(&p->src, &p->diags, &p->toks) != 0 ||
+                 cc_parse(&p->src, &p->toks, &p->arena, &p->diags, &p->mod) != 0;
+    if (failed || p->diags.out_of_memory) return -1;
+    if (!p->diags.errors) pto_run_stages(p, opts);
+    if (p->diags.errors) base_strbuf_free(&p->text), base_strbuf_free(&p->listing);
+    if (pto_publish(p) != 0 || p->diags.out_of_memory || p->text.oom || p->listing.oom) return -1;
+    return p->diags.errors ? 1 : 0;
+}
+
+void pto_program_free(pto_program *p)
+{
+    if (!p) return;
+    free(p->pub);
+    base_strbuf_free(&p->text);
+    base_strbuf_free(&p->listing);
+    cc_tokens_free(&p->toks);
+    cc_diags_free(&p->diags);
+    base_arena_free(&p->arena);
+    cc_source_free(&p->src);
+    free(p);
+}
+
+size_t pto_program_diag_count(const pto_program *p) { return p ? p->diags.n : 0; }
+
+const pto_diagnostic *pto_program_diag(const pto_program *p, size_t i)
+{
+    return p && p->pub && i < p->diags.n ? &p->pub[i] : NULL;
+}
+
+size_t pto_program_diag_format(const pto_program *p, size_t i, char *buf, size_t cap)
+{
+    if (!p || i >= p->diags.n) {
+        if (cap) buf[0] = 0;
+        return 0;
+    }
+    return cc_diag_format(&p->diags, i, buf, cap);
+}
+
+/* Is def decorated with a plain @pl.jit / @pl.jit(...), or a class? */
+static int pto_is_entry(const cc_module *m, const cc_stmt *def)
+{
+    if (def->kind == CC_S_CLASS) return 1;
+    if (def->u.def.ndecorators != 1) return 0;
+    const cc_expr *d = def->u.def.decorators[0];
+    if (d->kind == CC_E_CALL) d = d->u.call.fn;
+    return d->kind == CC_E_ATTR && !strcmp(d->u.attr.name, "jit") && d->u.attr.value->kind == CC_E_NAME &&
+           !strcmp(d->u.attr.value->u.name, m->pl_name ? m->pl_name : "pl");
+}
+
+const char *pto_program_entry(const pto_program *p, size_t i)
+{
+    for (uint32_t k = 0; p && k < p->mod.ndefs; k++)
+        if (pto_is_entry(&p->mod, p->mod.defs[k]) && i-- == 0) return p->mod.defs[k]->u.def.name;
+    return NULL;
+}
+
+const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }
+const char *pto_program_listing(const pto_program *p) { return p ? base_strbuf_str(&p->listing) : ""; }

@@ -1,0 +1,208 @@
+/*
+ * pass_cache_policy.c - stage 6, ResolveCachePolicy (DSL-SPEC §6.3 row 3,
+ * §6.4, §6.5).
+ *
+ * Per LOAD of an InCore function, wherever it sits in an expression:
+ *  1. an explicit cache= (cache != CC_CACHE_UNSET) wins;
+ *  2. else the function's declaration (decls, copied from the pl.at it was
+ *     outlined from) for the tensor loaded, matched by the parameter name;
+ *  3. else DEFAULT.
+ *
+ * Invariants:
+ *  - First every kernel is checked for §6.3 row 3 (an explicit BYPASS load
+ *    of a tensor the kernel writes: a parameter declared or derived Out or
+ *    InOut, or one it stores to); on any such error the stage fails and no
+ *    load is changed.
+ *  - Afterwards every LOAD of every InCore function has DEFAULT or BYPASS.
+ *  - One CompileWarning per kernel and tensor with at least one load that
+ *    resolved to BYPASS, citing the first such load in source order;
+ *    warnings come out in that order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "compiler/passes.h"
+
+/* The first BYPASS load of one tensor. */
+typedef struct cc_cp_bypass {
+    const char *tensor;
+    cc_span span;
+} cc_cp_bypass;
+
+typedef struct cc_cp {
+    cc_ir_program *p;
+    cc_ir_func *f;
+    const char *name;     /* cc_cp_stores: the tensor looked for */
+    int found;
+    cc_cp_bypass *first;  /* per tensor, in discovery order */
+    size_t n;
+    uint64_t cap;
+    int oom;
+} cc_cp;
+
+typedef void (*cc_cp_fn)(cc_cp *c, cc_ir_expr *e);
+
+/* ---- walking --------------------------------------------------------------------------- */
+
+/* Calls fn on e and every expression inside it, parents first, in argument order. */
+static void cc_cp_expr(cc_cp *c, cc_ir_expr *e, cc_cp_fn fn)
+{
+    if (!e) return;
+    fn(c, e);
+    switch (e->kind) {
+    case CC_X_BINARY: cc_cp_expr(c, e->u.bin.l, fn), cc_cp_expr(c, e->u.bin.r, fn); break;
+    case CC_X_UNARY: cc_cp_expr(c, e->u.un.x, fn); break;
+    case CC_X_LIST:
+        for (uint32_t k = 0; k < e->u.list.n; k++) cc_cp_expr(c, e->u.list.items[k], fn);
+        break;
+    case CC_X_OP:
+        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++) cc_cp_expr(c, e->u.op.args[k], fn);
+        break;
+    case CC_X_CALL:
+        for (uint32_t k = 0; k < e->u.call.nargs; k++) cc_cp_expr(c, e->u.call.args[k], fn);
+        break;
+    default: break;
+    }
+}
+
+/* Calls fn on every expression of every statement of b, at any depth, in statement order. */
+static void cc_cp_block(cc_cp *c, cc_ir_block *b, cc_cp_fn fn)
+{
+    for (uint32_t k = 0; k < b->n; k++) {
+        cc_ir_stmt *s = b->items[k];
+        switch (s->kind) {
+        case CC_I_ASSIGN: cc_cp_expr(c, s->u.assign.value, fn); break;
+        case CC_I_EXPR: cc_cp_expr(c, s->u.expr, fn); break;
+        case CC_I_FOR:
+            cc_cp_expr(c, s->u.for_.start, fn), cc_cp_expr(c, s->u.for_.stop, fn), cc_cp_expr(c, s->u.for_.step, fn);
+            cc_cp_block(c, &s->u.for_.body, fn);
+            break;
+        case CC_I_WHILE: cc_cp_expr(c, s->u.while_.cond, fn), cc_cp_block(c, &s->u.while_.body, fn); break;
+        case CC_I_IF:
+            cc_cp_expr(c, s->u.if_.cond, fn);
+            cc_cp_block(c, &s->u.if_.then, fn), cc_cp_block(c, &s->u.if_.orelse, fn);
+            break;
+        case CC_I_SCOPE: cc_cp_block(c, &s->u.scope.body, fn); break;
+        case CC_I_AT: cc_cp_block(c, &s->u.at.body, fn); break;
+        case CC_I_RETURN:
+            for (uint32_t r = 0; r < s->u.ret.n; r++) cc_cp_expr(c, s->u.ret.values[r], fn);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* The tensor a LOAD or STORE op names (LOAD slot 0, STORE slot 2), or NULL. */
+static const char *cc_cp_tensor(const cc_ir_expr *e, cc_ir_op op)
+{
+    if (e->kind != CC_X_OP || e->u.op.op != op) return NULL;
+    const cc_ir_expr *t = e->u.op.args[op == CC_IR_LOAD ? 0 : 2];
+    return t && t->kind == CC_X_VAR ? t->u.name : NULL;
+}
+
+/* ---- §6.3 row 3 ---------------------------------------------------------------------------- */
+
+static void cc_cp_stores(cc_cp *c, cc_ir_expr *e)
+{
+    const char *t = cc_cp_tensor(e, CC_IR_STORE);
+    if (t && !strcmp(t, c->name)) c->found = 1;
+}
+
+/* How f writes tensor: "Out" or "InOut", or NULL when it does not. */
+static const char *cc_cp_written(cc_cp *c, const char *tensor)
+{
+    int k = cc_ir_func_param(c->f, tensor);
+    if (k >= 0 && (c->f->params[k].dir == CC_DIR_OUT || c->f->params[k].dir == CC_DIR_INOUT))
+        return cc_dir_name(c->f->params[k].dir);
+    c->name = tensor, c->found = 0;
+    cc_cp_block(c, &c->f->body, cc_cp_stores);
+    /* stored, and read by the load at hand: InOut by the usage rule (§3.2) */
+    return c->found ? cc_dir_name(CC_DIR_INOUT) : NULL;
+}
+
+static void cc_cp_check_load(cc_cp *c, cc_ir_expr *e)
+{
+    const char *t = cc_cp_tensor(e, CC_IR_LOAD);
+    if (!t || e->u.op.cache != CC_CACHE_BYPASS) return;
+    const char *how = cc_cp_written(c, t);
+    if (how)
+        cc_diag_add(c->p->diags, CC_DIAG_PASS, e->span, NULL,
+                    "pl.load(..., cache=pl.CachePolicy.BYPASS) reads '%s', which this kernel also writes (%s); "
+                    "a bypassing read of written bytes is a coherency bug",
+                    t, how);
+}
+
+/* ---- resolving ------------------------------------------------------------------------------- */
+
+static int cc_cp_span_before(cc_span a, cc_span b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
+
+/* Notes a load of tensor resolved to BYPASS at sp: keeps the earliest per tensor. */
+static void cc_cp_note_bypass(cc_cp *c, const char *tensor, cc_span sp)
+{
+    for (size_t k = 0; k < c->n; k++) {
+        if (strcmp(c->first[k].tensor, tensor)) continue;
+        if (cc_cp_span_before(sp, c->first[k].span)) c->first[k].span = sp;
+        return;
+    }
+    if (c->n == c->cap) {
+        cc_cp_bypass *grown = base_array_grow(c->first, &c->cap, sizeof *grown, 4);
+        if (!grown) {
+            c->oom = 1;
+            return;
+        }
+        c->first = grown;
+    }
+    c->first[c->n++] = (cc_cp_bypass){tensor, sp};
+}
+
+static cc_cache_policy cc_cp_declared(const cc_ir_func *f, const char *tensor)
+{
+    for (uint32_t k = 0; k < f->ndecls; k++)
+        if (!strcmp(f->decls[k].tensor, tensor)) return (cc_cache_policy)f->decls[k].policy;
+    return CC_CACHE_DEFAULT;
+}
+
+static void cc_cp_resolve_load(cc_cp *c, cc_ir_expr *e)
+{
+    if (e->kind != CC_X_OP || e->u.op.op != CC_IR_LOAD) return;
+    const char *t = cc_cp_tensor(e, CC_IR_LOAD);
+    if (e->u.op.cache == CC_CACHE_UNSET) e->u.op.cache = (uint8_t)(t ? cc_cp_declared(c->f, t) : CC_CACHE_DEFAULT);
+    if (t && e->u.op.cache == CC_CACHE_BYPASS) cc_cp_note_bypass(c, t, e->span);
+}
+
+static int cc_cp_by_span(const void *a, const void *b)
+{
+    const cc_cp_bypass *x = a, *y = b;
+    return cc_cp_span_before(x->span, y->span) ? -1 : cc_cp_span_before(y->span, x->span);
+}
+
+/* Resolves every load of c->f, then warns once per tensor that resolved to BYPASS. */
+static int cc_cp_resolve(cc_cp *c)
+{
+    c->n = 0;
+    cc_cp_block(c, &c->f->body, cc_cp_resolve_load);
+    if (c->oom) return 0;
+    if (c->n > 1) qsort(c->first, c->n, sizeof *c->first, cc_cp_by_span);
+    for (size_t k = 0; k < c->n; k++)
+        cc_diag_add(c->p->diags, CC_DIAG_WARNING, c->first[k].span, NULL,
+                    "[CacheBypassUnsupported] tensor '%s' requests CachePolicy.BYPASS, but this backend has no "
+                    "cache-bypass path yet; compiling as an ordinary cached access at %s:%u",
+                    c->first[k].tensor, c->p->src->file, (unsigned)c->first[k].span.line);
+    return 1;
+}
+
+int cc_pass_cache_policy(cc_ir_program *p)
+{
+    size_t errors = p->diags->errors;
+    cc_cp c = {.p = p};
+    for (uint32_t k = 0; k < p->nfuncs; k++)
+        if (p->funcs[k]->kind == CC_FUNC_INCORE) c.f = p->funcs[k], cc_cp_block(&c, &c.f->body, cc_cp_check_load);
+    if (p->diags->errors > errors) return -1;
+    int ok = 1;
+    for (uint32_t k = 0; k < p->nfuncs && ok; k++)
+        if (p->funcs[k]->kind == CC_FUNC_INCORE) c.f = p->funcs[k], ok = cc_cp_resolve(&c);
+    free(c.first);
+    if (!ok) cc_diag_add(p->diags, CC_DIAG_INTERNAL, c.f->span, NULL, "out of memory while resolving cache policies");
+    return ok ? 0 : -1;
+}

@@ -1,0 +1,541 @@
+/*
+ * pass_call_directions.c - DeriveCallDirections (DSL-SPEC §3.2).
+ *
+ * After the pass:
+ *  - every tensor parameter of every InCore function has its direction: a
+ *    declared one keeps it (a store to a declared In is P2), the others
+ *    follow the usage rule (loads -> In, stores -> Out, both -> InOut;
+ *    neither -> In);
+ *  - and its footprint box: per dimension [lo, hi) over the function's
+ *    scalar parameters that the body never assigns, lo == NULL meaning the
+ *    whole dimension (unknown, an implicit load, or no access at all);
+ *  - every call of an InCore function has boxes, one per argument: tensor
+ *    arguments the callee's box with its scalar parameters replaced by the
+ *    call's scalar arguments, scalars rank 0.
+ * Footprints: every access counts (also under if); scalar locals with one
+ * dominating definition are substituted; loop variables are eliminated
+ * innermost first over [first, last] of their loop (statically when the
+ * coefficient's sign is a constant, else with min/max); a loop that may run
+ * zero times keeps the formula and the runtime clamps the box.  All
+ * expressions stay folded (cc_ir_fold), so they print as `i*64+64`.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "compiler/passes.h"
+
+typedef struct loop {
+    const char *var;
+    cc_ir_expr *first, *last; /* NULL: bounds unknown */
+    int step_sign;            /* of a constant step; 0: not constant */
+} loop;
+
+typedef struct def {
+    const char *name;
+    cc_ir_expr *value; /* resolved; NULL: unknown */
+} def;
+
+typedef struct count {
+    const char *name;
+    uint32_t assigns, loops; /* assignments, loops with it as their variable */
+} count;
+
+/* The footprint of one tensor parameter while accesses are collected. */
+typedef struct acc {
+    uint8_t use;                   /* cc_dir bits */
+    uint8_t touched;
+    uint8_t whole[CC_MAX_RANK];
+    cc_ir_expr *lo[CC_MAX_RANK], *hi[CC_MAX_RANK];
+    const cc_ir_expr *first_store;
+} acc;
+
+typedef struct kernel {
+    cc_ir_program *p;
+    cc_ir_func *f;
+    acc *accs;               /* per parameter */
+    count *counts;           /* per name assigned in the body */
+    uint32_t ncounts;
+    uint64_t counts_cap;
+    loop *loops;             /* enclosing loops, innermost last */
+    uint32_t nloops;
+    uint64_t loops_cap;
+    def *defs;               /* visible single definitions, innermost last */
+    uint32_t ndefs;
+    uint64_t defs_cap;
+    int oom;
+} kernel;
+
+/* ---- expressions ------------------------------------------------------------------------------ */
+
+/* Is e `x + c` or `x - c` with an integer c?  Then *x and *c (signed). */
+static int plus_const(const cc_ir_expr *e, cc_ir_expr **x, int64_t *c)
+{
+    if (e->kind != CC_X_BINARY || (e->u.bin.op != CC_OP_ADD && e->u.bin.op != CC_OP_SUB) || !cc_ir_const_int(e->u.bin.r, c))
+        return 0;
+    if (e->u.bin.op == CC_OP_SUB) *c = (int64_t)(0 - (uint64_t)*c);
+    return *x = e->u.bin.l, 1;
+}
+
+/* l op r, folded; (x + c1) + c2 becomes x + (c1 + c2). */
+static cc_ir_expr *bin(kernel *k, cc_op op, cc_ir_expr *l, cc_ir_expr *r)
+{
+    cc_ir_expr *x;
+    int64_t c1, c2;
+    if (l && r && (op == CC_OP_ADD || op == CC_OP_SUB) && plus_const(l, &x, &c1) && cc_ir_const_int(r, &c2)) {
+        uint64_t sum = op == CC_OP_ADD ? (uint64_t)c1 + (uint64_t)c2 : (uint64_t)c1 - (uint64_t)c2;
+        l = x, r = cc_ir_int(k->p->arena, (int64_t)sum, r->span), op = CC_OP_ADD;
+    }
+    cc_ir_expr *e = cc_ir_fold(k->p->arena, cc_ir_binary(k->p->arena, op, l, r, l ? l->span : (cc_span){0}));
+    if (!e) k->oom = 1;
+    return e;
+}
+
+static cc_ir_expr *num(kernel *k, int64_t v)
+{
+    cc_ir_expr *e = cc_ir_int(k->p->arena, v, (cc_span){0});
+    if (!e) k->oom = 1;
+    return e;
+}
+
+static int expr_equal(const cc_ir_expr *a, const cc_ir_expr *b)
+{
+    if (a->kind != b->kind) return 0;
+    switch (a->kind) {
+    case CC_X_INT: return a->u.i == b->u.i;
+    case CC_X_VAR: return !strcmp(a->u.name, b->u.name);
+    case CC_X_BINARY: return a->u.bin.op == b->u.bin.op && expr_equal(a->u.bin.l, b->u.bin.l) && expr_equal(a->u.bin.r, b->u.bin.r);
+    case CC_X_UNARY: return a->u.un.op == b->u.un.op && expr_equal(a->u.un.x, b->u.un.x);
+    default: return 0;
+    }
+}
+
+/* Is a == b + *d for an integer *d (both sides `x + c` forms of one x)? */
+static int const_apart(const cc_ir_expr *a, const cc_ir_expr *b, int64_t *d)
+{
+    cc_ir_expr *xa, *xb;
+    int64_t ca = 0, cb = 0;
+    if (!plus_const(a, &xa, &ca)) xa = (cc_ir_expr *)a;
+    if (!plus_const(b, &xb, &cb)) xb = (cc_ir_expr *)b;
+    return expr_equal(xa, xb) && (*d = (int64_t)((uint64_t)ca - (uint64_t)cb), 1);
+}
+
+/* min/max of two bounds; one of them when they differ by a constant. */
+static cc_ir_expr *extreme(kernel *k, cc_op op, cc_ir_expr *a, cc_ir_expr *b)
+{
+    int64_t d;
+    if (!a || !b) return NULL;
+    if (const_apart(a, b, &d)) return (d >= 0) == (op == CC_OP_MAX) ? a : b;
+    return bin(k, op, a, b);
+}
+
+static cc_ir_expr *subst1(kernel *k, const cc_ir_expr *e, const char *name, cc_ir_expr *value)
+{
+    cc_ir_expr *r = cc_ir_expr_subst(k->p->arena, e, &name, &value, 1);
+    if (!r) k->oom = 1;
+    return r;
+}
+
+/* ---- what a name stands for at this point of the body ------------------------------------ */
+
+static count counted(const kernel *k, const char *name)
+{
+    for (uint32_t i = 0; i < k->ncounts; i++)
+        if (!strcmp(k->counts[i].name, name)) return k->counts[i];
+    return (count){name, 0, 0};
+}
+
+static void count_assignment(kernel *k, const char *name, int loop)
+{
+    for (uint32_t i = 0; i < k->ncounts; i++)
+        if (!strcmp(k->counts[i].name, name)) {
+            k->counts[i].assigns += !loop, k->counts[i].loops += !!loop;
+            return;
+        }
+    if (k->ncounts == k->counts_cap) {
+        count *g = base_array_grow(k->counts, &k->counts_cap, sizeof *g, 16);
+        if (!g) {
+            k->oom = 1;
+            return;
+        }
+        k->counts = g;
+    }
+    k->counts[k->ncounts++] = (count){name, !loop, !!loop};
+}
+
+static void count_block(kernel *k, const cc_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cc_ir_stmt *s = b->items[i];
+        switch (s->kind) {
+        case CC_I_ASSIGN:
+            for (uint32_t t = 0; t < s->u.assign.ntargets; t++) count_assignment(k, s->u.assign.targets[t].name, 0);
+            break;
+        case CC_I_FOR: count_assignment(k, s->u.for_.var, 1), count_block(k, &s->u.for_.body); break;
+        case CC_I_WHILE: count_block(k, &s->u.while_.body); break;
+        case CC_I_IF: count_block(k, &s->u.if_.then), count_block(k, &s->u.if_.orelse); break;
+        case CC_I_SCOPE: count_block(k, &s->u.scope.body); break;
+        case CC_I_AT: count_block(k, &s->u.at.body); break;
+        default: break;
+        }
+    }
+}
+
+/* e over parameters, enclosing loop variables and integers; NULL: unknown. */
+static cc_ir_expr *resolve(kernel *k, const cc_ir_expr *e)
+{
+    if (!e) return NULL;
+    switch (e->kind) {
+    case CC_X_INT: return num(k, e->u.i);
+    case CC_X_VAR: {
+        count c = counted(k, e->u.name);
+        for (uint32_t i = k->nloops; i-- > 0;)
+            if (!strcmp(k->loops[i].var, e->u.name)) return c.assigns ? NULL : cc_ir_expr_clone(k->p->arena, e);
+        for (uint32_t i = k->ndefs; i-- > 0;)
+            if (!strcmp(k->defs[i].name, e->u.name)) return k->defs[i].value;
+        int pi = cc_ir_func_param(k->f, e->u.name);
+        if (pi < 0 || k->f->params[pi].type.kind != CC_T_SCALAR || c.assigns || c.loops) return NULL;
+        return cc_ir_expr_clone(k->p->arena, e);
+    }
+    case CC_X_BINARY:
+        switch (e->u.bin.op) {
+        case CC_OP_ADD: case CC_OP_SUB: case CC_OP_MUL: case CC_OP_FLOORDIV: case CC_OP_MOD: case CC_OP_MIN: case CC_OP_MAX: {
+            cc_ir_expr *l = resolve(k, e->u.bin.l), *r = resolve(k, e->u.bin.r);
+            return l && r ? bin(k, e->u.bin.op, l, r) : NULL;
+        }
+        default: return NULL;
+        }
+    case CC_X_UNARY: {
+        cc_ir_expr *x = e->u.un.op == CC_OP_NEG ? resolve(k, e->u.un.x) : NULL;
+        return x ? bin(k, CC_OP_SUB, num(k, 0), x) : NULL;
+    }
+    default: return NULL;
+    }
+}
+
+/* ---- eliminating loop variables -------------------------------------------------------------- */
+
+/* Is e affine in v?  Then *coef is v's coefficient (folded). */
+static int affine(kernel *k, const cc_ir_expr *e, const char *v, cc_ir_expr **coef)
+{
+    if (!cc_ir_expr_uses(e, v)) return *coef = num(k, 0), 1;
+    if (e->kind == CC_X_VAR) return *coef = num(k, 1), 1;
+    if (e->kind != CC_X_BINARY) return 0;
+    const cc_ir_expr *l = e->u.bin.l, *r = e->u.bin.r;
+    cc_ir_expr *cl, *cr;
+    switch (e->u.bin.op) {
+    case CC_OP_ADD:
+    case CC_OP_SUB:
+        if (!affine(k, l, v, &cl) || !affine(k, r, v, &cr)) return 0;
+        return *coef = bin(k, e->u.bin.op, cl, cr), 1;
+    case CC_OP_MUL:
+        if (cc_ir_expr_uses(l, v) && cc_ir_expr_uses(r, v)) return 0;
+        if (cc_ir_expr_uses(l, v)) return affine(k, l, v, &cl) && (*coef = bin(k, CC_OP_MUL, cl, cc_ir_expr_clone(k->p->arena, r)), 1);
+        return affine(k, r, v, &cr) && (*coef = bin(k, CC_OP_MUL, cc_ir_expr_clone(k->p->arena, l), cr), 1);
+    default: return 0;
+    }
+}
+
+/* A bound (lo when hi == 0) with the loop variable of l eliminated. */
+static cc_ir_expr *eliminate(kernel *k, cc_ir_expr *e, const loop *l, int hi)
+{
+    cc_ir_expr *coef;
+    int64_t c;
+    if (!e || !cc_ir_expr_uses(e, l->var)) return e;
+    if (!l->first || !affine(k, e, l->var, &coef) || !coef) return NULL;
+    cc_ir_expr *at_first = subst1(k, e, l->var, l->first), *at_last = subst1(k, e, l->var, l->last);
+    if (!cc_ir_const_int(coef, &c) || !l->step_sign) return extreme(k, hi ? CC_OP_MAX : CC_OP_MIN, at_first, at_last);
+    int rising = (c >= 0) == (l->step_sign > 0); /* the bound grows from first to last */
+    return rising == !hi ? at_first : at_last;
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Constant bounds in this range fold without overflow. */
+static int small(int64_t v) { return v > INT32_MIN && v < INT32_MAX; }
+
+/* The loop variable's last value s + (T-1)*st, T = ceil((e-s)/st) = -((s-e)//st). */
+static cc_ir_expr *loop_last(kernel *k, cc_ir_expr *s, cc_ir_expr *e, cc_ir_expr *st)
+{
+    int64_t a, b, d;
+    if (!s || !e || !st || (cc_ir_const_int(st, &d) && d == 0)) return NULL;
+    if (cc_ir_const_int(s, &a) && cc_ir_const_int(e, &b) && cc_ir_const_int(st, &d) && small(a) && small(b) && small(d))
+        return num(k, a + (-floordiv(a - b, d) - 1) * d);
+    if (cc_ir_const_int(st, &d) && (d == 1 || d == -1)) return bin(k, d == 1 ? CC_OP_SUB : CC_OP_ADD, e, num(k, 1));
+    cc_ir_expr *trips = bin(k, CC_OP_SUB, num(k, 0), bin(k, CC_OP_FLOORDIV, bin(k, CC_OP_SUB, s, e), st));
+    return bin(k, CC_OP_ADD, cc_ir_expr_clone(k->p->arena, s), bin(k, CC_OP_MUL, bin(k, CC_OP_SUB, trips, num(k, 1)), st));
+}
+
+/* ---- accesses ------------------------------------------------------------------------------------ */
+
+static void merge(kernel *k, acc *a, uint32_t d, cc_ir_expr *lo, cc_ir_expr *hi)
+{
+    if (!lo || !hi) a->whole[d] = 1;
+    if (a->whole[d]) return;
+    a->lo[d] = a->touched ? extreme(k, CC_OP_MIN, a->lo[d], lo) : lo;
+    a->hi[d] = a->touched ? extreme(k, CC_OP_MAX, a->hi[d], hi) : hi;
+}
+
+/* One load or store window of parameter a (offs, shapes: LIST; NULL shapes: the tile's). */
+static void access(kernel *k, acc *a, const cc_type *t, const cc_ir_expr *offs, const cc_ir_expr *shapes, const cc_ir_expr *tile)
+{
+    for (uint32_t d = 0; d < t->rank; d++) {
+        const cc_ir_expr *off = offs && offs->kind == CC_X_LIST && d < offs->u.list.n ? offs->u.list.items[d] : NULL;
+        cc_ir_expr *ext = shapes && shapes->kind == CC_X_LIST && d < shapes->u.list.n ? resolve(k, shapes->u.list.items[d])
+                        : !shapes && tile && d < tile->type.rank ? num(k, tile->type.shape[d]) : NULL;
+        cc_ir_expr *lo = resolve(k, off), *hi = lo && ext ? bin(k, CC_OP_ADD, cc_ir_expr_clone(k->p->arena, lo), ext) : NULL;
+        for (uint32_t i = k->nloops; i-- > 0;) {
+            lo = eliminate(k, lo, &k->loops[i], 0);
+            hi = eliminate(k, hi, &k->loops[i], 1);
+        }
+        merge(k, a, d, lo, hi);
+    }
+    a->touched = 1;
+}
+
+/* A LOAD or STORE of a tensor parameter: its use and its window. */
+static void visit_op(kernel *k, const cc_ir_expr *e)
+{
+    int load = e->u.op.op == CC_IR_LOAD;
+    const cc_ir_expr *t = load ? e->u.op.args[0] : e->u.op.op == CC_IR_STORE ? e->u.op.args[2] : NULL;
+    int pi = t && t->kind == CC_X_VAR ? cc_ir_func_param(k->f, t->u.name) : -1;
+    if (pi < 0 || k->f->params[pi].type.kind != CC_T_TENSOR) return;
+    acc *a = &k->accs[pi];
+    a->use |= load ? CC_DIR_IN : CC_DIR_OUT;
+    if (!load && !a->first_store) a->first_store = e;
+    const cc_type *ty = &k->f->params[pi].type;
+    if (load && e->u.op.implicit) {
+        for (uint32_t d = 0; d < ty->rank; d++) a->whole[d] = 1;
+        a->touched = 1;
+    } else if (load) {
+        access(k, a, ty, e->u.op.args[1], e->u.op.args[2], NULL);
+    } else {
+        access(k, a, ty, e->u.op.args[1], e->u.op.args[3], e->u.op.args[0]);
+    }
+}
+
+static void visit(kernel *k, const cc_ir_expr *e)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case CC_X_BINARY: visit(k, e->u.bin.l), visit(k, e->u.bin.r); break;
+    case CC_X_UNARY: visit(k, e->u.un.x); break;
+    case CC_X_LIST:
+        for (uint32_t i = 0; i < e->u.list.n; i++) visit(k, e->u.list.items[i]);
+        break;
+    case CC_X_OP:
+        for (uint32_t i = 0; i < cc_ir_op_nslots(e->u.op.op); i++) visit(k, e->u.op.args[i]);
+        visit_op(k, e);
+        break;
+    case CC_X_CALL:
+        for (uint32_t i = 0; i < e->u.call.nargs; i++) visit(k, e->u.call.args[i]);
+        break;
+    default: break;
+    }
+}
+
+/* ---- the body ------------------------------------------------------------------------------------ */
+
+static void walk(kernel *k, const cc_ir_block *b);
+
+/* Pushes item onto a stack (items, n, cap) of elem-sized entries. */
+static void push(kernel *k, void **items, uint32_t *n, uint64_t *cap, size_t elem, const void *item)
+{
+    if (*n == *cap) {
+        void *g = base_array_grow(*items, cap, elem, 8);
+        if (!g) {
+            k->oom = 1;
+            return;
+        }
+        *items = g;
+    }
+    memcpy((char *)*items + (size_t)*n * elem, item, elem);
+    (*n)++;
+}
+
+static void walk_for(kernel *k, const cc_ir_stmt *s)
+{
+    cc_ir_expr *start = s->u.for_.start ? resolve(k, s->u.for_.start) : num(k, 0);
+    cc_ir_expr *step = s->u.for_.step ? resolve(k, s->u.for_.step) : num(k, 1);
+    int64_t st;
+    loop l = {s->u.for_.var, start, loop_last(k, start, resolve(k, s->u.for_.stop), step), 0};
+    if (!l.last) l.first = NULL;
+    if (cc_ir_const_int(step, &st)) l.step_sign = st > 0 ? 1 : -1;
+    visit(k, s->u.for_.start), visit(k, s->u.for_.stop), visit(k, s->u.for_.step);
+    uint32_t n0 = k->nloops;
+    push(k, (void **)&k->loops, &k->nloops, &k->loops_cap, sizeof l, &l);
+    if (k->nloops > n0) walk(k, &s->u.for_.body);
+    k->nloops = n0;
+}
+
+/* A nested block: definitions made in it are not visible after it. */
+static void walk_nested(kernel *k, const cc_ir_block *b)
+{
+    uint32_t n0 = k->ndefs;
+    walk(k, b);
+    k->ndefs = n0;
+}
+
+static void walk_assign(kernel *k, const cc_ir_stmt *s)
+{
+    visit(k, s->u.assign.value);
+    const cc_ir_target *t = &s->u.assign.targets[0];
+    count c = counted(k, t->name);
+    if (s->u.assign.ntargets != 1 || t->type.kind != CC_T_SCALAR || c.assigns != 1 || c.loops ||
+        cc_ir_func_param(k->f, t->name) >= 0)
+        return;
+    def d = {t->name, resolve(k, s->u.assign.value)};
+    push(k, (void **)&k->defs, &k->ndefs, &k->defs_cap, sizeof d, &d);
+}
+
+static void walk(kernel *k, const cc_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n && !k->oom; i++) {
+        const cc_ir_stmt *s = b->items[i];
+        switch (s->kind) {
+        case CC_I_ASSIGN: walk_assign(k, s); break;
+        case CC_I_EXPR: visit(k, s->u.expr); break;
+        case CC_I_FOR: {
+            uint32_t n0 = k->ndefs;
+            walk_for(k, s);
+            k->ndefs = n0;
+            break;
+        }
+        case CC_I_WHILE: visit(k, s->u.while_.cond), walk_nested(k, &s->u.while_.body); break;
+        case CC_I_IF: visit(k, s->u.if_.cond), walk_nested(k, &s->u.if_.then), walk_nested(k, &s->u.if_.orelse); break;
+        case CC_I_SCOPE: walk(k, &s->u.scope.body); break;
+        case CC_I_AT: walk(k, &s->u.at.body); break;
+        case CC_I_RETURN:
+            for (uint32_t v = 0; v < s->u.ret.n; v++) visit(k, s->u.ret.values[v]);
+            break;
+        }
+    }
+}
+
+/* ---- one InCore function ----------------------------------------------------------------------- */
+
+static int oom(cc_ir_program *p, cc_span sp)
+{
+    cc_diag_add(p->diags, CC_DIAG_INTERNAL, sp, NULL, "out of memory (internal compiler error; please report)");
+    return -1;
+}
+
+/* Direction (P2 for a store to a declared In) and box of tensor parameter i. */
+static int settle_param(kernel *k, uint32_t i)
+{
+    cc_ir_param *pm = &k->f->params[i];
+    const acc *a = &k->accs[i];
+    if (!pm->declared) pm->dir = a->use ? a->use : CC_DIR_IN;
+    if (pm->declared && (pm->dir == CC_DIR_IN || pm->dir == CC_DIR_NONE) && a->first_store) {
+        cc_diag_add(k->p->diags, CC_DIAG_PASS, a->first_store->span, NULL,
+                    "kernel '%s' writes its In parameter '%s' (pl.store at %s:%u); declare it pl.Out[...] or pl.InOut[...]",
+                    k->f->name, pm->name, k->p->src->file, a->first_store->span.line);
+        return -1;
+    }
+    pm->box = (cc_ir_box){.dir = pm->dir, .rank = pm->type.rank};
+    for (uint32_t d = 0; d < pm->type.rank && a->touched; d++)
+        if (!a->whole[d]) pm->box.lo[d] = a->lo[d], pm->box.hi[d] = a->hi[d];
+    return 0;
+}
+
+static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
+{
+    kernel k = {.p = p, .f = f};
+    int rc = 0;
+    if (f->nparams && !(k.accs = calloc(f->nparams, sizeof *k.accs))) k.oom = 1;
+    if (!k.oom) count_block(&k, &f->body);
+    if (!k.oom) walk(&k, &f->body);
+    if (k.oom) rc = oom(p, f->span);
+    for (uint32_t i = 0; i < f->nparams && !rc; i++)
+        if (f->params[i].type.kind == CC_T_TENSOR) rc = settle_param(&k, i);
+    free(k.accs), free(k.counts), free(k.loops), free(k.defs);
+    return rc;
+}
+
+/* ---- call sites ------------------------------------------------------------------------------- */
+
+/* The boxes of one InCore call: the callee's, over the call's scalar arguments. */
+static int fill_call(cc_ir_program *p, cc_ir_expr *call)
+{
+    const cc_ir_func *g = call->u.call.callee;
+    uint32_t n = call->u.call.nargs < g->nparams ? call->u.call.nargs : g->nparams;
+    const char **names = calloc(n + 1, sizeof *names);
+    cc_ir_expr **values = calloc(n + 1, sizeof *values);
+    cc_ir_box *boxes = n ? base_arena_alloc(p->arena, n * sizeof *boxes) : NULL;
+    int rc = !names || !values || (n && !boxes);
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (g->params[i].type.kind == CC_T_SCALAR) names[ns] = g->params[i].name, values[ns++] = call->u.call.args[i];
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const cc_ir_param *pm = &g->params[i];
+        if (pm->type.kind != CC_T_TENSOR) continue;
+        boxes[i] = (cc_ir_box){.dir = pm->dir, .rank = pm->box.rank};
+        for (uint32_t d = 0; d < pm->box.rank && !rc; d++) {
+            if (!pm->box.lo[d]) continue;
+            boxes[i].lo[d] = cc_ir_expr_subst(p->arena, pm->box.lo[d], names, values, ns);
+            boxes[i].hi[d] = cc_ir_expr_subst(p->arena, pm->box.hi[d], names, values, ns);
+            rc = !boxes[i].lo[d] || !boxes[i].hi[d];
+        }
+    }
+    free(names), free(values);
+    if (rc) return oom(p, call->span);
+    call->u.call.boxes = boxes;
+    return 0;
+}
+
+static int fill_expr(cc_ir_program *p, cc_ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case CC_X_BINARY: return fill_expr(p, e->u.bin.l) || fill_expr(p, e->u.bin.r) ? -1 : 0;
+    case CC_X_UNARY: return fill_expr(p, e->u.un.x);
+    case CC_X_LIST:
+        for (uint32_t i = 0; i < e->u.list.n; i++)
+            if (fill_expr(p, e->u.list.items[i])) return -1;
+        return 0;
+    case CC_X_OP:
+        for (uint32_t i = 0; i < cc_ir_op_nslots(e->u.op.op); i++)
+            if (fill_expr(p, e->u.op.args[i])) return -1;
+        return 0;
+    case CC_X_CALL:
+        for (uint32_t i = 0; i < e->u.call.nargs; i++)
+            if (fill_expr(p, e->u.call.args[i])) return -1;
+        return e->u.call.callee && e->u.call.callee->kind == CC_FUNC_INCORE ? fill_call(p, e) : 0;
+    default: return 0;
+    }
+}
+
+static int fill_block(cc_ir_program *p, cc_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        cc_ir_stmt *s = b->items[i];
+        int rc = 0;
+        switch (s->kind) {
+        case CC_I_ASSIGN: rc = fill_expr(p, s->u.assign.value); break;
+        case CC_I_EXPR: rc = fill_expr(p, s->u.expr); break;
+        case CC_I_FOR: rc = fill_block(p, &s->u.for_.body); break;
+        case CC_I_WHILE: rc = fill_block(p, &s->u.while_.body); break;
+        case CC_I_IF: rc = fill_block(p, &s->u.if_.then) || fill_block(p, &s->u.if_.orelse); break;
+        case CC_I_SCOPE: rc = fill_block(p, &s->u.scope.body); break;
+        case CC_I_AT: rc = fill_block(p, &s->u.at.body); break;
+        case CC_I_RETURN:
+            for (uint32_t v = 0; v < s->u.ret.n && !rc; v++) rc = fill_expr(p, s->u.ret.values[v]);
+            break;
+        }
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+int cc_pass_call_directions(cc_ir_program *p)
+{
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->kind == CC_FUNC_INCORE && derive_kernel(p, p->funcs[i])) return -1;
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        if (fill_block(p, &p->funcs[i]->body)) return -1;
+    return 0;
+}

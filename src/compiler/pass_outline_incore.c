@@ -1,0 +1,551 @@
+/*
+ * pass_outline_incore.c - OutlineIncoreScopes (DSL-SPEC §3.1, §1.9, §6.3
+ * rows 1-2).
+ *
+ * After the pass:
+ *  - no pl.at(CORE_GROUP) remains in control-plane code; each became an
+ *    InCore function (outlined = 1, span of the pl.at) placed after the
+ *    kernels already made for its function, and one call carrying the
+ *    pl.at's span: EXPR(call), or a submit (deps= or `as`) whose TaskId is
+ *    assigned to the `as` name;
+ *  - kernel parameters are the captured tensors, then the captured scalars,
+ *    each in order of first use; a name is captured where the body reads it
+ *    while the body has not definitely assigned it yet;
+ *  - tensor parameters carry the usage direction (declared = 0); the
+ *    pl.at's cache declarations belong to the kernel;
+ *  - every Opaque function called from control-plane code is Orchestration.
+ * Errors: a captured TaskId (ParserTypeError), a name assigned in the body
+ * and read after it (§1.9), §6.3 rows 1-2.  The pass stops at the first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "compiler/passes.h"
+
+/* ---- a growing list of pointers (scratch, on the heap) ------------------------------- */
+
+typedef struct vec {
+    const void **v;
+    uint32_t n;
+    uint64_t cap;
+} vec;
+
+static int vec_push(vec *x, const void *item)
+{
+    if (x->n == x->cap) {
+        const void **g = base_array_grow(x->v, &x->cap, sizeof *x->v, 8);
+        if (!g) return -1;
+        x->v = g;
+    }
+    x->v[x->n++] = item;
+    return 0;
+}
+
+static int names_has(const vec *x, const char *name)
+{
+    for (uint32_t k = 0; k < x->n; k++)
+        if (!strcmp(x->v[k], name)) return 1;
+    return 0;
+}
+
+/* ---- walking expressions ------------------------------------------------------------------ */
+
+typedef int (*expr_fn)(void *ctx, const cc_ir_expr *e);
+
+/* Calls fn on e and its subexpressions, parents first, in evaluation order. */
+static int walk_expr(const cc_ir_expr *e, expr_fn fn, void *ctx)
+{
+    if (!e) return 0;
+    if (fn(ctx, e)) return -1;
+    switch (e->kind) {
+    case CC_X_BINARY: return walk_expr(e->u.bin.l, fn, ctx) || walk_expr(e->u.bin.r, fn, ctx) ? -1 : 0;
+    case CC_X_UNARY: return walk_expr(e->u.un.x, fn, ctx);
+    case CC_X_LIST:
+        for (uint32_t k = 0; k < e->u.list.n; k++)
+            if (walk_expr(e->u.list.items[k], fn, ctx)) return -1;
+        return 0;
+    case CC_X_OP:
+        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++)
+            if (walk_expr(e->u.op.args[k], fn, ctx)) return -1;
+        return 0;
+    case CC_X_CALL:
+        for (uint32_t k = 0; k < e->u.call.nargs; k++)
+            if (walk_expr(e->u.call.args[k], fn, ctx)) return -1;
+        for (uint32_t k = 0; k < e->u.call.ndeps; k++)
+            if (walk_expr(e->u.call.deps[k], fn, ctx)) return -1;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* Calls fn on every expression of b, nested blocks included. */
+static int walk_block(const cc_ir_block *b, expr_fn fn, void *ctx)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cc_ir_stmt *s = b->items[i];
+        int rc = 0;
+        switch (s->kind) {
+        case CC_I_ASSIGN: rc = walk_expr(s->u.assign.value, fn, ctx); break;
+        case CC_I_EXPR: rc = walk_expr(s->u.expr, fn, ctx); break;
+        case CC_I_FOR:
+            rc = walk_expr(s->u.for_.start, fn, ctx) || walk_expr(s->u.for_.stop, fn, ctx) ||
+                 walk_expr(s->u.for_.step, fn, ctx) || walk_block(&s->u.for_.body, fn, ctx);
+            break;
+        case CC_I_WHILE: rc = walk_expr(s->u.while_.cond, fn, ctx) || walk_block(&s->u.while_.body, fn, ctx); break;
+        case CC_I_IF:
+            rc = walk_expr(s->u.if_.cond, fn, ctx) || walk_block(&s->u.if_.then, fn, ctx) ||
+                 walk_block(&s->u.if_.orelse, fn, ctx);
+            break;
+        case CC_I_SCOPE: rc = walk_block(&s->u.scope.body, fn, ctx); break;
+        case CC_I_AT:
+            for (uint32_t k = 0; k < s->u.at.ndeps && !rc; k++) rc = walk_expr(s->u.at.deps[k], fn, ctx);
+            rc = rc || walk_block(&s->u.at.body, fn, ctx);
+            break;
+        case CC_I_RETURN:
+            for (uint32_t k = 0; k < s->u.ret.n && !rc; k++) rc = walk_expr(s->u.ret.values[k], fn, ctx);
+            break;
+        }
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+/* ---- capture: what the body reads before assigning it ---------------------------------- */
+
+typedef struct capture {
+    vec defined;              /* names definitely assigned so far (may repeat) */
+    vec tensors, scalars;     /* first-use VAR nodes */
+    const cc_ir_expr *bad;    /* the first captured TaskId or non-scalar value */
+} capture;
+
+static int cap_var(void *ctx, const cc_ir_expr *e)
+{
+    capture *c = ctx;
+    if (e->kind != CC_X_VAR || names_has(&c->defined, e->u.name)) return 0;
+    vec *into = e->type.kind == CC_T_TENSOR ? &c->tensors : &c->scalars;
+    for (uint32_t k = 0; k < into->n; k++)
+        if (!strcmp(((const cc_ir_expr *)into->v[k])->u.name, e->u.name)) return 0;
+    if (e->type.kind != CC_T_TENSOR && (e->type.kind != CC_T_SCALAR || e->type.dtype == CC_DT_TASK_ID)) {
+        if (!c->bad) c->bad = e;
+        return 0;
+    }
+    return vec_push(into, e);
+}
+
+static int cap_block(capture *c, const cc_ir_block *b);
+
+/* An if: after it, only names both branches assigned are definitely assigned. */
+static int cap_if(capture *c, const cc_ir_stmt *s)
+{
+    uint32_t n0 = c->defined.n;
+    vec then = {0};
+    int rc = cap_block(c, &s->u.if_.then);
+    for (uint32_t k = n0; k < c->defined.n && !rc; k++) rc = vec_push(&then, c->defined.v[k]);
+    c->defined.n = n0;
+    rc = rc || cap_block(c, &s->u.if_.orelse);
+    uint32_t n1 = c->defined.n;
+    c->defined.n = n0;
+    for (uint32_t k = n0; k < n1 && !rc; k++)
+        if (names_has(&then, c->defined.v[k])) rc = vec_push(&c->defined, c->defined.v[k]);
+    free(then.v);
+    return rc;
+}
+
+static int cap_stmt(capture *c, const cc_ir_stmt *s)
+{
+    uint32_t n0 = c->defined.n;
+    int rc = 0;
+    switch (s->kind) {
+    case CC_I_ASSIGN:
+        rc = walk_expr(s->u.assign.value, cap_var, c);
+        for (uint32_t k = 0; k < s->u.assign.ntargets && !rc; k++) rc = vec_push(&c->defined, s->u.assign.targets[k].name);
+        return rc;
+    case CC_I_FOR:
+        rc = walk_expr(s->u.for_.start, cap_var, c) || walk_expr(s->u.for_.stop, cap_var, c) ||
+             walk_expr(s->u.for_.step, cap_var, c) || vec_push(&c->defined, s->u.for_.var) ||
+             cap_block(c, &s->u.for_.body);
+        c->defined.n = n0; /* a loop may run zero times; its variable ends with it */
+        return rc;
+    case CC_I_WHILE:
+        rc = walk_expr(s->u.while_.cond, cap_var, c) || cap_block(c, &s->u.while_.body);
+        c->defined.n = n0;
+        return rc;
+    case CC_I_IF: return walk_expr(s->u.if_.cond, cap_var, c) || cap_if(c, s);
+    case CC_I_SCOPE: return cap_block(c, &s->u.scope.body);
+    case CC_I_AT: return cap_block(c, &s->u.at.body);
+    default: {
+        /* EXPR, RETURN: their expressions, read in place */
+        cc_ir_block one = {(cc_ir_stmt **)&s, 1};
+        return walk_block(&one, cap_var, c);
+    }
+    }
+}
+
+static int cap_block(capture *c, const cc_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (cap_stmt(c, b->items[i])) return -1;
+    return 0;
+}
+
+/* ---- usage directions ----------------------------------------------------------------------- */
+
+typedef struct usage {
+    const char *name;
+    uint8_t dir; /* cc_dir bits */
+} usage;
+
+static int usage_op(void *ctx, const cc_ir_expr *e)
+{
+    usage *u = ctx;
+    if (e->kind != CC_X_OP) return 0;
+    const cc_ir_expr *t = e->u.op.op == CC_IR_LOAD ? e->u.op.args[0] : e->u.op.op == CC_IR_STORE ? e->u.op.args[2] : NULL;
+    if (t && t->kind == CC_X_VAR && !strcmp(t->u.name, u->name)) u->dir |= e->u.op.op == CC_IR_LOAD ? CC_DIR_IN : CC_DIR_OUT;
+    return 0;
+}
+
+/* The usage rule: loads -> In, stores -> Out, both -> InOut; neither -> In. */
+static cc_dir usage_dir(const cc_ir_block *body, const char *name)
+{
+    usage u = {name, CC_DIR_NONE};
+    walk_block(body, usage_op, &u);
+    return u.dir ? (cc_dir)u.dir : CC_DIR_IN;
+}
+
+/* ---- live after the pl.at ------------------------------------------------------------------ */
+
+/* Where the walk stands: statement i of block b, owned by owner (NULL: the function body). */
+typedef struct frame {
+    const cc_ir_block *b;
+    uint32_t i;
+    const cc_ir_stmt *owner;
+    const struct frame *up;
+} frame;
+
+enum { SCAN_NONE, SCAN_KILLED, SCAN_FOUND };
+
+static int scan_stmt(const cc_ir_stmt *s, const char *n, const cc_ir_stmt **found);
+
+/* Statements [from, to) of b in order: the first that reads n before a
+ * reassignment at this level. */
+static int scan_block(const cc_ir_block *b, uint32_t from, uint32_t to, const char *n, const cc_ir_stmt **found)
+{
+    for (uint32_t i = from; i < to; i++) {
+        int r = scan_stmt(b->items[i], n, found);
+        if (r != SCAN_NONE) return r;
+    }
+    return SCAN_NONE;
+}
+
+/* A nested block that may not run: its reads count, its reassignments do not. */
+static int scan_maybe(const cc_ir_block *b, const char *n, const cc_ir_stmt **found)
+{
+    return scan_block(b, 0, b->n, n, found) == SCAN_FOUND ? SCAN_FOUND : SCAN_NONE;
+}
+
+static int scan_stmt(const cc_ir_stmt *s, const char *n, const cc_ir_stmt **found)
+{
+    switch (s->kind) {
+    case CC_I_ASSIGN:
+        if (cc_ir_expr_uses(s->u.assign.value, n)) return *found = s, SCAN_FOUND;
+        for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
+            if (!strcmp(s->u.assign.targets[k].name, n)) return SCAN_KILLED;
+        return SCAN_NONE;
+    case CC_I_FOR:
+        if (cc_ir_expr_uses(s->u.for_.start, n) || cc_ir_expr_uses(s->u.for_.stop, n) || cc_ir_expr_uses(s->u.for_.step, n))
+            return *found = s, SCAN_FOUND;
+        return strcmp(s->u.for_.var, n) ? scan_maybe(&s->u.for_.body, n, found) : SCAN_NONE;
+    case CC_I_WHILE:
+        if (cc_ir_expr_uses(s->u.while_.cond, n)) return *found = s, SCAN_FOUND;
+        return scan_maybe(&s->u.while_.body, n, found);
+    case CC_I_IF: {
+        if (cc_ir_expr_uses(s->u.if_.cond, n)) return *found = s, SCAN_FOUND;
+        int a = scan_block(&s->u.if_.then, 0, s->u.if_.then.n, n, found);
+        if (a == SCAN_FOUND) return a;
+        int b = scan_block(&s->u.if_.orelse, 0, s->u.if_.orelse.n, n, found);
+        if (b == SCAN_FOUND) return b;
+        return a == SCAN_KILLED && b == SCAN_KILLED ? SCAN_KILLED : SCAN_NONE;
+    }
+    case CC_I_SCOPE: return scan_block(&s->u.scope.body, 0, s->u.scope.body.n, n, found);
+    case CC_I_AT:
+        for (uint32_t k = 0; k < s->u.at.ndeps; k++)
+            if (cc_ir_expr_uses(s->u.at.deps[k], n)) return *found = s, SCAN_FOUND;
+        if (s->u.at.level != CC_LEVEL_CORE_GROUP) return scan_block(&s->u.at.body, 0, s->u.at.body.n, n, found);
+        return scan_maybe(&s->u.at.body, n, found);
+    case CC_I_RETURN:
+        for (uint32_t k = 0; k < s->u.ret.n; k++)
+            if (cc_ir_expr_uses(s->u.ret.values[k], n)) return *found = s, SCAN_FOUND;
+        return SCAN_NONE;
+    default: return cc_ir_expr_uses(s->u.expr, n) ? (*found = s, SCAN_FOUND) : SCAN_NONE;
+    }
+}
+
+/* The first statement that may read n after the statement fr stands at,
+ * following the function's control flow outward (loop back-edges too). */
+static const cc_ir_stmt *read_after(const frame *fr, const char *n)
+{
+    const cc_ir_stmt *found = NULL;
+    for (; fr; fr = fr->up) {
+        int r = scan_block(fr->b, fr->i + 1, fr->b->n, n, &found);
+        if (r == SCAN_FOUND) return found;
+        if (r == SCAN_KILLED) return NULL;
+        const cc_ir_stmt *loop = fr->owner;
+        if (!loop || (loop->kind != CC_I_FOR && loop->kind != CC_I_WHILE)) continue;
+        if (loop->kind == CC_I_WHILE && cc_ir_expr_uses(loop->u.while_.cond, n)) return loop;
+        if (scan_block(fr->b, 0, fr->i + 1, n, &found) == SCAN_FOUND) return found;
+    }
+    return NULL;
+}
+
+/* ---- names the body assigns --------------------------------------------------------------- */
+
+typedef int (*stmt_fn)(void *ctx, const cc_ir_stmt *s);
+
+/* Calls fn on every statement of b, nested ones included, in source order. */
+static int each_stmt(const cc_ir_block *b, stmt_fn fn, void *ctx)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cc_ir_stmt *s = b->items[i];
+        if (fn(ctx, s)) return -1;
+        const cc_ir_block *sub[2] = {NULL, NULL};
+        switch (s->kind) {
+        case CC_I_FOR: sub[0] = &s->u.for_.body; break;
+        case CC_I_WHILE: sub[0] = &s->u.while_.body; break;
+        case CC_I_IF: sub[0] = &s->u.if_.then, sub[1] = &s->u.if_.orelse; break;
+        case CC_I_SCOPE: sub[0] = &s->u.scope.body; break;
+        case CC_I_AT: sub[0] = &s->u.at.body; break;
+        default: break;
+        }
+        for (int k = 0; k < 2; k++)
+            if (sub[k] && each_stmt(sub[k], fn, ctx)) return -1;
+    }
+    return 0;
+}
+
+static int add_targets(void *ctx, const cc_ir_stmt *s)
+{
+    vec *names = ctx;
+    for (uint32_t k = 0; s->kind == CC_I_ASSIGN && k < s->u.assign.ntargets; k++)
+        if (!names_has(names, s->u.assign.targets[k].name) && vec_push(names, s->u.assign.targets[k].name)) return -1;
+    return 0;
+}
+
+/* Fails (returns 1) at an assignment of the name ctx that is not `x = pl.store(..., x)`. */
+static int not_self_store(void *ctx, const cc_ir_stmt *s)
+{
+    const char *n = ctx;
+    if (s->kind != CC_I_ASSIGN) return 0;
+    for (uint32_t k = 0; k < s->u.assign.ntargets; k++) {
+        if (strcmp(s->u.assign.targets[k].name, n)) continue;
+        const cc_ir_expr *v = s->u.assign.value;
+        const cc_ir_expr *t = v->kind == CC_X_OP && v->u.op.op == CC_IR_STORE ? v->u.op.args[2] : NULL;
+        if (s->u.assign.ntargets != 1 || !t || t->kind != CC_X_VAR || strcmp(t->u.name, n)) return 1;
+    }
+    return 0;
+}
+
+/* ---- one pl.at -------------------------------------------------------------------------------- */
+
+typedef struct outliner {
+    cc_ir_program *p;
+    cc_ir_func *f;
+    uint32_t k;         /* CORE_GROUP pl.ats of f so far */
+    uint32_t insert_at; /* where f's next kernel goes in p->funcs */
+} outliner;
+
+static int oom(cc_ir_program *p, cc_span sp)
+{
+    cc_diag_add(p->diags, CC_DIAG_INTERNAL, sp, NULL, "out of memory (internal compiler error; please report)");
+    return -1;
+}
+
+/* §1.9 row 3: a name assigned in the body (other than a captured tensor
+ * rebound to itself by pl.store) and read after the pl.at. */
+static int check_live_after(cc_ir_program *p, const frame *fr, const capture *c)
+{
+    const cc_ir_block *body = &fr->b->items[fr->i]->u.at.body;
+    vec assigned = {0};
+    int rc = each_stmt(body, add_targets, &assigned) ? oom(p, fr->b->items[fr->i]->span) : 0;
+    for (uint32_t k = 0; k < assigned.n && !rc; k++) {
+        const char *n = assigned.v[k];
+        int tensor = 0;
+        for (uint32_t t = 0; t < c->tensors.n; t++) tensor |= !strcmp(((const cc_ir_expr *)c->tensors.v[t])->u.name, n);
+        if (tensor && !each_stmt(body, not_self_store, (void *)n)) continue;
+        const cc_ir_stmt *reader = read_after(fr, n);
+        if (!reader) continue;
+        cc_diag_add(p->diags, CC_DIAG_PASS, reader->span, NULL,
+                    "'%s' is assigned inside a pl.at(level=pl.Level.CORE_GROUP) body and read after it; "
+                    "a kernel hands back only the tensors it stores to", n);
+        rc = -1;
+    }
+    free(assigned.v);
+    return rc;
+}
+
+/* §6.3 rows 1-2 against the kernel's tensor parameters. */
+static int check_cache_decls(cc_ir_program *p, const cc_ir_stmt *at, const cc_ir_func *k)
+{
+    for (uint32_t d = 0; d < at->u.at.ndecls; d++) {
+        const cc_ir_cache_decl *decl = &at->u.at.decls[d];
+        int i = cc_ir_func_param(k, decl->tensor);
+        if (i < 0 || k->params[i].type.kind != CC_T_TENSOR) {
+            cc_diag_add(p->diags, CC_DIAG_PASS, decl->span, NULL,
+                        "pl.set_cache_policy(...) references tensor '%s', which is not captured by the scope body",
+                        decl->tensor);
+            return -1;
+        }
+        if (decl->policy == CC_CACHE_BYPASS && (k->params[i].dir & CC_DIR_OUT)) {
+            cc_diag_add(p->diags, CC_DIAG_PASS, decl->span, NULL,
+                        "pl.set_cache_policy(%s, CachePolicy.BYPASS) is not allowed on a tensor this scope writes (%s). "
+                        "A bypassing read of bytes the same kernel writes is a coherency bug.",
+                        decl->tensor, cc_dir_name((cc_dir)k->params[i].dir));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* `<f>_incore_<k>` or the name hint, made unique with `_<n>`. */
+static const char *kernel_name(outliner *o, const cc_ir_stmt *at)
+{
+    const char *hint = at->u.at.name_hint;
+    size_t cap = strlen(hint ? hint : o->f->name) + 48;
+    char *base = base_arena_alloc(o->p->arena, cap), *name = base_arena_alloc(o->p->arena, cap);
+    if (!base || !name) return NULL;
+    if (hint) snprintf(base, cap, "%s", hint);
+    else snprintf(base, cap, "%s_incore_%u", o->f->name, o->k);
+    snprintf(name, cap, "%s", base);
+    for (unsigned n = 1; cc_ir_program_func(o->p, name); n++) snprintf(name, cap, "%s_%u", base, n);
+    return name;
+}
+
+static cc_ir_func *make_kernel(outliner *o, const cc_ir_stmt *at, const capture *c)
+{
+    base_arena *a = o->p->arena;
+    cc_ir_func *k = base_arena_alloc(a, sizeof *k);
+    uint32_t np = c->tensors.n + c->scalars.n;
+    if (!k || !(k->name = kernel_name(o, at))) return NULL;
+    if (np && !(k->params = base_arena_alloc(a, np * sizeof *k->params))) return NULL;
+    k->span = at->span;
+    k->kind = CC_FUNC_INCORE;
+    k->auto_scope = 1;
+    k->level = CC_LEVEL_CORE_GROUP;
+    k->outlined = 1;
+    k->nparams = np;
+    for (uint32_t i = 0; i < np; i++) {
+        const cc_ir_expr *v = i < c->tensors.n ? c->tensors.v[i] : c->scalars.v[i - c->tensors.n];
+        cc_ir_param *pm = &k->params[i];
+        pm->name = v->u.name, pm->type = v->type, pm->span = v->span;
+        if (v->type.kind == CC_T_TENSOR) pm->dir = (uint8_t)usage_dir(&at->u.at.body, v->u.name);
+    }
+    k->body = at->u.at.body;
+    k->decls = at->u.at.decls;
+    k->ndecls = at->u.at.ndecls;
+    return k;
+}
+
+/* `k(args)`, or a submit with the pl.at's deps, as `tid = ...` under `as tid`. */
+static cc_ir_stmt *make_call(base_arena *a, const cc_ir_stmt *at, cc_ir_func *k)
+{
+    cc_ir_expr *call = cc_ir_expr_new(a, CC_X_CALL, at->span);
+    if (!call || (k->nparams && !(call->u.call.args = base_arena_alloc(a, k->nparams * sizeof *call->u.call.args))))
+        return NULL;
+    call->u.call.callee = k;
+    call->u.call.nargs = k->nparams;
+    for (uint32_t i = 0; i < k->nparams; i++)
+        if (!(call->u.call.args[i] = cc_ir_var(a, k->params[i].name, k->params[i].type, at->span))) return NULL;
+    const cc_type tid = {.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
+    call->type = (cc_type){.kind = CC_T_VOID};
+    if (at->u.at.has_deps || at->u.at.as_name) {
+        call->u.call.submit = 1;
+        call->u.call.deps = at->u.at.deps;
+        call->u.call.ndeps = at->u.at.ndeps;
+        call->type = tid;
+    }
+    cc_ir_stmt *s = cc_ir_stmt_new(a, at->u.at.as_name ? CC_I_ASSIGN : CC_I_EXPR, at->span);
+    if (!s) return NULL;
+    if (!at->u.at.as_name) return s->u.expr = call, s;
+    if (!(s->u.assign.targets = base_arena_alloc(a, sizeof *s->u.assign.targets))) return NULL;
+    s->u.assign.targets[0] = (cc_ir_target){at->u.at.as_name, tid, at->span};
+    s->u.assign.ntargets = 1;
+    s->u.assign.value = call;
+    return s;
+}
+
+static int outline_at(outliner *o, const frame *fr)
+{
+    cc_ir_program *p = o->p;
+    cc_ir_stmt *at = fr->b->items[fr->i];
+    capture c = {0};
+    int rc = cap_block(&c, &at->u.at.body) ? oom(p, at->span) : 0;
+    if (!rc && c.bad) {
+        if (c.bad->type.kind == CC_T_SCALAR)
+            cc_diag_add(p->diags, CC_DIAG_TYPE, c.bad->span, NULL, "a TaskId can only be passed in deps=");
+        else
+            cc_diag_add(p->diags, CC_DIAG_PASS, c.bad->span, NULL,
+                        "'%s' cannot cross a pl.at(level=pl.Level.CORE_GROUP) boundary; only tensors and scalars can",
+                        c.bad->u.name);
+        rc = -1;
+    }
+    rc = rc || check_live_after(p, fr, &c);
+    cc_ir_func *k = rc ? NULL : make_kernel(o, at, &c);
+    if (!rc && !k) rc = oom(p, at->span);
+    rc = rc || check_cache_decls(p, at, k);
+    cc_ir_stmt *call = rc ? NULL : make_call(p->arena, at, k);
+    if (!rc && (!call || !cc_ir_program_add_func(p, k, o->insert_at))) rc = oom(p, at->span);
+    free(c.defined.v), free(c.tensors.v), free(c.scalars.v);
+    if (rc) return -1;
+    o->insert_at++;
+    o->k++;
+    fr->b->items[fr->i] = call;
+    return 0;
+}
+
+/* ---- functions -------------------------------------------------------------------------------- */
+
+static int outline_block(outliner *o, cc_ir_block *b, const cc_ir_stmt *owner, const frame *up)
+{
+    frame fr = {b, 0, owner, up};
+    for (; fr.i < b->n; fr.i++) {
+        cc_ir_stmt *s = b->items[fr.i];
+        int rc = 0;
+        switch (s->kind) {
+        case CC_I_FOR: rc = outline_block(o, &s->u.for_.body, s, &fr); break;
+        case CC_I_WHILE: rc = outline_block(o, &s->u.while_.body, s, &fr); break;
+        case CC_I_IF: rc = outline_block(o, &s->u.if_.then, s, &fr) || outline_block(o, &s->u.if_.orelse, s, &fr); break;
+        case CC_I_SCOPE: rc = outline_block(o, &s->u.scope.body, s, &fr); break;
+        case CC_I_AT:
+            rc = s->u.at.level == CC_LEVEL_CORE_GROUP ? outline_at(o, &fr) : outline_block(o, &s->u.at.body, s, &fr);
+            break;
+        default: break;
+        }
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+static int is_control_plane(const cc_ir_func *f) { return f->kind == CC_FUNC_ORCHESTRATION || f->kind == CC_FUNC_OPAQUE; }
+
+static int promote_callee(void *ctx, const cc_ir_expr *e)
+{
+    (void)ctx;
+    if (e->kind == CC_X_CALL && e->u.call.callee && e->u.call.callee->kind == CC_FUNC_OPAQUE)
+        e->u.call.callee->kind = CC_FUNC_ORCHESTRATION;
+    return 0;
+}
+
+int cc_pass_outline_incore(cc_ir_program *p)
+{
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        cc_ir_func *f = p->funcs[i];
+        if (!is_control_plane(f)) continue;
+        outliner o = {p, f, 0, i + 1};
+        while (o.insert_at < p->nfuncs && p->funcs[o.insert_at]->outlined) o.insert_at++;
+        if (outline_block(&o, &f->body, NULL, NULL)) return -1;
+    }
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        if (is_control_plane(p->funcs[i])) walk_block(&p->funcs[i]->body, promote_callee, NULL);
+    return 0;
+}

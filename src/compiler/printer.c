@@ -1,0 +1,438 @@
+/*
+ * printer.c - IR back to DSL text, the printed form of DSL-SPEC §2.4.
+ *
+ * Invariants:
+ *  - Every line written ends in '\n' and nothing follows the last one, so
+ *    the text ends with exactly one newline; indentation is 4 spaces a level.
+ *  - An expression is parenthesized only where Python's precedence or left
+ *    associativity would parse it differently (comparisons do not chain, so
+ *    both operands of one are parenthesized when they are comparisons).
+ *  - Compact mode drops every space except those around and/or/not.
+ *  - Only what the IR holds prints: absent optional slots (NULL) and unset
+ *    attributes (dtype 255, CC_CACHE_UNSET, cast mode ROUND) print nothing.
+ *  - The printer only reads the IR; failures are out->oom.
+ */
+#include "compiler/printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- literals ------------------------------------------------------------------------- */
+
+/* Python's repr of a finite double: the shortest digits that read back as v,
+ * fixed notation for exponents -4..15, else d.ddde+XX. */
+static void print_finite(double v, base_strbuf *out)
+{
+    char buf[40], digits[24];
+    int prec = 0;
+    do snprintf(buf, sizeof buf, "%.*e", prec++, v);
+    while (strtod(buf, NULL) != v);
+    size_t n = 0;
+    const char *c = buf + (buf[0] == '-');
+    for (; *c != 'e'; c++)
+        if (*c != '.') digits[n++] = *c;
+    int exp = atoi(c + 1);
+    while (n > 1 && digits[n - 1] == '0') n--;
+    digits[n] = 0;
+    if (signbit(v)) base_strbuf_puts(out, "-");
+    if (exp < -4 || exp >= 16) {
+        base_strbuf_printf(out, "%c%s%s", digits[0], n > 1 ? "." : "", digits + 1);
+        base_strbuf_printf(out, "e%+03d", exp);
+    } else if (exp < 0) {
+        base_strbuf_printf(out, "0.%.*s%s", -exp - 1, "000", digits);
+    } else {
+        for (int k = 0; k <= exp; k++) base_strbuf_putn(out, (size_t)k < n ? &digits[k] : "0", 1);
+        base_strbuf_printf(out, ".%s", (size_t)exp + 1 < n ? digits + exp + 1 : "0");
+    }
+}
+
+static void print_float(double v, base_strbuf *out)
+{
+    if (isnan(v)) base_strbuf_puts(out, "nan");
+    else if (isinf(v)) base_strbuf_puts(out, v < 0 ? "-inf" : "inf");
+    else print_finite(v, out);
+}
+
+static void print_str(const char *s, base_strbuf *out)
+{
+    base_strbuf_puts(out, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"': base_strbuf_puts(out, "\\\""); break;
+        case '\\': base_strbuf_puts(out, "\\\\"); break;
+        case '\n': base_strbuf_puts(out, "\\n"); break;
+        case '\r': base_strbuf_puts(out, "\\r"); break;
+        case '\t': base_strbuf_puts(out, "\\t"); break;
+        default:
+            if (*c < 0x20 || *c == 0x7f) base_strbuf_printf(out, "\\x%02x", *c);
+            else base_strbuf_putn(out, (const char *)c, 1);
+        }
+    }
+    base_strbuf_puts(out, "\"");
+}
+
+/* ---- expressions ---------------------------------------------------------------------- */
+
+enum { P_OR = 1, P_AND, P_NOT, P_CMP, P_ADD, P_MUL, P_UNARY, P_ATOM };
+
+static int binary_prec(cc_op op)
+{
+    switch (op) {
+    case CC_OP_OR: return P_OR;
+    case CC_OP_AND: return P_AND;
+    case CC_OP_EQ: case CC_OP_NE: case CC_OP_LT: case CC_OP_LE: case CC_OP_GT: case CC_OP_GE: return P_CMP;
+    case CC_OP_ADD: case CC_OP_SUB: return P_ADD;
+    case CC_OP_MIN: case CC_OP_MAX: return P_ATOM;
+    default: return P_MUL;
+    }
+}
+
+/* A negative literal binds as a unary minus does. */
+static int expr_prec(const cc_ir_expr *e)
+{
+    switch (e->kind) {
+    case CC_X_BINARY: return binary_prec(e->u.bin.op);
+    case CC_X_UNARY: return e->u.un.op == CC_OP_NOT ? P_NOT : P_UNARY;
+    case CC_X_INT: return e->u.i < 0 ? P_UNARY : P_ATOM;
+    case CC_X_FLOAT: return !isnan(e->u.f) && signbit(e->u.f) ? P_UNARY : P_ATOM;
+    default: return P_ATOM;
+    }
+}
+
+static const char *sep(int compact) { return compact ? "," : ", "; }
+
+/* e, in parentheses when it binds looser than min_prec. */
+static void print_operand(const cc_ir_expr *e, int min_prec, int compact, base_strbuf *out)
+{
+    int paren = expr_prec(e) < min_prec;
+    if (paren) base_strbuf_puts(out, "(");
+    cc_print_expr(e, compact, out);
+    if (paren) base_strbuf_puts(out, ")");
+}
+
+static void print_exprs(cc_ir_expr *const *xs, uint32_t n, int compact, base_strbuf *out)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        if (k) base_strbuf_puts(out, sep(compact));
+        cc_print_expr(xs[k], compact, out);
+    }
+}
+
+static void print_binary(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    cc_op op = e->u.bin.op;
+    int p = binary_prec(op);
+    if (p == P_ATOM) { /* min / max */
+        base_strbuf_printf(out, "%s(", cc_op_text(op));
+        cc_print_expr(e->u.bin.l, compact, out);
+        base_strbuf_puts(out, sep(compact));
+        cc_print_expr(e->u.bin.r, compact, out);
+        base_strbuf_puts(out, ")");
+        return;
+    }
+    print_operand(e->u.bin.l, p + (p == P_CMP), compact, out);
+    base_strbuf_printf(out, compact && p > P_AND ? "%s" : " %s ", cc_op_text(op));
+    print_operand(e->u.bin.r, p + 1, compact, out);
+}
+
+static void print_unary(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    int is_not = e->u.un.op == CC_OP_NOT;
+    base_strbuf_puts(out, is_not ? "not " : cc_op_text(e->u.un.op));
+    print_operand(e->u.un.x, is_not ? P_NOT : P_UNARY, compact, out);
+}
+
+/* The keyword of an optional op slot, or NULL for a positional one. */
+static const char *slot_keyword(cc_ir_op op, uint32_t k)
+{
+    if (k == 3 && op == CC_IR_LOAD) return "valid_shape";
+    if (k == 3 && op == CC_IR_STORE) return "shapes";
+    if (k == 1 && (op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX)) return "tmp_tile";
+    return NULL;
+}
+
+static void print_op_attrs(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    const char *s = sep(compact);
+    switch (e->u.op.op) {
+    case CC_IR_LOAD:
+        if (e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
+        if (e->u.op.cache != CC_CACHE_UNSET)
+            base_strbuf_printf(out, "%scache=pl.CachePolicy.%s", s, cc_cache_policy_name(e->u.op.cache));
+        break;
+    case CC_IR_CAST:
+        base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        if (e->u.op.mode != CC_CAST_ROUND) base_strbuf_printf(out, "%smode=\"%s\"", s, cc_cast_mode_name(e->u.op.mode));
+        break;
+    case CC_IR_MATMUL:
+        if (e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    case CC_IR_CREATE_TENSOR: base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype)); break;
+    default: break;
+    }
+}
+
+static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    cc_ir_op op = e->u.op.op;
+    base_strbuf_printf(out, "pl.%s(", cc_ir_op_name(op));
+    int first = 1;
+    for (uint32_t k = 0; k < cc_ir_op_nslots(op); k++) {
+        if (!e->u.op.args[k]) continue;
+        if (!first) base_strbuf_puts(out, sep(compact));
+        if (slot_keyword(op, k)) base_strbuf_printf(out, "%s=", slot_keyword(op, k));
+        cc_print_expr(e->u.op.args[k], compact, out);
+        first = 0;
+    }
+    print_op_attrs(e, compact, out);
+    base_strbuf_puts(out, ")");
+}
+
+static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    if (!e->u.call.submit) {
+        base_strbuf_printf(out, "self.%s(", e->u.call.callee->name);
+        print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+        base_strbuf_puts(out, ")");
+        return;
+    }
+    base_strbuf_printf(out, "pl.submit(self.%s", e->u.call.callee->name);
+    if (e->u.call.nargs) base_strbuf_puts(out, sep(compact));
+    print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+    if (e->u.call.ndeps) {
+        base_strbuf_printf(out, "%sdeps=[", sep(compact));
+        print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
+        base_strbuf_puts(out, "]");
+    }
+    base_strbuf_puts(out, ")");
+}
+
+void cc_print_expr(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    switch (e->kind) {
+    case CC_X_INT: base_strbuf_printf(out, "%lld", (long long)e->u.i); break;
+    case CC_X_FLOAT: print_float(e->u.f, out); break;
+    case CC_X_BOOL: base_strbuf_puts(out, e->u.i ? "True" : "False"); break;
+    case CC_X_STR: print_str(e->u.str, out); break;
+    case CC_X_VAR: base_strbuf_puts(out, e->u.name); break;
+    case CC_X_BINARY: print_binary(e, compact, out); break;
+    case CC_X_UNARY: print_unary(e, compact, out); break;
+    case CC_X_LIST:
+        base_strbuf_puts(out, "[");
+        print_exprs(e->u.list.items, e->u.list.n, compact, out);
+        base_strbuf_puts(out, "]");
+        break;
+    case CC_X_OP: print_op(e, compact, out); break;
+    case CC_X_CALL: print_call(e, compact, out); break;
+    }
+}
+
+/* ---- statements ----------------------------------------------------------------------- */
+
+static void indent(int depth, base_strbuf *out)
+{
+    for (int k = 0; k < depth; k++) base_strbuf_puts(out, "    ");
+}
+
+/* "  # a: In [lo:hi, lo:hi]; ..." after a statement whose value is an InCore
+ * call with footprints; a whole dimension prints as 0:<extent>. */
+static void print_footprints(const cc_ir_expr *v, base_strbuf *out)
+{
+    if (v->kind != CC_X_CALL || !v->u.call.boxes || v->u.call.callee->kind != CC_FUNC_INCORE) return;
+    const char *lead = "  # ";
+    for (uint32_t k = 0; k < v->u.call.nargs; k++) {
+        const cc_ir_expr *arg = v->u.call.args[k];
+        const cc_ir_box *box = &v->u.call.boxes[k];
+        if (arg->type.kind != CC_T_TENSOR) continue;
+        base_strbuf_puts(out, lead);
+        lead = "; ";
+        cc_print_expr(arg, 1, out);
+        base_strbuf_printf(out, ": %s [", cc_dir_name(box->dir));
+        for (unsigned d = 0; d < box->rank; d++) {
+            if (d) base_strbuf_puts(out, ", ");
+            if (!box->lo[d]) {
+                base_strbuf_printf(out, "0:%lld", (long long)arg->type.shape[d]);
+                continue;
+            }
+            cc_print_expr(box->lo[d], 1, out);
+            base_strbuf_puts(out, ":");
+            cc_print_expr(box->hi[d], 1, out);
+        }
+        base_strbuf_puts(out, "]");
+    }
+}
+
+static void print_block(const cc_ir_block *b, int depth, base_strbuf *out);
+
+static void print_assign(const cc_ir_stmt *s, base_strbuf *out)
+{
+    for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
+        base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.assign.targets[k].name);
+    base_strbuf_puts(out, " = ");
+    cc_print_expr(s->u.assign.value, 0, out);
+    print_footprints(s->u.assign.value, out);
+    base_strbuf_puts(out, "\n");
+}
+
+/* pl.range(stop) from 0 by 1, pl.range(start, stop) by 1, else all three. */
+static void print_for(const cc_ir_stmt *s, int depth, base_strbuf *out)
+{
+    int64_t start, step;
+    int unit = cc_ir_const_int(s->u.for_.step, &step) && step == 1;
+    base_strbuf_printf(out, "for %s in pl.range(", s->u.for_.var);
+    if (!unit || !cc_ir_const_int(s->u.for_.start, &start) || start != 0) {
+        cc_print_expr(s->u.for_.start, 0, out);
+        base_strbuf_puts(out, ", ");
+    }
+    cc_print_expr(s->u.for_.stop, 0, out);
+    if (!unit) {
+        base_strbuf_puts(out, ", ");
+        cc_print_expr(s->u.for_.step, 0, out);
+    }
+    base_strbuf_puts(out, "):\n");
+    print_block(&s->u.for_.body, depth + 1, out);
+}
+
+/* An elif is the else branch holding the inner if: never `elif`. */
+static void print_if(const cc_ir_stmt *s, int depth, base_strbuf *out)
+{
+    base_strbuf_puts(out, "if ");
+    cc_print_expr(s->u.if_.cond, 0, out);
+    base_strbuf_puts(out, ":\n");
+    print_block(&s->u.if_.then, depth + 1, out);
+    if (!s->u.if_.orelse.n) return;
+    indent(depth, out);
+    base_strbuf_puts(out, "else:\n");
+    print_block(&s->u.if_.orelse, depth + 1, out);
+}
+
+static void print_scope(const cc_ir_stmt *s, int depth, base_strbuf *out)
+{
+    base_strbuf_puts(out, s->u.scope.mode == CC_SCOPE_MANUAL ? "with pl.scope(mode=pl.ScopeMode.MANUAL):\n"
+                                                             : "with pl.scope():\n");
+    print_block(&s->u.scope.body, depth + 1, out);
+}
+
+/* The cache declarations open the body, before its statements. */
+static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
+{
+    base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
+    if (s->u.at.has_deps) {
+        base_strbuf_puts(out, ", deps=[");
+        print_exprs(s->u.at.deps, s->u.at.ndeps, 0, out);
+        base_strbuf_puts(out, "]");
+    }
+    if (s->u.at.name_hint) {
+        base_strbuf_puts(out, ", name_hint=");
+        print_str(s->u.at.name_hint, out);
+    }
+    base_strbuf_puts(out, ")");
+    if (s->u.at.as_name) base_strbuf_printf(out, " as %s", s->u.at.as_name);
+    base_strbuf_puts(out, ":\n");
+    for (uint32_t k = 0; k < s->u.at.ndecls; k++) {
+        indent(depth + 1, out);
+        base_strbuf_printf(out, "pl.set_cache_policy(%s, pl.CachePolicy.%s)\n", s->u.at.decls[k].tensor,
+                           cc_cache_policy_name(s->u.at.decls[k].policy));
+    }
+    if (s->u.at.ndecls && !s->u.at.body.n) return;
+    print_block(&s->u.at.body, depth + 1, out);
+}
+
+static void print_return(const cc_ir_stmt *s, base_strbuf *out)
+{
+    base_strbuf_puts(out, s->u.ret.n ? "return " : "return");
+    print_exprs(s->u.ret.values, s->u.ret.n, 0, out);
+    base_strbuf_puts(out, "\n");
+}
+
+static void print_stmt(const cc_ir_stmt *s, int depth, base_strbuf *out)
+{
+    indent(depth, out);
+    switch (s->kind) {
+    case CC_I_ASSIGN: print_assign(s, out); break;
+    case CC_I_EXPR:
+        cc_print_expr(s->u.expr, 0, out);
+        print_footprints(s->u.expr, out);
+        base_strbuf_puts(out, "\n");
+        break;
+    case CC_I_FOR: print_for(s, depth, out); break;
+    case CC_I_WHILE:
+        base_strbuf_puts(out, "while ");
+        cc_print_expr(s->u.while_.cond, 0, out);
+        base_strbuf_puts(out, ":\n");
+        print_block(&s->u.while_.body, depth + 1, out);
+        break;
+    case CC_I_IF: print_if(s, depth, out); break;
+    case CC_I_SCOPE: print_scope(s, depth, out); break;
+    case CC_I_AT: print_at(s, depth, out); break;
+    case CC_I_RETURN: print_return(s, out); break;
+    }
+}
+
+/* An empty block prints `pass`. */
+static void print_block(const cc_ir_block *b, int depth, base_strbuf *out)
+{
+    if (!b->n) {
+        indent(depth, out);
+        base_strbuf_puts(out, "pass\n");
+    }
+    for (uint32_t k = 0; k < b->n; k++) print_stmt(b->items[k], depth, out);
+}
+
+/* ---- functions and the program ---------------------------------------------------------- */
+
+static void print_type(const cc_type *t, base_strbuf *out)
+{
+    char buf[160];
+    cc_type_format(t, buf, sizeof buf);
+    base_strbuf_puts(out, buf);
+}
+
+/* Tensors Out/InOut are wrapped; an unknown (VOID) type is not annotated. */
+static void print_param(const cc_ir_param *p, base_strbuf *out)
+{
+    base_strbuf_printf(out, ", %s", p->name);
+    if (p->type.kind == CC_T_VOID) return;
+    const char *wrap = NULL;
+    if (p->type.kind == CC_T_TENSOR && p->dir == CC_DIR_OUT) wrap = "pl.Out[";
+    if (p->type.kind == CC_T_TENSOR && p->dir == CC_DIR_INOUT) wrap = "pl.InOut[";
+    base_strbuf_printf(out, ": %s", wrap ? wrap : "");
+    print_type(&p->type, out);
+    if (wrap) base_strbuf_puts(out, "]");
+}
+
+static void print_results(const cc_ir_func *f, base_strbuf *out)
+{
+    if (!f->nresults) return;
+    base_strbuf_puts(out, f->nresults > 1 ? " -> tuple[" : " -> ");
+    for (uint32_t k = 0; k < f->nresults; k++) {
+        if (k) base_strbuf_puts(out, ", ");
+        print_type(&f->results[k], out);
+    }
+    if (f->nresults > 1) base_strbuf_puts(out, "]");
+}
+
+/* auto_scope=False only where it means something: never on InCore. */
+static void print_func(const cc_ir_func *f, base_strbuf *out)
+{
+    base_strbuf_printf(out, "    @pl.function(type=pl.FunctionType.%s", cc_func_kind_name(f->kind));
+    if (!f->auto_scope && f->kind != CC_FUNC_INCORE) base_strbuf_puts(out, ", auto_scope=False");
+    base_strbuf_printf(out, ")\n    def %s(self", f->name);
+    for (uint32_t k = 0; k < f->nparams; k++) print_param(&f->params[k], out);
+    base_strbuf_puts(out, ")");
+    print_results(f, out);
+    base_strbuf_puts(out, ":\n");
+    print_block(&f->body, 2, out);
+}
+
+void cc_print_program(const cc_ir_program *p, base_strbuf *out)
+{
+    base_strbuf_printf(out, "import pypto.language as pl\n\n@pl.program\nclass %s:\n", p->name);
+    if (!p->nfuncs) base_strbuf_puts(out, "    pass\n");
+    for (uint32_t k = 0; k < p->nfuncs; k++) {
+        if (k) base_strbuf_puts(out, "\n");
+        print_func(p->funcs[k], out);
+    }
+}

@@ -1,0 +1,142 @@
+/*
+ * tc.h - the type checker's state and the helpers its files share
+ * (typecheck.c: the program, functions, signatures and calls;
+ * tc_stmt.c: statements, `with` rules, cache markers; tc_expr.c: names,
+ * constants, pl names, scalar arithmetic, annotations; tc_ops.c: pl ops).
+ *
+ * Invariants: a check that fails records one diagnostic and returns NULL
+ * (expressions) or 0 (statements); the caller stops the statement there.
+ * The environment (tc_env) holds the names bound at the current point of
+ * the current function, each definite or maybe-bound; branches work on
+ * copies that are merged afterwards.
+ */
+#ifndef CC_TC_H
+#define CC_TC_H
+
+#include <stdint.h>
+
+#include "compiler/typecheck.h"
+
+typedef struct tc_bind {
+    const char *name;
+    cc_type type;
+    cc_ir_expr *value; /* a specialized scalar argument's constant value */
+    uint8_t definite; /* bound on every path to here */
+    uint8_t loopvar;
+} tc_bind;
+
+typedef struct tc_env {
+    tc_bind *b;
+    uint32_t n;
+    uint64_t cap;
+} tc_env;
+
+/* A function the program may reach: a decorated def of the module or a
+ * method of the program class. */
+typedef struct tc_fn {
+    const cc_stmt *def;
+    const char *name;
+    uint8_t kind;       /* cc_func_kind */
+    uint8_t auto_scope;
+    uint8_t jit_entry;  /* @pl.jit (an entry) */
+    uint8_t host;       /* @pl.jit.host (later) */
+    uint8_t state;      /* 0 unchecked, 1 being checked, 2 checked */
+    cc_ir_func *ir;
+} tc_fn;
+
+/* Where code runs: the control plane (orchestration), kernel code, or an
+ * Inline body (judged at its call sites after inlining). */
+typedef enum tc_plane { TC_CONTROL, TC_KERNEL, TC_INLINE } tc_plane;
+
+/* What belongs to the function being checked; saved and restored around
+ * the check of a callee (callees are checked at their first call). */
+typedef struct tc_ctx {
+    tc_fn *fn;
+    cc_ir_func *f;
+    tc_env env;
+    const char **locals;      /* names assigned anywhere in the body */
+    uint32_t nlocals;
+    tc_plane plane;
+    int in_at;                /* inside a pl.at(CORE_GROUP) body */
+    int manual;               /* open MANUAL scopes */
+    int branches;             /* enclosing loops and branches */
+    int returned;             /* the body's return was seen */
+} tc_ctx;
+
+typedef struct tc {
+    const cc_module *m;
+    const pto_compile_options *o;
+    cc_ir_program *p;
+    base_arena *a;
+    cc_diags *d;
+    const char *pl;           /* the name bound to pypto.language */
+    const cc_stmt *cls;       /* the @pl.program class, or NULL */
+    tc_fn *fns;
+    uint32_t nfns;
+    int oom;
+    tc_ctx c;
+    const char *const_guard[16]; /* constants being evaluated (cycles) */
+    int nconst_guard;
+} tc;
+
+/* ---- diagnostics (each returns NULL) ---- */
+void *tc_err(tc *t, cc_diag_class cls, cc_span sp, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void *tc_oom(tc *t);
+/* "a function kind's who": `@pl.jit function 'f'` or `@pl.program function 'P.f'`. */
+const char *tc_who(tc *t, const char *fname);
+/* Where kernel code is, for the control-plane message. */
+const char *tc_where(tc *t);
+/* "<construct> is control-plane work and is not allowed in kernel code (<where>)". */
+void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct);
+
+/* ---- environment ---- */
+tc_bind *tc_lookup(tc_env *e, const char *name);
+int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp);
+int tc_env_copy(tc *t, tc_env *dst, const tc_env *src);
+void tc_env_free(tc_env *e);
+/* After an if: definite in both -> definite; in one -> maybe. */
+int tc_env_merge(tc *t, tc_env *into, const tc_env *other);
+int tc_is_local(const tc *t, const char *name);
+
+/* ---- tc_expr.c ---- */
+/* Is e `pl.<a>` (a == NULL: any), or `pl.<a>.<b>`?  Returns the final name. */
+const char *tc_pl_attr(const tc *t, const cc_expr *e, const char *a);
+/* The pl-dotted spelling of e ("pl.Level.CORE_GROUP", "pl.load"), or NULL. */
+const char *tc_pl_path(tc *t, const cc_expr *e);
+/* An enum member `pl.<Enum>.<M>` -> its value, or -1 (no diagnostic). */
+int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name);
+/* A dtype `pl.FP32` -> cc_dtype; reports and returns -1 otherwise. */
+int tc_dtype_arg(tc *t, const cc_expr *e, const char *what);
+cc_ir_expr *tc_expr(tc *t, const cc_expr *e);
+/* A constant of the module or the caller: its folded value, or NULL with
+ * *found = 0 (no such constant) or 1 (an error was reported). */
+cc_ir_expr *tc_constant(tc *t, const char *name, cc_span sp, int *found);
+/* An expression that must be a compile-time integer. */
+int tc_const_int(tc *t, const cc_expr *e, int64_t *v, const char *what);
+/* Parses a parameter or result annotation into *ty (kind VOID: bare
+ * pl.Tensor, shape from the argument), *dir, *declared. */
+int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *shaped);
+cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
+
+/* ---- tc_ops.c ---- */
+/* A call of pl.<name> (name is the op's pl spelling). */
+cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name);
+/* A tile operand: a tile, or a tensor in kernel code (an implicit load). */
+cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp);
+/* The tile op for a binary operator with a tile on the left. */
+cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
+cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp);
+
+/* ---- typecheck.c ---- */
+/* A call of a program function (bare name or self.f); submit: pl.submit. */
+cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit);
+/* deps= of a pl.at: TaskId variables. */
+int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
+/* The function a callee expression names (bare name, self.f), or NULL. */
+tc_fn *tc_callee(tc *t, const cc_expr *fn);
+
+/* ---- tc_stmt.c ---- */
+int tc_body(tc *t, const cc_block *b, cc_ir_block *out);
+
+#endif

@@ -1,0 +1,581 @@
+/*
+ * tc_expr.c - the type checker's names and expressions: the environment,
+ * the pl names (ops, enums, dtypes, what is later), module and caller
+ * constants, annotations, scalar arithmetic with folding, and the
+ * dispatch of every expression form.
+ *
+ * Name resolution order (DSL-SPEC §1.4): locals and parameters, caller
+ * constants, module constants, the builtins min and max.  A name assigned
+ * anywhere in a body is local throughout.
+ */
+#include "compiler/tc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+
+/* ---- environment ---------------------------------------------------------------------- */
+
+tc_bind *tc_lookup(tc_env *e, const char *name)
+{
+    for (uint32_t k = e->n; k-- > 0;)
+        if (!strcmp(e->b[k].name, name)) return &e->b[k];
+    return NULL;
+}
+
+/* Do two bindings of one name agree where a merge needs it (kind, dtype,
+ * tile shape)? */
+static int tc_merge_compatible(const cc_type *a, const cc_type *b)
+{
+    if (a->kind != b->kind || a->dtype != b->dtype) return 0;
+    return a->kind != CC_T_TILE || cc_type_equal(a, b);
+}
+
+static void tc_type_mismatch(tc *t, const char *name, const cc_type *from, const cc_type *to, cc_span sp)
+{
+    char a[96], b[96];
+    cc_type_format(from, a, sizeof a), cc_type_format(to, b, sizeof b);
+    tc_err(t, CC_DIAG_TYPE, sp, NULL, "'%s' changes from %s to %s across a loop or branch merge", name, a, b);
+}
+
+int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp)
+{
+    (void)sp;
+    tc_bind *b = tc_lookup(&t->c.env, name);
+    if (b) {
+        if (b->loopvar < (uint8_t)t->c.branches && !tc_merge_compatible(&b->type, &type))
+            return tc_type_mismatch(t, name, &b->type, &type, sp), 0;
+        b->type = type, b->value = NULL, b->definite = 1;
+        return 1;
+    }
+    if (t->c.env.n == t->c.env.cap) {
+        tc_bind *q = base_array_grow(t->c.env.b, &t->c.env.cap, sizeof *q, 16);
+        if (!q) return tc_oom(t), 0;
+        t->c.env.b = q;
+    }
+    /* loopvar holds the branch depth the name was bound at */
+    t->c.env.b[t->c.env.n++] = (tc_bind){.name = name, .type = type, .definite = 1, .loopvar = (uint8_t)t->c.branches};
+    return 1;
+}
+
+int tc_env_copy(tc *t, tc_env *dst, const tc_env *src)
+{
+    *dst = (tc_env){0};
+    if (!src->n) return 1;
+    if (!(dst->b = malloc(src->n * sizeof *dst->b))) return tc_oom(t), 0;
+    memcpy(dst->b, src->b, src->n * sizeof *dst->b);
+    dst->n = src->n, dst->cap = src->n;
+    return 1;
+}
+
+void tc_env_free(tc_env *e)
+{
+    free(e->b);
+    *e = (tc_env){0};
+}
+
+int tc_env_merge(tc *t, tc_env *into, const tc_env *other)
+{
+    for (uint32_t k = 0; k < into->n; k++) {
+        const tc_bind *o = NULL;
+        for (uint32_t j = 0; j < other->n; j++)
+            if (!strcmp(other->b[j].name, into->b[k].name)) o = &other->b[j];
+        if (!o) into->b[k].definite = 0;
+        else {
+            if (!tc_merge_compatible(&o->type, &into->b[k].type))
+                return tc_type_mismatch(t, o->name, &into->b[k].type, &o->type, t->c.f->span), 0;
+            into->b[k].definite &= o->definite;
+            if (into->b[k].value != o->value) into->b[k].value = NULL;
+        }
+    }
+    for (uint32_t j = 0; j < other->n; j++) {
+        if (tc_lookup(into, other->b[j].name)) continue;
+        if (into->n == into->cap) {
+            tc_bind *q = base_array_grow(into->b, &into->cap, sizeof *q, 16);
+            if (!q) return tc_oom(t), 0;
+            into->b = q;
+        }
+        into->b[into->n] = other->b[j];
+        into->b[into->n++].definite = 0;
+    }
+    return 1;
+}
+
+int tc_is_local(const tc *t, const char *name)
+{
+    for (uint32_t k = 0; k < t->c.nlocals; k++)
+        if (!strcmp(t->c.locals[k], name)) return 1;
+    for (uint32_t k = 0; t->c.f && k < t->c.f->nparams; k++)
+        if (!strcmp(t->c.f->params[k].name, name)) return 1;
+    return 0;
+}
+
+/* ---- pl names -------------------------------------------------------------------------- */
+
+const char *tc_pl_attr(const tc *t, const cc_expr *e, const char *a)
+{
+    if (e->kind != CC_E_ATTR) return NULL;
+    const cc_expr *v = e->u.attr.value;
+    if (v->kind == CC_E_NAME && !strcmp(v->u.name, t->pl)) return !a || !strcmp(e->u.attr.name, a) ? e->u.attr.name : NULL;
+    if (v->kind == CC_E_ATTR && v->u.attr.value->kind == CC_E_NAME && !strcmp(v->u.attr.value->u.name, t->pl) &&
+        (!a || !strcmp(v->u.attr.name, a)))
+        return e->u.attr.name;
+    return NULL;
+}
+
+static int tc_path_append(const tc *t, const cc_expr *e, char *buf, size_t cap, size_t *len)
+{
+    if (e->kind == CC_E_NAME) {
+        if (strcmp(e->u.name, t->pl)) return 0;
+        *len = (size_t)snprintf(buf, cap, "%s", e->u.name);
+        return *len < cap;
+    }
+    if (e->kind != CC_E_ATTR || !tc_path_append(t, e->u.attr.value, buf, cap, len)) return 0;
+    int n = snprintf(buf + *len, cap - *len, ".%s", e->u.attr.name);
+    if (n < 0 || (size_t)n >= cap - *len) return 0;
+    *len += (size_t)n;
+    return 1;
+}
+
+const char *tc_pl_path(tc *t, const cc_expr *e)
+{
+    char buf[256];
+    size_t len = 0;
+    if (!tc_path_append(t, e, buf, sizeof buf, &len) || e->kind != CC_E_ATTR) return NULL;
+    return base_arena_strndup(t->a, buf, len);
+}
+
+typedef struct tc_member { const char *name; int value; } tc_member;
+
+static const tc_member tc_levels[] = {
+    {"AIV", 0}, {"AIC", 1}, {"CORE_GROUP", 2}, {"CHIP_DIE", 3}, {"L2CACHE", 3}, {"CHIP", 4}, {"PROCESSOR", 4},
+    {"UMA", 4}, {"HOST", 5}, {"NODE", 5}, {"CLUSTER_0", 6}, {"POD", 6}, {"CLUSTER_1", 7}, {"CLOS1", 7},
+    {"CLUSTER_2", 8}, {"CLOS2", 8}, {"GLOBAL", 9}, {"UNDEFINED", 255}, {NULL, 0}};
+static const tc_member tc_scope_modes[] = {{"AUTO", 0}, {"MANUAL", 1}, {NULL, 0}};
+static const tc_member tc_cache_policies[] = {{"DEFAULT", 0}, {"BYPASS", 1}, {NULL, 0}};
+static const tc_member tc_function_types[] = {
+    {"Opaque", 0}, {"Orchestration", 1}, {"InCore", 2}, {"AIC", 3}, {"AIV", 4}, {"Group", 5},
+    {"Spmd", 6}, {"Inline", 7}, {"Graph", 8}, {NULL, 0}};
+static const tc_member tc_mems[] = {{"DDR", 0}, {"Vec", 1}, {"Mat", 2}, {"Left", 3}, {"Right", 4}, {"Acc", 5}, {"Bias", 6}, {NULL, 0}};
+
+static const struct { const char *name; const tc_member *members; } tc_enums[] = {
+    {"Level", tc_levels}, {"ScopeMode", tc_scope_modes}, {"CachePolicy", tc_cache_policies},
+    {"FunctionType", tc_function_types}, {"Mem", tc_mems}, {"MemorySpace", tc_mems}};
+
+int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name)
+{
+    const char *member = tc_pl_attr(t, e, enum_name);
+    if (!member || e->u.attr.value->kind != CC_E_ATTR) return -1;
+    for (size_t k = 0; k < sizeof tc_enums / sizeof tc_enums[0]; k++)
+        if (!strcmp(tc_enums[k].name, enum_name))
+            for (const tc_member *m = tc_enums[k].members; m->name; m++)
+                if (!strcmp(m->name, member)) return m->value;
+    return -1;
+}
+
+/* pl names this version implements (besides ops, enums and dtypes). */
+static const char *const tc_pl_known[] = {
+    "load", "store", "add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "sqrt", "abs", "relu",
+    "row_sum", "row_max", "cast", "matmul", "create_tensor", "submit", "at", "scope", "manual_scope", "range",
+    "set_cache_policy", "tensor", "jit", "program", "function", "Tensor", "Out", "InOut", "Scalar", "TaskId",
+    "Level", "ScopeMode", "CachePolicy", "FunctionType", "Mem", "MemorySpace", "ND", NULL};
+
+/* pl names recognised and rejected as later (§1.10). */
+static const char *const tc_pl_later[] = {
+    "spmd", "spmd_submit", "cluster", "split_aiv", "aiv_shard", "aic_gather", "tile", "parallel", "unroll",
+    "pipeline", "while_", "cond", "yield_", "slice", "assemble", "move", "create_tile", "read", "write", "array",
+    "TensorView", "no_dep", "dynamic", "Tile", "func_attr", "log", "rsqrt", "recip", "row_min", "col_sum",
+    "col_max", "col_min", "col_expand", "row_expand", "expand", "cmp", "sel", "gather", "scatter", "sort",
+    "matmul_acc", "matmul_bias", "batch_matmul", "and_", "or_", "xor", "shl", "shr", "not_", "inline",
+    "distributed", "atomic_add", "DistributedConfig", NULL};
+
+static int tc_in(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, name)) return 1;
+    return 0;
+}
+
+/* Reports a pl name used where it means nothing: unknown, later, or not a
+ * value. */
+static void *tc_pl_name_error(tc *t, const cc_expr *e)
+{
+    const cc_expr *root = e;
+    while (root->kind == CC_E_ATTR && root->u.attr.value->kind == CC_E_ATTR) root = root->u.attr.value;
+    const char *first = root->u.attr.name, *path = tc_pl_path(t, e);
+    if (!path) return tc_oom(t);
+    if (tc_in(tc_pl_later, first)) return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "%s is not supported in this version", path);
+    if (cc_dtype_is_later(first))
+        return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "dtype %s is not supported in this version", path);
+    if (!tc_in(tc_pl_known, first) && cc_dtype_lookup(first) < 0)
+        return tc_err(t, CC_DIAG_UNDEFINED, root->span, NULL, "%s.%s is not a pypto.language name", t->pl, first);
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s cannot be used as a value here", path);
+}
+
+int tc_dtype_arg(tc *t, const cc_expr *e, const char *what)
+{
+    const char *name = tc_pl_attr(t, e, NULL);
+    if (name && e->u.attr.value->kind == CC_E_NAME) {
+        int d = cc_dtype_lookup(name);
+        if (d >= 0 && d != CC_DT_TASK_ID) return d;
+        if (cc_dtype_is_later(name)) {
+            tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "dtype %s.%s is not supported in this version", t->pl, name);
+            return -1;
+        }
+    }
+    tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a pl dtype (pl.FP32, pl.FP16, pl.BF16, pl.INT32, pl.INT8)", what);
+    return -1;
+}
+
+/* ---- constants ------------------------------------------------------------------------- */
+
+static cc_ir_expr *tc_const_eval(tc *t, const cc_expr *e);
+
+static cc_ir_expr *tc_value_expr(tc *t, const pto_value *v, const char *name, cc_span sp)
+{
+    cc_ir_expr *x;
+    switch (v->kind) {
+    case PTO_VALUE_INT: return (x = cc_ir_int(t->a, v->i, sp)) ? x : tc_oom(t);
+    case PTO_VALUE_BOOL:
+        if (!(x = cc_ir_expr_new(t->a, CC_X_BOOL, sp))) return tc_oom(t);
+        x->u.i = v->i != 0, x->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL};
+        return x;
+    case PTO_VALUE_FLOAT:
+        if (!(x = cc_ir_expr_new(t->a, CC_X_FLOAT, sp))) return tc_oom(t);
+        x->u.f = v->f, x->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
+        return x;
+    case PTO_VALUE_STR:
+        if (!(x = cc_ir_expr_new(t->a, CC_X_STR, sp))) return tc_oom(t);
+        x->u.str = v->s ? v->s : "", x->type = (cc_type){.kind = CC_T_STR};
+        return x;
+    default:
+        return tc_err(t, CC_DIAG_TYPE, sp, "pass it as an argument",
+                      "'%s' refers to a %s object, which kernel code cannot capture; pass it as an argument", name,
+                      v->s ? v->s : "Python");
+    }
+}
+
+cc_ir_expr *tc_constant(tc *t, const char *name, cc_span sp, int *found)
+{
+    *found = 1;
+    for (size_t k = 0; k < t->o->nconstants; k++)
+        if (t->o->constants[k].name && !strcmp(t->o->constants[k].name, name))
+            return tc_value_expr(t, &t->o->constants[k].value, name, sp);
+    for (uint32_t k = t->m->nconstants; k-- > 0;) {
+        const cc_constant *c = &t->m->constants[k];
+        if (strcmp(c->name, name)) continue;
+        for (int g = 0; g < t->nconst_guard; g++)
+            if (!strcmp(t->const_guard[g], name))
+                return tc_err(t, CC_DIAG_TYPE, sp, NULL, "module constant '%s' is defined in terms of itself", name);
+        if (t->nconst_guard == 16) return tc_err(t, CC_DIAG_TYPE, sp, NULL, "module constant '%s' nests too deeply", name);
+        t->const_guard[t->nconst_guard++] = name;
+        cc_ir_expr *v = tc_const_eval(t, c->value);
+        t->nconst_guard--;
+        if (!v) return NULL;
+        cc_ir_expr *x = cc_ir_expr_clone(t->a, v);
+        if (!x) return tc_oom(t);
+        x->span = sp;
+        return x;
+    }
+    *found = 0;
+    return NULL;
+}
+
+/* A module constant's expression, folded. */
+static cc_ir_expr *tc_const_eval(tc *t, const cc_expr *e)
+{
+    tc_ctx saved = t->c;
+    t->c = (tc_ctx){.plane = TC_CONTROL, .f = saved.f};
+    cc_ir_expr *v = tc_expr(t, e);
+    t->c = saved;
+    if (v && v->kind != CC_X_INT && v->kind != CC_X_FLOAT && v->kind != CC_X_BOOL && v->kind != CC_X_STR && v->kind != CC_X_LIST)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a module constant must be a constant expression");
+    return v;
+}
+
+int tc_const_int(tc *t, const cc_expr *e, int64_t *v, const char *what)
+{
+    cc_ir_expr *x = tc_expr(t, e);
+    if (!x) return 0;
+    if (x->kind == CC_X_INT || x->kind == CC_X_BOOL) return *v = x->u.i, 1;
+    tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be compile-time constants", what);
+    return 0;
+}
+
+/* ---- annotations ----------------------------------------------------------------------- */
+
+static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *shaped)
+{
+    *ty = (cc_type){.kind = CC_T_TENSOR};
+    if (tc_pl_attr(t, ann, "Tensor") && ann->u.attr.value->kind == CC_E_NAME) return *shaped = 0, 1;
+    if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tensor")) return -1;
+    const cc_expr *ix = ann->u.sub.index;
+    if (ix->kind != CC_E_TUPLE || ix->u.seq.n != 2 || (ix->u.seq.items[0]->kind != CC_E_LIST && ix->u.seq.items[0]->kind != CC_E_TUPLE))
+        return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]"), 0;
+    const cc_expr *dims = ix->u.seq.items[0];
+    if (dims->u.seq.n < 1 || dims->u.seq.n > CC_MAX_RANK)
+        return tc_err(t, CC_DIAG_TYPE, dims->span, NULL, "tensor rank must be 1 to 4, got %u", dims->u.seq.n), 0;
+    ty->rank = (uint8_t)dims->u.seq.n;
+    for (uint32_t d = 0; d < dims->u.seq.n; d++) {
+        if (!tc_const_int(t, dims->u.seq.items[d], &ty->shape[d], "tensor annotation shapes")) return 0;
+        if (ty->shape[d] <= 0)
+            return tc_err(t, CC_DIAG_TYPE, dims->u.seq.items[d]->span, NULL, "tensor dimension %u must be positive, got %lld", d,
+                          (long long)ty->shape[d]), 0;
+    }
+    int dt = tc_dtype_arg(t, ix->u.seq.items[1], "the tensor annotation's dtype");
+    if (dt < 0) return 0;
+    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL)
+        return tc_err(t, CC_DIAG_TYPE, ix->u.seq.items[1]->span, NULL, "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8"), 0;
+    ty->dtype = (uint8_t)dt;
+    return *shaped = 1, 1;
+}
+
+int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *shaped)
+{
+    *dir = CC_DIR_NONE, *shaped = 0;
+    const cc_expr *inner = ann;
+    if (ann->kind == CC_E_SUBSCRIPT && (tc_pl_attr(t, ann->u.sub.value, "Out") || tc_pl_attr(t, ann->u.sub.value, "InOut"))) {
+        *dir = tc_pl_attr(t, ann->u.sub.value, "Out") ? CC_DIR_OUT : CC_DIR_INOUT;
+        inner = ann->u.sub.index;
+    }
+    int r = tc_tensor_annotation(t, inner, ty, shaped);
+    if (r >= 0) return r;
+    if (*dir) return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "pl.Out/pl.InOut apply to tensor parameters only"), 0;
+    if (tc_pl_attr(t, ann, "TaskId") && ann->u.attr.value->kind == CC_E_NAME) {
+        *ty = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
+        return *shaped = 1, 1;
+    }
+    if (tc_pl_attr(t, ann, "Scalar") && ann->u.attr.value->kind == CC_E_NAME) {
+        *ty = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
+        return 1;
+    }
+    if (ann->kind == CC_E_SUBSCRIPT && tc_pl_attr(t, ann->u.sub.value, "Scalar")) {
+        int dt = tc_dtype_arg(t, ann->u.sub.index, "pl.Scalar[...]");
+        if (dt < 0) return 0;
+        *ty = (cc_type){.kind = CC_T_SCALAR, .dtype = (uint8_t)dt};
+        return *shaped = 1, 1;
+    }
+    const cc_expr *head = ann->kind == CC_E_SUBSCRIPT ? ann->u.sub.value : ann;
+    if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) return tc_pl_name_error(t, head), 0;
+    return tc_err(t, CC_DIAG_TYPE, ann->span, NULL,
+                  "an annotation must be pl.Tensor, pl.Tensor[[...], dtype], pl.Out[...], pl.InOut[...], pl.Scalar[...] or pl.TaskId"), 0;
+}
+
+/* ---- scalar arithmetic ------------------------------------------------------------------ */
+
+static int tc_is_scalar(const cc_ir_expr *x) { return x->type.kind == CC_T_SCALAR; }
+
+static int tc_float_const(const cc_ir_expr *x, double *v)
+{
+    if (x->kind == CC_X_FLOAT) return *v = x->u.f, 1;
+    if (x->kind == CC_X_INT || x->kind == CC_X_BOOL) return *v = (double)x->u.i, 1;
+    return 0;
+}
+
+cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
+{
+    if (l->type.dtype == CC_DT_TASK_ID || r->type.dtype == CC_DT_TASK_ID)
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "a TaskId can only be passed in deps=");
+    int lf = cc_dtype_is_float(l->type.dtype), rf = cc_dtype_is_float(r->type.dtype);
+    if (op == CC_OP_DIV && !lf && !rf)
+        return tc_err(t, CC_DIAG_TYPE, sp, "use //", "true division of integers is not supported in kernel code; use //");
+    int64_t ri;
+    if ((op == CC_OP_FLOORDIV || op == CC_OP_MOD) && cc_ir_const_int(r, &ri) && ri == 0)
+        return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "integer division or modulo by zero");
+    cc_ir_expr *e = cc_ir_binary(t->a, op, l, r, sp);
+    if (!e) return tc_oom(t);
+    if (op >= CC_OP_ADD && op <= CC_OP_MOD && !lf && !rf) return cc_ir_fold(t->a, e);
+    if (op == CC_OP_MIN || op == CC_OP_MAX) {
+        if (!lf && !rf) return cc_ir_fold(t->a, e);
+    }
+    double x, y;
+    if (lf + rf && tc_float_const(l, &x) && tc_float_const(r, &y) && op <= CC_OP_DIV && op != CC_OP_FLOORDIV) {
+        cc_ir_expr *c = cc_ir_expr_new(t->a, CC_X_FLOAT, sp);
+        if (!c) return tc_oom(t);
+        c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
+        c->u.f = op == CC_OP_ADD ? x + y : op == CC_OP_SUB ? x - y : op == CC_OP_MUL ? x * y : x / y;
+        return c;
+    }
+    return e;
+}
+
+/* ---- expressions ----------------------------------------------------------------------- */
+
+static cc_ir_expr *tc_name(tc *t, const cc_expr *e)
+{
+    const char *n = e->u.name;
+    tc_bind *b = tc_lookup(&t->c.env, n);
+    if (b) {
+        if (b->value) {
+            cc_ir_expr *v = cc_ir_expr_clone(t->a, b->value);
+            if (v) v->span = e->span;
+            return v ? v : tc_oom(t);
+        }
+        if (!b->definite)
+            return tc_err(t, CC_DIAG_UNDEFINED, e->span, NULL, "'%s' may be used before assignment (assigned only in some branches)", n);
+        cc_ir_expr *v = cc_ir_var(t->a, n, b->type, e->span);
+        return v ? v : tc_oom(t);
+    }
+    if (tc_is_local(t, n)) return tc_err(t, CC_DIAG_UNDEFINED, e->span, NULL, "'%s' is used before assignment", n);
+    int found;
+    cc_ir_expr *c = tc_constant(t, n, e->span, &found);
+    if (found) return c;
+    if (tc_callee(t, e))
+        return tc_err(t, CC_DIAG_TYPE, e->span, "call it, or pass it to pl.submit", "function '%s' cannot be used as a value", n);
+    return tc_err(t, CC_DIAG_UNDEFINED, e->span, NULL, "name '%s' is not defined", n);
+}
+
+static cc_ir_expr *tc_literal(tc *t, const cc_expr *e)
+{
+    static const uint8_t kinds[] = {[CC_E_INT] = CC_X_INT, [CC_E_FLOAT] = CC_X_FLOAT, [CC_E_BOOL] = CC_X_BOOL, [CC_E_STRING] = CC_X_STR};
+    cc_ir_expr *x = cc_ir_expr_new(t->a, kinds[e->kind], e->span);
+    if (!x) return tc_oom(t);
+    switch (e->kind) {
+    case CC_E_INT: x->u.i = e->u.i, x->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}; break;
+    case CC_E_BOOL: x->u.i = e->u.i, x->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL}; break;
+    case CC_E_FLOAT: x->u.f = e->u.f, x->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32}; break;
+    default:
+        if (!(x->u.str = base_arena_strndup(t->a, e->u.str.text, e->u.str.len))) return tc_oom(t);
+        x->type = (cc_type){.kind = CC_T_STR};
+        break;
+    }
+    return x;
+}
+
+static cc_ir_expr *tc_list(tc *t, const cc_expr *e)
+{
+    cc_ir_expr *x = cc_ir_expr_new(t->a, CC_X_LIST, e->span);
+    if (!x) return tc_oom(t);
+    x->type = (cc_type){.kind = CC_T_LIST};
+    x->u.list.n = e->u.seq.n;
+    if (e->u.seq.n && !(x->u.list.items = base_arena_alloc(t->a, e->u.seq.n * sizeof *x->u.list.items))) return tc_oom(t);
+    for (uint32_t k = 0; k < e->u.seq.n; k++)
+        if (!(x->u.list.items[k] = tc_expr(t, e->u.seq.items[k]))) return NULL;
+    return x;
+}
+
+static const cc_ir_op tc_tile_ops[] = {[CC_OP_ADD] = CC_IR_ADD, [CC_OP_SUB] = CC_IR_SUB, [CC_OP_MUL] = CC_IR_MUL, [CC_OP_DIV] = CC_IR_DIV};
+
+static cc_ir_expr *tc_binary(tc *t, const cc_expr *e)
+{
+    cc_ir_expr *l = tc_expr(t, e->u.bin.left), *r = l ? tc_expr(t, e->u.bin.right) : NULL;
+    if (!r) return NULL;
+    cc_op op = e->u.bin.op;
+    int ltile = l->type.kind == CC_T_TILE || (l->type.kind == CC_T_TENSOR && t->c.plane != TC_CONTROL);
+    if (ltile) {
+        if (op > CC_OP_DIV || op == CC_OP_FLOORDIV)
+            return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "tile operator '%s' is not supported in this version", cc_op_text(op));
+        return tc_tile_binary(t, tc_tile_ops[op], l, r, e->span);
+    }
+    if (r->type.kind == CC_T_TILE || r->type.kind == CC_T_TENSOR) {
+        if (r->type.kind == CC_T_TILE && tc_is_scalar(l) && op <= CC_OP_DIV && op != CC_OP_FLOORDIV)
+            return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.%s: the scalar operand must be on the right",
+                          cc_ir_op_name(tc_tile_ops[op]));
+    }
+    if (!tc_is_scalar(l) || !tc_is_scalar(r)) {
+        char a[96], b[96];
+        cc_type_format(&l->type, a, sizeof a), cc_type_format(&r->type, b, sizeof b);
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "operator '%s' needs scalar operands, got %s and %s", cc_op_text(op), a, b);
+    }
+    return tc_scalar_binary(t, op, l, r, e->span);
+}
+
+static cc_ir_expr *tc_unary(tc *t, const cc_expr *e)
+{
+    cc_ir_expr *x = tc_expr(t, e->u.un.operand);
+    if (!x) return NULL;
+    if (e->u.un.op == CC_OP_POS) return x;
+    if (e->u.un.op == CC_OP_NEG && (x->type.kind == CC_T_TILE || (x->type.kind == CC_T_TENSOR && t->c.plane != TC_CONTROL)))
+        return tc_tile_unary(t, CC_IR_NEG, x, e->span);
+    if (!tc_is_scalar(x)) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "operator '%s' needs a scalar operand", cc_op_text(e->u.un.op));
+    if (x->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a TaskId can only be passed in deps=");
+    if (e->u.un.op == CC_OP_NEG && x->kind == CC_X_FLOAT) {
+        x->u.f = -x->u.f;
+        return x;
+    }
+    cc_ir_expr *u = cc_ir_expr_new(t->a, CC_X_UNARY, e->span);
+    if (!u) return tc_oom(t);
+    u->u.un.op = e->u.un.op, u->u.un.x = x;
+    u->type = e->u.un.op == CC_OP_NOT ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL} : x->type;
+    return e->u.un.op == CC_OP_NEG ? cc_ir_fold(t->a, u) : u;
+}
+
+static cc_ir_expr *tc_compare(tc *t, const cc_expr *e)
+{
+    cc_ir_expr *l = tc_expr(t, e->u.bin.left), *r = l ? tc_expr(t, e->u.bin.right) : NULL;
+    if (!r) return NULL;
+    if (!tc_is_scalar(l) || !tc_is_scalar(r))
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "'%s' compares scalars only", cc_op_text(e->u.bin.op));
+    if (l->type.dtype == CC_DT_TASK_ID || r->type.dtype == CC_DT_TASK_ID)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a TaskId can only be passed in deps=");
+    cc_ir_expr *x = cc_ir_binary(t->a, e->u.bin.op, l, r, e->span);
+    return x ? x : tc_oom(t);
+}
+
+static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
+{
+    const cc_expr *fn = e->u.call.fn;
+    if (fn->kind == CC_E_NAME && (!strcmp(fn->u.name, "min") || !strcmp(fn->u.name, "max")) && !tc_is_local(t, fn->u.name)) {
+        if (e->u.call.nargs != 2 || e->u.call.nkws)
+            return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s() takes exactly 2 arguments in kernel code", fn->u.name);
+        cc_ir_expr *l = tc_expr(t, e->u.call.args[0]), *r = l ? tc_expr(t, e->u.call.args[1]) : NULL;
+        if (!r) return NULL;
+        if (!tc_is_scalar(l) || !tc_is_scalar(r)) return tc_err(t, CC_DIAG_TYPE, e->span, "use pl.maximum / pl.minimum for tiles", "%s() takes scalars", fn->u.name);
+        return tc_scalar_binary(t, fn->u.name[1] == 'i' ? CC_OP_MIN : CC_OP_MAX, l, r, e->span);
+    }
+    const char *op = tc_pl_attr(t, fn, NULL);
+    if (op && fn->u.attr.value->kind == CC_E_NAME) {
+        if (!strcmp(op, "submit")) {
+            tc_fn *k = e->u.call.nargs ? tc_callee(t, e->u.call.args[0]) : NULL;
+            if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, e->span, "pl.submit");
+            if (!k)
+                return tc_err(t, CC_DIAG_SYNTAX, e->u.call.nargs ? e->u.call.args[0]->span : e->span, NULL,
+                              "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
+            return tc_func_call(t, k, e, 1, 1);
+        }
+        if (tc_in(tc_pl_known, op) || cc_dtype_lookup(op) >= 0) return tc_pl_call(t, e, op);
+        return tc_pl_name_error(t, fn);
+    }
+    if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
+        if (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"))
+            return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL,
+                          "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");
+        return tc_pl_name_error(t, fn);
+    }
+    tc_fn *callee = tc_callee(t, fn);
+    if (callee) return tc_func_call(t, callee, e, 0, 0);
+    if (fn->kind == CC_E_NAME) {
+        if (tc_is_local(t, fn->u.name) || tc_lookup(&t->c.env, fn->u.name))
+            return tc_err(t, CC_DIAG_TYPE, fn->span, NULL, "'%s' is not callable", fn->u.name);
+        int found;
+        if (tc_constant(t, fn->u.name, fn->span, &found) || found)
+            return found ? tc_err(t, CC_DIAG_TYPE, fn->span, NULL, "'%s' is not callable", fn->u.name) : NULL;
+        return tc_err(t, CC_DIAG_UNDEFINED, fn->span, NULL, "name '%s' is not defined", fn->u.name);
+    }
+    if (fn->kind == CC_E_ATTR && fn->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.value->u.name, "self"))
+        return tc_err(t, CC_DIAG_UNDEFINED, fn->span, NULL, "program '%s' has no function '%s'", t->p->name ? t->p->name : "?",
+                      fn->u.attr.name);
+    return tc_err(t, CC_DIAG_UNSUPPORTED, fn->span, NULL, "this call is not supported in kernel code");
+}
+
+cc_ir_expr *tc_expr(tc *t, const cc_expr *e)
+{
+    switch (e->kind) {
+    case CC_E_NAME: return tc_name(t, e);
+    case CC_E_INT: case CC_E_FLOAT: case CC_E_BOOL: case CC_E_STRING: return tc_literal(t, e);
+    case CC_E_NONE: return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "None is not a value in kernel code");
+    case CC_E_LIST: case CC_E_TUPLE: return tc_list(t, e);
+    case CC_E_BINARY: return tc_binary(t, e);
+    case CC_E_UNARY: return tc_unary(t, e);
+    case CC_E_COMPARE: case CC_E_BOOLOP: return tc_compare(t, e);
+    case CC_E_CALL: return tc_call(t, e);
+    case CC_E_SUBSCRIPT: return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "subscripts and slices are not supported in this version");
+    case CC_E_ATTR:
+        if (tc_pl_path(t, e)) return tc_pl_name_error(t, e);
+        return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "attribute '.%s' is not supported in this version", e->u.attr.name);
+    }
+    return tc_err(t, CC_DIAG_INTERNAL, e->span, NULL, "unknown expression (internal compiler error; please report)");
+}

@@ -1,0 +1,415 @@
+/*
+ * tc_ops.c - the type checker's pl ops (DSL-SPEC §1.8): argument binding,
+ * where each op may run, its result type, and the compile-time checks
+ * with their exact messages (ranks, shapes, dtypes, static bounds).
+ *
+ * Invariants: a tile op node's slots hold tiles (a tensor operand in
+ * kernel code becomes an explicit whole-tensor LOAD marked implicit);
+ * LOAD/STORE offsets and shapes are LIST nodes of rank entries.
+ */
+#include "compiler/tc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct tc_args {
+    const cc_expr *v[8];
+} tc_args;
+
+/* Binds call's arguments to the parameter names of an op (positional
+ * first, then keywords); unknown keywords: later ones are reported as
+ * such, others as unexpected. */
+static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, const char *const *later, tc_args *a)
+{
+    memset(a, 0, sizeof *a);
+    uint32_t np = 0;
+    while (params[np]) np++;
+    if (call->u.call.nargs > np)
+        return tc_err(t, CC_DIAG_TYPE, call->u.call.args[np]->span, NULL, "pl.%s() takes at most %u positional arguments, got %u", op,
+                      np, call->u.call.nargs), 0;
+    for (uint32_t k = 0; k < call->u.call.nargs; k++) a->v[k] = call->u.call.args[k];
+    for (uint32_t k = 0; k < call->u.call.nkws; k++) {
+        const cc_keyword *kw = &call->u.call.kws[k];
+        uint32_t j = 0;
+        while (j < np && strcmp(params[j], kw->name)) j++;
+        if (j < np && !a->v[j]) {
+            a->v[j] = kw->value;
+            continue;
+        }
+        for (const char *const *l = later; l && *l; l++)
+            if (!strcmp(*l, kw->name))
+                return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL, "pl.%s(%s=...) is not supported in this version", op, kw->name), 0;
+        return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.%s() got an unexpected keyword argument '%s'", op, kw->name), 0;
+    }
+    return 1;
+}
+
+static int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!a->v[k]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s() missing required argument '%s'", op, params[k]), 0;
+    return 1;
+}
+
+static const char *tc_shape_text(tc *t, const cc_type *ty)
+{
+    char buf[96];
+    size_t len = 0;
+    len += (size_t)snprintf(buf, sizeof buf, "[");
+    for (unsigned d = 0; d < ty->rank && len < sizeof buf; d++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%lld", d ? ", " : "", (long long)ty->shape[d]);
+    if (len < sizeof buf) snprintf(buf + len, sizeof buf - len, "]");
+    const char *s = base_arena_strndup(t->a, buf, strlen(buf));
+    return s ? s : "[?]";
+}
+
+/* Tile ops run in kernel code only. */
+static int tc_kernel_only(tc *t, const char *op, cc_span sp)
+{
+    if (t->c.plane != TC_CONTROL) return 1;
+    tc_err(t, CC_DIAG_INVALID_OP, sp, "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
+           "Misplaced tile op 'pl.%s' in %s function '%s' (should be inside InCore block)", op,
+           cc_func_kind_name((cc_func_kind)t->c.f->kind), t->c.f->name);
+    return 0;
+}
+
+static cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
+{
+    if (e->kind != CC_E_LIST && e->kind != CC_E_TUPLE)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a list like [0, 0]", what);
+    cc_ir_expr *x = tc_expr(t, e);
+    if (!x) return NULL;
+    for (uint32_t k = 0; k < x->u.list.n; k++) {
+        const cc_type *ty = &x->u.list.items[k]->type;
+        if (ty->kind != CC_T_SCALAR || cc_dtype_is_float(ty->dtype) || ty->dtype == CC_DT_TASK_ID)
+            return tc_err(t, CC_DIAG_TYPE, x->u.list.items[k]->span, NULL, "%s entries must be integer scalars", what);
+    }
+    return x;
+}
+
+cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
+{
+    if (x->type.kind == CC_T_TILE) return x;
+    if (x->type.kind != CC_T_TENSOR) {
+        char ty[96];
+        cc_type_format(&x->type, ty, sizeof ty);
+        return tc_err(t, CC_DIAG_TYPE, x->span, NULL, "expected a tile, got %s", ty);
+    }
+    cc_ir_expr *ld = cc_ir_op_new(t->a, CC_IR_LOAD, sp);
+    cc_ir_expr *offs = cc_ir_expr_new(t->a, CC_X_LIST, sp), *shp = cc_ir_expr_new(t->a, CC_X_LIST, sp);
+    uint32_t r = x->type.rank;
+    if (!ld || !offs || !shp || !(offs->u.list.items = base_arena_alloc(t->a, r * sizeof(cc_ir_expr *))) ||
+        !(shp->u.list.items = base_arena_alloc(t->a, r * sizeof(cc_ir_expr *))))
+        return tc_oom(t);
+    offs->type = shp->type = (cc_type){.kind = CC_T_LIST};
+    offs->u.list.n = shp->u.list.n = r;
+    for (uint32_t d = 0; d < r; d++)
+        if (!(offs->u.list.items[d] = cc_ir_int(t->a, 0, sp)) || !(shp->u.list.items[d] = cc_ir_int(t->a, x->type.shape[d], sp)))
+            return tc_oom(t);
+    ld->u.op.args[0] = x, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp;
+    ld->u.op.implicit = 1;
+    ld->type = x->type;
+    ld->type.kind = CC_T_TILE;
+    return ld;
+}
+
+/* Offsets against a window of extents ext in a tensor: rank, negative
+ * constants, constant overruns (unless clamp). */
+static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *offs, const int64_t *ext, uint32_t next,
+                     int clamp, cc_span sp)
+{
+    uint32_t r = tensor->rank;
+    if (offs->u.list.n != r || next != r)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s: expected %u offsets and %u shape entries for a rank-%u tensor, got %u and %u",
+                      op, r, r, r, offs->u.list.n, next), 0;
+    for (uint32_t d = 0; d < r; d++) {
+        int64_t o;
+        if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
+        if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
+        if (!clamp && o + ext[d] > tensor->shape[d]) {
+            int load = !strcmp(op, "load");
+            return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
+                          "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,
+                          load ? "reads" : "writes", d, (long long)o, (long long)ext[d], load ? "source" : "destination",
+                          (long long)tensor->shape[d]), 0;
+        }
+    }
+    return 1;
+}
+
+static int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list)
+{
+    if (!(*list = tc_list_of(t, e, "shapes"))) return 0;
+    *n = (*list)->u.list.n;
+    if (*n > CC_MAX_RANK) return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.%s: rank %u is above 4", op, *n), 0;
+    for (uint32_t d = 0; d < *n; d++) {
+        if (!cc_ir_const_int((*list)->u.list.items[d], &ext[d]))
+            return tc_err(t, CC_DIAG_TYPE, (*list)->u.list.items[d]->span, NULL, "pl.%s shapes must be compile-time constants", op), 0;
+        if (ext[d] <= 0) return tc_err(t, CC_DIAG_INVALID_OP, (*list)->u.list.items[d]->span, NULL, "pl.%s: shape entry %u must be positive, got %lld", op, d, (long long)ext[d]), 0;
+    }
+    return 1;
+}
+
+static cc_ir_expr *tc_tensor_arg(tc *t, const cc_expr *e, const char *op)
+{
+    cc_ir_expr *x = tc_expr(t, e);
+    if (x && x->type.kind != CC_T_TENSOR) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s: '%s' is not a tensor", op, e->kind == CC_E_NAME ? e->u.name : "argument");
+    return x;
+}
+
+static int tc_bool_kw(tc *t, const cc_expr *e, const char *what, int *v)
+{
+    if (!e) return *v = 0, 1;
+    if (e->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be True or False", what), 0;
+    return *v = (int)e->u.i, 1;
+}
+
+static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp", "cache", NULL};
+    tc_args a;
+    int clamp;
+    cc_ir_expr *ld = cc_ir_op_new(t->a, CC_IR_LOAD, call->span), *offs, *shp, *valid = NULL;
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n;
+    if (!ld) return tc_oom(t);
+    if (!tc_op_bind(t, call, "load", ps, NULL, &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
+    cc_ir_expr *src = tc_tensor_arg(t, a.v[0], "load");
+    if (!src || !(offs = tc_list_of(t, a.v[1], "offsets")) || !tc_shapes(t, a.v[2], "load", ext, &n, &shp) ||
+        !tc_bool_kw(t, a.v[5], "clamp=", &clamp))
+        return NULL;
+    if (a.v[3] && !(valid = tc_list_of(t, a.v[3], "valid_shape"))) return NULL;
+    if (valid && valid->u.list.n != n)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[3]->span, NULL, "pl.load: valid_shape has %u entries for a rank-%u tile", valid->u.list.n, n);
+    if (a.v[4] && tc_enum_value(t, a.v[4], "Mem") < 0 && tc_enum_value(t, a.v[4], "MemorySpace") < 0)
+        return tc_err(t, CC_DIAG_TYPE, a.v[4]->span, NULL, "pl.load target_memory= must be a pl.Mem member");
+    if (a.v[6]) {
+        int c = tc_enum_value(t, a.v[6], "CachePolicy");
+        if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
+        ld->u.op.cache = (uint8_t)c;
+    }
+    if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
+    ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
+    ld->u.op.clamp = (uint8_t)clamp;
+    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n};
+    memcpy(ld->type.shape, ext, n * sizeof ext[0]);
+    return ld;
+}
+
+static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes", NULL};
+    static const char *const later[] = {"atomic", NULL};
+    tc_args a;
+    cc_ir_expr *st = cc_ir_op_new(t->a, CC_IR_STORE, call->span), *tile, *offs, *dst, *shp = NULL;
+    if (!st) return tc_oom(t);
+    if (!tc_op_bind(t, call, "store", ps, later, &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
+    if (!(tile = tc_expr(t, a.v[0])) || !(tile = tc_tile_operand(t, tile, a.v[0]->span)) || !(offs = tc_list_of(t, a.v[1], "offsets")) ||
+        !(dst = tc_tensor_arg(t, a.v[2], "store")))
+        return NULL;
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n = tile->type.rank;
+    memcpy(ext, tile->type.shape, sizeof ext);
+    if (a.v[3] && !tc_shapes(t, a.v[3], "store", ext, &n, &shp)) return NULL;
+    if (tile->type.dtype != dst->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.store: tile dtype %s does not match tensor '%s' dtype %s; insert pl.cast",
+                      cc_dtype_name(tile->type.dtype), dst->kind == CC_X_VAR ? dst->u.name : "?", cc_dtype_name(dst->type.dtype));
+    if (!tc_window(t, "store", &dst->type, offs, ext, n, 0, call->span)) return NULL;
+    st->u.op.args[0] = tile, st->u.op.args[1] = offs, st->u.op.args[2] = dst, st->u.op.args[3] = shp;
+    st->type = dst->type;
+    return st;
+}
+
+static int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile)
+{
+    if (s->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, s->span, NULL, "a TaskId can only be passed in deps="), 0;
+    if (cc_dtype_is_float(s->type.dtype) && !cc_dtype_is_float(tile->dtype)) {
+        char v[64] = "value";
+        if (s->kind == CC_X_FLOAT) snprintf(v, sizeof v, "%g", s->u.f);
+        return tc_err(t, CC_DIAG_TYPE, s->span, NULL, "pl.%s: float scalar %s with an %s tile; cast the tile first", op, v,
+                      cc_dtype_name(tile->dtype)), 0;
+    }
+    return 1;
+}
+
+cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
+{
+    const char *name = cc_ir_op_name(op);
+    if (!tc_kernel_only(t, name, sp)) return NULL;
+    if (l->type.kind == CC_T_SCALAR && (r->type.kind == CC_T_TILE || r->type.kind == CC_T_TENSOR))
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s: the scalar operand must be on the right", name);
+    if (!(l = tc_tile_operand(t, l, sp))) return NULL;
+    if (r->type.kind == CC_T_SCALAR) {
+        if (!tc_scalar_fits_tile(t, name, r, &l->type)) return NULL;
+    } else {
+        if (!(r = tc_tile_operand(t, r, sp))) return NULL;
+        if (l->type.dtype != r->type.dtype)
+            return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", name,
+                          cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
+        if (!cc_type_equal(&l->type, &r->type))
+            return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s: operand shapes %s and %s differ", name, tc_shape_text(t, &l->type),
+                          tc_shape_text(t, &r->type));
+    }
+    cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
+    if (!x) return tc_oom(t);
+    x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
+    return x;
+}
+
+cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
+{
+    const char *name = cc_ir_op_name(op);
+    if (!tc_kernel_only(t, name, sp) || !(x = tc_tile_operand(t, x, sp))) return NULL;
+    if ((op == CC_IR_EXP || op == CC_IR_SQRT) && !cc_dtype_is_float(x->type.dtype))
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s requires a floating-point tile, got %s", name, cc_dtype_name(x->type.dtype));
+    if ((op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX) && x->type.rank != 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", name, x->type.rank);
+    cc_ir_expr *u = cc_ir_op_new(t->a, op, sp);
+    if (!u) return tc_oom(t);
+    u->u.op.args[0] = x, u->type = x->type;
+    if (op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX) u->type.shape[1] = 1;
+    return u;
+}
+
+static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
+{
+    const char *name = cc_ir_op_name(op);
+    uint32_t n = cc_ir_op_nslots(op);
+    static const char *const bin[] = {"lhs", "rhs", NULL}, *const un[] = {"x", NULL}, *const row[] = {"tile", "tmp_tile", NULL};
+    const char *const *ps = op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX ? row : n == 2 ? bin : un;
+    tc_args a;
+    if (!tc_op_bind(t, call, name, ps, NULL, &a) || !tc_need(t, call, name, &a, ps == row ? 1 : n, ps)) return NULL;
+    cc_ir_expr *x = tc_expr(t, a.v[0]), *y = NULL;
+    if (!x || (ps != un && a.v[1] && !(y = tc_expr(t, a.v[1])))) return NULL;
+    if (ps == bin) return tc_tile_binary(t, op, x, y, call->span);
+    cc_ir_expr *u = tc_tile_unary(t, op, x, call->span);
+    if (u && y) {
+        if (!(y = tc_tile_operand(t, y, a.v[1]->span))) return NULL;
+        u->u.op.args[1] = y;
+    }
+    return u;
+}
+
+static cc_ir_expr *tc_cast(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"x", "target_type", "mode", NULL};
+    tc_args a;
+    if (!tc_op_bind(t, call, "cast", ps, NULL, &a) || !tc_need(t, call, "cast", &a, 2, ps)) return NULL;
+    cc_ir_expr *x = tc_expr(t, a.v[0]);
+    int dt = x ? tc_dtype_arg(t, a.v[1], "pl.cast target_type") : -1;
+    if (dt < 0) return NULL;
+    int mode = CC_CAST_ROUND;
+    if (a.v[2]) {
+        if (a.v[2]->kind != CC_E_STRING) return tc_err(t, CC_DIAG_SYNTAX, a.v[2]->span, NULL, "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc'");
+        const char *m = a.v[2]->u.str.text;
+        uint32_t ml = a.v[2]->u.str.len;
+        mode = -1;
+        for (int k = CC_CAST_ROUND; k <= CC_CAST_TRUNC; k++)
+            if (strlen(cc_cast_mode_name((cc_cast_mode)k)) == ml && !memcmp(cc_cast_mode_name((cc_cast_mode)k), m, ml)) mode = k;
+        if (mode < 0 && ((ml == 4 && !memcmp(m, "none", 4)) || (ml == 3 && !memcmp(m, "odd", 3))))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "pl.cast mode '%.*s' is not supported in this version", (int)ml, m);
+        if (mode < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[2]->span, NULL, "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc'");
+    }
+    if (x->type.kind == CC_T_SCALAR) {
+        if (mode != CC_CAST_ROUND) return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.cast of a scalar takes no mode=");
+        if (dt != CC_DT_INDEX && dt != CC_DT_FP32 && dt != CC_DT_BOOL && dt != CC_DT_INT32)
+            return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.cast of a scalar must target pl.INDEX, pl.INT32, pl.FP32 or pl.BOOL");
+    } else if (!tc_kernel_only(t, "cast", call->span) || !(x = tc_tile_operand(t, x, call->span))) {
+        return NULL;
+    }
+    cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CAST, call->span);
+    if (!c) return tc_oom(t);
+    c->u.op.args[0] = x, c->u.op.dtype = (uint8_t)dt, c->u.op.mode = (uint8_t)mode;
+    c->type = x->type;
+    c->type.dtype = (uint8_t)dt;
+    return c;
+}
+
+static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz", NULL};
+    tc_args a;
+    if (!tc_op_bind(t, call, "matmul", ps, NULL, &a) || !tc_need(t, call, "matmul", &a, 2, ps)) return NULL;
+    for (int k = 3; k < 6; k++) {
+        int v;
+        if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
+        if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
+    }
+    if (!tc_kernel_only(t, "matmul", call->span)) return NULL;
+    cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
+    if (!r || !(l = tc_tile_operand(t, l, a.v[0]->span)) || !(r = tc_tile_operand(t, r, a.v[1]->span))) return NULL;
+    if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul: inner dimensions differ: %s vs %s", tc_shape_text(t, &l->type),
+                      tc_shape_text(t, &r->type));
+    if (l->type.dtype != r->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast",
+                      cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
+    if (l->type.dtype == CC_DT_INT32)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got INT32");
+    int deduced = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
+    cc_ir_expr *m = cc_ir_op_new(t->a, CC_IR_MATMUL, call->span);
+    if (!m) return tc_oom(t);
+    if (a.v[2]) {
+        int od = tc_dtype_arg(t, a.v[2], "pl.matmul out_dtype");
+        if (od < 0) return NULL;
+        if (od != deduced)
+            return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL,
+                          "pl.matmul: out_dtype=%s is not supported for Tile operands — the result dtype is deduced as %s",
+                          cc_dtype_name((cc_dtype)od), cc_dtype_name((cc_dtype)deduced));
+        m->u.op.dtype = (uint8_t)od;
+    }
+    m->u.op.args[0] = l, m->u.op.args[1] = r;
+    m->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)deduced, .rank = 2, .shape = {l->type.shape[0], r->type.shape[1]}};
+    return m;
+}
+
+static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"shape", "dtype", "layout", "manual_dep", "init_value", NULL};
+    tc_args a;
+    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, call->span, "pl.create_tensor");
+    if (!tc_op_bind(t, call, "create_tensor", ps, NULL, &a) || !tc_need(t, call, "create_tensor", &a, 2, ps)) return NULL;
+    int manual;
+    if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
+    if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
+    if (a.v[2] && !(tc_pl_attr(t, a.v[2], "ND") && a.v[2]->u.attr.value->kind == CC_E_NAME))
+        return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "layouts other than pl.ND are not supported in this version");
+    if (a.v[4]) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[4]->span, NULL, "init_value= is not supported in this version");
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n;
+    cc_ir_expr *shp;
+    if (!tc_shapes(t, a.v[0], "create_tensor", ext, &n, &shp)) return NULL;
+    if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.create_tensor: the shape needs 1 to 4 entries");
+    int dt = tc_dtype_arg(t, a.v[1], "pl.create_tensor dtype");
+    if (dt < 0) return NULL;
+    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL)
+        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8");
+    cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CREATE_TENSOR, call->span);
+    if (!c) return tc_oom(t);
+    c->u.op.args[0] = shp, c->u.op.dtype = (uint8_t)dt;
+    c->type = (cc_type){.kind = CC_T_TENSOR, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
+    memcpy(c->type.shape, ext, n * sizeof ext[0]);
+    return c;
+}
+
+cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
+{
+    for (int op = 0; op < CC_IR_OP_COUNT; op++) {
+        if (strcmp(cc_ir_op_name((cc_ir_op)op), name)) continue;
+        switch (op) {
+        case CC_IR_LOAD: return tc_kernel_only(t, name, call->span) ? tc_load(t, call) : NULL;
+        case CC_IR_STORE: return tc_kernel_only(t, name, call->span) ? tc_store(t, call) : NULL;
+        case CC_IR_CAST: return tc_cast(t, call);
+        case CC_IR_MATMUL: return tc_matmul(t, call);
+        case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
+        default: return tc_elementwise(t, call, (cc_ir_op)op);
+        }
+    }
+    if (!strcmp(name, "range")) return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.range(...) can only be iterated by a for loop");
+    if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope"))
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) is only valid as the item of a with statement", name);
+    if (!strcmp(name, "set_cache_policy"))
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL,
+                      "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");
+    return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s cannot be called in kernel code", name);
+}

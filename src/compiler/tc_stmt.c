@@ -1,0 +1,529 @@
+/*
+ * tc_stmt.c - the type checker's statements: assignments and unpacking,
+ * loops, branches (with definite assignment across them), returns, the
+ * `with` rules of DSL-SPEC §4.1 in their order, pl.at, and the
+ * pl.set_cache_policy markers of §6.1-6.2, hoisted onto their pl.at.
+ *
+ * Invariant: a block is checked in order and stops at its first failing
+ * statement (one error per block is enough to act on); its statements land
+ * in out in source order.
+ */
+#include "compiler/tc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+
+/* What a block is the body of: markers are hoisted from AT bodies and
+ * rejected with a scope-specific message in SCOPE bodies. */
+typedef enum tc_block_kind { TC_BLOCK_PLAIN, TC_BLOCK_AT, TC_BLOCK_SCOPE } tc_block_kind;
+
+static int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind);
+
+static const char *const tc_marker_standalone =
+    "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body";
+
+/* Is s a pl.set_cache_policy(...) / pl.tensor.set_cache_policy(...) statement? */
+static int tc_is_marker(tc *t, const cc_stmt *s)
+{
+    if (s->kind != CC_S_EXPR || s->u.expr->kind != CC_E_CALL) return 0;
+    const cc_expr *fn = s->u.expr->u.call.fn;
+    return (tc_pl_attr(t, fn, "set_cache_policy") && fn->u.attr.value->kind == CC_E_NAME) ||
+           (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"));
+}
+
+static cc_ir_stmt *tc_stmt_new(tc *t, cc_ir_stmt_kind k, cc_span sp)
+{
+    cc_ir_stmt *s = cc_ir_stmt_new(t->a, k, sp);
+    return s ? s : tc_oom(t);
+}
+
+/* ---- assignments -------------------------------------------------------------------------- */
+
+/* The type of result k of value (a call's results, a list's items). */
+static int tc_result_count(const cc_ir_expr *v)
+{
+    if (v->kind == CC_X_LIST) return (int)v->u.list.n;
+    if (v->kind == CC_X_CALL) return (int)(v->u.call.callee->nresults + v->u.call.submit);
+    return v->type.kind == CC_T_VOID ? 0 : 1;
+}
+
+static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
+{
+    if (v->kind == CC_X_LIST) return v->u.list.items[k]->type;
+    if (v->kind == CC_X_CALL) {
+        const cc_ir_func *f = v->u.call.callee;
+        if (k < f->nresults) return f->results[k];
+        return (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
+    }
+    return v->type;
+}
+
+static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
+{
+    uint32_t n = s->u.assign.ntargets;
+    for (uint32_t k = 0; k < n; k++) {
+        const cc_expr *x = s->u.assign.targets[k];
+        if (x->kind == CC_E_SUBSCRIPT)
+            return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "subscripts and slices are not supported in this version");
+        if (x->kind != CC_E_NAME)
+            return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
+    }
+    cc_ir_expr *v = tc_expr(t, s->u.assign.value);
+    if (!v) return NULL;
+    int m = tc_result_count(v);
+    int single_list = n == 1 && v->kind == CC_X_LIST;
+    if (!single_list && (n > 1 || v->kind == CC_X_CALL) && m != (int)n) {
+        if (v->kind == CC_X_CALL && v->u.call.submit)
+            return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "pl.submit(%s) unpacks %u result value(s) but kernel returns %d",
+                          v->u.call.callee->name, n, m - 1);
+        return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "cannot unpack %d value(s) into %u name(s)", m, n);
+    }
+    if (v->type.kind == CC_T_VOID) return tc_err(t, CC_DIAG_TYPE, s->u.assign.value->span, NULL, "this call returns no value");
+    if (s->u.assign.annotation) {
+        cc_type ann;
+        uint8_t dir;
+        int shaped;
+        if (!tc_annotation(t, s->u.assign.annotation, &ann, &dir, &shaped)) return NULL;
+        if (ann.kind != v->type.kind || (shaped && !cc_type_equal(&ann, &v->type))) {
+            char a[96], b[96];
+            cc_type_format(&ann, a, sizeof a), cc_type_format(&v->type, b, sizeof b);
+            return tc_err(t, CC_DIAG_TYPE, s->u.assign.annotation->span, NULL, "'%s' is annotated %s but assigned %s",
+                          s->u.assign.targets[0]->u.name, a, b);
+        }
+    }
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, s->span);
+    if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, n * sizeof *st->u.assign.targets))) return tc_oom(t);
+    st->u.assign.ntargets = n, st->u.assign.value = v;
+    for (uint32_t k = 0; k < n; k++) {
+        const cc_expr *x = s->u.assign.targets[k];
+        cc_type ty = single_list ? v->type : tc_result_type(v, k);
+        st->u.assign.targets[k] = (cc_ir_target){x->u.name, ty, x->span};
+        if (!tc_bind_name(t, x->u.name, ty, x->span)) return NULL;
+    }
+    return st;
+}
+
+static cc_ir_stmt *tc_augassign(tc *t, const cc_stmt *s)
+{
+    const cc_expr *x = s->u.aug.target;
+    if (x->kind != CC_E_NAME) return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
+    cc_expr bin = {.kind = CC_E_BINARY, .span = s->span, .u.bin = {s->u.aug.op, (cc_expr *)x, s->u.aug.value}};
+    cc_ir_expr *v = tc_expr(t, &bin);
+    if (!v) return NULL;
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, s->span);
+    if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, sizeof *st->u.assign.targets))) return tc_oom(t);
+    st->u.assign.ntargets = 1, st->u.assign.value = v;
+    st->u.assign.targets[0] = (cc_ir_target){x->u.name, v->type, x->span};
+    return tc_bind_name(t, x->u.name, v->type, x->span) ? st : NULL;
+}
+
+static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
+{
+    const cc_expr *e = s->u.expr;
+    if (e->kind != CC_E_CALL) return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
+    cc_ir_expr *v = tc_expr(t, e);
+    if (!v) return NULL;
+    if (v->kind != CC_X_CALL && !(v->kind == CC_X_OP && v->u.op.op == CC_IR_STORE))
+        return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_EXPR, s->span);
+    if (st) st->u.expr = v;
+    return st;
+}
+
+/* ---- control flow ------------------------------------------------------------------------- */
+
+static int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
+{
+    if (c->type.kind == CC_T_SCALAR && c->type.dtype != CC_DT_TASK_ID) return 1;
+    char ty[96];
+    cc_type_format(&c->type, ty, sizeof ty);
+    tc_err(t, CC_DIAG_TYPE, c->span, NULL, "%s must be a scalar expression, got %s", what, ty);
+    return 0;
+}
+
+/* Checks a body that may run zero or more times, or once of two ways:
+ * on a copy of the environment, merged back afterwards. */
+static int tc_branch(tc *t, const cc_block *b, cc_ir_block *out, tc_env *result)
+{
+    tc_env saved = t->c.env;
+    if (!tc_env_copy(t, &t->c.env, &saved)) return t->c.env = saved, 0;
+    t->c.branches++;
+    int ok = tc_block(t, b, out, 0, TC_BLOCK_PLAIN);
+    t->c.branches--;
+    *result = t->c.env;
+    t->c.env = saved;
+    return ok;
+}
+
+/* The range bounds of `for v in pl.range(...)`. */
+static int tc_range(tc *t, const cc_expr *it, cc_ir_expr **bounds)
+{
+    const char *name = it->kind == CC_E_CALL ? tc_pl_attr(t, it->u.call.fn, NULL) : NULL;
+    if (!name || strcmp(name, "range") || it->u.call.fn->u.attr.value->kind != CC_E_NAME) {
+        if (name && it->u.call.fn->u.attr.value->kind == CC_E_NAME) {
+            const char *path = tc_pl_path(t, it->u.call.fn);
+            static const char *const later[] = {"parallel", "unroll", "pipeline", "while_", NULL};
+            for (const char *const *l = later; *l; l++)
+                if (!strcmp(*l, name)) return tc_err(t, CC_DIAG_UNSUPPORTED, it->span, NULL, "%s is not supported in this version", path), 0;
+        }
+        return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "for loops must iterate over pl.range(...)"), 0;
+    }
+    uint32_t n = it->u.call.nargs;
+    if (it->u.call.nkws) {
+        const cc_keyword *kw = &it->u.call.kws[0];
+        if (!strcmp(kw->name, "init_values"))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL, "init_values= is not supported in this version"), 0;
+        return tc_err(t, CC_DIAG_SYNTAX, kw->name_span, NULL, "Unknown keyword argument '%s' in pl.range()", kw->name), 0;
+    }
+    if (n == 0) return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "pl.range() requires at least 1 argument (stop)"), 0;
+    if (n > 3) return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "pl.range() takes 1 to 3 positional arguments, got %u", n), 0;
+    cc_ir_expr *v[3] = {NULL, NULL, NULL};
+    for (uint32_t k = 0; k < n; k++) {
+        if (!(v[k] = tc_expr(t, it->u.call.args[k]))) return 0;
+        if (v[k]->type.kind != CC_T_SCALAR || cc_dtype_is_float(v[k]->type.dtype) || v[k]->type.dtype == CC_DT_TASK_ID)
+            return tc_err(t, CC_DIAG_TYPE, v[k]->span, NULL, "pl.range() bounds must be integer scalars"), 0;
+    }
+    bounds[0] = n > 1 ? v[0] : cc_ir_int(t->a, 0, it->span);
+    bounds[1] = n > 1 ? v[1] : v[0];
+    bounds[2] = n > 2 ? v[2] : cc_ir_int(t->a, 1, it->span);
+    int64_t step;
+    if (!bounds[0] || !bounds[2]) return tc_oom(t), 0;
+    if (cc_ir_const_int(bounds[2], &step) && step == 0)
+        return tc_err(t, CC_DIAG_SYNTAX, v[2]->span, NULL, "pl.range() step must be non-zero"), 0;
+    return 1;
+}
+
+/* Drops the binding of name made since the environment had n entries. */
+static void tc_unbind_new(tc *t, const char *name, uint32_t n)
+{
+    for (uint32_t k = n; k < t->c.env.n; k++)
+        if (!strcmp(t->c.env.b[k].name, name)) {
+            memmove(&t->c.env.b[k], &t->c.env.b[k + 1], (t->c.env.n - k - 1) * sizeof t->c.env.b[0]);
+            t->c.env.n--;
+            return;
+        }
+}
+
+static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
+{
+    cc_ir_expr *b[3];
+    if (!tc_range(t, s->u.for_.iter, b)) return NULL;
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_FOR, s->span);
+    if (!st) return NULL;
+    st->u.for_.var = s->u.for_.var, st->u.for_.var_span = s->u.for_.var_span;
+    st->u.for_.start = b[0], st->u.for_.stop = b[1], st->u.for_.step = b[2];
+    uint32_t before = t->c.env.n;
+    int had = tc_lookup(&t->c.env, s->u.for_.var) != NULL;
+    t->c.branches++;
+    int ok = tc_bind_name(t, s->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, s->u.for_.var_span);
+    t->c.branches--;
+    tc_env body;
+    if (!ok || !tc_branch(t, &s->u.for_.body, &st->u.for_.body, &body)) return NULL;
+    ok = tc_env_merge(t, &t->c.env, &body);
+    tc_env_free(&body);
+    if (!had) tc_unbind_new(t, s->u.for_.var, before);
+    return ok ? st : NULL;
+}
+
+static cc_ir_stmt *tc_while(tc *t, const cc_stmt *s)
+{
+    cc_ir_expr *c = tc_expr(t, s->u.while_.cond);
+    if (!c || !tc_scalar_cond(t, c, "while condition")) return NULL;
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_WHILE, s->span);
+    tc_env body;
+    if (!st || !tc_branch(t, &s->u.while_.body, &st->u.while_.body, &body)) return NULL;
+    st->u.while_.cond = c;
+    int ok = tc_env_merge(t, &t->c.env, &body);
+    tc_env_free(&body);
+    return ok ? st : NULL;
+}
+
+static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
+{
+    cc_ir_expr *c = tc_expr(t, s->u.if_.cond);
+    if (!c || !tc_scalar_cond(t, c, "if condition")) return NULL;
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_IF, s->span);
+    tc_env a = {0}, b = {0};
+    int ok = st && tc_branch(t, &s->u.if_.then, &st->u.if_.then, &a) &&
+             tc_branch(t, &s->u.if_.orelse, &st->u.if_.orelse, &b);
+    if (ok) {
+        st->u.if_.cond = c;
+        st->u.if_.elif = s->u.if_.orelse.n == 1 && s->u.if_.orelse.items[0]->kind == CC_S_IF;
+        /* after the if: the merge of both branches (no else: the entry state) */
+        tc_env_free(&t->c.env);
+        t->c.env = a;
+        a = (tc_env){0};
+        ok = tc_env_merge(t, &t->c.env, &b);
+    }
+    tc_env_free(&a), tc_env_free(&b);
+    return ok ? st : NULL;
+}
+
+static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
+{
+    cc_ir_func *f = t->c.f;
+    if (!last) return tc_err(t, CC_DIAG_SYNTAX, s->span, "move it to the end of the function", "return must be the last statement of '%s'", f->name);
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_RETURN, s->span);
+    uint32_t n = s->u.ret.n;
+    if (!st || (n && (!(st->u.ret.values = base_arena_alloc(t->a, n * sizeof *st->u.ret.values)) ||
+                      !(f->results = base_arena_alloc(t->a, n * sizeof *f->results)))))
+        return tc_oom(t);
+    st->u.ret.n = n;
+    for (uint32_t k = 0; k < n; k++) {
+        cc_ir_expr *v = tc_expr(t, s->u.ret.values[k]);
+        if (!v) return NULL;
+        int param = v->kind == CC_X_VAR ? cc_ir_func_param(f, v->u.name) : -1;
+        if (f->kind == CC_FUNC_INCORE &&
+            (param < 0 || v->type.kind != CC_T_TENSOR || (f->params[param].declared && f->params[param].dir == CC_DIR_IN)))
+            return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "InCore function '%s' may return only its Out/InOut tensor parameters", f->name);
+        if (f->kind != CC_FUNC_INCORE && f->kind != CC_FUNC_INLINE && (v->kind != CC_X_VAR || v->type.kind != CC_T_TENSOR))
+            return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "'%s' may return only tensors", f->name);
+        st->u.ret.values[k] = v;
+        f->results[k] = v->type;
+    }
+    f->nresults = n;
+    t->c.returned = 1;
+    return st;
+}
+
+/* ---- with: pl.scope, pl.manual_scope, pl.at ----------------------------------------------------- */
+
+static int tc_scope_mode(tc *t, const cc_expr *ctx, const char *kind, const cc_with_item *it, int *mode)
+{
+    if (it->as_name)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
+                      "`with pl.scope(...) as ...:` is not supported — the `as` clause only applies to pl.at"), 0;
+    if (!strcmp(kind, "manual_scope")) {
+        if (ctx->u.call.nargs || ctx->u.call.nkws)
+            return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.manual_scope() does not accept arguments"), 0;
+        return *mode = CC_SCOPE_MANUAL, 1;
+    }
+    if (ctx->u.call.nargs)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.scope() takes only a 'mode=' keyword, not positional arguments"), 0;
+    *mode = CC_SCOPE_AUTO;
+    for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
+        const cc_keyword *kw = &ctx->u.call.kws[k];
+        if (strcmp(kw->name, "mode"))
+            return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.scope() got an unexpected keyword '%s'", kw->name), 0;
+        if ((*mode = tc_enum_value(t, kw->value, "ScopeMode")) < 0)
+            return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.scope(mode=...) must be pl.ScopeMode.AUTO or pl.ScopeMode.MANUAL"), 0;
+    }
+    return 1;
+}
+
+static cc_ir_stmt *tc_scope(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int last)
+{
+    int mode;
+    if (!tc_scope_mode(t, ctx, kind, &s->u.with.items[0], &mode)) return NULL;
+    if (t->c.plane == TC_KERNEL)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
+                      "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", tc_where(t));
+    if (mode == CC_SCOPE_MANUAL && t->c.manual)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "a manual scope may not be nested inside another manual scope");
+    if (mode == CC_SCOPE_AUTO && t->c.fn->auto_scope)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, "set auto_scope=False on the decorator, or use pl.manual_scope()",
+                      "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)");
+    if (mode == CC_SCOPE_AUTO && t->c.manual)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "an AUTO scope may not be nested inside a manual scope");
+    cc_ir_block body;
+    t->c.manual += mode == CC_SCOPE_MANUAL;
+    int ok = tc_block(t, &s->u.with.body, &body, last, TC_BLOCK_SCOPE);
+    t->c.manual -= mode == CC_SCOPE_MANUAL;
+    if (!ok) return NULL;
+    cc_ir_stmt *st = cc_ir_scope_new(t->a, (cc_scope_mode)mode, 0, body, ctx->span);
+    return st ? st : tc_oom(t);
+}
+
+/* One pl.set_cache_policy(t, P) marker of a pl.at body, checked against
+ * the names bound where the pl.at starts (env). */
+static int tc_marker(tc *t, const cc_stmt *s, const tc_env *env, cc_ir_stmt *at)
+{
+    const cc_expr *call = s->u.expr;
+    if (call->u.call.nargs != 2 || call->u.call.nkws)
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.set_cache_policy() takes exactly two positional arguments (no keywords)"), 0;
+    const cc_expr *name = call->u.call.args[0], *pol = call->u.call.args[1];
+    if (name->kind != CC_E_NAME)
+        return tc_err(t, CC_DIAG_SYNTAX, name->span, NULL, "pl.set_cache_policy() first argument must be a bare variable name"), 0;
+    tc_bind *b = tc_lookup((tc_env *)env, name->u.name);
+    int found = 0;
+    if (!b || !b->definite) {
+        if (!b && !tc_is_local(t, name->u.name)) tc_constant(t, name->u.name, name->span, &found);
+        if (!found)
+            return tc_err(t, CC_DIAG_SYNTAX, name->span, NULL, "pl.set_cache_policy() argument '%s' is not defined at this point",
+                          name->u.name), 0;
+    }
+    if (!b || b->type.kind != CC_T_TENSOR)
+        return tc_err(t, CC_DIAG_TYPE, name->span, NULL, "pl.set_cache_policy() argument '%s' is not a tensor", name->u.name), 0;
+    int p = tc_enum_value(t, pol, "CachePolicy");
+    if (p < 0)
+        return tc_err(t, CC_DIAG_SYNTAX, pol->span, NULL,
+                      "pl.set_cache_policy() second argument must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS"), 0;
+    for (uint32_t k = 0; k < at->u.at.ndecls; k++) {
+        cc_ir_cache_decl *d = &at->u.at.decls[k];
+        if (strcmp(d->tensor, name->u.name)) continue;
+        if (d->policy == p) return 1;
+        return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL,
+                      "pl.set_cache_policy() declares conflicting policies for '%s' (%s at line %u, %s at line %u)", name->u.name,
+                      cc_cache_policy_name(d->policy), d->span.line, cc_cache_policy_name((cc_cache_policy)p), s->span.line), 0;
+    }
+    cc_ir_cache_decl *d = base_arena_alloc(t->a, (at->u.at.ndecls + 1) * sizeof *d);
+    if (!d) return tc_oom(t), 0;
+    if (at->u.at.ndecls) memcpy(d, at->u.at.decls, at->u.at.ndecls * sizeof *d);
+    d[at->u.at.ndecls] = (cc_ir_cache_decl){name->u.name, (uint8_t)p, s->span};
+    at->u.at.decls = d;
+    at->u.at.ndecls++;
+    return 1;
+}
+
+static int tc_identifier(const char *s)
+{
+    static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+                                     "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+                                     "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+                                     "return", "try", "while", "with", "yield"};
+    if (!*s || isdigit((unsigned char)*s)) return 0;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') return 0;
+    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
+        if (!strcmp(kw[k], s)) return 0;
+    return 1;
+}
+
+/* pl.at's arguments into st. */
+static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_stmt *st)
+{
+    if (ctx->u.call.nargs > 2)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() takes at most 2 positional arguments, got %u", ctx->u.call.nargs), 0;
+    const cc_expr *level = ctx->u.call.nargs ? ctx->u.call.args[0] : NULL, *deps = NULL;
+    if (ctx->u.call.nargs == 2)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->u.call.args[1]->span, NULL, "pl.at() optimizations is not supported in this version"), 0;
+    static const char *const later[] = {"role", "optimizations", "no_dep_args", "dumps", "allow_early_resolve", "windowize", NULL};
+    for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
+        const cc_keyword *kw = &ctx->u.call.kws[k];
+        if (!strcmp(kw->name, "level") && !level) level = kw->value;
+        else if (!strcmp(kw->name, "deps")) deps = kw->value;
+        else if (!strcmp(kw->name, "name_hint")) {
+            if (kw->value->kind != CC_E_STRING)
+                return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL, "pl.at() 'name_hint' argument must be a string literal"), 0;
+            char *h = base_arena_strndup(t->a, kw->value->u.str.text, kw->value->u.str.len);
+            if (!h) return tc_oom(t), 0;
+            if (!tc_identifier(h) || strlen(h) != kw->value->u.str.len)
+                return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL,
+                              "pl.at() 'name_hint' must be a valid non-keyword identifier, got '%s'", h), 0;
+            st->u.at.name_hint = h;
+        } else {
+            int is_later = 0;
+            for (const char *const *l = later; *l; l++) is_later |= !strcmp(*l, kw->name);
+            return tc_err(t, is_later ? CC_DIAG_UNSUPPORTED : CC_DIAG_SYNTAX, kw->name_span, NULL,
+                          is_later ? "pl.at(%s=...) is not supported in this version" : "pl.at() got an unexpected keyword '%s'",
+                          kw->name), 0;
+        }
+    }
+    if (!level) return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() requires a level argument"), 0;
+    int l = tc_enum_value(t, level, "Level");
+    if (l < 0) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must be a pl.Level member"), 0;
+    if (l == CC_LEVEL_AIV || l == CC_LEVEL_AIC)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, level->span, NULL, "pl.at(level=pl.Level.%s) is not supported in this version",
+                      cc_level_name((cc_level)l)), 0;
+    if (l == CC_LEVEL_UNDEFINED) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must not be pl.Level.UNDEFINED"), 0;
+    st->u.at.level = (uint8_t)l;
+    if (l != CC_LEVEL_CORE_GROUP && (deps || it->as_name))
+        return tc_err(t, CC_DIAG_SYNTAX, deps ? deps->span : it->as_span, NULL,
+                      "pl.at(level=%s.Level.%s) creates no task; deps= and 'as' need level=pl.Level.CORE_GROUP", t->pl,
+                      cc_level_name((cc_level)l)), 0;
+    if (deps) {
+        st->u.at.has_deps = 1;
+        if (!tc_at_deps(t, deps, &st->u.at.deps, &st->u.at.ndeps)) return 0;
+    }
+    st->u.at.as_name = it->as_name;
+    return 1;
+}
+
+static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
+{
+    const cc_with_item *it = &s->u.with.items[0];
+    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, ctx->span, "pl.at");
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_AT, ctx->span);
+    if (!st || !tc_at_args(t, ctx, it, st)) return NULL;
+    for (uint32_t k = 0; k < s->u.with.body.n; k++)
+        if (tc_is_marker(t, s->u.with.body.items[k]) && !tc_marker(t, s->u.with.body.items[k], &t->c.env, st)) return NULL;
+    tc_ctx saved = t->c;
+    if (st->u.at.level == CC_LEVEL_CORE_GROUP) t->c.plane = TC_KERNEL, t->c.in_at = 1;
+    int ok = tc_block(t, &s->u.with.body, &st->u.at.body, 0, TC_BLOCK_AT);
+    saved.env = t->c.env; /* names bound in the body stay bound (a read after it is the outliner's §1.9 error) */
+    t->c = saved;
+    if (!ok) return NULL;
+    if (it->as_name && !tc_bind_name(t, it->as_name, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID}, it->as_span)) return NULL;
+    return st;
+}
+
+static cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
+{
+    if (s->u.with.nitems > 1)
+        return tc_err(t, CC_DIAG_SYNTAX, s->u.with.items[1].context->span, NULL, "Only single context manager supported in with statement");
+    const cc_expr *ctx = s->u.with.items[0].context;
+    const char *kind = ctx->kind == CC_E_CALL ? tc_pl_attr(t, ctx->u.call.fn, NULL) : NULL;
+    if (kind && ctx->u.call.fn->u.attr.value->kind != CC_E_NAME) kind = NULL;
+    if (kind && (!strcmp(kind, "scope") || !strcmp(kind, "manual_scope"))) return tc_scope(t, s, ctx, kind, last);
+    if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
+    const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;
+    if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) {
+        const char *first = head->u.attr.value->kind == CC_E_NAME ? head->u.attr.name : NULL;
+        if (first && (!strcmp(first, "spmd") || !strcmp(first, "cluster") || !strcmp(first, "pipeline") || !strcmp(first, "cond")))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "%s is not supported in this version", tc_pl_path(t, head));
+    }
+    return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->span, NULL, "Unsupported context manager in with statement");
+}
+
+/* ---- blocks ------------------------------------------------------------------------------- */
+
+static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
+{
+    switch (s->kind) {
+    case CC_S_ASSIGN: return tc_assign(t, s);
+    case CC_S_AUGASSIGN: return tc_augassign(t, s);
+    case CC_S_EXPR: return tc_expr_stmt(t, s);
+    case CC_S_FOR: return tc_for(t, s);
+    case CC_S_WHILE: return tc_while(t, s);
+    case CC_S_IF: return tc_if(t, s);
+    case CC_S_WITH: return tc_with(t, s, last);
+    case CC_S_RETURN: return tc_return(t, s, last);
+    default: return tc_err(t, CC_DIAG_UNSUPPORTED, s->span, NULL, "this statement is not supported in kernel code");
+    }
+}
+
+static int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind)
+{
+    cc_ir_stmt **items = b->n ? malloc(b->n * sizeof *items) : NULL;
+    uint32_t n = 0;
+    if (b->n && !items) return tc_oom(t), 0;
+    int ok = 1;
+    for (uint32_t k = 0; k < b->n && ok; k++) {
+        const cc_stmt *s = b->items[k];
+        if (s->kind == CC_S_PASS) continue;
+        if (tc_is_marker(t, s)) {
+            if (kind == TC_BLOCK_AT) continue; /* hoisted by tc_at */
+            ok = !tc_err(t, CC_DIAG_SYNTAX, s->span, t->c.plane == TC_KERNEL && !t->c.in_at ? "pass cache= to the pl.load" : NULL,
+                         kind == TC_BLOCK_SCOPE ? "pl.set_cache_policy() has nothing to attach to on this Runtime scope" : "%s",
+                         tc_marker_standalone);
+            break;
+        }
+        cc_ir_stmt *st = tc_stmt(t, s, tail && k + 1 == b->n);
+        if (!st) ok = 0;
+        else items[n++] = st;
+    }
+    ok = ok && cc_ir_block_make(t->a, out, items, n);
+    free(items);
+    return ok;
+}
+
+int tc_body(tc *t, const cc_block *b, cc_ir_block *out)
+{
+    cc_block body = *b;
+    if (body.n && body.items[0]->kind == CC_S_EXPR && body.items[0]->u.expr->kind == CC_E_STRING) body.items++, body.n--;
+    return tc_block(t, &body, out, 1, TC_BLOCK_PLAIN);
+}

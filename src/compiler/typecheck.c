@@ -1,0 +1,615 @@
+/*
+ * typecheck.c - stage 0: the program, its functions and their calls (see
+ * typecheck.h; statements are tc_stmt.c's, expressions tc_expr.c's, ops
+ * tc_ops.c's).
+ *
+ * The entry is checked first, specialized to the caller's argument specs;
+ * every other function when it is first called, specialized to that call's
+ * argument types.  A later call with other types is an error (v1 keeps one
+ * specialization per function and compile).  A function reached while it
+ * is being checked is a recursive call.
+ */
+#include "compiler/tc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+
+/* ---- diagnostics ------------------------------------------------------------------- */
+
+void *tc_err(tc *t, cc_diag_class cls, cc_span sp, const char *hint, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cc_diag_add(t->d, cls, sp, hint, "%s", msg);
+    return NULL;
+}
+
+void *tc_oom(tc *t)
+{
+    if (!t->oom) cc_diag_add(t->d, CC_DIAG_INTERNAL, (cc_span){0, 0, 0, 0}, NULL, "out of memory");
+    t->oom = 1;
+    return NULL;
+}
+
+const char *tc_who(tc *t, const char *fname)
+{
+    char buf[256];
+    if (t->cls) snprintf(buf, sizeof buf, "@pl.program function '%s.%s'", t->cls->u.def.name, fname);
+    else snprintf(buf, sizeof buf, "@pl.jit function '%s'", fname);
+    char *s = base_arena_strndup(t->a, buf, strlen(buf));
+    return s ? s : "function";
+}
+
+const char *tc_where(tc *t)
+{
+    if (t->c.in_at) return "inside a pl.at(level=pl.Level.CORE_GROUP) body";
+    char buf[256];
+    snprintf(buf, sizeof buf, "in InCore function '%s'", t->c.f->name);
+    char *s = base_arena_strndup(t->a, buf, strlen(buf));
+    return s ? s : "in an InCore function";
+}
+
+void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct)
+{
+    return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "%s is control-plane work and is not allowed in kernel code (%s)",
+                  construct, tc_where(t));
+}
+
+/* ---- decorators ---------------------------------------------------------------------- */
+
+/* The keyword `name` of a decorator call, or NULL. */
+static const cc_keyword *tc_kw(const cc_expr *call, const char *name)
+{
+    if (call->kind != CC_E_CALL) return NULL;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++)
+        if (!strcmp(call->u.call.kws[k].name, name)) return &call->u.call.kws[k];
+    return NULL;
+}
+
+static const char *tc_pytype(const cc_expr *e)
+{
+    switch (e->kind) {
+    case CC_E_INT: return "int";
+    case CC_E_FLOAT: return "float";
+    case CC_E_STRING: return "str";
+    case CC_E_NONE: return "NoneType";
+    case CC_E_LIST: return "list";
+    case CC_E_TUPLE: return "tuple";
+    default: return "object";
+    }
+}
+
+/* auto_scope= of a @pl.jit form: a bool (constants allowed). */
+static int tc_jit_auto_scope(tc *t, const cc_keyword *kw, uint8_t *out)
+{
+    if (kw->value->kind == CC_E_BOOL) return *out = (uint8_t)kw->value->u.i, 1;
+    if (kw->value->kind == CC_E_NAME) {
+        int found;
+        cc_ir_expr *v = tc_constant(t, kw->value->u.name, kw->value->span, &found);
+        if (v && v->kind == CC_X_BOOL) return *out = (uint8_t)v->u.i, 1;
+        if (found) return 0;
+    }
+    tc_err(t, CC_DIAG_PY_TYPE, kw->value->span, NULL, "auto_scope must be a bool, got %s", tc_pytype(kw->value));
+    return 0;
+}
+
+/* A @pl.jit[.kind][(...)] decorator of a module-level def. */
+static int tc_jit_decorator(tc *t, const cc_expr *d, tc_fn *fn)
+{
+    const cc_expr *callee = d->kind == CC_E_CALL ? d->u.call.fn : d;
+    const char *kind = tc_pl_attr(t, callee, "jit");
+    if (!kind) {
+        const char *path = tc_pl_path(t, callee);
+        if (path && (!strcmp(path, "pl.function") || !strcmp(path, "pl.inline")))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, d->span, "put it on a method of a @pl.program class, or use @pl.jit",
+                          "@%s outside @pl.program is not supported in this version", path),
+                   0;
+        return tc_err(t, CC_DIAG_UNSUPPORTED, d->span, NULL, "@%s is not supported in this version",
+                      path ? path : "this decorator"),
+               0;
+    }
+    if (d->kind == CC_E_CALL && d->u.call.nargs)
+        return tc_err(t, CC_DIAG_PY_TYPE, d->span, NULL, "@pl.%s takes only keyword arguments", kind), 0;
+    const cc_keyword *level = tc_kw(d, "level"), *as = tc_kw(d, "auto_scope");
+    for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
+        const char *n = d->u.call.kws[k].name;
+        if (strcmp(n, "level") && strcmp(n, "auto_scope"))
+            return tc_err(t, CC_DIAG_PY_TYPE, d->u.call.kws[k].name_span, NULL,
+                          "@pl.%s got an unexpected keyword argument '%s'", kind, n),
+                   0;
+    }
+    fn->auto_scope = 1;
+    if (!strcmp(kind, "jit")) {
+        if (level) return tc_err(t, CC_DIAG_PY_TYPE, level->name_span, NULL, "@pl.jit got an unexpected keyword argument 'level'"), 0;
+        fn->kind = CC_FUNC_ORCHESTRATION, fn->jit_entry = 1;
+        return !as || tc_jit_auto_scope(t, as, &fn->auto_scope);
+    }
+    if (!strcmp(kind, "incore")) {
+        fn->kind = CC_FUNC_INCORE;
+        if (as)
+            return tc_err(t, CC_DIAG_PY_TYPE, as->name_span, NULL,
+                          "@pl.jit.incore does not accept an auto_scope= argument (auto_scope is only meaningful for "
+                          "the Orchestration entry, the HOST orchestrator, and inline sub-functions)"),
+                   0;
+        if (level && tc_enum_value(t, level->value, "Level") != CC_LEVEL_CORE_GROUP)
+            return tc_err(t, CC_DIAG_UNSUPPORTED, level->value->span, NULL,
+                          "@pl.jit.incore(level=%s) is not supported in this version",
+                          tc_pl_path(t, level->value) ? tc_pl_path(t, level->value) : "..."),
+                   0;
+        return 1;
+    }
+    if (strcmp(kind, "inline") && strcmp(kind, "opaque") && strcmp(kind, "host"))
+        return tc_err(t, CC_DIAG_UNSUPPORTED, d->span, NULL, "@pl.jit.%s is not supported in this version", kind), 0;
+    if (level) return tc_err(t, CC_DIAG_PY_TYPE, level->name_span, NULL, "@pl.jit.%s does not accept a level= argument", kind), 0;
+    if (!strcmp(kind, "opaque")) {
+        fn->kind = CC_FUNC_OPAQUE;
+        if (as)
+            return tc_err(t, CC_DIAG_PY_TYPE, as->name_span, NULL,
+                          "@pl.jit.opaque does not accept an auto_scope= argument (auto_scope is only meaningful for "
+                          "the Orchestration entry, the HOST orchestrator, and inline sub-functions)"),
+                   0;
+        return 1;
+    }
+    fn->kind = !strcmp(kind, "inline") ? CC_FUNC_INLINE : CC_FUNC_ORCHESTRATION;
+    fn->host = !strcmp(kind, "host");
+    return !as || tc_jit_auto_scope(t, as, &fn->auto_scope);
+}
+
+/* @pl.function(type=..., auto_scope=<bool literal>, level=...) on a method. */
+static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
+{
+    const cc_expr *callee = d->kind == CC_E_CALL ? d->u.call.fn : d;
+    if (!tc_pl_attr(t, callee, "function"))
+        return tc_err(t, CC_DIAG_SYNTAX, d->span, NULL, "a @pl.program method must be decorated with @pl.function"), 0;
+    fn->kind = CC_FUNC_OPAQUE;
+    fn->auto_scope = 1;
+    const cc_keyword *type = tc_kw(d, "type"), *as = tc_kw(d, "auto_scope"), *level = tc_kw(d, "level");
+    for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
+        const char *n = d->u.call.kws[k].name;
+        if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level"))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
+                          "@pl.function(%s=...) is not supported in this version", n),
+                   0;
+    }
+    if (type) {
+        int v = tc_enum_value(t, type->value, "FunctionType");
+        if (v != CC_FUNC_OPAQUE && v != CC_FUNC_ORCHESTRATION && v != CC_FUNC_INCORE && v != CC_FUNC_INLINE) {
+            const char *path = tc_pl_path(t, type->value);
+            return tc_err(t, v < 0 ? CC_DIAG_SYNTAX : CC_DIAG_UNSUPPORTED, type->value->span, NULL,
+                          v < 0 ? "@pl.function(type=...) must be a pl.FunctionType member"
+                                : "%s is not supported in this version",
+                          path ? path : "this function type"),
+                   0;
+        }
+        fn->kind = (uint8_t)v;
+    }
+    if (as) {
+        if (fn->kind == CC_FUNC_INCORE)
+            return tc_err(t, CC_DIAG_SYNTAX, as->name_span, NULL,
+                          "@pl.function(type=pl.FunctionType.InCore) does not accept auto_scope= (an InCore function "
+                          "has no orchestration body)"),
+                   0;
+        if (as->value->kind != CC_E_BOOL)
+            return tc_err(t, CC_DIAG_SYNTAX, as->value->span, NULL,
+                          "`@pl.function(auto_scope=...)` must be a bool literal (True/False)"),
+                   0;
+        fn->auto_scope = (uint8_t)as->value->u.i;
+    }
+    if (level) {
+        if (fn->kind != CC_FUNC_INCORE)
+            return tc_err(t, CC_DIAG_SYNTAX, level->name_span, NULL, "@pl.function(level=...) applies to InCore functions only"), 0;
+        if (tc_enum_value(t, level->value, "Level") != CC_LEVEL_CORE_GROUP)
+            return tc_err(t, CC_DIAG_UNSUPPORTED, level->value->span, NULL,
+                          "@pl.function(level=%s) is not supported in this version",
+                          tc_pl_path(t, level->value) ? tc_pl_path(t, level->value) : "..."),
+                   0;
+    }
+    return 1;
+}
+
+/* Gathers the functions: the methods of the class named entry, or the
+ * decorated module-level defs. */
+static int tc_gather(tc *t)
+{
+    const char *entry = t->o->entry;
+    for (uint32_t k = 0; k < t->m->ndefs; k++) {
+        const cc_stmt *s = t->m->defs[k];
+        if (s->kind == CC_S_CLASS && !strcmp(s->u.def.name, entry)) t->cls = s;
+    }
+    const cc_stmt *const *defs = t->cls ? (const cc_stmt *const *)t->cls->u.def.body.items : (const cc_stmt *const *)t->m->defs;
+    uint32_t n = t->cls ? t->cls->u.def.body.n : t->m->ndefs;
+    if (t->cls && (t->cls->u.def.ndecorators != 1 || !tc_pl_attr(t, t->cls->u.def.decorators[0], "program")))
+        return tc_err(t, CC_DIAG_SYNTAX, t->cls->span, "decorate the class with @pl.program",
+                      "class '%s' is not a @pl.program", entry),
+               0;
+    if (!(t->fns = base_arena_alloc(t->a, (n ? n : 1) * sizeof *t->fns))) return tc_oom(t), 0;
+    int ok = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        const cc_stmt *s = defs[k];
+        if (s->kind != CC_S_DEF) continue;
+        tc_fn *fn = &t->fns[t->nfns];
+        *fn = (tc_fn){.def = s, .name = s->u.def.name};
+        if (s->u.def.ndecorators != 1) {
+            ok = 0;
+            tc_err(t, CC_DIAG_UNSUPPORTED, s->span, NULL, "several decorators on '%s' are not supported in this version", s->u.def.name);
+            continue;
+        }
+        const cc_expr *d = s->u.def.decorators[0];
+        if (!(t->cls ? tc_function_decorator(t, d, fn) : tc_jit_decorator(t, d, fn))) {
+            ok = 0;
+            continue;
+        }
+        for (uint32_t j = 0; j < s->u.def.nparams; j++)
+            if (!strcmp(s->u.def.params[j].name, "config"))
+                ok = 0, tc_err(t, CC_DIAG_PY_TYPE, s->u.def.params[j].span, NULL,
+                               "@pl.jit function '%s': parameter name 'config' is reserved", fn->name);
+        t->nfns++;
+    }
+    return ok;
+}
+
+static tc_fn *tc_fn_named(tc *t, const char *name)
+{
+    for (uint32_t k = 0; k < t->nfns; k++)
+        if (!strcmp(t->fns[k].name, name)) return &t->fns[k];
+    return NULL;
+}
+
+tc_fn *tc_callee(tc *t, const cc_expr *fn)
+{
+    if (t->cls) {
+        if (fn->kind == CC_E_ATTR && fn->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.value->u.name, "self"))
+            return tc_fn_named(t, fn->u.attr.name);
+        return NULL;
+    }
+    if (fn->kind != CC_E_NAME || tc_is_local(t, fn->u.name)) return NULL;
+    return tc_fn_named(t, fn->u.name);
+}
+
+/* ---- functions ----------------------------------------------------------------------- */
+
+typedef struct tc_names {
+    const char **v;
+    uint32_t n;
+    uint64_t cap;
+} tc_names;
+
+static void tc_names_add(tc *t, tc_names *l, const char *name)
+{
+    for (uint32_t k = 0; k < l->n; k++)
+        if (!strcmp(l->v[k], name)) return;
+    if (l->n == l->cap) {
+        const char **q = base_array_grow(l->v, &l->cap, sizeof *q, 16);
+        if (!q) return (void)tc_oom(t);
+        l->v = q;
+    }
+    l->v[l->n++] = name;
+}
+
+/* Collects the names assigned anywhere in b (Python: local throughout). */
+static void tc_scan(tc *t, const cc_block *b, tc_names *out)
+{
+    for (uint32_t k = 0; k < b->n; k++) {
+        const cc_stmt *s = b->items[k];
+        switch (s->kind) {
+        case CC_S_ASSIGN:
+            for (uint32_t j = 0; j < s->u.assign.ntargets; j++)
+                if (s->u.assign.targets[j]->kind == CC_E_NAME) tc_names_add(t, out, s->u.assign.targets[j]->u.name);
+            break;
+        case CC_S_AUGASSIGN:
+            if (s->u.aug.target->kind == CC_E_NAME) tc_names_add(t, out, s->u.aug.target->u.name);
+            break;
+        case CC_S_FOR: tc_names_add(t, out, s->u.for_.var), tc_scan(t, &s->u.for_.body, out); break;
+        case CC_S_WHILE: tc_scan(t, &s->u.while_.body, out); break;
+        case CC_S_IF: tc_scan(t, &s->u.if_.then, out), tc_scan(t, &s->u.if_.orelse, out); break;
+        case CC_S_WITH:
+            for (uint32_t j = 0; j < s->u.with.nitems; j++)
+                if (s->u.with.items[j].as_name) tc_names_add(t, out, s->u.with.items[j].as_name);
+            tc_scan(t, &s->u.with.body, out);
+            break;
+        default: break;
+        }
+    }
+}
+
+static const pto_arg_spec *tc_spec(tc *t, const char *name)
+{
+    for (size_t k = 0; k < t->o->nargs; k++)
+        if (t->o->args[k].name && !strcmp(t->o->args[k].name, name)) return &t->o->args[k];
+    return NULL;
+}
+
+/* The entry's parameter p from the caller's spec. */
+static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped, tc_bind *val)
+{
+    const pto_arg_spec *sp = tc_spec(t, ip->name);
+    const char *who = tc_who(t, t->c.fn->name);
+    if (!sp) {
+        if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
+        char hint[160];
+        snprintf(hint, sizeof hint, "pass it (ptoc: --shape %s=ROWSxCOLS:fp32%s)", ip->name,
+                 ip->type.kind == CC_T_SCALAR ? " or --const for a scalar" : "");
+        return tc_err(t, CC_DIAG_PY_TYPE, cp->span, hint, "%s: missing a required argument: '%s'", who, ip->name), 0;
+    }
+    if (sp->kind == PTO_ARG_TENSOR) {
+        if (ip->type.kind == CC_T_SCALAR)
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a Python int, float or bool, got tensor",
+                          who, ip->name), 0;
+        cc_type at = {.kind = CC_T_TENSOR, .dtype = (uint8_t)sp->dtype, .rank = (uint8_t)sp->rank};
+        if (sp->rank < 1 || sp->rank > CC_MAX_RANK || sp->dtype > PTO_DTYPE_INT8)
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a tensor of rank 1 to 4 and a tensor dtype",
+                          who, ip->name), 0;
+        memcpy(at.shape, sp->shape, sizeof at.shape);
+        if (shaped && !cc_type_equal(&at, &ip->type)) {
+            char a[96], b[96];
+            cc_type_format(&at, a, sizeof a), cc_type_format(&ip->type, b, sizeof b);
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' is %s but its annotation requires %s", who,
+                          ip->name, a, b), 0;
+        }
+        ip->type = at;
+        return 1;
+    }
+    if (ip->type.kind == CC_T_TENSOR)
+        return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL,
+                      "%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s", who, ip->name,
+                      sp->value.kind == PTO_VALUE_FLOAT ? "float" : sp->value.kind == PTO_VALUE_BOOL ? "bool" : "int"), 0;
+    cc_ir_expr *v = NULL;
+    cc_span none = cp->span;
+    uint8_t dt = sp->value.kind == PTO_VALUE_FLOAT ? CC_DT_FP32 : sp->value.kind == PTO_VALUE_BOOL ? CC_DT_BOOL : CC_DT_INDEX;
+    if (shaped && ip->type.kind == CC_T_SCALAR) {
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        if (ip->type.dtype == CC_DT_INT32) lo = INT32_MIN, hi = INT32_MAX;
+        if (ip->type.dtype == CC_DT_INT8) lo = INT8_MIN, hi = INT8_MAX;
+        if (sp->value.kind == PTO_VALUE_INT && (sp->value.i < lo || sp->value.i > hi))
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "'%s' argument '%s' = %lld does not fit pl.%s", t->c.fn->name,
+                          ip->name, (long long)sp->value.i, cc_dtype_name(ip->type.dtype)), 0;
+        dt = ip->type.dtype;
+    }
+    if (sp->value.kind == PTO_VALUE_FLOAT && !cc_dtype_is_float(dt))
+        return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "'%s' argument '%s' = %g does not fit pl.%s", t->c.fn->name,
+                      ip->name, sp->value.f, cc_dtype_name(dt)), 0;
+    if (sp->value.kind == PTO_VALUE_FLOAT || cc_dtype_is_float(dt)) {
+        if (!(v = cc_ir_expr_new(t->a, CC_X_FLOAT, none))) return tc_oom(t), 0;
+        v->u.f = sp->value.kind == PTO_VALUE_FLOAT ? sp->value.f : (double)sp->value.i;
+    } else {
+        if (!(v = cc_ir_expr_new(t->a, sp->value.kind == PTO_VALUE_BOOL ? CC_X_BOOL : CC_X_INT, none))) return tc_oom(t), 0;
+        v->u.i = sp->value.i;
+    }
+    ip->type = (cc_type){.kind = CC_T_SCALAR, .dtype = dt};
+    v->type = ip->type;
+    val->value = v;
+    return 1;
+}
+
+/* A callee's parameter p against the call's argument type. */
+static int tc_callee_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped, const cc_type *arg)
+{
+    if (arg->kind == CC_T_SCALAR && arg->dtype == CC_DT_TASK_ID)
+        return tc_err(t, CC_DIAG_TYPE, cp->span, NULL, "a TaskId can only be passed in deps="), 0;
+    int ok = ip->type.kind == CC_T_VOID ? 1
+           : ip->type.kind == CC_T_TENSOR && !shaped ? arg->kind == CC_T_TENSOR
+           : ip->type.kind == CC_T_SCALAR ? arg->kind == CC_T_SCALAR
+           : cc_type_equal(&ip->type, arg);
+    if (!ok) {
+        char a[96], b[96];
+        cc_type_format(&ip->type, a, sizeof a), cc_type_format(arg, b, sizeof b);
+        if (ip->type.kind == CC_T_TENSOR && !shaped) snprintf(a, sizeof a, "pl.Tensor");
+        return tc_err(t, CC_DIAG_TYPE, cp->span, NULL, "'%s' parameter '%s' expects %s, got %s", t->c.fn->name, ip->name, a, b), 0;
+    }
+    if (ip->type.kind == CC_T_SCALAR && shaped) return 1;
+    ip->type = *arg;
+    return 1;
+}
+
+/* Checks fn: its signature (entry: from the specs; callee: from args),
+ * then its body. */
+static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
+{
+    const cc_stmt *def = fn->def;
+    cc_ir_func *f = base_arena_alloc(t->a, sizeof *f);
+    if (!f) return tc_oom(t), 0;
+    fn->ir = f, fn->state = 2;
+    *f = (cc_ir_func){.name = fn->name, .span = def->span, .kind = fn->kind, .auto_scope = fn->auto_scope,
+                      .level = CC_LEVEL_CORE_GROUP, .entry = args == NULL};
+    if (fn->host)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, def->span, NULL, "@pl.jit.host is not supported in this version"), 0;
+    uint32_t first = 0;
+    if (t->cls) {
+        if (!def->u.def.nparams || strcmp(def->u.def.params[0].name, "self"))
+            return tc_err(t, CC_DIAG_SYNTAX, def->span, "write def f(self, ...)", "method '%s' must take self first", fn->name), 0;
+        first = 1;
+    }
+    f->nparams = def->u.def.nparams - first;
+    if (f->nparams && !(f->params = base_arena_alloc(t->a, f->nparams * sizeof *f->params))) return tc_oom(t), 0;
+    tc_bind *vals = f->nparams ? calloc(f->nparams, sizeof *vals) : NULL;
+    if (f->nparams && !vals) return tc_oom(t), 0;
+    fn->state = 1;
+    tc_ctx saved = t->c;
+    tc_names locals = {0};
+    t->c = (tc_ctx){.fn = fn, .f = f, .plane = fn->kind == CC_FUNC_INCORE ? TC_KERNEL : fn->kind == CC_FUNC_INLINE ? TC_INLINE : TC_CONTROL};
+    int ok = 1;
+    for (uint32_t k = 0; k < f->nparams && ok; k++) {
+        const cc_param *cp = &def->u.def.params[k + first];
+        cc_ir_param *ip = &f->params[k];
+        ip->name = cp->name, ip->span = cp->span;
+        int shaped = 0;
+        if (cp->default_value)
+            ok = !tc_err(t, CC_DIAG_UNSUPPORTED, cp->default_value->span, NULL, "parameter defaults are not supported in this version");
+        if (ok && cp->annotation) {
+            ip->annotated = 1;
+            ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);
+            ip->declared = ip->type.kind == CC_T_TENSOR;
+            if (ip->declared && !ip->dir) ip->dir = CC_DIR_IN;
+        }
+        if (ok) ok = args ? tc_callee_param(t, cp, ip, shaped, &args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
+    }
+    if (ok) {
+        tc_scan(t, &def->u.def.body, &locals);
+        t->c.locals = locals.v, t->c.nlocals = locals.n;
+        for (uint32_t k = 0; k < f->nparams && ok; k++) {
+            ok = tc_bind_name(t, f->params[k].name, f->params[k].type, f->params[k].span);
+            if (ok) tc_lookup(&t->c.env, f->params[k].name)->value = vals[k].value;
+        }
+        if (ok) ok = tc_body(t, &def->u.def.body, &f->body);
+    }
+    free(locals.v);
+    free(vals);
+    tc_env_free(&t->c.env);
+    t->c = saved;
+    fn->state = 2;
+    return ok && cc_ir_program_add_func(t->p, f, t->p->nfuncs) ? 1 : (ok ? (tc_oom(t), 0) : 0);
+}
+
+/* ---- calls ----------------------------------------------------------------------------- */
+
+/* Binds the call's arguments (from first_arg) to fn's parameters. */
+static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, cc_ir_expr **out)
+{
+    const cc_stmt *def = fn->def;
+    uint32_t self = t->cls ? 1 : 0, np = def->u.def.nparams - self;
+    uint32_t npos = call->u.call.nargs - first_arg;
+    if (npos > np)
+        return tc_err(t, CC_DIAG_TYPE, call->u.call.args[first_arg + np]->span, NULL,
+                      "'%s' takes %u argument(s) but %u were given", fn->name, np, npos), 0;
+    for (uint32_t k = 0; k < npos; k++)
+        if (!(out[k] = tc_expr(t, call->u.call.args[first_arg + k]))) return 0;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++) {
+        const cc_keyword *kw = &call->u.call.kws[k];
+        if (!strcmp(kw->name, "deps")) continue;
+        uint32_t j = 0;
+        while (j < np && strcmp(def->u.def.params[j + self].name, kw->name)) j++;
+        if (j == np || out[j])
+            return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "'%s' got an unexpected argument '%s'", fn->name, kw->name), 0;
+        if (!(out[j] = tc_expr(t, kw->value))) return 0;
+    }
+    for (uint32_t j = 0; j < np; j++)
+        if (!out[j]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "'%s' missing argument '%s'", fn->name, def->u.def.params[j + self].name), 0;
+    return 1;
+}
+
+/* The call's type: its callee's results (and the TaskId of a submit). */
+static void tc_call_type(cc_ir_expr *e, int submit)
+{
+    const cc_ir_func *f = e->u.call.callee;
+    uint32_t n = f->nresults + (submit ? 1 : 0);
+    if (n == 0) e->type = (cc_type){.kind = CC_T_VOID};
+    else if (n == 1) e->type = submit ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID} : f->results[0];
+    else e->type = (cc_type){.kind = CC_T_TUPLE, .rank = (uint8_t)(n > 255 ? 255 : n)};
+}
+
+static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
+
+cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit)
+{
+    if (t->c.plane == TC_KERNEL && fn->kind != CC_FUNC_INLINE) {
+        char what[160];
+        snprintf(what, sizeof what, submit ? "pl.submit" : "calling '%s'", fn->name);
+        return tc_control_in_kernel(t, call->span, what);
+    }
+    if (fn->jit_entry)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL,
+                      "'%s' is a @pl.jit entry; an entry cannot call another entry (make it @pl.jit.incore, .inline or .opaque)",
+                      fn->name);
+    if (fn->state == 1) return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "recursive call of '%s' is not supported in this version", fn->name);
+    if (submit && fn->kind != CC_FUNC_INCORE)
+        return tc_err(t, CC_DIAG_SYNTAX, call->u.call.args[0]->span, NULL,
+                      "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
+    uint32_t np = fn->def->u.def.nparams - (t->cls ? 1 : 0);
+    cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
+    cc_ir_expr **args = np ? base_arena_alloc(t->a, np * sizeof *args) : NULL;
+    cc_type *types = np ? calloc(np, sizeof *types) : NULL;
+    if (!e || (np && (!args || !types))) return free(types), tc_oom(t);
+    int ok = tc_bind_args(t, fn, call, first_arg, args);
+    for (uint32_t k = 0; ok && k < np; k++) types[k] = args[k]->type;
+    if (ok && fn->state == 0) ok = tc_check_fn(t, fn, types);
+    else if (ok) {
+        for (uint32_t k = 0; ok && k < np; k++) {
+            const cc_ir_param *ip = &fn->ir->params[k];
+            if (!cc_type_equal(&ip->type, &types[k])) {
+                char a[96], b[96];
+                cc_type_format(&ip->type, a, sizeof a), cc_type_format(&types[k], b, sizeof b);
+                ok = !tc_err(t, CC_DIAG_TYPE, args[k]->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
+            }
+        }
+    }
+    free(types);
+    if (!ok) return NULL;
+    e->u.call.callee = fn->ir, e->u.call.args = args, e->u.call.nargs = np, e->u.call.submit = (uint8_t)submit;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++)
+        if (!strcmp(call->u.call.kws[k].name, "deps")) {
+            if (!submit) return tc_err(t, CC_DIAG_TYPE, call->u.call.kws[k].name_span, NULL, "'%s' got an unexpected argument 'deps'", fn->name);
+            if (!tc_deps(t, call->u.call.kws[k].value, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
+        }
+    tc_call_type(e, submit);
+    return e;
+}
+
+/* deps=[t1, t2]: TaskId variables. */
+static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps)
+{
+    if (list->kind != CC_E_LIST && list->kind != CC_E_TUPLE)
+        return tc_err(t, CC_DIAG_SYNTAX, list->span, NULL, "deps= entries must be a TaskId variable"), 0;
+    *ndeps = list->u.seq.n;
+    if (*ndeps && !(*deps = base_arena_alloc(t->a, *ndeps * sizeof **deps))) return tc_oom(t), 0;
+    for (uint32_t k = 0; k < *ndeps; k++) {
+        const cc_expr *x = list->u.seq.items[k];
+        cc_ir_expr *v = x->kind == CC_E_NAME ? tc_expr(t, x) : NULL;
+        if (x->kind == CC_E_NAME && !v) return 0;
+        if (!v || v->kind != CC_X_VAR || v->type.kind != CC_T_SCALAR || v->type.dtype != CC_DT_TASK_ID)
+            return tc_err(t, CC_DIAG_SYNTAX, x->span, NULL, "deps= entries must be a TaskId variable"), 0;
+        (*deps)[k] = v;
+    }
+    return 1;
+}
+
+int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) { return tc_deps(t, list, deps, ndeps); }
+
+/* ---- the program ------------------------------------------------------------------------ */
+
+/* The Orchestration function a program compiles through. */
+static tc_fn *tc_program_entry(tc *t)
+{
+    if (t->o->function) {
+        tc_fn *fn = tc_fn_named(t, t->o->function);
+        if (!fn) return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has no function '%s'", t->cls->u.def.name, t->o->function);
+        return fn;
+    }
+    tc_fn *only = NULL;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < t->nfns; k++)
+        if (t->fns[k].kind == CC_FUNC_ORCHESTRATION) only = &t->fns[k], n++;
+    if (n != 1)
+        return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has %u Orchestration functions; call one as %s.<name>(...)",
+                      t->cls->u.def.name, n, t->cls->u.def.name);
+    return only;
+}
+
+int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out)
+{
+    tc t = {.m = m, .o = opts, .p = out, .a = out->arena, .d = out->diags, .pl = m->pl_name ? m->pl_name : "pl"};
+    if (!tc_gather(&t)) return -1;
+    tc_fn *entry = NULL;
+    if (t.cls) entry = tc_program_entry(&t);
+    else if (!(entry = tc_fn_named(&t, opts->entry)))
+        tc_err(&t, CC_DIAG_PY_TYPE, (cc_span){1, 1, 1, 1}, "decorate it with @pl.jit, or name a @pl.program class",
+               "no @pl.jit function or @pl.program class named '%s'", opts->entry);
+    if (!entry) return -1;
+    if (!t.cls && !entry->jit_entry)
+        return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
+                      entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),
+               -1;
+    out->name = t.cls ? t.cls->u.def.name : entry->name;
+    if (!tc_check_fn(&t, entry, NULL)) return -1;
+    /* the entry first, callees after it in the order they were reached */
+    cc_ir_func *e = out->funcs[out->nfuncs - 1];
+    memmove(out->funcs + 1, out->funcs, (out->nfuncs - 1) * sizeof *out->funcs);
+    out->funcs[0] = e;
+    return t.d->errors ? -1 : 0;
+}

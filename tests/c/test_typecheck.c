@@ -1,0 +1,380 @@
+/*
+ * test_typecheck.c - stage 0 through pto_compile: the `with` rules of
+ * DSL-SPEC §4.1 with their messages, order and spans (§7.2 P01-P10), the
+ * decorator rules (§4.2, D01-D08 as far as C sees them), the statement
+ * rules of §1.3, name resolution (§1.4) and specialization to the
+ * argument specs (§2.2).
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "dsl_compile.h"
+
+#define HDR "import pypto.language as pl\n\n"
+/* an auto_scope=False entry whose body is BODY (indented 4) */
+#define OFF(body) HDR "@pl.jit(auto_scope=False)\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n" body "    return out\n"
+#define DEF(body) HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n" body "    return out\n"
+#define AT "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+#define AT4 "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+
+static void test_with_p01_scope_positional(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    with pl.scope(1):\n        pass\n"), "f", "ParserSyntaxError",
+              "pl.scope() takes only a 'mode=' keyword, not positional arguments", 5, 10);
+    DSL_ERROR(OFF("    with pl.scope(1, kind=2):\n        pass\n"), "f", "ParserSyntaxError", "not positional arguments", 5, 10);
+}
+
+static void test_with_p02_scope_unknown_keyword(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    with pl.scope(kind=2):\n        pass\n"), "f", "ParserSyntaxError", "pl.scope() got an unexpected keyword 'kind'", 5, 10);
+}
+
+static void test_with_p03_manual_scope_arguments_and_mode(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    with pl.manual_scope(1):\n        pass\n"), "f", "ParserSyntaxError", "pl.manual_scope() does not accept arguments", 5, 10);
+    DSL_ERROR(OFF("    with pl.manual_scope(mode=pl.ScopeMode.MANUAL):\n        pass\n"), "f", "ParserSyntaxError",
+              "pl.manual_scope() does not accept arguments", 5, 10);
+    DSL_ERROR(OFF("    with pl.scope(mode=3):\n        pass\n"), "f", "ParserSyntaxError",
+              "pl.scope(mode=...) must be pl.ScopeMode.AUTO or pl.ScopeMode.MANUAL", 5, 10);
+}
+
+static void test_with_p04_auto_scope_needs_opt_out(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile(DEF("    with pl.scope():\n        pass\n"), "f", PTO_STAGE_PARSE);
+    const pto_diagnostic *d = dsl_expect_error(p, "ParserSyntaxError",
+                                               "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)", 5, 10);
+    assert_string_equal(d->hint, "set auto_scope=False on the decorator, or use pl.manual_scope()");
+    pto_program_free(p);
+    DSL_ERROR(HDR "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.Orchestration)\n    def f(self, a, out):\n"
+                  "        with pl.scope():\n            pass\n        return out\n",
+              "P", "ParserSyntaxError", "requires @pl.function(auto_scope=False)", 7, 14);
+}
+
+static void test_with_p05_auto_scope_under_opt_out_prints(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile(OFF("    with pl.scope():\n" AT "            pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n"),
+                                 "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(p);
+    assert_non_null(strstr(pto_program_text(p), "auto_scope=False)\n"));
+    assert_non_null(strstr(pto_program_text(p), "        with pl.scope():\n            with pl.at("));
+    pto_program_free(p);
+}
+
+static void test_with_p06_manual_in_default_mode(void **s)
+{
+    (void)s;
+    pto_program *a = dsl_compile(DEF("    with pl.scope(mode=pl.ScopeMode.MANUAL):\n        pass\n"), "f", PTO_STAGE_PARSE);
+    pto_program *b = dsl_compile(DEF("    with pl.manual_scope():\n        pass\n"), "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(a);
+    assert_non_null(strstr(pto_program_text(a), "with pl.scope(mode=pl.ScopeMode.MANUAL):"));
+    assert_string_equal(pto_program_text(a), pto_program_text(b));
+    pto_program_free(a);
+    pto_program_free(b);
+}
+
+static void test_with_p07_nesting_order(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    with pl.manual_scope():\n        with pl.manual_scope():\n            pass\n"), "f", "ParserSyntaxError",
+              "a manual scope may not be nested inside another manual scope", 6, 14);
+    DSL_ERROR(OFF("    with pl.manual_scope():\n        with pl.scope():\n            pass\n"), "f", "ParserSyntaxError",
+              "an AUTO scope may not be nested inside a manual scope", 6, 14);
+    DSL_ERROR(DEF("    with pl.manual_scope():\n        with pl.scope():\n            pass\n"), "f", "ParserSyntaxError",
+              "requires @pl.function(auto_scope=False)", 6, 14);
+}
+
+static void test_with_p08_scope_in_kernel_code(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    with pl.at(level=pl.Level.CORE_GROUP):\n        with pl.manual_scope():\n            pass\n"), "f",
+              "ParserSyntaxError",
+              "a runtime scope is not allowed in kernel code (inside a pl.at(level=pl.Level.CORE_GROUP) body); move it", 6, 14);
+    DSL_ERROR(HDR "@pl.jit.incore\ndef k(out: pl.Out[pl.Tensor]):\n    with pl.manual_scope():\n        pass\n    return out\n\n"
+                  "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    k(out)\n    return out\n",
+              "f", "ParserSyntaxError", "a runtime scope is not allowed in kernel code (in InCore function 'k')", 5, 10);
+}
+
+static void test_with_p09_as_several_items_other_managers(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    with pl.scope() as s:\n        pass\n"), "f", "ParserSyntaxError",
+              "`with pl.scope(...) as ...:` is not supported — the `as` clause only applies to pl.at", 5, 10);
+    DSL_ERROR(OFF("    with pl.scope(), pl.manual_scope():\n        pass\n"), "f", "ParserSyntaxError",
+              "Only single context manager supported in with statement", 5, 22);
+    DSL_ERROR(OFF("    with open(f):\n        pass\n"), "f", "UnsupportedFeatureError", "Unsupported context manager in with statement", 5, 10);
+    DSL_ERROR(OFF("    with pl.spmd(4):\n        pass\n"), "f", "UnsupportedFeatureError", "pl.spmd is not supported in this version", 5, 10);
+}
+
+static void test_with_p10_error_text_starts_with_location(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile(OFF("    with pl.scope(1):\n        pass\n"), "f", PTO_STAGE_LOWER);
+    char buf[1024];
+    pto_program_diag_format(p, 0, buf, sizeof buf);
+    assert_true(!strncmp(buf, "k.py:5:10: error: pl.scope() takes only", 39));
+    assert_non_null(strstr(buf, "\n    with pl.scope(1):\n         ^^^^^^^^^^^"));
+    pto_program_free(p);
+}
+
+static void test_decorator_d01_jit_forms(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile(HDR "@pl.jit()\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    return out\n", "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(p);
+    assert_non_null(strstr(pto_program_text(p), "@pl.function(type=pl.FunctionType.Orchestration)\n"));
+    pto_program_free(p);
+    DSL_ERROR(HDR "@pl.jit(level=pl.Level.CORE_GROUP)\ndef f(out):\n    return out\n", "f", "TypeError",
+              "@pl.jit got an unexpected keyword argument 'level'", 3, 9);
+    DSL_ERROR(HDR "@pl.jit(auto_scope=\"no\")\ndef f(out):\n    return out\n", "f", "TypeError", "auto_scope must be a bool, got str", 3, 20);
+}
+
+static void test_decorator_d02_d03_incore_opaque_reject_auto_scope(void **s)
+{
+    (void)s;
+    static const char *const forms[] = {"@pl.jit.incore(auto_scope=False)", "@pl.jit.incore(auto_scope=True)"};
+    char src[512];
+    for (int k = 0; k < 2; k++) {
+        snprintf(src, sizeof src, HDR "%s\ndef k(out: pl.Out[pl.Tensor]):\n    return out\n\n@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    k(out)\n    return out\n", forms[k]);
+        DSL_ERROR(src, "f", "TypeError", "@pl.jit.incore does not accept an auto_scope= argument (auto_scope is only meaningful for the Orchestration entry", 3, 0);
+    }
+    DSL_ERROR(HDR "@pl.jit.opaque(auto_scope=False)\ndef g(out):\n    return out\n", "f", "TypeError", "@pl.jit.opaque does not accept an auto_scope=", 3, 0);
+    DSL_ERROR(HDR "@pl.jit.opaque(level=pl.Level.CHIP, auto_scope=False)\ndef g(out):\n    return out\n", "f", "TypeError",
+              "@pl.jit.opaque does not accept a level= argument", 3, 0);
+}
+
+static void test_decorator_d05_host_is_later(void **s)
+{
+    (void)s;
+    DSL_ERROR(HDR "@pl.jit.host(auto_scope=False)\ndef h(out):\n    return out\n\n@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    h(out)\n    return out\n",
+              "f", "UnsupportedFeatureError", "@pl.jit.host is not supported in this version", 3, 1);
+    DSL_ERROR(HDR "@pl.jit.host(level=pl.Level.HOST)\ndef h(out):\n    return out\n", "h", "TypeError", "@pl.jit.host does not accept a level= argument", 3, 0);
+}
+
+static void test_decorator_d06_incore_level(void **s)
+{
+    (void)s;
+    DSL_ERROR(HDR "@pl.jit.incore(level=pl.Level.AIV)\ndef k(out: pl.Out[pl.Tensor]):\n    return out\n", "k", "UnsupportedFeatureError",
+              "@pl.jit.incore(level=pl.Level.AIV) is not supported in this version", 3, 22);
+    pto_program *p = dsl_compile(HDR "@pl.jit.incore(level=pl.Level.CORE_GROUP)\ndef k(out: pl.Out[pl.Tensor]):\n"
+                                     "    pl.store(pl.load(out, [0, 0], [8, 8]), [0, 0], out)\n    return out\n\n"
+                                     "@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    out = k(out)\n    return out\n",
+                                 "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(p);
+    pto_program_free(p);
+}
+
+static void test_decorator_d07_function_auto_scope_literal(void **s)
+{
+    (void)s;
+    DSL_ERROR(HDR "FLAG = False\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=FLAG)\n"
+                  "    def f(self, out):\n        return out\n",
+              "P", "ParserSyntaxError", "`@pl.function(auto_scope=...)` must be a bool literal (True/False)", 7, 65);
+    DSL_ERROR(HDR "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore, auto_scope=False)\n    def k(self, out):\n        return out\n",
+              "P", "ParserSyntaxError", "@pl.function(type=pl.FunctionType.InCore) does not accept auto_scope=", 5, 0);
+}
+
+static void test_decorator_d08_config_parameter_reserved(void **s)
+{
+    (void)s;
+    DSL_ERROR(HDR "@pl.jit\ndef f(out, config):\n    return out\n", "f", "TypeError", "@pl.jit function 'f': parameter name 'config' is reserved", 4, 12);
+    DSL_ERROR(HDR "@pl.jit.incore\ndef k(out: pl.Out[pl.Tensor]):\n    return out\n", "k", "TypeError",
+              "@pl.jit.incore function 'k' cannot be called directly; call it from a @pl.jit entry", 3, 1);
+}
+
+static void test_stmt_return_must_be_last(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    return out\n    pass\n    out = out\n"), "f", "ParserSyntaxError", "return must be the last statement of 'f'", 5, 5);
+    pto_program *p = dsl_compile(OFF("    with pl.scope():\n        return out\n"), "f", PTO_STAGE_PARSE);
+    pto_program_free(p); /* a return inside a trailing scope is last; the OFF tail adds a second one */
+    p = dsl_compile(HDR "@pl.jit(auto_scope=False)\ndef f(out: pl.Out[pl.Tensor]):\n    with pl.scope():\n        return out\n", "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(p);
+    pto_program_free(p);
+}
+
+static void test_stmt_expression_without_effect(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    1 + 2\n"), "f", "ParserSyntaxError", "expression statement has no effect", 5, 5);
+    DSL_ERROR(OFF("    min(1, 2)\n"), "f", "ParserSyntaxError", "expression statement has no effect", 5, 5);
+}
+
+static void test_stmt_range_errors(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    for i in pl.range():\n        pass\n"), "f", "ParserSyntaxError", "pl.range() requires at least 1 argument (stop)", 5, 14);
+    DSL_ERROR(OFF("    for i in pl.range(1, 2, 3, 4):\n        pass\n"), "f", "ParserSyntaxError", "pl.range() takes 1 to 3 positional arguments, got 4", 5, 14);
+    DSL_ERROR(OFF("    for i in pl.range(4, step=2):\n        pass\n"), "f", "ParserSyntaxError", "Unknown keyword argument 'step' in pl.range()", 5, 26);
+    DSL_ERROR(OFF("    for i in pl.range(0, 4, 0):\n        pass\n"), "f", "ParserSyntaxError", "pl.range() step must be non-zero", 5, 29);
+    DSL_ERROR(OFF("    for i in [1, 2]:\n        pass\n"), "f", "ParserSyntaxError", "for loops must iterate over pl.range(...)", 5, 14);
+    DSL_ERROR(OFF("    for i in pl.parallel(4):\n        pass\n"), "f", "UnsupportedFeatureError", "pl.parallel is not supported in this version", 5, 14);
+}
+
+static void test_stmt_loop_variable_not_defined_after(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    for i in pl.range(4):\n        pass\n    j = i\n"), "f", "UndefinedVariableError", "'i' is used before assignment", 7, 9);
+}
+
+static void test_stmt_unpack_counts(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    x, y = 1, 2, 3\n"), "f", "ParserSyntaxError", "cannot unpack 3 value(s) into 2 name(s)", 5, 5);
+    DSL_ERROR(HDR "@pl.jit.incore\ndef k(out: pl.Out[pl.Tensor]):\n    pl.store(pl.load(out, [0, 0], [8, 8]), [0, 0], out)\n    return out\n\n"
+                  "@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    with pl.manual_scope():\n        x, y, t = pl.submit(k, out)\n    return out\n",
+              "f", "ParserSyntaxError", "pl.submit(k) unpacks 3 result value(s) but kernel returns 1", 11, 9);
+}
+
+static void test_names_use_before_and_maybe_assignment(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    y = x\n    x = 1\n"), "f", "UndefinedVariableError", "'x' is used before assignment", 5, 9);
+    DSL_ERROR(OFF("    if 1 > 0:\n        x = 1\n    y = x\n"), "f", "UndefinedVariableError",
+              "'x' may be used before assignment (assigned only in some branches)", 7, 9);
+    DSL_ERROR(OFF("    y = nope\n"), "f", "UndefinedVariableError", "name 'nope' is not defined", 5, 9);
+    pto_program *p = dsl_compile(OFF("    if 1 > 0:\n        x = 1\n    else:\n        x = 2\n    y = x\n"), "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(p);
+    pto_program_free(p);
+}
+
+static void test_names_kind_change_across_merge(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    x = 1\n    for i in pl.range(4):\n        x = 2.0\n"), "f", "ParserTypeError",
+              "'x' changes from pl.Scalar[pl.INDEX] to pl.Scalar[pl.FP32] across a loop or branch merge", 7, 9);
+    pto_program *p = dsl_compile(OFF("    x = 1\n    x = 2.0\n"), "f", PTO_STAGE_PARSE); /* straight line: fine */
+    dsl_expect_ok(p);
+    pto_program_free(p);
+}
+
+static void test_names_pl_unknown_and_later(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF(AT4 "        t = pl.lod(a, [0, 0], [64, 128])\n"), "f", "UndefinedVariableError", "pl.lod is not a pypto.language name", 6, 13);
+    DSL_ERROR(OFF(AT4 "        t = pl.slice(a, [0, 0], [64, 128])\n"), "f", "UnsupportedFeatureError", "pl.slice is not supported in this version", 6, 13);
+    DSL_ERROR(OFF(AT4 "        t = pl.load(a, [0, 0], [64, 128])\n        u = pl.cast(t, pl.INT16)\n"), "f",
+              "UnsupportedFeatureError", "dtype pl.INT16 is not supported in this version", 7, 24);
+}
+
+static void test_names_constants_folded_and_caller_wins(void **s)
+{
+    (void)s;
+    const char *src = HDR "N, TR = 4, 64\nROWS = N * TR\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                          "    with pl.at(level=pl.Level.CORE_GROUP):\n        for i in pl.range(N):\n"
+                          "            pl.store(pl.load(a, [i * TR, 0], [TR, ROWS // 2]), [i * TR, 0], out)\n    return out\n";
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_PARSE);
+    dsl_expect_ok(p);
+    assert_non_null(strstr(pto_program_text(p), "for i in pl.range(4):"));
+    assert_non_null(strstr(pto_program_text(p), "pl.load(a, [i * 64, 0], [64, 128])"));
+    pto_program_free(p);
+    pto_constant c = {"N", {.kind = PTO_VALUE_INT, .i = 2}};
+    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f", .constants = &c,
+                             .nconstants = 1, .args = dsl_default_args, .nargs = 2, .stop_after = PTO_STAGE_PARSE};
+    assert_int_equal(pto_compile(&o, &p), 0);
+    assert_non_null(strstr(pto_program_text(p), "for i in pl.range(2):"));
+    pto_program_free(p);
+}
+
+static void test_names_uncapturable_constant(void **s)
+{
+    (void)s;
+    const char *src = OFF("    x = cfg\n");
+    pto_constant c = {"cfg", {.kind = PTO_VALUE_OBJECT, .s = "dict"}};
+    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f", .constants = &c,
+                             .nconstants = 1, .args = dsl_default_args, .nargs = 2};
+    pto_program *p;
+    assert_int_equal(pto_compile(&o, &p), 1);
+    dsl_expect_error(p, "ParserTypeError", "'cfg' refers to a dict object, which kernel code cannot capture; pass it as an argument", 5, 9);
+    pto_program_free(p);
+}
+
+static void test_scalars_true_division_and_taskid(void **s)
+{
+    (void)s;
+    DSL_ERROR(OFF("    x = 7 / 2\n"), "f", "ParserTypeError", "true division of integers is not supported in kernel code; use //", 5, 9);
+    DSL_ERROR(HDR "@pl.jit.incore\ndef k(out: pl.Out[pl.Tensor]):\n    pl.store(pl.load(out, [0, 0], [8, 8]), [0, 0], out)\n    return out\n\n"
+                  "@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    with pl.manual_scope():\n        o, t = pl.submit(k, out)\n        u = t + 1\n    return out\n",
+              "f", "ParserTypeError", "a TaskId can only be passed in deps=", 12, 13);
+}
+
+static void test_spec_entry_shapes_and_missing(void **s)
+{
+    (void)s;
+    DSL_ERROR(HDR "@pl.jit\ndef f(b: pl.Tensor, out: pl.Out[pl.Tensor]):\n    return out\n", "f", "TypeError",
+              "@pl.jit function 'f': missing a required argument: 'b'", 4, 7);
+    DSL_ERROR(HDR "@pl.jit\ndef f(a: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor]):\n    return out\n", "f", "TypeError",
+              "argument 'a' is pl.Tensor[[256, 128], pl.FP32] but its annotation requires pl.Tensor[[64, 128], pl.FP32]", 4, 7);
+}
+
+static void test_spec_scalar_argument_folded(void **s)
+{
+    (void)s;
+    const char *src = HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INT8]):\n"
+                          "    with pl.at(level=pl.Level.CORE_GROUP):\n        for i in pl.range(n):\n"
+                          "            pl.store(pl.load(a, [i, 0], [1, 128]), [i, 0], out)\n    return out\n";
+    pto_arg_spec args[3] = {dsl_default_args[0], dsl_default_args[1], {.name = "n", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 3}}};
+    pto_program *p = dsl_compile_with(src, "f", PTO_STAGE_PARSE, 0, args, 3);
+    dsl_expect_ok(p);
+    assert_non_null(strstr(pto_program_text(p), "n: pl.Scalar[pl.INT8]"));
+    assert_non_null(strstr(pto_program_text(p), "for i in pl.range(3):"));
+    pto_program_free(p);
+    args[2].value.i = 300;
+    p = dsl_compile_with(src, "f", PTO_STAGE_PARSE, 0, args, 3);
+    dsl_expect_error(p, "TypeError", "'f' argument 'n' = 300 does not fit pl.INT8", 4, 45);
+    pto_program_free(p);
+}
+
+static void test_calls_binding_and_recursion(void **s)
+{
+    (void)s;
+    const char *k = HDR "@pl.jit.incore\ndef k(x, out: pl.Out[pl.Tensor]):\n    pl.store(pl.load(x, [0, 0], [8, 8]), [0, 0], out)\n    return out\n\n";
+    char src[1024];
+    snprintf(src, sizeof src, "%s@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    out = k(a)\n    return out\n", k);
+    DSL_ERROR(src, "f", "ParserTypeError", "'k' missing argument 'out'", 10, 11);
+    snprintf(src, sizeof src, "%s@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    out = k(a, out, y=1)\n    return out\n", k);
+    DSL_ERROR(src, "f", "ParserTypeError", "'k' got an unexpected argument 'y'", 10, 21);
+    DSL_ERROR(HDR "@pl.jit.opaque\ndef g(out):\n    g(out)\n    return out\n\n@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    g(out)\n    return out\n",
+              "f", "UnsupportedFeatureError", "recursive call of 'g' is not supported in this version", 5, 5);
+    DSL_ERROR(HDR "@pl.jit\ndef g(out: pl.Out[pl.Tensor]):\n    return out\n\n@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    g(out)\n    return out\n",
+              "f", "InvalidOperationError", "'g' is a @pl.jit entry; an entry cannot call another entry", 9, 5);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_with_p01_scope_positional),
+    cmocka_unit_test(test_with_p02_scope_unknown_keyword),
+    cmocka_unit_test(test_with_p03_manual_scope_arguments_and_mode),
+    cmocka_unit_test(test_with_p04_auto_scope_needs_opt_out),
+    cmocka_unit_test(test_with_p05_auto_scope_under_opt_out_prints),
+    cmocka_unit_test(test_with_p06_manual_in_default_mode),
+    cmocka_unit_test(test_with_p07_nesting_order),
+    cmocka_unit_test(test_with_p08_scope_in_kernel_code),
+    cmocka_unit_test(test_with_p09_as_several_items_other_managers),
+    cmocka_unit_test(test_with_p10_error_text_starts_with_location),
+    cmocka_unit_test(test_decorator_d01_jit_forms),
+    cmocka_unit_test(test_decorator_d02_d03_incore_opaque_reject_auto_scope),
+    cmocka_unit_test(test_decorator_d05_host_is_later),
+    cmocka_unit_test(test_decorator_d06_incore_level),
+    cmocka_unit_test(test_decorator_d07_function_auto_scope_literal),
+    cmocka_unit_test(test_decorator_d08_config_parameter_reserved),
+    cmocka_unit_test(test_stmt_return_must_be_last),
+    cmocka_unit_test(test_stmt_expression_without_effect),
+    cmocka_unit_test(test_stmt_range_errors),
+    cmocka_unit_test(test_stmt_loop_variable_not_defined_after),
+    cmocka_unit_test(test_stmt_unpack_counts),
+    cmocka_unit_test(test_names_use_before_and_maybe_assignment),
+    cmocka_unit_test(test_names_kind_change_across_merge),
+    cmocka_unit_test(test_names_pl_unknown_and_later),
+    cmocka_unit_test(test_names_constants_folded_and_caller_wins),
+    cmocka_unit_test(test_names_uncapturable_constant),
+    cmocka_unit_test(test_scalars_true_division_and_taskid),
+    cmocka_unit_test(test_spec_entry_shapes_and_missing),
+    cmocka_unit_test(test_spec_scalar_argument_folded),
+    cmocka_unit_test(test_calls_binding_and_recursion),
+};
+
+PTO_TEST_MAIN(tests)
