@@ -48,6 +48,7 @@ static void lo_put_upper(base_strbuf *o, const char *s)
     for (; *s; s++) base_strbuf_printf(o, "%c", toupper((unsigned char)*s));
 }
 
+/* The mnemonic of a scalar operator, in cc_op's order (ast.h). */
 static const char *lo_cc_op_name(cc_op op)
 {
     static const char *const names[] = {"ADD", "SUB", "MUL", "DIV", "FLOORDIV", "MOD", "NEG", "POS", "NOT", "EQ",
