@@ -1,0 +1,393 @@
+/*
+ * lower.c - stage 7 (DSL-SPEC §3.5): each Orchestration or Opaque function
+ * becomes an orchestration procedure, each InCore function a tile program
+ * (lower.h has the machine).  This file owns the procedures, statements,
+ * control flow and the orchestration statements; lower_expr.c the scalar
+ * expressions, lower_tile.c the tile statements.
+ *
+ * Control flow:
+ *   for v in range(s, e, st):  s, e, st into fresh registers (evaluated
+ *                              once); n = TRIPS s, e, st; k = 0;
+ *                              top: if !(k < n) goto end; v = s + k*st;
+ *                              body; k = k + 1; goto top; end:
+ *   while c:                   top: if !c goto end; body; goto top; end:
+ *   if c / else:               if !c goto else; then; goto end; else: ...
+ *   with scope:                SCOPE_BEGIN (site: the scope node's line) body SCOPE_END
+ *   pl.at(grouping level):     its body, in place
+ *   return:                    RETURN closing the scopes open around it (no
+ *                              SCOPE_END follows it); a body that falls off
+ *                              its end gets one too
+ * A kernel call becomes SUBMIT (its results are the argument tensors the
+ * kernel returns, bound by ALIAS; pl.submit's last result is the TaskId);
+ * an Orchestration or Opaque call becomes CALL.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/lower_int.h"
+
+static const cc_type lo_index = {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
+static const cc_type lo_bool = {.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL};
+
+static int lo_is_kernel(const lo_b *b) { return b->f->kind == CC_FUNC_INCORE; }
+
+static int32_t lo_func_index(const cc_ir_func **fs, uint32_t n, const cc_ir_func *f)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (fs[k] == f) return (int32_t)k;
+    return -1;
+}
+
+static void lo_block(lo_b *b, const cc_ir_block *blk);
+
+/* A reference to the value of e: a variable's own place, or a register
+ * holding a scalar expression. */
+static cc_lo_ref lo_value(lo_b *b, const cc_ir_expr *e, int dtype)
+{
+    cc_lo_kind k = lo_kind_of(&e->type);
+    if (k == CC_LO_REG) return (cc_lo_ref){CC_LO_REG, (uint32_t)lo_scalar(b, e, dtype)};
+    if (e->kind != CC_X_VAR) lo_internal(b, e->span, "a tensor or tile value that is not a variable");
+    return (cc_lo_ref){(uint8_t)k, (uint32_t)lo_var(b, e->u.name, e->type)};
+}
+
+static void lo_alias(lo_b *b, int32_t dst, int32_t src, cc_span sp)
+{
+    if (dst == src) return;
+    cc_lo_insn *in = lo_emit(b, CC_LO_ALIAS, sp);
+    if (in) in->dst = dst, in->a = src;
+}
+
+/* ---- kernel calls and subroutine calls ------------------------------------------------- */
+
+/* The parameter each value of g's return names (InCore functions return
+ * only their tensor parameters), or -1. */
+static int lo_returned_param(const cc_ir_func *g, uint32_t k)
+{
+    const cc_ir_stmt *r = g->body.n ? g->body.items[g->body.n - 1] : NULL;
+    if (!r || r->kind != CC_I_RETURN || k >= r->u.ret.n || r->u.ret.values[k]->kind != CC_X_VAR) return -1;
+    return cc_ir_func_param(g, r->u.ret.values[k]->u.name);
+}
+
+static void lo_view(lo_b *b, const cc_ir_expr *call, uint32_t k, cc_lo_view *v)
+{
+    const cc_ir_expr *arg = call->u.call.args[k];
+    const cc_ir_box *box = call->u.call.boxes ? &call->u.call.boxes[k] : NULL;
+    v->tensor = (uint32_t)lo_value(b, arg, -1).index;
+    v->dir = box ? box->dir : call->u.call.callee->params[k].dir;
+    v->rank = arg->type.rank;
+    for (uint32_t d = 0; d < v->rank; d++) {
+        int whole = !box || d >= box->rank || !box->lo[d];
+        v->lo[d] = whole ? -1 : lo_scalar(b, box->lo[d], CC_DT_INDEX);
+        v->hi[d] = whole ? -1 : lo_scalar(b, box->hi[d], CC_DT_INDEX);
+    }
+}
+
+static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt, cc_span sp)
+{
+    const cc_ir_func *g = call->u.call.callee;
+    uint32_t nviews = 0, nscalars = 0;
+    for (uint32_t k = 0; k < g->nparams; k++) g->params[k].type.kind == CC_T_TENSOR ? nviews++ : nscalars++;
+    cc_lo_view *views = lo_alloc(b, nviews, sizeof *views, sp);
+    int32_t *scalars = lo_alloc(b, nscalars, sizeof *scalars, sp);
+    int32_t *deps = lo_alloc(b, call->u.call.ndeps, sizeof *deps, sp);
+    uint32_t iv = 0, is = 0;
+    for (uint32_t k = 0; k < g->nparams && !b->x->failed; k++) {
+        if (g->params[k].type.kind == CC_T_TENSOR) lo_view(b, call, k, &views[iv++]);
+        else scalars[is++] = lo_scalar(b, call->u.call.args[k], g->params[k].type.dtype);
+    }
+    for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
+    uint32_t nres = call->u.call.submit && nt ? nt - 1 : nt;
+    int32_t tid = call->u.call.submit && nt ? lo_var(b, tg[nt - 1].name, tg[nt - 1].type) : -1;
+    cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, sp);
+    if (!in) return;
+    in->dst = tid;
+    in->u.submit.kernel = (uint32_t)lo_func_index(b->x->kernels, b->x->l->nkernels, g);
+    in->u.submit.views = views, in->u.submit.nviews = nviews;
+    in->u.submit.scalars = scalars, in->u.submit.nscalars = nscalars;
+    in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+    for (uint32_t t = 0; t < nres; t++) {
+        int pk = lo_returned_param(g, t);
+        if (pk < 0) return (void)lo_internal(b, sp, "a kernel result that is not a parameter");
+        int32_t src = lo_value(b, call->u.call.args[pk], -1).index;
+        lo_alias(b, lo_var(b, tg[t].name, tg[t].type), src, sp);
+    }
+}
+
+static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt, cc_span sp)
+{
+    const cc_ir_func *g = call->u.call.callee;
+    uint32_t n = call->u.call.nargs;
+    cc_lo_ref *args = lo_alloc(b, n, sizeof *args, sp), *res = lo_alloc(b, nt, sizeof *res, sp);
+    for (uint32_t k = 0; k < n && !b->x->failed; k++) args[k] = lo_value(b, call->u.call.args[k], g->params[k].type.dtype);
+    for (uint32_t k = 0; k < nt && !b->x->failed; k++)
+        res[k] = (cc_lo_ref){(uint8_t)lo_kind_of(&tg[k].type), (uint32_t)lo_var(b, tg[k].name, tg[k].type)};
+    cc_lo_insn *in = lo_emit(b, CC_LO_CALL, sp);
+    if (!in) return;
+    in->u.call.proc = (uint32_t)lo_func_index(b->x->procs, b->x->l->nprocs, g);
+    in->u.call.args = args, in->u.call.nargs = n, in->u.call.results = res, in->u.call.nresults = nt;
+}
+
+static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
+{
+    cc_span sp = call->span;
+    switch (call->u.call.callee->kind) {
+    case CC_FUNC_INCORE: return lo_submit(b, call, tg, nt, sp);
+    case CC_FUNC_ORCHESTRATION:
+    case CC_FUNC_OPAQUE: return lo_subcall(b, call, tg, nt, sp);
+    default: lo_internal(b, call->span, "an Inline call");
+    }
+}
+
+/* ---- assignments and expression statements ------------------------------------------------ */
+
+static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, const cc_ir_target *t)
+{
+    int32_t dst = lo_var(b, t->name, t->type);
+    cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
+    if (!in) return;
+    in->dst = dst, in->dtype = t->type.dtype, in->u.mem.rank = t->type.rank;
+    memcpy(in->u.mem.shape, t->type.shape, sizeof in->u.mem.shape);
+}
+
+/* `a, b = x, y`: every value first, then the targets. */
+static void lo_assign_list(lo_b *b, const cc_ir_stmt *s)
+{
+    const cc_ir_expr *v = s->u.assign.value;
+    uint32_t n = s->u.assign.ntargets;
+    cc_lo_ref *refs = lo_alloc(b, n, sizeof *refs, s->span);
+    for (uint32_t k = 0; k < n && !b->x->failed; k++) refs[k] = lo_value(b, v->u.list.items[k], -1);
+    for (uint32_t k = 0; k < n && !b->x->failed; k++) {
+        const cc_ir_target *t = &s->u.assign.targets[k];
+        int32_t dst = lo_var(b, t->name, t->type);
+        cc_lo_insn *in = lo_emit(b, refs[k].kind == CC_LO_REG ? CC_LO_MOV : refs[k].kind == CC_LO_TENSOR ? CC_LO_ALIAS : CC_LO_TCOPY, s->span);
+        if (in) in->dst = dst, in->a = (int32_t)refs[k].index;
+    }
+}
+
+static void lo_assign(lo_b *b, const cc_ir_stmt *s)
+{
+    const cc_ir_expr *v = s->u.assign.value;
+    const cc_ir_target *t = s->u.assign.targets;
+    uint32_t n = s->u.assign.ntargets;
+    if (v->kind == CC_X_CALL) return lo_call(b, v, t, n);
+    if (n > 1) {
+        if (v->kind == CC_X_LIST && v->u.list.n == n) return lo_assign_list(b, s);
+        return (void)lo_internal(b, s->span, "an unpacking of a value that is not a call or a list");
+    }
+    cc_lo_kind k = lo_kind_of(&t->type);
+    if (k == CC_LO_REG) return lo_scalar_into(b, v, lo_var(b, t->name, t->type));
+    if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_alias(b, lo_var(b, t->name, t->type), lo_var(b, v->u.name, v->type), s->span);
+    if (lo_is_kernel(b)) return lo_tile_stmt(b, s);
+    if (v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR) return lo_alloc_tensor(b, v, t);
+    lo_internal(b, v->span, "a tile value in orchestration code");
+}
+
+static void lo_expr_stmt(lo_b *b, const cc_ir_stmt *s)
+{
+    if (s->u.expr->kind == CC_X_CALL) return lo_call(b, s->u.expr, NULL, 0);
+    if (lo_is_kernel(b)) return lo_tile_stmt(b, s);
+    lo_internal(b, s->span, "an expression statement that is not a call");
+}
+
+/* ---- control flow -------------------------------------------------------------------------- */
+
+static uint32_t lo_here(const lo_b *b) { return b->ncode; }
+
+static void lo_patch(lo_b *b, uint32_t at, uint32_t target)
+{
+    if (!b->x->failed) b->code[at].u.target = target;
+}
+
+static uint32_t lo_jump(lo_b *b, cc_lo_opcode code, int32_t cond, uint32_t target, cc_span sp)
+{
+    uint32_t at = lo_here(b);
+    cc_lo_insn *in = lo_emit(b, code, sp);
+    if (in) in->a = cond, in->u.target = target;
+    return at;
+}
+
+static void lo_bin(lo_b *b, cc_op op, int32_t dst, int32_t l, int32_t r, cc_span sp)
+{
+    cc_lo_insn *in = lo_emit(b, CC_LO_BIN, sp);
+    if (in) in->op = (uint8_t)op, in->dtype = CC_DT_INDEX, in->dst = dst, in->a = l, in->b = r;
+}
+
+static void lo_const_index(lo_b *b, int32_t dst, int64_t v, cc_span sp)
+{
+    cc_lo_insn *in = lo_emit(b, CC_LO_CONST, sp);
+    if (in) in->dst = dst, in->dtype = CC_DT_INDEX, in->u.imm.i = v;
+}
+
+static void lo_for(lo_b *b, const cc_ir_stmt *s)
+{
+    cc_span sp = s->span;
+    int32_t start = lo_new(b, CC_LO_REG, NULL, lo_index), stop = lo_new(b, CC_LO_REG, NULL, lo_index);
+    int32_t step = lo_new(b, CC_LO_REG, NULL, lo_index), n = lo_new(b, CC_LO_REG, NULL, lo_index);
+    int32_t k = lo_new(b, CC_LO_REG, NULL, lo_index), one = lo_new(b, CC_LO_REG, NULL, lo_index);
+    int32_t c = lo_new(b, CC_LO_REG, NULL, lo_bool), v = lo_var(b, s->u.for_.var, lo_index);
+    lo_scalar_into(b, s->u.for_.start, start);
+    lo_scalar_into(b, s->u.for_.stop, stop);
+    lo_scalar_into(b, s->u.for_.step, step);
+    cc_lo_insn *in = lo_emit(b, CC_LO_TRIPS, sp);
+    if (in) in->dst = n, in->a = start, in->b = stop, in->c = step;
+    lo_const_index(b, k, 0, sp);
+    lo_const_index(b, one, 1, sp);
+    uint32_t top = lo_here(b);
+    lo_bin(b, CC_OP_LT, c, k, n, sp);
+    uint32_t exit = lo_jump(b, CC_LO_JUMP_IF_FALSE, c, 0, sp);
+    lo_bin(b, CC_OP_MUL, v, k, step, sp);
+    lo_bin(b, CC_OP_ADD, v, start, v, sp);
+    lo_block(b, &s->u.for_.body);
+    lo_bin(b, CC_OP_ADD, k, k, one, sp);
+    lo_jump(b, CC_LO_JUMP, -1, top, sp);
+    lo_patch(b, exit, lo_here(b));
+}
+
+static void lo_while(lo_b *b, const cc_ir_stmt *s)
+{
+    uint32_t top = lo_here(b);
+    int32_t c = lo_scalar(b, s->u.while_.cond, -1);
+    uint32_t exit = lo_jump(b, CC_LO_JUMP_IF_FALSE, c, 0, s->span);
+    lo_block(b, &s->u.while_.body);
+    lo_jump(b, CC_LO_JUMP, -1, top, s->span);
+    lo_patch(b, exit, lo_here(b));
+}
+
+static void lo_if(lo_b *b, const cc_ir_stmt *s)
+{
+    int32_t c = lo_scalar(b, s->u.if_.cond, -1);
+    uint32_t to_else = lo_jump(b, CC_LO_JUMP_IF_FALSE, c, 0, s->span);
+    lo_block(b, &s->u.if_.then);
+    if (!s->u.if_.orelse.n) return lo_patch(b, to_else, lo_here(b));
+    uint32_t to_end = lo_jump(b, CC_LO_JUMP, -1, 0, s->span);
+    lo_patch(b, to_else, lo_here(b));
+    lo_block(b, &s->u.if_.orelse);
+    lo_patch(b, to_end, lo_here(b));
+}
+
+/* Does blk end with the function's return (possibly inside trailing
+ * scopes)?  Then nothing after it runs. */
+static int lo_ends_in_return(const cc_ir_block *blk)
+{
+    const cc_ir_stmt *s = blk->n ? blk->items[blk->n - 1] : NULL;
+    if (!s) return 0;
+    return s->kind == CC_I_RETURN || (s->kind == CC_I_SCOPE && lo_ends_in_return(&s->u.scope.body));
+}
+
+static void lo_scope(lo_b *b, const cc_ir_stmt *s)
+{
+    if (lo_is_kernel(b)) return (void)lo_internal(b, s->span, "a runtime scope in kernel code");
+    cc_lo_insn *in = lo_emit(b, CC_LO_SCOPE_BEGIN, s->span);
+    if (in) in->mode = s->u.scope.mode;
+    b->depth++;
+    lo_block(b, &s->u.scope.body);
+    b->depth--;
+    if (!lo_ends_in_return(&s->u.scope.body)) lo_emit(b, CC_LO_SCOPE_END, s->span);
+}
+
+static void lo_return(lo_b *b, const cc_ir_stmt *s)
+{
+    uint32_t n = s->u.ret.n;
+    cc_lo_ref *refs = lo_alloc(b, n, sizeof *refs, s->span);
+    for (uint32_t k = 0; k < n && !b->x->failed; k++) refs[k] = lo_value(b, s->u.ret.values[k], -1);
+    cc_lo_insn *in = lo_emit(b, CC_LO_RETURN, s->span);
+    if (in) in->u.ret.close = b->depth, in->u.ret.refs = refs, in->u.ret.nrefs = n;
+}
+
+static void lo_stmt(lo_b *b, const cc_ir_stmt *s)
+{
+    b->at = s->span;
+    switch (s->kind) {
+    case CC_I_ASSIGN: return lo_assign(b, s);
+    case CC_I_EXPR: return lo_expr_stmt(b, s);
+    case CC_I_FOR: return lo_for(b, s);
+    case CC_I_WHILE: return lo_while(b, s);
+    case CC_I_IF: return lo_if(b, s);
+    case CC_I_SCOPE: return lo_scope(b, s);
+    case CC_I_AT:
+        if (s->u.at.level == CC_LEVEL_CORE_GROUP || lo_is_kernel(b))
+            return (void)lo_internal(b, s->span, "a pl.at(level=pl.Level.CORE_GROUP) body that was not outlined");
+        return lo_block(b, &s->u.at.body);
+    case CC_I_RETURN: return lo_return(b, s);
+    default: lo_internal(b, s->span, "an unknown statement");
+    }
+}
+
+static void lo_block(lo_b *b, const cc_ir_block *blk)
+{
+    for (uint32_t i = 0; i < blk->n && !b->x->failed; i++) lo_stmt(b, blk->items[i]);
+}
+
+/* ---- procedures ------------------------------------------------------------------------------ */
+
+static void *lo_keep(lo_b *b, void *heap, uint32_t n, size_t elem)
+{
+    void *m = lo_alloc(b, n, elem, b->f->span);
+    if (m) memcpy(m, heap, n * elem);
+    free(heap);
+    return m;
+}
+
+static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
+{
+    lo_b b = {.x = x, .f = f, .at = f->span};
+    out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->nparams = f->nparams;
+    out->params = lo_alloc(&b, f->nparams, sizeof *out->params, f->span);
+    out->dirs = lo_alloc(&b, f->nparams, sizeof *out->dirs, f->span);
+    for (uint32_t k = 0; k < f->nparams && !x->failed; k++) {
+        const cc_ir_param *pm = &f->params[k];
+        out->params[k] = (cc_lo_ref){(uint8_t)lo_kind_of(&pm->type), (uint32_t)lo_var(&b, pm->name, pm->type)};
+        out->dirs[k] = pm->type.kind == CC_T_TENSOR ? pm->dir : CC_DIR_NONE;
+    }
+    lo_block(&b, &f->body);
+    if (!lo_ends_in_return(&f->body)) lo_emit(&b, CC_LO_RETURN, f->span);
+    out->ncode = b.ncode;
+    out->code = lo_keep(&b, b.code, b.ncode, sizeof *b.code);
+    out->nregs = b.nslots[CC_LO_REG], out->ntensors = b.nslots[CC_LO_TENSOR], out->ntiles = b.nslots[CC_LO_TILE];
+    out->regs = lo_keep(&b, b.slots[CC_LO_REG], out->nregs, sizeof(cc_lo_slot));
+    out->tensors = lo_keep(&b, b.slots[CC_LO_TENSOR], out->ntensors, sizeof(cc_lo_slot));
+    out->tiles = lo_keep(&b, b.slots[CC_LO_TILE], out->ntiles, sizeof(cc_lo_slot));
+    free(b.names);
+}
+
+/* Orders the functions: procedures (the entry first) and kernels. */
+static int lo_plan(lo_ctx *x)
+{
+    const cc_ir_program *p = x->p;
+    cc_lowered *l = x->l;
+    x->procs = base_arena_alloc(x->a, (p->nfuncs + 1) * sizeof *x->procs);
+    x->kernels = base_arena_alloc(x->a, (p->nfuncs + 1) * sizeof *x->kernels);
+    if (!x->procs || !x->kernels) return -1;
+    for (uint32_t k = 0; k < p->nfuncs; k++) {
+        const cc_ir_func *f = p->funcs[k];
+        if (f->kind == CC_FUNC_INCORE) x->kernels[l->nkernels++] = f;
+        else x->procs[l->nprocs++] = f;
+    }
+    for (uint32_t k = 1; k < l->nprocs; k++) {
+        if (!x->procs[k]->entry) continue;
+        const cc_ir_func *e = x->procs[k];
+        memmove(x->procs + 1, x->procs, k * sizeof *x->procs);
+        x->procs[0] = e;
+        break;
+    }
+    l->procs = base_arena_alloc(x->a, (l->nprocs + 1) * sizeof *l->procs);
+    l->kernels = base_arena_alloc(x->a, (l->nkernels + 1) * sizeof *l->kernels);
+    return l->procs && l->kernels ? 0 : -1;
+}
+
+int cc_lower(const cc_ir_program *p, base_arena *a, cc_lowered **out)
+{
+    lo_ctx x = {.p = p, .a = a};
+    *out = NULL;
+    cc_span none = {0, 0, 0, 0};
+    if (!(x.l = base_arena_alloc(a, sizeof *x.l)) || lo_plan(&x) < 0) {
+        cc_diag_add(p->diags, CC_DIAG_INTERNAL, none, NULL, "out of memory while lowering");
+        return -1;
+    }
+    x.l->file = p->src && p->src->file ? p->src->file : "<string>";
+    for (uint32_t k = 0; k < x.l->nprocs && !x.failed; k++) lo_proc(&x, x.procs[k], &x.l->procs[k]);
+    for (uint32_t k = 0; k < x.l->nkernels && !x.failed; k++) lo_proc(&x, x.kernels[k], &x.l->kernels[k]);
+    if (x.failed) return -1;
+    *out = x.l;
+    return 0;
+}

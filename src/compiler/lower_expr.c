@@ -1,0 +1,197 @@
+/*
+ * lower_expr.c - the builder of one procedure (instructions, registers,
+ * slots and tiles, the names that own them) and scalar expressions.
+ *
+ * A scalar expression becomes instructions that leave its value in a
+ * register: a variable is its own register, anything else a fresh
+ * temporary.  Integer and float operands are never mixed in one
+ * instruction: a CAST converts first (int with float promotes to the
+ * float dtype, as the type checker typed it).
+ */
+#include <string.h>
+
+#include "base/array.h"
+#include "compiler/lower_int.h"
+
+static const char *const lo_opcode_names[] = {
+#define CC_LO_OPCODE_NAME_(n) #n,
+    CC_LO_OPCODE_LIST(CC_LO_OPCODE_NAME_)
+#undef CC_LO_OPCODE_NAME_
+};
+
+const char *cc_lo_opcode_name(cc_lo_opcode c) { return (unsigned)c < CC_LO_OPCODE_COUNT ? lo_opcode_names[c] : "?"; }
+
+/* ---- the builder ---------------------------------------------------------------------- */
+
+int lo_internal(lo_b *b, cc_span sp, const char *what)
+{
+    if (!b->x->failed)
+        cc_diag_add(b->x->p->diags, CC_DIAG_INTERNAL, sp, NULL,
+                    "%s reached lowering (internal compiler error; please report)", what);
+    b->x->failed = 1;
+    return -1;
+}
+
+int lo_oom(lo_b *b, cc_span sp)
+{
+    if (!b->x->failed) cc_diag_add(b->x->p->diags, CC_DIAG_INTERNAL, sp, NULL, "out of memory while lowering");
+    b->x->failed = 1;
+    return -1;
+}
+
+void *lo_alloc(lo_b *b, size_t n, size_t elem, cc_span sp)
+{
+    if (!n || b->x->failed) return NULL;
+    void *m = base_arena_alloc(b->x->a, n * elem);
+    if (!m) lo_oom(b, sp);
+    return m;
+}
+
+cc_lo_insn *lo_emit(lo_b *b, cc_lo_opcode code, cc_span sp)
+{
+    if (b->x->failed) return NULL;
+    if (b->ncode == b->capcode) {
+        cc_lo_insn *q = base_array_grow(b->code, &b->capcode, sizeof *q, 64);
+        if (!q) return lo_oom(b, sp), NULL;
+        b->code = q;
+    }
+    cc_lo_insn *in = &b->code[b->ncode++];
+    memset(in, 0, sizeof *in);
+    if (!sp.line) sp = b->at;
+    in->code = (uint8_t)code, in->line = sp.line, in->col = sp.col;
+    in->dst = in->a = in->b = in->c = -1;
+    return in;
+}
+
+cc_lo_kind lo_kind_of(const cc_type *t)
+{
+    return t->kind == CC_T_TENSOR ? CC_LO_TENSOR : t->kind == CC_T_TILE ? CC_LO_TILE : CC_LO_REG;
+}
+
+int32_t lo_new(lo_b *b, cc_lo_kind k, const char *name, cc_type t)
+{
+    if (b->x->failed) return -1;
+    if (b->nslots[k] == b->capslots[k]) {
+        cc_lo_slot *q = base_array_grow(b->slots[k], &b->capslots[k], sizeof *q, 16);
+        if (!q) return lo_oom(b, b->f->span);
+        b->slots[k] = q;
+    }
+    b->slots[k][b->nslots[k]] = (cc_lo_slot){name, t};
+    return (int32_t)b->nslots[k]++;
+}
+
+int32_t lo_var(lo_b *b, const char *name, cc_type t)
+{
+    for (uint32_t k = 0; k < b->nnames; k++)
+        if (!strcmp(b->names[k].name, name) && cc_type_equal(&b->names[k].type, &t)) return b->names[k].index;
+    int32_t index = lo_new(b, lo_kind_of(&t), name, t);
+    if (index < 0) return -1;
+    if (b->nnames == b->capnames) {
+        lo_name *q = base_array_grow(b->names, &b->capnames, sizeof *q, 16);
+        if (!q) return lo_oom(b, b->f->span);
+        b->names = q;
+    }
+    b->names[b->nnames++] = (lo_name){name, t, index};
+    return index;
+}
+
+/* ---- scalar expressions ------------------------------------------------------------------ */
+
+static cc_type lo_scalar_type(int dtype) { return (cc_type){.kind = CC_T_SCALAR, .dtype = (uint8_t)dtype}; }
+
+static int lo_reg_dtype(const lo_b *b, int32_t r) { return r < 0 ? CC_DT_INDEX : b->slots[CC_LO_REG][r].type.dtype; }
+
+/* Does a value of dtype from need a CAST to be read as dtype to?  Integer
+ * dtypes share int64 registers, float dtypes double registers. */
+static int lo_needs_cast(int from, int to) { return cc_dtype_is_float((cc_dtype)from) != cc_dtype_is_float((cc_dtype)to); }
+
+static void lo_cast(lo_b *b, int32_t dst, int32_t src, int dtype, cc_cast_mode mode, cc_span sp)
+{
+    cc_lo_insn *in = lo_emit(b, CC_LO_CAST, sp);
+    if (in) in->dst = dst, in->a = src, in->dtype = (uint8_t)dtype, in->mode = (uint8_t)mode;
+}
+
+int32_t lo_scalar(lo_b *b, const cc_ir_expr *e, int dtype)
+{
+    if (b->x->failed) return -1;
+    if (e->kind == CC_X_VAR && lo_kind_of(&e->type) == CC_LO_REG) {
+        int32_t r = lo_var(b, e->u.name, e->type);
+        if (dtype < 0 || !lo_needs_cast(e->type.dtype, dtype)) return r;
+        int32_t t = lo_new(b, CC_LO_REG, NULL, lo_scalar_type(dtype));
+        lo_cast(b, t, r, dtype, CC_CAST_ROUND, e->span);
+        return t;
+    }
+    int32_t t = lo_new(b, CC_LO_REG, NULL, lo_scalar_type(dtype < 0 ? e->type.dtype : dtype));
+    if (t >= 0) lo_scalar_into(b, e, t);
+    return t;
+}
+
+static int lo_is_compare(cc_op op) { return op >= CC_OP_EQ && op <= CC_OP_GE; }
+
+/* The dtype a binary operator computes in: the result's for arithmetic,
+ * the wider operand class for compares and and/or. */
+static int lo_operand_dtype(const cc_ir_expr *e)
+{
+    cc_op op = e->u.bin.op;
+    if (!lo_is_compare(op) && op != CC_OP_AND && op != CC_OP_OR) return e->type.dtype;
+    int fl = cc_dtype_is_float((cc_dtype)e->u.bin.l->type.dtype) || cc_dtype_is_float((cc_dtype)e->u.bin.r->type.dtype);
+    return fl ? CC_DT_FP32 : CC_DT_INDEX;
+}
+
+static void lo_binary(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int dt = lo_operand_dtype(e);
+    int32_t l = lo_scalar(b, e->u.bin.l, dt), r = lo_scalar(b, e->u.bin.r, dt);
+    cc_lo_insn *in = lo_emit(b, CC_LO_BIN, e->span);
+    if (in) in->op = (uint8_t)e->u.bin.op, in->dtype = (uint8_t)dt, in->dst = dst, in->a = l, in->b = r;
+}
+
+static void lo_unary(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int dt = e->u.un.op == CC_OP_NOT ? -1 : e->type.dtype;
+    int32_t x = lo_scalar(b, e->u.un.x, dt);
+    cc_lo_insn *in = lo_emit(b, CC_LO_UN, e->span);
+    if (in) in->op = (uint8_t)e->u.un.op, in->dtype = (uint8_t)lo_reg_dtype(b, x), in->dst = dst, in->a = x;
+}
+
+static void lo_const(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int dt = lo_reg_dtype(b, dst);
+    cc_lo_insn *in = lo_emit(b, CC_LO_CONST, e->span);
+    if (!in) return;
+    in->dst = dst, in->dtype = (uint8_t)dt;
+    if (cc_dtype_is_float((cc_dtype)dt)) in->u.imm.f = e->kind == CC_X_FLOAT ? e->u.f : (double)e->u.i;
+    else in->u.imm.i = e->kind == CC_X_FLOAT ? (int64_t)e->u.f : e->u.i;
+}
+
+void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    if (b->x->failed) return;
+    int want = lo_reg_dtype(b, dst);
+    if (e->kind == CC_X_INT || e->kind == CC_X_BOOL || e->kind == CC_X_FLOAT) return lo_const(b, e, dst);
+    if (e->kind == CC_X_VAR) {
+        int32_t r = lo_var(b, e->u.name, e->type);
+        if (r == dst || r < 0) return;
+        if (lo_needs_cast(e->type.dtype, want)) return lo_cast(b, dst, r, want, CC_CAST_ROUND, e->span);
+        cc_lo_insn *in = lo_emit(b, CC_LO_MOV, e->span);
+        if (in) in->dst = dst, in->a = r;
+        return;
+    }
+    if (lo_needs_cast(e->type.dtype, want)) return lo_cast(b, dst, lo_scalar(b, e, -1), want, CC_CAST_ROUND, e->span);
+    if (e->kind == CC_X_BINARY) return lo_binary(b, e, dst);
+    if (e->kind == CC_X_UNARY) return lo_unary(b, e, dst);
+    if (e->kind == CC_X_OP && e->u.op.op == CC_IR_CAST && e->type.kind == CC_T_SCALAR)
+        return lo_cast(b, dst, lo_scalar(b, e->u.op.args[0], -1), e->u.op.dtype, (cc_cast_mode)e->u.op.mode, e->span);
+    lo_internal(b, e->span, "a non-scalar value in a scalar expression");
+}
+
+void lo_index_list(lo_b *b, const cc_ir_expr *e, int32_t *out, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) out[k] = -1;
+    if (!e) return;
+    if (e->kind != CC_X_LIST || e->u.list.n != n) {
+        lo_internal(b, e->span, "a list that is not a literal of the tensor's rank");
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++) out[k] = lo_scalar(b, e->u.list.items[k], CC_DT_INDEX);
+}

@@ -1,0 +1,191 @@
+/*
+ * lower_print.c - the listing of a lowered program (lower.h): per
+ * procedure a header `proc <k> <name>(<param>=<where>, ...)` (kernels:
+ * `kernel <k> ...` with each tensor parameter's direction), its registers
+ * (rN), tensor slots (tN) and tiles (vN) one a line with name and type,
+ * then one instruction a line: index, mnemonic, operands, `@line:col`.
+ * Binary and unary scalar ops print as their operator (`ADD r3 = r1, r2
+ * INDEX`), tile ops with a T prefix (`TMUL v1 = v0, r2 FP32`).
+ */
+#include <ctype.h>
+
+#include "compiler/lower.h"
+
+static const char lo_prefix[] = {'r', 't', 'v'};
+
+static void lo_put_reg(base_strbuf *o, int32_t r)
+{
+    if (r < 0) base_strbuf_puts(o, "-");
+    else base_strbuf_printf(o, "r%d", r);
+}
+
+static void lo_put_ref(base_strbuf *o, cc_lo_ref r) { base_strbuf_printf(o, "%c%u", lo_prefix[r.kind], r.index); }
+
+static void lo_put_refs(base_strbuf *o, const cc_lo_ref *r, uint32_t n)
+{
+    base_strbuf_puts(o, "[");
+    for (uint32_t k = 0; k < n; k++) base_strbuf_puts(o, k ? ", " : ""), lo_put_ref(o, r[k]);
+    base_strbuf_puts(o, "]");
+}
+
+static void lo_put_regs(base_strbuf *o, const int32_t *r, uint32_t n)
+{
+    base_strbuf_puts(o, "[");
+    for (uint32_t k = 0; k < n; k++) base_strbuf_puts(o, k ? ", " : ""), lo_put_reg(o, r[k]);
+    base_strbuf_puts(o, "]");
+}
+
+static void lo_put_shape(base_strbuf *o, const int64_t *shape, uint32_t rank)
+{
+    base_strbuf_puts(o, "[");
+    for (uint32_t d = 0; d < rank; d++) base_strbuf_printf(o, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    base_strbuf_puts(o, "]");
+}
+
+/* An operator's name in upper case: "FLOORDIV", "ROW_SUM". */
+static void lo_put_upper(base_strbuf *o, const char *s)
+{
+    for (; *s; s++) base_strbuf_printf(o, "%c", toupper((unsigned char)*s));
+}
+
+/* The mnemonic of a scalar operator, in cc_op's order (ast.h). */
+static const char *lo_cc_op_name(cc_op op)
+{
+    static const char *const names[] = {"ADD", "SUB", "MUL", "DIV", "FLOORDIV", "MOD", "NEG", "POS", "NOT", "EQ",
+                                        "NE", "LT", "LE", "GT", "GE", "AND", "OR", "MIN", "MAX"};
+    return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+static void lo_put_view(base_strbuf *o, const cc_lo_view *v)
+{
+    base_strbuf_printf(o, "t%u %s [", v->tensor, cc_dir_name((cc_dir)v->dir));
+    for (uint32_t d = 0; d < v->rank; d++) {
+        base_strbuf_puts(o, d ? ", " : "");
+        if (v->lo[d] < 0) base_strbuf_puts(o, ":");
+        else base_strbuf_printf(o, "r%d:r%d", v->lo[d], v->hi[d]);
+    }
+    base_strbuf_puts(o, "]");
+}
+
+static void lo_put_submit(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)
+{
+    uint32_t k = in->u.submit.kernel;
+    base_strbuf_printf(o, "SUBMIT k=%s views=[", k < l->nkernels ? l->kernels[k].name : "?");
+    for (uint32_t i = 0; i < in->u.submit.nviews; i++) base_strbuf_puts(o, i ? ", " : ""), lo_put_view(o, &in->u.submit.views[i]);
+    base_strbuf_puts(o, "] scalars=");
+    lo_put_regs(o, in->u.submit.scalars, in->u.submit.nscalars);
+    if (in->u.submit.ndeps) base_strbuf_puts(o, " deps="), lo_put_regs(o, in->u.submit.deps, in->u.submit.ndeps);
+    if (in->dst >= 0) base_strbuf_printf(o, " -> r%d", in->dst);
+}
+
+/* LOAD and STORE: `t0[r1, r2]` and the optional extents. */
+static void lo_put_window(base_strbuf *o, const cc_lo_insn *in, int32_t tensor, const char *ext_name)
+{
+    base_strbuf_printf(o, "t%d", tensor);
+    lo_put_regs(o, in->u.mem.off, in->u.mem.rank);
+    int any = 0;
+    for (uint32_t d = 0; d < in->u.mem.rank; d++) any |= in->u.mem.ext[d] >= 0;
+    if (any) base_strbuf_printf(o, " %s=", ext_name), lo_put_regs(o, in->u.mem.ext, in->u.mem.rank);
+}
+
+static void lo_put_const(base_strbuf *o, const cc_lo_insn *in)
+{
+    base_strbuf_printf(o, "CONST r%d = ", in->dst);
+    if (cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, "%.17g", in->u.imm.f);
+    else base_strbuf_printf(o, "%lld", (long long)in->u.imm.i);
+    base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+}
+
+static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
+{
+    base_strbuf_puts(o, "T"), lo_put_upper(o, cc_ir_op_name((cc_ir_op)in->op));
+    base_strbuf_printf(o, " v%d = v%d", in->dst, in->a);
+    if (in->b >= 0) base_strbuf_printf(o, ", %c%d", in->b_scalar ? 'r' : 'v', in->b);
+    base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+    if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
+}
+
+static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)
+{
+    const char *name = cc_lo_opcode_name((cc_lo_opcode)in->code);
+    switch (in->code) {
+    case CC_LO_CONST: lo_put_const(o, in); break;
+    case CC_LO_MOV: base_strbuf_printf(o, "MOV r%d = r%d", in->dst, in->a); break;
+    case CC_LO_CAST:
+        base_strbuf_printf(o, "CAST r%d = r%d %s", in->dst, in->a, cc_dtype_name((cc_dtype)in->dtype));
+        if (!cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
+        break;
+    case CC_LO_BIN:
+        base_strbuf_printf(o, "%s r%d = r%d, r%d %s", lo_cc_op_name((cc_op)in->op), in->dst, in->a, in->b, cc_dtype_name((cc_dtype)in->dtype));
+        break;
+    case CC_LO_UN: base_strbuf_printf(o, "%s r%d = r%d %s", lo_cc_op_name((cc_op)in->op), in->dst, in->a, cc_dtype_name((cc_dtype)in->dtype)); break;
+    case CC_LO_TRIPS: base_strbuf_printf(o, "TRIPS r%d = r%d, r%d, r%d", in->dst, in->a, in->b, in->c); break;
+    case CC_LO_JUMP: base_strbuf_printf(o, "JUMP -> %u", in->u.target); break;
+    case CC_LO_JUMP_IF_FALSE: base_strbuf_printf(o, "JUMP_IF_FALSE r%d -> %u", in->a, in->u.target); break;
+    case CC_LO_RETURN:
+        base_strbuf_printf(o, "RETURN close=%u ", in->u.ret.close), lo_put_refs(o, in->u.ret.refs, in->u.ret.nrefs);
+        break;
+    case CC_LO_SCOPE_BEGIN:
+        base_strbuf_printf(o, "SCOPE_BEGIN %s %s:%u", in->mode == CC_SCOPE_MANUAL ? "MANUAL" : "AUTO", l->file, in->line);
+        break;
+    case CC_LO_ALLOC:
+        base_strbuf_printf(o, "ALLOC t%d = ", in->dst), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+        base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+        break;
+    case CC_LO_ALIAS: base_strbuf_printf(o, "ALIAS t%d = t%d", in->dst, in->a); break;
+    case CC_LO_SUBMIT: lo_put_submit(o, l, in); break;
+    case CC_LO_CALL:
+        base_strbuf_printf(o, "CALL %s args=", in->u.call.proc < l->nprocs ? l->procs[in->u.call.proc].name : "?");
+        lo_put_refs(o, in->u.call.args, in->u.call.nargs), base_strbuf_puts(o, " -> ");
+        lo_put_refs(o, in->u.call.results, in->u.call.nresults);
+        break;
+    case CC_LO_LOAD:
+        base_strbuf_printf(o, "LOAD v%d = ", in->dst), lo_put_window(o, in, in->a, "valid");
+        base_strbuf_puts(o, " "), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+        base_strbuf_printf(o, " %s%s cache=%s", cc_dtype_name((cc_dtype)in->dtype), in->u.mem.clamp ? " clamp" : "",
+                           cc_cache_policy_name((cc_cache_policy)in->mode));
+        break;
+    case CC_LO_STORE:
+        base_strbuf_puts(o, "STORE "), lo_put_window(o, in, in->a, "shapes");
+        base_strbuf_printf(o, " = v%d", in->b);
+        break;
+    case CC_LO_TOP: lo_put_top(o, in); break;
+    case CC_LO_TCOPY: base_strbuf_printf(o, "TCOPY v%d = v%d", in->dst, in->a); break;
+    default: base_strbuf_puts(o, name); break;
+    }
+}
+
+static void lo_put_slots(base_strbuf *o, char prefix, const cc_lo_slot *s, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        char ty[96];
+        cc_type_format(&s[k].type, ty, sizeof ty);
+        base_strbuf_printf(o, "  %c%u %s %s\n", prefix, k, s[k].name ? s[k].name : "-", ty);
+    }
+}
+
+static void lo_put_proc(base_strbuf *o, const cc_lowered *l, const cc_lo_proc *p, const char *what, uint32_t index)
+{
+    base_strbuf_printf(o, "%s %u %s(", what, index, p->name);
+    for (uint32_t k = 0; k < p->nparams; k++) {
+        const cc_lo_slot *s = p->params[k].kind == CC_LO_REG ? p->regs : p->params[k].kind == CC_LO_TENSOR ? p->tensors : p->tiles;
+        base_strbuf_printf(o, "%s%s=", k ? ", " : "", s[p->params[k].index].name);
+        lo_put_ref(o, p->params[k]);
+        if (p->dirs[k] != CC_DIR_NONE && p->kind == CC_FUNC_INCORE) base_strbuf_printf(o, " %s", cc_dir_name((cc_dir)p->dirs[k]));
+    }
+    base_strbuf_printf(o, ") %s @%u\n", cc_func_kind_name((cc_func_kind)p->kind), p->line);
+    lo_put_slots(o, 'r', p->regs, p->nregs);
+    lo_put_slots(o, 't', p->tensors, p->ntensors);
+    lo_put_slots(o, 'v', p->tiles, p->ntiles);
+    for (uint32_t i = 0; i < p->ncode; i++) {
+        base_strbuf_printf(o, "%6u  ", i);
+        lo_put_insn(o, l, &p->code[i]);
+        base_strbuf_printf(o, " @%u:%u\n", p->code[i].line, p->code[i].col);
+    }
+}
+
+void cc_lowered_print(const cc_lowered *l, base_strbuf *out)
+{
+    for (uint32_t k = 0; k < l->nprocs; k++) lo_put_proc(out, l, &l->procs[k], "proc", k);
+    for (uint32_t k = 0; k < l->nkernels; k++) lo_put_proc(out, l, &l->kernels[k], "kernel", k);
+}

@@ -1,0 +1,117 @@
+/*
+ * lower_tile.c - the statements of tile programs: loads, stores, tile ops
+ * and tile copies (scalar statements and control flow are lower.c's).
+ *
+ * A tile expression is computed into a tile: the assigned name's own tile
+ * when the op allows it, else a temporary.  Element-wise ops (binary,
+ * unary, CAST) may write a tile they read; MATMUL and ROW_SUM/ROW_MAX
+ * never do: when the target is one of their operands they go through a
+ * temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY).
+ */
+#include "compiler/lower_int.h"
+
+static int32_t lo_tile(lo_b *b, const cc_ir_expr *e);
+static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
+
+/* A tensor operand: always a variable (tensors are never computed). */
+static int32_t lo_tensor(lo_b *b, const cc_ir_expr *e)
+{
+    if (e->kind != CC_X_VAR || e->type.kind != CC_T_TENSOR) return lo_internal(b, e->span, "a tensor operand that is not a variable");
+    return lo_var(b, e->u.name, e->type);
+}
+
+static void lo_load(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t src = lo_tensor(b, arg[0]);
+    uint32_t rank = arg[0]->type.rank;
+    int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    lo_index_list(b, arg[1], off, rank);
+    lo_index_list(b, arg[3], ext, rank);
+    cc_lo_insn *in = lo_emit(b, CC_LO_LOAD, e->span);
+    if (!in) return;
+    in->dst = dst, in->a = src, in->dtype = e->type.dtype;
+    in->mode = e->u.op.cache == CC_CACHE_BYPASS ? CC_CACHE_BYPASS : CC_CACHE_DEFAULT;
+    in->u.mem.rank = (uint8_t)rank, in->u.mem.clamp = e->u.op.clamp;
+    for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = e->type.shape[d];
+}
+
+/* pl.store; returns the tensor it wrote (its value). */
+static int32_t lo_store(lo_b *b, const cc_ir_expr *e)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t tile = lo_tile(b, arg[0]), dst = lo_tensor(b, arg[2]);
+    uint32_t rank = arg[2]->type.rank;
+    int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    lo_index_list(b, arg[1], off, rank);
+    lo_index_list(b, arg[3], ext, rank);
+    cc_lo_insn *in = lo_emit(b, CC_LO_STORE, e->span);
+    if (!in) return -1;
+    in->a = dst, in->b = tile, in->dtype = arg[0]->type.dtype, in->u.mem.rank = (uint8_t)rank;
+    for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = arg[2]->type.shape[d];
+    return dst;
+}
+
+static int lo_is_elementwise(cc_ir_op op) { return op != CC_IR_MATMUL && op != CC_IR_ROW_SUM && op != CC_IR_ROW_MAX; }
+
+static void lo_copy(lo_b *b, int32_t dst, int32_t src, cc_span sp)
+{
+    if (dst == src) return;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TCOPY, sp);
+    if (in) in->dst = dst, in->a = src;
+}
+
+/* A tile op (not LOAD/STORE): operands first, then TOP. */
+static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_op op = (cc_ir_op)e->u.op.op;
+    const cc_ir_expr *rhs = cc_ir_op_nslots(op) == 2 && op != CC_IR_ROW_SUM && op != CC_IR_ROW_MAX ? e->u.op.args[1] : NULL;
+    int32_t a = lo_tile(b, e->u.op.args[0]);
+    int scalar = rhs && rhs->type.kind != CC_T_TILE;
+    int32_t r = !rhs ? -1 : scalar ? lo_scalar(b, rhs, -1) : lo_tile(b, rhs);
+    int hazard = !lo_is_elementwise(op) && (dst == a || (!scalar && dst == r));
+    int32_t out = hazard ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar;
+    if (op == CC_IR_CAST) in->mode = e->u.op.mode;
+    lo_copy(b, dst, out, e->span);
+}
+
+static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    if (b->x->failed) return;
+    if (e->kind == CC_X_VAR && e->type.kind == CC_T_TILE) return lo_copy(b, dst, lo_var(b, e->u.name, e->type), e->span);
+    if (e->kind != CC_X_OP || e->type.kind != CC_T_TILE) return (void)lo_internal(b, e->span, "a tile operand that is not a tile");
+    if (e->u.op.op == CC_IR_LOAD) return lo_load(b, e, dst);
+    lo_tile_op(b, e, dst);
+}
+
+/* A tile holding e: a variable's own tile, or a temporary. */
+static int32_t lo_tile(lo_b *b, const cc_ir_expr *e)
+{
+    if (e->kind == CC_X_VAR && e->type.kind == CC_T_TILE) return lo_var(b, e->u.name, e->type);
+    int32_t t = lo_new(b, CC_LO_TILE, NULL, e->type);
+    if (t >= 0) lo_tile_into(b, e, t);
+    return t;
+}
+
+static int lo_is_store(const cc_ir_expr *e) { return e->kind == CC_X_OP && e->u.op.op == CC_IR_STORE; }
+
+void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
+{
+    if (s->kind == CC_I_EXPR) {
+        if (lo_is_store(s->u.expr)) lo_store(b, s->u.expr);
+        else lo_internal(b, s->span, "an expression statement that is not pl.store");
+        return;
+    }
+    const cc_ir_target *t = s->u.assign.targets;
+    const cc_ir_expr *v = s->u.assign.value;
+    if (t->type.kind == CC_T_TILE) return lo_tile_into(b, v, lo_var(b, t->name, t->type));
+    if (t->type.kind != CC_T_TENSOR || !lo_is_store(v)) return (void)lo_internal(b, s->span, "an assignment of an unknown kind");
+    int32_t src = lo_store(b, v);
+    int32_t dst = lo_var(b, t->name, t->type);
+    if (src < 0 || dst == src) return;
+    cc_lo_insn *in = lo_emit(b, CC_LO_ALIAS, s->span);
+    if (in) in->dst = dst, in->a = src;
+}
