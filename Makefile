@@ -30,8 +30,13 @@ test-tsan: deps
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		setarch -R ctest --output-on-failure -j $(JOBS)
 
-# The C example with scope stats, then the report: summary and HTML page.
+# The seed page's DSL examples compiled (the program after every pass),
+# the C example with scope stats, then the report: summary and HTML page.
+SEED_SHAPES = --shape a=256x128:fp32 --shape out=256x128:fp32
 demo: build
+	./build/bin/ptoc lower examples/dsl/memory_page.py --func manual_placement $(SEED_SHAPES)
+	./build/bin/ptoc lower examples/dsl/memory_page.py --func scaled $(SEED_SHAPES)
+	./build/bin/ptoc lower examples/dsl/orch_program.py --func Before $(SEED_SHAPES)
 	./build/bin/two_phase build/demo
 	./build/bin/pto-scope-stats build/demo/scope_stats/scope_stats.jsonl --html build/demo/scope_stats.html
 

@@ -203,9 +203,9 @@ int cc_ir_program_add_func(cc_ir_program *p, cc_ir_func *f, uint32_t at)
     cc_ir_func **fs = base_arena_alloc(p->arena, (p->nfuncs + 1) * sizeof *fs);
     if (!fs) return 0;
     if (at > p->nfuncs) at = p->nfuncs;
-    memcpy(fs, p->funcs, at * sizeof *fs);
+    if (at) memcpy(fs, p->funcs, at * sizeof *fs);
     fs[at] = f;
-    memcpy(fs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *fs);
+    if (p->nfuncs > at) memcpy(fs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *fs);
     p->funcs = fs;
     p->nfuncs++;
     return 1;
@@ -373,4 +373,69 @@ int cc_ir_func_param(const cc_ir_func *f, const char *name)
     for (uint32_t k = 0; k < f->nparams; k++)
         if (!strcmp(f->params[k].name, name)) return (int)k;
     return -1;
+}
+
+/* ---- function order ------------------------------------------------------------------------ */
+
+static void cc_ir_expr_calls(const cc_ir_expr *e, void (*fn)(cc_ir_func *, void *), void *ctx)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case CC_X_BINARY: cc_ir_expr_calls(e->u.bin.l, fn, ctx), cc_ir_expr_calls(e->u.bin.r, fn, ctx); break;
+    case CC_X_UNARY: cc_ir_expr_calls(e->u.un.x, fn, ctx); break;
+    case CC_X_LIST:
+        for (uint32_t k = 0; k < e->u.list.n; k++) cc_ir_expr_calls(e->u.list.items[k], fn, ctx);
+        break;
+    case CC_X_OP:
+        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++) cc_ir_expr_calls(e->u.op.args[k], fn, ctx);
+        break;
+    case CC_X_CALL:
+        for (uint32_t k = 0; k < e->u.call.nargs; k++) cc_ir_expr_calls(e->u.call.args[k], fn, ctx);
+        fn(e->u.call.callee, ctx);
+        break;
+    default: break;
+    }
+}
+
+void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), void *ctx)
+{
+    for (uint32_t k = 0; k < b->n; k++) {
+        const cc_ir_stmt *s = b->items[k];
+        switch (s->kind) {
+        case CC_I_ASSIGN: cc_ir_expr_calls(s->u.assign.value, fn, ctx); break;
+        case CC_I_EXPR: cc_ir_expr_calls(s->u.expr, fn, ctx); break;
+        case CC_I_FOR: cc_ir_block_calls(&s->u.for_.body, fn, ctx); break;
+        case CC_I_WHILE: cc_ir_block_calls(&s->u.while_.body, fn, ctx); break;
+        case CC_I_IF: cc_ir_block_calls(&s->u.if_.then, fn, ctx), cc_ir_block_calls(&s->u.if_.orelse, fn, ctx); break;
+        case CC_I_SCOPE: cc_ir_block_calls(&s->u.scope.body, fn, ctx); break;
+        case CC_I_AT: cc_ir_block_calls(&s->u.at.body, fn, ctx); break;
+        default: break;
+        }
+    }
+}
+
+typedef struct cc_ir_order {
+    cc_ir_program *p;
+    cc_ir_func **out;
+    uint32_t n;
+} cc_ir_order;
+
+static void cc_ir_order_visit(cc_ir_func *f, void *ctx)
+{
+    cc_ir_order *o = ctx;
+    for (uint32_t k = 0; k < o->n; k++)
+        if (o->out[k] == f) return;
+    o->out[o->n++] = f;
+    cc_ir_block_calls(&f->body, cc_ir_order_visit, o);
+}
+
+int cc_ir_program_order(cc_ir_program *p)
+{
+    if (!p->nfuncs) return 1;
+    cc_ir_order o = {p, base_arena_alloc(p->arena, p->nfuncs * sizeof *p->funcs), 0};
+    if (!o.out) return 0;
+    cc_ir_order_visit(p->funcs[0], &o);
+    for (uint32_t k = 0; k < p->nfuncs; k++) cc_ir_order_visit(p->funcs[k], &o); /* unreached ones keep their order */
+    p->funcs = o.out;
+    return 1;
 }

@@ -334,6 +334,14 @@ int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
 /* Does e read the variable name? */
 int cc_ir_expr_uses(const cc_ir_expr *e, const char *name);
 
+/* Calls fn on the callee of every call in b, in statement order (callees
+ * of nested calls first). */
+void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), void *ctx);
+/* Orders p's functions as the call graph reaches them, depth first from
+ * the entry (funcs[0]): the order the printer shows, stable under a round
+ * trip.  Returns 0 when out of memory. */
+int cc_ir_program_order(cc_ir_program *p);
+
 /* The function of p named name, or NULL. */
 cc_ir_func *cc_ir_program_func(const cc_ir_program *p, const char *name);
 /* The tensor parameter index of f named name, or -1. */

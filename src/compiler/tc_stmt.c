@@ -156,6 +156,7 @@ static int tc_branch(tc *t, const cc_block *b, cc_ir_block *out, tc_env *result)
     t->c.branches--;
     *result = t->c.env;
     t->c.env = saved;
+    if (!ok) tc_env_free(result);
     return ok;
 }
 

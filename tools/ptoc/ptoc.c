@@ -1,7 +1,7 @@
 /*
  * ptoc - the DSL compiler driver.
  *
- *   ptoc lower FILE.py --func NAME [--const NAME=VALUE ...] [--shape P=ROWSxCOLS:dtype ...]
+ *   ptoc lower FILE.py --func NAME|CLASS.METHOD [--const NAME=VALUE ...] [--shape P=ROWSxCOLS:dtype ...]
  *                      [--scalar P=VALUE ...] [--after STAGE] [--skip STAGE ...] [--listing]
  *   ptoc check FILE.py [--func NAME ...] [the same options]
  *
@@ -39,7 +39,7 @@ typedef struct ptoc_args {
 static int ptoc_usage(const char *why)
 {
     fprintf(stderr, "ptoc: %s\n"
-                    "usage: ptoc lower FILE.py --func NAME [--const NAME=VALUE] [--shape P=ROWSxCOLS:dtype]\n"
+                    "usage: ptoc lower FILE.py --func NAME|CLASS.METHOD [--const NAME=VALUE] [--shape P=ROWSxCOLS:dtype]\n"
                     "                  [--scalar P=VALUE] [--after STAGE] [--skip STAGE] [--listing]\n"
                     "       ptoc check FILE.py [--func NAME] [same options]\n"
                     "stages: parse inline outline directions scopes verify cache lower\n",
@@ -148,9 +148,17 @@ static int ptoc_unspecialized(const pto_program *p)
     return n == 1 && strstr(pto_program_diag(p, 0)->message, "missing a required argument");
 }
 
+/* entry is NAME or CLASS.METHOD (a program's Orchestration function). */
 static int ptoc_compile(const ptoc_args *a, const char *text, size_t len, const char *entry, int stop, pto_program **out)
 {
-    pto_compile_options o = {.filename = a->file, .source = text, .source_len = len, .entry = entry,
+    char name[256];
+    const char *method = NULL, *dot = entry ? strchr(entry, '.') : NULL;
+    if (dot && (size_t)(dot - entry) < sizeof name) {
+        memcpy(name, entry, (size_t)(dot - entry));
+        name[dot - entry] = 0;
+        entry = name, method = dot + 1;
+    }
+    pto_compile_options o = {.filename = a->file, .source = text, .source_len = len, .entry = entry, .function = method,
                              .constants = a->consts, .nconstants = (size_t)a->nconsts, .args = a->specs,
                              .nargs = (size_t)a->nspecs, .stop_after = stop, .skip_stages = a->skip};
     int rc = pto_compile(&o, out);

@@ -1,0 +1,96 @@
+/*
+ * dsl_corpus.h - DSL programs that together use every construct of the v1
+ * surface, with the entry to compile each through.  The round-trip,
+ * robustness and compile-time checks run over all of them; the argument
+ * specs are dsl_default_args (a, out: [256, 128] FP32; w: [128, 128]).
+ */
+#ifndef PTO_DSL_CORPUS_H
+#define PTO_DSL_CORPUS_H
+
+#include "dsl_examples.h"
+
+typedef struct dsl_program {
+    const char *name;
+    const char *entry;
+    const char *text;
+} dsl_program;
+
+static const char dsl_orch_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.program\n"
+    "class Orch:\n"
+    "    @pl.function(type=pl.FunctionType.Orchestration)   # auto_scope=True (default)\n"
+    "    def orch(self, a, out):\n"
+    "        for i in pl.range(4):\n"
+    "            out = self.kernel(a, out)\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def kernel(self, a, out: pl.InOut[pl.Tensor]):\n"
+    "        t = pl.add(pl.load(out, [0, 0], [256, 128]), pl.load(a, [0, 0], [256, 128]))\n"
+    "        out = pl.store(t, [0, 0], out)\n"
+    "        return out\n";
+
+/* Control flow, scalars, manual scopes, submits with deps, created
+ * tensors, grouping levels, cache markers and every op. */
+static const char dsl_surface_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "R, C = 64, 128\n"
+    "\n"
+    "@pl.jit.incore\n"
+    "def scale(x: pl.Tensor, y: pl.Out[pl.Tensor], row):\n"
+    "    t = pl.load(x, [row, 0], [R, C], clamp=True)\n"
+    "    u = pl.maximum(pl.relu(t), pl.neg(pl.abs(t)))\n"
+    "    v = pl.sqrt(pl.exp(pl.minimum(u, 1.5)))\n"
+    "    pl.store(pl.sub(pl.div(v, 2.0), t), [row, 0], y)\n"
+    "    return y\n"
+    "\n"
+    "@pl.jit.opaque\n"
+    "def phase(a, out):\n"
+    "    for j in pl.range(2):\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"ph\"):\n"
+    "            s = pl.row_sum(pl.load(a, [j * R, 0], [R, C]))\n"
+    "            m = pl.row_max(pl.load(out, [j * R, 0], [R, C]))\n"
+    "            pl.store(pl.add(s, m), [j * R, 0], out, shapes=[R, 1])\n"
+    "    return out\n"
+    "\n"
+    "@pl.jit\n"
+    "def surface(a: pl.Tensor, out: pl.Out[pl.Tensor], w: pl.Tensor[[128, 128], pl.FP32]):\n"
+    "    \"\"\"every construct once\"\"\"\n"
+    "    n = 0\n"
+    "    while n < 3:\n"
+    "        n += 1\n"
+    "    tmp = pl.create_tensor([256, 128], pl.FP32)\n"
+    "    for i in pl.range(3, -1, -1):\n"
+    "        if i % 2 == 0 and n > 1:\n"
+    "            tmp = scale(a, tmp, i * R)\n"
+    "        elif i == 1:\n"
+    "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "                pl.set_cache_policy(w, pl.CachePolicy.BYPASS)\n"
+    "                acc = pl.matmul(pl.load(a, [0, 0], [R, C]), w, out_dtype=pl.FP32)\n"
+    "                h = pl.cast(pl.cast(acc, pl.INT32, mode=\"floor\"), pl.FP32)\n"
+    "                pl.store(h, [i * R, 0], tmp)\n"
+    "        else:\n"
+    "            with pl.at(level=pl.Level.CHIP):\n"
+    "                tmp = scale(out, tmp, min(i, 2) * R)\n"
+    "    with pl.manual_scope():\n"
+    "        o1, t1 = pl.submit(scale, a, out, 0)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, deps=[t1]) as t2:\n"
+    "            q = pl.load(tmp, [0, 0], [R, C], cache=pl.CachePolicy.BYPASS)\n"
+    "            pl.store(q * 2.0 + q - -q, [R, 0], out)\n"
+    "        o2, t3 = pl.submit(scale, tmp, out, R, deps=[t1, t2])\n"
+    "    phase(a, out)\n"
+    "    return out\n";
+
+static const dsl_program dsl_corpus[] = {
+    {"seed manual_placement", "manual_placement", dsl_seed_script},
+    {"seed scaled", "scaled", dsl_seed_script},
+    {"seed orch", "Orch", dsl_orch_program},
+    {"surface", "surface", dsl_surface_program},
+};
+
+#define DSL_CORPUS_N (sizeof dsl_corpus / sizeof dsl_corpus[0])
+
+#endif
