@@ -607,9 +607,20 @@ int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_prog
                -1;
     out->name = t.cls ? t.cls->u.def.name : entry->name;
     if (!tc_check_fn(&t, entry, NULL)) return -1;
-    /* the entry first, callees after it in the order they were reached */
-    cc_ir_func *e = out->funcs[out->nfuncs - 1];
-    memmove(out->funcs + 1, out->funcs, (out->nfuncs - 1) * sizeof *out->funcs);
-    out->funcs[0] = e;
+    /* the entry first, the functions it reaches after it in source order:
+     * the printed program then lists its functions in the order a compile
+     * of that text produces again (the round trip), whatever the calls'
+     * order (outlined kernels follow their function, stage 2) */
+    uint32_t n = 0;
+    for (uint32_t k = 0; k <= t.nfns; k++) {
+        tc_fn *fn = k ? &t.fns[k - 1] : entry;
+        if (k && fn == entry) continue;
+        for (uint32_t j = n; j < out->nfuncs; j++)
+            if (out->funcs[j] == fn->ir) {
+                out->funcs[j] = out->funcs[n];
+                out->funcs[n++] = fn->ir;
+                break;
+            }
+    }
     return t.d->errors ? -1 : 0;
 }
