@@ -488,6 +488,10 @@ static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_ar
         if (!strcmp(kw->name, "deps")) continue;
         uint32_t j = 0;
         while (j < np && strcmp(def->u.def.params[j + self].name, kw->name)) j++;
+        if (j == np && (!strcmp(kw->name, "device") ||
+                        (first_arg && (!strcmp(kw->name, "dumps") || !strcmp(kw->name, "predicate") || !strcmp(kw->name, "allow_early_resolve")))))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL,
+                          first_arg ? "pl.submit(%s=...) is not supported in this version" : "%s= is not supported in this version", kw->name), 0;
         if (j == np || out[j])
             return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "'%s' got an unexpected argument '%s'", fn->name, kw->name), 0;
         if (!(out[j] = tc_expr(t, kw->value))) return 0;
