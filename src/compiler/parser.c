@@ -37,7 +37,8 @@ static cc_stmt *cc_parse_simple(cc_parser *p)
                                            "async", "class", "def", "yield", "await", "lambda"};
     for (size_t k = 0; k < sizeof rejected / sizeof rejected[0]; k++)
         if (cc_at_word(p, rejected[k])) {
-            const char *what = !strcmp(rejected[k], "def") ? "nested def" : !strcmp(rejected[k], "class") ? "nested class" : rejected[k];
+            const char *what = !strcmp(rejected[k], "def") ? "nested def" : !strcmp(rejected[k], "class") ? "nested class"
+                               : !strcmp(rejected[k], "from") ? "import" : rejected[k];
             return cc_unsupported_stmt(p, t->span, what);
         }
     if (cc_at_word(p, "pass")) {
