@@ -68,7 +68,7 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         if (x->kind == CC_E_SUBSCRIPT)
-            return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "subscripts and slices are not supported in this version");
+            return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "a subscript is not supported in this version");
         if (x->kind != CC_E_NAME)
             return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
     }
