@@ -37,7 +37,8 @@ static cc_stmt *cc_parse_simple(cc_parser *p)
                                            "async", "class", "def", "yield", "await", "lambda"};
     for (size_t k = 0; k < sizeof rejected / sizeof rejected[0]; k++)
         if (cc_at_word(p, rejected[k])) {
-            const char *what = !strcmp(rejected[k], "def") ? "nested def" : !strcmp(rejected[k], "class") ? "nested class" : rejected[k];
+            const char *what = !strcmp(rejected[k], "def") ? "nested def" : !strcmp(rejected[k], "class") ? "nested class"
+                               : !strcmp(rejected[k], "from") ? "import" : rejected[k];
             return cc_unsupported_stmt(p, t->span, what);
         }
     if (cc_at_word(p, "pass")) {
@@ -316,6 +317,8 @@ static cc_stmt *cc_parse_class(cc_parser *p, cc_list *decorators, cc_span start)
         cc_stmt *m = NULL;
         if (cc_at_word(p, "def")) {
             m = cc_parse_def(p, &decs, at);
+        } else if (cc_at_word(p, "async")) {
+            cc_unsupported_stmt(p, cc_peek(p)->span, "async");
         } else if (!decs.n && (cc_at_word(p, "pass") || cc_at(p, CC_TOK_STRING))) {
             cc_next(p);
             cc_expect(p, CC_TOK_NEWLINE, "the end of the statement");
@@ -406,7 +409,10 @@ int cc_parse(const cc_source *src, const cc_tokens *toks, base_arena *arena, cc_
                 ok = d && cc_list_push(&p, &decs, d) && cc_expect(&p, CC_TOK_NEWLINE, "a new line after the decorator");
             }
             cc_stmt *s = NULL;
-            if (ok && cc_decorated_by_pl(out, &decs) && (cc_at_word(&p, "def") || cc_at_word(&p, "class"))) {
+            if (ok && cc_decorated_by_pl(out, &decs) && cc_at_word(&p, "async")) {
+                cc_unsupported_stmt(&p, cc_peek(&p)->span, "async");
+                cc_parse_sync(&p);
+            } else if (ok && cc_decorated_by_pl(out, &decs) && (cc_at_word(&p, "def") || cc_at_word(&p, "class"))) {
                 s = cc_at_word(&p, "def") ? cc_parse_def(&p, &decs, at) : cc_parse_class(&p, &decs, at);
                 if (s) cc_list_push(&p, &defs, s);
             } else {

@@ -373,7 +373,7 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
     if (a.v[2] && !(tc_pl_attr(t, a.v[2], "ND") && a.v[2]->u.attr.value->kind == CC_E_NAME))
-        return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "layouts other than pl.ND are not supported in this version");
+        return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     if (a.v[4]) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[4]->span, NULL, "init_value= is not supported in this version");
     int64_t ext[CC_MAX_RANK];
     uint32_t n;

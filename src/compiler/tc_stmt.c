@@ -68,7 +68,7 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         if (x->kind == CC_E_SUBSCRIPT)
-            return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "subscripts and slices are not supported in this version");
+            return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "a subscript is not supported in this version");
         if (x->kind != CC_E_NAME)
             return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
     }
@@ -167,7 +167,7 @@ static int tc_range(tc *t, const cc_expr *it, cc_ir_expr **bounds)
     if (!name || strcmp(name, "range") || it->u.call.fn->u.attr.value->kind != CC_E_NAME) {
         if (name && it->u.call.fn->u.attr.value->kind == CC_E_NAME) {
             const char *path = tc_pl_path(t, it->u.call.fn);
-            static const char *const later[] = {"parallel", "unroll", "pipeline", "while_", NULL};
+            static const char *const later[] = {"parallel", "unroll", "pipeline", "while_", "spmd", "spmd_submit", NULL};
             for (const char *const *l = later; *l; l++)
                 if (!strcmp(*l, name)) return tc_err(t, CC_DIAG_UNSUPPORTED, it->span, NULL, "%s is not supported in this version", path), 0;
         }
@@ -473,9 +473,12 @@ static cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
     if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
     const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) {
+        static const char *const later[] = {"spmd", "spmd_submit", "cluster", "split_aiv", "aiv_shard", "aic_gather", "parallel",
+                                            "unroll", "pipeline", "while_", "cond", NULL};
         const char *first = head->u.attr.value->kind == CC_E_NAME ? head->u.attr.name : NULL;
-        if (first && (!strcmp(first, "spmd") || !strcmp(first, "cluster") || !strcmp(first, "pipeline") || !strcmp(first, "cond")))
-            return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "%s is not supported in this version", tc_pl_path(t, head));
+        for (const char *const *l = later; first && *l; l++)
+            if (!strcmp(*l, first))
+                return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "%s is not supported in this version", tc_pl_path(t, head));
     }
     return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->span, NULL, "Unsupported context manager in with statement");
 }

@@ -115,14 +115,17 @@ static int tc_jit_decorator(tc *t, const cc_expr *d, tc_fn *fn)
                       path ? path : "this decorator"),
                0;
     }
+    if (strcmp(kind, "jit") && strcmp(kind, "incore") && strcmp(kind, "inline") && strcmp(kind, "opaque") && strcmp(kind, "host"))
+        return tc_err(t, CC_DIAG_UNSUPPORTED, d->span, NULL, "@pl.jit.%s is not supported in this version", kind), 0;
+    const char *deco = !strcmp(kind, "jit") ? "" : ".", *sub = !strcmp(kind, "jit") ? "" : kind; /* @pl.jit, @pl.jit.<kind> */
     if (d->kind == CC_E_CALL && d->u.call.nargs)
-        return tc_err(t, CC_DIAG_PY_TYPE, d->span, NULL, "@pl.%s takes only keyword arguments", kind), 0;
+        return tc_err(t, CC_DIAG_PY_TYPE, d->span, NULL, "@pl.jit%s%s takes only keyword arguments", deco, sub), 0;
     const cc_keyword *level = tc_kw(d, "level"), *as = tc_kw(d, "auto_scope");
     for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
         const char *n = d->u.call.kws[k].name;
         if (strcmp(n, "level") && strcmp(n, "auto_scope"))
             return tc_err(t, CC_DIAG_PY_TYPE, d->u.call.kws[k].name_span, NULL,
-                          "@pl.%s got an unexpected keyword argument '%s'", kind, n),
+                          "@pl.jit%s%s got an unexpected keyword argument '%s'", deco, sub, n),
                    0;
     }
     fn->auto_scope = 1;
@@ -485,6 +488,10 @@ static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_ar
         if (!strcmp(kw->name, "deps")) continue;
         uint32_t j = 0;
         while (j < np && strcmp(def->u.def.params[j + self].name, kw->name)) j++;
+        if (j == np && (!strcmp(kw->name, "device") ||
+                        (first_arg && (!strcmp(kw->name, "dumps") || !strcmp(kw->name, "predicate") || !strcmp(kw->name, "allow_early_resolve")))))
+            return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL,
+                          first_arg ? "pl.submit(%s=...) is not supported in this version" : "%s= is not supported in this version", kw->name), 0;
         if (j == np || out[j])
             return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "'%s' got an unexpected argument '%s'", fn->name, kw->name), 0;
         if (!(out[j] = tc_expr(t, kw->value))) return 0;
