@@ -137,8 +137,9 @@ const char *pto_program_entry(const pto_program *p, size_t i);
 /* The program as DSL text after the last stage that ran (the §2.4 printed
  * form); "" when parsing failed. */
 const char *pto_program_text(const pto_program *p);
-/* The lowered program as a listing (after PTO_STAGE_LOWER); "" otherwise. */
-const char *pto_program_listing(const pto_program *p);
+/* The lowered program as a listing (after PTO_STAGE_LOWER; printed when
+ * first asked for); "" otherwise or when out of memory. */
+const char *pto_program_listing(pto_program *p);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,18 @@ void base_strbuf_puts(base_strbuf *b, const char *s) { base_strbuf_putn(b, s, st
 void base_strbuf_printf(base_strbuf *b, const char *fmt, ...)
 {
     va_list ap;
+    if (b->oom) return;
+    if (b->cap > b->len + 1) { /* one pass when it fits (the usual case) */
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->s[b->len] = 0;
+    }
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);

@@ -91,7 +91,6 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
     cc_print_program(&p->ir, &p->text);
     if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
     if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;
-    cc_lowered_print(p->lowered, &p->listing);
     return 0;
 }
 
@@ -123,8 +122,8 @@ int pto_compile(const pto_compile_options *opts, pto_program **out)
                  cc_parse(&p->src, &p->toks, &p->arena, &p->diags, &p->mod) != 0;
     if (failed || p->diags.out_of_memory) return -1;
     if (!p->diags.errors) pto_run_stages(p, opts);
-    if (p->diags.errors) base_strbuf_free(&p->text), base_strbuf_free(&p->listing);
-    if (pto_publish(p) != 0 || p->diags.out_of_memory || p->text.oom || p->listing.oom) return -1;
+    if (p->diags.errors) base_strbuf_free(&p->text), p->lowered = NULL;
+    if (pto_publish(p) != 0 || p->diags.out_of_memory || p->text.oom) return -1;
     return p->diags.errors ? 1 : 0;
 }
 
@@ -176,4 +175,9 @@ const char *pto_program_entry(const pto_program *p, size_t i)
 }
 
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }
-const char *pto_program_listing(const pto_program *p) { return p ? base_strbuf_str(&p->listing) : ""; }
+const char *pto_program_listing(pto_program *p)
+{
+    if (!p) return "";
+    if (p->lowered && !p->listing.len) cc_lowered_print(p->lowered, &p->listing); /* printed when first asked for */
+    return p->listing.oom ? "" : base_strbuf_str(&p->listing);
+}

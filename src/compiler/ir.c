@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/strmap.h"
 #include "base/text.h"
 
 /* ---- tables ------------------------------------------------------------------------- */
@@ -200,13 +201,16 @@ cc_ir_stmt *cc_ir_scope_new(base_arena *a, cc_scope_mode mode, int placed, cc_ir
 
 int cc_ir_program_add_func(cc_ir_program *p, cc_ir_func *f, uint32_t at)
 {
-    cc_ir_func **fs = base_arena_alloc(p->arena, (p->nfuncs + 1) * sizeof *fs);
-    if (!fs) return 0;
+    if (p->nfuncs == p->capfuncs) {
+        uint32_t cap = p->capfuncs ? 2 * p->capfuncs : 8;
+        cc_ir_func **fs = base_arena_alloc(p->arena, cap * sizeof *fs);
+        if (!fs) return 0;
+        if (p->nfuncs) memcpy(fs, p->funcs, p->nfuncs * sizeof *fs);
+        p->funcs = fs, p->capfuncs = cap;
+    }
     if (at > p->nfuncs) at = p->nfuncs;
-    if (at) memcpy(fs, p->funcs, at * sizeof *fs);
-    fs[at] = f;
-    if (p->nfuncs > at) memcpy(fs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *fs);
-    p->funcs = fs;
+    memmove(p->funcs + at + 1, p->funcs + at, (p->nfuncs - at) * sizeof *p->funcs);
+    p->funcs[at] = f;
     p->nfuncs++;
     return 1;
 }
@@ -415,16 +419,20 @@ void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), v
 }
 
 typedef struct cc_ir_order {
-    cc_ir_program *p;
     cc_ir_func **out;
     uint32_t n;
+    base_strmap seen; /* names of the functions in out */
+    int oom;
 } cc_ir_order;
 
 static void cc_ir_order_visit(cc_ir_func *f, void *ctx)
 {
     cc_ir_order *o = ctx;
-    for (uint32_t k = 0; k < o->n; k++)
-        if (o->out[k] == f) return;
+    if (o->oom || base_strmap_get(&o->seen, f->name) >= 0) return;
+    if (base_strmap_put(&o->seen, f->name, o->n) != 0) {
+        o->oom = 1;
+        return;
+    }
     o->out[o->n++] = f;
     cc_ir_block_calls(&f->body, cc_ir_order_visit, o);
 }
@@ -432,10 +440,13 @@ static void cc_ir_order_visit(cc_ir_func *f, void *ctx)
 int cc_ir_program_order(cc_ir_program *p)
 {
     if (!p->nfuncs) return 1;
-    cc_ir_order o = {p, base_arena_alloc(p->arena, p->nfuncs * sizeof *p->funcs), 0};
+    cc_ir_order o = {base_arena_alloc(p->arena, p->nfuncs * sizeof *p->funcs), 0, {0}, 0};
     if (!o.out) return 0;
     cc_ir_order_visit(p->funcs[0], &o);
     for (uint32_t k = 0; k < p->nfuncs; k++) cc_ir_order_visit(p->funcs[k], &o); /* unreached ones keep their order */
+    base_strmap_free(&o.seen);
+    if (o.oom) return 0;
     p->funcs = o.out;
+    p->capfuncs = p->nfuncs;
     return 1;
 }

@@ -297,8 +297,9 @@ struct cc_ir_func {
 
 typedef struct cc_ir_program {
     const char *name;      /* the @pl.program class, or the @pl.jit entry's name */
-    cc_ir_func **funcs;    /* in order: as written, outlined kernels after their function */
+    cc_ir_func **funcs;    /* the entry first; printed in call-graph order (cc_ir_program_order) */
     uint32_t nfuncs;
+    uint32_t capfuncs;     /* room in funcs (grown by doubling, in the arena) */
     base_arena *arena;
     cc_diags *diags;
     const cc_source *src;
@@ -317,6 +318,7 @@ cc_ir_stmt *cc_ir_stmt_new(base_arena *a, cc_ir_stmt_kind k, cc_span sp);
 int cc_ir_block_make(base_arena *a, cc_ir_block *out, cc_ir_stmt *const *items, uint32_t n);
 /* A scope statement around body. */
 cc_ir_stmt *cc_ir_scope_new(base_arena *a, cc_scope_mode mode, int placed, cc_ir_block body, cc_span sp);
+/* Inserts f at index at (nfuncs: appends; amortized constant time). */
 int cc_ir_program_add_func(cc_ir_program *p, cc_ir_func *f, uint32_t at);
 
 /* ---- reading --------------------------------------------------------------------------------- */

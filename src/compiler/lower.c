@@ -348,6 +348,7 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
     out->tensors = lo_keep(&b, b.slots[CC_LO_TENSOR], out->ntensors, sizeof(cc_lo_slot));
     out->tiles = lo_keep(&b, b.slots[CC_LO_TILE], out->ntiles, sizeof(cc_lo_slot));
     free(b.names);
+    base_strmap_free(&b.name_index);
 }
 
 /* Orders the functions: procedures (the entry first) and kernels. */

@@ -82,8 +82,9 @@ int32_t lo_new(lo_b *b, cc_lo_kind k, const char *name, cc_type t)
 
 int32_t lo_var(lo_b *b, const char *name, cc_type t)
 {
-    for (uint32_t k = 0; k < b->nnames; k++)
-        if (!strcmp(b->names[k].name, name) && cc_type_equal(&b->names[k].type, &t)) return b->names[k].index;
+    int64_t head = base_strmap_get(&b->name_index, name);
+    for (int64_t k = head; k >= 0; k = b->names[k].next)
+        if (cc_type_equal(&b->names[k].type, &t)) return b->names[k].index;
     int32_t index = lo_new(b, lo_kind_of(&t), name, t);
     if (index < 0) return -1;
     if (b->nnames == b->capnames) {
@@ -91,7 +92,8 @@ int32_t lo_var(lo_b *b, const char *name, cc_type t)
         if (!q) return lo_oom(b, b->f->span);
         b->names = q;
     }
-    b->names[b->nnames++] = (lo_name){name, t, index};
+    if (base_strmap_put(&b->name_index, name, b->nnames) != 0) return lo_oom(b, b->f->span);
+    b->names[b->nnames++] = (lo_name){name, t, index, (int32_t)head};
     return index;
 }
 

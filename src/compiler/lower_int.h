@@ -12,6 +12,7 @@
 #ifndef CC_LOWER_INT_H
 #define CC_LOWER_INT_H
 
+#include "base/strmap.h"
 #include "compiler/lower.h"
 
 typedef struct lo_ctx {
@@ -27,6 +28,7 @@ typedef struct lo_name {
     const char *name;
     cc_type type;
     int32_t index;
+    int32_t next;  /* the previous entry of the same name (another type), or -1 */
 } lo_name;
 
 typedef struct lo_b {
@@ -41,6 +43,7 @@ typedef struct lo_b {
     lo_name *names;
     uint32_t nnames;
     uint64_t capnames;
+    base_strmap name_index; /* name -> its latest entry in names */
     uint32_t depth;       /* runtime scopes open here */
     cc_span at;           /* the statement being lowered: the span of nodes a pass made without one */
 } lo_b;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/strmap.h"
 #include "compiler/passes.h"
 
 /* ---- statement lists and name sets (heap arrays, freed by their owner) ------------- */
@@ -38,7 +39,15 @@ typedef struct inl_names {
     const char **items;
     uint32_t n;
     uint64_t cap;
+    base_strmap index; /* the items, for lookups in constant time */
 } inl_names;
+
+static void inl_names_free(inl_names *s)
+{
+    free(s->items);
+    base_strmap_free(&s->index);
+    *s = (inl_names){0};
+}
 
 /* One callee name at one call site: renamed to `name`, or (a substituted
  * parameter) replaced by a copy of `value`. */
@@ -82,12 +91,7 @@ static void inl_push(inl_ctx *x, inl_list *l, cc_ir_stmt *s)
     l->items[l->n++] = s;
 }
 
-static int inl_has(const inl_names *s, const char *name)
-{
-    for (uint32_t k = 0; k < s->n; k++)
-        if (!strcmp(s->items[k], name)) return 1;
-    return 0;
-}
+static int inl_has(const inl_names *s, const char *name) { return base_strmap_get(&s->index, name) >= 0; }
 
 static void inl_add(inl_ctx *x, inl_names *s, const char *name)
 {
@@ -97,6 +101,7 @@ static void inl_add(inl_ctx *x, inl_names *s, const char *name)
         if (!q) return inl_oom(x, x->f->span);
         s->items = q;
     }
+    if (base_strmap_put(&s->index, name, s->n) != 0) return inl_oom(x, x->f->span);
     s->items[s->n++] = name;
 }
 
@@ -231,7 +236,7 @@ static void inl_bind_names(inl_ctx *x, inl_site *t, const cc_ir_expr *call, inl_
             inl_push(x, out, inl_assign1(x, b->name, pm->type, pm->span, arg, arg->span));
         }
     }
-    free(locals.items);
+    inl_names_free(&locals);
 }
 
 /* The name a callee target or loop variable becomes. */
@@ -420,19 +425,73 @@ static const cc_ir_expr *inl_find_call(const cc_ir_expr *e)
     }
 }
 
-/* Rejects an Inline call anywhere in es. */
+/* Rejects an Inline call anywhere in es (a while condition: evaluated at
+ * every iteration, so there is no single place to splice it). */
 static void inl_no_nested(inl_ctx *x, cc_ir_expr *const *es, uint32_t n)
 {
     for (uint32_t k = 0; k < n && !x->failed; k++) {
         const cc_ir_expr *c = inl_find_call(es[k]);
         if (!c) continue;
         cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, c->span, NULL,
-                    "an inline call inside an expression is not supported in this version; assign its result first");
+                    "an inline call in a while condition is not supported in this version; assign its result first");
         x->failed = 1;
     }
 }
 
 static void inl_walk_stmt(inl_ctx *x, cc_ir_stmt *s, inl_list *out);
+
+/* A fresh caller name for the value of an Inline call of g. */
+static const char *inl_temp(inl_ctx *x, const cc_ir_func *g, cc_span sp)
+{
+    char buf[256];
+    for (unsigned n = 0;; n++) {
+        snprintf(buf, sizeof buf, n ? "%s_value_%u" : "%s_value", g->name, n);
+        if (!inl_has(&x->names, buf)) break;
+    }
+    const char *name = base_arena_strndup(x->a, buf, strlen(buf));
+    if (!name) return inl_oom(x, sp), NULL;
+    inl_add(x, &x->names, name);
+    return name;
+}
+
+/* Replaces every Inline call nested in *e (not *e itself when top) by a
+ * fresh variable, bound by `tmp = g(...)` statements appended to out
+ * first (and spliced there): arguments before their call, left to right,
+ * as Python evaluates them. */
+static void inl_hoist(inl_ctx *x, cc_ir_expr **e, int top, inl_list *out)
+{
+    cc_ir_expr *v = *e;
+    if (!v || x->failed) return;
+    switch (v->kind) {
+    case CC_X_BINARY: inl_hoist(x, &v->u.bin.l, 0, out), inl_hoist(x, &v->u.bin.r, 0, out); break;
+    case CC_X_UNARY: inl_hoist(x, &v->u.un.x, 0, out); break;
+    case CC_X_LIST:
+        for (uint32_t k = 0; k < v->u.list.n; k++) inl_hoist(x, &v->u.list.items[k], 0, out);
+        break;
+    case CC_X_OP:
+        for (uint32_t k = 0; k < cc_ir_op_nslots(v->u.op.op); k++) inl_hoist(x, &v->u.op.args[k], 0, out);
+        break;
+    case CC_X_CALL:
+        for (uint32_t k = 0; k < v->u.call.nargs; k++) inl_hoist(x, &v->u.call.args[k], 0, out);
+        break;
+    default: break;
+    }
+    if (top || !inl_is_inline_call(v) || x->failed) return;
+    const cc_ir_func *g = v->u.call.callee;
+    if (g->nresults != 1) {
+        cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, v->span, NULL,
+                    "'%s' returns %u values; a call inside an expression must return one (assign its results first)",
+                    g->name, g->nresults);
+        x->failed = 1;
+        return;
+    }
+    const char *name = inl_temp(x, g, v->span);
+    cc_ir_stmt *bind = name ? inl_assign1(x, name, v->type, v->span, v, v->span) : NULL;
+    cc_ir_expr *var = name ? cc_ir_var(x->a, name, v->type, v->span) : NULL;
+    if (!bind || !var) return inl_oom(x, v->span);
+    inl_walk_stmt(x, bind, out);
+    *e = var;
+}
 
 static void inl_walk_block(inl_ctx *x, cc_ir_block *b)
 {
@@ -446,47 +505,45 @@ static void inl_walk_block(inl_ctx *x, cc_ir_block *b)
  * walked again (calls inside the callee). */
 static void inl_splice(inl_ctx *x, cc_ir_stmt *s, const cc_ir_expr *call, inl_list *out)
 {
-    inl_no_nested(x, call->u.call.args, call->u.call.nargs);
     inl_site t = {.g = call->u.call.callee, .at = call->span, .stmt = s};
     inl_list l = {0};
     inl_bind_names(x, &t, call, &l);
     for (uint32_t i = 0; i < t.g->body.n && !x->failed; i++) inl_stmt(x, &t, t.g->body.items[i], &l);
     for (uint32_t i = 0; i < l.n && !x->failed; i++) inl_walk_stmt(x, l.items[i], out);
     free(l.items);
-    free(t.callee.items);
+    inl_names_free(&t.callee);
 }
 
-/* Appends s, rewritten, to out. */
+/* Appends s, rewritten, to out: Inline calls nested in its expressions
+ * first (hoisted), then s itself, spliced when it is an Inline call. */
 static void inl_walk_stmt(inl_ctx *x, cc_ir_stmt *s, inl_list *out)
 {
-    cc_ir_expr *top = s->kind == CC_I_ASSIGN ? s->u.assign.value : s->kind == CC_I_EXPR ? s->u.expr : NULL;
-    if (inl_is_inline_call(top)) return inl_splice(x, s, top, out);
     switch (s->kind) {
-    case CC_I_ASSIGN: inl_no_nested(x, &s->u.assign.value, 1); break;
-    case CC_I_EXPR: inl_no_nested(x, &s->u.expr, 1); break;
-    case CC_I_FOR: {
-        cc_ir_expr *bounds[] = {s->u.for_.start, s->u.for_.stop, s->u.for_.step};
-        inl_no_nested(x, bounds, 3);
+    case CC_I_ASSIGN: inl_hoist(x, &s->u.assign.value, 1, out); break;
+    case CC_I_EXPR: inl_hoist(x, &s->u.expr, 1, out); break;
+    case CC_I_FOR:
+        inl_hoist(x, &s->u.for_.start, 0, out), inl_hoist(x, &s->u.for_.stop, 0, out), inl_hoist(x, &s->u.for_.step, 0, out);
         inl_walk_block(x, &s->u.for_.body);
         break;
-    }
     case CC_I_WHILE:
         inl_no_nested(x, &s->u.while_.cond, 1);
         inl_walk_block(x, &s->u.while_.body);
         break;
     case CC_I_IF:
-        inl_no_nested(x, &s->u.if_.cond, 1);
+        inl_hoist(x, &s->u.if_.cond, 0, out);
         inl_walk_block(x, &s->u.if_.then);
         inl_walk_block(x, &s->u.if_.orelse);
         break;
     case CC_I_SCOPE: inl_walk_block(x, &s->u.scope.body); break;
-    case CC_I_AT:
-        inl_no_nested(x, s->u.at.deps, s->u.at.ndeps);
-        inl_walk_block(x, &s->u.at.body);
+    case CC_I_AT: inl_walk_block(x, &s->u.at.body); break;
+    case CC_I_RETURN:
+        for (uint32_t k = 0; k < s->u.ret.n; k++) inl_hoist(x, &s->u.ret.values[k], 0, out);
         break;
-    case CC_I_RETURN: inl_no_nested(x, s->u.ret.values, s->u.ret.n); break;
     default: break;
     }
+    if (x->failed) return;
+    cc_ir_expr *top = s->kind == CC_I_ASSIGN ? s->u.assign.value : s->kind == CC_I_EXPR ? s->u.expr : NULL;
+    if (inl_is_inline_call(top)) return inl_splice(x, s, top, out);
     inl_push(x, out, s);
 }
 
@@ -605,11 +662,14 @@ static void inl_func(inl_ctx *x, cc_ir_func *f)
     inl_block_names(x, &x->names, &f->body, 1);
     inl_walk_block(x, &f->body);
     if (!x->failed) inl_check_plane(x);
-    free(x->names.items);
+    inl_names_free(&x->names);
 }
 
 int cc_pass_inline(cc_ir_program *p)
 {
+    uint32_t inline_funcs = 0;
+    for (uint32_t k = 0; k < p->nfuncs; k++) inline_funcs += p->funcs[k]->kind == CC_FUNC_INLINE;
+    if (!inline_funcs) return 0; /* nothing to splice, so nothing spliced to check */
     inl_ctx x = {.p = p, .a = p->arena};
     for (uint32_t k = 0; k < p->nfuncs && !x.failed; k++)
         if (p->funcs[k]->kind != CC_FUNC_INLINE) inl_func(&x, p->funcs[k]);

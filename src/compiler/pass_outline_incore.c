@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/strmap.h"
 #include "compiler/passes.h"
 
 /* ---- a growing list of pointers (scratch, on the heap) ------------------------------- */
@@ -117,7 +118,8 @@ static int walk_block(const cc_ir_block *b, expr_fn fn, void *ctx)
 typedef struct capture {
     vec defined;              /* names definitely assigned so far (may repeat) */
     vec tensors, scalars;     /* first-use VAR nodes */
-    const cc_ir_expr *bad;    /* the first captured TaskId or non-scalar value */
+    vec others;               /* captured TaskIds and non-scalar values (errors) */
+    const cc_ir_expr *bad;    /* the first of others */
 } capture;
 
 static int cap_var(void *ctx, const cc_ir_expr *e)
@@ -129,7 +131,7 @@ static int cap_var(void *ctx, const cc_ir_expr *e)
         if (!strcmp(((const cc_ir_expr *)into->v[k])->u.name, e->u.name)) return 0;
     if (e->type.kind != CC_T_TENSOR && (e->type.kind != CC_T_SCALAR || e->type.dtype == CC_DT_TASK_ID)) {
         if (!c->bad) c->bad = e;
-        return 0;
+        return vec_push(&c->others, e);
     }
     return vec_push(into, e);
 }
@@ -353,7 +355,58 @@ typedef struct outliner {
     cc_ir_func *f;
     uint32_t k;         /* CORE_GROUP pl.ats of f so far */
     uint32_t insert_at; /* where f's next kernel goes in p->funcs */
+    base_strmap readers; /* names f may read outside a kernel body: only these can be live after one */
+    base_strmap *names;  /* every function's name (kernel names avoid them) */
 } outliner;
+
+static int put_reader(void *ctx, const cc_ir_expr *e)
+{
+    return e->kind == CC_X_VAR && base_strmap_put(ctx, e->u.name, 1) != 0 ? -1 : 0;
+}
+
+/* The readers of b: names read by control-plane code, and names a
+ * CORE_GROUP body captures (reads before assigning).  A name outside this
+ * set cannot be read after the body that assigns it, so the §1.9 scan
+ * skips it: the check costs what the program's reads cost, once. */
+static int collect_readers(base_strmap *r, const cc_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cc_ir_stmt *s = b->items[i];
+        int rc = 0;
+        switch (s->kind) {
+        case CC_I_ASSIGN: rc = walk_expr(s->u.assign.value, put_reader, r); break;
+        case CC_I_EXPR: rc = walk_expr(s->u.expr, put_reader, r); break;
+        case CC_I_FOR:
+            rc = walk_expr(s->u.for_.start, put_reader, r) || walk_expr(s->u.for_.stop, put_reader, r) ||
+                 walk_expr(s->u.for_.step, put_reader, r) || collect_readers(r, &s->u.for_.body);
+            break;
+        case CC_I_WHILE: rc = walk_expr(s->u.while_.cond, put_reader, r) || collect_readers(r, &s->u.while_.body); break;
+        case CC_I_IF:
+            rc = walk_expr(s->u.if_.cond, put_reader, r) || collect_readers(r, &s->u.if_.then) || collect_readers(r, &s->u.if_.orelse);
+            break;
+        case CC_I_SCOPE: rc = collect_readers(r, &s->u.scope.body); break;
+        case CC_I_AT: {
+            for (uint32_t k = 0; k < s->u.at.ndeps && !rc; k++) rc = walk_expr(s->u.at.deps[k], put_reader, r);
+            if (rc || s->u.at.level != CC_LEVEL_CORE_GROUP) {
+                rc = rc || collect_readers(r, &s->u.at.body);
+                break;
+            }
+            capture c = {0};
+            rc = cap_block(&c, &s->u.at.body);
+            for (uint32_t k = 0; k < c.tensors.n && !rc; k++) rc = put_reader(r, c.tensors.v[k]);
+            for (uint32_t k = 0; k < c.scalars.n && !rc; k++) rc = put_reader(r, c.scalars.v[k]);
+            for (uint32_t k = 0; k < c.others.n && !rc; k++) rc = put_reader(r, c.others.v[k]);
+            free(c.defined.v), free(c.tensors.v), free(c.scalars.v), free(c.others.v);
+            break;
+        }
+        case CC_I_RETURN:
+            for (uint32_t k = 0; k < s->u.ret.n && !rc; k++) rc = walk_expr(s->u.ret.values[k], put_reader, r);
+            break;
+        }
+        if (rc) return -1;
+    }
+    return 0;
+}
 
 static int oom(cc_ir_program *p, cc_span sp)
 {
@@ -363,13 +416,15 @@ static int oom(cc_ir_program *p, cc_span sp)
 
 /* §1.9 row 3: a name assigned in the body (other than a captured tensor
  * rebound to itself by pl.store) and read after the pl.at. */
-static int check_live_after(cc_ir_program *p, const frame *fr, const capture *c)
+static int check_live_after(outliner *o, const frame *fr, const capture *c)
 {
+    cc_ir_program *p = o->p;
     const cc_ir_block *body = &fr->b->items[fr->i]->u.at.body;
     vec assigned = {0};
     int rc = each_stmt(body, add_targets, &assigned) ? oom(p, fr->b->items[fr->i]->span) : 0;
     for (uint32_t k = 0; k < assigned.n && !rc; k++) {
         const char *n = assigned.v[k];
+        if (base_strmap_get(&o->readers, n) < 0) continue;
         int tensor = 0;
         for (uint32_t t = 0; t < c->tensors.n; t++) tensor |= !strcmp(((const cc_ir_expr *)c->tensors.v[t])->u.name, n);
         if (tensor && !each_stmt(body, not_self_store, (void *)n)) continue;
@@ -417,8 +472,8 @@ static const char *kernel_name(outliner *o, const cc_ir_stmt *at)
     if (hint) snprintf(base, cap, "%s", hint);
     else snprintf(base, cap, "%s_incore_%u", o->f->name, o->k);
     snprintf(name, cap, "%s", base);
-    for (unsigned n = 1; cc_ir_program_func(o->p, name); n++) snprintf(name, cap, "%s_%u", base, n);
-    return name;
+    for (unsigned n = 1; base_strmap_get(o->names, name) >= 0; n++) snprintf(name, cap, "%s_%u", base, n);
+    return base_strmap_put(o->names, name, 1) == 0 ? name : NULL;
 }
 
 static cc_ir_func *make_kernel(outliner *o, const cc_ir_stmt *at, const capture *c)
@@ -489,13 +544,13 @@ static int outline_at(outliner *o, const frame *fr)
                         c.bad->u.name);
         rc = -1;
     }
-    rc = rc || check_live_after(p, fr, &c);
+    rc = rc || check_live_after(o, fr, &c);
     cc_ir_func *k = rc ? NULL : make_kernel(o, at, &c);
     if (!rc && !k) rc = oom(p, at->span);
     rc = rc || check_cache_decls(p, at, k);
     cc_ir_stmt *call = rc ? NULL : make_call(p->arena, at, k);
     if (!rc && (!call || !cc_ir_program_add_func(p, k, o->insert_at))) rc = oom(p, at->span);
-    free(c.defined.v), free(c.tensors.v), free(c.scalars.v);
+    free(c.defined.v), free(c.tensors.v), free(c.scalars.v), free(c.others.v);
     if (rc) return -1;
     o->insert_at++;
     o->k++;
@@ -538,13 +593,20 @@ static int promote_callee(void *ctx, const cc_ir_expr *e)
 
 int cc_pass_outline_incore(cc_ir_program *p)
 {
-    for (uint32_t i = 0; i < p->nfuncs; i++) {
+    base_strmap names = {0};
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        if (base_strmap_put(&names, p->funcs[i]->name, 1) != 0) return base_strmap_free(&names), oom(p, p->funcs[i]->span);
+    int rc = 0;
+    for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
         cc_ir_func *f = p->funcs[i];
         if (!is_control_plane(f)) continue;
-        outliner o = {p, f, 0, i + 1};
-        while (o.insert_at < p->nfuncs && p->funcs[o.insert_at]->outlined) o.insert_at++;
-        if (outline_block(&o, &f->body, NULL, NULL)) return -1;
+        /* kernels are appended; the printer's order is the call graph's (cc_ir_program_order) */
+        outliner o = {p, f, 0, p->nfuncs, {0}, &names};
+        rc = collect_readers(&o.readers, &f->body) ? oom(p, f->span) : outline_block(&o, &f->body, NULL, NULL);
+        base_strmap_free(&o.readers);
     }
+    base_strmap_free(&names);
+    if (rc) return -1;
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (is_control_plane(p->funcs[i])) walk_block(&p->funcs[i]->body, promote_callee, NULL);
     return 0;

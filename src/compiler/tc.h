@@ -6,30 +6,51 @@
  *
  * Invariants: a check that fails records one diagnostic and returns NULL
  * (expressions) or 0 (statements); the caller stops the statement there.
- * The environment (tc_env) holds the names bound at the current point of
- * the current function, each definite or maybe-bound; branches work on
- * copies that are merged afterwards.
+ * The environment (tc_env.c) holds the names bound at the current point of
+ * the current function, each definite or maybe-bound; a branch is checked
+ * in place and taken back out as a delta, and deltas are merged.
  */
 #ifndef CC_TC_H
 #define CC_TC_H
 
 #include <stdint.h>
 
+#include "base/strmap.h"
 #include "compiler/typecheck.h"
 
 typedef struct tc_bind {
     const char *name;
     cc_type type;
     cc_ir_expr *value; /* a specialized scalar argument's constant value */
-    uint8_t definite; /* bound on every path to here */
-    uint8_t loopvar;
+    cc_span span;      /* where it was bound */
+    uint8_t definite;  /* bound on every path to here */
+    uint8_t depth;     /* the branch depth it was first bound at */
+    uint8_t gone;      /* unbound again (a loop variable after its loop) */
 } tc_bind;
+
+/* One change of the environment, to undo: the binding's previous state. */
+typedef struct tc_undo {
+    uint32_t index;
+    uint8_t added;
+    tc_bind old;
+} tc_undo;
 
 typedef struct tc_env {
     tc_bind *b;
-    uint32_t n;
+    uint32_t *stamp;   /* per binding: the last tc_env_take that collected it */
+    uint32_t n, gen;
     uint64_t cap;
+    base_strmap map;   /* name -> index in b */
+    tc_undo *log;
+    uint32_t nlog;
+    uint64_t logcap;
 } tc_env;
+
+/* The net changes of one way through a statement: final bindings. */
+typedef struct tc_delta {
+    tc_bind *b;
+    uint32_t n;
+} tc_delta;
 
 /* A function the program may reach: a decorated def of the module or a
  * method of the program class. */
@@ -54,8 +75,7 @@ typedef struct tc_ctx {
     tc_fn *fn;
     cc_ir_func *f;
     tc_env env;
-    const char **locals;      /* names assigned anywhere in the body */
-    uint32_t nlocals;
+    base_strmap locals;       /* names assigned anywhere in the body */
     tc_plane plane;
     int in_at;                /* inside a pl.at(CORE_GROUP) body */
     int manual;               /* open MANUAL scopes */
@@ -90,13 +110,21 @@ const char *tc_where(tc *t);
 /* "<construct> is control-plane work and is not allowed in kernel code (<where>)". */
 void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct);
 
-/* ---- environment ---- */
+/* ---- environment (tc_env.c) ---- */
+/* The binding of name, or NULL. */
 tc_bind *tc_lookup(tc_env *e, const char *name);
+/* Binds name (logged); a kind change of a name bound outside the current
+ * loop or branch is an error. */
 int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp);
-int tc_env_copy(tc *t, tc_env *dst, const tc_env *src);
+int tc_unbind(tc *t, const char *name);
 void tc_env_free(tc_env *e);
-/* After an if: definite in both -> definite; in one -> maybe. */
-int tc_env_merge(tc *t, tc_env *into, const tc_env *other);
+/* A branch: mark, check it, then take its net changes back out. */
+uint32_t tc_env_mark(const tc_env *e);
+int tc_env_take(tc *t, uint32_t mark, tc_delta *out);
+void tc_delta_free(tc_delta *d);
+/* Applies the merge of two ways through a statement (an empty delta: the
+ * way that changes nothing). */
+int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b);
 int tc_is_local(const tc *t, const char *name);
 
 /* ---- tc_expr.c ---- */

@@ -1,8 +1,8 @@
 /*
- * tc_expr.c - the type checker's names and expressions: the environment,
- * the pl names (ops, enums, dtypes, what is later), module and caller
- * constants, annotations, scalar arithmetic with folding, and the
- * dispatch of every expression form.
+ * tc_expr.c - the type checker's names and expressions: the pl names
+ * (ops, enums, dtypes, what is later), module and caller constants,
+ * annotations, scalar arithmetic with folding, and the dispatch of every
+ * expression form.
  *
  * Name resolution order (DSL-SPEC §1.4): locals and parameters, caller
  * constants, module constants, the builtins min and max.  A name assigned
@@ -16,102 +16,6 @@
 #include <string.h>
 
 #include "base/array.h"
-
-/* ---- environment ---------------------------------------------------------------------- */
-
-tc_bind *tc_lookup(tc_env *e, const char *name)
-{
-    for (uint32_t k = e->n; k-- > 0;)
-        if (!strcmp(e->b[k].name, name)) return &e->b[k];
-    return NULL;
-}
-
-/* Do two bindings of one name agree where a merge needs it (kind, dtype,
- * tile shape)? */
-static int tc_merge_compatible(const cc_type *a, const cc_type *b)
-{
-    if (a->kind != b->kind || a->dtype != b->dtype) return 0;
-    return a->kind != CC_T_TILE || cc_type_equal(a, b);
-}
-
-static void tc_type_mismatch(tc *t, const char *name, const cc_type *from, const cc_type *to, cc_span sp)
-{
-    char a[96], b[96];
-    cc_type_format(from, a, sizeof a), cc_type_format(to, b, sizeof b);
-    tc_err(t, CC_DIAG_TYPE, sp, NULL, "'%s' changes from %s to %s across a loop or branch merge", name, a, b);
-}
-
-int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp)
-{
-    (void)sp;
-    tc_bind *b = tc_lookup(&t->c.env, name);
-    if (b) {
-        if (b->loopvar < (uint8_t)t->c.branches && !tc_merge_compatible(&b->type, &type))
-            return tc_type_mismatch(t, name, &b->type, &type, sp), 0;
-        b->type = type, b->value = NULL, b->definite = 1;
-        return 1;
-    }
-    if (t->c.env.n == t->c.env.cap) {
-        tc_bind *q = base_array_grow(t->c.env.b, &t->c.env.cap, sizeof *q, 16);
-        if (!q) return tc_oom(t), 0;
-        t->c.env.b = q;
-    }
-    /* loopvar holds the branch depth the name was bound at */
-    t->c.env.b[t->c.env.n++] = (tc_bind){.name = name, .type = type, .definite = 1, .loopvar = (uint8_t)t->c.branches};
-    return 1;
-}
-
-int tc_env_copy(tc *t, tc_env *dst, const tc_env *src)
-{
-    *dst = (tc_env){0};
-    if (!src->n) return 1;
-    if (!(dst->b = malloc(src->n * sizeof *dst->b))) return tc_oom(t), 0;
-    memcpy(dst->b, src->b, src->n * sizeof *dst->b);
-    dst->n = src->n, dst->cap = src->n;
-    return 1;
-}
-
-void tc_env_free(tc_env *e)
-{
-    free(e->b);
-    *e = (tc_env){0};
-}
-
-int tc_env_merge(tc *t, tc_env *into, const tc_env *other)
-{
-    for (uint32_t k = 0; k < into->n; k++) {
-        const tc_bind *o = NULL;
-        for (uint32_t j = 0; j < other->n; j++)
-            if (!strcmp(other->b[j].name, into->b[k].name)) o = &other->b[j];
-        if (!o) into->b[k].definite = 0;
-        else {
-            if (!tc_merge_compatible(&o->type, &into->b[k].type))
-                return tc_type_mismatch(t, o->name, &into->b[k].type, &o->type, t->c.f->span), 0;
-            into->b[k].definite &= o->definite;
-            if (into->b[k].value != o->value) into->b[k].value = NULL;
-        }
-    }
-    for (uint32_t j = 0; j < other->n; j++) {
-        if (tc_lookup(into, other->b[j].name)) continue;
-        if (into->n == into->cap) {
-            tc_bind *q = base_array_grow(into->b, &into->cap, sizeof *q, 16);
-            if (!q) return tc_oom(t), 0;
-            into->b = q;
-        }
-        into->b[into->n] = other->b[j];
-        into->b[into->n++].definite = 0;
-    }
-    return 1;
-}
-
-int tc_is_local(const tc *t, const char *name)
-{
-    for (uint32_t k = 0; k < t->c.nlocals; k++)
-        if (!strcmp(t->c.locals[k], name)) return 1;
-    for (uint32_t k = 0; t->c.f && k < t->c.f->nparams; k++)
-        if (!strcmp(t->c.f->params[k].name, name)) return 1;
-    return 0;
-}
 
 /* ---- pl names -------------------------------------------------------------------------- */
 

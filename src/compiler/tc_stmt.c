@@ -145,18 +145,26 @@ static int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
     return 0;
 }
 
-/* Checks a body that may run zero or more times, or once of two ways:
- * on a copy of the environment, merged back afterwards. */
-static int tc_branch(tc *t, const cc_block *b, cc_ir_block *out, tc_env *result)
+/* Checks a body that may run or not (a loop body, an if arm) in place,
+ * then takes its net changes back out into *d. */
+static int tc_branch(tc *t, const cc_block *b, cc_ir_block *out, tc_delta *d)
 {
-    tc_env saved = t->c.env;
-    if (!tc_env_copy(t, &t->c.env, &saved)) return t->c.env = saved, 0;
+    uint32_t mark = tc_env_mark(&t->c.env);
     t->c.branches++;
     int ok = tc_block(t, b, out, 0, TC_BLOCK_PLAIN);
     t->c.branches--;
-    *result = t->c.env;
-    t->c.env = saved;
-    if (!ok) tc_env_free(result);
+    if (!tc_env_take(t, mark, d)) return 0;
+    if (!ok) tc_delta_free(d);
+    return ok;
+}
+
+/* A body that runs zero or more times: merged with the way around it. */
+static int tc_loop_body(tc *t, const cc_block *b, cc_ir_block *out)
+{
+    tc_delta body, none = {0};
+    if (!tc_branch(t, b, out, &body)) return 0;
+    int ok = tc_env_merge(t, &body, &none);
+    tc_delta_free(&body);
     return ok;
 }
 
@@ -198,17 +206,6 @@ static int tc_range(tc *t, const cc_expr *it, cc_ir_expr **bounds)
     return 1;
 }
 
-/* Drops the binding of name made since the environment had n entries. */
-static void tc_unbind_new(tc *t, const char *name, uint32_t n)
-{
-    for (uint32_t k = n; k < t->c.env.n; k++)
-        if (!strcmp(t->c.env.b[k].name, name)) {
-            memmove(&t->c.env.b[k], &t->c.env.b[k + 1], (t->c.env.n - k - 1) * sizeof t->c.env.b[0]);
-            t->c.env.n--;
-            return;
-        }
-}
-
 static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
 {
     cc_ir_expr *b[3];
@@ -217,16 +214,12 @@ static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
     if (!st) return NULL;
     st->u.for_.var = s->u.for_.var, st->u.for_.var_span = s->u.for_.var_span;
     st->u.for_.start = b[0], st->u.for_.stop = b[1], st->u.for_.step = b[2];
-    uint32_t before = t->c.env.n;
     int had = tc_lookup(&t->c.env, s->u.for_.var) != NULL;
     t->c.branches++;
     int ok = tc_bind_name(t, s->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, s->u.for_.var_span);
     t->c.branches--;
-    tc_env body;
-    if (!ok || !tc_branch(t, &s->u.for_.body, &st->u.for_.body, &body)) return NULL;
-    ok = tc_env_merge(t, &t->c.env, &body);
-    tc_env_free(&body);
-    if (!had) tc_unbind_new(t, s->u.for_.var, before);
+    ok = ok && tc_loop_body(t, &s->u.for_.body, &st->u.for_.body);
+    if (ok && !had) ok = tc_unbind(t, s->u.for_.var); /* not defined after the loop */
     return ok ? st : NULL;
 }
 
@@ -235,12 +228,9 @@ static cc_ir_stmt *tc_while(tc *t, const cc_stmt *s)
     cc_ir_expr *c = tc_expr(t, s->u.while_.cond);
     if (!c || !tc_scalar_cond(t, c, "while condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_WHILE, s->span);
-    tc_env body;
-    if (!st || !tc_branch(t, &s->u.while_.body, &st->u.while_.body, &body)) return NULL;
+    if (!st || !tc_loop_body(t, &s->u.while_.body, &st->u.while_.body)) return NULL;
     st->u.while_.cond = c;
-    int ok = tc_env_merge(t, &t->c.env, &body);
-    tc_env_free(&body);
-    return ok ? st : NULL;
+    return st;
 }
 
 static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
@@ -248,19 +238,14 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     cc_ir_expr *c = tc_expr(t, s->u.if_.cond);
     if (!c || !tc_scalar_cond(t, c, "if condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_IF, s->span);
-    tc_env a = {0}, b = {0};
+    tc_delta a = {0}, b = {0};
     int ok = st && tc_branch(t, &s->u.if_.then, &st->u.if_.then, &a) &&
-             tc_branch(t, &s->u.if_.orelse, &st->u.if_.orelse, &b);
+             tc_branch(t, &s->u.if_.orelse, &st->u.if_.orelse, &b) && tc_env_merge(t, &a, &b);
     if (ok) {
         st->u.if_.cond = c;
         st->u.if_.elif = s->u.if_.orelse.n == 1 && s->u.if_.orelse.items[0]->kind == CC_S_IF;
-        /* after the if: the merge of both branches (no else: the entry state) */
-        tc_env_free(&t->c.env);
-        t->c.env = a;
-        a = (tc_env){0};
-        ok = tc_env_merge(t, &t->c.env, &b);
     }
-    tc_env_free(&a), tc_env_free(&b);
+    tc_delta_free(&a), tc_delta_free(&b);
     return ok ? st : NULL;
 }
 
@@ -341,7 +326,7 @@ static cc_ir_stmt *tc_scope(tc *t, const cc_stmt *s, const cc_expr *ctx, const c
 
 /* One pl.set_cache_policy(t, P) marker of a pl.at body, checked against
  * the names bound where the pl.at starts (env). */
-static int tc_marker(tc *t, const cc_stmt *s, const tc_env *env, cc_ir_stmt *at)
+static int tc_marker(tc *t, const cc_stmt *s, tc_env *env, cc_ir_stmt *at)
 {
     const cc_expr *call = s->u.expr;
     if (call->u.call.nargs != 2 || call->u.call.nkws)
@@ -349,7 +334,7 @@ static int tc_marker(tc *t, const cc_stmt *s, const tc_env *env, cc_ir_stmt *at)
     const cc_expr *name = call->u.call.args[0], *pol = call->u.call.args[1];
     if (name->kind != CC_E_NAME)
         return tc_err(t, CC_DIAG_SYNTAX, name->span, NULL, "pl.set_cache_policy() first argument must be a bare variable name"), 0;
-    tc_bind *b = tc_lookup((tc_env *)env, name->u.name);
+    tc_bind *b = tc_lookup(env, name->u.name);
     int found = 0;
     if (!b || !b->definite) {
         if (!b && !tc_is_local(t, name->u.name)) tc_constant(t, name->u.name, name->span, &found);

@@ -278,26 +278,13 @@ tc_fn *tc_callee(tc *t, const cc_expr *fn)
 
 /* ---- functions ----------------------------------------------------------------------- */
 
-typedef struct tc_names {
-    const char **v;
-    uint32_t n;
-    uint64_t cap;
-} tc_names;
-
-static void tc_names_add(tc *t, tc_names *l, const char *name)
+static void tc_names_add(tc *t, base_strmap *l, const char *name)
 {
-    for (uint32_t k = 0; k < l->n; k++)
-        if (!strcmp(l->v[k], name)) return;
-    if (l->n == l->cap) {
-        const char **q = base_array_grow(l->v, &l->cap, sizeof *q, 16);
-        if (!q) return (void)tc_oom(t);
-        l->v = q;
-    }
-    l->v[l->n++] = name;
+    if (base_strmap_put(l, name, 1) != 0) tc_oom(t);
 }
 
 /* Collects the names assigned anywhere in b (Python: local throughout). */
-static void tc_scan(tc *t, const cc_block *b, tc_names *out)
+static void tc_scan(tc *t, const cc_block *b, base_strmap *out)
 {
     for (uint32_t k = 0; k < b->n; k++) {
         const cc_stmt *s = b->items[k];
@@ -435,7 +422,6 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
     if (f->nparams && !vals) return tc_oom(t), 0;
     fn->state = 1;
     tc_ctx saved = t->c;
-    tc_names locals = {0};
     t->c = (tc_ctx){.fn = fn, .f = f, .plane = fn->kind == CC_FUNC_INCORE ? TC_KERNEL : fn->kind == CC_FUNC_INLINE ? TC_INLINE : TC_CONTROL};
     int ok = 1;
     for (uint32_t k = 0; k < f->nparams && ok; k++) {
@@ -454,15 +440,14 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
         if (ok) ok = args ? tc_callee_param(t, cp, ip, shaped, &args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
     }
     if (ok) {
-        tc_scan(t, &def->u.def.body, &locals);
-        t->c.locals = locals.v, t->c.nlocals = locals.n;
+        tc_scan(t, &def->u.def.body, &t->c.locals);
         for (uint32_t k = 0; k < f->nparams && ok; k++) {
             ok = tc_bind_name(t, f->params[k].name, f->params[k].type, f->params[k].span);
             if (ok) tc_lookup(&t->c.env, f->params[k].name)->value = vals[k].value;
         }
         if (ok) ok = tc_body(t, &def->u.def.body, &f->body);
     }
-    free(locals.v);
+    base_strmap_free(&t->c.locals);
     free(vals);
     tc_env_free(&t->c.env);
     t->c = saved;

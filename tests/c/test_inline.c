@@ -213,7 +213,8 @@ static void test_inline_removes_inline_functions(void **state)
     ir_end(&b);
 }
 
-static void test_inline_call_inside_expression_is_unsupported(void **state)
+/* r = 1 + g(a, 4): the call is hoisted into a fresh variable first. */
+static void test_inline_call_inside_expression_is_hoisted(void **state)
 {
     (void)state;
     ir_builder b;
@@ -221,8 +222,25 @@ static void test_inline_call_inside_expression_is_unsupported(void **state)
     cc_ir_func *f = ir_func("f", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_IDX, 0)), NO_RESULTS);
     cc_ir_func *g = scalar_g();
     f->body = BLOCK(ASSIGN(SP(5, 5), "r", BIN(CC_OP_ADD, I(1), CALL(g, SP(5, 13), V("a", T_IDX), I(4)))));
-    assert_error(&b, CC_DIAG_UNSUPPORTED,
-                 "an inline call inside an expression is not supported in this version; assign its result first", 5);
+    assert_int_equal(cc_pass_inline(&b.p), 0);
+    assert_dump(f, "y = ((a * 2) + 4)\n"
+                   "g_value = y\n"
+                   "r = (1 + g_value)\n");
+    ir_end(&b);
+}
+
+/* while g(a) > 0: a call in a condition evaluated at every iteration */
+static void test_inline_call_in_while_condition_is_unsupported(void **state)
+{
+    (void)state;
+    ir_builder b;
+    ir_begin(&b);
+    cc_ir_func *f = ir_func("f", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_IDX, 0)), NO_RESULTS);
+    cc_ir_func *g = scalar_g();
+    cc_ir_stmt *w = cc_ir_stmt_new(b.p.arena, CC_I_WHILE, SP(5, 5));
+    w->u.while_.cond = BIN(CC_OP_GT, CALL(g, SP(5, 11), V("a", T_IDX), I(4)), I(0));
+    f->body = BLOCK(w);
+    assert_error(&b, CC_DIAG_UNSUPPORTED, "an inline call in a while condition is not supported in this version", 5);
     ir_end(&b);
 }
 
@@ -432,7 +450,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inline_inside_inline),
     cmocka_unit_test(test_inline_scopes_record_where_they_came_from),
     cmocka_unit_test(test_inline_removes_inline_functions),
-    cmocka_unit_test(test_inline_call_inside_expression_is_unsupported),
+    cmocka_unit_test(test_inline_call_inside_expression_is_hoisted),
+    cmocka_unit_test(test_inline_call_in_while_condition_is_unsupported),
     cmocka_unit_test(test_inline_tile_op_in_orchestration_is_misplaced),
     cmocka_unit_test(test_inline_tile_op_inside_core_group_body_is_fine),
     cmocka_unit_test(test_inline_create_tensor_in_incore_function_is_control_plane),

@@ -151,12 +151,14 @@ static void test_outlined_name_clash_gets_suffix(void **state)
     FUNC("k", CC_FUNC_INCORE, NOBLK);
     assert_int_equal(cc_pass_outline_incore(&b.p), 0);
     assert_int_equal(b.p.nfuncs, 6);
-    assert_string_equal(b.p.funcs[1]->name, "g_incore_0_2");
-    assert_string_equal(b.p.funcs[2]->name, "k_1");
-    assert_string_equal(b.p.funcs[3]->name, "g_incore_0");
+    assert_string_equal(b.p.funcs[4]->name, "g_incore_0_2");
+    assert_string_equal(b.p.funcs[5]->name, "k_1");
+    assert_string_equal(b.p.funcs[1]->name, "g_incore_0");
     irb_free(&b);
 }
 
+/* Kernels are appended; the printed order (cc_ir_program_order) puts each
+ * after the function that calls it, depth first. */
 static void test_outline_kernels_follow_their_function(void **state)
 {
     (void)state;
@@ -168,6 +170,8 @@ static void test_outline_kernels_follow_their_function(void **state)
                                      BLK(AT(17, CC_LEVEL_CORE_GROUP, copy_body(18, "a", "o"))))))));
     assert_int_equal(cc_pass_outline_incore(&b.p), 0);
     assert_int_equal(b.p.nfuncs, 5);
+    assert_string_equal(b.p.funcs[2]->name, "g_incore_0");
+    assert_true(cc_ir_program_order(&b.p));
     assert_ptr_equal(b.p.funcs[0], g);
     assert_string_equal(b.p.funcs[1]->name, "g_incore_0");
     assert_ptr_equal(b.p.funcs[2], h);

@@ -1,0 +1,195 @@
+/*
+ * tc_env.c - the type checker's environment: the names bound at the
+ * current point of a function, with definite assignment across branches.
+ *
+ * Bindings sit in an array indexed by a hash map; every change is written
+ * to an undo log.  A branch (loop body, if arm) is checked in place, then
+ * taken back: its net changes are collected (a delta) and the log is
+ * rolled back to where the branch began.  The deltas of the ways through
+ * a statement are then merged and applied as ordinary, logged changes, so
+ * enclosing branches can roll them back in turn.  Cost: proportional to
+ * the changes a branch makes, never to the size of the environment; the
+ * checker is linear in the program (measured in docs/performance.md).
+ *
+ * Merge rule (DSL-SPEC §1.3, §1.4): a name is definite after a statement
+ * when it is definite on every way through it (the way that skips a loop
+ * body or lacks an else keeps the state before); two ways that bind one
+ * name must agree on kind, dtype and tile shape.
+ */
+#include "compiler/tc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+
+tc_bind *tc_lookup(tc_env *e, const char *name)
+{
+    int64_t i = base_strmap_get(&e->map, name);
+    return i >= 0 && !e->b[i].gone ? &e->b[i] : NULL;
+}
+
+void tc_env_free(tc_env *e)
+{
+    free(e->b);
+    free(e->stamp);
+    free(e->log);
+    base_strmap_free(&e->map);
+    *e = (tc_env){0};
+}
+
+static int tc_log(tc *t, uint32_t index, int added)
+{
+    tc_env *e = &t->c.env;
+    if (e->nlog == e->logcap) {
+        tc_undo *q = base_array_grow(e->log, &e->logcap, sizeof *q, 64);
+        if (!q) return tc_oom(t), 0;
+        e->log = q;
+    }
+    e->log[e->nlog++] = (tc_undo){index, (uint8_t)added, added ? (tc_bind){0} : e->b[index]};
+    return 1;
+}
+
+/* Sets name's binding to *nb (logged); adds the name when new. */
+static int tc_env_set(tc *t, const tc_bind *nb)
+{
+    tc_env *e = &t->c.env;
+    int64_t i = base_strmap_get(&e->map, nb->name);
+    if (i >= 0) {
+        if (!tc_log(t, (uint32_t)i, 0)) return 0;
+        e->b[i] = *nb;
+        return 1;
+    }
+    if (e->n == e->cap) {
+        uint64_t cap = e->cap;
+        tc_bind *q = base_array_grow(e->b, &cap, sizeof *q, 16);
+        if (q) e->b = q;
+        uint32_t *st = q ? realloc(e->stamp, cap * sizeof *st) : NULL;
+        if (!st) return tc_oom(t), 0;
+        memset(st + e->cap, 0, (cap - e->cap) * sizeof *st);
+        e->stamp = st, e->cap = cap;
+    }
+    if (base_strmap_put(&e->map, nb->name, e->n) != 0) return tc_oom(t), 0;
+    e->b[e->n] = *nb;
+    return tc_log(t, e->n++, 1);
+}
+
+/* Do two bindings of one name agree where a merge needs it (kind, dtype,
+ * tile shape)? */
+static int tc_merge_compatible(const cc_type *a, const cc_type *b)
+{
+    if (a->kind != b->kind || a->dtype != b->dtype) return 0;
+    return a->kind != CC_T_TILE || cc_type_equal(a, b);
+}
+
+static void tc_type_mismatch(tc *t, const char *name, const cc_type *from, const cc_type *to, cc_span sp)
+{
+    char a[96], b[96];
+    cc_type_format(from, a, sizeof a), cc_type_format(to, b, sizeof b);
+    tc_err(t, CC_DIAG_TYPE, sp, NULL, "'%s' changes from %s to %s across a loop or branch merge", name, a, b);
+}
+
+int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp)
+{
+    tc_bind *b = tc_lookup(&t->c.env, name);
+    tc_bind nb = {.name = name, .type = type, .definite = 1, .depth = (uint8_t)t->c.branches, .span = sp};
+    if (b) {
+        /* bound outside the enclosing loop or branch: the merge needs one kind */
+        if (b->depth < nb.depth && !tc_merge_compatible(&b->type, &type))
+            return tc_type_mismatch(t, name, &b->type, &type, sp), 0;
+        if (b->depth < nb.depth) nb.depth = b->depth;
+    }
+    return tc_env_set(t, &nb);
+}
+
+int tc_unbind(tc *t, const char *name)
+{
+    tc_bind *b = tc_lookup(&t->c.env, name);
+    if (!b) return 1;
+    tc_bind nb = *b;
+    nb.gone = 1;
+    return tc_env_set(t, &nb);
+}
+
+uint32_t tc_env_mark(const tc_env *e) { return e->nlog; }
+
+int tc_env_take(tc *t, uint32_t mark, tc_delta *out)
+{
+    tc_env *e = &t->c.env;
+    *out = (tc_delta){0};
+    uint32_t n = e->nlog - mark;
+    if (n && !(out->b = malloc(n * sizeof *out->b))) return tc_oom(t), 0;
+    /* the final state of every index touched since mark, once each */
+    e->gen++;
+    for (uint32_t k = e->nlog; k-- > mark;) {
+        uint32_t i = e->log[k].index;
+        if (e->stamp[i] == e->gen) continue;
+        e->stamp[i] = e->gen;
+        out->b[out->n++] = e->b[i];
+    }
+    for (uint32_t k = e->nlog; k-- > mark;) {
+        const tc_undo *u = &e->log[k];
+        if (u->added) base_strmap_remove(&e->map, e->b[u->index].name), e->n--;
+        else e->b[u->index] = u->old;
+    }
+    e->nlog = mark;
+    return 1;
+}
+
+void tc_delta_free(tc_delta *d)
+{
+    free(d->b);
+    *d = (tc_delta){0};
+}
+
+static const tc_bind *tc_delta_find(const tc_delta *d, const base_strmap *index, const char *name)
+{
+    int64_t k = base_strmap_get(index, name);
+    return k >= 0 ? &d->b[k] : NULL;
+}
+
+static int tc_delta_index(tc *t, const tc_delta *d, base_strmap *index)
+{
+    for (uint32_t k = 0; k < d->n; k++)
+        if (base_strmap_put(index, d->b[k].name, k) != 0) return tc_oom(t), 0;
+    return 1;
+}
+
+/* x (a way's final binding of a name) merged with y (the other way's, or
+ * the state before when that way did not touch it; NULL: unbound). */
+static int tc_merge_one(tc *t, const tc_bind *x, const tc_bind *y)
+{
+    if (x->gone && (!y || y->gone)) return y ? tc_env_set(t, y) : 1;
+    tc_bind nb = x->gone ? *y : *x;
+    if (!x->gone && y && !y->gone) {
+        if (!tc_merge_compatible(&x->type, &y->type)) return tc_type_mismatch(t, x->name, &y->type, &x->type, x->span), 0;
+        nb.definite = x->definite && y->definite;
+        if (x->value != y->value) nb.value = NULL;
+    } else {
+        nb.definite = 0, nb.value = NULL;
+    }
+    return tc_env_set(t, &nb);
+}
+
+int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b)
+{
+    base_strmap ia = {0}, ib = {0};
+    int ok = tc_delta_index(t, a, &ia) && tc_delta_index(t, b, &ib);
+    for (uint32_t k = 0; ok && k < a->n; k++) {
+        const tc_bind *other = tc_delta_find(b, &ib, a->b[k].name);
+        if (!other) other = tc_lookup(&t->c.env, a->b[k].name);
+        ok = tc_merge_one(t, &a->b[k], other);
+    }
+    for (uint32_t k = 0; ok && k < b->n; k++)
+        if (!tc_delta_find(a, &ia, b->b[k].name)) ok = tc_merge_one(t, &b->b[k], tc_lookup(&t->c.env, b->b[k].name));
+    base_strmap_free(&ia), base_strmap_free(&ib);
+    return ok;
+}
+
+int tc_is_local(const tc *t, const char *name)
+{
+    if (base_strmap_get(&t->c.locals, name) >= 0) return 1;
+    for (uint32_t k = 0; t->c.f && k < t->c.f->nparams; k++)
+        if (!strcmp(t->c.f->params[k].name, name)) return 1;
+    return 0;
+}
