@@ -271,8 +271,14 @@ static void print_assign(const cc_ir_stmt *s, base_strbuf *out)
     for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
         base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.assign.targets[k].name);
     base_strbuf_puts(out, " = ");
-    cc_print_expr(s->u.assign.value, 0, out);
-    print_footprints(s->u.assign.value, out);
+    const cc_ir_expr *v = s->u.assign.value;
+    if (s->u.assign.ntargets > 1 && v->kind == CC_X_LIST) /* a, b = 1, 2: the tuple as written */
+        for (uint32_t k = 0; k < v->u.list.n; k++) {
+            if (k) base_strbuf_puts(out, ", ");
+            cc_print_expr(v->u.list.items[k], 0, out);
+        }
+    else cc_print_expr(v, 0, out);
+    print_footprints(v, out);
     base_strbuf_puts(out, "\n");
 }
 

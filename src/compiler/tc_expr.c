@@ -285,7 +285,7 @@ cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_s
         return tc_err(t, CC_DIAG_TYPE, sp, NULL, "a TaskId can only be passed in deps=");
     int lf = cc_dtype_is_float(l->type.dtype), rf = cc_dtype_is_float(r->type.dtype);
     if (op == CC_OP_DIV && !lf && !rf)
-        return tc_err(t, CC_DIAG_TYPE, sp, "use //", "true division of integers is not supported in kernel code; use //");
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "true division of integers is not supported in kernel code; use //");
     int64_t ri;
     if ((op == CC_OP_FLOORDIV || op == CC_OP_MOD) && cc_ir_const_int(r, &ri) && ri == 0)
         return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "integer division or modulo by zero");

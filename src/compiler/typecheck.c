@@ -565,7 +565,62 @@ int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) 
 
 /* ---- the program ------------------------------------------------------------------------ */
 
-/* The Orchestration function a program compiles through. */
+/* Marks every `self.<name>` that e mentions. */
+static void tc_self_refs_expr(tc *t, const cc_expr *e, base_strmap *used)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case CC_E_ATTR:
+        if (e->u.attr.value->kind == CC_E_NAME && !strcmp(e->u.attr.value->u.name, "self") && base_strmap_put(used, e->u.attr.name, 1))
+            tc_oom(t);
+        tc_self_refs_expr(t, e->u.attr.value, used);
+        break;
+    case CC_E_CALL:
+        tc_self_refs_expr(t, e->u.call.fn, used);
+        for (uint32_t k = 0; k < e->u.call.nargs; k++) tc_self_refs_expr(t, e->u.call.args[k], used);
+        for (uint32_t k = 0; k < e->u.call.nkws; k++) tc_self_refs_expr(t, e->u.call.kws[k].value, used);
+        break;
+    case CC_E_SUBSCRIPT: tc_self_refs_expr(t, e->u.sub.value, used), tc_self_refs_expr(t, e->u.sub.index, used); break;
+    case CC_E_BINARY: case CC_E_COMPARE: case CC_E_BOOLOP:
+        tc_self_refs_expr(t, e->u.bin.left, used), tc_self_refs_expr(t, e->u.bin.right, used);
+        break;
+    case CC_E_UNARY: tc_self_refs_expr(t, e->u.un.operand, used); break;
+    case CC_E_LIST: case CC_E_TUPLE:
+        for (uint32_t k = 0; k < e->u.seq.n; k++) tc_self_refs_expr(t, e->u.seq.items[k], used);
+        break;
+    default: break;
+    }
+}
+
+static void tc_self_refs(tc *t, const cc_block *b, base_strmap *used)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cc_stmt *s = b->items[i];
+        switch (s->kind) {
+        case CC_S_EXPR: tc_self_refs_expr(t, s->u.expr, used); break;
+        case CC_S_ASSIGN: tc_self_refs_expr(t, s->u.assign.value, used); break;
+        case CC_S_AUGASSIGN: tc_self_refs_expr(t, s->u.aug.value, used); break;
+        case CC_S_FOR: tc_self_refs_expr(t, s->u.for_.iter, used), tc_self_refs(t, &s->u.for_.body, used); break;
+        case CC_S_WHILE: tc_self_refs_expr(t, s->u.while_.cond, used), tc_self_refs(t, &s->u.while_.body, used); break;
+        case CC_S_IF:
+            tc_self_refs_expr(t, s->u.if_.cond, used);
+            tc_self_refs(t, &s->u.if_.then, used), tc_self_refs(t, &s->u.if_.orelse, used);
+            break;
+        case CC_S_WITH:
+            for (uint32_t k = 0; k < s->u.with.nitems; k++) tc_self_refs_expr(t, s->u.with.items[k].context, used);
+            tc_self_refs(t, &s->u.with.body, used);
+            break;
+        case CC_S_RETURN:
+            for (uint32_t k = 0; k < s->u.ret.n; k++) tc_self_refs_expr(t, s->u.ret.values[k], used);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* The Orchestration function a program compiles through: the named one,
+ * or the only one no other method calls (a promoted Opaque function in a
+ * printed program is called by its entry). */
 static tc_fn *tc_program_entry(tc *t)
 {
     if (t->o->function) {
@@ -573,11 +628,17 @@ static tc_fn *tc_program_entry(tc *t)
         if (!fn) return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has no function '%s'", t->cls->u.def.name, t->o->function);
         return fn;
     }
+    base_strmap used = {0};
+    for (uint32_t k = 0; k < t->nfns; k++) tc_self_refs(t, &t->fns[k].def->u.def.body, &used);
     tc_fn *only = NULL;
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < t->nfns; k++)
-        if (t->fns[k].kind == CC_FUNC_ORCHESTRATION) only = &t->fns[k], n++;
-    if (n != 1)
+    uint32_t n = 0, roots = 0;
+    for (uint32_t k = 0; k < t->nfns; k++) {
+        if (t->fns[k].kind != CC_FUNC_ORCHESTRATION) continue;
+        n++;
+        if (base_strmap_get(&used, t->fns[k].name) < 0) only = &t->fns[k], roots++;
+    }
+    base_strmap_free(&used);
+    if (roots != 1)
         return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has %u Orchestration functions; call one as %s.<name>(...)",
                       t->cls->u.def.name, n, t->cls->u.def.name);
     return only;
@@ -593,6 +654,7 @@ int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_prog
         tc_err(&t, CC_DIAG_PY_TYPE, (cc_span){1, 1, 1, 1}, "decorate it with @pl.jit, or name a @pl.program class",
                "no @pl.jit function or @pl.program class named '%s'", opts->entry);
     if (!entry) return -1;
+    if (entry->host) return tc_err(&t, CC_DIAG_UNSUPPORTED, entry->def->span, NULL, "@pl.jit.host is not supported in this version"), -1;
     if (!t.cls && !entry->jit_entry)
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
                       entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),

@@ -288,7 +288,7 @@ PRINTER_TEST(test_printer_assign_expr_return)
     ret->u.ret.values = alloc(2 * sizeof(cc_ir_expr *)), ret->u.ret.n = 2;
     ret->u.ret.values[0] = V("a"), ret->u.ret.values[1] = V("b");
     assert_string_equal(body_text(blk(4, st_assign("x", I(3)), two, st_expr(V("x")), ret)),
-                        ORCH_F "        x = 3\n        a, b = [1, 2]\n        x\n        return a, b\n");
+                        ORCH_F "        x = 3\n        a, b = 1, 2\n        x\n        return a, b\n");
     assert_string_equal(body_text(blk(1, ret0)), ORCH_F "        return\n");
 }
 

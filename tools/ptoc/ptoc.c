@@ -7,9 +7,10 @@
  *
  * `lower` prints the function's (or program class's) post-pass text, or
  * the text after STAGE, or with --listing the lowered program.  `check`
- * prints every diagnostic of the file: syntax for all of it, and a full
- * compile of each entry (--func, or every @pl.jit function and @pl.program
- * class) whose tensor shapes are known from annotations or --shape.  Exit
+ * prints every diagnostic of the file: syntax for all of it, then (when the
+ * syntax is sound) a full compile of each entry (--func, or every @pl.jit
+ * function and @pl.program class) whose tensor shapes are known from
+ * annotations or --shape; entries without them are named on stderr.  Exit
  * status 0, or 1 with the diagnostics on stderr, 2 for bad usage.
  *
  * Everything goes through pto/compile.h, as the Python package does.
@@ -176,7 +177,8 @@ static int ptoc_check(const ptoc_args *a, const char *text, size_t len)
     if (a->nfuncs) memcpy(entries, a->funcs, (size_t)a->nfuncs * sizeof *entries), n = a->nfuncs;
     else
         for (const char *e; n < PTOC_MAX && (e = pto_program_entry(p, (size_t)n));) entries[n++] = e;
-    for (int k = 0; k < n && !errors; k++) {
+    int parse_errors = errors;
+    for (int k = 0; k < n && !parse_errors; k++) { /* every entry, whatever the others found */
         pto_program *q;
         if (ptoc_compile(a, text, len, entries[k], a->after, &q) < 0) errors++;
         else if (!a->nfuncs && ptoc_unspecialized(q)) fprintf(stderr, "ptoc: note: '%s' checked for syntax only (pass --shape)\n", entries[k]);
