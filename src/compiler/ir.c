@@ -381,7 +381,7 @@ int cc_ir_func_param(const cc_ir_func *f, const char *name)
 
 /* ---- function order ------------------------------------------------------------------------ */
 
-static void cc_ir_expr_calls(const cc_ir_expr *e, void (*fn)(cc_ir_func *, void *), void *ctx)
+static void cc_ir_expr_calls(const cc_ir_expr *e, void (*fn)(const cc_ir_expr *, void *), void *ctx)
 {
     if (!e) return;
     switch (e->kind) {
@@ -395,13 +395,13 @@ static void cc_ir_expr_calls(const cc_ir_expr *e, void (*fn)(cc_ir_func *, void 
         break;
     case CC_X_CALL:
         for (uint32_t k = 0; k < e->u.call.nargs; k++) cc_ir_expr_calls(e->u.call.args[k], fn, ctx);
-        fn(e->u.call.callee, ctx);
+        fn(e, ctx);
         break;
     default: break;
     }
 }
 
-void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), void *ctx)
+void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(const cc_ir_expr *, void *), void *ctx)
 {
     for (uint32_t k = 0; k < b->n; k++) {
         const cc_ir_stmt *s = b->items[k];
@@ -418,23 +418,26 @@ void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), v
     }
 }
 
-typedef struct cc_ir_order {
+typedef struct cc_ir_order cc_ir_order;
+static void cc_ir_order_visit(cc_ir_func *f, cc_ir_order *o);
+static void cc_ir_order_call(const cc_ir_expr *call, void *ctx) { cc_ir_order_visit(call->u.call.callee, ctx); }
+
+struct cc_ir_order {
     cc_ir_func **out;
     uint32_t n;
     base_strmap seen; /* names of the functions in out */
     int oom;
-} cc_ir_order;
+};
 
-static void cc_ir_order_visit(cc_ir_func *f, void *ctx)
+static void cc_ir_order_visit(cc_ir_func *f, cc_ir_order *o)
 {
-    cc_ir_order *o = ctx;
     if (o->oom || base_strmap_get(&o->seen, f->name) >= 0) return;
     if (base_strmap_put(&o->seen, f->name, o->n) != 0) {
         o->oom = 1;
         return;
     }
     o->out[o->n++] = f;
-    cc_ir_block_calls(&f->body, cc_ir_order_visit, o);
+    cc_ir_block_calls(&f->body, cc_ir_order_call, o);
 }
 
 int cc_ir_program_order(cc_ir_program *p)

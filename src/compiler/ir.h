@@ -336,9 +336,9 @@ int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
 /* Does e read the variable name? */
 int cc_ir_expr_uses(const cc_ir_expr *e, const char *name);
 
-/* Calls fn on the callee of every call in b, in statement order (callees
- * of nested calls first). */
-void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(cc_ir_func *, void *), void *ctx);
+/* Calls fn on every call expression in b, in statement order (calls in
+ * arguments before the call). */
+void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(const cc_ir_expr *, void *), void *ctx);
 /* Orders p's functions as the call graph reaches them, depth first from
  * the entry (funcs[0]): the order the printer shows, stable under a round
  * trip.  Returns 0 when out of memory. */

@@ -11,7 +11,9 @@
  *    whole dimension (unknown, an implicit load, or no access at all);
  *  - every call of an InCore function has boxes, one per argument: tensor
  *    arguments the callee's box with its scalar parameters replaced by the
- *    call's scalar arguments, scalars rank 0.
+ *    call's scalar arguments, scalars rank 0;
+ *  - every undeclared tensor parameter of an Orchestration or Opaque
+ *    function has the union of the directions of the calls it is passed to.
  * Footprints: every access counts (also under if); scalar locals with one
  * dominating definition are substituted; loop variables are eliminated
  * innermost first over [first, last] of their loop (statically when the
@@ -531,11 +533,60 @@ static int fill_block(cc_ir_program *p, cc_ir_block *b)
     return 0;
 }
 
+/* ---- control-plane parameters ------------------------------------------------------------------ */
+
+typedef struct control_dirs {
+    cc_ir_func *f;
+    int changed;
+} control_dirs;
+
+/* What one call does to the parameters of f it is handed. */
+static void control_call(const cc_ir_expr *call, void *ctx)
+{
+    control_dirs *c = ctx;
+    const cc_ir_func *g = call->u.call.callee;
+    for (uint32_t k = 0; k < call->u.call.nargs && k < g->nparams; k++) {
+        const cc_ir_expr *a = call->u.call.args[k];
+        int i = a->kind == CC_X_VAR && a->type.kind == CC_T_TENSOR ? cc_ir_func_param(c->f, a->u.name) : -1;
+        if (i < 0 || c->f->params[i].declared) continue;
+        uint8_t d = (uint8_t)(c->f->params[i].dir | g->params[k].dir);
+        if (d != c->f->params[i].dir) c->f->params[i].dir = d, c->changed = 1;
+    }
+}
+
+static int is_control(const cc_ir_func *f) { return f->kind == CC_FUNC_ORCHESTRATION || f->kind == CC_FUNC_OPAQUE; }
+
+/* Undeclared tensor parameters of Orchestration and Opaque functions: the
+ * union of what the calls they are passed to do with them (In, Out, both:
+ * InOut), to a fixpoint across control-plane callers and callees; never
+ * passed: In.  The caller (Python: the read-only check of §2.2) learns
+ * which arguments the program writes. */
+static void derive_control_params(cc_ir_program *p)
+{
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        for (uint32_t k = 0; is_control(p->funcs[i]) && k < p->funcs[i]->nparams; k++)
+            if (!p->funcs[i]->params[k].declared && p->funcs[i]->params[k].type.kind == CC_T_TENSOR) p->funcs[i]->params[k].dir = CC_DIR_NONE;
+    int changed = 1;
+    for (uint32_t round = 0; changed && round <= p->nfuncs; round++) {
+        changed = 0;
+        for (uint32_t i = 0; i < p->nfuncs; i++) {
+            if (!is_control(p->funcs[i])) continue;
+            control_dirs c = {p->funcs[i], 0};
+            cc_ir_block_calls(&p->funcs[i]->body, control_call, &c);
+            changed |= c.changed;
+        }
+    }
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        for (uint32_t k = 0; is_control(p->funcs[i]) && k < p->funcs[i]->nparams; k++)
+            if (p->funcs[i]->params[k].type.kind == CC_T_TENSOR && !p->funcs[i]->params[k].dir) p->funcs[i]->params[k].dir = CC_DIR_IN;
+}
+
 int cc_pass_call_directions(cc_ir_program *p)
 {
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (p->funcs[i]->kind == CC_FUNC_INCORE && derive_kernel(p, p->funcs[i])) return -1;
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (fill_block(p, &p->funcs[i]->body)) return -1;
+    derive_control_params(p);
     return 0;
 }
