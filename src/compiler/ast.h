@@ -43,6 +43,11 @@ typedef enum cc_op {
 /* Python spelling of an operator ("//", "not", ...). */
 const char *cc_op_text(cc_op op);
 
+/* The deepest expression tree the parser builds: every pass may recurse
+ * over an expression, so its depth is bounded (Python's own parser stops
+ * at a similar nesting). */
+#define CC_MAX_EXPR_DEPTH 200
+
 typedef struct cc_expr cc_expr;
 typedef struct cc_keyword {
     const char *name;
@@ -53,6 +58,7 @@ typedef struct cc_keyword {
 struct cc_expr {
     cc_expr_kind kind;
     cc_span span;
+    uint32_t depth; /* levels of the tree below and at this node (a leaf: 1); at most CC_MAX_EXPR_DEPTH */
     union {
         const char *name;                                 /* NAME */
         int64_t i;                                        /* INT, BOOL */

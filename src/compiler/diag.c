@@ -59,13 +59,8 @@ static char *cc_strdup(const char *s)
     return p;
 }
 
-void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
+static void cc_diag_record(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *msg)
 {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (d->n == d->cap) {
         cc_diag *p = base_array_grow(d->items, &d->cap, sizeof *p, 8);
         if (!p) {
@@ -87,6 +82,25 @@ void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint,
     }
     d->n++;
     if (cls != CC_DIAG_WARNING) d->errors++;
+}
+
+void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
+{
+    char msg[1024];
+    if (cls != CC_DIAG_WARNING && d->errors >= CC_MAX_ERRORS) {
+        /* one more line says so, then nothing: the first errors are the ones to fix */
+        if (d->errors == CC_MAX_ERRORS) {
+            snprintf(msg, sizeof msg, "too many errors (%d); stopping here", CC_MAX_ERRORS);
+            cc_diag_record(d, CC_DIAG_SYNTAX, span, "fix the errors above first", msg);
+            if (d->errors == CC_MAX_ERRORS) d->errors++; /* not recorded (no memory): stop anyway */
+        }
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cc_diag_record(d, cls, span, hint, msg);
 }
 
 size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap)

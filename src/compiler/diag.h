@@ -60,8 +60,13 @@ typedef struct cc_diags {
 void cc_diags_init(cc_diags *d, const cc_source *src);
 void cc_diags_free(cc_diags *d);
 
+/* A compile reports at most this many errors, then one line saying it
+ * stopped (a cascade after a bad indentation would repeat itself). */
+#define CC_MAX_ERRORS 50
+
 /* Records a diagnostic; hint may be NULL.  Never fails the caller: without
- * memory it sets out_of_memory instead. */
+ * memory it sets out_of_memory instead.  Past CC_MAX_ERRORS errors only
+ * warnings are recorded. */
 void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 

@@ -40,6 +40,8 @@ typedef struct cc_lexer {
     struct { char ch; size_t off; } brackets[CC_MAX_BRACKETS];
     int nbrackets;
     int line_has_tokens; /* the logical line has a token: a newline ends it */
+    int too_deep;        /* the indentation or bracket limit was reported (once) */
+    size_t unkept;       /* brackets opened past CC_MAX_BRACKETS, not on the stack */
 } cc_lexer;
 
 static cc_span cc_lex_span(const cc_lexer *lx, size_t from, size_t to)
@@ -104,8 +106,9 @@ static int cc_lex_line_start(cc_lexer *lx)
     }
     lx->pos = p;
     if (col > lx->indents[lx->nindents]) {
-        if (lx->nindents == CC_MAX_INDENT) {
-            cc_lex_error(lx, p, p + 1, "flatten the nesting", "too many levels of indentation");
+        if (lx->nindents == CC_MAX_INDENT) { /* reported once: every deeper line would repeat it */
+            if (!lx->too_deep) cc_lex_error(lx, p, p + 1, "flatten the nesting", "too many levels of indentation");
+            lx->too_deep = 1;
             return 1;
         }
         lx->indents[++lx->nindents] = col;
@@ -288,14 +291,18 @@ static int cc_lex_operator(cc_lexer *lx)
         char c = ops[i].text[0];
         if (n == 1 && strchr("([{", c)) {
             if (lx->nbrackets == CC_MAX_BRACKETS) {
-                cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, "too many nested parentheses");
+                if (!lx->too_deep) cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, "too many nested parentheses");
+                lx->too_deep = 1;
+                lx->unkept++;
             } else {
                 lx->brackets[lx->nbrackets].ch = c;
                 lx->brackets[lx->nbrackets++].off = lx->pos;
             }
         } else if (n == 1 && strchr(")]}", c)) {
             char want = c == ')' ? '(' : c == ']' ? '[' : '{';
-            if (!lx->nbrackets) {
+            if (lx->unkept) {
+                lx->unkept--; /* closes one of those past the limit (already reported) */
+            } else if (!lx->nbrackets) {
                 char msg[64];
                 snprintf(msg, sizeof msg, "unmatched '%c'", c);
                 cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, msg);

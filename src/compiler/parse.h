@@ -17,6 +17,7 @@ typedef struct cc_parser {
     base_arena *arena;
     cc_diags *diags;
     int oom;
+    int nest; /* parse functions active for one expression (bounded: the C stack) */
 } cc_parser;
 
 /* ---- tokens ----------------------------------------------------------------- */

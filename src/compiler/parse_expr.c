@@ -17,8 +17,35 @@
 static cc_expr *cc_expr_new(cc_parser *p, cc_expr_kind k, cc_span sp)
 {
     cc_expr *e = cc_new(p, sizeof *e);
-    if (e) e->kind = k, e->span = sp;
+    if (e) e->kind = k, e->span = sp, e->depth = 1;
     return e;
+}
+
+/* parent is one level above child. */
+static void cc_deepen(cc_expr *parent, const cc_expr *child)
+{
+    if (child && child->depth + 1 > parent->depth) parent->depth = child->depth + 1;
+}
+
+/* A tree deeper than CC_MAX_EXPR_DEPTH (one long chain of operators, or
+ * deep nesting) is an error, reported where the expression starts. */
+static cc_expr *cc_depth_checked(cc_parser *p, cc_expr *e)
+{
+    if (!e || e->depth <= CC_MAX_EXPR_DEPTH) return e;
+    return cc_error(p, CC_DIAG_SYNTAX, e->span, "split it into several statements",
+                    "expression nests too deeply (more than 200 levels)");
+}
+
+/* Enters one more level of parse-function recursion, or reports. */
+static int cc_enter(cc_parser *p)
+{
+    if (p->nest > CC_MAX_EXPR_DEPTH) { /* one frame per level, and the statement's own */
+        cc_error(p, CC_DIAG_SYNTAX, cc_peek(p)->span, "split it into several statements",
+                 "expression nests too deeply (more than 200 levels)");
+        return 0;
+    }
+    p->nest++;
+    return 1;
 }
 
 /* Items up to `close`, separated by commas; a trailing comma is allowed.
@@ -117,7 +144,8 @@ static cc_expr *cc_parse_atom(cc_parser *p)
         if (!(e = cc_expr_new(p, list ? CC_E_LIST : CC_E_TUPLE, sp))) return free(items.items), NULL;
         e->u.seq.n = items.n;
         e->u.seq.items = (cc_expr **)cc_list_finish(p, &items);
-        return e;
+        for (uint32_t k = 0; e->u.seq.items && k < e->u.seq.n; k++) cc_deepen(e, e->u.seq.items[k]);
+        return cc_depth_checked(p, e);
     }
     case CC_TOK_LBRACE:
         return cc_unsupported_expr(p, t->span, "a dict or set literal");
@@ -175,7 +203,10 @@ static cc_expr *cc_parse_call(cc_parser *p, cc_expr *fn)
     e->u.call.nkws = (uint32_t)nkw;
     if (nkw && (e->u.call.kws = cc_new(p, nkw * sizeof *kws))) memcpy(e->u.call.kws, kws, nkw * sizeof *kws);
     free(kws);
-    return e;
+    cc_deepen(e, fn);
+    for (uint32_t k = 0; e->u.call.args && k < e->u.call.nargs; k++) cc_deepen(e, e->u.call.args[k]);
+    for (uint32_t k = 0; e->u.call.kws && k < e->u.call.nkws; k++) cc_deepen(e, e->u.call.kws[k].value);
+    return cc_depth_checked(p, e);
 oom:
     p->oom = 1;
 fail:
@@ -198,7 +229,8 @@ static cc_expr *cc_parse_primary(cc_parser *p)
             if (!a) return NULL;
             a->u.attr.value = e;
             a->u.attr.name = cc_tok_text(p, n);
-            e = a;
+            cc_deepen(a, e);
+            e = cc_depth_checked(p, a);
         } else if (t->kind == CC_TOK_LPAREN) {
             cc_next(p);
             e = cc_parse_call(p, e);
@@ -218,12 +250,14 @@ static cc_expr *cc_parse_primary(cc_parser *p)
                 if (!(index = cc_expr_new(p, CC_E_TUPLE, sp))) return free(items.items), NULL;
                 index->u.seq.n = items.n;
                 index->u.seq.items = (cc_expr **)cc_list_finish(p, &items);
+                for (uint32_t k = 0; index->u.seq.items && k < index->u.seq.n; k++) cc_deepen(index, index->u.seq.items[k]);
             }
             cc_expr *s = cc_expr_new(p, CC_E_SUBSCRIPT, sp);
             if (!s) return NULL;
             s->u.sub.value = e;
             s->u.sub.index = index;
-            e = s;
+            cc_deepen(s, e), cc_deepen(s, index);
+            e = cc_depth_checked(p, s);
         } else {
             break;
         }
@@ -235,8 +269,8 @@ static cc_expr *cc_make_binary(cc_parser *p, cc_expr_kind k, cc_op op, cc_expr *
 {
     if (!l || !r) return NULL;
     cc_expr *e = cc_expr_new(p, k, cc_join(l->span, r->span));
-    if (e) e->u.bin.op = op, e->u.bin.left = l, e->u.bin.right = r;
-    return e;
+    if (e) e->u.bin.op = op, e->u.bin.left = l, e->u.bin.right = r, cc_deepen(e, l), cc_deepen(e, r);
+    return cc_depth_checked(p, e);
 }
 
 static cc_expr *cc_parse_unary(cc_parser *p)
@@ -244,11 +278,13 @@ static cc_expr *cc_parse_unary(cc_parser *p)
     const cc_token *t = cc_peek(p);
     if (t->kind == CC_TOK_MINUS || t->kind == CC_TOK_PLUS) {
         cc_next(p);
+        if (!cc_enter(p)) return NULL;
         cc_expr *o = cc_parse_unary(p);
+        p->nest--;
         if (!o) return NULL;
         cc_expr *e = cc_expr_new(p, CC_E_UNARY, cc_join(t->span, o->span));
-        if (e) e->u.un.op = t->kind == CC_TOK_MINUS ? CC_OP_NEG : CC_OP_POS, e->u.un.operand = o;
-        return e;
+        if (e) e->u.un.op = t->kind == CC_TOK_MINUS ? CC_OP_NEG : CC_OP_POS, e->u.un.operand = o, cc_deepen(e, o);
+        return cc_depth_checked(p, e);
     }
     if (t->kind == CC_TOK_TILDE) return cc_unsupported_expr(p, t->span, "the '~' operator");
     cc_expr *e = cc_parse_primary(p);
@@ -321,11 +357,13 @@ static cc_expr *cc_parse_not(cc_parser *p)
 {
     if (!cc_at_word(p, "not")) return cc_parse_comparison(p);
     const cc_token *t = cc_next(p);
+    if (!cc_enter(p)) return NULL;
     cc_expr *o = cc_parse_not(p);
+    p->nest--;
     if (!o) return NULL;
     cc_expr *e = cc_expr_new(p, CC_E_UNARY, cc_join(t->span, o->span));
-    if (e) e->u.un.op = CC_OP_NOT, e->u.un.operand = o;
-    return e;
+    if (e) e->u.un.op = CC_OP_NOT, e->u.un.operand = o, cc_deepen(e, o);
+    return cc_depth_checked(p, e);
 }
 
 static cc_expr *cc_parse_and(cc_parser *p)
@@ -340,7 +378,9 @@ static cc_expr *cc_parse_and(cc_parser *p)
 
 cc_expr *cc_parse_expr(cc_parser *p)
 {
+    if (!cc_enter(p)) return NULL;
     cc_expr *e = cc_parse_and(p);
+    p->nest--;
     while (e && cc_at_word(p, "or")) {
         cc_next(p);
         e = cc_make_binary(p, CC_E_BOOLOP, CC_OP_OR, e, cc_parse_and(p));
@@ -366,5 +406,6 @@ cc_expr *cc_parse_exprlist(cc_parser *p)
     if (!t) return free(items.items), NULL;
     t->u.seq.n = items.n;
     t->u.seq.items = (cc_expr **)cc_list_finish(p, &items);
-    return t;
+    for (uint32_t k = 0; t->u.seq.items && k < t->u.seq.n; k++) cc_deepen(t, t->u.seq.items[k]);
+    return cc_depth_checked(p, t);
 }

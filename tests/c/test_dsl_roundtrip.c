@@ -4,7 +4,8 @@
  * and so is the pre-pass (after parse) text; and the compiler's
  * robustness: every prefix and thousands of random mutations of each
  * corpus program compile to a result or to diagnostics, never a crash or
- * a hang (the sanitizer builds run this too).
+ * a hang (the sanitizer builds run this too); the nesting limits hold at
+ * the limit and one past it, and very deep input is an error.
  */
 #include <stdlib.h>
 
@@ -115,11 +116,81 @@ static void test_robust_prefixes_and_mutations_compile_or_diagnose(void **s)
     }
 }
 
+/* A program whose entry reads `x = ` + pre + k copies of unit + post +
+ * k copies of close (close may be ""): one deep expression on line 5. */
+static char *deep_program(const char *pre, const char *unit, size_t k, const char *post, const char *close)
+{
+    const char *head = "import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    x = ";
+    size_t n = strlen(head) + strlen(pre) + k * (strlen(unit) + strlen(close)) + strlen(post) + 32;
+    char *s = malloc(n), *w = s;
+    assert_non_null(s);
+    w += sprintf(w, "%s%s", head, pre);
+    for (size_t i = 0; i < k; i++) w += sprintf(w, "%s", unit);
+    w += sprintf(w, "%s", post);
+    for (size_t i = 0; i < k; i++) w += sprintf(w, "%s", close);
+    sprintf(w, "\n    return out\n");
+    return s;
+}
+
+/* The three deep forms: unary minus, a left-deep operator chain, nested
+ * parentheses (which group: they add no level to the tree). */
+static const struct { const char *pre, *unit, *post, *close; size_t at; } deep_forms[] = {
+    {"", "-", "1", "", 199},   /* 199 signs + the literal: 200 levels */
+    {"1", " + 1", "", "", 199}, /* 200 terms */
+    {"", "(", "1", ")", 200},
+};
+
+/* Expressions nest at most 200 levels (CC_MAX_EXPR_DEPTH): each deep form
+ * at the limit compiles; one more level is an error at the expression. */
+static void test_robust_expression_depth_limit_at_200(void **s)
+{
+    (void)s;
+    for (int f = 0; f < 3; f++)
+        for (size_t k = deep_forms[f].at; k <= deep_forms[f].at + 1; k++) {
+            char *src = deep_program(deep_forms[f].pre, deep_forms[f].unit, k, deep_forms[f].post, deep_forms[f].close);
+            pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
+            if (k == deep_forms[f].at) dsl_expect_ok(p);
+            else dsl_expect_error(p, "ParserSyntaxError", f == 2 ? "too many nested parentheses" : "expression nests too deeply (more than 200 levels)", 5, 0);
+            pto_program_free(p);
+            free(src);
+        }
+}
+
+/* 100,000 levels of parentheses, of unary minus, of an operator chain,
+ * and 3,000 levels of indentation: a few errors (at most 50, then one line
+ * saying it stopped), never a crash. */
+static void test_robust_very_deep_input_is_an_error_not_a_crash(void **s)
+{
+    (void)s;
+    for (int f = 0; f < 3; f++) {
+        char *src = deep_program(deep_forms[f].pre, deep_forms[f].unit, 100000, deep_forms[f].post, deep_forms[f].close);
+        pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
+        assert_true(pto_program_diag_count(p) >= 1 && pto_program_diag_count(p) <= 3);
+        pto_program_free(p);
+        free(src);
+    }
+    size_t n = 200 + 4 * 3001 + 16;
+    for (int d = 1; d <= 3000; d++) n += 4 * (size_t)d + 10;
+    char *src = malloc(n), *w = src;
+    assert_non_null(src);
+    w += sprintf(w, "import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n");
+    for (int d = 1; d <= 3000; d++) w += sprintf(w, "%*sif 1 > 0:\n", 4 * d, "");
+    sprintf(w, "%*sx = 1\n    return out\n", 4 * 3001, "");
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
+    assert_int_equal(pto_program_diag_count(p), 51);
+    assert_string_equal(pto_program_diag(p, 0)->message, "too many levels of indentation");
+    assert_string_equal(pto_program_diag(p, 50)->message, "too many errors (50); stopping here");
+    pto_program_free(p);
+    free(src);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip_post_pass_text_is_a_fixpoint),
     cmocka_unit_test(test_roundtrip_pre_pass_text_is_a_fixpoint),
     cmocka_unit_test(test_roundtrip_every_stage_text_reparses),
     cmocka_unit_test(test_robust_prefixes_and_mutations_compile_or_diagnose),
+    cmocka_unit_test(test_robust_expression_depth_limit_at_200),
+    cmocka_unit_test(test_robust_very_deep_input_is_an_error_not_a_crash),
 };
 
 PTO_TEST_MAIN(tests)
