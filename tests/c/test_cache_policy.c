@@ -4,9 +4,13 @@
  * §6.4, the coherency error of §6.3 row 3 and the warning of §6.5, by the
  * rows K08-K12 of DSL-SPEC §7.4.
  */
+#include "compiler/passes.h"
 #include "compiler/printer.h"
 #include "harness.h"
 #include "ir_build.h"
+
+static const cc_type T_T = {CC_T_TENSOR, CC_DT_FP32, 2, {64, 128}};
+static const cc_type T_TL = {CC_T_TILE, CC_DT_FP32, 2, {64, 128}};
 
 static cc_ir_func *kern;
 
@@ -15,10 +19,8 @@ static cc_ir_func *kern;
 static void begin(void)
 {
     irb_init();
-    kern = irb_func("k", CC_FUNC_INCORE, 0);
-    irb_param(kern, "w", CC_DIR_IN);
-    irb_param(kern, "a", CC_DIR_IN);
-    irb_param(kern, "out", CC_DIR_OUT);
+    kern = FUNC("k", CC_FUNC_INCORE, PARAMS(P("w", T_T, CC_DIR_IN), P("a", T_T, CC_DIR_IN), P("out", T_T, CC_DIR_OUT)),
+                NO_RESULTS);
 }
 
 /* The kernel declares policy for tensor, as the outliner copies a pl.at's markers. */
@@ -26,11 +28,23 @@ static void declare(const char *tensor, cc_cache_policy policy)
 {
     cc_ir_cache_decl *ds = irb_alloc((kern->ndecls + 1) * sizeof *ds);
     if (kern->ndecls) memcpy(ds, kern->decls, kern->ndecls * sizeof *ds);
-    ds[kern->ndecls++] = (cc_ir_cache_decl){.tensor = tensor, .policy = (uint8_t)policy, .span = irb_span()};
+    ds[kern->ndecls++] = (cc_ir_cache_decl){.tensor = tensor, .policy = (uint8_t)policy, .span = FRESH()};
     kern->decls = ds;
 }
 
-static cc_ir_stmt *store_out(cc_ir_expr *tile) { return s_expr(e_store(tile, "out")); }
+/* pl.load(tensor) at sp with the cache policy as given. */
+static cc_ir_expr *load(cc_span sp, const char *tensor, cc_cache_policy cache)
+{
+    cc_ir_expr *e = OP(CC_IR_LOAD, T_TL, sp, V(tensor, T_T));
+    e->u.op.cache = (uint8_t)cache;
+    return e;
+}
+
+static cc_ir_expr *tile_op(cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r) { return OP(op, T_TL, FRESH(), l, r); }
+
+static cc_ir_expr *store(cc_ir_expr *tile, const char *tensor) { return STORE(FRESH(), tile, I(0), I(0), V(tensor, T_T)); }
+
+static cc_ir_stmt *store_out(cc_ir_expr *tile) { return EXPR(FRESH(), store(tile, "out")); }
 
 static void run_ok(void) { assert_int_equal(cc_pass_cache_policy(&B.p), 0); }
 
@@ -51,9 +65,9 @@ static void test_cache_k09_declaration_applies_explicit_wins(void **state)
     begin();
     declare("w", CC_CACHE_BYPASS);
     declare("a", CC_CACHE_DEFAULT);
-    cc_ir_expr *w1 = e_load("w", CC_CACHE_UNSET), *w2 = e_load("w", CC_CACHE_DEFAULT);
-    cc_ir_expr *a1 = e_load("a", CC_CACHE_UNSET), *a2 = e_load("a", CC_CACHE_BYPASS);
-    kern->body = BLK(store_out(e_binop(CC_IR_ADD, w1, w2)), store_out(e_binop(CC_IR_ADD, a1, a2)));
+    cc_ir_expr *w1 = load(FRESH(), "w", CC_CACHE_UNSET), *w2 = load(FRESH(), "w", CC_CACHE_DEFAULT);
+    cc_ir_expr *a1 = load(FRESH(), "a", CC_CACHE_UNSET), *a2 = load(FRESH(), "a", CC_CACHE_BYPASS);
+    kern->body = BLOCK(store_out(tile_op(CC_IR_ADD, w1, w2)), store_out(tile_op(CC_IR_ADD, a1, a2)));
     run_ok();
     assert_int_equal(w1->u.op.cache, CC_CACHE_BYPASS);
     assert_int_equal(w2->u.op.cache, CC_CACHE_DEFAULT);
@@ -66,8 +80,9 @@ static void test_cache_precedence_default_without_declaration(void **state)
 {
     (void)state;
     begin();
-    cc_ir_expr *w = e_load("w", CC_CACHE_UNSET);
-    kern->body = BLK(s_for(BLK(s_if(BLK(store_out(e_binop(CC_IR_MUL, w, e_int(2)))), BLK(NULL)))));
+    cc_ir_expr *w = load(FRESH(), "w", CC_CACHE_UNSET);
+    kern->body = BLOCK(FOR(FRESH(), "i", I(0), I(4), I(1),
+                           BLOCK(IF(FRESH(), V("c", T_IDX), BLOCK(store_out(tile_op(CC_IR_MUL, w, I(2)))), EMPTY_BLOCK))));
     run_ok();
     assert_int_equal(w->u.op.cache, CC_CACHE_DEFAULT);
     assert_int_equal(B.diags.n, 0);
@@ -78,8 +93,8 @@ static void test_cache_k08_bypass_load_of_out_param(void **state)
 {
     (void)state;
     begin();
-    cc_ir_expr *o = e_load("out", CC_CACHE_BYPASS), *w = e_load("w", CC_CACHE_UNSET);
-    kern->body = BLK(s_assign("t", o), store_out(w));
+    cc_ir_expr *o = load(FRESH(), "out", CC_CACHE_BYPASS), *w = load(FRESH(), "w", CC_CACHE_UNSET);
+    kern->body = BLOCK(ASSIGN(FRESH(), "t", o), store_out(w));
     assert_int_equal(cc_pass_cache_policy(&B.p), -1);
     irb_expect_diag(0, CC_DIAG_PASS,
                     "pl.load(..., cache=pl.CachePolicy.BYPASS) reads 'out', which this kernel also writes (Out); "
@@ -95,7 +110,7 @@ static void test_cache_k08_bypass_load_of_inout_param(void **state)
     (void)state;
     begin();
     kern->params[2].dir = CC_DIR_INOUT;
-    kern->body = BLK(s_assign("t", e_binop(CC_IR_ADD, e_load("w", CC_CACHE_UNSET), e_load("out", CC_CACHE_BYPASS))));
+    kern->body = BLOCK(ASSIGN(FRESH(), "t", tile_op(CC_IR_ADD, load(FRESH(), "w", CC_CACHE_UNSET), load(FRESH(), "out", CC_CACHE_BYPASS))));
     assert_int_equal(cc_pass_cache_policy(&B.p), -1);
     assert_non_null(strstr(B.diags.items[0].message, "reads 'out', which this kernel also writes (InOut)"));
     irb_free();
@@ -106,7 +121,7 @@ static void test_cache_k08_bypass_load_of_stored_tensor_without_direction(void *
     (void)state;
     begin();
     kern->params[0].dir = CC_DIR_NONE; /* directions not derived yet: the store decides */
-    kern->body = BLK(s_for(BLK(s_assign("w", e_store(e_load("w", CC_CACHE_BYPASS), "w")))));
+    kern->body = BLOCK(FOR(FRESH(), "i", I(0), I(4), I(1), BLOCK(ASSIGN(FRESH(), "w", store(load(FRESH(), "w", CC_CACHE_BYPASS), "w")))));
     assert_int_equal(cc_pass_cache_policy(&B.p), -1);
     assert_non_null(strstr(B.diags.items[0].message, "reads 'w', which this kernel also writes (InOut)"));
     irb_free();
@@ -117,8 +132,8 @@ static void test_cache_k08_default_load_of_written_tensor_accepted(void **state)
     (void)state;
     begin();
     kern->params[2].dir = CC_DIR_INOUT;
-    cc_ir_expr *o = e_load("out", CC_CACHE_DEFAULT);
-    kern->body = BLK(store_out(o));
+    cc_ir_expr *o = load(FRESH(), "out", CC_CACHE_DEFAULT);
+    kern->body = BLOCK(store_out(o));
     run_ok();
     assert_int_equal(o->u.op.cache, CC_CACHE_DEFAULT);
     assert_int_equal(B.diags.n, 0);
@@ -131,10 +146,10 @@ static void test_cache_k10_one_warning_per_tensor_citing_first_load(void **state
     begin();
     declare("w", CC_CACHE_BYPASS);
     /* built in reverse source order: the load on line 100 comes first in the source */
-    cc_ir_stmt *later = store_out(e_binop(CC_IR_ADD, at_line(e_load("w", CC_CACHE_UNSET), 120),
-                                          at_line(e_load("w", CC_CACHE_UNSET), 121)));
-    cc_ir_stmt *first = s_assign("t", at_line(e_load("w", CC_CACHE_UNSET), 100));
-    kern->body = BLK(first, later);
+    cc_ir_stmt *later = store_out(tile_op(CC_IR_ADD, load(SP(120, 1), "w", CC_CACHE_UNSET),
+                                          load(SP(121, 1), "w", CC_CACHE_UNSET)));
+    cc_ir_stmt *first = ASSIGN(FRESH(), "t", load(SP(100, 1), "w", CC_CACHE_UNSET));
+    kern->body = BLOCK(first, later);
     run_ok();
     assert_int_equal(B.diags.n, 1);
     expect_warning(0, "w", 100);
@@ -146,8 +161,8 @@ static void test_cache_k10_two_bypass_tensors_two_warnings(void **state)
     (void)state;
     begin();
     declare("w", CC_CACHE_BYPASS);
-    kern->body = BLK(store_out(e_binop(CC_IR_ADD, at_line(e_load("w", CC_CACHE_UNSET), 30),
-                                       at_line(e_load("a", CC_CACHE_BYPASS), 20))));
+    kern->body = BLOCK(store_out(tile_op(CC_IR_ADD, load(SP(30, 1), "w", CC_CACHE_UNSET),
+                                       load(SP(20, 1), "a", CC_CACHE_BYPASS))));
     run_ok();
     assert_int_equal(B.diags.n, 2);
     expect_warning(0, "a", 20);
@@ -160,7 +175,7 @@ static void test_cache_k10_no_bypass_no_warning(void **state)
     (void)state;
     begin();
     declare("w", CC_CACHE_DEFAULT);
-    kern->body = BLK(store_out(e_binop(CC_IR_ADD, e_load("w", CC_CACHE_UNSET), e_load("a", CC_CACHE_DEFAULT))));
+    kern->body = BLOCK(store_out(tile_op(CC_IR_ADD, load(FRESH(), "w", CC_CACHE_UNSET), load(FRESH(), "a", CC_CACHE_DEFAULT))));
     run_ok();
     assert_int_equal(B.diags.n, 0);
     irb_free();
@@ -170,11 +185,9 @@ static void test_cache_k10_warnings_per_kernel(void **state)
 {
     (void)state;
     begin();
-    cc_ir_func *k2 = irb_func("k2", CC_FUNC_INCORE, 0);
-    irb_param(k2, "w", CC_DIR_IN);
-    irb_param(k2, "out", CC_DIR_OUT);
-    k2->body = BLK(store_out(at_line(e_load("w", CC_CACHE_BYPASS), 50)));
-    kern->body = BLK(store_out(at_line(e_load("w", CC_CACHE_BYPASS), 40)));
+    cc_ir_func *k2 = FUNC("k2", CC_FUNC_INCORE, PARAMS(P("w", T_T, CC_DIR_IN), P("out", T_T, CC_DIR_OUT)), NO_RESULTS);
+    k2->body = BLOCK(store_out(load(SP(50, 1), "w", CC_CACHE_BYPASS)));
+    kern->body = BLOCK(store_out(load(SP(40, 1), "w", CC_CACHE_BYPASS)));
     run_ok();
     assert_int_equal(B.diags.n, 2);
     expect_warning(0, "w", 40);
@@ -187,10 +200,10 @@ static void test_cache_k12_implicit_loads_of_matmul(void **state)
     (void)state;
     begin();
     declare("w", CC_CACHE_BYPASS);
-    cc_ir_expr *act = e_load("a", CC_CACHE_UNSET), *wts = e_load("w", CC_CACHE_UNSET);
+    cc_ir_expr *act = load(FRESH(), "a", CC_CACHE_UNSET), *wts = load(FRESH(), "w", CC_CACHE_UNSET);
     act->u.op.implicit = wts->u.op.implicit = 1;
-    cc_ir_expr *mm = e_binop(CC_IR_MATMUL, act, wts);
-    kern->body = BLK(s_assign("acc", mm), store_out(e_var("acc")));
+    cc_ir_expr *mm = tile_op(CC_IR_MATMUL, act, wts);
+    kern->body = BLOCK(ASSIGN(FRESH(), "acc", mm), store_out(V("acc", T_T)));
     run_ok();
     assert_int_equal(act->u.op.cache, CC_CACHE_DEFAULT);
     assert_int_equal(wts->u.op.cache, CC_CACHE_BYPASS);
@@ -203,9 +216,9 @@ static void test_cache_orchestration_functions_untouched(void **state)
 {
     (void)state;
     begin();
-    cc_ir_func *f = irb_func("main", CC_FUNC_ORCHESTRATION, 0);
-    cc_ir_expr *stray = e_load("w", CC_CACHE_UNSET);
-    f->body = BLK(s_assign("t", stray));
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, NO_PARAMS, NO_RESULTS);
+    cc_ir_expr *stray = load(FRESH(), "w", CC_CACHE_UNSET);
+    f->body = BLOCK(ASSIGN(FRESH(), "t", stray));
     run_ok();
     assert_int_equal(stray->u.op.cache, CC_CACHE_UNSET);
     irb_free();
@@ -216,7 +229,7 @@ static void test_cache_k01_resolved_loads_print_their_policy(void **state)
     (void)state;
     begin();
     declare("w", CC_CACHE_BYPASS);
-    kern->body = BLK(store_out(e_binop(CC_IR_ADD, e_load("w", CC_CACHE_UNSET), e_load("a", CC_CACHE_UNSET))));
+    kern->body = BLOCK(store_out(tile_op(CC_IR_ADD, load(FRESH(), "w", CC_CACHE_UNSET), load(FRESH(), "a", CC_CACHE_UNSET))));
     run_ok();
     base_strbuf text = {0};
     cc_print_program(&B.p, &text);

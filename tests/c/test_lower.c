@@ -10,27 +10,27 @@
 #include "compiler/lower.h"
 #include "harness.h"
 #include "dsl_compile.h"
-#include "ir_text.h"
+#include "ir_build.h"
 
 static const cc_type T_A = {CC_T_TENSOR, CC_DT_FP32, 2, {256, 128}};
 static const cc_type T_TL = {CC_T_TILE, CC_DT_FP32, 2, {64, 128}};
 
+/* The lowering of the program in B, and its listing. */
 typedef struct lowered {
-    ir_builder b;
     cc_lowered *l;
     base_strbuf text;
 } lowered;
 
 static void lower(lowered *x)
 {
-    assert_int_equal(cc_lower(&x->b.p, &x->b.arena, &x->l), 0);
+    assert_int_equal(cc_lower(&B.p, &B.arena, &x->l), 0);
     cc_lowered_print(x->l, &x->text);
 }
 
 static void lowered_end(lowered *x)
 {
     base_strbuf_free(&x->text);
-    ir_end(&x->b);
+    irb_free();
 }
 
 /* The instruction lines of a listing's procedure (or kernel) whose header
@@ -115,8 +115,8 @@ static int64_t run(const cc_lo_proc *p, const int64_t *args, uint32_t nargs)
 /* main(n): s = 0; for i in range(start, n, step): s = s + i; return s; run with n = stop */
 static int64_t sum_range(int64_t start, int64_t stop, int64_t step, lowered *x)
 {
-    ir_begin(&x->b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
     f->body = BLOCK(ASSIGN(SP(2, 5), "s", I(0)),
                     FOR(SP(3, 5), "i", I(start), V("n", T_IDX), I(step),
                         BLOCK(ASSIGN(SP(4, 9), "s", BIN(CC_OP_ADD, V("s", T_IDX), V("i", T_IDX))))),
@@ -160,8 +160,8 @@ static void test_lower_for_evaluates_bounds_once(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
     f->body = BLOCK(ASSIGN(SP(2, 5), "s", I(0)),
                     FOR(SP(3, 5), "i", I(0), V("n", T_IDX), I(1),
                         BLOCK(ASSIGN(SP(4, 9), "n", BIN(CC_OP_ADD, V("n", T_IDX), I(1))),
@@ -177,15 +177,15 @@ static void test_lower_if_else_and_while(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
+    irb_init();
     /* collatz steps of n: while n > 1: if n % 2 == 0: n = n // 2 else: n = 3n + 1 */
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
     cc_ir_expr *even = BIN(CC_OP_EQ, BIN(CC_OP_MOD, V("n", T_IDX), I(2)), I(0));
     f->body = BLOCK(ASSIGN(SP(2, 5), "c", I(0)),
                     WHILE(SP(3, 5), BIN(CC_OP_GT, V("n", T_IDX), I(1)),
                           BLOCK(IF(SP(4, 9), even, BLOCK(ASSIGN(SP(5, 13), "n", BIN(CC_OP_FLOORDIV, V("n", T_IDX), I(2)))),
                                    BLOCK(ASSIGN(SP(7, 13), "n", BIN(CC_OP_ADD, BIN(CC_OP_MUL, V("n", T_IDX), I(3)), I(1))))),
-                                IF(SP(8, 9), BIN(CC_OP_GT, V("c", T_IDX), I(100)), BLOCK(ASSIGN(SP(9, 13), "n", I(1))), EMPTY),
+                                IF(SP(8, 9), BIN(CC_OP_GT, V("c", T_IDX), I(100)), BLOCK(ASSIGN(SP(9, 13), "n", I(1))), EMPTY_BLOCK),
                                 ASSIGN(SP(10, 9), "c", BIN(CC_OP_ADD, V("c", T_IDX), I(1))))),
                     RET(SP(11, 5), V("c", T_IDX)));
     lower(&x);
@@ -225,8 +225,8 @@ static void test_lower_scopes_and_return_closing_them(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
     f->body = BLOCK(SCOPE(SP(3, 5), CC_SCOPE_AUTO,
                           BLOCK(SCOPE(SP(4, 9), CC_SCOPE_MANUAL, BLOCK(ASSIGN(SP(5, 13), "x", I(1)))),
                                 RET(SP(6, 9), V("out", T_A)))));
@@ -247,7 +247,7 @@ static void test_lower_scopes_and_return_closing_them(void **state)
 /* k(a: In, out: Out, i): its body returns out */
 static cc_ir_func *kernel_k(void)
 {
-    cc_ir_func *k = ir_func("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT), P("i", T_IDX, 0)), RESULTS(T_A));
+    cc_ir_func *k = FUNC("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT), P("i", T_IDX, 0)), RESULTS(T_A));
     k->body = BLOCK(RET(SP(20, 5), V("out", T_A)));
     return k;
 }
@@ -257,7 +257,7 @@ static cc_ir_func *kernel_k(void)
 static cc_ir_expr *call_k(cc_ir_func *k, const char *a, const char *out)
 {
     cc_ir_expr *c = CALL(k, SP(4, 15), V(a, T_A), V(out, T_A), V("i", T_IDX));
-    c->u.call.boxes = base_arena_alloc(&irb_->arena, 3 * sizeof *c->u.call.boxes);
+    c->u.call.boxes = irb_alloc(3 * sizeof *c->u.call.boxes);
     c->u.call.boxes[0] = (cc_ir_box){.dir = CC_DIR_IN, .rank = 2};
     cc_ir_expr *lo = BIN(CC_OP_MUL, V("i", T_IDX), I(64));
     c->u.call.boxes[1] = (cc_ir_box){.dir = CC_DIR_OUT, .rank = 2, .lo = {lo, NULL}, .hi = {BIN(CC_OP_ADD, lo, I(64)), NULL}};
@@ -268,8 +268,8 @@ static void test_lower_submit_evaluates_boxes_before_it(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
     cc_ir_func *k = kernel_k();
     f->body = BLOCK(FOR(SP(3, 5), "i", I(0), I(4), I(1), BLOCK(ASSIGN(SP(4, 9), "out", call_k(k, "a", "out")))),
                     RET(SP(5, 5), V("out", T_A)));
@@ -303,12 +303,12 @@ static void test_lower_submit_with_deps_binds_task_id(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
     cc_ir_func *k = kernel_k();
     cc_ir_expr *first = call_k(k, "a", "out"), *second = call_k(k, "a", "o1");
     first->u.call.submit = second->u.call.submit = 1;
-    second->u.call.deps = base_arena_alloc(&irb_->arena, sizeof *second->u.call.deps);
+    second->u.call.deps = irb_alloc(sizeof *second->u.call.deps);
     second->u.call.deps[0] = V("t1", T_TID), second->u.call.ndeps = 1;
     cc_ir_stmt *s1 = ASSIGN2(SP(3, 5), "o1", "t1", first), *s2 = ASSIGN2(SP(4, 5), "o2", "t2", second);
     s1->u.assign.targets[0].type = s2->u.assign.targets[0].type = T_A;
@@ -341,8 +341,8 @@ static void test_lower_create_tensor_allocates(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
     cc_ir_func *k = kernel_k();
     f->body = BLOCK(SCOPE(SP(2, 5), CC_SCOPE_AUTO,
                           BLOCK(ASSIGN(SP(3, 9), "tmp", OP(CC_IR_CREATE_TENSOR, T_A, SP(3, 15), LIST(I(256), I(128)))),
@@ -384,10 +384,10 @@ static void test_lower_orchestration_call_is_a_subroutine(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *h = ir_func("helper", CC_FUNC_OPAQUE, PARAMS(P("m", T_IDX, 0), P("o", T_A, CC_DIR_INOUT)), RESULTS(T_IDX, T_A));
+    irb_init();
+    cc_ir_func *h = FUNC("helper", CC_FUNC_OPAQUE, PARAMS(P("m", T_IDX, 0), P("o", T_A, CC_DIR_INOUT)), RESULTS(T_IDX, T_A));
     h->body = BLOCK(RET(SP(2, 5), BIN(CC_OP_ADD, V("m", T_IDX), I(1)), V("o", T_A)));
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0), P("out", T_A, CC_DIR_OUT)), RESULTS(T_A));
     f->entry = 1;
     cc_ir_stmt *c = ASSIGN2(SP(5, 5), "y", "out", CALL(h, SP(5, 14), V("n", T_IDX), V("out", T_A)));
     c->u.assign.targets[1].type = T_A;
@@ -409,8 +409,8 @@ static void test_lower_scalar_promotes_int_to_float(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, PARAMS(P("n", T_IDX, 0)), RESULTS(T_IDX));
     cc_ir_expr *half = BIN(CC_OP_MUL, V("n", T_IDX), FL(0.5));
     f->body = BLOCK(ASSIGN(SP(2, 5), "y", half), RET(SP(3, 5), V("n", T_IDX)));
     lower(&x);
@@ -426,8 +426,8 @@ static void test_lower_tile_program(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *k = ir_func("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT), P("i", T_IDX, 0)), RESULTS(T_A));
+    irb_init();
+    cc_ir_func *k = FUNC("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN), P("out", T_A, CC_DIR_OUT), P("i", T_IDX, 0)), RESULTS(T_A));
     cc_ir_expr *row = BIN(CC_OP_MUL, V("i", T_IDX), I(64));
     cc_ir_expr *load = OP(CC_IR_LOAD, T_TL, SP(2, 13), V("a", T_A), LIST(row, I(0)), LIST(I(64), I(128)), LIST(I(10), I(128)));
     load->u.op.clamp = 1, load->u.op.cache = CC_CACHE_BYPASS;
@@ -476,10 +476,12 @@ static void test_lower_matmul_into_its_operand_uses_a_temporary(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_type sq = T_TILE2(64, 64, CC_DT_FP32);
-    cc_ir_func *k = ir_func("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN)), NO_RESULTS);
-    k->body = BLOCK(ASSIGN(SP(2, 9), "t", OP(CC_IR_LOAD, sq, SP(2, 13), V("a", T_A), LIST(I(0), I(0)), LIST(I(64), I(64)))),
+    irb_init();
+    cc_type sq = T_TILE(64, 64);
+    cc_ir_func *k = FUNC("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN)), NO_RESULTS);
+    cc_ir_expr *load = OP(CC_IR_LOAD, sq, SP(2, 13), V("a", T_A), LIST(I(0), I(0)), LIST(I(64), I(64)));
+    load->u.op.cache = CC_CACHE_DEFAULT;
+    k->body = BLOCK(ASSIGN(SP(2, 9), "t", load),
                     ASSIGN(SP(3, 9), "t", OP(CC_IR_MATMUL, sq, SP(3, 13), V("t", sq), V("t", sq))),
                     ASSIGN(SP(4, 9), "s", V("t", sq)));
     lower(&x);
@@ -495,13 +497,13 @@ static void test_lower_core_group_body_not_outlined_is_internal(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, NULL, 0, NO_RESULTS);
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, NO_PARAMS, NO_RESULTS);
     f->body = BLOCK(AT(SP(2, 5), CC_LEVEL_CORE_GROUP, BLOCK(ASSIGN(SP(3, 9), "v", I(1)))));
-    assert_int_equal(cc_lower(&x.b.p, &x.b.arena, &x.l), -1);
+    assert_int_equal(cc_lower(&B.p, &B.arena, &x.l), -1);
     assert_null(x.l);
-    assert_int_equal(x.b.diags.items[0].cls, CC_DIAG_INTERNAL);
-    assert_int_equal(x.b.diags.items[0].span.line, 2);
+    assert_int_equal(B.diags.items[0].cls, CC_DIAG_INTERNAL);
+    assert_int_equal(B.diags.items[0].span.line, 2);
     lowered_end(&x);
 }
 
@@ -509,8 +511,8 @@ static void test_lower_grouping_pl_at_runs_in_place(void **state)
 {
     (void)state;
     lowered x = {0};
-    ir_begin(&x.b);
-    cc_ir_func *f = ir_func("main", CC_FUNC_ORCHESTRATION, NULL, 0, NO_RESULTS);
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, NO_PARAMS, NO_RESULTS);
     f->body = BLOCK(AT(SP(2, 5), CC_LEVEL_CHIP, BLOCK(ASSIGN(SP(3, 9), "v", I(1)))));
     lower(&x);
     assert_text(code_of(&x, "proc 0 main"),
