@@ -15,47 +15,13 @@
  */
 #include "harness.h"
 
-#include <fcntl.h>
 #include <jansson.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
+#include "proc.h"
 #include "reportutil.h"
 
-extern char **environ;
-
 #define ART SS_ARTIFACT_DIR
-
-/* Runs argv with stdout/stderr to files; returns the exit status (127: not found). */
-static int run(char *const argv[], const char *out, const char *err)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc) return 127;
-    int st;
-    if (waitpid(pid, &st, 0) < 0) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* Loads file://page in headless Chromium, network off.  mode: "--dump-dom"
  * (DOM to out) or a --screenshot=... flag.  Returns chromium's status. */
@@ -69,15 +35,15 @@ static int chromium(const char *page, const char *mode, const char *tag)
     snprintf(url, sizeof url, "file://%s", page);
     snprintf(dir, sizeof dir, "--user-data-dir=%s", profile);
     char *clean[] = {"rm", "-rf", profile, NULL};
-    run(clean, "/dev/null", "/dev/null");
+    proc_run(clean, "/dev/null", "/dev/null");
     char *argv[] = {"timeout", "60", "chromium", "--headless=new", "--no-sandbox",
                     "--disable-gpu", "--no-first-run", "--no-default-browser-check",
                     "--disable-background-networking", "--disable-component-update",
                     "--disable-sync", "--disable-extensions", "--hide-scrollbars", dir,
                     "--host-resolver-rules=MAP * ~NOTFOUND", netlog, "--enable-logging=stderr",
                     "--v=0", "--window-size=1280,4000", (char *)mode, url, NULL};
-    int rc = run(argv, out, err);
-    run(clean, "/dev/null", "/dev/null");
+    int rc = proc_run(argv, out, err);
+    proc_run(clean, "/dev/null", "/dev/null");
     return rc;
 }
 
@@ -89,7 +55,7 @@ static int page_problems(const char *tag, char *why, size_t len)
     int bad = 0;
     why[0] = '\0';
     snprintf(path, sizeof path, "%s/%s.log", ART, tag);
-    char *log = slurp(path);
+    char *log = proc_slurp(path);
     assert_non_null(log);
     for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"))
         if (strstr(l, "CONSOLE") || strstr(l, "Uncaught")) {
@@ -164,7 +130,7 @@ static void test_report_html_browser(void **state)
     /* chromium must be there: a missing browser is a failure, not a skip */
     char *version[] = {"timeout", "60", "chromium", "--version", NULL};
     snprintf(out, sizeof out, "%s/chromium-version.txt", ART);
-    if (run(version, out, "/dev/null") != 0)
+    if (proc_run(version, out, "/dev/null") != 0)
         fail_msg("chromium is not installed or does not run: scripts/install-deps.sh installs it");
 
     /* rings 0, 1 and 3 with data (3, 4 and 3 paired scopes), ring 2 idle */
@@ -197,8 +163,8 @@ static void test_report_html_browser(void **state)
     char *tool[] = {SS_TOOL_PATH, jsonl, "--html", html, NULL};
     snprintf(out, sizeof out, "%s/report.txt", ART);
     snprintf(err, sizeof err, "%s/report.err", ART);
-    assert_int_equal(run(tool, out, err), 0);
-    char *page = slurp(html);
+    assert_int_equal(proc_run(tool, out, err), 0);
+    char *page = proc_slurp(html);
     assert_non_null(page);
     static const char *const never[] = {"<script", "http:", "https:", "url(", "src=", "href=",
                                         "@import", "<link", "<img", "<iframe"};
@@ -210,7 +176,7 @@ static void test_report_html_browser(void **state)
     assert_int_equal(chromium(html, "--dump-dom", "report"), 0);
     if (page_problems("report", why, sizeof why)) fail_msg("report page:\n%s", why);
     snprintf(out, sizeof out, "%s/report.out", ART);
-    char *dom = slurp(out);
+    char *dom = proc_slurp(out);
     assert_non_null(dom);
     assert_non_null(strstr(dom, "</html>"));
 
@@ -262,7 +228,7 @@ static void test_report_html_browser(void **state)
     struct stat st;
     assert_int_equal(stat(out, &st), 0);
     assert_true(st.st_size > 20000);
-    char *png = slurp(out);
+    char *png = proc_slurp(out);
     assert_int_equal(memcmp(png, "\x89PNG", 4), 0);
     free(png);
 }
