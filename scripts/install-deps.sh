@@ -10,6 +10,9 @@ packages=(
   libcmocka-dev                      # C unit tests
   libjansson-dev                     # JSON reading (scope-stats report)
   chromium                           # headless browser test of the report page
+  libopenblas-dev                    # tile kernels: matmul (cblas_sgemm)
+  python3-dev                        # the pypto._C extension (Debian's /usr/bin/python3)
+  python3-numpy python3-torch python3-pytest  # the pypto package's tensors and its tests
 )
 if [ "${1:-}" = bench ]; then
   packages+=(
