@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "compiler/compile_int.h"
 #include "compiler/diag.h"
 #include "compiler/lexer.h"
 #include "compiler/lower.h"
@@ -181,3 +182,5 @@ const char *pto_program_listing(pto_program *p)
     if (p->lowered && !p->listing.len) cc_lowered_print(p->lowered, &p->listing); /* printed when first asked for */
     return p->listing.oom ? "" : base_strbuf_str(&p->listing);
 }
+
+const cc_lowered *cc_program_lowered(const pto_program *p) { return p ? p->lowered : NULL; }

@@ -1,0 +1,108 @@
+/*
+ * tile.c - what every tile kernel shares: dtype facts, walking a region as
+ * contiguous runs, keeping the zero-outside-the-valid-region invariant,
+ * error messages and scratch memory.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile/tile_int.h"
+
+size_t tile_dtype_size(tile_dtype d)
+{
+    static const size_t size[] = {4, 2, 2, 4, 1};
+    return size[d];
+}
+
+int tile_dtype_is_float(tile_dtype d) { return d <= TILE_BF16; }
+
+const char *tile_dtype_name(tile_dtype d)
+{
+    static const char *const names[] = {"FP32", "FP16", "BF16", "INT32", "INT8"};
+    return names[d];
+}
+
+int64_t tile_count(const tile *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->rank; d++) n *= t->shape[d];
+    return n;
+}
+
+int64_t tile_bytes(const tile *t) { return tile_count(t) * (int64_t)tile_dtype_size((tile_dtype)t->dtype); }
+
+void tile_iter_begin(tile_iter *it, const int64_t *shape, const int64_t *region, int rank)
+{
+    int j = rank - 1;
+    int64_t len = region[j];
+    /* merge trailing dimensions the region spans whole */
+    while (j > 0 && region[j] == shape[j]) {
+        j--;
+        len *= region[j];
+    }
+    it->outer = j;
+    it->len = len;
+    it->start = 0;
+    it->left = len > 0 ? 1 : 0;
+    int64_t pitch = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (d < j) {
+            it->idx[d] = 0, it->ext[d] = region[d], it->pitch[d] = pitch;
+            it->left *= region[d];
+        }
+        pitch *= shape[d];
+    }
+}
+
+void tile_iter_next(tile_iter *it)
+{
+    if (--it->left <= 0) return;
+    for (int d = it->outer - 1; d >= 0; d--) {
+        it->start += it->pitch[d];
+        if (++it->idx[d] < it->ext[d]) return;
+        it->start -= it->idx[d] * it->pitch[d];
+        it->idx[d] = 0;
+    }
+}
+
+void tile_region_meet(int64_t *out, const int64_t *a, const int64_t *b, int rank)
+{
+    for (int d = 0; d < rank; d++) out[d] = a[d] < b[d] ? a[d] : b[d];
+}
+
+void tile_clear_outside(tile *t)
+{
+    int r = t->rank, full = 1;
+    for (int d = 0; d < r; d++) full &= t->valid[d] == t->shape[d];
+    if (full) return;
+    size_t es = tile_dtype_size((tile_dtype)t->dtype);
+    char *p = t->data;
+    /* every row of the last dimension: wholly outside, or its tail */
+    int64_t rows = tile_count(t) / t->shape[r - 1], row_len = t->shape[r - 1];
+    int64_t idx[TILE_MAX_RANK] = {0};
+    for (int64_t k = 0; k < rows; k++) {
+        int inside = 1;
+        for (int d = 0; d < r - 1; d++) inside &= idx[d] < t->valid[d];
+        int64_t from = inside ? t->valid[r - 1] : 0;
+        if (from < row_len) memset(p + (size_t)(k * row_len + from) * es, 0, (size_t)(row_len - from) * es);
+        for (int d = r - 2; d >= 0 && ++idx[d] == t->shape[d]; d--) idx[d] = 0;
+    }
+}
+
+int tile_fail(char *msg, size_t cap, const char *fmt, ...)
+{
+    if (msg && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, cap, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void tile_scratch_free(tile_scratch *s)
+{
+    free(s->buf);
+    s->buf = NULL, s->cap = 0;
+}

@@ -1,0 +1,105 @@
+/*
+ * tile.h - tile kernels: the CPU implementation of the tile ops of
+ * DSL-SPEC §1.8 (load/store of strided windows, element-wise ops, row
+ * reductions, cast, matmul).
+ *
+ * A tile is a dense row-major buffer of its static shape (rank 1-4) and
+ * dtype, plus a valid region: a prefix box valid[d] <= shape[d].
+ * Invariant (every function here keeps it): the buffer holds 0 at every
+ * element outside the valid region, so such elements read as 0; a store
+ * writes the valid region only.
+ *
+ * Each function dispatches on dtype and op once per call and then runs
+ * tight loops over contiguous runs of the valid region (no per-element
+ * calls or switches).  A destination may be an operand of an element-wise
+ * op or a cast (same shape); never of row_sum/row_max or matmul.
+ *
+ * Fallible functions return 0, or -1 after writing a one-line message
+ * (the DSL-SPEC text, without location) into msg[cap].
+ */
+#ifndef TILE_H
+#define TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TILE_MAX_RANK 4
+
+/* Element types: the values of cc_dtype and pto_dtype. */
+typedef enum tile_dtype { TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT32 = 3, TILE_INT8 = 4 } tile_dtype;
+
+/* Element-wise binary ops, in cc_ir_op order (ADD..MINIMUM). */
+typedef enum tile_binop { TILE_ADD, TILE_SUB, TILE_MUL, TILE_DIV, TILE_MAX, TILE_MIN } tile_binop;
+/* Unary ops, in cc_ir_op order (EXP..RELU). */
+typedef enum tile_unop { TILE_EXP, TILE_NEG, TILE_SQRT, TILE_ABS, TILE_RELU } tile_unop;
+/* float -> int cast modes, in cc_cast_mode order. */
+typedef enum tile_round { TILE_ROUND, TILE_RINT, TILE_FLOOR, TILE_CEIL, TILE_TRUNC } tile_round;
+
+typedef struct tile {
+    void *data;                    /* count(shape) elements of dtype */
+    uint8_t dtype;                 /* tile_dtype */
+    uint8_t rank;
+    int64_t shape[TILE_MAX_RANK];
+    int64_t valid[TILE_MAX_RANK];  /* 0 <= valid[d] <= shape[d] */
+} tile;
+
+/* A strided tensor window source/destination.  Element (x0..x{r-1}) in
+ * whole-tensor coordinates lives at element offset base + sum(x[d] *
+ * strides[d]) from addr; base may be negative (only in-bounds elements are
+ * ever addressed). */
+typedef struct tile_tensor {
+    char *addr;
+    int64_t base;
+    uint8_t dtype, rank;
+    int64_t shape[TILE_MAX_RANK];   /* whole-tensor extents */
+    int64_t strides[TILE_MAX_RANK]; /* in elements */
+} tile_tensor;
+
+/* A scalar operand: i for integer tiles, f for float tiles. */
+typedef union tile_scalar { int64_t i; double f; } tile_scalar;
+
+/* Growable scratch memory for ops that need it (matmul of FP16/BF16/INT8). */
+typedef struct tile_scratch { void *buf; size_t cap; } tile_scratch;
+void tile_scratch_free(tile_scratch *s);
+
+size_t tile_dtype_size(tile_dtype d);
+int tile_dtype_is_float(tile_dtype d);
+const char *tile_dtype_name(tile_dtype d); /* "FP32" */
+int64_t tile_count(const tile *t);         /* elements of the shape */
+int64_t tile_bytes(const tile *t);
+
+/* Writes 0 over every element of t outside its valid region. */
+void tile_clear_outside(tile *t);
+
+/* dst (shape, dtype set by the caller) = src's window at off, valid region
+ * valid (-1: the shape's extent; narrowed to the shape).  clamp cuts the
+ * read at the tensor's edge (valid shrinks); else a read past the edge or
+ * a negative offset is an error. */
+int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, char *msg, size_t cap);
+
+/* Writes src's valid region (cut to ext[d] where ext[d] >= 0; ext NULL: no
+ * cut) at off of dst; past the edge or a negative offset is an error. */
+int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
+
+/* dst = a <op> b (same shape and dtype), valid = intersection.  Integer
+ * division by zero in the valid region is an error. */
+int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *msg, size_t cap);
+/* dst = a <op> s, s converted to a's dtype (integers wrap). */
+int tile_binary_scalar(tile *dst, const tile *a, tile_scalar s, tile_binop op, char *msg, size_t cap);
+/* dst = op(a); EXP, SQRT on float tiles only (else an error). */
+int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap);
+
+/* dst [R, 1] = sum / max of each valid row of a [R, C] (same dtype);
+ * FP16/BF16 sums accumulate in FP32, integer sums wrap. */
+int tile_row_sum(tile *dst, const tile *a, char *msg, size_t cap);
+int tile_row_max(tile *dst, const tile *a, char *msg, size_t cap);
+
+/* dst (its dtype) = a converted: float->float, int->float nearest even;
+ * float->int by mode, saturating, NaN -> 0; int->int saturating. */
+int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap);
+
+/* dst [M, N] = a [M, K] @ b [K, N]; FP32 result for float operands, INT32
+ * for INT8; valid = [a.valid[0], b.valid[1]]. */
+int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap);
+
+#endif

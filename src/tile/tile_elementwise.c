@@ -1,0 +1,212 @@
+/*
+ * tile_elementwise.c - element-wise binary (tile-tile, tile-scalar) and
+ * unary ops.
+ *
+ * One row kernel per (dtype class, op): a plain loop over a contiguous run
+ * that the compiler vectorizes; the op is chosen once per call from a
+ * table.  FP16/BF16 runs go through FP32 in blocks of EW_BLOCK (convert,
+ * compute, round to nearest even).  Integer ops wrap (computed on unsigned
+ * bits); integer division truncates toward zero, and a zero divisor in the
+ * valid region fails the op before anything is written.  The result's
+ * valid region is the intersection of the operands'; the rest is zeroed.
+ */
+#include <math.h>
+
+#include "tile/tile_half.h"
+#include "tile/tile_int.h"
+
+#define EW_BLOCK 256
+
+typedef void (*ew_f32_tt)(float *d, const float *a, const float *b, int64_t n);
+typedef void (*ew_f32_ts)(float *d, const float *a, float y, int64_t n);
+typedef void (*ew_i32_tt)(int32_t *d, const int32_t *a, const int32_t *b, int64_t n);
+typedef void (*ew_i32_ts)(int32_t *d, const int32_t *a, int32_t y, int64_t n);
+typedef void (*ew_i8_tt)(int8_t *d, const int8_t *a, const int8_t *b, int64_t n);
+typedef void (*ew_i8_ts)(int8_t *d, const int8_t *a, int8_t y, int64_t n);
+
+/* Row kernels: X is T, op name, expression of x and y. */
+#define EW_KERNELS(T, sfx, X)                                                                                   \
+    X(T, sfx, add, x + y) X(T, sfx, sub, x - y) X(T, sfx, mul, x * y) X(T, sfx, div, x / y)                     \
+    X(T, sfx, max, x > y ? x : y) X(T, sfx, min, x < y ? x : y)
+
+#define EW_DEF(T, sfx, name, expr)                                                                              \
+    static void ew_##name##_##sfx##_tt(T *d, const T *a, const T *b, int64_t n)                                 \
+    {                                                                                                           \
+        for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; d[i] = (T)(expr); }                             \
+    }                                                                                                           \
+    static void ew_##name##_##sfx##_ts(T *d, const T *a, T y, int64_t n)                                        \
+    {                                                                                                           \
+        for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); }                                       \
+    }
+EW_KERNELS(float, f32, EW_DEF)
+
+/* Integers: + - * on unsigned bits (wrap); division guarded against
+ * MIN / -1 (wraps to MIN); the divisor is known non-zero. */
+#define EW_INT(T, U, sfx)                                                                                      \
+    EW_DEF(T, sfx, add, (U)x + (U)y) EW_DEF(T, sfx, sub, (U)x - (U)y) EW_DEF(T, sfx, mul, (U)x * (U)y)         \
+    EW_DEF(T, sfx, div, y == -1 ? (T)(0u - (U)x) : x / y) EW_DEF(T, sfx, max, x > y ? x : y)                   \
+    EW_DEF(T, sfx, min, x < y ? x : y)
+EW_INT(int32_t, uint32_t, i32)
+EW_INT(int8_t, uint8_t, i8)
+
+#define EW_TABLE(sfx, kind) {ew_add_##sfx##_##kind, ew_sub_##sfx##_##kind, ew_mul_##sfx##_##kind, ew_div_##sfx##_##kind, ew_max_##sfx##_##kind, ew_min_##sfx##_##kind}
+static const ew_f32_tt ew_f32_tab_tt[] = EW_TABLE(f32, tt);
+static const ew_f32_ts ew_f32_tab_ts[] = EW_TABLE(f32, ts);
+static const ew_i32_tt ew_i32_tab_tt[] = EW_TABLE(i32, tt);
+static const ew_i32_ts ew_i32_tab_ts[] = EW_TABLE(i32, ts);
+static const ew_i8_tt ew_i8_tab_tt[] = EW_TABLE(i8, tt);
+static const ew_i8_ts ew_i8_tab_ts[] = EW_TABLE(i8, ts);
+
+static const char *const ew_names[] = {"add", "sub", "mul", "div", "maximum", "minimum"};
+
+static int ew_check(tile *dst, const tile *a, const tile *b, const char *op, char *msg, size_t cap)
+{
+    int same = dst->rank == a->rank && dst->dtype == a->dtype;
+    for (int d = 0; d < a->rank && same; d++) same = dst->shape[d] == a->shape[d] && (!b || b->shape[d] == a->shape[d]);
+    if (!same || (b && (b->rank != a->rank || b->dtype != a->dtype)))
+        return tile_fail(msg, cap, "pl.%s: operand and result tiles differ in shape or dtype", op);
+    return 0;
+}
+
+/* Does any element of b's run hold 0? */
+static int ew_has_zero(const tile *b, const int64_t *region)
+{
+    tile_iter it;
+    int zero = 0;
+    TILE_FOR_RUNS(it, b->shape, region, b->rank) {
+        if (b->dtype == TILE_INT32) {
+            const int32_t *p = (const int32_t *)b->data + it.start;
+            for (int64_t i = 0; i < it.len; i++) zero |= p[i] == 0;
+        } else {
+            const int8_t *p = (const int8_t *)b->data + it.start;
+            for (int64_t i = 0; i < it.len; i++) zero |= p[i] == 0;
+        }
+    }
+    return zero;
+}
+
+/* One FP16/BF16 run through FP32: b NULL means the scalar y. */
+static void ew_half_run(uint16_t *d, const uint16_t *a, const uint16_t *b, float y, int64_t n, int bf16, tile_binop op)
+{
+    float fa[EW_BLOCK], fb[EW_BLOCK];
+    for (int64_t k = 0; k < n; k += EW_BLOCK) {
+        int64_t m = n - k < EW_BLOCK ? n - k : EW_BLOCK;
+        tile_half_to_f32(fa, a + k, m, bf16);
+        if (b) {
+            tile_half_to_f32(fb, b + k, m, bf16);
+            ew_f32_tab_tt[op](fa, fa, fb, m);
+        } else {
+            ew_f32_tab_ts[op](fa, fa, y, m);
+        }
+        tile_f32_to_half(d + k, fa, m, bf16);
+    }
+}
+
+int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *msg, size_t cap)
+{
+    if (ew_check(dst, a, b, ew_names[op], msg, cap)) return -1;
+    int64_t v[TILE_MAX_RANK];
+    tile_region_meet(v, a->valid, b->valid, a->rank);
+    tile_dtype dt = (tile_dtype)a->dtype;
+    if (op == TILE_DIV && !tile_dtype_is_float(dt) && ew_has_zero(b, v))
+        return tile_fail(msg, cap, "pl.div: integer division by zero");
+    tile_iter it;
+    TILE_FOR_RUNS(it, a->shape, v, a->rank) {
+        int64_t s = it.start, n = it.len;
+        switch (dt) {
+        case TILE_FP32: ew_f32_tab_tt[op]((float *)dst->data + s, (const float *)a->data + s, (const float *)b->data + s, n); break;
+        case TILE_FP16:
+        case TILE_BF16:
+            ew_half_run((uint16_t *)dst->data + s, (const uint16_t *)a->data + s, (const uint16_t *)b->data + s, 0, n, dt == TILE_BF16, op);
+            break;
+        case TILE_INT32: ew_i32_tab_tt[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, (const int32_t *)b->data + s, n); break;
+        case TILE_INT8: ew_i8_tab_tt[op]((int8_t *)dst->data + s, (const int8_t *)a->data + s, (const int8_t *)b->data + s, n); break;
+        }
+    }
+    for (int d = 0; d < a->rank; d++) dst->valid[d] = v[d];
+    tile_clear_outside(dst);
+    return 0;
+}
+
+int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, char *msg, size_t cap)
+{
+    if (ew_check(dst, a, NULL, ew_names[op], msg, cap)) return -1;
+    tile_dtype dt = (tile_dtype)a->dtype;
+    int64_t cnt = 1;
+    for (int d = 0; d < a->rank; d++) cnt *= a->valid[d];
+    int32_t yi32 = (int32_t)(uint32_t)sc.i;
+    int8_t yi8 = (int8_t)(uint8_t)sc.i;
+    float yf = (float)sc.f;
+    if (dt == TILE_FP16) yf = tile_f16_to_f32(tile_f32_to_f16(yf));
+    if (dt == TILE_BF16) yf = tile_bf16_to_f32(tile_f32_to_bf16(yf));
+    if (op == TILE_DIV && cnt > 0 && ((dt == TILE_INT32 && yi32 == 0) || (dt == TILE_INT8 && yi8 == 0)))
+        return tile_fail(msg, cap, "pl.div: integer division by zero");
+    tile_iter it;
+    TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) {
+        int64_t s = it.start, n = it.len;
+        switch (dt) {
+        case TILE_FP32: ew_f32_tab_ts[op]((float *)dst->data + s, (const float *)a->data + s, yf, n); break;
+        case TILE_FP16:
+        case TILE_BF16: ew_half_run((uint16_t *)dst->data + s, (const uint16_t *)a->data + s, NULL, yf, n, dt == TILE_BF16, op); break;
+        case TILE_INT32: ew_i32_tab_ts[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, yi32, n); break;
+        case TILE_INT8: ew_i8_tab_ts[op]((int8_t *)dst->data + s, (const int8_t *)a->data + s, yi8, n); break;
+        }
+    }
+    for (int d = 0; d < a->rank; d++) dst->valid[d] = a->valid[d];
+    tile_clear_outside(dst);
+    return 0;
+}
+
+/* ---- unary ---------------------------------------------------------------------------- */
+
+#define UN_DEF(T, sfx, name, expr) \
+    static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
+UN_DEF(float, f32, exp, expf(x))
+UN_DEF(float, f32, neg, -x)
+UN_DEF(float, f32, sqrt, sqrtf(x))
+UN_DEF(float, f32, abs, __builtin_fabsf(x))
+UN_DEF(float, f32, relu, x > 0 ? x : 0)
+UN_DEF(int32_t, i32, neg, 0u - (uint32_t)x)
+UN_DEF(int32_t, i32, abs, x < 0 ? 0u - (uint32_t)x : (uint32_t)x)
+UN_DEF(int32_t, i32, relu, x > 0 ? x : 0)
+UN_DEF(int8_t, i8, neg, 0u - (uint8_t)x)
+UN_DEF(int8_t, i8, abs, x < 0 ? (uint8_t)(0u - (uint8_t)x) : (uint8_t)x)
+UN_DEF(int8_t, i8, relu, x > 0 ? x : 0)
+
+typedef void (*un_f32_fn)(float *, const float *, int64_t);
+typedef void (*un_i32_fn)(int32_t *, const int32_t *, int64_t);
+typedef void (*un_i8_fn)(int8_t *, const int8_t *, int64_t);
+static const un_f32_fn un_f32_tab[] = {un_exp_f32, un_neg_f32, un_sqrt_f32, un_abs_f32, un_relu_f32};
+static const un_i32_fn un_i32_tab[] = {NULL, un_neg_i32, NULL, un_abs_i32, un_relu_i32};
+static const un_i8_fn un_i8_tab[] = {NULL, un_neg_i8, NULL, un_abs_i8, un_relu_i8};
+static const char *const un_names[] = {"exp", "neg", "sqrt", "abs", "relu"};
+
+int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap)
+{
+    if (ew_check(dst, a, NULL, un_names[op], msg, cap)) return -1;
+    tile_dtype dt = (tile_dtype)a->dtype;
+    if (!tile_dtype_is_float(dt) && (op == TILE_EXP || op == TILE_SQRT))
+        return tile_fail(msg, cap, "pl.%s requires a floating-point tile, got %s", un_names[op], tile_dtype_name(dt));
+    tile_iter it;
+    float buf[EW_BLOCK];
+    TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) {
+        int64_t s = it.start, n = it.len;
+        switch (dt) {
+        case TILE_FP32: un_f32_tab[op]((float *)dst->data + s, (const float *)a->data + s, n); break;
+        case TILE_FP16:
+        case TILE_BF16:
+            for (int64_t k = 0; k < n; k += EW_BLOCK) {
+                int64_t m = n - k < EW_BLOCK ? n - k : EW_BLOCK;
+                tile_half_to_f32(buf, (const uint16_t *)a->data + s + k, m, dt == TILE_BF16);
+                un_f32_tab[op](buf, buf, m);
+                tile_f32_to_half((uint16_t *)dst->data + s + k, buf, m, dt == TILE_BF16);
+            }
+            break;
+        case TILE_INT32: un_i32_tab[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, n); break;
+        case TILE_INT8: un_i8_tab[op]((int8_t *)dst->data + s, (const int8_t *)a->data + s, n); break;
+        }
+    }
+    for (int d = 0; d < a->rank; d++) dst->valid[d] = a->valid[d];
+    tile_clear_outside(dst);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * tile_half.h - FP16 and BF16 conversions (round to nearest even; NaN stays
+ * NaN), branch-free inline functions so loops over them vectorize, and
+ * array converters in blocks (tile_half.c).
+ *
+ * fp16 <-> fp32 follow the FP16 library's float-arithmetic method (M.
+ * Maratyszcza): exact for every value, subnormals included.
+ */
+#ifndef TILE_HALF_H
+#define TILE_HALF_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "tile/tile.h"
+
+static inline uint32_t tile_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float tile_f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+static inline float tile_f16_to_f32(uint16_t h)
+{
+    uint32_t w = (uint32_t)h << 16, sign = w & 0x80000000u, two_w = w + w;
+    float normalized = tile_f32_from_bits((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
+    float denormalized = tile_f32_from_bits((two_w >> 17) | (126u << 23)) - 0.5f;
+    uint32_t r = sign | (two_w < (1u << 27) ? tile_f32_bits(denormalized) : tile_f32_bits(normalized));
+    return tile_f32_from_bits(r);
+}
+
+static inline uint16_t tile_f32_to_f16(float f)
+{
+    float base = (__builtin_fabsf(f) * 0x1.0p+112f) * 0x1.0p-110f;
+    uint32_t w = tile_f32_bits(f), shl1_w = w + w, sign = w & 0x80000000u;
+    uint32_t bias = shl1_w & 0xFF000000u;
+    bias = bias < 0x71000000u ? 0x71000000u : bias;
+    base = tile_f32_from_bits((bias >> 1) + 0x07800000u) + base;
+    uint32_t bits = tile_f32_bits(base);
+    uint32_t nonsign = ((bits >> 13) & 0x7C00u) + (bits & 0x0FFFu);
+    return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+}
+
+static inline float tile_bf16_to_f32(uint16_t h) { return tile_f32_from_bits((uint32_t)h << 16); }
+
+static inline uint16_t tile_f32_to_bf16(float f)
+{
+    uint32_t u = tile_f32_bits(f);
+    uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+    uint32_t nan = ((u >> 16) & 0xFFC0u) | 0x0040u; /* quiet NaN, sign kept */
+    return (uint16_t)((u & 0x7FFFFFFFu) > 0x7F800000u ? nan : r);
+}
+
+/* Array converters: n elements, FP16/BF16 (half selects) <-> FP32. */
+void tile_half_to_f32(float *dst, const uint16_t *src, int64_t n, int bf16);
+void tile_f32_to_half(uint16_t *dst, const float *src, int64_t n, int bf16);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * tile_int.h - internals shared by the tile kernels: walking a region of a
+ * tile as contiguous runs.
+ *
+ * A region (a prefix box of the shape) is a set of runs: trailing
+ * dimensions where the region spans the whole shape merge into one run,
+ * so a full tile is a single run of count(shape) elements.
+ */
+#ifndef TILE_INT_H
+#define TILE_INT_H
+
+#include <stdio.h>
+
+#include "tile/tile.h"
+
+typedef struct tile_iter {
+    int outer;                   /* dimensions enumerated (those before the run's) */
+    int64_t idx[TILE_MAX_RANK];  /* current index in each outer dimension */
+    int64_t ext[TILE_MAX_RANK];  /* region extent of each outer dimension */
+    int64_t pitch[TILE_MAX_RANK];/* elements between consecutive indices */
+    int64_t start, len;          /* the current run: element offset and length */
+    int64_t left;                /* runs left, the current one included */
+} tile_iter;
+
+void tile_iter_begin(tile_iter *it, const int64_t *shape, const int64_t *region, int rank);
+void tile_iter_next(tile_iter *it);
+
+#define TILE_FOR_RUNS(it, shape, region, rank) \
+    for (tile_iter_begin(&(it), (shape), (region), (rank)); (it).left > 0; tile_iter_next(&(it)))
+
+/* The region of both a and b (same rank). */
+void tile_region_meet(int64_t *out, const int64_t *a, const int64_t *b, int rank);
+
+/* Writes a message and returns -1. */
+int tile_fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * tile_matmul.c - pl.matmul: [M, K] @ [K, N] -> [M, N].
+ *
+ * Over the valid regions: M = lhs valid rows, N = rhs valid columns, K =
+ * the smaller of the two valid inner extents (the rest is zero anyway, and
+ * skipping it keeps 0 * inf out).  FP32 goes straight to cblas_sgemm on
+ * the tile buffers; FP16/BF16 widen into scratch FP32 first; INT8
+ * accumulates in INT32 (wrapping) with an i-k-j loop that vectorizes.
+ * OpenBLAS runs single-threaded: each runtime worker is one core.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "tile/tile_half.h"
+#include "tile/tile_int.h"
+
+static pthread_once_t mm_once = PTHREAD_ONCE_INIT;
+static void mm_single_thread(void) { openblas_set_num_threads(1); }
+
+static float *mm_scratch(tile_scratch *s, size_t bytes)
+{
+    if (s->cap < bytes) {
+        void *p = realloc(s->buf, bytes);
+        if (!p) return NULL;
+        s->buf = p, s->cap = bytes;
+    }
+    return s->buf;
+}
+
+int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap)
+{
+    if (a->rank != 2 || b->rank != 2 || a->shape[1] != b->shape[0] || a->dtype != b->dtype)
+        return tile_fail(msg, cap, "pl.matmul: inner dimensions or dtypes differ");
+    tile_dtype dt = (tile_dtype)a->dtype, rt = dt == TILE_INT8 ? TILE_INT32 : TILE_FP32;
+    if (dt == TILE_INT32) return tile_fail(msg, cap, "pl.matmul: INT32 operands are not supported; cast to FP32 or INT8");
+    if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != b->shape[1] || dst->dtype != rt)
+        return tile_fail(msg, cap, "pl.matmul: the result tile is not [%lld, %lld] %s", (long long)a->shape[0],
+                         (long long)b->shape[1], tile_dtype_name(rt));
+    int64_t M = a->valid[0], N = b->valid[1], K = a->valid[1] < b->valid[0] ? a->valid[1] : b->valid[0];
+    int64_t lda = a->shape[1], ldb = b->shape[1], ldc = dst->shape[1];
+    dst->valid[0] = M, dst->valid[1] = N;
+    if (M == 0 || N == 0) {
+        memset(dst->data, 0, (size_t)tile_bytes(dst));
+        return 0;
+    }
+    if (dt == TILE_INT8) {
+        const int8_t *A = a->data, *B = b->data;
+        int32_t *C = dst->data;
+        for (int64_t i = 0; i < M; i++) {
+            uint32_t *c = (uint32_t *)(C + i * ldc);
+            memset(c, 0, (size_t)N * 4);
+            for (int64_t k = 0; k < K; k++) {
+                uint32_t x = (uint32_t)(int32_t)A[i * lda + k];
+                const int8_t *brow = B + k * ldb;
+                for (int64_t j = 0; j < N; j++) c[j] += x * (uint32_t)(int32_t)brow[j];
+            }
+        }
+        tile_clear_outside(dst);
+        return 0;
+    }
+    const float *A = a->data, *B = b->data;
+    if (dt != TILE_FP32) {
+        float *w = mm_scratch(s, (size_t)(M * K + K * N) * sizeof(float));
+        if (!w) return tile_fail(msg, cap, "pl.matmul: out of memory for %lld FP32 elements", (long long)(M * K + K * N));
+        for (int64_t i = 0; i < M; i++) tile_half_to_f32(w + i * K, (const uint16_t *)a->data + i * lda, K, dt == TILE_BF16);
+        for (int64_t k = 0; k < K; k++) tile_half_to_f32(w + M * K + k * N, (const uint16_t *)b->data + k * ldb, N, dt == TILE_BF16);
+        A = w, B = w + M * K, lda = K, ldb = N;
+    }
+    if (K == 0) {
+        for (int64_t i = 0; i < M; i++) memset((float *)dst->data + i * ldc, 0, (size_t)N * 4);
+    } else {
+        pthread_once(&mm_once, mm_single_thread);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, (blasint)lda, B,
+                    (blasint)ldb, 0.0f, dst->data, (blasint)ldc);
+    }
+    tile_clear_outside(dst);
+    return 0;
+}
