@@ -253,12 +253,8 @@ class JitFunction(KernelBase):
         return [self.__wrapped__]
 
     def _entry_check(self):
-        if self.kind == "host":
-            raise _diag.UnsupportedFeatureError(
-                "@pl.jit.host is not supported in this version", None,
-                {"filename": self._src.filename, "line": self.__wrapped__.__code__.co_firstlineno, "column": 1},
-                "@pl.jit.host is not supported in this version")
-        if self.kind != "jit":
+        # @pl.jit.host compiles to the compiler's "not supported" error, with its span.
+        if self.kind not in ("jit", "host"):
             raise TypeError("@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry"
                             % (self.kind, self.__name__))
 
