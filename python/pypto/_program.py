@@ -67,9 +67,18 @@ class Program(KernelBase):
         """Post-pass text of the whole program, specialized through its Orchestration entry."""
         return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
 
-    def as_python(self):
-        """The program before the passes (parsed and printed)."""
-        handle = _compile(self._src.text, self._src.filename, self._src.first_line, self.__name__, None, [], [],
+    def as_python(self, *args, **kwargs):
+        """The program before the passes (parsed and printed).  The compiler
+        types a program through its entry's arguments, so a program whose
+        parameters are not all shaped needs them here too."""
+        specs = []
+        if args or kwargs:
+            method = self._single()
+            who = "@pl.program function '%s.%s'" % (self.__name__, method)
+            sig = inspect.signature(self._methods[method])
+            sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+            specs, _ = adapt_args(who, sig, bind_args(who, sig, args, kwargs), True)
+        handle = _compile(self._src.text, self._src.filename, self._src.first_line, self.__name__, None, [], specs,
                           "parse")
         return ProgramText(_C.text(handle))
 
