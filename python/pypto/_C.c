@@ -1,0 +1,263 @@
+/*
+ * _C.c - pypto's C extension: the compiler (pto/compile.h) and RunConfig's
+ * validation rules (pto/config.h plus the RunConfig-only rules of DSL-SPEC
+ * §5.2) for the Python shim.
+ *
+ *   compile(source, filename, first_line, entry, function, constants, args,
+ *           stop_after) -> (Program, [diagnostic, ...])
+ *       constants: [(name, value)]; int/float/bool/str become values, any
+ *       other object an OBJECT named by its type.  args: [("tensor", name,
+ *       dtype name, shape)] or [("scalar", name, value)].  stop_after: a
+ *       stage name or None.  A diagnostic is (class, message, hint, file,
+ *       line, column, end_line, end_column, is_warning, formatted).
+ *   text(program) -> the program's printed text after the last stage run.
+ *   config_check(fields: dict) -> dict of normalized values; raises the
+ *       first violated rule's ValueError / TypeError (§5.2 order).
+ *
+ * The GIL is held throughout (nothing here runs a program yet).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pto/compile.h"
+#include "pto/config.h"
+
+/* ---- Program ----------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    pto_program *prog;
+} py_program;
+
+static void py_program_dealloc(py_program *self)
+{
+    pto_program_free(self->prog);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject py_program_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pypto._C.Program",
+    .tp_basicsize = sizeof(py_program),
+    .tp_dealloc = (destructor)py_program_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a compiled (or failed) DSL program",
+};
+
+/* ---- compile ----------------------------------------------------------------------------- */
+
+static const char *const py_dtype_names[] = {
+#define PY_DTYPE_NAME_(n, size) #n,
+    PTO_DTYPE_LIST(PY_DTYPE_NAME_)
+#undef PY_DTYPE_NAME_
+};
+
+/* A Python value as a pto_value; strings stay owned by obj. */
+static int py_value(PyObject *obj, pto_value *v)
+{
+    memset(v, 0, sizeof *v);
+    if (PyBool_Check(obj)) {
+        v->kind = PTO_VALUE_BOOL, v->i = obj == Py_True;
+    } else if (PyLong_Check(obj)) {
+        int overflow = 0;
+        long long i = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (overflow) {
+            PyErr_SetString(PyExc_OverflowError, "integer constant does not fit in 64 bits");
+            return -1;
+        }
+        if (i == -1 && PyErr_Occurred()) return -1;
+        v->kind = PTO_VALUE_INT, v->i = i;
+    } else if (PyFloat_Check(obj)) {
+        v->kind = PTO_VALUE_FLOAT, v->f = PyFloat_AsDouble(obj);
+    } else if (PyUnicode_Check(obj)) {
+        v->kind = PTO_VALUE_STR;
+        if (!(v->s = PyUnicode_AsUTF8(obj))) return -1;
+    } else {
+        v->kind = PTO_VALUE_OBJECT, v->s = Py_TYPE(obj)->tp_name;
+        const char *dot = strrchr(v->s, '.');
+        if (dot) v->s = dot + 1;
+    }
+    return 0;
+}
+
+static const char *py_opt_str(PyObject *o)
+{
+    return o == Py_None ? NULL : PyUnicode_AsUTF8(o);
+}
+
+static int py_constants(PyObject *list, pto_constant *out, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PyList_GET_ITEM(list, k);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "constants must be (name, value) tuples");
+            return -1;
+        }
+        if (!(out[k].name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(item, 0)))) return -1;
+        if (py_value(PyTuple_GET_ITEM(item, 1), &out[k].value)) return -1;
+    }
+    return 0;
+}
+
+static int py_arg(PyObject *item, pto_arg_spec *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    const char *kind;
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 3 || !(kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(item, 0)))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "an argument spec must be a tuple");
+        return -1;
+    }
+    if (!(sp->name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(item, 1)))) return -1;
+    if (!strcmp(kind, "scalar")) {
+        sp->kind = PTO_ARG_SCALAR;
+        return py_value(PyTuple_GET_ITEM(item, 2), &sp->value);
+    }
+    const char *dt;
+    PyObject *shape;
+    if (strcmp(kind, "tensor") || PyTuple_GET_SIZE(item) != 4 || !(dt = PyUnicode_AsUTF8(PyTuple_GET_ITEM(item, 2))) ||
+        !PyTuple_Check(shape = PyTuple_GET_ITEM(item, 3))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "bad tensor argument spec");
+        return -1;
+    }
+    sp->kind = PTO_ARG_TENSOR;
+    int found = 0;
+    for (size_t k = 0; k < sizeof py_dtype_names / sizeof py_dtype_names[0]; k++)
+        if (!strcmp(py_dtype_names[k], dt)) sp->dtype = (pto_dtype)k, found = 1;
+    if (!found) {
+        PyErr_Format(PyExc_ValueError, "unknown dtype '%s'", dt);
+        return -1;
+    }
+    Py_ssize_t r = PyTuple_GET_SIZE(shape);
+    /* Rank outside 1..4 goes to the compiler, which names the parameter. */
+    sp->rank = r > 4 ? 5 : (int)r;
+    for (Py_ssize_t d = 0; d < r && d < 4; d++) {
+        sp->shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+        if (sp->shape[d] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_opt_text(const char *s) { return s ? PyUnicode_FromString(s) : Py_NewRef(Py_None); }
+
+static PyObject *py_diags(pto_program *prog)
+{
+    size_t n = pto_program_diag_count(prog);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list) return NULL;
+    size_t cap = 1 << 16;
+    char *buf = PyMem_Malloc(cap);
+    if (!buf) return Py_DECREF(list), PyErr_NoMemory();
+    for (size_t k = 0; k < n; k++) {
+        const pto_diagnostic *d = pto_program_diag(prog, k);
+        size_t len = pto_program_diag_format(prog, k, buf, cap);
+        if (len >= cap) len = cap - 1;
+        PyObject *t = Py_BuildValue("(sNNNiiiiNs#)", d->cls, py_opt_text(d->message), py_opt_text(d->hint),
+                                    py_opt_text(d->filename), d->line, d->column, d->end_line, d->end_column,
+                                    PyBool_FromLong(d->is_warning), buf, (Py_ssize_t)len);
+        if (!t) return PyMem_Free(buf), Py_DECREF(list), NULL;
+        PyList_SET_ITEM(list, (Py_ssize_t)k, t);
+    }
+    PyMem_Free(buf);
+    return list;
+}
+
+static PyObject *py_compile(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *source, *entry, *function, *constants, *specs, *stop;
+    const char *filename;
+    int first_line;
+    if (!PyArg_ParseTuple(args, "UsiOOO!O!O", &source, &filename, &first_line, &entry, &function, &PyList_Type,
+                          &constants, &PyList_Type, &specs, &stop))
+        return NULL;
+    pto_compile_options o = {.filename = filename, .first_line = first_line};
+    Py_ssize_t len;
+    if (!(o.source = PyUnicode_AsUTF8AndSize(source, &len))) return NULL;
+    o.source_len = (size_t)len;
+    if ((entry != Py_None && !(o.entry = py_opt_str(entry))) || (function != Py_None && !(o.function = py_opt_str(function))))
+        return NULL;
+    if (stop != Py_None) {
+        const char *s = PyUnicode_AsUTF8(stop);
+        if (!s) return NULL;
+        int st = pto_stage_lookup(s);
+        if (st < 0) return PyErr_Format(PyExc_ValueError, "unknown stage '%s'", s);
+        o.stop_after = st;
+    }
+    Py_ssize_t nc = PyList_GET_SIZE(constants), na = PyList_GET_SIZE(specs);
+    pto_constant *cs = PyMem_Calloc((size_t)nc + 1, sizeof *cs);
+    pto_arg_spec *as = PyMem_Calloc((size_t)na + 1, sizeof *as);
+    PyObject *result = NULL;
+    if (!cs || !as) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (py_constants(constants, cs, nc)) goto done;
+    for (Py_ssize_t k = 0; k < na; k++)
+        if (py_arg(PyList_GET_ITEM(specs, k), &as[k])) goto done;
+    o.constants = cs, o.nconstants = (size_t)nc, o.args = as, o.nargs = (size_t)na;
+
+    pto_program *prog = NULL;
+    int rc = pto_compile(&o, &prog);
+    if (rc < 0 || !prog) {
+        pto_program_free(prog);
+        PyErr_NoMemory();
+        goto done;
+    }
+    py_program *h = PyObject_New(py_program, &py_program_type);
+    if (!h) {
+        pto_program_free(prog);
+        goto done;
+    }
+    h->prog = prog;
+    PyObject *diags = py_diags(prog);
+    if (!diags) {
+        Py_DECREF(h);
+        goto done;
+    }
+    result = Py_BuildValue("(NN)", (PyObject *)h, diags);
+done:
+    PyMem_Free(cs);
+    PyMem_Free(as);
+    return result;
+}
+
+static PyObject *py_text(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    if (!PyObject_TypeCheck(arg, &py_program_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Program");
+    return PyUnicode_FromString(pto_program_text(((py_program *)arg)->prog));
+}
+
+static PyObject *py_listing(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    if (!PyObject_TypeCheck(arg, &py_program_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Program");
+    return PyUnicode_FromString(pto_program_listing(((py_program *)arg)->prog));
+}
+
+/* ---- config_check ------------------------------------------------------------------------ */
+
+PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
+
+static PyMethodDef py_methods[] = {
+    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, entry, function, constants, args, stop_after)"},
+    {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
+    {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
+    {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef py_module = {PyModuleDef_HEAD_INIT, "pypto._C", "pypto's C extension", -1, py_methods,
+                                       NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__C(void)
+{
+    if (PyType_Ready(&py_program_type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&py_module);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Program", (PyObject *)&py_program_type) < 0) return Py_DECREF(m), NULL;
+    return m;
+}

@@ -1,0 +1,11 @@
+"""pypto: the DSL (pypto.language) and its runtime (pypto.runtime) on the CPU."""
+import os as _os
+
+# A build other than `make build` (sanitizers) keeps its _C in its own tree.
+if _os.environ.get("PYPTO_EXT_DIR"):
+    __path__.insert(0, _os.environ["PYPTO_EXT_DIR"])
+
+from ._errors import InternalError  # noqa: E402
+from .language.parser.diagnostics import CompileWarning  # noqa: E402
+
+__all__ = ["InternalError", "CompileWarning"]

@@ -1,0 +1,102 @@
+"""Argument binding and adaptation (DSL-SPEC §2.1 step 1, §2.2).
+
+A tensor becomes ("tensor", name, dtype, shape) for the compiler plus a
+buffer record for the executor (the object, base address, byte offset,
+byte size, writable); a scalar becomes ("scalar", name, value), specialized.
+Shapes, ranks and kinds against the annotations are the compiler's checks.
+"""
+import sys
+
+_TORCH_DTYPES = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "int32": "INT32", "int8": "INT8"}
+_NUMPY_DTYPES = {"float32": "FP32", "float16": "FP16", "int32": "INT32", "int8": "INT8"}
+_SUPPORTED = "float32, float16, bfloat16, int32, int8"
+
+
+def bind_args(who, sig, args, kwargs):
+    """Binds to the Python signature; every parameter is required."""
+    try:
+        return sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError("%s: %s" % (who, e)) from None
+
+
+def _annotation_kind(param):
+    ann = param.annotation
+    kind = getattr(ann, "kind", None)
+    if kind in ("Out", "InOut"):
+        return kind
+    return "Scalar" if kind == "Scalar" else "In"
+
+
+def _contiguity(who, name):
+    return ValueError("%s: argument '%s' is not contiguous; pass a contiguous tensor (torch: x.contiguous(), "
+                      "numpy: np.ascontiguousarray(x))" % (who, name))
+
+
+def _dtype_error(who, name, dt):
+    return TypeError("%s: argument '%s' has dtype %s, which has no pypto dtype (supported: %s)"
+                     % (who, name, dt, _SUPPORTED))
+
+
+def _torch_arg(who, name, t, for_lower):
+    if not t.is_contiguous():
+        raise _contiguity(who, name)
+    dev = t.device
+    if dev.type != "cpu" and not (for_lower and dev.type == "meta"):
+        raise ValueError("%s: argument '%s' is on device '%s'; expected a CPU tensor" % (who, name, dev))
+    dt = str(t.dtype).replace("torch.", "")
+    if dt not in _TORCH_DTYPES:
+        raise _dtype_error(who, name, dt)
+    spec = ("tensor", name, _TORCH_DTYPES[dt], tuple(int(d) for d in t.shape))
+    if dev.type == "meta":
+        return spec, None
+    storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+    base = storage.data_ptr()
+    nbytes = t.numel() * t.element_size()
+    return spec, (t, base, t.data_ptr() - base, nbytes, True)
+
+
+def _numpy_arg(who, name, a, param):
+    if not (a.flags.c_contiguous and a.flags.aligned):
+        raise _contiguity(who, name)
+    dt = a.dtype.name
+    if dt not in _NUMPY_DTYPES:
+        raise _dtype_error(who, name, dt)
+    # Directions the annotation states; the executor checks derived ones too.
+    if not a.flags.writeable and _annotation_kind(param) in ("Out", "InOut"):
+        raise ValueError("%s: argument '%s' is read-only but the kernel writes it" % (who, name))
+    root = a
+    while getattr(root, "base", None) is not None and hasattr(root.base, "__array_interface__"):
+        root = root.base
+    base = root.__array_interface__["data"][0]
+    addr = a.__array_interface__["data"][0]
+    return ("tensor", name, _NUMPY_DTYPES[dt], tuple(int(d) for d in a.shape)), \
+        (a, base, addr - base, a.nbytes, bool(a.flags.writeable))
+
+
+def adapt_args(who, sig, bound, for_lower):
+    """(specs, buffers): one spec per parameter in order; buffers for tensors."""
+    torch = sys.modules.get("torch")
+    np = sys.modules.get("numpy")
+    specs, buffers = [], []
+    for name, value in bound.arguments.items():
+        param = sig.parameters[name]
+        if torch is not None and isinstance(value, torch.Tensor):
+            spec, buf = _torch_arg(who, name, value, for_lower)
+        elif np is not None and isinstance(value, np.ndarray):
+            spec, buf = _numpy_arg(who, name, value, param)
+        elif type(value) in (bool, int, float):
+            spec, buf = ("scalar", name, value), None
+        elif np is not None and isinstance(value, np.generic) and isinstance(value, (np.bool_, np.integer,
+                                                                                      np.floating)):
+            spec, buf = ("scalar", name, value.item()), None
+        elif _annotation_kind(param) == "Scalar":
+            raise TypeError("%s: argument '%s' must be a Python int, float or bool, got %s"
+                            % (who, name, type(value).__name__))
+        else:
+            raise TypeError("%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s"
+                            % (who, name, type(value).__name__))
+        specs.append(spec)
+        if buf is not None:
+            buffers.append((name,) + buf)
+    return specs, buffers

@@ -1,0 +1,132 @@
+"""@pl.program classes and pl.parse_program (DSL-SPEC §2.4, §2.5).
+
+A program's methods carry their @pl.function keywords; the compiler reads
+and checks them from the source.  P(...) runs the single Orchestration
+method, P.f(...) a named one; binding excludes `self`.
+"""
+import inspect
+import itertools
+import linecache
+
+from . import _C
+from ._args import adapt_args, bind_args
+from ._jit import KernelBase, ProgramText, _Source, _compile, _config, _run
+
+_ORCHESTRATION = 1  # pl.FunctionType.Orchestration
+
+
+def _function_type(fn):
+    t = fn._pl_function.get("type", 0)
+    return int(t) if isinstance(t, int) else -1
+
+
+class Program(KernelBase):
+    """A @pl.program class: one compiled program per Orchestration method and arguments."""
+
+    def __init__(self, cls):
+        self.__wrapped__ = cls
+        self.__name__, self.__qualname__ = cls.__name__, cls.__qualname__
+        self.__module__, self.__doc__ = cls.__module__, cls.__doc__
+        self._methods = {n: f for n, f in vars(cls).items()
+                         if inspect.isfunction(f) and hasattr(f, "_pl_function")}
+        first = next(iter(self._methods.values()), None)
+        self._src = _Source(first if first is not None else cls, "@pl.program '%s'" % cls.__name__)
+        self._init_cache()
+
+    def _flags(self):
+        return ("program", self.__name__)
+
+    def _functions(self):
+        return list(self._methods.values())
+
+    def _orchestrations(self):
+        return [n for n, f in self._methods.items() if _function_type(f) == _ORCHESTRATION]
+
+    def _single(self):
+        orch = self._orchestrations()
+        if len(orch) != 1:
+            raise TypeError("program '%s' has %d Orchestration functions; call one as %s.<name>(...)"
+                            % (self.__name__, len(orch), self.__name__))
+        return orch[0]
+
+    def _prepare(self, method, args, kwargs, config, for_lower):
+        fn = self._methods.get(method)
+        if fn is None:
+            raise AttributeError("program '%s' has no function '%s'" % (self.__name__, method))
+        who = "@pl.program function '%s.%s'" % (self.__name__, method)
+        sig = inspect.signature(fn)
+        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+        bound = bind_args(who, sig, args, kwargs)
+        specs, buffers = adapt_args(who, sig, bound, for_lower)
+        return self._compiled(self.__name__, method, specs, config), buffers
+
+    def __call__(self, *args, config=None, **kwargs):
+        return _ProgramFunction(self, self._single())(*args, config=config, **kwargs)
+
+    def lower(self, *args, config=None, **kwargs):
+        """Post-pass text of the whole program, specialized through its Orchestration entry."""
+        return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
+
+    def as_python(self, *args, **kwargs):
+        """The program before the passes (parsed and printed).  The compiler
+        types a program through its entry's arguments, so a program whose
+        parameters are not all shaped needs them here too."""
+        specs = []
+        if args or kwargs:
+            method = self._single()
+            who = "@pl.program function '%s.%s'" % (self.__name__, method)
+            sig = inspect.signature(self._methods[method])
+            sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+            specs, _ = adapt_args(who, sig, bind_args(who, sig, args, kwargs), True)
+        handle = _compile(self._src.text, self._src.filename, self._src.first_line, self.__name__, None, [], specs,
+                          "parse")
+        return ProgramText(_C.text(handle))
+
+    def __getattr__(self, name):
+        methods = self.__dict__.get("_methods", {})
+        if name in methods:
+            return _ProgramFunction(self, name)
+        raise AttributeError(name)
+
+    def __repr__(self):
+        return "<pl.program %s>" % self.__qualname__
+
+
+class _ProgramFunction:
+    """P.f: one method of a program, callable and lowerable."""
+
+    def __init__(self, prog, name):
+        self._prog, self.__name__ = prog, name
+
+    def __call__(self, *args, config=None, **kwargs):
+        config = _config(config)
+        handle, buffers = self._prog._prepare(self.__name__, args, kwargs, config, False)
+        return _run(self._prog, handle, buffers, config)
+
+    def lower(self, *args, config=None, **kwargs):
+        config = _config(config)
+        handle, _ = self._prog._prepare(self.__name__, args, kwargs, config, True)
+        return ProgramText(_C.text(handle))
+
+
+def program(cls):
+    """@pl.program on a class."""
+    if not inspect.isclass(cls):
+        raise TypeError("@pl.program must decorate a class")
+    return Program(cls)
+
+
+_parsed = itertools.count()
+
+
+def parse_program(text, filename="<string>"):
+    """A program object from DSL text (e.g. lower()'s output), callable like a @pl.program class."""
+    name = filename if filename != "<string>" else "<pypto-program-%d>" % next(_parsed)
+    text = str(text)
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    namespace = {"__name__": "__pypto_parsed__"}
+    exec(compile(text, name, "exec"), namespace)
+    programs = [v for v in namespace.values() if isinstance(v, Program)]
+    if len(programs) != 1:
+        raise TypeError("parse_program: the text defines %d @pl.program classes; expected 1" % len(programs))
+    return programs[0]

@@ -1,0 +1,53 @@
+"""Shared helpers: kernels written to a file and imported (so spans point
+into a real file), the ptoc driver, and the seed's tensors."""
+import importlib.util
+import itertools
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(HERE))
+
+HEADER = "import pypto.language as pl\nfrom pypto.runtime import RunConfig\n"
+_count = itertools.count()
+
+
+@pytest.fixture
+def load(tmp_path):
+    """load(body) -> (module, path): body (dedented) after HEADER, as a module file."""
+    def _load(body, header=HEADER):
+        path = tmp_path / ("kmod_%d.py" % next(_count))
+        path.write_text(header + textwrap.dedent(body))
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = mod
+        spec.loader.exec_module(mod)
+        return mod, str(path)
+    return _load
+
+
+def line_of(path, needle, nth=0):
+    """1-based line of the nth line containing needle, and the 1-based column of needle."""
+    hits = [(i + 1, line.index(needle) + 1) for i, line in enumerate(open(path).read().splitlines())
+            if needle in line]
+    return hits[nth]
+
+
+def ptoc():
+    exe = os.environ.get("PTOC") or str(ROOT / "build" / "bin" / "ptoc")
+    if not os.path.exists(exe):
+        pytest.skip("ptoc is not built")
+    return exe
+
+
+def ptoc_lower(path, func, *extra):
+    r = subprocess.run([ptoc(), "lower", str(path), "--func", func, *extra], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
