@@ -434,7 +434,9 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
         if (ok && cp->annotation) {
             ip->annotated = 1;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);
-            ip->declared = ip->type.kind == CC_T_TENSOR;
+            /* a kernel's bare pl.Tensor is a declared In (§8: a store to it is P2); a
+             * control-plane function's gets its direction from use, like no annotation */
+            ip->declared = ip->type.kind == CC_T_TENSOR && (fn->kind == CC_FUNC_INCORE || ip->dir != CC_DIR_NONE);
             if (ip->declared && !ip->dir) ip->dir = CC_DIR_IN;
         }
         if (ok) ok = args ? tc_callee_param(t, cp, ip, shaped, &args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);

@@ -261,8 +261,6 @@ def test_program_as_python_round_trip(load):
     assert pl.parse_program(pre).as_python(a, a) == pre
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: the pre-pass text prints an unannotated parameter as a "
-                   "shaped pl.Tensor (an In declaration), so reparsing changes its derived direction")
 def test_program_as_python_reparsed_lowers_the_same(load):
     import pathlib
     src = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "dsl" / "orch_program.py").read_text()
