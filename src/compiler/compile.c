@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "compiler/compile_int.h"
 #include "compiler/diag.h"
 #include "compiler/lexer.h"
 #include "compiler/lower.h"
@@ -173,6 +174,8 @@ const char *pto_program_entry(const pto_program *p, size_t i)
         if (pto_is_entry(&p->mod, p->mod.defs[k]) && i-- == 0) return p->mod.defs[k]->u.def.name;
     return NULL;
 }
+
+const cc_lowered *cc_program_lowered(const pto_program *p) { return p ? p->lowered : NULL; }
 
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }
 const char *pto_program_listing(pto_program *p)
