@@ -274,6 +274,8 @@ int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, c
         else if (e->params[k].kind == CC_LO_TENSOR) vm.frames[0].tensors[e->params[k].index] = params[k].tensor;
     }
     if (rc == 0) rc = ex_loop(&vm);
+    /* after an error, scopes left open are closed by pto_runtime_finish (which warns): a latched
+     * runtime ignores pto_scope_end, and the error's message keeps the scope it happened in */
     int frc = pto_runtime_finish(rt); /* every task has run: the contexts may go */
     ex_vm_free(&vm);
     return frc ? frc : rc;
