@@ -11,7 +11,8 @@
 
 /* Runs kernel (one of l->kernels) on the task's arguments: args->views are
  * the kernel's tensor parameters in order, each the task's box of the
- * tensor; args->scalars are its scalar parameters (64 bits each), then per
+ * tensor; args->scalars are its scalar parameters (each the 64 bits of
+ * the orchestration register: int64, or a double for float dtypes), then per
  * tensor argument the box origin per dimension (int64), then per tensor
  * argument the whole tensor's shape per dimension (LOAD/STORE offsets are
  * whole-tensor coordinates).  Returns 0, or non-zero with args->message

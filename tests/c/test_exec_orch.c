@@ -205,7 +205,53 @@ static void test_exec_surface(void **state)
     free(a), free(out);
 }
 
+/* A scalar parameter: bound by position, handed to the kernel as its register's 64 bits. */
+static void test_exec_scalar_param(void **state)
+{
+    (void)state;
+    static const char src[] = "import pypto.language as pl\n\n"
+                              "@pl.jit.incore\n"
+                              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor], f):\n"
+                              "    pl.store(pl.mul(pl.load(x, [0, 0], [64, 128]), f), [0, 0], y)\n"
+                              "    return y\n\n"
+                              "@pl.jit\n"
+                              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor], n):\n"
+                              "    for i in pl.range(n - 1, -1, -1):\n"
+                              "        out = k(a, out, i * n // 2 - n % 2)\n"
+                              "    return out\n";
+    pto_arg_spec specs[] = {dsl_default_args[0], dsl_default_args[1],
+                            {.name = "n", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 3}}};
+    pto_program *p = dsl_compile_with(src, "f", PTO_STAGE_ALL, 0, specs, 3);
+    dsl_expect_ok(p);
+    static float a[256 * 128], out[256 * 128];
+    pto_run_arg args[] = {
+        {NULL, {.kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .base = a, .rank = 2, .shape = {256, 128}}},
+        {NULL, {.kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .base = out, .rank = 2, .shape = {256, 128}}},
+        {NULL, {.kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 3}}},
+    };
+    const cc_lowered *l = cc_program_lowered(p);
+    ex_value params[3];
+    pto_error err;
+    assert_int_equal(ex_bind(l, args, 3, params, &err), 0);
+    pto_runtime *rt = make_rt(NULL);
+    nrecs = 0;
+    assert_int_equal(ex_orch_run(rt, l, record_kernel, params, 3), 0);
+    /* i = 2, 1, 0: i * 3 // 2 - 1 = 2, 0, -1 */
+    assert_int_equal(nrecs, 3);
+    int seen[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        int64_t v = recs[i].scalars[0];
+        assert_true(v == 2 || v == 0 || v == -1);
+        seen[v == 2 ? 0 : v == 0 ? 1 : 2]++;
+        assert_int_equal(recs[i].ring, 1);
+    }
+    assert_true(seen[0] == 1 && seen[1] == 1 && seen[2] == 1);
+    pto_runtime_destroy(rt);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_exec_scalar_param),
     cmocka_unit_test(test_exec_manual_placement),
     cmocka_unit_test(test_exec_scaled_and_orch),
     cmocka_unit_test(test_exec_surface),
