@@ -1,8 +1,8 @@
 /*
  * test_exec_errors.c - the executor's edges: scalar arithmetic as Python
  * computes it (orch_scalar.c), argument binding errors (ex_bind), run-time
- * orchestration errors (a zero pl.range step, too many task scalars) that
- * end the run with the runtime's error and leave it reusable, and the
+ * orchestration errors (a zero pl.range step, too many task scalars) and
+ * capacity errors of tiny rings that end the run with the runtime's error and leave it reusable, and the
  * scope-stats file of a DSL run naming the rings the page predicts.
  */
 #include <dirent.h>
@@ -142,7 +142,8 @@ static int run_src(pto_runtime *rt, const char *src, const char *entry, pto_erro
 }
 
 #define HDR "import pypto.language as pl\n\n"
-#define AT "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+#define AT0 "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+#define AT "    " AT0
 
 static void test_exec_runtime_errors(void **state)
 {
@@ -169,6 +170,35 @@ static void test_exec_runtime_errors(void **state)
     if (!strstr(err.message, "kernel 'k' needs 3 tensor and 17 scalar task arguments")) fail_msg("%s", err.message);
     /* the runtime runs again */
     assert_int_equal(run_src(rt, dsl_seed_script, "manual_placement", &err), 0);
+    pto_runtime_destroy(rt);
+}
+
+/* Tiny rings through the DSL: the runtime's capacity errors, whole; the runtime runs again. */
+static void test_exec_capacity_errors(void **state)
+{
+    (void)state;
+    pto_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    for (int r = 0; r < PTO_NUM_RINGS; r++) cfg.runtime_env.ring_task_window[r] = 4, cfg.runtime_env.ring_heap[r] = 1024;
+    pto_runtime *rt = NULL;
+    pto_error err;
+    assert_int_equal(pto_runtime_create(&cfg, &rt, &err), 0);
+    static const char window[] = HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    with pl.manual_scope():\n"
+                                     "        for i in pl.range(8):\n" "    " AT
+                                     "                pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n    return out\n";
+    assert_int_equal(run_src(rt, window, "f", &err), -PTO_SCOPE_DEADLOCK);
+    if (!strstr(err.message, "raise ring_task_window (runtime_env.ring_task_window) or split the scope")) fail_msg("%s", err.message);
+    static const char heap[] = HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                   "    tmp = pl.create_tensor([256, 128], pl.FP32)\n" AT0
+                                   "        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], tmp)\n" AT0
+                                   "        pl.store(pl.load(tmp, [0, 0], [64, 128]), [0, 0], out)\n    return out\n";
+    int rc = run_src(rt, heap, "f", &err);
+    assert_true(rc == -PTO_HEAP_RING_DEADLOCK);
+    if (!strstr(err.message, "ring_heap")) fail_msg("%s", err.message);
+    static const char small[] = HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n" AT0
+                                    "        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n    return out\n";
+    assert_int_equal(run_src(rt, small, "f", &err), 0);
     pto_runtime_destroy(rt);
 }
 
@@ -221,6 +251,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_exec_bind_errors),
     cmocka_unit_test(test_exec_runtime_errors),
     cmocka_unit_test(test_exec_scope_stats_rings),
+    cmocka_unit_test(test_exec_capacity_errors),
 };
 
 PTO_TEST_MAIN(tests)
