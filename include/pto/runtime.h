@@ -147,10 +147,12 @@ typedef struct pto_dep {
 } pto_dep;
 
 /* What a kernel receives, on a worker thread.  message may be filled (up to
- * message_len bytes) to explain a failure. */
+ * message_len bytes) to explain a failure.  ctx is the task's pto_task.ctx,
+ * handed over untouched (an executor tells the kernel what to run). */
 typedef struct pto_kernel_args {
     pto_task_id task_id;
     int worker;
+    void *ctx;
     uint32_t num_views;
     const pto_view *views; /* in the task's argument order, OUT addr filled */
     uint32_t num_scalars;
@@ -164,6 +166,8 @@ typedef int (*pto_kernel_fn)(const pto_kernel_args *args);
 
 typedef struct pto_task {
     pto_kernel_fn kernel; /* NULL: a dummy task (a join or barrier) */
+    void *ctx;            /* passed to the kernel as pto_kernel_args.ctx; the runtime never reads it;
+                           * it must stay valid until the task has run */
     const char *name;     /* shown in errors; NULL prints as "-" */
     pto_arg *args;        /* up to PTO_MAX_TENSOR_ARGS; OUT views written back */
     uint32_t num_args;

@@ -175,6 +175,8 @@ const char *pto_program_entry(const pto_program *p, size_t i)
     return NULL;
 }
 
+const cc_lowered *cc_program_lowered(const pto_program *p) { return p ? p->lowered : NULL; }
+
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }
 const char *pto_program_listing(pto_program *p)
 {
@@ -183,4 +185,3 @@ const char *pto_program_listing(pto_program *p)
     return p->listing.oom ? "" : base_strbuf_str(&p->listing);
 }
 
-const cc_lowered *cc_program_lowered(const pto_program *p) { return p ? p->lowered : NULL; }

@@ -120,6 +120,7 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
     atomic_store_explicit(&s->fanin_refcount, 0, memory_order_relaxed);
     s->fanin_count = 1;
     s->kernel = t ? t->kernel : NULL;
+    s->ctx = t ? t->ctx : NULL;
     s->name = t && t->name ? t->name : (t ? "-" : "alloc");
     s->scope_file = sc->file;
     s->scope_line = sc->line;

@@ -65,6 +65,7 @@ typedef struct rt_slot {
      * variable-size parts live in the ring's record arena, packed, so a task
      * touches only the bytes it needs. */
     _Alignas(RT_CACHE_LINE) pto_kernel_fn kernel;
+    void *ctx;               /* pto_task.ctx, handed to the kernel */
     const char *name;
     pto_view *views;         /* num_views, in the record arena */
     uint64_t *scalars;       /* num_scalars, in the record arena */

@@ -75,6 +75,7 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
     pto_kernel_args args = {
         .task_id = id,
         .worker = w->index,
+        .ctx = s->ctx,
         .num_views = s->num_views,
         .views = s->views,
         .num_scalars = s->num_scalars,

@@ -145,7 +145,31 @@ static void test_heap_hint_fits_the_request(void **state)
     pto_runtime_destroy(rt);
 }
 
+/* pto_task.ctx reaches the kernel as pto_kernel_args.ctx, per task; a
+ * task without one gets NULL. */
+static int k_count_ctx(const pto_kernel_args *a)
+{
+    if (a->ctx) atomic_fetch_add((_Atomic int *)a->ctx, 1);
+    return 0;
+}
+
+static void test_ctx_reaches_the_kernel(void **state)
+{
+    (void)state;
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, 0);
+    _Atomic int count[2] = {0, 0};
+    for (int i = 0; i < 10; i++) {
+        pto_task t = {.kernel = k_count_ctx, .ctx = i < 8 ? (void *)&count[i % 2] : NULL, .name = "ctx"};
+        check_submit(rt, &t, NULL);
+    }
+    finish_ok(rt);
+    assert_int_equal(atomic_load(&count[0]), 4);
+    assert_int_equal(atomic_load(&count[1]), 4);
+    pto_runtime_destroy(rt);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_ctx_reaches_the_kernel),
     cmocka_unit_test(test_null_runtime_is_invalid_args),
     cmocka_unit_test(test_status_name_and_text_any_int),
     cmocka_unit_test(test_view_past_address_space_is_invalid),

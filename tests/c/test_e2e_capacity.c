@@ -153,7 +153,7 @@ static int k_step_or_fail(const pto_kernel_args *a)
 static void submit_ok(pto_runtime *rt, pto_kernel_fn k, const char *name, pto_arg *args,
                       uint32_t nargs, const uint64_t *sc, uint32_t nsc, pto_task_id *id)
 {
-    pto_task t = {k, name, args, nargs, sc, nsc, NULL, 0};
+    pto_task t = {k, NULL, name, args, nargs, sc, nsc, NULL, 0};
     check_submit(rt, &t, id);
 }
 
@@ -182,7 +182,7 @@ static int gated_fanin(pto_runtime *rt, const char *producer, uint64_t *x, int n
         submit_ok(rt, k_gated, producer, wa, 1, NULL, 0, NULL);
     }
     pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, (uint64_t)n)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
-    pto_task c = {k_sum, "consumer", ca, 2, NULL, 0, NULL, 0};
+    pto_task c = {k_sum, NULL, "consumer", ca, 2, NULL, 0, NULL, 0};
     int rc = pto_task_submit(rt, &c, NULL);
     atomic_store(&g_gate, 1);
     return rc;
@@ -214,7 +214,7 @@ static void finish_then_recover(pto_runtime *rt, int code)
 
 static pto_task dummy_task(void)
 {
-    pto_task t = {NULL, "dummy", NULL, 0, NULL, 0, NULL, 0};
+    pto_task t = {NULL, NULL, "dummy", NULL, 0, NULL, 0, NULL, 0};
     return t;
 }
 
@@ -281,7 +281,7 @@ static void test_heap_request_too_big(void **state)
     pto_runtime *rt = make_rt_rings(0, 1024, 0, 2, E2E_NO_STALL_MS);
     pto_arg oa[1] = {out_arg(4096)}; /* 32 KiB */
     uint64_t sc[2] = {1, 0};
-    pto_task t = {k_write, "big", oa, 1, sc, 2, NULL, 0};
+    pto_task t = {k_write, NULL, "big", oa, 1, sc, 2, NULL, 0};
     int rc = pto_task_submit(rt, &t, NULL);
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=0",
                  "Request of 32768 bytes exceeds ring 0's capacity of 1024 -> can never fit.",
@@ -372,7 +372,7 @@ static void test_heap_structural_ring1(void **state)
     uint64_t sc[2] = {2, 0};
     submit_ok(rt, k_write, "a1024", a1, 1, sc, 2, NULL);
     submit_ok(rt, k_write, "a2048", a2, 1, sc, 2, NULL);
-    pto_task t3 = {k_write, "b2048", a3, 1, sc, 2, NULL, 0};
+    pto_task t3 = {k_write, NULL, "b2048", a3, 1, sc, 2, NULL, 0};
     uint64_t t0 = base_now_ns();
     int rc = pto_task_submit(rt, &t3, NULL);
     uint64_t waited_ms = (base_now_ns() - t0) / 1000000;
@@ -392,7 +392,7 @@ static void test_heap_structural_ring1(void **state)
 static int submit_out(pto_runtime *rt, pto_kernel_fn k, uint64_t bytes, pto_view *view)
 {
     pto_arg oa[1] = {out_arg(bytes / sizeof(uint64_t))};
-    pto_task t = {k, "out", oa, 1, NULL, 0, NULL, 0};
+    pto_task t = {k, NULL, "out", oa, 1, NULL, 0, NULL, 0};
     int rc = pto_task_submit(rt, &t, NULL);
     if (view) *view = oa[0].view;
     return rc;
@@ -453,7 +453,7 @@ static void test_ring_window_full_waits_for_head(void **state)
 {
     (void)state;
     pto_runtime *rt = ring1_rt(8, 0);
-    pto_task head = {k_head, "head", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
+    pto_task head = {k_head, NULL, "head", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 7; i++) { /* one closed depth-1 scope each */
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
@@ -513,7 +513,7 @@ static void test_ring_window_full_head_stuck_is_stall(void **state)
     cfg.runtime_env.ring_task_window[1] = 4;
     pto_runtime *rt = make_rt(&cfg);
     atomic_store(&g_gate, 0);
-    pto_task hold = {k_hold, "stuck", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
+    pto_task hold = {k_hold, NULL, "stuck", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 3; i++) {
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
@@ -554,7 +554,7 @@ static void test_heap_outputs_fill_heap_exactly(void **state)
 
     pto_arg oa[5];
     for (int i = 0; i < 5; i++) oa[i] = out_arg(128); /* 1024 bytes each */
-    pto_task four = {NULL, "four", oa, 4, NULL, 0, NULL, 0}, five = {NULL, "five", oa, 5, NULL, 0, NULL, 0};
+    pto_task four = {NULL, NULL, "four", oa, 4, NULL, 0, NULL, 0}, five = {NULL, NULL, "five", oa, 5, NULL, 0, NULL, 0};
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     check_submit(rt, &four, NULL);
@@ -651,7 +651,7 @@ static void test_tensormap_at_pool_size_fits(void **state)
     atomic_store(&g_gate, 0);
     pto_arg args[BUFS];
     for (int i = 0; i < BUFS; i++) args[i] = arg(PTO_ARG_IN, v1(bufs[i], 0, 4));
-    pto_task t = {k_hold, "reader", args, BUFS, NULL, 0, NULL, 0};
+    pto_task t = {k_hold, NULL, "reader", args, BUFS, NULL, 0, NULL, 0};
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < TASKS; i++) check_submit(rt, &t, NULL);
     t.num_args = 1;
@@ -765,7 +765,7 @@ static void test_latch_first_wins(void **state)
     memcpy(first, pto_runtime_error(rt)->message, sizeof first);
 
     /* every call is a no-op returning -1 */
-    pto_task m = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
+    pto_task m = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0};
     pto_task_id id = 0;
     assert_int_equal(pto_task_submit(rt, &m, &id), -PTO_SCOPE_DEADLOCK);
     assert_true(id == PTO_INVALID_TASK_ID);
@@ -803,7 +803,7 @@ static void test_report_fatal(void **state)
                  "EXPLICIT_ORCH_FATAL",
                  "reported by the orchestration code itself; no RunConfig field helps");
     assert_string_equal(pto_status_name(PTO_EXPLICIT_ORCH_FATAL), "EXPLICIT_ORCH_FATAL");
-    pto_task m = {k_mark, "mark", NULL, 0, NULL, 0, NULL, 0};
+    pto_task m = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0};
     assert_int_equal(pto_task_submit(rt, &m, NULL), -PTO_EXPLICIT_ORCH_FATAL);
     finish_then_recover(rt, PTO_EXPLICIT_ORCH_FATAL);
     assert_int_equal(atomic_load(&g_marks), 0);
@@ -823,7 +823,7 @@ static void test_kernel_failed(void **state)
     for (uint64_t i = 0; i < 5; i++) {
         pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
         uint64_t sc[2] = {i, i == 2};
-        pto_task t = {k_step_or_fail, i == 2 ? "failer" : "step", a, 1, sc, 2, NULL, 0};
+        pto_task t = {k_step_or_fail, NULL, i == 2 ? "failer" : "step", a, 1, sc, 2, NULL, 0};
         rcs[i] = pto_task_submit(rt, &t, &ids[i]);
     }
     pto_scope_end(rt);

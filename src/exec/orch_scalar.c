@@ -1,0 +1,168 @@
+/*
+ * orch_scalar.c - scalar arithmetic of the lowered machine (lower.h BIN,
+ * CAST, TRIPS), as Python computes it: integers wrap to their dtype, //
+ * and % floor (the remainder takes the divisor's sign), compares give 0/1,
+ * float -> int casts round by mode and saturate (NaN -> 0).
+ */
+#include <math.h>
+
+#include "exec/orch_vm.h"
+
+/* An integer result wrapped into dtype's range. */
+static int64_t ex_wrap(cc_dtype d, uint64_t v)
+{
+    switch (d) {
+    case CC_DT_INT32: return (int32_t)(uint32_t)v;
+    case CC_DT_INT8: return (int8_t)(uint8_t)v;
+    case CC_DT_BOOL: return v != 0;
+    default: return (int64_t)v;
+    }
+}
+
+/* A float result rounded to dtype's precision (FP16/BF16 registers keep FP32 precision). */
+static double ex_fround(cc_dtype d, double v) { return d == CC_DT_FP32 || d == CC_DT_FP16 || d == CC_DT_BF16 ? (double)(float)v : v; }
+
+static int64_t ex_floordiv(int64_t a, int64_t b)
+{
+    if (b == -1) return (int64_t)(0 - (uint64_t)a); /* INT64_MIN // -1 wraps */
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int64_t ex_mod(int64_t a, int64_t b)
+{
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+static int ex_int_bin(cc_op op, cc_dtype d, int64_t a, int64_t b, ex_reg *out)
+{
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    int64_t r;
+    switch (op) {
+    case CC_OP_ADD: r = ex_wrap(d, ua + ub); break;
+    case CC_OP_SUB: r = ex_wrap(d, ua - ub); break;
+    case CC_OP_MUL: r = ex_wrap(d, ua * ub); break;
+    case CC_OP_DIV: /* integer true division is rejected by the type checker; truncate like the tile op */
+        if (b == 0) return -1;
+        r = b == -1 ? ex_wrap(d, 0 - ua) : ex_wrap(d, (uint64_t)(a / b));
+        break;
+    case CC_OP_FLOORDIV:
+        if (b == 0) return -1;
+        r = ex_wrap(d, (uint64_t)ex_floordiv(a, b));
+        break;
+    case CC_OP_MOD:
+        if (b == 0) return -1;
+        r = ex_wrap(d, (uint64_t)ex_mod(a, b));
+        break;
+    case CC_OP_MIN: r = a < b ? a : b; break;
+    case CC_OP_MAX: r = a > b ? a : b; break;
+    case CC_OP_EQ: r = a == b; break;
+    case CC_OP_NE: r = a != b; break;
+    case CC_OP_LT: r = a < b; break;
+    case CC_OP_LE: r = a <= b; break;
+    case CC_OP_GT: r = a > b; break;
+    case CC_OP_GE: r = a >= b; break;
+    case CC_OP_AND: r = a && b; break;
+    case CC_OP_OR: r = a || b; break;
+    default: r = 0; break;
+    }
+    out->i = r;
+    return 0;
+}
+
+static int ex_float_bin(cc_op op, cc_dtype d, double a, double b, ex_reg *out)
+{
+    double r;
+    switch (op) {
+    case CC_OP_ADD: r = a + b; break;
+    case CC_OP_SUB: r = a - b; break;
+    case CC_OP_MUL: r = a * b; break;
+    case CC_OP_DIV: r = a / b; break;
+    case CC_OP_FLOORDIV: r = floor(a / b); break;
+    case CC_OP_MOD: {
+        r = fmod(a, b);
+        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        break;
+    }
+    case CC_OP_MIN: r = a < b ? a : b; break;
+    case CC_OP_MAX: r = a > b ? a : b; break;
+    case CC_OP_EQ: out->i = a == b; return 0;
+    case CC_OP_NE: out->i = a != b; return 0;
+    case CC_OP_LT: out->i = a < b; return 0;
+    case CC_OP_LE: out->i = a <= b; return 0;
+    case CC_OP_GT: out->i = a > b; return 0;
+    case CC_OP_GE: out->i = a >= b; return 0;
+    case CC_OP_AND: out->i = a != 0 && b != 0; return 0;
+    case CC_OP_OR: out->i = a != 0 || b != 0; return 0;
+    default: r = 0; break;
+    }
+    out->f = ex_fround(d, r);
+    return 0;
+}
+
+int ex_scalar_bin(cc_op op, cc_dtype dtype, ex_reg a, ex_reg b, ex_reg *out)
+{
+    return cc_dtype_is_float(dtype) ? ex_float_bin(op, dtype, a.f, b.f, out) : ex_int_bin(op, dtype, a.i, b.i, out);
+}
+
+/* The range of integer dtype d. */
+static void ex_int_range(cc_dtype d, double *lo, double *hi)
+{
+    switch (d) {
+    case CC_DT_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case CC_DT_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
+    case CC_DT_BOOL: *lo = 0, *hi = 1; break;
+    default: *lo = (double)INT64_MIN, *hi = 9223372036854774784.0; break; /* the largest double below 2^63 */
+    }
+}
+
+static int64_t ex_sat_int(cc_dtype d, int64_t v)
+{
+    if (d == CC_DT_BOOL) return v != 0;
+    double lo, hi;
+    ex_int_range(d, &lo, &hi);
+    if (d == CC_DT_INT32 || d == CC_DT_INT8) return v < (int64_t)lo ? (int64_t)lo : v > (int64_t)hi ? (int64_t)hi : v;
+    return v;
+}
+
+ex_reg ex_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, ex_reg a)
+{
+    ex_reg r;
+    int ff = cc_dtype_is_float(from), tf = cc_dtype_is_float(to);
+    if (tf) {
+        r.f = ex_fround(to, ff ? a.f : (double)a.i);
+        return r;
+    }
+    if (!ff) {
+        r.i = ex_sat_int(to, a.i);
+        return r;
+    }
+    double v = a.f;
+    if (isnan(v)) {
+        r.i = 0;
+        return r;
+    }
+    if (to == CC_DT_BOOL) {
+        r.i = v != 0;
+        return r;
+    }
+    switch (mode) {
+    case CC_CAST_ROUND: v = round(v); break; /* half away from zero */
+    case CC_CAST_RINT: v = nearbyint(v); break;
+    case CC_CAST_FLOOR: v = floor(v); break;
+    case CC_CAST_CEIL: v = ceil(v); break;
+    default: v = trunc(v); break;
+    }
+    double lo, hi;
+    ex_int_range(to, &lo, &hi);
+    r.i = v <= lo ? (int64_t)lo : v >= hi ? (to == CC_DT_INDEX || to == CC_DT_TASK_ID ? INT64_MAX : (int64_t)hi) : (int64_t)v;
+    return r;
+}
+
+int64_t ex_trips(int64_t start, int64_t stop, int64_t step)
+{
+    if (step > 0) return stop > start ? (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1) : 0;
+    return start > stop ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step) + 1) : 0;
+}

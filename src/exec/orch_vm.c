@@ -1,0 +1,282 @@
+/*
+ * orch_vm.c - the orchestration interpreter (orch_vm.h): registers and
+ * tensor slots per procedure, a call stack for CALL/RETURN, runtime scopes
+ * for SCOPE_BEGIN/END, ring allocations for ALLOC and one pto_task_submit
+ * per SUBMIT with the boxes evaluated, clamped and turned into views.
+ *
+ * Recursion is rejected by the compiler, so every procedure has at most one
+ * live frame: frames are allocated once per run, one per procedure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/orch_vm.h"
+
+/* Per kernel: what a task's ctx points at (valid until pto_runtime_finish). */
+typedef struct ex_kctx {
+    const cc_lowered *l;
+    const cc_lo_proc *k;
+    ex_kernel_fn run;
+} ex_kctx;
+
+typedef struct ex_frame {
+    ex_reg *regs;
+    ex_tensor *tensors;
+} ex_frame;
+
+typedef struct ex_ret {
+    uint32_t proc, pc; /* the caller and its CALL */
+} ex_ret;
+
+typedef struct ex_vm {
+    pto_runtime *rt;
+    const cc_lowered *l;
+    ex_frame *frames;
+    ex_kctx *kctx;
+    ex_ret *stack;
+    uint32_t depth;
+} ex_vm;
+
+#define EX_MAX_CALL_DEPTH 256
+
+static int ex_kernel_entry(const pto_kernel_args *a)
+{
+    const ex_kctx *c = (const ex_kctx *)a->ctx;
+    return c->run(c->l, c->k, a);
+}
+
+static int ex_fail(ex_vm *vm, const cc_lo_insn *in, const char *what)
+{
+    return pto_runtime_fail(vm->rt, "%s at %s:%u:%u", what, vm->l->file ? vm->l->file : "<string>", in->line, in->col);
+}
+
+static void ex_contiguous(ex_tensor *t)
+{
+    int64_t s = 1;
+    for (int d = t->rank - 1; d >= 0; d--) t->strides[d] = s, s *= t->shape[d];
+}
+
+static int ex_alloc(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    ex_tensor t = {.dtype = in->dtype, .rank = in->u.mem.rank, .owner = PTO_INVALID_TASK_ID};
+    size_t bytes = cc_dtype_size((cc_dtype)in->dtype);
+    for (uint32_t d = 0; d < t.rank; d++) t.shape[d] = in->u.mem.shape[d], bytes *= (size_t)in->u.mem.shape[d];
+    ex_contiguous(&t);
+    int rc = pto_tensor_alloc(vm->rt, bytes ? bytes : 1, &t.base, &t.owner);
+    if (rc == 0) f->tensors[in->dst] = t;
+    return rc;
+}
+
+/* One task argument: the tensor cut to the box (clamped; the whole tensor
+ * when empty); origin[d] = the box's first index. */
+static void ex_box_view(const ex_frame *f, const cc_lo_view *v, pto_arg *arg, int64_t *origin)
+{
+    const ex_tensor *t = &f->tensors[v->tensor];
+    int64_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
+    int empty = 0;
+    for (uint32_t d = 0; d < t->rank; d++) {
+        lo[d] = 0, hi[d] = t->shape[d];
+        if (d < v->rank && v->lo[d] >= 0) {
+            int64_t a = f->regs[v->lo[d]].i, b = f->regs[v->hi[d]].i;
+            lo[d] = a < 0 ? 0 : a > t->shape[d] ? t->shape[d] : a;
+            hi[d] = b > t->shape[d] ? t->shape[d] : b < 0 ? 0 : b;
+        }
+        empty |= hi[d] <= lo[d];
+    }
+    pto_view *pv = &arg->view;
+    memset(pv, 0, sizeof *pv);
+    pv->addr = t->base;
+    pv->elem_size = (uint32_t)cc_dtype_size((cc_dtype)t->dtype);
+    pv->ndims = t->rank;
+    pv->offset = t->offset;
+    pv->owner = t->owner;
+    for (uint32_t d = 0; d < t->rank; d++) {
+        if (empty) lo[d] = 0, hi[d] = t->shape[d];
+        pv->shape[d] = (uint64_t)(hi[d] - lo[d]);
+        pv->strides[d] = t->strides[d];
+        pv->offset += lo[d] * t->strides[d];
+        origin[d] = lo[d];
+    }
+    arg->tag = v->dir == CC_DIR_IN ? PTO_ARG_IN : v->dir == CC_DIR_OUT ? PTO_ARG_OUTPUT_EXISTING : PTO_ARG_INOUT;
+}
+
+static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
+    uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
+    for (uint32_t i = 0; i < nv; i++) nsc += 2u * f->tensors[in->u.submit.views[i].tensor].rank;
+    if (nv > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "kernel '%s' needs %u tensor and %u scalar task arguments (its %u scalars, then per tensor "
+                 "argument the box origin and the whole shape); the runtime takes at most %d and %d",
+                 k->name, nv, nsc, ns, PTO_MAX_TENSOR_ARGS, PTO_MAX_SCALAR_ARGS);
+        return ex_fail(vm, in, msg);
+    }
+    pto_arg args[PTO_MAX_TENSOR_ARGS];
+    uint64_t sc[PTO_MAX_SCALAR_ARGS];
+    int64_t origin[PTO_MAX_TENSOR_ARGS][CC_MAX_RANK];
+    for (uint32_t i = 0; i < ns; i++) sc[i] = f->regs[in->u.submit.scalars[i]].u;
+    for (uint32_t i = 0; i < nv; i++) ex_box_view(f, &in->u.submit.views[i], &args[i], origin[i]);
+    uint32_t n = ns;
+    for (uint32_t i = 0; i < nv; i++)
+        for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
+    for (uint32_t i = 0; i < nv; i++) {
+        const ex_tensor *t = &f->tensors[in->u.submit.views[i].tensor];
+        for (uint32_t d = 0; d < t->rank; d++) sc[n++] = (uint64_t)t->shape[d];
+    }
+    pto_dep deps[64];
+    pto_dep *dp = in->u.submit.ndeps <= 64 ? deps : malloc(in->u.submit.ndeps * sizeof *dp);
+    if (!dp) return ex_fail(vm, in, "out of memory for a task's dependencies");
+    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
+        dp[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+    pto_task t = {.kernel = ex_kernel_entry, .ctx = &vm->kctx[in->u.submit.kernel], .name = k->name, .args = args,
+                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = dp, .num_deps = in->u.submit.ndeps};
+    pto_task_id id = PTO_INVALID_TASK_ID;
+    int rc = pto_task_submit(vm->rt, &t, &id);
+    if (dp != deps) free(dp);
+    if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
+    return rc;
+}
+
+/* A value of the caller's frame into a slot of the callee's (or back). */
+static void ex_copy_ref(ex_frame *to, cc_lo_ref tr, const ex_frame *from, cc_lo_ref fr)
+{
+    if (tr.kind == CC_LO_REG) to->regs[tr.index] = from->regs[fr.index];
+    else if (tr.kind == CC_LO_TENSOR) to->tensors[tr.index] = from->tensors[fr.index];
+}
+
+static int ex_call(ex_vm *vm, uint32_t *proc, uint32_t *pc, const cc_lo_insn *in)
+{
+    if (vm->depth >= EX_MAX_CALL_DEPTH) return ex_fail(vm, in, "calls nested too deeply");
+    const cc_lo_proc *callee = &vm->l->procs[in->u.call.proc];
+    ex_frame *cf = &vm->frames[in->u.call.proc], *f = &vm->frames[*proc];
+    for (uint32_t k = 0; k < in->u.call.nargs && k < callee->nparams; k++) ex_copy_ref(cf, callee->params[k], f, in->u.call.args[k]);
+    vm->stack[vm->depth++] = (ex_ret){*proc, *pc};
+    *proc = in->u.call.proc;
+    *pc = 0;
+    return 0;
+}
+
+/* RETURN: closes its scopes; returns 1 when the entry ended. */
+static int ex_return(ex_vm *vm, uint32_t *proc, uint32_t *pc, const cc_lo_insn *in, int *rc)
+{
+    for (uint32_t k = 0; k < in->u.ret.close && *rc == 0; k++) *rc = pto_scope_end(vm->rt);
+    if (*rc || vm->depth == 0) return 1;
+    ex_ret r = vm->stack[--vm->depth];
+    const cc_lo_insn *call = &vm->l->procs[r.proc].code[r.pc];
+    ex_frame *from = &vm->frames[*proc], *to = &vm->frames[r.proc];
+    for (uint32_t k = 0; k < call->u.call.nresults && k < in->u.ret.nrefs; k++)
+        ex_copy_ref(to, call->u.call.results[k], from, in->u.ret.refs[k]);
+    *proc = r.proc;
+    *pc = r.pc + 1;
+    return 0;
+}
+
+static int ex_scalar(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
+{
+    ex_reg *r = f->regs;
+    switch (in->code) {
+    case CC_LO_CONST: r[in->dst] = cc_dtype_is_float((cc_dtype)in->dtype) ? (ex_reg){.f = in->u.imm.f} : (ex_reg){.i = in->u.imm.i}; return 0;
+    case CC_LO_MOV: r[in->dst] = r[in->a]; return 0;
+    case CC_LO_CAST:
+        r[in->dst] = ex_scalar_cast((cc_dtype)p->regs[in->a].type.dtype, (cc_dtype)in->dtype, (cc_cast_mode)in->mode, r[in->a]);
+        return 0;
+    case CC_LO_BIN:
+        if (ex_scalar_bin((cc_op)in->op, (cc_dtype)in->dtype, r[in->a], r[in->b], &r[in->dst]))
+            return ex_fail(vm, in, in->op == CC_OP_MOD ? "integer modulo by zero" : "integer division by zero");
+        return 0;
+    case CC_LO_UN:
+        if (in->op == CC_OP_NOT) r[in->dst].i = !r[in->a].i;
+        else if (in->op != CC_OP_NEG) r[in->dst] = r[in->a];
+        else if (cc_dtype_is_float((cc_dtype)in->dtype)) r[in->dst].f = -r[in->a].f;
+        else ex_scalar_bin(CC_OP_SUB, (cc_dtype)in->dtype, (ex_reg){.i = 0}, r[in->a], &r[in->dst]);
+        return 0;
+    case CC_LO_TRIPS:
+        if (r[in->c].i == 0) return ex_fail(vm, in, "pl.range() step must be non-zero");
+        r[in->dst].i = ex_trips(r[in->a].i, r[in->b].i, r[in->c].i);
+        return 0;
+    default: return ex_fail(vm, in, "instruction not valid in orchestration code");
+    }
+}
+
+static int ex_loop(ex_vm *vm)
+{
+    uint32_t proc = 0, pc = 0;
+    int rc = 0;
+    for (;;) {
+        const cc_lo_proc *p = &vm->l->procs[proc];
+        ex_frame *f = &vm->frames[proc];
+        const cc_lo_insn *in = &p->code[pc];
+        switch (in->code) {
+        case CC_LO_JUMP: pc = in->u.target; continue;
+        case CC_LO_JUMP_IF_FALSE: {
+            int fl = cc_dtype_is_float((cc_dtype)p->regs[in->a].type.dtype);
+            pc = (fl ? f->regs[in->a].f == 0 : f->regs[in->a].i == 0) ? in->u.target : pc + 1;
+            continue;
+        }
+        case CC_LO_RETURN:
+            if (ex_return(vm, &proc, &pc, in, &rc)) return rc;
+            continue;
+        case CC_LO_CALL: rc = ex_call(vm, &proc, &pc, in); break;
+        case CC_LO_SCOPE_BEGIN:
+            rc = pto_scope_begin(vm->rt, in->mode == CC_SCOPE_MANUAL ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO,
+                                 vm->l->file ? vm->l->file : "<string>", (int)in->line);
+            break;
+        case CC_LO_SCOPE_END: rc = pto_scope_end(vm->rt); break;
+        case CC_LO_ALLOC: rc = ex_alloc(vm, f, in); break;
+        case CC_LO_ALIAS: f->tensors[in->dst] = f->tensors[in->a]; break;
+        case CC_LO_SUBMIT: rc = ex_submit(vm, f, in); break;
+        default: rc = ex_scalar(vm, p, f, in); break;
+        }
+        if (rc) return rc;
+        if (in->code != CC_LO_CALL) pc++;
+    }
+}
+
+static void ex_vm_free(ex_vm *vm)
+{
+    for (uint32_t k = 0; vm->frames && k < vm->l->nprocs; k++) free(vm->frames[k].regs), free(vm->frames[k].tensors);
+    free(vm->frames), free(vm->kctx), free(vm->stack);
+}
+
+static int ex_vm_init(ex_vm *vm)
+{
+    const cc_lowered *l = vm->l;
+    vm->frames = calloc(l->nprocs, sizeof *vm->frames);
+    vm->kctx = calloc(l->nkernels ? l->nkernels : 1, sizeof *vm->kctx);
+    vm->stack = calloc(EX_MAX_CALL_DEPTH, sizeof *vm->stack);
+    if (!vm->frames || !vm->kctx || !vm->stack) return -1;
+    for (uint32_t k = 0; k < l->nprocs; k++) {
+        vm->frames[k].regs = calloc(l->procs[k].nregs ? l->procs[k].nregs : 1, sizeof(ex_reg));
+        vm->frames[k].tensors = calloc(l->procs[k].ntensors ? l->procs[k].ntensors : 1, sizeof(ex_tensor));
+        if (!vm->frames[k].regs || !vm->frames[k].tensors) return -1;
+    }
+    return 0;
+}
+
+int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, const ex_value *params, size_t nparams)
+{
+    if (!rt) return -PTO_INVALID_ARGS;
+    if (!l || !l->nprocs || !run_kernel || nparams != l->procs[0].nparams || (nparams && !params)) {
+        pto_runtime_fail(rt, "pto_program_run: no program to run, or %zu arguments for %u parameters", nparams,
+                         l && l->nprocs ? l->procs[0].nparams : 0);
+        return pto_runtime_finish(rt);
+    }
+    ex_vm vm = {.rt = rt, .l = l};
+    int rc = 0;
+    if (ex_vm_init(&vm)) rc = pto_runtime_fail(rt, "pto_program_run: out of memory");
+    for (uint32_t k = 0; rc == 0 && k < l->nkernels; k++) vm.kctx[k] = (ex_kctx){l, &l->kernels[k], run_kernel};
+    const cc_lo_proc *e = &l->procs[0];
+    for (uint32_t k = 0; rc == 0 && k < e->nparams; k++) {
+        if (e->params[k].kind == CC_LO_REG) vm.frames[0].regs[e->params[k].index] = params[k].reg;
+        else if (e->params[k].kind == CC_LO_TENSOR) vm.frames[0].tensors[e->params[k].index] = params[k].tensor;
+    }
+    if (rc == 0) rc = ex_loop(&vm);
+    /* after an error, scopes left open are closed by pto_runtime_finish (which warns): a latched
+     * runtime ignores pto_scope_end, and the error's message keeps the scope it happened in */
+    int frc = pto_runtime_finish(rt); /* every task has run: the contexts may go */
+    ex_vm_free(&vm);
+    return frc ? frc : rc;
+}

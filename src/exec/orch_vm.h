@@ -1,0 +1,81 @@
+/*
+ * orch_vm.h - the orchestration interpreter (internal): runs procs[0] of a
+ * lowered program (compiler/lower.h) on the calling thread against a
+ * pto_runtime, one pto_task_submit per SUBMIT, then pto_runtime_finish.
+ *
+ * The kernel a task runs is given as a function: pto_program_run passes
+ * ex_tile_run (tile_vm.h); tests pass a recording one.
+ */
+#ifndef EX_ORCH_VM_H
+#define EX_ORCH_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/lower.h"
+#include "pto/compile.h"
+#include "pto/run.h"
+#include "pto/runtime.h"
+
+/* What runs one task of kernel (one of l->kernels) on a worker: the
+ * arguments as tile_vm.h describes them. */
+typedef int (*ex_kernel_fn)(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_args *args);
+
+/* A tensor slot: a strided view of one allocation.  shape, strides and
+ * offset count elements; owner: the allocating task, or
+ * PTO_INVALID_TASK_ID for caller memory. */
+typedef struct ex_tensor {
+    void *base;
+    uint8_t dtype; /* cc_dtype */
+    uint8_t rank;
+    int64_t shape[CC_MAX_RANK];
+    int64_t strides[CC_MAX_RANK];
+    int64_t offset;
+    pto_task_id owner;
+} ex_tensor;
+
+/* A register's 64 bits: int64 for the integer dtypes, BOOL and TASK_ID;
+ * double for the float dtypes. */
+typedef union ex_reg {
+    int64_t i;
+    double f;
+    uint64_t u;
+} ex_reg;
+
+/* The value of one entry parameter (kind: CC_LO_REG or CC_LO_TENSOR, as
+ * procs[0].params says). */
+typedef struct ex_value {
+    uint8_t kind;
+    ex_reg reg;
+    ex_tensor tensor;
+} ex_value;
+
+/* Runs the entry procs[0] of l with its parameters params[0..nparams)
+ * (nparams == procs[0].nparams), each task's kernel run_kernel, then
+ * pto_runtime_finish.  Returns 0 or -code; the message is the runtime's
+ * (pto_runtime_error(rt) after the call).  Interpreter errors (a zero
+ * step, division by zero, too many scalars for a task) latch
+ * PTO_EXPLICIT_ORCH_FATAL through pto_runtime_fail, citing file:line. */
+int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, const ex_value *params, size_t nparams);
+
+/* Binds args (by name, or by position where name is NULL) to the entry's
+ * parameters into params[0..procs[0].nparams) and checks each against the
+ * compiled specialization (kind, dtype, rank, shape).  Returns 0, or
+ * -PTO_INVALID_ARGS with err filled. */
+int ex_bind(const cc_lowered *l, const pto_run_arg *args, size_t nargs, ex_value *params, pto_error *err);
+
+/* ---- scalar ops (orch_scalar.c), shared with the tile VM ------------------ */
+
+/* rdst = a <op> b in dtype (ints wrap to the dtype; // and % floor like
+ * Python; compares and AND/OR give 0/1).  Returns 0, or -1 for an integer
+ * division by zero. */
+int ex_scalar_bin(cc_op op, cc_dtype dtype, ex_reg a, ex_reg b, ex_reg *out);
+
+/* a converted from dtype from to dtype to; float -> int by mode
+ * (cc_cast_mode), saturating, NaN -> 0. */
+ex_reg ex_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, ex_reg a);
+
+/* len(range(start, stop, step)); step != 0. */
+int64_t ex_trips(int64_t start, int64_t stop, int64_t step);
+
+#endif
