@@ -30,13 +30,17 @@ test-tsan: deps
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		setarch -R ctest --output-on-failure -j $(JOBS)
 
-# The seed page's DSL examples compiled (the program after every pass),
-# the C example with scope stats, then the report: summary and HTML page.
+# The seed page's DSL examples compiled (the program after every pass) and
+# run from C (run_dsl: out == a * 2 + 1 checked; manual_placement with
+# scope stats and their report), then the C API example with its report.
 SEED_SHAPES = --shape a=256x128:fp32 --shape out=256x128:fp32
 demo: build
 	./build/bin/ptoc lower examples/dsl/memory_page.py --func manual_placement $(SEED_SHAPES)
 	./build/bin/ptoc lower examples/dsl/memory_page.py --func scaled $(SEED_SHAPES)
 	./build/bin/ptoc lower examples/dsl/orch_program.py --func Before $(SEED_SHAPES)
+	./build/bin/run_dsl examples/dsl/memory_page.py scaled
+	./build/bin/run_dsl examples/dsl/memory_page.py manual_placement build/demo-dsl
+	./build/bin/pto-scope-stats build/demo-dsl/scope_stats/scope_stats.jsonl --html build/demo-dsl/scope_stats.html
 	./build/bin/two_phase build/demo
 	./build/bin/pto-scope-stats build/demo/scope_stats/scope_stats.jsonl --html build/demo/scope_stats.html
 
