@@ -176,29 +176,8 @@ static int ex_return(ex_vm *vm, uint32_t *proc, uint32_t *pc, const cc_lo_insn *
 
 static int ex_scalar(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
 {
-    ex_reg *r = f->regs;
-    switch (in->code) {
-    case CC_LO_CONST: r[in->dst] = cc_dtype_is_float((cc_dtype)in->dtype) ? (ex_reg){.f = in->u.imm.f} : (ex_reg){.i = in->u.imm.i}; return 0;
-    case CC_LO_MOV: r[in->dst] = r[in->a]; return 0;
-    case CC_LO_CAST:
-        r[in->dst] = ex_scalar_cast((cc_dtype)p->regs[in->a].type.dtype, (cc_dtype)in->dtype, (cc_cast_mode)in->mode, r[in->a]);
-        return 0;
-    case CC_LO_BIN:
-        if (ex_scalar_bin((cc_op)in->op, (cc_dtype)in->dtype, r[in->a], r[in->b], &r[in->dst]))
-            return ex_fail(vm, in, in->op == CC_OP_MOD ? "integer modulo by zero" : "integer division by zero");
-        return 0;
-    case CC_LO_UN:
-        if (in->op == CC_OP_NOT) r[in->dst].i = !r[in->a].i;
-        else if (in->op != CC_OP_NEG) r[in->dst] = r[in->a];
-        else if (cc_dtype_is_float((cc_dtype)in->dtype)) r[in->dst].f = -r[in->a].f;
-        else ex_scalar_bin(CC_OP_SUB, (cc_dtype)in->dtype, (ex_reg){.i = 0}, r[in->a], &r[in->dst]);
-        return 0;
-    case CC_LO_TRIPS:
-        if (r[in->c].i == 0) return ex_fail(vm, in, "pl.range() step must be non-zero");
-        r[in->dst].i = ex_trips(r[in->a].i, r[in->b].i, r[in->c].i);
-        return 0;
-    default: return ex_fail(vm, in, "instruction not valid in orchestration code");
-    }
+    const char *why;
+    return ex_scalar_step(p, f->regs, in, &why) ? ex_fail(vm, in, why) : 0;
 }
 
 static int ex_loop(ex_vm *vm)
@@ -212,8 +191,7 @@ static int ex_loop(ex_vm *vm)
         switch (in->code) {
         case CC_LO_JUMP: pc = in->u.target; continue;
         case CC_LO_JUMP_IF_FALSE: {
-            int fl = cc_dtype_is_float((cc_dtype)p->regs[in->a].type.dtype);
-            pc = (fl ? f->regs[in->a].f == 0 : f->regs[in->a].i == 0) ? in->u.target : pc + 1;
+            pc = ex_reg_is_zero(f->regs[in->a], (cc_dtype)p->regs[in->a].type.dtype) ? in->u.target : pc + 1;
             continue;
         }
         case CC_LO_RETURN:

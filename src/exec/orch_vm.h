@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "compiler/lower.h"
+#include "exec/scalar.h"
 #include "pto/compile.h"
 #include "pto/run.h"
 #include "pto/runtime.h"
@@ -33,14 +34,6 @@ typedef struct ex_tensor {
     int64_t offset;
     pto_task_id owner;
 } ex_tensor;
-
-/* A register's 64 bits: int64 for the integer dtypes, BOOL and TASK_ID;
- * double for the float dtypes. */
-typedef union ex_reg {
-    int64_t i;
-    double f;
-    uint64_t u;
-} ex_reg;
 
 /* The value of one entry parameter (kind: CC_LO_REG or CC_LO_TENSOR, as
  * procs[0].params says). */
@@ -63,19 +56,5 @@ int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, c
  * compiled specialization (kind, dtype, rank, shape).  Returns 0, or
  * -PTO_INVALID_ARGS with err filled. */
 int ex_bind(const cc_lowered *l, const pto_run_arg *args, size_t nargs, ex_value *params, pto_error *err);
-
-/* ---- scalar ops (orch_scalar.c), shared with the tile VM ------------------ */
-
-/* rdst = a <op> b in dtype (ints wrap to the dtype; // and % floor like
- * Python; compares and AND/OR give 0/1).  Returns 0, or -1 for an integer
- * division by zero. */
-int ex_scalar_bin(cc_op op, cc_dtype dtype, ex_reg a, ex_reg b, ex_reg *out);
-
-/* a converted from dtype from to dtype to; float -> int by mode
- * (cc_cast_mode), saturating, NaN -> 0. */
-ex_reg ex_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, ex_reg a);
-
-/* len(range(start, stop, step)); step != 0. */
-int64_t ex_trips(int64_t start, int64_t stop, int64_t step);
 
 #endif

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/scalar.h"
 #include "tile/tile.h"
 
 _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8, "tile dtypes mirror cc_dtype");
 _Static_assert(CC_IR_MINIMUM - CC_IR_ADD == TILE_MIN && CC_IR_RELU - CC_IR_EXP == TILE_RELU, "tile ops mirror cc_ir_op");
 
-typedef union vm_reg { int64_t i; double f; } vm_reg;
 
 typedef struct vm_ws {
     char *mem;
@@ -65,7 +65,7 @@ typedef struct vm {
     const cc_lowered *l;
     const cc_lo_proc *k;
     const pto_kernel_args *args;
-    vm_reg *r;
+    ex_reg *r;
     tile *v;
     int32_t *tmap;        /* tensor slot -> view index, -1: none */
     tile_tensor *tensors; /* per view */
@@ -86,129 +86,6 @@ static int vm_fail(vm *m, const cc_lo_insn *in, const char *fmt, ...)
         snprintf(m->args->message, m->args->message_len, "%s (at %s:%u)", m->msg, m->l->file ? m->l->file : "-",
                  in ? in->line : m->k->line);
     return -1;
-}
-
-static int vm_is_float(uint8_t dt) { return dt == CC_DT_FP32 || dt == CC_DT_FP16 || dt == CC_DT_BF16; }
-
-/* An integer result wrapped to its dtype's width. */
-static int64_t vm_wrap(uint64_t v, uint8_t dt)
-{
-    switch (dt) {
-    case CC_DT_INT32: return (int32_t)(uint32_t)v;
-    case CC_DT_INT8: return (int8_t)(uint8_t)v;
-    case CC_DT_BOOL: return v != 0;
-    default: return (int64_t)v;
-    }
-}
-
-/* A float value rounded to a float dtype's precision. */
-static double vm_round_float(double x, uint8_t dt)
-{
-    tile in = {.data = &(float){(float)x}, .dtype = TILE_FP32, .rank = 1, .shape = {1}, .valid = {1}};
-    if (dt == CC_DT_FP32) return (float)x;
-    uint16_t h;
-    tile out = {.data = &h, .dtype = dt, .rank = 1, .shape = {1}, .valid = {1}};
-    float f;
-    tile back = {.data = &f, .dtype = TILE_FP32, .rank = 1, .shape = {1}, .valid = {1}};
-    tile_cast(&out, &in, TILE_RINT, NULL, 0);
-    tile_cast(&back, &out, TILE_RINT, NULL, 0);
-    return f;
-}
-
-/* Scalar pl.cast: float -> int by mode, saturating, NaN -> 0. */
-static vm_reg vm_cast(vm_reg a, uint8_t from, uint8_t to, uint8_t mode)
-{
-    vm_reg o;
-    if (vm_is_float(to)) {
-        o.f = vm_round_float(vm_is_float(from) ? a.f : (double)a.i, to);
-        return o;
-    }
-    double lo = to == CC_DT_INT8 ? -128.0 : to == CC_DT_INT32 ? -2147483648.0 : -9223372036854775808.0;
-    double hi = to == CC_DT_INT8 ? 127.0 : to == CC_DT_INT32 ? 2147483647.0 : 9223372036854774784.0;
-    if (to == CC_DT_BOOL) {
-        o.i = vm_is_float(from) ? a.f != 0 : a.i != 0;
-        return o;
-    }
-    if (!vm_is_float(from)) {
-        o.i = a.i < lo ? (int64_t)lo : (double)a.i > hi && to != CC_DT_INDEX && to != CC_DT_TASK_ID ? (int64_t)hi : a.i;
-        return o;
-    }
-    double x = a.f != a.f ? 0 : a.f;
-    switch (mode) {
-    case CC_CAST_ROUND: x = round(x); break;
-    case CC_CAST_RINT: x = nearbyint(x); break;
-    case CC_CAST_FLOOR: x = floor(x); break;
-    case CC_CAST_CEIL: x = ceil(x); break;
-    default: x = trunc(x); break;
-    }
-    o.i = x < lo ? (int64_t)lo : x > hi ? (int64_t)hi : (int64_t)x;
-    return o;
-}
-
-static int64_t vm_floordiv(int64_t a, int64_t b)
-{
-    if (b == -1) return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b;
-    return q - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
-static int vm_bin(vm *m, const cc_lo_insn *in)
-{
-    vm_reg a = m->r[in->a], b = m->r[in->b], *d = &m->r[in->dst];
-    uint8_t dt = in->dtype;
-    cc_op op = (cc_op)in->op;
-    if (op >= CC_OP_EQ && op <= CC_OP_GE) {
-        int lt = vm_is_float(dt) ? a.f < b.f : a.i < b.i, eq = vm_is_float(dt) ? a.f == b.f : a.i == b.i;
-        int gt = vm_is_float(dt) ? a.f > b.f : a.i > b.i;
-        d->i = op == CC_OP_EQ ? eq : op == CC_OP_NE ? !eq : op == CC_OP_LT ? lt : op == CC_OP_LE ? lt || eq : op == CC_OP_GT ? gt : gt || eq;
-        return 0;
-    }
-    if (op == CC_OP_AND || op == CC_OP_OR) {
-        d->i = op == CC_OP_AND ? a.i && b.i : a.i || b.i;
-        return 0;
-    }
-    if (vm_is_float(dt)) {
-        double x = a.f, y = b.f, q;
-        switch (op) {
-        case CC_OP_ADD: d->f = x + y; break;
-        case CC_OP_SUB: d->f = x - y; break;
-        case CC_OP_MUL: d->f = x * y; break;
-        case CC_OP_DIV: d->f = x / y; break;
-        case CC_OP_FLOORDIV: d->f = floor(x / y); break;
-        case CC_OP_MOD: q = fmod(x, y); d->f = q != 0 && ((q < 0) != (y < 0)) ? q + y : q; break;
-        case CC_OP_MIN: d->f = x < y ? x : y; break;
-        case CC_OP_MAX: d->f = x > y ? x : y; break;
-        default: return vm_fail(m, in, "internal error: BIN op %d on floats", op);
-        }
-        return 0;
-    }
-    int64_t x = a.i, y = b.i;
-    uint64_t r;
-    switch (op) {
-    case CC_OP_ADD: r = (uint64_t)x + (uint64_t)y; break;
-    case CC_OP_SUB: r = (uint64_t)x - (uint64_t)y; break;
-    case CC_OP_MUL: r = (uint64_t)x * (uint64_t)y; break;
-    case CC_OP_DIV: case CC_OP_FLOORDIV: case CC_OP_MOD:
-        if (y == 0) return vm_fail(m, in, "integer division by zero");
-        if (op == CC_OP_DIV) r = y == -1 ? 0 - (uint64_t)x : (uint64_t)(x / y);
-        else if (op == CC_OP_FLOORDIV) r = (uint64_t)vm_floordiv(x, y);
-        else r = y == -1 ? 0 : (uint64_t)(x - vm_floordiv(x, y) * y);
-        break;
-    case CC_OP_MIN: r = (uint64_t)(x < y ? x : y); break;
-    case CC_OP_MAX: r = (uint64_t)(x > y ? x : y); break;
-    default: return vm_fail(m, in, "internal error: BIN op %d on integers", op);
-    }
-    d->i = vm_wrap(r, dt);
-    return 0;
-}
-
-static int vm_trips(vm *m, const cc_lo_insn *in)
-{
-    int64_t a = m->r[in->a].i, b = m->r[in->b].i, c = m->r[in->c].i;
-    if (c == 0) return vm_fail(m, in, "pl.range() step must be non-zero");
-    __int128 span = c > 0 ? (__int128)b - a : (__int128)a - b, step = c > 0 ? c : -(__int128)c;
-    m->r[in->dst].i = span <= 0 ? 0 : (int64_t)((span + step - 1) / step);
-    return 0;
 }
 
 /* Offsets (and extents: -1 stays -1) of a LOAD/STORE from its registers. */
@@ -234,8 +111,8 @@ static int vm_top(vm *m, const cc_lo_insn *in)
     if (op >= CC_IR_ADD && op <= CC_IR_MINIMUM) {
         tile_binop bop = (tile_binop)(op - CC_IR_ADD);
         if (in->b_scalar) {
-            vm_reg r = m->r[in->b];
-            int rf = vm_is_float(m->k->regs[in->b].type.dtype);
+            ex_reg r = m->r[in->b];
+            int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
             tile_scalar s;
             if (tile_dtype_is_float((tile_dtype)a->dtype)) s.f = rf ? r.f : (double)r.i;
             else s.i = rf ? (int64_t)r.f : r.i;
@@ -263,22 +140,15 @@ static int vm_exec(vm *m)
     for (uint32_t pc = 0; pc < k->ncode;) {
         const cc_lo_insn *in = &k->code[pc++];
         switch ((cc_lo_opcode)in->code) {
-        case CC_LO_CONST: m->r[in->dst].i = in->u.imm.i; if (vm_is_float(in->dtype)) m->r[in->dst].f = in->u.imm.f; break;
-        case CC_LO_MOV: m->r[in->dst] = m->r[in->a]; break;
-        case CC_LO_CAST: m->r[in->dst] = vm_cast(m->r[in->a], k->regs[in->a].type.dtype, in->dtype, in->mode); break;
-        case CC_LO_BIN: if (vm_bin(m, in)) return -1; break;
-        case CC_LO_UN:
-            if (in->op == CC_OP_NOT) m->r[in->dst].i = !m->r[in->a].i;
-            else if (vm_is_float(in->dtype)) m->r[in->dst].f = -m->r[in->a].f;
-            else m->r[in->dst].i = vm_wrap(0 - (uint64_t)m->r[in->a].i, in->dtype);
-            break;
-        case CC_LO_TRIPS: if (vm_trips(m, in)) return -1; break;
-        case CC_LO_JUMP: pc = in->u.target; break;
-        case CC_LO_JUMP_IF_FALSE: {
-            vm_reg c = m->r[in->a];
-            if (vm_is_float(k->regs[in->a].type.dtype) ? c.f == 0 : c.i == 0) pc = in->u.target;
+        case CC_LO_CONST: case CC_LO_MOV: case CC_LO_CAST: case CC_LO_BIN: case CC_LO_UN: case CC_LO_TRIPS: {
+            const char *why;
+            if (ex_scalar_step(k, m->r, in, &why)) return vm_fail(m, in, "%s", why);
             break;
         }
+        case CC_LO_JUMP: pc = in->u.target; break;
+        case CC_LO_JUMP_IF_FALSE:
+            if (ex_reg_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
+            break;
         case CC_LO_RETURN: return 0;
         case CC_LO_ALIAS: m->tmap[in->dst] = m->tmap[in->a]; break;
         case CC_LO_LOAD: {
@@ -330,7 +200,7 @@ static int vm_bind(vm *m)
     for (uint32_t i = 0; i < k->nparams; i++) {
         cc_lo_ref p = k->params[i];
         if (p.kind == CC_LO_REG) {
-            memcpy(&m->r[p.index], &a->scalars[si++], sizeof(vm_reg));
+            memcpy(&m->r[p.index], &a->scalars[si++], sizeof(ex_reg));
             continue;
         }
         if (p.kind != CC_LO_TENSOR) continue;
@@ -354,7 +224,7 @@ static int vm_bind(vm *m)
 int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_args *args)
 {
     vm m = {.l = l, .k = kernel, .args = args};
-    size_t regs = VM_ALIGN(kernel->nregs * sizeof(vm_reg)), tiles = VM_ALIGN(kernel->ntiles * sizeof(tile));
+    size_t regs = VM_ALIGN(kernel->nregs * sizeof(ex_reg)), tiles = VM_ALIGN(kernel->ntiles * sizeof(tile));
     size_t tmap = VM_ALIGN(kernel->ntensors * sizeof(int32_t)), tens = VM_ALIGN(args->num_views * sizeof(tile_tensor));
     size_t need = regs + tiles + tmap + tens;
     for (uint32_t i = 0; i < kernel->ntiles; i++) {
@@ -366,7 +236,7 @@ int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_
     vm_ws *w = vm_ws_get(need);
     if (!w) return vm_fail(&m, NULL, "kernel '%s': out of memory for a %zu-byte tile workspace", kernel->name, need);
     char *p = w->mem;
-    m.r = (vm_reg *)p, p += regs;
+    m.r = (ex_reg *)p, p += regs;
     m.v = (tile *)p, p += tiles;
     m.tmap = (int32_t *)p, p += tmap;
     m.tensors = (tile_tensor *)p, p += tens;

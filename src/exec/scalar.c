@@ -1,12 +1,14 @@
 /*
- * orch_scalar.c - scalar arithmetic of the lowered machine (lower.h BIN,
- * CAST, TRIPS), as Python computes it: integers wrap to their dtype, //
- * and % floor (the remainder takes the divisor's sign), compares give 0/1,
- * float -> int casts round by mode and saturate (NaN -> 0).
+ * scalar.c - the scalar instructions of the lowered machine (lower.h:
+ * CONST MOV CAST BIN UN TRIPS), one implementation for both VMs, as
+ * Python computes them: integers wrap to their dtype, // and % floor (the
+ * remainder takes the divisor's sign), compares give 0/1, float registers
+ * hold FP32 precision, float -> int casts round by mode and saturate
+ * (NaN -> 0).
  */
-#include <math.h>
+#include "exec/scalar.h"
 
-#include "exec/orch_vm.h"
+#include <math.h>
 
 /* An integer result wrapped into dtype's range. */
 static int64_t ex_wrap(cc_dtype d, uint64_t v)
@@ -165,4 +167,30 @@ int64_t ex_trips(int64_t start, int64_t stop, int64_t step)
 {
     if (step > 0) return stop > start ? (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1) : 0;
     return start > stop ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step) + 1) : 0;
+}
+
+int ex_scalar_step(const cc_lo_proc *p, ex_reg *r, const cc_lo_insn *in, const char **why)
+{
+    switch (in->code) {
+    case CC_LO_CONST: r[in->dst] = cc_dtype_is_float((cc_dtype)in->dtype) ? (ex_reg){.f = in->u.imm.f} : (ex_reg){.i = in->u.imm.i}; return 0;
+    case CC_LO_MOV: r[in->dst] = r[in->a]; return 0;
+    case CC_LO_CAST:
+        r[in->dst] = ex_scalar_cast((cc_dtype)p->regs[in->a].type.dtype, (cc_dtype)in->dtype, (cc_cast_mode)in->mode, r[in->a]);
+        return 0;
+    case CC_LO_BIN:
+        if (!ex_scalar_bin((cc_op)in->op, (cc_dtype)in->dtype, r[in->a], r[in->b], &r[in->dst])) return 0;
+        *why = in->op == CC_OP_MOD ? "integer modulo by zero" : "integer division by zero";
+        return -1;
+    case CC_LO_UN:
+        if (in->op == CC_OP_NOT) r[in->dst].i = !r[in->a].i;
+        else if (in->op != CC_OP_NEG) r[in->dst] = r[in->a];
+        else if (cc_dtype_is_float((cc_dtype)in->dtype)) r[in->dst].f = -r[in->a].f;
+        else ex_scalar_bin(CC_OP_SUB, (cc_dtype)in->dtype, (ex_reg){.i = 0}, r[in->a], &r[in->dst]);
+        return 0;
+    case CC_LO_TRIPS:
+        if (r[in->c].i == 0) return *why = "pl.range() step must be non-zero", -1;
+        r[in->dst].i = ex_trips(r[in->a].i, r[in->b].i, r[in->c].i);
+        return 0;
+    default: return *why = "internal error: not a scalar instruction", -1;
+    }
 }
