@@ -105,12 +105,12 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
-    for (uint32_t i = 0; i < nv; i++) nsc += 2u * f->tensors[in->u.submit.views[i].tensor].rank;
+    for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
     if (nv > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS) {
         char msg[256];
         snprintf(msg, sizeof msg,
                  "kernel '%s' needs %u tensor and %u scalar task arguments (its %u scalars, then per tensor "
-                 "argument the box origin and the whole shape); the runtime takes at most %d and %d",
+                 "argument the box origin); the runtime takes at most %d and %d",
                  k->name, nv, nsc, ns, PTO_MAX_TENSOR_ARGS, PTO_MAX_SCALAR_ARGS);
         return ex_fail(vm, in, msg);
     }
@@ -122,10 +122,6 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     uint32_t n = ns;
     for (uint32_t i = 0; i < nv; i++)
         for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
-    for (uint32_t i = 0; i < nv; i++) {
-        const ex_tensor *t = &f->tensors[in->u.submit.views[i].tensor];
-        for (uint32_t d = 0; d < t->rank; d++) sc[n++] = (uint64_t)t->shape[d];
-    }
     pto_dep deps[64];
     pto_dep *dp = in->u.submit.ndeps <= 64 ? deps : malloc(in->u.submit.ndeps * sizeof *dp);
     if (!dp) return ex_fail(vm, in, "out of memory for a task's dependencies");

@@ -182,7 +182,8 @@ static int vm_exec(vm *m)
 
 #define VM_ALIGN(x) (((x) + 63) & ~(size_t)63)
 
-/* Binds parameters: scalar registers, tensor views (origins, whole shapes). */
+/* Binds parameters: scalar registers, tensor views (their box origins;
+ * the whole shape is the parameter's compiled type). */
 static int vm_bind(vm *m)
 {
     const cc_lo_proc *k = m->k;
@@ -192,11 +193,11 @@ static int vm_bind(vm *m)
         if (k->params[i].kind == CC_LO_REG) nscal++;
         else if (k->params[i].kind == CC_LO_TENSOR) nten++, ranks += k->tensors[k->params[i].index].type.rank;
     }
-    if (a->num_views != nten || a->num_scalars != nscal + 2 * ranks)
-        return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins and extents), got %u and %u",
-                       k->name, nten, nscal + 2 * ranks, nscal, a->num_views, a->num_scalars);
+    if (a->num_views != nten || a->num_scalars != nscal + ranks)
+        return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins), got %u and %u",
+                       k->name, nten, nscal + ranks, nscal, a->num_views, a->num_scalars);
     for (uint32_t t = 0; t < k->ntensors; t++) m->tmap[t] = -1;
-    uint32_t si = 0, vi = 0, oi = nscal, ni = nscal + ranks;
+    uint32_t si = 0, vi = 0, oi = nscal;
     for (uint32_t i = 0; i < k->nparams; i++) {
         cc_lo_ref p = k->params[i];
         if (p.kind == CC_LO_REG) {
@@ -214,7 +215,7 @@ static int vm_bind(vm *m)
         for (int d = 0; d < ty->rank; d++) {
             t->strides[d] = v->strides[d];
             t->base -= (int64_t)a->scalars[oi++] * v->strides[d];
-            t->shape[d] = (int64_t)a->scalars[ni++];
+            t->shape[d] = ty->shape[d];
         }
         m->tmap[p.index] = (int32_t)vi++;
     }

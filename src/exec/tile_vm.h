@@ -10,14 +10,13 @@
  *   args->scalars     [ s_0 .. s_{S-1},            the kernel's scalar parameters, in order
  *                                                  (the 64 bits of each register: int64 or double)
  *                       o_0[0..r0-1], o_1[..], ... per tensor parameter k: the box origin in
- *                                                  whole-tensor coordinates (rank_k int64 values)
- *                       n_0[0..r0-1], n_1[..], ... per tensor parameter k: the whole tensor's
- *                                                  extents (rank_k int64 values) ]
- *                     so num_scalars = S + 2 * sum(rank_k).  LOAD/STORE
- *                     offsets in the program are whole-tensor coordinates:
- *                     the VM subtracts the origin to address the box and
- *                     checks bounds against the whole extents.  A caller
- *                     passing whole-tensor views gives origins 0.
+ *                                                  whole-tensor coordinates (rank_k int64 values) ]
+ *                     so num_scalars = S + sum(rank_k).  LOAD/STORE offsets
+ *                     in the program are whole-tensor coordinates: the VM
+ *                     subtracts the origin to address the box and checks
+ *                     bounds against the whole tensor's extents, the
+ *                     parameter's compiled shape.  A caller passing
+ *                     whole-tensor views gives origins 0.
  *
  * Memory: each thread keeps one workspace (registers, tile structs, tile
  * buffers, matmul scratch) grown on demand and reused, so a task allocates

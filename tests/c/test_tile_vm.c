@@ -49,7 +49,6 @@ static int run_kernel(const cc_lowered *l, const cc_lo_proc *k, float **bufs, ui
     uint32_t n = 0;
     for (uint32_t i = 0; i < nscal; i++) s[n++] = scal[i];
     for (uint32_t v = 0; v < nbufs; v++) s[n++] = 0, s[n++] = 0;
-    for (uint32_t v = 0; v < nbufs; v++) s[n++] = ROWS, s[n++] = COLS;
     for (uint32_t v = 0; v < nbufs; v++) views[v] = pto_view_2d(bufs[v], 4, 0, ROWS, COLS, COLS, 0);
     pto_kernel_args args = {.num_views = nbufs, .views = views, .num_scalars = n, .scalars = s, .message = msg, .message_len = cap};
     return ex_tile_run(l, k, &args);
@@ -150,14 +149,14 @@ static void test_tile_vm_footprint_box_views_use_whole_tensor_offsets(void **sta
     char msg[256] = "";
     /* task i = 2: a whole, out the rows [128, 192) box */
     pto_view views[] = {pto_view_2d(a, 4, 0, ROWS, COLS, COLS, 0), pto_view_2d(out, 4, 128 * COLS, 64, COLS, COLS, 0)};
-    uint64_t s[] = {2, 0, 0, 128, 0, ROWS, COLS, ROWS, COLS};
-    pto_kernel_args args = {.num_views = 2, .views = views, .num_scalars = 9, .scalars = s, .message = msg, .message_len = sizeof msg};
+    uint64_t s[] = {2, 0, 0, 128, 0}; /* i, then the origins of a and out */
+    pto_kernel_args args = {.num_views = 2, .views = views, .num_scalars = 5, .scalars = s, .message = msg, .message_len = sizeof msg};
     if (ex_tile_run(l, &l->kernels[0], &args)) fail_msg("%s", msg);
     for (int i = 0; i < ROWS * COLS; i++) assert_true(out[i] == (i / COLS >= 128 && i / COLS < 192 ? a[i] * 2.0f : 0.0f));
     /* a wrong layout is refused, not run */
-    args.num_scalars = 5;
+    args.num_scalars = 3;
     assert_int_equal(ex_tile_run(l, &l->kernels[0], &args), -1);
-    assert_non_null(strstr(msg, "expects 2 views and 9 scalars"));
+    assert_non_null(strstr(msg, "expects 2 views and 5 scalars"));
     free(a), free(out);
     pto_program_free(p);
 }
