@@ -2,14 +2,21 @@
 seed_*.py (importing one runs the page's check), on the rings the page
 predicts."""
 import dataclasses
+import pathlib
+import sys
 
 import pytest
-from pypto.runtime import RunConfig
 
-import run_stats
-import seed_manual_placement as mp
-import seed_orch as orch
-import seed_scaled as sc
+_ROOT = pathlib.Path(__file__).resolve().parents[2]
+for _p in (_ROOT / "python", _ROOT / "tests" / "python", _ROOT / "tests" / "seed"):
+    sys.path.insert(0, str(_p))
+
+from pypto.runtime import RunConfig  # noqa: E402
+
+import run_stats  # noqa: E402
+import seed_manual_placement as mp  # noqa: E402
+import seed_orch as orch  # noqa: E402
+import seed_scaled as sc  # noqa: E402
 
 
 def line_of(mod, needle):
