@@ -228,3 +228,31 @@ def test_runtime_reused_only_when_sizes_match(tmp_path):
     cfg = stats(tmp_path)
     run_seed(dataclasses.replace(cfg, ring_heap=[0, 0, 0, 0]))
     assert meta_of(tmp_path)["heap_max"] == DEFAULTS["heap_max"]
+
+
+def test_B06_read_only_numpy_for_a_derived_out(load):
+    # A bare parameter of an Orchestration function takes its direction from use (Out here):
+    # the executor's check, after the shim's annotation check saw nothing to reject.
+    mod, _ = load("""
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a, out: pl.Out[pl.Tensor]):
+                pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def orch(self, a, out):
+                out = self.k(a, out)
+                return out
+        """)
+    a = np.ones((64, 128), np.float32)
+    ro = np.zeros((64, 128), np.float32)
+    ro.setflags(write=False)
+    with pytest.raises(ValueError) as e:
+        mod.P(a, ro)
+    assert str(e.value) == "@pl.program function 'P.orch': argument 'out' is read-only but the kernel writes it"
+    a.setflags(write=False)  # a read-only input is fine
+    out = np.zeros((64, 128), np.float32)
+    mod.P(a, out)
+    assert (out == 1.0).all()
