@@ -4,46 +4,16 @@ writes scope_stats.html next to it (or in --out-dir).
 
     scope_stats_plot.py <jsonl> [--out-dir DIR] [--headroom F]
 
-A thin wrapper over the C tool pto-scope-stats (build/bin/ of this repository,
-else PATH), which does all the work; see docs/tools.md.  Exit codes are the
-tool's: 0 report written, 1 invalid input, 2 usage.
+Runs pypto.tools.scope_stats_plot (python/pypto/tools/scope_stats_plot.py),
+a thin wrapper over the C tool pto-scope-stats; see docs/tools.md.  Exit
+codes are the tool's: 0 report written, 1 invalid input, 2 usage.
 """
-import argparse
 import os
-import shutil
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 
-def find_tool():
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    built = os.path.join(repo, "build", "bin", "pto-scope-stats")
-    if os.access(built, os.X_OK):
-        return built
-    return shutil.which("pto-scope-stats")
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="scope_stats_plot.py",
-        description="Summarize a scope_stats.jsonl file and write scope_stats.html.")
-    parser.add_argument("jsonl", help="the scope_stats.jsonl file of a run")
-    parser.add_argument("--out-dir", help="where scope_stats.html goes (default: next to the input)")
-    parser.add_argument("--headroom", help="headroom factor F for the suggested sizes (default 1.5)")
-    args = parser.parse_args(argv)
-
-    tool = find_tool()
-    if tool is None:
-        print("scope_stats_plot.py: pto-scope-stats not found: run `make build` in the "
-              "repository, or put pto-scope-stats on PATH", file=sys.stderr)
-        return 2
-    out_dir = args.out_dir or os.path.dirname(os.path.abspath(args.jsonl))
-    os.makedirs(out_dir, exist_ok=True)
-    cmd = [tool, args.jsonl, "--html", os.path.join(out_dir, "scope_stats.html")]
-    if args.headroom is not None:
-        cmd += ["--headroom", args.headroom]
-    return subprocess.call(cmd)
-
+from pypto.tools.scope_stats_plot import main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="scope_stats_plot.py"))

@@ -13,8 +13,8 @@
  *   text(program) -> the program's printed text after the last stage run.
  *   config_check(fields: dict) -> dict of normalized values; raises the
  *       first violated rule's ValueError / TypeError (§5.2 order).
- *
- * The GIL is held throughout (nothing here runs a program yet).
+ *   run(program, who, specs, buffers, fields) -> None: runs the program
+ *       (_C_run.c, which says more); the GIL is released while it runs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -47,6 +47,14 @@ static PyTypeObject py_program_type = {
     .tp_doc = "a compiled (or failed) DSL program",
 };
 
+/* The pto_program of a Program object (also _C_run.c); NULL with TypeError otherwise. */
+const pto_program *py_program_get(PyObject *o);
+const pto_program *py_program_get(PyObject *o)
+{
+    if (!PyObject_TypeCheck(o, &py_program_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Program"), NULL;
+    return ((py_program *)o)->prog;
+}
+
 /* ---- compile ----------------------------------------------------------------------------- */
 
 static const char *const py_dtype_names[] = {
@@ -55,8 +63,9 @@ static const char *const py_dtype_names[] = {
 #undef PY_DTYPE_NAME_
 };
 
-/* A Python value as a pto_value; strings stay owned by obj. */
-static int py_value(PyObject *obj, pto_value *v)
+/* A Python value as a pto_value; strings stay owned by obj (also _C_run.c). */
+int py_value(PyObject *obj, pto_value *v);
+int py_value(PyObject *obj, pto_value *v)
 {
     memset(v, 0, sizeof *v);
     if (PyBool_Check(obj)) {
@@ -102,7 +111,9 @@ static int py_constants(PyObject *list, pto_constant *out, Py_ssize_t n)
     return 0;
 }
 
-static int py_arg(PyObject *item, pto_arg_spec *sp)
+/* An argument spec tuple as a pto_arg_spec (also _C_run.c); strings stay owned by item. */
+int py_arg(PyObject *item, pto_arg_spec *sp);
+int py_arg(PyObject *item, pto_arg_spec *sp)
 {
     memset(sp, 0, sizeof *sp);
     const char *kind;
@@ -241,12 +252,14 @@ static PyObject *py_listing(PyObject *mod, PyObject *arg)
 /* ---- config_check ------------------------------------------------------------------------ */
 
 PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
+PyObject *py_run(PyObject *mod, PyObject *args);               /* _C_run.c */
 
 static PyMethodDef py_methods[] = {
     {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, entry, function, constants, args, stop_after)"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
+    {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields) -> None, or raises"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,8 +7,10 @@ The compiler is C (pypto._C); nothing here judges kernel code.
 import hashlib
 import inspect
 import linecache
+import os
 import sys
 import textwrap
+import time
 import types
 import warnings
 
@@ -16,8 +18,6 @@ from . import _C
 from ._args import adapt_args, bind_args
 from ._errors import InternalError
 from .language.parser import diagnostics as _diag
-
-_RUN_MISSING = "executing DSL programs lands with the executor (issue 10)"
 
 _AUTO_SCOPE_KINDS = ("jit", "host", "inline")
 _LEVEL_KINDS = ("incore",)
@@ -135,6 +135,7 @@ class KernelBase:
         self._cache = {}
         self._hits = self._misses = 0
         self.last_work_dir = None
+        self._work_dirs = {}
 
     def cache_info(self):
         """(hits, misses, size) of this object's compile cache."""
@@ -190,7 +191,7 @@ class KernelBase:
         return handle
 
 
-def _run(kernel, handle, buffers, config):
+def _run(kernel, entry, handle, call, config):
     """Dispatch: the platform check, then the executor (pypto._C.run)."""
     from .runtime import DeviceUnavailableError
     if config.platform in ("a2a3", "a5"):
@@ -198,10 +199,32 @@ def _run(kernel, handle, buffers, config):
             "platform '%s' needs an Ascend device; this build runs kernels only on 'a2a3sim' and "
             "'a5sim' (CPU)" % config.platform)
     _warn_no_output(config)
-    if not hasattr(_C, "run"):
-        # UNFINISHED: the only path not here yet; the executor adds pypto._C.run.
-        raise NotImplementedError(_RUN_MISSING)
-    _C.run(handle, buffers, config)  # pragma: no cover - lands with the executor
+    work_dir = kernel.last_work_dir = _work_dir(kernel, entry, handle, config)
+    fields = {name: getattr(config, name) for name in _RUNTIME_FIELDS}
+    stats = os.path.join(work_dir, "dfx_outputs", "scope_stats", "scope_stats.jsonl")
+    fields["output_prefix"] = os.path.join(work_dir, "dfx_outputs") if config.enable_scope_stats else None
+    who, specs, buffers = call
+    try:
+        _C.run(handle, who, list(specs), buffers, fields)
+    finally:
+        if config.enable_scope_stats and os.path.exists(stats):
+            print("pypto: scope stats written to %s (report: build/bin/pto-scope-stats %s, or "
+                  "python -m pypto.tools.scope_stats_plot %s)" % (stats, stats, stats), file=sys.stderr)
+
+
+_RUNTIME_FIELDS = ("ring_task_window", "ring_heap", "ring_dep_pool", "num_workers", "stall_timeout_ms")
+
+
+def _work_dir(kernel, entry, handle, config):
+    """<work_dir> (§5.4): save_kernels_dir, else one directory per compiled program."""
+    if config.save_kernels_dir:
+        return config.save_kernels_dir
+    kept = kernel._work_dirs.get(id(handle))
+    if kept is None or kept[0] is not handle:
+        base = os.environ.get("PYPTO_PROG_BUILD_DIR") or os.path.join(".", "build_output")
+        kept = kernel._work_dirs[id(handle)] = (handle, os.path.join(
+            base, "%s_%s" % (entry, time.strftime("%Y%m%d_%H%M%S"))))
+    return kept[1]
 
 
 _WARNED = set()
@@ -262,7 +285,7 @@ class JitFunction(KernelBase):
         self._entry_check()
         bound = bind_args(self._who, self._sig, args, kwargs)
         specs, buffers = adapt_args(self._who, self._sig, bound, for_lower)
-        return self._compiled(self.__name__, None, specs, config), buffers
+        return self._compiled(self.__name__, None, specs, config), (self._who, specs, buffers)
 
     def lower(self, *args, config=None, **kwargs):
         """The post-pass program as DSL text (never runs, never writes files)."""
@@ -272,8 +295,8 @@ class JitFunction(KernelBase):
 
     def __call__(self, *args, config=None, **kwargs):
         config = _config(config)
-        handle, buffers = self._prepare(args, kwargs, config, False)
-        return _run(self, handle, buffers, config)
+        handle, call = self._prepare(args, kwargs, config, False)
+        return _run(self, self.__name__, handle, call, config)
 
     def __repr__(self):
         return "<pl.jit%s function %s>" % ("" if self.kind == "jit" else "." + self.kind, self.__qualname__)

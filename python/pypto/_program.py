@@ -58,7 +58,7 @@ class Program(KernelBase):
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
         bound = bind_args(who, sig, args, kwargs)
         specs, buffers = adapt_args(who, sig, bound, for_lower)
-        return self._compiled(self.__name__, method, specs, config), buffers
+        return self._compiled(self.__name__, method, specs, config), (who, specs, buffers)
 
     def __call__(self, *args, config=None, **kwargs):
         return _ProgramFunction(self, self._single())(*args, config=config, **kwargs)
@@ -100,8 +100,8 @@ class _ProgramFunction:
 
     def __call__(self, *args, config=None, **kwargs):
         config = _config(config)
-        handle, buffers = self._prog._prepare(self.__name__, args, kwargs, config, False)
-        return _run(self._prog, handle, buffers, config)
+        handle, call = self._prog._prepare(self.__name__, args, kwargs, config, False)
+        return _run(self._prog, self.__name__, handle, call, config)
 
     def lower(self, *args, config=None, **kwargs):
         config = _config(config)

@@ -224,8 +224,7 @@ def test_C04_cache_without_runs(load):
     mod.SCALE = 3.0  # a rebound module constant is a new key, and its value is used
     text = k.lower(a, out, 2.0)
     assert k.cache_info() == (2, 6, 6) and "3.0" in text
-    with pytest.raises(NotImplementedError):  # a call reuses lower()'s compilation
-        k(a, out, 2.0)
+    k(a, out, 2.0)  # a call reuses lower()'s compilation
     assert k.cache_info() == (3, 6, 6)
     k.cache_clear()
     assert k.cache_info() == (0, 0, 0)
