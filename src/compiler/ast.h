@@ -109,8 +109,8 @@ struct cc_stmt {
         struct { cc_expr *cond; cc_block then, orelse; } if_;             /* elif: orelse holds one IF */
         struct { cc_with_item *items; uint32_t nitems; cc_block body; } with;
         struct { cc_expr **values; uint32_t n; } ret;
-        struct { const char *name; cc_expr **decorators; uint32_t ndecorators; cc_param *params;
-                 uint32_t nparams; cc_expr *returns; cc_block body; } def;  /* DEF, CLASS (no params) */
+        struct { const char *name; cc_span name_span; cc_expr **decorators; uint32_t ndecorators; cc_param *params;
+                 uint32_t nparams; cc_expr *returns; cc_block body; } def;  /* DEF, CLASS (no params); span: from the first decorator */
     } u;
 };
 

@@ -277,6 +277,7 @@ static cc_stmt *cc_parse_def(cc_parser *p, cc_list *decorators, cc_span start)
     cc_stmt *s = cc_stmt_new(p, CC_S_DEF, cc_join(start, name->span));
     if (!s) return NULL;
     s->u.def.name = cc_tok_text(p, name);
+    s->u.def.name_span = name->span;
     cc_set_decorators(p, s, decorators);
     if (!cc_expect(p, CC_TOK_LPAREN, "'('") || !cc_parse_params(p, s)) return NULL;
     if (cc_at(p, CC_TOK_ARROW)) {

@@ -406,7 +406,8 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
     cc_ir_func *f = base_arena_alloc(t->a, sizeof *f);
     if (!f) return tc_oom(t), 0;
     fn->ir = f, fn->state = 2;
-    *f = (cc_ir_func){.name = fn->name, .span = def->span, .kind = fn->kind, .auto_scope = fn->auto_scope,
+    /* the def line (not the decorator's): scope stats cite it for the compiler's function-body scope (§8) */
+    *f = (cc_ir_func){.name = fn->name, .span = def->u.def.name_span, .kind = fn->kind, .auto_scope = fn->auto_scope,
                       .level = CC_LEVEL_CORE_GROUP, .entry = args == NULL};
     if (fn->host)
         return tc_err(t, CC_DIAG_UNSUPPORTED, def->span, NULL, "@pl.jit.host is not supported in this version"), 0;

@@ -283,7 +283,7 @@ static void test_dsl_scopes_v01_skipped_pass_on_default(void **s)
                                       1u << PTO_STAGE_SCOPES, dsl_args_n, 4);
     const pto_diagnostic *d = dsl_expect_error(p, "PassError", "[RuntimeScopesMaterialized] Orchestration function 'f' still has "
                                                                "auto_scope=True; MaterializeRuntimeScopes must run before lowering",
-                                               27, 1);
+                                               28, 5);
     assert_non_null(strstr(d->message, "never inferred from for/if bodies"));
     pto_program_free(p);
 }

@@ -546,7 +546,7 @@ static void test_lower_dsl_seed_manual_placement(void **state)
     pto_program *p = dsl_compile(dsl_manual_placement, "manual_placement", PTO_STAGE_ALL);
     dsl_expect_ok(p);
     const char *listing = pto_program_listing(p);
-    assert_text(code_in(listing, "proc 0 manual_placement(a=t0, out=t1) Orchestration @3\n"),
+    assert_text(code_in(listing, "proc 0 manual_placement(a=t0, out=t1) Orchestration @4\n"),
                 "     0  SCOPE_BEGIN AUTO k.py:5 @5:10\n"
                 "     1  CONST r0 = 0 INDEX @6:18\n"
                 "     2  CONST r1 = 4 INDEX @6:27\n"
