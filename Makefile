@@ -30,11 +30,15 @@ test-tsan: deps
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		setarch -R ctest --output-on-failure -j $(JOBS)
 
-# The seed page's DSL examples compiled (the program after every pass) and
-# run from C (run_dsl: out == a * 2 + 1 checked; manual_placement with
+# The seed page's examples run from Python as the page runs them (rings
+# from their scope stats, the report of one), compiled with ptoc (the
+# program after every pass) and run from C (run_dsl: out == a * 2 + 1 checked; manual_placement with
 # scope stats and their report), then the C API example with its report.
 SEED_SHAPES = --shape a=256x128:fp32 --shape out=256x128:fp32
+PY = PYTHONPATH=python /usr/bin/python3
 demo: build
+	$(PY) examples/python/memory_page.py build/demo-python
+	$(PY) -m pypto.tools.scope_stats_plot build/demo-python/manual_placement/dfx_outputs/scope_stats/scope_stats.jsonl
 	./build/bin/ptoc lower examples/dsl/memory_page.py --func manual_placement $(SEED_SHAPES)
 	./build/bin/ptoc lower examples/dsl/memory_page.py --func scaled $(SEED_SHAPES)
 	./build/bin/ptoc lower examples/dsl/orch_program.py --func Before $(SEED_SHAPES)
