@@ -12,8 +12,8 @@
  * metric) are one cell, shown as its median and its spread (max - min) /
  * median.  Roles: "ours"; extra rows (ours-sized: ours with rings sized
  * from scope stats) are shown but are neither ours nor a peer; the TBB
- * static graph is a floor, shown but not a peer; every other system is a
- * peer.  Ratios read "> 1 = ours ahead": peer / ours for costs (times,
+ * static graph and B5's hand-written C loop (the bandwidth bound) are
+ * floors, shown but not peers; every other system is a peer.  Ratios read "> 1 = ours ahead": peer / ours for costs (times,
  * memory), ours / peer for rates (GB/s, GFLOP/s).
  *
  * Verdicts: a bar "a <= k * b" (or >=) is judged at the ends of both
@@ -50,6 +50,7 @@ static const struct {
     {"ours", OURS},           {"ours-sized", EXTRA},      {"omp-gcc", PEER},
     {"omp-gcc-passive", PEER}, {"omp-clang", PEER},        {"omp-clang-active", PEER},
     {"starpu", PEER},         {"tbb", FLOOR},             {"lapacke-mt", PEER},
+    {"torch", PEER},          {"numpy", PEER},            {"c-loop", FLOOR},
 };
 enum { NSYS = sizeof systems / sizeof systems[0] };
 
@@ -131,7 +132,9 @@ static stat constant(double k)
 static int lower_is_better(const char *metric)
 {
     return !strcmp(metric, "metg_us") || !strcmp(metric, "submit_ns") || !strcmp(metric, "e2e_ns") ||
-           !strcmp(metric, "peak_rss_mb") || !strcmp(metric, "submit_instr") || !strcmp(metric, "compile_us");
+           !strcmp(metric, "peak_rss_mb") || !strcmp(metric, "submit_instr") || !strcmp(metric, "compile_us") ||
+           !strcmp(metric, "cached_call_us") || !strcmp(metric, "call_task_us") ||
+           !strcmp(metric, "dsl_task_us") || !strcmp(metric, "capi_task_us");
 }
 
 /* Metrics that describe the case, not a system's result: no ratio. */
@@ -178,14 +181,17 @@ static void table(const char *bench, const char *title)
     int shown[NSYS], any = 0;
     for (int s = 0; s < NSYS; s++) any |= shown[s] = in_bench(bench, s);
     if (!any) return;
-    printf("\n%s\n%-12s %-11s", title, "case", "metric");
+    int w = 12; /* the case column: as wide as the longest case */
+    for (int i = 0; i < ncells; i++)
+        if (!strcmp(cells[i].bench, bench) && (int)strlen(cells[i].cas) > w) w = (int)strlen(cells[i].cas);
+    printf("\n%s\n%-*s %-14s", title, w, "case", "metric");
     for (int s = 0; s < NSYS; s++)
         if (shown[s]) printf(" %13.13s", systems[s].name);
     printf("  %-16s %s\n", "best peer", "x(>1 ours ahead)");
     for (int i = 0; i < ncells; i++) {
         const cell *x = &cells[i];
         if (strcmp(x->bench, bench) || strcmp(x->system, "ours") || !strncmp(x->metric, "eff_", 4)) continue;
-        printf("%-12s %-11s", x->cas, x->metric);
+        printf("%-*s %-14s", w, x->cas, x->metric);
         for (int s = 0; s < NSYS; s++) {
             if (!shown[s]) continue;
             stat st = stat_of(bench, x->cas, systems[s].name, x->metric);
@@ -398,6 +404,65 @@ static void bars_c1(void)
     }
 }
 
+/* B5 at the largest size run (case rROWS_cCOLS): >= 1.5x torch eager and
+ * >= 70% of the B0 DRAM triad on 2 threads. */
+static void bars_b5(void)
+{
+    char what[160], got[256], a[64], p[64], t[64];
+    const cell *big = NULL;
+    double elems = 0;
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        int r, c;
+        if (!is_ours_cell(x, "B5", "gbps") || sscanf(x->cas, "r%d_c%d", &r, &c) != 2) continue;
+        if ((double)r * c > elems) elems = (double)r * c, big = x;
+    }
+    const char *cas = big ? big->cas : "-";
+    stat o = big ? stat_of_cell(big) : (stat){0}, torch = stat_of("B5", cas, "torch", "gbps");
+    stat triad = stat_of("B0", "triad_dram", "machine", "gbps_2t"), loop = stat_of("B5", cas, "c-loop", "gbps");
+    show(a, sizeof a, o), show(p, sizeof p, torch), show(t, sizeof t, triad);
+    snprintf(what, sizeof what, "B5 %s (largest size): >= 1.5x torch eager", cas);
+    snprintf(got, sizeof got, "ours %s; torch %s GB/s (x%.2f)", a, p, o.med / torch.med);
+    bar(at_least(o, 1.5, torch), what, o.n && torch.n ? got : "");
+    snprintf(what, sizeof what, "B5 %s (largest size): >= 70%% of B0 DRAM triad (2 threads)", cas);
+    snprintf(got, sizeof got, "ours %s; triad %s GB/s (%.0f%%); C loop, 1 thread, %.3g GB/s", a, t,
+             100 * o.med / triad.med, loop.med);
+    bar(at_least(o, 0.7, triad), what, o.n && triad.n ? got : "");
+}
+
+static void bars_b6(void)
+{
+    char what[160], got[256], a[64], b[64];
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B6", "dsl_task_us")) continue;
+        stat d = stat_of_cell(x), c = stat_of("B6", x->cas, "ours", "capi_task_us");
+        show(a, sizeof a, d), show(b, sizeof b, c);
+        snprintf(what, sizeof what, "B6 %s: DSL per task <= 2x the C API (same bands, same runtime)", x->cas);
+        snprintf(got, sizeof got, "dsl %s us; C API %s us (x%.2f)", a, b, d.med / c.med);
+        bar(at_most(d, 2.0, c), what, c.n ? got : "");
+    }
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B6", "cached_call_us")) continue;
+        stat call = stat_of_cell(x), task = stat_of("B6", x->cas, "ours", "call_task_us");
+        stat limit = {task.med + 20, task.lo + 20, task.hi + 20, task.n};
+        show(a, sizeof a, call), show(b, sizeof b, task);
+        snprintf(what, sizeof what, "B6 %s: cached call <= 20 us + its task", x->cas);
+        snprintf(got, sizeof got, "call %s us; the task (tile VM) %s us", a, b);
+        bar(at_most(call, 1.0, limit), what, task.n ? got : "");
+    }
+    for (int i = 0; i < ncells; i++) {
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B6", "peak_rss_mb")) continue;
+        stat o = stat_of_cell(x);
+        show(a, sizeof a, o);
+        snprintf(what, sizeof what, "B6 %s: peak RSS <= 64 MiB with the sized config (1.15 GiB of rings)", x->cas);
+        snprintf(got, sizeof got, "%s MiB", a);
+        bar(at_most(o, 1.0, constant(64)), what, got);
+    }
+}
+
 static void bars(void)
 {
     printf("\nBars (the protocol's; met / NOT MET / within noise: the spreads overlap)\n");
@@ -407,7 +472,8 @@ static void bars(void)
     bars_b3();
     bars_b4();
     bars_c1();
-    bar(V_NONE, "B5, B6: measured with the DSL, not by this harness", "");
+    bars_b5();
+    bars_b6();
 }
 
 /* ---- header ----------------------------------------------------------------- */
@@ -496,6 +562,10 @@ int main(int argc, char **argv)
                  "(case: shape_sSCOPE-SIZE)");
     table("B3", "B3 tile pipeline (GB/s; peak RSS MiB; inputs_mib: the A/B tiles streamed)");
     table("B4", "B4 tiled Cholesky, GFLOP/s");
+    table("B5", "B5 the seed's scaled (out = a * 2 + 1, FP32) through the DSL, GB/s (2 x rows x cols x 4 "
+                "bytes per run; c-loop: one thread, the bandwidth reference, not a peer)");
+    table("B6", "B6 DSL costs, us per task or per call (cached_call_us / call_task_us: one run of 1 "
+                "task; dsl/capi_task_us: N bands), peak RSS MiB");
     table("C1", "C1 DSL compile of the seed examples, CPU microseconds per compile (every stage)");
     bars();
     int rc = write_json(argv[3]);

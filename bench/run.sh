@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and prints the table (bench_report).
 #   bench/run.sh [full|quick] BIN_DIR
-#     full:  B0-B4 and B2t as docs/performance.md describes (under 10 minutes here)
+#     full:  B0-B6 and B2t as docs/performance.md describes (under 10 minutes here)
 #     quick: a reduced set (under 2 minutes)
+#   BENCH_PYTHON  the interpreter with torch and numpy for B5's peers
+#                 (default /usr/bin/python3, where the Debian packages go)
 #   BENCH_REPS=N  repetitions (default 3)
 #
 # Noise: each repetition runs B0, then every case once on every system, one
@@ -20,6 +22,7 @@ mode=${1:-full}
 bin=${2:-build-bench/bin}
 reps=${BENCH_REPS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
+python=${BENCH_PYTHON:-/usr/bin/python3}
 out="$here/results"
 mkdir -p "$out"
 rows="$out/rows.jsonl" configs="$out/configs.jsonl" failures="$out/failures.txt"
@@ -45,6 +48,9 @@ run() {
     starpu)           "$bin/bench_starpu" "$@" ;;
     tbb)              "$bin/bench_tbb" "$@" ;;
     lapacke-mt)       env -u OPENBLAS_NUM_THREADS "$bin/bench_lapacke_mt" "$@" ;;
+    dsl)              "$bin/bench_dsl" "$@" ;;
+    c-loop)           BENCH_SYSTEM_NAME=c-loop "$bin/bench_dsl" "$@" ;;
+    py)               "$python" "$here/systems/b5_torch.py" "$@" ;;
   esac
 }
 have() {
@@ -53,6 +59,8 @@ have() {
     omp-gcc*) [ -x "$bin/bench_omp_gcc" ] ;;
     omp-clang*) [ -x "$bin/bench_omp_clang" ] ;;
     lapacke-mt) [ -x "$bin/bench_lapacke_mt" ] ;;
+    dsl|c-loop) [ -x "$bin/bench_dsl" ] ;;
+    py) "$python" -c 'import torch, numpy' 2>/dev/null ;;
     *) [ -x "$bin/bench_$1" ] ;;
   esac
 }
@@ -60,8 +68,14 @@ have() {
 # system does not take part in).  The extra rows run in full mode only:
 # ours-sized where tasks allocate ring memory (B3), omp-gcc-passive
 # everywhere but B1, where a passive libgomp needs minutes per pattern.
+# B5 and B6 (the DSL) have their own systems: dsl (bench_dsl, rows
+# "ours"), the C loop and the Python peers (torch, numpy: one process).
 systems_of() {
   local all="ours omp-gcc omp-clang omp-clang-active starpu tbb lapacke-mt"
+  case $1 in
+    b5) echo "dsl c-loop py"; return ;;
+    b6) echo "dsl"; return ;;
+  esac
   if [ "$mode" = quick ]; then echo "$all"; return; fi
   case $1 in
     b1) echo "$all" ;;
@@ -86,12 +100,16 @@ if [ "$mode" = quick ]; then
   cases+=("b2t slices 64 20000" "b2t slices 8192 24576")
   cases+=("b3 2 64 300 $(b3_inputs 2 64)" "b3 2 256 100 $(b3_inputs 2 256)")
   cases+=("b4 1024 64" "b4 1024 256")
+  cases+=("b5 256 128" "b5 4096 1024")
+  cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss")
 else
   for c in "stencil 2" "stencil 8" "nearest3 8" "nearest5 8" "trivial 8"; do cases+=("b1 $c"); done
   for d in 0 1 3 5; do cases+=("b2 100000 $d"); done
   for s in slices rows cols; do cases+=("b2t $s 64 100000" "b2t $s 1000 100000" "b2t $s 8192 24576"); done
   for k in 2 8; do cases+=("b3 $k 64 1000 $(b3_inputs $k 64)" "b3 $k 256 250 $(b3_inputs $k 256)"); done
   for b in 64 128 256; do cases+=("b4 2048 $b"); done
+  for s in "256 128" "4096 1024" "16384 1024"; do cases+=("b5 $s"); done
+  cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss")
 fi
 
 "$bin/bench_calib" info >> "$configs"

@@ -1,0 +1,402 @@
+/*
+ * dsl.c - B5 and B6: the seed's `scaled` kernel (out = a * 2 + 1, FP32)
+ * compiled from DSL text (pto/compile.h) and run from C (pto/run.h) on one
+ * runtime, many times; and what the DSL costs on top of the C API.
+ *
+ *   bench_dsl info                  the configuration line
+ *   bench_dsl b5 ROWS COLS          B5 gbps of system "ours" (BENCH_SYSTEM_NAME=c-loop:
+ *                                   the hand-written single-thread C loop instead)
+ *   bench_dsl b6 tasks ROWS COLS    B6 dsl_task_us and capi_task_us: the same N row-band
+ *                                   tasks through the DSL and through pto_task_submit
+ *   bench_dsl b6 call               B6 cached_call_us: one pto_program_run of the page's
+ *                                   `scaled` on 256 x 128 (1 task), and call_task_us, that
+ *                                   task's own time in the tile VM
+ *   bench_dsl b6 rss                B6 peak_rss_mb of a process running `scaled` on
+ *                                   256 x 128 with the page's `sized` RunConfig
+ *
+ * Programs: `bands` is `scaled` with the pl.at inside the loop, so each
+ * iteration is one task on a row band of TR rows (the module constants N,
+ * TR, TC are passed per size: a tile of about 128 KiB, at least 8 tasks);
+ * `scaled` is the page's text (pl.at around the loop: one task).
+ *
+ * Timing: one verified warm-up run, then RUNS timed runs (more for small
+ * sizes), the value is their median; out is checked against a * 2 + 1
+ * exactly (every element) after the warm-up and after the timed runs.
+ * bytes moved per run: 2 * rows * cols * 4 (a read, out written).
+ *
+ * Threads: 1 worker + the calling thread (orchestrator, which runs ready
+ * tasks while it waits in pto_runtime_finish), as bench_ours; no pinning.
+ * PTO_BENCH_WORKERS overrides the worker count.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "compiler/compile_int.h"
+#include "exec/orch_vm.h"
+#include "exec/tile_vm.h"
+#include "pto/compile.h"
+#include "pto/run.h"
+#include "pto/runtime.h"
+
+enum { MAX_RUNS = 400 };
+
+static const char source[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "N, TR, TC = 4, 64, 128\n"
+    "\n"
+    "\n"
+    "@pl.jit\n"
+    "def scaled(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        for i in pl.range(N):\n"
+    "            t = pl.load(a, [i * TR, 0], [TR, TC])\n"
+    "            pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)\n"
+    "    return out\n"
+    "\n"
+    "\n"
+    "@pl.jit\n"
+    "def bands(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    for i in pl.range(N):\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "            t = pl.load(a, [i * TR, 0], [TR, TC])\n"
+    "            pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)\n"
+    "    return out\n";
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void row(const char *bench, const char *cas, const char *system, const char *metric, double value)
+{
+    printf("{\"bench\": \"%s\", \"case\": \"%s\", \"system\": \"%s\", \"metric\": \"%s\", \"value\": %.4g}\n",
+           bench, cas, system, metric, value);
+    fflush(stdout);
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_dsl: %s\n", what);
+    exit(1);
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+typedef struct data {
+    int rows, cols;
+    size_t n;
+    float *a, *out;
+} data;
+
+static data data_make(int rows, int cols)
+{
+    data d = {rows, cols, (size_t)rows * (size_t)cols, NULL, NULL};
+    size_t bytes = (d.n * sizeof(float) + 63) / 64 * 64;
+    d.a = aligned_alloc(64, bytes), d.out = aligned_alloc(64, bytes);
+    if (!d.a || !d.out) die("out of memory");
+    for (size_t i = 0; i < d.n; i++) d.a[i] = (float)((i * 37) % 101) / 7.0f - 5.0f, d.out[i] = 0;
+    return d;
+}
+
+static void data_free(data *d)
+{
+    free(d->a), free(d->out);
+}
+
+/* out must be a * 2 + 1 exactly; out is then poisoned (NaN) so that the
+ * next check sees only what later runs wrote. */
+static void verify(const data *d, const char *who)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!(d->out[i] == d->a[i] * 2.0f + 1.0f)) {
+            fprintf(stderr, "bench_dsl: %s: out[%zu] = %g, expected %g\n", who, i, (double)d->out[i],
+                    (double)(d->a[i] * 2.0f + 1.0f));
+            exit(1);
+        }
+    memset(d->out, 0xff, d->n * sizeof(float));
+}
+
+/* Timed runs for a size: about 1 GiB moved, 5 to MAX_RUNS runs. */
+static int runs_for(const data *d)
+{
+    double per = 2.0 * (double)d->n * sizeof(float);
+    int r = (int)((double)(1u << 30) / per);
+    return r < 5 ? 5 : r > MAX_RUNS ? MAX_RUNS : r;
+}
+
+/* Rows per band: a tile of about 128 KiB, at least 8 bands, dividing rows. */
+static int band_rows(int rows, int cols)
+{
+    int tr = (int)((128u << 10) / ((unsigned)cols * sizeof(float)));
+    if (tr < 1) tr = 1;
+    while (tr > 1 && (rows / tr < 8 || rows % tr)) tr /= 2;
+    return tr;
+}
+
+/* ---- compile and run ---------------------------------------------------------- */
+
+static pto_program *compile(const char *entry, int rows, int cols, int n, int tr)
+{
+    pto_arg_spec specs[] = {
+        {.name = "a", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {rows, cols}},
+        {.name = "out", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {rows, cols}},
+    };
+    pto_constant consts[] = {
+        {"N", {.kind = PTO_VALUE_INT, .i = n}},
+        {"TR", {.kind = PTO_VALUE_INT, .i = tr}},
+        {"TC", {.kind = PTO_VALUE_INT, .i = cols}},
+    };
+    pto_compile_options o = {.filename = "scaled.py", .source = source, .source_len = sizeof source - 1,
+                             .entry = entry, .constants = consts, .nconstants = 3, .args = specs, .nargs = 2};
+    pto_program *p;
+    int rc = pto_compile(&o, &p);
+    char msg[2048];
+    for (size_t k = 0; p && k < pto_program_diag_count(p); k++)
+        pto_program_diag_format(p, k, msg, sizeof msg), fprintf(stderr, "%s\n", msg);
+    if (rc) die("compile failed");
+    return p;
+}
+
+static int workers(void)
+{
+    const char *w = getenv("PTO_BENCH_WORKERS");
+    return w ? atoi(w) : 1;
+}
+
+static pto_runtime *runtime(const pto_runtime_env *env)
+{
+    pto_config c;
+    memset(&c, 0, sizeof c);
+    if (env) c.runtime_env = *env;
+    c.num_workers = workers();
+    c.stall_timeout_ms = -1;
+    pto_runtime *rt;
+    pto_error err;
+    if (pto_runtime_create(&c, &rt, &err)) fprintf(stderr, "%s\n", err.message), die("runtime create failed");
+    return rt;
+}
+
+static void tensor_args(const data *d, pto_run_arg args[2])
+{
+    pto_arg_value v = {.kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {d->rows, d->cols}};
+    args[0] = (pto_run_arg){"a", v}, args[1] = (pto_run_arg){"out", v};
+    args[0].value.base = d->a, args[1].value.base = d->out;
+}
+
+/* One pto_program_run; returns its wall time. */
+static double dsl_run(pto_runtime *rt, const pto_program *p, const data *d)
+{
+    pto_run_arg args[2];
+    tensor_args(d, args);
+    pto_error err;
+    double t0 = now();
+    if (pto_program_run(rt, p, args, 2, &err)) fprintf(stderr, "%s\n", err.message), die("run failed");
+    return now() - t0;
+}
+
+/* ---- the C loop and the C API ------------------------------------------------- */
+
+static void scale(const float *restrict a, float *restrict out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = a[i] * 2.0f + 1.0f;
+}
+
+static double cloop_run(const data *d)
+{
+    double t0 = now();
+    scale(d->a, d->out, d->n);
+    return now() - t0;
+}
+
+/* views[0] = the band of a, views[1] = the band of out: contiguous rows. */
+static int capi_kernel(const pto_kernel_args *k)
+{
+    const pto_view *a = &k->views[0], *o = &k->views[1];
+    size_t n = (size_t)(a->shape[0] * a->shape[1]);
+    scale((const float *)a->addr + a->offset, (float *)o->addr + o->offset, n);
+    return 0;
+}
+
+/* N tasks, one per band of tr rows, in one scope, then finish. */
+static double capi_run(pto_runtime *rt, const data *d, int tr)
+{
+    double t0 = now();
+    int rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
+    for (int i = 0; i < d->rows / tr && !rc; i++) {
+        int64_t off = (int64_t)i * tr * d->cols;
+        pto_arg args[2] = {
+            {PTO_ARG_IN, pto_view_2d(d->a, 4, off, (uint64_t)tr, (uint64_t)d->cols, d->cols, PTO_INVALID_TASK_ID)},
+            {PTO_ARG_OUTPUT_EXISTING,
+             pto_view_2d(d->out, 4, off, (uint64_t)tr, (uint64_t)d->cols, d->cols, PTO_INVALID_TASK_ID)},
+        };
+        pto_task t = {.kernel = capi_kernel, .name = "scaled", .args = args, .num_args = 2};
+        rc = pto_task_submit(rt, &t, NULL);
+    }
+    if (!rc) rc = pto_scope_end(rt);
+    int frc = pto_runtime_finish(rt);
+    if (rc || frc) die("C API run failed");
+    return now() - t0;
+}
+
+/* ---- B5 ------------------------------------------------------------------------ */
+
+static int b5(int rows, int cols, const char *system)
+{
+    data d = data_make(rows, cols);
+    char cas[32];
+    snprintf(cas, sizeof cas, "r%d_c%d", rows, cols);
+    int runs = runs_for(&d);
+    double t[MAX_RUNS], bytes = 2.0 * (double)d.n * sizeof(float);
+    if (!strcmp(system, "c-loop")) {
+        cloop_run(&d), verify(&d, "c-loop warm-up");
+        for (int r = 0; r < runs; r++) t[r] = cloop_run(&d);
+        verify(&d, "c-loop");
+    } else {
+        int tr = band_rows(rows, cols);
+        pto_program *p = compile("bands", rows, cols, rows / tr, tr);
+        pto_runtime *rt = runtime(NULL);
+        dsl_run(rt, p, &d), verify(&d, "warm-up");
+        for (int r = 0; r < runs; r++) t[r] = dsl_run(rt, p, &d);
+        verify(&d, "ours");
+        pto_runtime_destroy(rt);
+        pto_program_free(p);
+    }
+    row("B5", cas, system, "gbps", bytes / median(t, runs) / 1e9);
+    data_free(&d);
+    return 0;
+}
+
+/* ---- B6 ------------------------------------------------------------------------ */
+
+/* DSL and C API runs of the same N bands alternate on one runtime. */
+static int b6_tasks(int rows, int cols)
+{
+    data d = data_make(rows, cols);
+    int tr = band_rows(rows, cols), n = rows / tr, runs = runs_for(&d);
+    pto_program *p = compile("bands", rows, cols, n, tr);
+    pto_runtime *rt = runtime(NULL);
+    dsl_run(rt, p, &d), verify(&d, "dsl warm-up");
+    capi_run(rt, &d, tr), verify(&d, "C API warm-up");
+    double td[MAX_RUNS], tc[MAX_RUNS];
+    for (int r = 0; r < runs; r++) td[r] = dsl_run(rt, p, &d);
+    verify(&d, "dsl");
+    for (int r = 0; r < runs; r++) tc[r] = capi_run(rt, &d, tr);
+    verify(&d, "C API");
+    char cas[48];
+    snprintf(cas, sizeof cas, "r%d_c%d_n%d", rows, cols, n);
+    row("B6", cas, "ours", "dsl_task_us", median(td, runs) * 1e6 / n);
+    row("B6", cas, "ours", "capi_task_us", median(tc, runs) * 1e6 / n);
+    pto_runtime_destroy(rt);
+    pto_program_free(p);
+    data_free(&d);
+    return 0;
+}
+
+/* The tile VM's time per task, summed over the run's tasks. */
+static double task_seconds;
+
+static int timed_tile_run(const cc_lowered *l, const cc_lo_proc *k, const pto_kernel_args *a)
+{
+    double t0 = now();
+    int rc = ex_tile_run(l, k, a);
+    task_seconds += now() - t0; /* one task per run: no other thread adds */
+    return rc;
+}
+
+/* The run of pto_program_run, with the tile VM timed: its task's seconds. */
+static double dsl_task_time(pto_runtime *rt, const pto_program *p, const data *d)
+{
+    const cc_lowered *l = cc_program_lowered(p);
+    pto_run_arg args[2];
+    tensor_args(d, args);
+    ex_value params[2];
+    pto_error err;
+    if (!l || l->procs[0].nparams != 2 || ex_bind(l, args, 2, params, &err)) die("bind failed");
+    task_seconds = 0;
+    if (ex_orch_run(rt, l, timed_tile_run, params, 2)) die("timed run failed");
+    return task_seconds;
+}
+
+static int b6_call(void)
+{
+    enum { ROWS = 256, COLS = 128, CALLS = 400 };
+    data d = data_make(ROWS, COLS);
+    pto_program *p = compile("scaled", ROWS, COLS, 4, 64);
+    pto_runtime *rt = runtime(NULL);
+    dsl_run(rt, p, &d), verify(&d, "warm-up");
+    static double call[CALLS], task[CALLS];
+    for (int r = 0; r < CALLS; r++) call[r] = dsl_run(rt, p, &d), task[r] = dsl_task_time(rt, p, &d);
+    verify(&d, "cached calls");
+    row("B6", "r256_c128_n1", "ours", "cached_call_us", median(call, CALLS) * 1e6);
+    row("B6", "r256_c128_n1", "ours", "call_task_us", median(task, CALLS) * 1e6);
+    pto_runtime_destroy(rt);
+    pto_program_free(p);
+    data_free(&d);
+    return 0;
+}
+
+/* The page's `sized` RunConfig: 1.15 GiB of rings reserved. */
+static int b6_rss(void)
+{
+    pto_runtime_env env = {
+        .ring_task_window = {8192, 16384, 131072, 524288},
+        .ring_heap = {1ull << 27, 1ull << 28, 1ull << 28, 1ull << 29},
+    };
+    data d = data_make(256, 128);
+    pto_program *p = compile("scaled", 256, 128, 4, 64);
+    pto_runtime *rt = runtime(&env);
+    for (int r = 0; r < 10; r++) dsl_run(rt, p, &d);
+    verify(&d, "sized");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    row("B6", "sized_r256_c128", "ours", "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
+    pto_runtime_destroy(rt);
+    pto_program_free(p);
+    data_free(&d);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *sys = getenv("BENCH_SYSTEM_NAME");
+    sys = sys ? sys : "ours";
+    int cloop = !strcmp(sys, "c-loop");
+    if (argc == 2 && !strcmp(argv[1], "info")) {
+        if (cloop)
+            printf("{\"system\": \"c-loop\", \"config\": \"B5 bandwidth reference: out[i] = a[i] * 2 + 1, one "
+                   "thread, gcc " BENCH_OPT "\"}\n");
+        else
+            printf("{\"system\": \"ours (DSL)\", \"config\": \"B5/B6: pto_compile + pto_program_run, tile VM "
+                   "kernels; libpto: %d worker + the orchestrator (calling thread), which runs ready tasks "
+                   "in pto_runtime_finish; no pinning; default ring sizes (B6 rss: the page's sized config); "
+                   "a task = a row band of about 128 KiB\"}\n",
+                   workers());
+        return 0;
+    }
+    if (argc == 4 && !strcmp(argv[1], "b5")) return b5(atoi(argv[2]), atoi(argv[3]), sys);
+    if (cloop) return 0; /* c-loop takes part in B5 only */
+    if (argc == 5 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "tasks")) return b6_tasks(atoi(argv[3]), atoi(argv[4]));
+    if (argc == 3 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "call")) return b6_call();
+    if (argc == 3 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "rss")) return b6_rss();
+    fprintf(stderr, "usage: bench_dsl info | b5 ROWS COLS | b6 tasks ROWS COLS | b6 call | b6 rss\n");
+    return 2;
+}
