@@ -101,6 +101,8 @@ typedef struct cc_type {
     uint8_t dtype; /* cc_dtype */
     uint8_t rank;
     int64_t shape[CC_MAX_RANK];
+    uint8_t partial; /* TILE: its valid region may be smaller than its shape (clamp=,
+                      * valid_shape=, or an op on such a tile); not part of equality */
 } cc_type;
 
 int cc_type_equal(const cc_type *a, const cc_type *b);

@@ -164,6 +164,7 @@ static int tc_merge_one(tc *t, const tc_bind *x, const tc_bind *y)
     if (!x->gone && y && !y->gone) {
         if (!tc_merge_compatible(&x->type, &y->type)) return tc_type_mismatch(t, x->name, &y->type, &x->type, x->span), 0;
         nb.definite = x->definite && y->definite;
+        nb.type.partial = x->type.partial || y->type.partial; /* either way may narrow a tile */
         if (x->value != y->value) nb.value = NULL;
     } else {
         nb.definite = 0, nb.value = NULL;

@@ -191,7 +191,7 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
-    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n};
+    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid)};
     memcpy(ld->type.shape, ext, n * sizeof ext[0]);
     return ld;
 }
@@ -214,7 +214,9 @@ static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
     if (tile->type.dtype != dst->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.store: tile dtype %s does not match tensor '%s' dtype %s; insert pl.cast",
                       cc_dtype_name(tile->type.dtype), dst->kind == CC_X_VAR ? dst->u.name : "?", cc_dtype_name(dst->type.dtype));
-    if (!tc_window(t, "store", &dst->type, offs, ext, n, 0, call->span)) return NULL;
+    /* a tile whose valid region may be smaller than its shape stores only that region: its
+     * bounds are checked when the task runs, where the region is known */
+    if (!tile->type.partial && !tc_window(t, "store", &dst->type, offs, ext, n, 0, call->span)) return NULL;
     st->u.op.args[0] = tile, st->u.op.args[1] = offs, st->u.op.args[2] = dst, st->u.op.args[3] = shp;
     st->type = dst->type;
     return st;
@@ -253,6 +255,7 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
     cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
     if (!x) return tc_oom(t);
     x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
+    x->type.partial = l->type.partial || (r->type.kind == CC_T_TILE && r->type.partial);
     return x;
 }
 
@@ -359,7 +362,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
         m->u.op.dtype = (uint8_t)od;
     }
     m->u.op.args[0] = l, m->u.op.args[1] = r;
-    m->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)deduced, .rank = 2, .shape = {l->type.shape[0], r->type.shape[1]}};
+    m->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)deduced, .rank = 2, .partial = (uint8_t)(l->type.partial || r->type.partial),
+                        .shape = {l->type.shape[0], r->type.shape[1]}};
     return m;
 }
 

@@ -75,8 +75,8 @@ static const cc_type T_IDX = {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
 static const cc_type T_F32 = {.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
 static const cc_type T_BOOL = {.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL};
 static const cc_type T_TID = {.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
-static inline cc_type T_TENSOR(int64_t r, int64_t c) { return (cc_type){CC_T_TENSOR, CC_DT_FP32, 2, {r, c}}; }
-static inline cc_type T_TILE(int64_t r, int64_t c) { return (cc_type){CC_T_TILE, CC_DT_FP32, 2, {r, c}}; }
+static inline cc_type T_TENSOR(int64_t r, int64_t c) { return (cc_type){.kind = CC_T_TENSOR, .dtype = CC_DT_FP32, .rank = 2, .shape = {r, c}}; }
+static inline cc_type T_TILE(int64_t r, int64_t c) { return (cc_type){.kind = CC_T_TILE, .dtype = CC_DT_FP32, .rank = 2, .shape = {r, c}}; }
 
 /* ---- expressions ------------------------------------------------------------------------- */
 #define NARGS_(T, ...) (uint32_t)(sizeof((T[]){__VA_ARGS__}) / sizeof(T))

@@ -9,8 +9,8 @@
 #include "harness.h"
 #include "ir_build.h"
 
-static const cc_type T_T = {CC_T_TENSOR, CC_DT_FP32, 2, {64, 128}};
-static const cc_type T_TL = {CC_T_TILE, CC_DT_FP32, 2, {64, 128}};
+static const cc_type T_T = {.kind = CC_T_TENSOR, .dtype = CC_DT_FP32, .rank = 2, .shape = {64, 128}};
+static const cc_type T_TL = {.kind = CC_T_TILE, .dtype = CC_DT_FP32, .rank = 2, .shape = {64, 128}};
 
 static cc_ir_func *kern;
 

@@ -13,8 +13,8 @@
 #include "dsl_compile.h"
 #include "ir_build.h"
 
-static const cc_type T_T = {CC_T_TENSOR, CC_DT_FP32, 2, {64, 128}};
-static const cc_type T_TL = {CC_T_TILE, CC_DT_FP32, 2, {64, 128}};
+static const cc_type T_T = {.kind = CC_T_TENSOR, .dtype = CC_DT_FP32, .rank = 2, .shape = {64, 128}};
+static const cc_type T_TL = {.kind = CC_T_TILE, .dtype = CC_DT_FP32, .rank = 2, .shape = {64, 128}};
 
 static void assert_error(cc_diag_class cls, const char *msg, uint32_t line)
 {

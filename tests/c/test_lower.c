@@ -12,8 +12,8 @@
 #include "dsl_compile.h"
 #include "ir_build.h"
 
-static const cc_type T_A = {CC_T_TENSOR, CC_DT_FP32, 2, {256, 128}};
-static const cc_type T_TL = {CC_T_TILE, CC_DT_FP32, 2, {64, 128}};
+static const cc_type T_A = {.kind = CC_T_TENSOR, .dtype = CC_DT_FP32, .rank = 2, .shape = {256, 128}};
+static const cc_type T_TL = {.kind = CC_T_TILE, .dtype = CC_DT_FP32, .rank = 2, .shape = {64, 128}};
 
 /* The lowering of the program in B, and its listing. */
 typedef struct lowered {
