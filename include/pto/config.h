@@ -32,7 +32,7 @@ extern "C" {
 #define PTO_WARNING_LIST(X)                                                                  \
     X(RETIRED_ENV, 1, "a retired PTO2_RING_* variable is set and ignored (once per process)") \
     X(RING_SIZES, 2, "the effective ring sizes, at create (log_ring_sizes)")                  \
-    X(SCOPES_LEFT_OPEN, 3, "pto_runtime_finish closed scopes left open")                      \
+    X(SCOPES_LEFT_OPEN, 3, "pto_runtime_finish closed scopes left open (not after a fatal error)") \
     X(RING_BLOCKED, 4, "the orchestrator has waited over a second for room on a ring")        \
     X(STALL_REPORTED, 5, "pto_runtime_finish saw no progress: the run's error, at once")      \
     X(STALL_AFTER_FATAL, 6, "no progress after the run failed: waiting for running kernels")  \

@@ -266,8 +266,11 @@ int pto_runtime_finish(pto_runtime *rt)
     rt_api_enter(rt);
     int open = rt->num_scopes - 1;
     if (open > 0) {
-        rt_warn(&rt->cfg, PTO_WARNING_SCOPES_LEFT_OPEN,
-                "warning: pto_runtime_finish closed %d scope(s) left open", open);
+        /* after a fatal error the scopes around the failure stay open by design: closing
+         * them is cleanup, not a mistake of the caller's to warn about */
+        if (!rt_error_latched(rt))
+            rt_warn(&rt->cfg, PTO_WARNING_SCOPES_LEFT_OPEN,
+                    "warning: pto_runtime_finish closed %d scope(s) left open", open);
         while (rt->num_scopes > 1) rt_scope_release(rt);
     }
     if (rt_wait_all_completed(rt)) {
