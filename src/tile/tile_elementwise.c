@@ -17,6 +17,16 @@
 
 #define EW_BLOCK 256
 
+/* The row kernels are built twice, for AVX2 and for the baseline, and the
+ * loader picks one per machine (ifunc): the same IEEE operation per
+ * element either way (one operation per loop, nothing to contract), twice
+ * the elements per instruction with AVX2. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EW_CLONES
+#endif
+
 typedef void (*ew_f32_tt)(float *d, const float *a, const float *b, int64_t n);
 typedef void (*ew_f32_ts)(float *d, const float *a, float y, int64_t n);
 typedef void (*ew_i32_tt)(int32_t *d, const int32_t *a, const int32_t *b, int64_t n);
@@ -30,11 +40,11 @@ typedef void (*ew_i8_ts)(int8_t *d, const int8_t *a, int8_t y, int64_t n);
     X(T, sfx, max, x > y ? x : y) X(T, sfx, min, x < y ? x : y)
 
 #define EW_DEF(T, sfx, name, expr)                                                                              \
-    static void ew_##name##_##sfx##_tt(T *d, const T *a, const T *b, int64_t n)                                 \
+    EW_CLONES static void ew_##name##_##sfx##_tt(T *d, const T *a, const T *b, int64_t n)                                 \
     {                                                                                                           \
         for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; d[i] = (T)(expr); }                             \
     }                                                                                                           \
-    static void ew_##name##_##sfx##_ts(T *d, const T *a, T y, int64_t n)                                        \
+    EW_CLONES static void ew_##name##_##sfx##_ts(T *d, const T *a, T y, int64_t n)                                        \
     {                                                                                                           \
         for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); }                                       \
     }
@@ -160,7 +170,7 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
 /* ---- unary ---------------------------------------------------------------------------- */
 
 #define UN_DEF(T, sfx, name, expr) \
-    static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
+    EW_CLONES static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
 UN_DEF(float, f32, exp, expf(x))
 UN_DEF(float, f32, neg, -x)
 UN_DEF(float, f32, sqrt, sqrtf(x))
