@@ -62,6 +62,7 @@ typedef struct tc_fn {
     uint8_t jit_entry;  /* @pl.jit (an entry) */
     uint8_t host;       /* @pl.jit.host (later) */
     uint8_t state;      /* 0 unchecked, 1 being checked, 2 checked */
+    uint8_t broken;     /* its declaration has errors, reported if the entry reaches it */
     cc_ir_func *ir;
 } tc_fn;
 

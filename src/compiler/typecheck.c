@@ -217,6 +217,23 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
     return 1;
 }
 
+/* The checks of a function's declaration: one decorator, its rules, no
+ * parameter named config.  Returns 1 when they hold. */
+static int tc_check_decl(tc *t, tc_fn *fn)
+{
+    const cc_stmt *s = fn->def;
+    if (s->u.def.ndecorators != 1)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, s->span, NULL, "several decorators on '%s' are not supported in this version", s->u.def.name), 0;
+    const cc_expr *d = s->u.def.decorators[0];
+    if (!(t->cls ? tc_function_decorator(t, d, fn) : tc_jit_decorator(t, d, fn))) return 0;
+    int ok = 1;
+    for (uint32_t j = 0; j < s->u.def.nparams; j++)
+        if (!strcmp(s->u.def.params[j].name, "config"))
+            ok = 0, tc_err(t, CC_DIAG_PY_TYPE, s->u.def.params[j].span, NULL, "@pl.jit function '%s': parameter name 'config' is reserved",
+                           fn->name);
+    return ok;
+}
+
 /* Gathers the functions: the methods of the class named entry, or the
  * decorated module-level defs. */
 static int tc_gather(tc *t)
@@ -237,23 +254,14 @@ static int tc_gather(tc *t)
     for (uint32_t k = 0; k < n; k++) {
         const cc_stmt *s = defs[k];
         if (s->kind != CC_S_DEF) continue;
-        tc_fn *fn = &t->fns[t->nfns];
+        tc_fn *fn = &t->fns[t->nfns++];
         *fn = (tc_fn){.def = s, .name = s->u.def.name};
-        if (s->u.def.ndecorators != 1) {
-            ok = 0;
-            tc_err(t, CC_DIAG_UNSUPPORTED, s->span, NULL, "several decorators on '%s' are not supported in this version", s->u.def.name);
-            continue;
-        }
-        const cc_expr *d = s->u.def.decorators[0];
-        if (!(t->cls ? tc_function_decorator(t, d, fn) : tc_jit_decorator(t, d, fn))) {
-            ok = 0;
-            continue;
-        }
-        for (uint32_t j = 0; j < s->u.def.nparams; j++)
-            if (!strcmp(s->u.def.params[j].name, "config"))
-                ok = 0, tc_err(t, CC_DIAG_PY_TYPE, s->u.def.params[j].span, NULL,
-                               "@pl.jit function '%s': parameter name 'config' is reserved", fn->name);
-        t->nfns++;
+        /* a module's other kernels matter only if the entry reaches them: their
+         * errors are reported there (tc_func_call), not here */
+        size_t before = t->d->n;
+        if (tc_check_decl(t, fn)) continue;
+        if (t->cls || !strcmp(fn->name, entry)) ok = 0;
+        else cc_diags_truncate(t->d, before), fn->broken = 1;
     }
     return ok;
 }
@@ -503,6 +511,7 @@ static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *nde
 
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit)
 {
+    if (fn->broken) return tc_check_decl(t, fn), NULL; /* reached: its declaration's errors now */
     if (t->c.plane == TC_KERNEL && fn->kind != CC_FUNC_INLINE) {
         char what[160];
         snprintf(what, sizeof what, submit ? "pl.submit" : "calling '%s'", fn->name);

@@ -142,9 +142,25 @@ static void test_decorator_d02_d03_incore_opaque_reject_auto_scope(void **s)
         snprintf(src, sizeof src, HDR "%s\ndef k(out: pl.Out[pl.Tensor]):\n    return out\n\n@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    k(out)\n    return out\n", forms[k]);
         DSL_ERROR(src, "f", "TypeError", "@pl.jit.incore does not accept an auto_scope= argument (auto_scope is only meaningful for the Orchestration entry", 3, 0);
     }
-    DSL_ERROR(HDR "@pl.jit.opaque(auto_scope=False)\ndef g(out):\n    return out\n", "f", "TypeError", "@pl.jit.opaque does not accept an auto_scope=", 3, 0);
-    DSL_ERROR(HDR "@pl.jit.opaque(level=pl.Level.CHIP, auto_scope=False)\ndef g(out):\n    return out\n", "f", "TypeError",
+    DSL_ERROR(HDR "@pl.jit.opaque(auto_scope=False)\ndef g(out):\n    return out\n", "g", "TypeError", "@pl.jit.opaque does not accept an auto_scope=", 3, 0);
+    DSL_ERROR(HDR "@pl.jit.opaque(level=pl.Level.CHIP, auto_scope=False)\ndef g(out):\n    return out\n", "g", "TypeError",
               "@pl.jit.opaque does not accept a level= argument", 3, 0);
+}
+
+/* A module's other kernels count only when the entry reaches them: a broken
+ * declaration elsewhere in the file does not stop this entry, and is
+ * reported (at its decorator) once a call reaches it. */
+static void test_decorator_errors_only_of_reached_functions(void **s)
+{
+    (void)s;
+    const char *bad = "@pl.jit.incore(level=pl.Level.AIV)\ndef k(out: pl.Out[pl.Tensor]):\n    return out\n\n";
+    char src[1024];
+    snprintf(src, sizeof src, HDR "%s@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    return out\n", bad);
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    pto_program_free(p);
+    snprintf(src, sizeof src, HDR "%s@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    out = k(out)\n    return out\n", bad);
+    DSL_ERROR(src, "f", "UnsupportedFeatureError", "@pl.jit.incore(level=pl.Level.AIV) is not supported in this version", 3, 22);
 }
 
 static void test_decorator_d05_host_is_later(void **s)
@@ -357,6 +373,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_with_p10_error_text_starts_with_location),
     cmocka_unit_test(test_decorator_d01_jit_forms),
     cmocka_unit_test(test_decorator_d02_d03_incore_opaque_reject_auto_scope),
+    cmocka_unit_test(test_decorator_errors_only_of_reached_functions),
     cmocka_unit_test(test_decorator_d05_host_is_later),
     cmocka_unit_test(test_decorator_d06_incore_level),
     cmocka_unit_test(test_decorator_d07_function_auto_scope_literal),
