@@ -92,6 +92,8 @@ typedef struct pto_compile_options {
     const char *source;          /* the text (need not be NUL-terminated) */
     size_t source_len;
     int first_line;              /* line of the text's first line in the file (0 or 1: 1) */
+    int first_column;            /* columns every line was dedented by (a nested definition); added to
+                                  * the diagnostics' columns so they point into the file */
     const char *entry;           /* @pl.jit function or @pl.program class to compile; NULL: check the file only */
     const char *function;        /* with a @pl.program entry: the Orchestration method (NULL: the only one) */
     const pto_constant *constants;

@@ -3,7 +3,7 @@
  * validation rules (pto/config.h plus the RunConfig-only rules of DSL-SPEC
  * §5.2) for the Python shim.
  *
- *   compile(source, filename, first_line, entry, function, constants, args,
+ *   compile(source, filename, first_line, first_column, entry, function, constants, args,
  *           stop_after) -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
@@ -180,11 +180,11 @@ static PyObject *py_compile(PyObject *mod, PyObject *args)
     (void)mod;
     PyObject *source, *entry, *function, *constants, *specs, *stop;
     const char *filename;
-    int first_line;
-    if (!PyArg_ParseTuple(args, "UsiOOO!O!O", &source, &filename, &first_line, &entry, &function, &PyList_Type,
+    int first_line, first_column;
+    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
                           &constants, &PyList_Type, &specs, &stop))
         return NULL;
-    pto_compile_options o = {.filename = filename, .first_line = first_line};
+    pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column};
     Py_ssize_t len;
     if (!(o.source = PyUnicode_AsUTF8AndSize(source, &len))) return NULL;
     o.source_len = (size_t)len;
@@ -255,7 +255,7 @@ PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
 PyObject *py_run(PyObject *mod, PyObject *args);               /* _C_run.c */
 
 static PyMethodDef py_methods[] = {
-    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, entry, function, constants, args, stop_after)"},
+    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after)"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},

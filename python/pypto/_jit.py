@@ -55,8 +55,9 @@ def _raise_diagnostics(diags):
     raise exc(msg, hint, span, text)
 
 
-def _compile(source, filename, first_line, entry, function, constants, specs, stop_after=None):
-    handle, diags = _C.compile(source, filename, first_line, entry, function, constants, specs, stop_after)
+def _compile(src, entry, function, constants, specs, stop_after=None):
+    handle, diags = _C.compile(src.text, src.filename, src.first_line, src.first_column, entry, function, constants, specs,
+                               stop_after)
     _raise_diagnostics(diags)
     return handle
 
@@ -121,8 +122,9 @@ class _Source:
             except (OSError, TypeError):
                 raise TypeError("%s: source code is not available; define kernels in a file" % who) from None
             self.text, self.first_line = textwrap.dedent("".join(own)), first
+            self.first_column = len(own[0]) - len(own[0].lstrip())  # what dedent removed
         else:
-            self.text, self.first_line = "".join(lines), 1
+            self.text, self.first_line, self.first_column = "".join(lines), 1, 0
         self.hash = hashlib.sha1(self.text.encode()).hexdigest()
 
 
@@ -184,7 +186,7 @@ class KernelBase:
         if handle is not None:
             self._hits += 1
             return handle
-        handle = _compile(self._src.text, self._src.filename, self._src.first_line, entry, function,
+        handle = _compile(self._src, entry, function,
                           constants, list(specs))
         self._misses += 1
         self._cache[key] = handle

@@ -78,7 +78,7 @@ class Program(KernelBase):
             sig = inspect.signature(self._methods[method])
             sig = sig.replace(parameters=list(sig.parameters.values())[1:])
             specs, _ = adapt_args(who, sig, bind_args(who, sig, args, kwargs), True)
-        handle = _compile(self._src.text, self._src.filename, self._src.first_line, self.__name__, None, [], specs,
+        handle = _compile(self._src, self.__name__, None, [], specs,
                           "parse")
         return ProgramText(_C.text(handle))
 

@@ -102,9 +102,10 @@ static int pto_publish(pto_program *p)
     if (!(p->pub = calloc(p->diags.n, sizeof *p->pub))) return -1;
     for (size_t k = 0; k < p->diags.n; k++) {
         const cc_diag *d = &p->diags.items[k];
+        int shift = (int)p->diags.col_offset;
         p->pub[k] = (pto_diagnostic){cc_diag_class_name(d->cls), d->message, d->hint, p->src.file,
-                                     (int)d->span.line, (int)d->span.col, (int)d->span.end_line, (int)d->span.end_col,
-                                     d->cls == CC_DIAG_WARNING};
+                                     (int)d->span.line, (int)d->span.col + shift, (int)d->span.end_line,
+                                     (int)d->span.end_col + shift, d->cls == CC_DIAG_WARNING};
     }
     return 0;
 }
@@ -118,6 +119,7 @@ int pto_compile(const pto_compile_options *opts, pto_program **out)
     base_arena_init(&p->arena);
     if (pto_source(p, opts) != 0) return free(p), -1;
     cc_diags_init(&p->diags, &p->src);
+    p->diags.col_offset = opts->first_column > 0 ? (uint32_t)opts->first_column : 0;
     *out = p;
     int failed = cc_lex(&p->src, &p->diags, &p->toks) != 0 ||
                  cc_parse(&p->src, &p->toks, &p->arena, &p->diags, &p->mod) != 0;

@@ -108,7 +108,7 @@ size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap)
     const cc_diag *x = &d->items[i];
     size_t len = 0, n;
     if (cap) buf[0] = 0;
-    base_appendf(buf, cap, &len, "%s:%u:%u: %s: %s", d->src->file, x->span.line, x->span.col,
+    base_appendf(buf, cap, &len, "%s:%u:%u: %s: %s", d->src->file, x->span.line, x->span.col + d->col_offset,
                  x->cls == CC_DIAG_WARNING ? "warning" : "error", x->message);
     const char *line = cc_source_line(d->src, x->span.line, &n);
     if (line) {

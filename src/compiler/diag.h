@@ -54,6 +54,7 @@ typedef struct cc_diags {
     size_t n;
     uint64_t cap;
     size_t errors;  /* items that are not warnings */
+    uint32_t col_offset; /* added to the printed columns (text dedented from the file) */
     int out_of_memory; /* a diagnostic could not be recorded */
 } cc_diags;
 

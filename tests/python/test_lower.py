@@ -266,3 +266,23 @@ def test_program_as_python_reparsed_lowers_the_same(load):
     mod, _ = load(src, header="")
     a = torch.zeros(256, 128)
     assert pl.parse_program(mod.Before.as_python(a, a)).lower(a, a) == mod.Before.lower(a, a)
+
+
+def test_nested_kernel_errors_point_into_the_file(load):
+    """A kernel defined inside a function is compiled from its dedented text; its
+    diagnostics still give the file's line and column (the dedent is added back)."""
+    mod, path = load("""
+        def make():
+            @pl.jit
+            def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.lod(a, [0, 0], [64, 128])
+                return out
+            return k
+        """)
+    from pypto.language.parser.diagnostics import UndefinedVariableError
+    with pytest.raises(UndefinedVariableError) as e:
+        mod.make().lower(torch.zeros(256, 128), torch.zeros(256, 128))
+    line, col = line_of(path, "pl.lod")
+    assert str(e.value).startswith("%s:%d:%d: error: pl.lod is not a pypto.language name" % (path, line, col)), str(e.value)
+    assert (e.value.span["line"], e.value.span["column"]) == (line, col)
