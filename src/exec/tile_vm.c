@@ -67,6 +67,8 @@ typedef struct vm {
     const pto_kernel_args *args;
     ex_reg *r;
     tile *v;
+    void **own;           /* per tile: its buffer in the workspace */
+    int32_t *alias;       /* per tile: the view its data points into (a zero-copy load), -1: its own buffer */
     int32_t *tmap;        /* tensor slot -> view index, -1: none */
     tile_tensor *tensors; /* per view */
     tile_scratch *scratch;
@@ -103,8 +105,50 @@ static const tile_tensor *vm_tensor(vm *m, int32_t slot)
     return k < 0 ? NULL : &m->tensors[k];
 }
 
+/* ---- zero-copy loads ----
+ * A LOAD whose window is in bounds, has the tile's whole shape as its valid
+ * region, and lies in memory in the tile's own dense row-major order (a
+ * contiguous tensor, full inner extents: the row bands the seed's kernels
+ * load) is not copied: the tile points into the tensor.  Such a tile is read
+ * only; before an instruction writes it, it gets its own buffer back (a copy
+ * when the instruction also reads it), and before a STORE into the same
+ * allocation every tile pointing there is copied out, so a tile keeps the
+ * value it was loaded with. */
+
+/* The address of window off of t read in place as tile d, or NULL. */
+static char *vm_window(const tile_tensor *t, const tile *d, const int64_t *off, const int64_t *ext)
+{
+    if (t->dtype != d->dtype || t->rank != d->rank) return NULL;
+    int64_t dense = 1, e = t->base;
+    for (int k = d->rank - 1; k >= 0; k--) {
+        if ((ext[k] >= 0 && ext[k] < d->shape[k]) || off[k] < 0 || off[k] + d->shape[k] > t->shape[k] || t->strides[k] != dense)
+            return NULL;
+        e += off[k] * t->strides[k];
+        dense *= d->shape[k];
+    }
+    return t->addr + e * (int64_t)tile_dtype_size((tile_dtype)d->dtype);
+}
+
+/* Gives tile i its own buffer back; copy: keep its value. */
+static void vm_own(vm *m, int32_t i, int copy)
+{
+    if (m->alias[i] < 0) return;
+    tile *t = &m->v[i];
+    if (copy) memcpy(m->own[i], t->data, (size_t)tile_bytes(t));
+    t->data = m->own[i];
+    m->alias[i] = -1;
+}
+
+/* Before a STORE into allocation addr: copies out every tile pointing there. */
+static void vm_own_all(vm *m, const char *addr)
+{
+    for (uint32_t i = 0; i < m->k->ntiles; i++)
+        if (m->alias[i] >= 0 && m->tensors[m->alias[i]].addr == addr) vm_own(m, (int32_t)i, 1);
+}
+
 static int vm_top(vm *m, const cc_lo_insn *in)
 {
+    vm_own(m, in->dst, in->dst == in->a || (!in->b_scalar && in->dst == in->b));
     tile *d = &m->v[in->dst], *a = &m->v[in->a];
     cc_ir_op op = (cc_ir_op)in->op;
     int rc;
@@ -156,7 +200,15 @@ static int vm_exec(vm *m)
             if (!t) return vm_fail(m, in, "internal error: LOAD from tensor slot %d without an argument", in->a);
             int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             vm_mem_regs(m, in, off, ext);
-            if (tile_load(&m->v[in->dst], t, off, ext, in->u.mem.clamp, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+            tile *d = &m->v[in->dst];
+            vm_own(m, in->dst, 0);
+            char *w = vm_window(t, d, off, ext);
+            if (w) {
+                d->data = w, m->alias[in->dst] = (int32_t)(t - m->tensors);
+                memcpy(d->valid, d->shape, sizeof d->valid);
+            } else if (tile_load(d, t, off, ext, in->u.mem.clamp, m->msg, sizeof m->msg)) {
+                return vm_fail(m, in, NULL);
+            }
             break;
         }
         case CC_LO_STORE: {
@@ -164,11 +216,15 @@ static int vm_exec(vm *m)
             if (!t) return vm_fail(m, in, "internal error: STORE to tensor slot %d without an argument", in->a);
             int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             vm_mem_regs(m, in, off, ext);
-            if (tile_store(t, off, &m->v[in->b], ext, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+            tile *src = &m->v[in->b];
+            if (m->alias[in->b] >= 0 && vm_window(t, src, off, ext) == src->data) break; /* already there */
+            vm_own_all(m, t->addr);
+            if (tile_store(t, off, src, ext, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
             break;
         }
         case CC_LO_TOP: if (vm_top(m, in)) return -1; break;
         case CC_LO_TCOPY: {
+            vm_own(m, in->dst, in->dst == in->a);
             tile *d = &m->v[in->dst], *a = &m->v[in->a];
             memcpy(d->data, a->data, (size_t)tile_bytes(a));
             memcpy(d->valid, a->valid, sizeof d->valid);
@@ -226,8 +282,9 @@ int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_
 {
     vm m = {.l = l, .k = kernel, .args = args};
     size_t regs = VM_ALIGN(kernel->nregs * sizeof(ex_reg)), tiles = VM_ALIGN(kernel->ntiles * sizeof(tile));
+    size_t owns = VM_ALIGN(kernel->ntiles * sizeof(void *)), aliases = VM_ALIGN(kernel->ntiles * sizeof(int32_t));
     size_t tmap = VM_ALIGN(kernel->ntensors * sizeof(int32_t)), tens = VM_ALIGN(args->num_views * sizeof(tile_tensor));
-    size_t need = regs + tiles + tmap + tens;
+    size_t need = regs + tiles + owns + aliases + tmap + tens;
     for (uint32_t i = 0; i < kernel->ntiles; i++) {
         const cc_type *ty = &kernel->tiles[i].type;
         tile t = {.dtype = ty->dtype, .rank = ty->rank};
@@ -239,6 +296,8 @@ int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_
     char *p = w->mem;
     m.r = (ex_reg *)p, p += regs;
     m.v = (tile *)p, p += tiles;
+    m.own = (void **)p, p += owns;
+    m.alias = (int32_t *)p, p += aliases;
     m.tmap = (int32_t *)p, p += tmap;
     m.tensors = (tile_tensor *)p, p += tens;
     m.scratch = &w->scratch;
@@ -246,7 +305,8 @@ int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_
         const cc_type *ty = &kernel->tiles[i].type;
         tile *t = &m.v[i];
         memset(t, 0, sizeof *t);
-        t->dtype = ty->dtype, t->rank = ty->rank, t->data = p;
+        t->dtype = ty->dtype, t->rank = ty->rank, t->data = m.own[i] = p;
+        m.alias[i] = -1;
         memcpy(t->shape, ty->shape, sizeof t->shape);
         memcpy(t->valid, ty->shape, sizeof t->valid);
         p += VM_ALIGN((size_t)tile_bytes(t));

@@ -1,0 +1,58 @@
+"""Loads read in place (src/exec/tile_vm.c, "zero-copy loads"): a tile that points
+into a tensor keeps the value it was loaded with, whatever the kernel does next."""
+import torch
+
+
+def test_zero_copy_tile_survives_a_store_into_its_tensor(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(out, [0, 0], [64, 128])                    # points into out
+                pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)   # overwrites what t read
+                pl.store(t, [64, 0], out)                              # t's old value
+            return out
+        """)
+    a, out = torch.randn(256, 128), torch.randn(256, 128)
+    old = out.clone()
+    mod.k(a, out)
+    assert torch.equal(out[:64], a[:64]) and torch.equal(out[64:128], old[:64]) and torch.equal(out[128:], old[128:])
+
+
+def test_zero_copy_tile_updated_in_place_leaves_its_tensor(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [256, 128])
+                t = pl.add(t, 1.0)
+                t = pl.mul(t, t)
+                pl.store(t, [0, 0], out)
+            return out
+        """)
+    a, out = torch.randn(256, 128), torch.zeros(256, 128)
+    before = a.clone()
+    mod.k(a, out)
+    assert torch.equal(a, before)
+    assert torch.equal(out, (before + 1.0) * (before + 1.0))
+
+
+def test_zero_copy_store_of_a_tile_onto_its_own_window(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for i in pl.range(4):
+                    t = pl.load(out, [i * 64, 0], [64, 128])
+                    pl.store(t, [i * 64, 0], out)
+                    u = pl.load(out, [((i + 1) % 4) * 64, 0], [64, 128])
+                    pl.store(u, [i * 64, 0], out)
+            return out
+        """)
+    a, out = torch.zeros(256, 128), torch.randn(256, 128)
+    old = out.clone()
+    mod.k(a, out)
+    want = old.clone()
+    for i in range(4):
+        want[i * 64:(i + 1) * 64] = want[((i + 1) % 4) * 64:((i + 1) % 4 + 1) * 64]
+    assert torch.equal(out, want)
