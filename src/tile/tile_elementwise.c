@@ -20,8 +20,9 @@
 /* The row kernels are built twice, for AVX2 and for the baseline, and the
  * loader picks one per machine (ifunc): the same IEEE operation per
  * element either way (one operation per loop, nothing to contract), twice
- * the elements per instruction with AVX2. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * the elements per instruction with AVX2.  Not in sanitizer builds: an
+ * ifunc resolver runs before the sanitizer's runtime is up (TSan crashes). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PTO_SANITIZER)
 #define EW_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define EW_CLONES
