@@ -341,6 +341,7 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
     }
     lo_block(&b, &f->body);
     if (!lo_ends_in_return(&f->body)) lo_emit(&b, CC_LO_RETURN, f->span);
+    if (f->kind == CC_FUNC_INCORE) lo_tile_mark_direct_stores(b.code, b.ncode, b.nslots[CC_LO_TILE]);
     out->ncode = b.ncode;
     out->code = lo_keep(&b, b.code, b.ncode, sizeof *b.code);
     out->nregs = b.nslots[CC_LO_REG], out->ntensors = b.nslots[CC_LO_TENSOR], out->ntiles = b.nslots[CC_LO_TILE];

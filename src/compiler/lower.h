@@ -70,7 +70,10 @@
  *                  valid region u.mem.ext (registers, -1: the shape's extent); u.mem.clamp cuts the
  *                  window at the tensor's edge; mode: the cache policy
  *   STORE          ta's window at offsets u.mem.off = vb's valid region (u.mem.ext: the `shapes=`
- *                  extents, -1: none)
+ *                  extents, -1: none); mode 1 ("direct"): vb is written by the last tile
+ *                  instruction before it, an element-wise TOP (only scalar instructions, the
+ *                  store's offsets, in between), and read by nothing else, so that TOP may write
+ *                  straight into the window
  *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op (ADD..MINIMUM, EXP..RELU, ROW_SUM,
  *                  ROW_MAX, CAST, MATMUL); dtype: the result's; b_scalar: b is a register (the tile
  *                  op's scalar operand, converted to dtype); CAST's mode in mode

@@ -8,6 +8,8 @@
  * never do: when the target is one of their operands they go through a
  * temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY).
  */
+#include <stdlib.h>
+
 #include "compiler/lower_int.h"
 
 static int32_t lo_tile(lo_b *b, const cc_ir_expr *e);
@@ -114,4 +116,41 @@ void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
     if (src < 0 || dst == src) return;
     cc_lo_insn *in = lo_emit(b, CC_LO_ALIAS, s->span);
     if (in) in->dst = dst, in->a = src;
+}
+
+/* Is in a scalar instruction (it reads and writes registers only)? */
+static int lo_is_scalar(const cc_lo_insn *in)
+{
+    return in->code == CC_LO_CONST || in->code == CC_LO_MOV || in->code == CC_LO_CAST || in->code == CC_LO_BIN || in->code == CC_LO_UN;
+}
+
+/* Marks the STOREs a tile program can compute in place (lower.h, STORE's
+ * mode): the stored tile is written by the last tile instruction before
+ * it, an element-wise TOP, with only scalar instructions (the store's
+ * offsets) between them, none of them a jump target or a write of the TOP's
+ * scalar operand; and no other instruction reads that tile. */
+void lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
+{
+    uint32_t *reads = calloc(ntiles ? ntiles : 1, sizeof *reads);
+    uint8_t *target = calloc(n ? n : 1, 1);
+    if (!reads || !target) return free(reads), free(target);
+    for (uint32_t i = 0; i < n; i++) {
+        const cc_lo_insn *in = &code[i];
+        if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
+        if (in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) reads[in->a]++;
+        if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
+        if (in->code == CC_LO_STORE) reads[in->b]++;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        cc_lo_insn *st = &code[i];
+        if (st->code != CC_LO_STORE || reads[st->b] != 1 || target[i]) continue;
+        uint32_t j = i - 1;
+        while (j > 0 && lo_is_scalar(&code[j]) && !target[j]) j--;
+        const cc_lo_insn *op = &code[j];
+        if (op->code != CC_LO_TOP || op->dst != st->b || !lo_is_elementwise((cc_ir_op)op->op)) continue;
+        int clobbered = 0;
+        for (uint32_t k = j + 1; k < i; k++) clobbered |= target[k] || (op->b_scalar && code[k].dst == op->b);
+        if (!clobbered) st->mode = 1;
+    }
+    free(reads), free(target);
 }

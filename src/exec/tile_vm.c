@@ -146,9 +146,9 @@ static void vm_own_all(vm *m, const char *addr)
         if (m->alias[i] >= 0 && m->tensors[m->alias[i]].addr == addr) vm_own(m, (int32_t)i, 1);
 }
 
-static int vm_top(vm *m, const cc_lo_insn *in)
+/* Runs a TOP on the tiles as they are (their buffers chosen by the caller). */
+static int vm_top_run(vm *m, const cc_lo_insn *in)
 {
-    vm_own(m, in->dst, in->dst == in->a || (!in->b_scalar && in->dst == in->b));
     tile *d = &m->v[in->dst], *a = &m->v[in->a];
     cc_ir_op op = (cc_ir_op)in->op;
     int rc;
@@ -176,6 +176,48 @@ static int vm_top(vm *m, const cc_lo_insn *in)
         return vm_fail(m, in, "internal error: tile op %d", op);
     }
     return rc ? vm_fail(m, in, NULL) : 0;
+}
+
+static int vm_top(vm *m, const cc_lo_insn *in)
+{
+    vm_own(m, in->dst, in->dst == in->a || (!in->b_scalar && in->dst == in->b));
+    return vm_top_run(m, in);
+}
+
+/* A TOP whose result the next instruction, a "direct" STORE (lower.h), only
+ * stores: computed straight into the window when the window can be written
+ * as the tile (vm_window), the sources are fully valid and none points
+ * elsewhere into that allocation, and the op cannot fail half way (an
+ * integer division).  Returns 1 when done (skip the STORE), 0 to run both
+ * as usual, -1 on error. */
+static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
+{
+    const tile_tensor *t = vm_tensor(m, st->a);
+    tile *d = &m->v[op->dst];
+    int32_t src[2] = {op->a, op->b_scalar ? -1 : op->b};
+    if (!t || op->dst == src[0] || op->dst == src[1]) return 0;
+    if (op->op == CC_IR_DIV && !tile_dtype_is_float((tile_dtype)d->dtype)) return 0;
+    int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    vm_mem_regs(m, st, off, ext);
+    char *w = vm_window(t, d, off, ext);
+    if (!w) return 0;
+    for (int k = 0; k < 2; k++) {
+        if (src[k] < 0) continue;
+        const tile *x = &m->v[src[k]];
+        if (memcmp(x->valid, x->shape, x->rank * sizeof x->valid[0])) return 0;
+        if (m->alias[src[k]] >= 0 && m->tensors[m->alias[src[k]]].addr == t->addr && x->data != w) return 0;
+    }
+    for (uint32_t i = 0; i < m->k->ntiles; i++) /* other tiles reading this allocation keep their values */
+        if ((int32_t)i != src[0] && (int32_t)i != src[1] && m->alias[i] >= 0 && m->tensors[m->alias[i]].addr == t->addr)
+            vm_own(m, (int32_t)i, 1);
+    vm_own(m, op->dst, 0);
+    d->data = w, m->alias[op->dst] = (int32_t)(t - m->tensors);
+    return vm_top_run(m, op) ? -1 : 1;
+}
+
+static int vm_is_scalar(const cc_lo_insn *in)
+{
+    return in->code == CC_LO_CONST || in->code == CC_LO_MOV || in->code == CC_LO_CAST || in->code == CC_LO_BIN || in->code == CC_LO_UN;
 }
 
 static int vm_exec(vm *m)
@@ -222,7 +264,23 @@ static int vm_exec(vm *m)
             if (tile_store(t, off, src, ext, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
             break;
         }
-        case CC_LO_TOP: if (vm_top(m, in)) return -1; break;
+        case CC_LO_TOP: {
+            /* a direct STORE of this result: run the scalar instructions between (its
+             * offsets; they touch no tile) first, then compute into the window */
+            uint32_t st = pc;
+            while (st < k->ncode && vm_is_scalar(&k->code[st])) st++;
+            int done = 0;
+            if (st < k->ncode && k->code[st].code == CC_LO_STORE && k->code[st].mode == 1 && k->code[st].b == in->dst) {
+                for (; pc < st; pc++) {
+                    const char *why;
+                    if (ex_scalar_step(k, m->r, &k->code[pc], &why)) return vm_fail(m, &k->code[pc], "%s", why);
+                }
+                done = vm_top_direct(m, in, &k->code[st]);
+            }
+            if (done < 0 || (!done && vm_top(m, in))) return -1;
+            if (done) pc++; /* the STORE's work is done */
+            break;
+        }
         case CC_LO_TCOPY: {
             vm_own(m, in->dst, in->dst == in->a);
             tile *d = &m->v[in->dst], *a = &m->v[in->a];

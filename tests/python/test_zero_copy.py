@@ -56,3 +56,38 @@ def test_zero_copy_store_of_a_tile_onto_its_own_window(load):
     for i in range(4):
         want[i * 64:(i + 1) * 64] = want[((i + 1) % 4) * 64:((i + 1) % 4 + 1) * 64]
     assert torch.equal(out, want)
+
+
+def test_direct_store_keeps_other_tiles_reading_the_window(load):
+    """The op before a store computes straight into the window (lower.h, a "direct"
+    STORE); a tile still pointing into that window keeps its old value."""
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(out, [0, 0], [64, 128])                             # points into out
+                pl.store(pl.add(pl.load(a, [0, 0], [64, 128]), 1.0), [0, 0], out)  # computed into out
+                pl.store(t, [64, 0], out)
+            return out
+        """)
+    a, out = torch.randn(256, 128), torch.randn(256, 128)
+    old = out.clone()
+    mod.k(a, out)
+    assert torch.equal(out[:64], a[:64] + 1.0) and torch.equal(out[64:128], old[:64]) and torch.equal(out[128:], old[128:])
+
+
+def test_direct_store_reading_another_part_of_its_tensor(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for i in pl.range(3):
+                    pl.store(pl.mul(pl.load(out, [i * 64, 0], [64, 128]), 2.0), [i * 64 + 32, 0], out)
+            return out
+        """)
+    a, out = torch.zeros(256, 128), torch.randn(256, 128)
+    want = out.clone()
+    for i in range(3):  # the window written overlaps the one read, 32 rows ahead of it
+        want[i * 64 + 32:i * 64 + 96] = want[i * 64:i * 64 + 64] * 2.0
+    mod.k(a, out)
+    assert torch.equal(out, want)
