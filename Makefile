@@ -39,11 +39,11 @@ PY = PYTHONPATH=python /usr/bin/python3
 demo: build
 	$(PY) examples/python/memory_page.py build/demo-python
 	$(PY) -m pypto.tools.scope_stats_plot build/demo-python/manual_placement/dfx_outputs/scope_stats/scope_stats.jsonl
-	./build/bin/ptoc lower examples/dsl/memory_page.py --func manual_placement $(SEED_SHAPES)
-	./build/bin/ptoc lower examples/dsl/memory_page.py --func scaled $(SEED_SHAPES)
+	./build/bin/ptoc lower examples/python/memory_page.py --func manual_placement $(SEED_SHAPES)
+	./build/bin/ptoc lower examples/python/memory_page.py --func scaled $(SEED_SHAPES)
 	./build/bin/ptoc lower examples/dsl/orch_program.py --func Before $(SEED_SHAPES)
-	./build/bin/run_dsl examples/dsl/memory_page.py scaled
-	./build/bin/run_dsl examples/dsl/memory_page.py manual_placement build/demo-dsl
+	./build/bin/run_dsl examples/python/memory_page.py scaled
+	./build/bin/run_dsl examples/python/memory_page.py manual_placement build/demo-dsl
 	./build/bin/pto-scope-stats build/demo-dsl/scope_stats/scope_stats.jsonl --html build/demo-dsl/scope_stats.html
 	./build/bin/two_phase build/demo
 	./build/bin/pto-scope-stats build/demo/scope_stats/scope_stats.jsonl --html build/demo/scope_stats.html

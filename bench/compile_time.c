@@ -17,23 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/file.h"
 #include "pto/compile.h"
 
 enum { COMPILES = 200 };
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) free(buf), buf = NULL;
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static double cpu_seconds(void)
 {
@@ -65,7 +52,7 @@ int main(int argc, char **argv)
     if (argc < 3 || argc % 2 == 0) return fprintf(stderr, "usage: bench_compile FILE ENTRY [FILE ENTRY ...]\n"), 2;
     for (int k = 1; k + 1 < argc; k += 2) {
         size_t len;
-        char *text = read_file(argv[k], &len);
+        char *text = base_read_file(argv[k], &len);
         if (!text) return fprintf(stderr, "bench_compile: cannot read %s\n", argv[k]), 1;
         if (compile_once(argv[k], text, len, argv[k + 1]) != 0) return free(text), 1;
         double t0 = cpu_seconds();

@@ -128,7 +128,8 @@ for ((r = 0; r < reps; r++)); do
   echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: B0" >&2
   "$bin/bench_calib" >> "$rows"
   echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: C1 compile time" >&2
-  "$bin/bench_compile" "$examples/memory_page.py" manual_placement "$examples/memory_page.py" scaled \
+  "$bin/bench_compile" "$here/../examples/python/memory_page.py" manual_placement \
+    "$here/../examples/python/memory_page.py" scaled \
     "$examples/orch_program.py" Before >> "$rows" || echo "FAILED: C1 compile time" >> "$failures"
   for ((i = 0; i < ${#cases[@]}; i++)); do
     read -r -a args <<< "${cases[i]}"

@@ -13,31 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "pto/compile.h"
 #include "pto/run.h"
 #include "pto/runtime.h"
 
 enum { ROWS = 256, COLS = 128 };
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) free(s), s = NULL;
-    fclose(f);
-    *len = (size_t)n;
-    return s;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3) return fprintf(stderr, "usage: run_dsl FILE.py ENTRY [OUTPUT_DIR]\n"), 2;
     size_t len;
-    char *text = read_file(argv[1], &len);
+    char *text = base_read_file(argv[1], &len);
     if (!text) return fprintf(stderr, "run_dsl: cannot read %s\n", argv[1]), 1;
 
     /* compile, specialized to a, out: [256, 128] FP32 */

@@ -1,12 +1,15 @@
-"""The Memory page's examples, run as the page runs them, with scope stats.
+"""The Memory page's script: its setup, `manual_placement`, `sized` and `scaled`
+(the page's code, `__PLATFORM__` = a2a3sim), and a demo that runs them.
 
     PYTHONPATH=python /usr/bin/python3 examples/python/memory_page.py [WORK_DIR]
 
-Runs `manual_placement` and `scaled` (the page's code, `__PLATFORM__` = a2a3sim),
-checks each result against A * 2 + 1 as the page's `check` does, and prints which
-ring each example's tasks used, read from its scope-stats file
-(<work_dir>/dfx_outputs/scope_stats/scope_stats.jsonl).
+runs both kernels, checks each result against A * 2 + 1 as the page's `check` does,
+and prints which ring each example's tasks used, read from its scope-stats file
+(<work_dir>/dfx_outputs/scope_stats/scope_stats.jsonl).  The same file is what
+`ptoc`, `run_dsl`, the compile benchmark and the Python tests compile (the one copy of
+the page's kernels outside tests/seed, which keeps the page's blocks verbatim).
 """
+import dataclasses
 import json
 import os
 import sys
@@ -43,6 +46,13 @@ def manual_placement(a: pl.Tensor, out: pl.Out[pl.Tensor]):
     return out
 
 
+sized = RunConfig(
+    platform="a2a3sim",
+    ring_task_window=[8192, 16384, 131072, 524288],
+    ring_heap=[134217728, 268435456, 268435456, 536870912],
+)
+
+
 @pl.jit
 def scaled(a: pl.Tensor, out: pl.Out[pl.Tensor]):
     with pl.at(level=pl.Level.CORE_GROUP):
@@ -50,12 +60,6 @@ def scaled(a: pl.Tensor, out: pl.Out[pl.Tensor]):
             t = pl.load(a, [i * TR, 0], [TR, TC])
             pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)
     return out
-
-
-sized = dict(
-    ring_task_window=[8192, 16384, 131072, 524288],
-    ring_heap=[134217728, 268435456, 268435456, 536870912],
-)
 
 
 def tasks_per_scope(stats):
@@ -74,9 +78,9 @@ def tasks_per_scope(stats):
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "build/demo-python"
-    for kernel, extra in ((manual_placement, {}), (scaled, sized)):
+    for kernel, cfg in ((manual_placement, RunConfig(platform="a2a3sim")), (scaled, sized)):
         work_dir = os.path.join(base, kernel.__name__)
-        cfg = RunConfig(platform="a2a3sim", enable_scope_stats=True, save_kernels_dir=work_dir, **extra)
+        cfg = dataclasses.replace(cfg, enable_scope_stats=True, save_kernels_dir=work_dir)
         check(kernel, cfg)
         print(f"{kernel.__name__}: out == A * 2 + 1 (torch.testing.assert_close passed)")
         stats = os.path.join(work_dir, "dfx_outputs", "scope_stats", "scope_stats.jsonl")

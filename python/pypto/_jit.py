@@ -159,16 +159,16 @@ class KernelBase:
         uncapturable objects by type; language names, kernels and sequences are
         read from the file by the compiler (kernels contribute their own key)."""
         sent, key, seen = [], [], set()
-        todo = list(self._functions())
-        while todo:
-            fn = todo.pop()
+        pending = list(self._functions())
+        while pending:
+            fn = pending.pop()
             for name, v in sorted(_referenced(fn).items()):
                 if (name, id(fn)) in seen:
                     continue
                 seen.add((name, id(fn)))
                 key.append((name, _key_value(v)))
                 if isinstance(v, JitFunction):
-                    todo.append(v.__wrapped__)
+                    pending.append(v.__wrapped__)
                 elif type(v) in (int, float, bool, str):
                     sent.append((name, v))
                 elif isinstance(v, (tuple, list, KernelBase)) or _is_language(v):

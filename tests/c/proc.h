@@ -1,6 +1,6 @@
 /*
  * proc.h - running a program from a test: spawn it with its output in
- * files, wait, and read files back.  Include after harness.h.
+ * files and wait (base_read_file reads them back).  Include after harness.h.
  */
 #ifndef PTO_TEST_PROC_H
 #define PTO_TEST_PROC_H
@@ -28,21 +28,6 @@ static inline int proc_run(char *const argv[], const char *out, const char *err)
     int st;
     if (waitpid(pid, &st, 0) < 0) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The whole file, NUL-terminated (malloc'd), or NULL. */
-static inline char *proc_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "dsl_compile.h"
 #include "dsl_examples.h"
+#include "base/file.h"
 #include "proc.h"
 
 #define DIR PTO_TEST_ARTIFACTS
@@ -55,8 +56,8 @@ static int ptoc(char **out, char **err, char *const *args)
     snprintf(o, sizeof o, "%s", path("out"));
     snprintf(e, sizeof e, "%s", path("err"));
     int rc = proc_run(argv, o, e);
-    *out = proc_slurp(o);
-    *err = proc_slurp(e);
+    *out = base_read_file(o, NULL);
+    *err = base_read_file(e, NULL);
     assert_non_null(*out);
     assert_non_null(*err);
     return rc;

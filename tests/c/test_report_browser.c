@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
+#include "base/file.h"
 #include "proc.h"
 #include "reportutil.h"
 
@@ -55,7 +56,7 @@ static int page_problems(const char *tag, char *why, size_t len)
     int bad = 0;
     why[0] = '\0';
     snprintf(path, sizeof path, "%s/%s.log", ART, tag);
-    char *log = proc_slurp(path);
+    char *log = base_read_file(path, NULL);
     assert_non_null(log);
     for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"))
         if (strstr(l, "CONSOLE") || strstr(l, "Uncaught")) {
@@ -164,7 +165,7 @@ static void test_report_html_browser(void **state)
     snprintf(out, sizeof out, "%s/report.txt", ART);
     snprintf(err, sizeof err, "%s/report.err", ART);
     assert_int_equal(proc_run(tool, out, err), 0);
-    char *page = proc_slurp(html);
+    char *page = base_read_file(html, NULL);
     assert_non_null(page);
     static const char *const never[] = {"<script", "http:", "https:", "url(", "src=", "href=",
                                         "@import", "<link", "<img", "<iframe"};
@@ -176,7 +177,7 @@ static void test_report_html_browser(void **state)
     assert_int_equal(chromium(html, "--dump-dom", "report"), 0);
     if (page_problems("report", why, sizeof why)) fail_msg("report page:\n%s", why);
     snprintf(out, sizeof out, "%s/report.out", ART);
-    char *dom = proc_slurp(out);
+    char *dom = base_read_file(out, NULL);
     assert_non_null(dom);
     assert_non_null(strstr(dom, "</html>"));
 
@@ -228,7 +229,7 @@ static void test_report_html_browser(void **state)
     struct stat st;
     assert_int_equal(stat(out, &st), 0);
     assert_true(st.st_size > 20000);
-    char *png = proc_slurp(out);
+    char *png = base_read_file(out, NULL);
     assert_int_equal(memcmp(png, "\x89PNG", 4), 0);
     free(png);
 }

@@ -17,6 +17,7 @@
  * scope outlive tasks of its own ring.
  */
 #include "harness.h"
+#include "base/file.h"
 
 #include <dirent.h>
 #include <ftw.h>
@@ -223,22 +224,6 @@ static void ss_free(ss_file *f)
     free(f->rec);
     free(f->line);
     memset(f, 0, sizeof *f);
-}
-
-/* The whole file as a string (NULL if it cannot be read). */
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp) return NULL;
-    size_t cap = 4096, n = 0, k;
-    char *s = malloc(cap);
-    while (s && (k = fread(s + n, 1, cap - n - 1, fp)) > 0) {
-        n += k;
-        if (n + 1 == cap) s = realloc(s, cap *= 2);
-    }
-    fclose(fp);
-    if (s) s[n] = 0;
-    return s;
 }
 
 static int file_exists(const char *path)
@@ -1146,7 +1131,7 @@ static void test_stats_fatal_run(void **state)
     assert_true(is_begin(&f, f.n - 1));
     for (size_t i = 0; i < f.n; i++) assert_true(is_begin(&f, i));
     ss_free(&f);
-    char *before = slurp(path);
+    char *before = base_read_file(path, NULL);
     assert_non_null(before);
     /* Calls after the fatal are no-ops: no records, no rewrite. */
     pto_task t = {.kernel = NULL, .name = "dummy"};
@@ -1154,7 +1139,7 @@ static void test_stats_fatal_run(void **state)
     assert_int_equal(pto_scope_begin(rt, PTO_SCOPE_AUTO, "late.py", 9), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_scope_end(rt), -PTO_SCOPE_DEADLOCK);
     assert_int_equal(pto_runtime_finish(rt), -PTO_SCOPE_DEADLOCK);
-    char *after = slurp(path);
+    char *after = base_read_file(path, NULL);
     assert_non_null(after);
     assert_string_equal(after, before);
     assert_false(file_exists(tmp));

@@ -14,6 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "examples" / "python"))  # memory_page: the page's script
 
 HEADER = "import pypto.language as pl\nfrom pypto.runtime import RunConfig\n"
 _count = itertools.count()

@@ -2,6 +2,8 @@
 import json
 import os
 
+from memory_page import tasks_per_scope  # examples/python: the page demo reads stats the same way
+
 
 def stats_file(work_dir):
     return os.path.join(str(work_dir), "dfx_outputs", "scope_stats", "scope_stats.jsonl")
@@ -11,17 +13,10 @@ def read(work_dir):
     """(metadata, scopes): scopes = [(site, ring, tasks)] in closing order, where a scope's
     tasks are its ring's task cursor at its end minus at its begin (tasks submitted on that
     ring while it was open, nested same-ring scopes included)."""
-    with open(stats_file(work_dir)) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    scopes, open_ = [], []
-    for r in lines[1:]:
-        if r["phase"] == "begin":
-            open_.append(r)
-        else:
-            b = open_.pop()
-            assert (b["site"], b["ring"]) == (r["site"], r["ring"])
-            scopes.append((r["site"], r["ring"], r["task_window_end"] - b["task_window_end"]))
-    return lines[0], scopes
+    path = stats_file(work_dir)
+    with open(path) as f:
+        metadata = json.loads(f.readline())
+    return metadata, tasks_per_scope(path)
 
 
 def tasks_per_ring(work_dir):

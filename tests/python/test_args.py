@@ -9,7 +9,7 @@ import torch
 import pypto.language as pl
 from pypto import _args
 
-import seed_kernels as seed
+import memory_page as seed
 
 WHO = "@pl.jit function 'scaled'"
 

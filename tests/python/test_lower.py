@@ -12,7 +12,7 @@ from pypto.language.parser.diagnostics import (InvalidOperationError, ParserErro
                                                UndefinedVariableError, UnsupportedFeatureError)
 from pypto.runtime import RunConfig
 
-import seed_kernels as seed
+import memory_page as seed
 from conftest import line_of, ptoc_lower
 
 SHAPES = ["--shape", "a=256x128:fp32", "--shape", "out=256x128:fp32"]

@@ -11,7 +11,7 @@ import torch
 from pypto.runtime import DeviceUnavailableError, PTORuntimeError, RunConfig
 
 import run_stats
-import seed_kernels as seed
+import memory_page as seed
 
 DEFAULTS = {"task_window_max": [16384] * 4, "heap_max": [268435456] * 4, "dep_pool_max": [16384] * 4}
 

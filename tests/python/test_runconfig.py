@@ -152,7 +152,7 @@ def test_R17_device_id_distributed_replace():
 
 
 def test_R19_device_platform(load):
-    import seed_kernels as s
+    import memory_page as s
     cfg = RunConfig(platform="a2a3", enable_scope_stats=True, save_kernels=True)
     out = torch.zeros(s.ROWS, s.TC)
     with pytest.raises(DeviceUnavailableError, match="needs an Ascend device") as e:
@@ -178,7 +178,7 @@ def test_runtime_fields_num_workers_stall():
 
 def test_dfx_warning_at_dispatch_once(load):
     import pypto._jit as j
-    import seed_kernels as s
+    import memory_page as s
     j._WARNED.discard("enable_dep_gen")
     cfg = RunConfig(enable_dep_gen=True)
     out = torch.zeros(s.ROWS, s.TC)

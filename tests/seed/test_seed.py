@@ -8,7 +8,7 @@ import sys
 import pytest
 
 _ROOT = pathlib.Path(__file__).resolve().parents[2]
-for _p in (_ROOT / "python", _ROOT / "tests" / "python", _ROOT / "tests" / "seed"):
+for _p in (_ROOT / "python", _ROOT / "examples" / "python", _ROOT / "tests" / "python", _ROOT / "tests" / "seed"):
     sys.path.insert(0, str(_p))
 
 from pypto.runtime import RunConfig  # noqa: E402

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/file.h"
 #include "pto/compile.h"
 
 #define PTOC_MAX 64
@@ -109,26 +110,6 @@ static int ptoc_parse(int argc, char **argv, ptoc_args *a)
     return 1;
 }
 
-static char *ptoc_read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, r;
-    do {
-        if (n == cap) {
-            char *q = realloc(buf, cap = cap ? cap * 2 : 65536);
-            if (!q) return fclose(f), free(buf), NULL;
-            buf = q;
-        }
-        r = fread(buf + n, 1, cap - n, f);
-        n += r;
-    } while (r > 0);
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 /* Prints p's diagnostics to stderr; returns the number of errors. */
 static int ptoc_report(const pto_program *p)
 {
@@ -195,7 +176,7 @@ int main(int argc, char **argv)
     if (!ptoc_parse(argc, argv, &a)) return ptoc_usage("bad arguments");
     if (strcmp(a.cmd, "lower") && strcmp(a.cmd, "check")) return ptoc_usage("the command is lower or check");
     size_t len;
-    char *text = ptoc_read(a.file, &len);
+    char *text = base_read_file(a.file, &len);
     if (!text) return fprintf(stderr, "ptoc: cannot read %s: %s\n", a.file, strerror(errno)), 1;
     int rc;
     if (!strcmp(a.cmd, "check")) rc = ptoc_check(&a, text, len);
