@@ -37,6 +37,7 @@
 
 #include "compiler/compile_int.h"
 #include "exec/orch_vm.h"
+#include "base/file.h"
 #include "exec/tile_vm.h"
 #include "pto/compile.h"
 #include "pto/run.h"
@@ -44,19 +45,13 @@
 
 enum { MAX_RUNS = 400 };
 
-static const char source[] =
+/* B5's kernel: the page's `scaled` with the pl.at inside the loop, one task
+ * per row band.  The page's own `scaled` (B6's cached call, the RSS run) is
+ * compiled from the page's script, PTO_PAGE_SCRIPT. */
+static const char bands_source[] =
     "import pypto.language as pl\n"
     "\n"
     "N, TR, TC = 4, 64, 128\n"
-    "\n"
-    "\n"
-    "@pl.jit\n"
-    "def scaled(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
-    "        for i in pl.range(N):\n"
-    "            t = pl.load(a, [i * TR, 0], [TR, TC])\n"
-    "            pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)\n"
-    "    return out\n"
     "\n"
     "\n"
     "@pl.jit\n"
@@ -165,10 +160,15 @@ static pto_program *compile(const char *entry, int rows, int cols, int n, int tr
         {"TR", {.kind = PTO_VALUE_INT, .i = tr}},
         {"TC", {.kind = PTO_VALUE_INT, .i = cols}},
     };
-    pto_compile_options o = {.filename = "scaled.py", .source = source, .source_len = sizeof source - 1,
-                             .entry = entry, .constants = consts, .nconstants = 3, .args = specs, .nargs = 2};
+    int page = !strcmp(entry, "scaled");
+    size_t len = sizeof bands_source - 1;
+    char *text = page ? base_read_file(PTO_PAGE_SCRIPT, &len) : NULL;
+    if (page && !text) die("cannot read " PTO_PAGE_SCRIPT);
+    pto_compile_options o = {.filename = page ? PTO_PAGE_SCRIPT : "bands.py", .source = page ? text : bands_source,
+                             .source_len = len, .entry = entry, .constants = consts, .nconstants = 3, .args = specs, .nargs = 2};
     pto_program *p;
     int rc = pto_compile(&o, &p);
+    free(text);
     char msg[2048];
     for (size_t k = 0; p && k < pto_program_diag_count(p); k++)
         pto_program_diag_format(p, k, msg, sizeof msg), fprintf(stderr, "%s\n", msg);

@@ -149,6 +149,13 @@ typedef struct cc_lo_insn {
     } u;
 } cc_lo_insn;
 
+/* Is in a scalar instruction (it reads and writes registers only, never a
+ * tile or a tensor)?  TRIPS aside, which may fail. */
+static inline int cc_lo_is_scalar(const cc_lo_insn *in)
+{
+    return in->code == CC_LO_CONST || in->code == CC_LO_MOV || in->code == CC_LO_CAST || in->code == CC_LO_BIN || in->code == CC_LO_UN;
+}
+
 /* A register, tensor slot or tile: its IR name (NULL: a temporary) and type. */
 typedef struct cc_lo_slot {
     const char *name;

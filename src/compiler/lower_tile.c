@@ -118,12 +118,6 @@ void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
     if (in) in->dst = dst, in->a = src;
 }
 
-/* Is in a scalar instruction (it reads and writes registers only)? */
-static int lo_is_scalar(const cc_lo_insn *in)
-{
-    return in->code == CC_LO_CONST || in->code == CC_LO_MOV || in->code == CC_LO_CAST || in->code == CC_LO_BIN || in->code == CC_LO_UN;
-}
-
 /* Marks the STOREs a tile program can compute in place (lower.h, STORE's
  * mode): the stored tile is written by the last tile instruction before
  * it, an element-wise TOP, with only scalar instructions (the store's
@@ -145,7 +139,7 @@ void lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         cc_lo_insn *st = &code[i];
         if (st->code != CC_LO_STORE || reads[st->b] != 1 || target[i]) continue;
         uint32_t j = i - 1;
-        while (j > 0 && lo_is_scalar(&code[j]) && !target[j]) j--;
+        while (j > 0 && cc_lo_is_scalar(&code[j]) && !target[j]) j--;
         const cc_lo_insn *op = &code[j];
         if (op->code != CC_LO_TOP || op->dst != st->b || !lo_is_elementwise((cc_ir_op)op->op)) continue;
         int clobbered = 0;

@@ -215,11 +215,6 @@ static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
     return vm_top_run(m, op) ? -1 : 1;
 }
 
-static int vm_is_scalar(const cc_lo_insn *in)
-{
-    return in->code == CC_LO_CONST || in->code == CC_LO_MOV || in->code == CC_LO_CAST || in->code == CC_LO_BIN || in->code == CC_LO_UN;
-}
-
 static int vm_exec(vm *m)
 {
     const cc_lo_proc *k = m->k;
@@ -268,7 +263,7 @@ static int vm_exec(vm *m)
             /* a direct STORE of this result: run the scalar instructions between (its
              * offsets; they touch no tile) first, then compute into the window */
             uint32_t st = pc;
-            while (st < k->ncode && vm_is_scalar(&k->code[st])) st++;
+            while (st < k->ncode && cc_lo_is_scalar(&k->code[st])) st++;
             int done = 0;
             if (st < k->ncode && k->code[st].code == CC_LO_STORE && k->code[st].mode == 1 && k->code[st].b == in->dst) {
                 for (; pc < st; pc++) {
