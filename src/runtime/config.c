@@ -122,7 +122,7 @@ static int rt_config_unknown_field(pto_ring_field field, char *msg, size_t len)
  * Checks one value, given as negative + magnitude, against a range row.
  * entry >= 0: that entry of a 4-list, where an integer 0 keeps the default
  * (a non-int, Python bool/float, is rejected before that test, so False is
- * no sentinel), named in the message; entry < 0: a scalar.
+ * no sentinel), with the list template of RUNTIME-SPEC; entry < 0: a scalar.
  */
 static int rt_config_check_row(const rt_config_rule *r, int entry, int is_int, int negative,
                                uint64_t mag, const char *shown, char *msg, size_t len)
@@ -148,11 +148,9 @@ static int rt_config_check_row(const rt_config_rule *r, int entry, int is_int, i
         snprintf(rule, sizeof rule, "be <= %" PRIu64 "%s", r->max, r->unit);
     else
         snprintf(rule, sizeof rule, "%s%s", r->phrase, r->unit);
-    char where[48] = "";
-    if (is_entry) snprintf(where, sizeof where, " at %s[%d]", r->name, entry);
-    return rt_config_fail(msg, len, "%s%s must %s%s, got %s%s", r->name,
+    return rt_config_fail(msg, len, "%s%s must %s%s, got %s", r->name,
                           is_entry ? " entries" : "", rule,
-                          is_entry ? " (or 0 to keep default)" : "", shown, where);
+                          is_entry ? " (or 0 to keep default)" : "", shown);
 }
 
 /* Same, for a signed value. */
