@@ -143,9 +143,10 @@ static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uin
 static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, const cc_ir_target *t)
 {
     int32_t dst = lo_var(b, t->name, t->type);
+    int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
     if (!in) return;
-    in->dst = dst, in->dtype = t->type.dtype, in->u.mem.rank = t->type.rank;
+    in->dst = dst, in->a = init, in->dtype = t->type.dtype, in->u.mem.rank = t->type.rank;
     memcpy(in->u.mem.shape, t->type.shape, sizeof in->u.mem.shape);
 }
 

@@ -157,9 +157,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         if (in->b_scalar) {
             ex_reg r = m->r[in->b];
             int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
-            tile_scalar s;
-            if (tile_dtype_is_float((tile_dtype)a->dtype)) s.f = rf ? r.f : (double)r.i;
-            else s.i = rf ? (int64_t)r.f : r.i;
+            tile_scalar s = tile_scalar_for((tile_dtype)a->dtype, rf, r.i, r.f);
             rc = tile_binary_scalar(d, a, s, bop, m->msg, sizeof m->msg);
         } else {
             rc = tile_binary(d, a, &m->v[in->b], bop, m->msg, sizeof m->msg);
