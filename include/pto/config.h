@@ -84,8 +84,9 @@ const char *pto_ring_field_name(pto_ring_field field);
 int pto_config_check(const pto_config *cfg, char *msg, size_t len);
 
 /* Checks one value of a ring field, given as a scalar (entry = -1: 0 is
- * rejected) or as entry 0..3 of a 4-list (0 keeps the default; the message
- * names the entry, "... got 512 at ring_heap[2]").
+ * rejected) or as entry 0..3 of a 4-list (0 keeps the default; the list
+ * form of the message, "ring_heap entries must ... (or 0 to keep default),
+ * got 512").
  * is_int = 0 marks a value that is not an integer (Python bool or float);
  * it is rejected.  shown is how the value prints in the message (Python
  * repr); NULL prints value in decimal. */
