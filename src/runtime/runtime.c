@@ -9,6 +9,7 @@
  * Only a graph that can never finish (nothing running, nothing runnable)
  * keeps its latch.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +35,11 @@ static void rt_free(pto_runtime *rt)
     rt_tm_destroy(&rt->tm);
     if (rt->ready.cells) rt_ready_queue_destroy(&rt->ready);
     rt_unreserve(rt->scope_tasks, (uint64_t)rt->scope_tasks_cap * sizeof(pto_task_id));
-    free(rt->workers);
     free(rt->edges);
     free(rt->stats.recs);
+    rt_trace_close(rt);
+    free(rt->workers);
+    free(rt->trace_path);
     free(rt->output_prefix);
     free(rt);
 }
@@ -116,6 +119,21 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
         o->rt = rt;
         o->index = rt->num_workers;
         atomic_store(&o->running, PTO_INVALID_TASK_ID);
+    }
+    const char *trace = rt_trace_path(&resolved);
+    if (rt->workers && trace) {
+        rt->trace_path = strdup(trace);
+        rt->cfg.trace_path = rt->trace_path;
+        if (!rt->trace_path || rt_trace_open(&rt->trace, trace, rt->num_workers) != 0) {
+            char header[600];
+            snprintf(header, sizeof header, "FATAL: Invalid Arguments! cannot open the trace file '%s': %s", trace,
+                     strerror(errno));
+            if (err)
+                rt_error_format(err, PTO_INVALID_ARGS, -1, header, "call: pto_runtime_create",
+                                "set trace_path (or PTO_TRACE) to a file in a writable directory, or unset it");
+            rt_free(rt);
+            return NULL;
+        }
     }
     if (!rt->workers || rt_worker_start_all(rt) != 0) {
         char details[96];
@@ -284,6 +302,7 @@ int pto_runtime_finish(pto_runtime *rt)
         return -rt_error_latched(rt);
     }
     rt_stats_write(rt);
+    rt_trace_flush(rt);
     rt->run_open = 0;
     int st = rt_error_latched(rt);
     while (st && !atomic_load_explicit(&rt->error_ready, memory_order_acquire)) rt_cpu_relax();
