@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "pto/config.h"
+#include "pto/version.h"
 
 #ifdef __cplusplus
 extern "C" {
