@@ -25,6 +25,7 @@
 
 #include "pto/compile.h"
 #include "pto/config.h"
+#include "pto/version.h"
 
 /* ---- Program ----------------------------------------------------------------------------- */
 
