@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build clean
+.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build install deb clean
 
 all: build
 
@@ -62,5 +62,15 @@ bench: bench-build
 bench-quick: bench-build
 	bench/run.sh quick build-bench/bin
 
+# Installs the headers, libpto.a and libpto.so.0, ptoc and pto-scope-stats,
+# pto.pc and the CMake package (find_package(pto)) under PREFIX; DESTDIR is
+# honoured.  make deb writes build/deb/pto_<version>_<arch>.deb.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+deb: build
+	cd build && cpack -G DEB
+
 clean:
-	rm -rf build build-asan build-tsan build-bench
+	rm -rf build build-asan build-tsan build-bench build-pip
