@@ -33,7 +33,7 @@ void *tc_err(tc *t, cc_diag_class cls, cc_span sp, const char *hint, const char 
 
 void *tc_oom(tc *t)
 {
-    if (!t->oom) cc_diag_add(t->d, CC_DIAG_INTERNAL, (cc_span){0, 0, 0, 0}, NULL, "out of memory");
+    if (!t->oom) cc_diag_oom(t->d, (cc_span){0, 0, 0, 0}, "out of memory while checking the program");
     t->oom = 1;
     return NULL;
 }
