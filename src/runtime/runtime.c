@@ -318,6 +318,8 @@ void pto_runtime_destroy(pto_runtime *rt)
     rt_free(rt);
 }
 
+int pto_runtime_failed(const pto_runtime *rt) { return rt ? rt_error_latched(rt) : PTO_INVALID_ARGS; }
+
 const pto_error *pto_runtime_error(const pto_runtime *rt)
 {
     static const pto_error no_runtime = {

@@ -82,6 +82,7 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
         .scalars = s->scalars,
         .message = w->message,
         .message_len = sizeof w->message,
+        .runtime = rt,
     };
     w->message[0] = 0;
     atomic_store_explicit(&w->running_since, base_now_ns(), memory_order_relaxed);
