@@ -109,6 +109,8 @@ int cc_type_equal(const cc_type *a, const cc_type *b);
 /* The DSL spelling: "pl.Tensor[[256, 128], pl.FP32]", "pl.Scalar[pl.INDEX]",
  * "pl.TaskId", "Tile[[64, 128], FP32]".  Returns the length (cut at cap). */
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap);
+/* A tensor's or tile's shape alone: "[64, 128]". */
+size_t cc_shape_format(const cc_type *t, char *buf, size_t cap);
 
 /* ---- expressions ------------------------------------------------------------------------- */
 typedef enum cc_ir_expr_kind {

@@ -342,7 +342,8 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
     }
     lo_block(&b, &f->body);
     if (!lo_ends_in_return(&f->body)) lo_emit(&b, CC_LO_RETURN, f->span);
-    if (f->kind == CC_FUNC_INCORE) lo_tile_mark_direct_stores(b.code, b.ncode, b.nslots[CC_LO_TILE]);
+    if (f->kind == CC_FUNC_INCORE && lo_tile_mark_direct_stores(b.code, b.ncode, b.nslots[CC_LO_TILE]) != 0)
+        lo_oom(&b, f->span);
     out->ncode = b.ncode;
     out->code = lo_keep(&b, b.code, b.ncode, sizeof *b.code);
     out->nregs = b.nslots[CC_LO_REG], out->ntensors = b.nslots[CC_LO_TENSOR], out->ntiles = b.nslots[CC_LO_TILE];
@@ -384,7 +385,7 @@ int cc_lower(const cc_ir_program *p, base_arena *a, cc_lowered **out)
     *out = NULL;
     cc_span none = {0, 0, 0, 0};
     if (!(x.l = base_arena_alloc(a, sizeof *x.l)) || lo_plan(&x) < 0) {
-        cc_diag_add(p->diags, CC_DIAG_INTERNAL, none, NULL, "out of memory while lowering");
+        cc_diag_oom(p->diags, none, "out of memory while lowering");
         return -1;
     }
     x.l->file = p->src && p->src->file ? p->src->file : "<string>";

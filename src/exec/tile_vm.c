@@ -224,7 +224,13 @@ static int vm_exec(vm *m)
             if (ex_scalar_step(k, m->r, in, &why)) return vm_fail(m, in, "%s", why);
             break;
         }
-        case CC_LO_JUMP: pc = in->u.target; break;
+        case CC_LO_JUMP:
+            /* A loop's back edge: stop once the run has failed (a stall, another task's error),
+             * so a kernel looping past the stall bound never holds pto_runtime_finish. */
+            if (in->u.target < pc && m->args->runtime && pto_runtime_failed(m->args->runtime))
+                return vm_fail(m, in, "stopped: the run failed while this kernel was looping");
+            pc = in->u.target;
+            break;
         case CC_LO_JUMP_IF_FALSE:
             if (ex_reg_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
             break;

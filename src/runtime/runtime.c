@@ -44,18 +44,27 @@ static void rt_free(pto_runtime *rt)
     free(rt);
 }
 
-/* RESERVE_FAILED at create: formatted like every latched message. */
+/* RESERVE_FAILED at create: formatted like every latched message.  ring -1
+ * is an array every ring shares (ring=all); those grow with the sum of the
+ * task windows, except the tensormap's fixed pool. */
 static pto_runtime *rt_reserve_failed(pto_runtime *rt, int ring, const rt_reserve_failure *f,
                                       pto_error *err)
 {
     char header[96], details[256], hint[256];
-    snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=%d", ring);
+    if (ring >= 0) {
+        snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=%d", ring);
+        snprintf(hint, sizeof hint,
+                 "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
+                 "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
+                 ring);
+    } else {
+        snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=all");
+        snprintf(hint, sizeof hint,
+                 "the arrays every ring shares grow with the sum of ring_task_window "
+                 "(runtime_env.ring_task_window): lower it, or raise the address-space limit");
+    }
     snprintf(details, sizeof details, "could not reserve %llu bytes for the %s (mmap: %s)",
              (unsigned long long)f->bytes, f->what, strerror(f->err_no));
-    snprintf(hint, sizeof hint,
-             "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
-             "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
-             ring);
     if (err) rt_error_format(err, PTO_RESERVE_FAILED, ring, header, details, hint);
     rt_free(rt);
     return NULL;
@@ -103,14 +112,18 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
             return rt_reserve_failed(rt, r, &f, err);
         total_window += env->ring_task_window[r];
     }
+    /* The arrays every ring shares, each reported as itself when refused. */
     int e = 0;
+    rt_reserve_failure f = {NULL, 0, 0};
+    uint64_t scope_bytes = total_window * sizeof(pto_task_id), ready_cap = base_next_pow2(total_window);
     rt->scope_tasks_cap = (uint32_t)total_window;
-    rt->scope_tasks = rt_reserve(total_window * sizeof(pto_task_id), &e);
-    if (!rt->scope_tasks || rt_tm_init(&rt->tm, rt->rings, &e) != 0 ||
-        rt_ready_queue_init(&rt->ready, base_next_pow2(total_window), &e) != 0) {
-        rt_reserve_failure f = {"task window", total_window * sizeof(pto_task_id), e};
-        return rt_reserve_failed(rt, 0, &f, err);
-    }
+    if (!(rt->scope_tasks = rt_reserve(scope_bytes, &e)))
+        f = (rt_reserve_failure){"scope task list", scope_bytes, e};
+    else if (rt_tm_init(&rt->tm, rt->rings, &e) != 0)
+        f = (rt_reserve_failure){"tensormap", rt->tm.failed_bytes, e};
+    else if (rt_ready_queue_init(&rt->ready, ready_cap, &e) != 0)
+        f = (rt_reserve_failure){"ready queue", ready_cap * sizeof(rt_ready_cell), e};
+    if (f.what) return rt_reserve_failed(rt, -1, &f, err);
     rt->num_workers = resolved.num_workers;
     rt->orch_helps = resolved.num_workers < sysconf(_SC_NPROCESSORS_ONLN);
     rt->workers = calloc((size_t)rt->num_workers + 1, sizeof *rt->workers);
@@ -323,6 +336,8 @@ void pto_runtime_destroy(pto_runtime *rt)
     rt_worker_stop_all(rt);
     rt_free(rt);
 }
+
+int pto_runtime_failed(const pto_runtime *rt) { return rt ? rt_error_latched(rt) : PTO_INVALID_ARGS; }
 
 const pto_error *pto_runtime_error(const pto_runtime *rt)
 {

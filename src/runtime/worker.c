@@ -82,6 +82,7 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
         .scalars = s->scalars,
         .message = w->message,
         .message_len = sizeof w->message,
+        .runtime = rt,
     };
     w->message[0] = 0;
     uint64_t start = base_now_ns();
