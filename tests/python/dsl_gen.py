@@ -1,0 +1,667 @@
+"""dsl_gen.py - random pypto.language programs as source text, each with a
+numpy reference of the same program.
+
+make_program(seed) returns a Program: the module text (one @pl.jit entry
+`prog` and up to two @pl.jit.incore kernels), the entry's inputs, and the
+outputs a serial run of the program gives.  The generator builds a small
+tree of statements; every node prints itself (emit) and runs itself on numpy
+arrays (run), so the reference is the program the text states - nothing is
+parsed back.
+
+What the programs hold: `pl.range` loops (also negative steps) in the entry
+and in kernels, `if` on scalars (the parameter n, loop variables), nested
+`with pl.scope()` (auto_scope=False entries) or compiler-placed scopes
+(default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
+that load and store tiles over disjoint and overlapping windows, element-wise
+add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and sqrt of
+abs on FP32), `pl.create_tensor` intermediates, and MANUAL scopes whose tasks
+are ordered by `deps=` (pl.at ... as t, pl.submit).
+
+Invariants that keep every program valid and its result deterministic:
+- tensors are [16, 32], all of one dtype (FP32 or INT32); x0, x1 are inputs
+  (never written), y0, y1 are InOut; every window is in bounds for every
+  value its loop variables can take;
+- a created tensor is fully written by the task right after its
+  pl.create_tensor, and used only in the block that created it;
+- a MANUAL scope is entered through a fence task (AUTO, InOut on every
+  writable tensor) that its tasks depend on, each of its tasks depends on the
+  fence and on every earlier task of the scope it may conflict with (boxes
+  over all values of the loop variables), and a join task after the scope
+  depends on all of them (discovery does not see MANUAL tasks);
+- FP32 ops are exact in IEEE single precision (no exp); a program whose
+  reference meets a non-finite value is replaced by the next candidate.
+"""
+import random
+
+import numpy as np
+
+ROWS, COLS = 16, 32
+TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
+FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
+BINOPS = ("add", "sub", "mul", "maximum", "minimum")
+OPERATORS = {"add": "+", "sub": "-", "mul": "*"}
+
+
+class NonFinite(Exception):
+    """The reference met inf or NaN: the candidate program is dropped."""
+
+
+# ---- scalar expressions: c + sum(coef * var) -------------------------------------------------
+
+class Lin:
+    def __init__(self, c=0, terms=()):
+        self.c, self.terms = c, tuple(terms)
+
+    def text(self):
+        parts = [v if k == 1 else "%s * %d" % (v, k) for v, k in self.terms]
+        if self.c or not parts:
+            parts.append(str(self.c))
+        return " + ".join(parts)
+
+    def eval(self, env):
+        return self.c + sum(k * env[v] for v, k in self.terms)
+
+    def bounds(self, ranges):
+        lo = hi = self.c
+        for v, k in self.terms:
+            a, b = ranges[v]
+            lo += min(k * a, k * b)
+            hi += max(k * a, k * b)
+        return lo, hi
+
+
+# ---- values --------------------------------------------------------------------------------------
+
+def _wrap32(x):
+    return np.asarray(x, dtype=np.int64).astype(np.int32)
+
+
+def _check(x):
+    if x.dtype == np.float32 and not np.isfinite(x).all():
+        raise NonFinite()
+    return x
+
+
+def apply_binary(op, a, b, dtype):
+    if dtype == "INT32":
+        a64 = np.asarray(a, np.int64)
+        b64 = np.asarray(b, np.int64)
+        r = {"add": a64 + b64, "sub": a64 - b64, "mul": a64 * b64,
+             "maximum": np.maximum(a64, b64), "minimum": np.minimum(a64, b64)}[op]
+        return _wrap32(r)
+    b = np.float32(b) if np.isscalar(b) else b
+    with np.errstate(over="ignore", invalid="ignore"):  # _check drops such programs
+        r = {"add": a + b, "sub": a - b, "mul": a * b, "maximum": np.maximum(a, b), "minimum": np.minimum(a, b)}[op]
+    return _check(np.asarray(r, np.float32))
+
+
+def apply_unary(op, a, dtype):
+    if dtype == "INT32":
+        a64 = np.asarray(a, np.int64)
+        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0)}[op])
+    if op == "sqrt_abs":
+        return np.sqrt(np.abs(a))
+    return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0))}[op]
+
+
+# ---- kernel statements (tile code) ---------------------------------------------------------------
+
+class KLoad:
+    def __init__(self, tile, tensor, offs, shape):
+        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.load(%s, [%s], [%d, %d])" % (ind, self.tile, self.tensor,
+                                                         ", ".join(o.text() for o in self.offs), *self.shape))
+
+    def run(self, env):
+        r, c = (o.eval(env) for o in self.offs)
+        env[self.tile] = env[self.tensor][r:r + self.shape[0], c:c + self.shape[1]].copy()
+
+
+class KStore:
+    def __init__(self, tile, tensor, offs, shape):
+        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
+
+    def emit(self, out, ind):
+        out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
+
+    def run(self, env):
+        r, c = (o.eval(env) for o in self.offs)
+        env[self.tensor][r:r + self.shape[0], c:c + self.shape[1]] = env[self.tile]
+
+
+class KOp:
+    """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names."""
+
+    def __init__(self, tile, op, a, b, dtype, style):
+        self.tile, self.op, self.a, self.b, self.dtype, self.style = tile, op, a, b, dtype, style
+
+    def _operand(self):
+        return self.b.text() if isinstance(self.b, Lin) else str(self.b)
+
+    def emit(self, out, ind):
+        if self.b is None:
+            if self.op == "sqrt_abs":
+                e = "pl.sqrt(pl.abs(%s))" % self.a
+            elif self.op == "neg" and self.style:
+                e = "-%s" % self.a
+            else:
+                e = "pl.%s(%s)" % (self.op, self.a)
+        elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
+            e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
+        else:
+            e = "pl.%s(%s, %s)" % (self.op, self.a, self._operand())
+        out.append("%s%s = %s" % (ind, self.tile, e))
+
+    def run(self, env):
+        if self.b is None:
+            env[self.tile] = apply_unary(self.op, env[self.a], self.dtype)
+            return
+        if isinstance(self.b, Lin):
+            b = self.b.eval(env)
+        elif isinstance(self.b, str):
+            b = env[self.b]
+        else:
+            b = self.b
+        env[self.tile] = apply_binary(self.op, env[self.a], b, self.dtype)
+
+
+class For:
+    def __init__(self, var, start, stop, step, body):
+        self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
+
+    def emit(self, out, ind):
+        args = (self.start, self.stop) if self.step == 1 else (self.start, self.stop, self.step)
+        out.append("%sfor %s in pl.range(%s):" % (ind, self.var, ", ".join(map(str, args))))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        for v in range(self.start, self.stop, self.step):
+            env[self.var] = v
+            run_block(self.body, env)
+        env.pop(self.var, None)
+
+
+class If:
+    """if <text>: then [else: els]; test(env) is the condition."""
+
+    def __init__(self, text, test, then, els):
+        self.text, self.test, self.then, self.els = text, test, then, els
+
+    def emit(self, out, ind):
+        out.append("%sif %s:" % (ind, self.text))
+        emit_block(self.then, out, ind + "    ")
+        if self.els:
+            out.append("%selse:" % ind)
+            emit_block(self.els, out, ind + "    ")
+
+    def run(self, env):
+        run_block(self.then if self.test(env) else self.els, env)
+
+
+def emit_block(stmts, out, ind):
+    if not stmts:
+        out.append(ind + "pass")
+    for s in stmts:
+        s.emit(out, ind)
+
+
+def run_block(stmts, env):
+    for s in stmts:
+        s.run(env)
+
+
+# ---- control-plane statements --------------------------------------------------------------------
+
+def _deps_text(deps):
+    return ", deps=[%s]" % ", ".join(deps) if deps else ""
+
+
+class At:
+    def __init__(self, body, deps, tid):
+        self.body, self.deps, self.tid = body, deps, tid
+
+    def emit(self, out, ind):
+        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s)%s:" % (ind, _deps_text(self.deps),
+                                                                   " as %s" % self.tid if self.tid else ""))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        run_block(self.body, dict(env))
+
+
+class Call:
+    """dst = kern(src, dst, k) or dst, tid = pl.submit(kern, src, dst, k, deps=[...])."""
+
+    def __init__(self, kern, src, dst, k, submit, deps, tid):
+        self.kern, self.src, self.dst, self.k = kern, src, dst, k
+        self.submit, self.deps, self.tid = submit, deps, tid
+
+    def emit(self, out, ind):
+        args = "%s, %s, %s" % (self.src, self.dst, self.k.text())
+        if self.submit:
+            out.append("%s%s, %s = pl.submit(%s, %s%s)" % (ind, self.dst, self.tid, self.kern.name, args,
+                                                         _deps_text(self.deps)))
+        else:
+            out.append("%s%s = %s(%s)" % (ind, self.dst, self.kern.name, args))
+
+    def run(self, env):
+        run_block(self.kern.body, {"src": env[self.src], "dst": env[self.dst], "k": self.k.eval(env)})
+
+
+class Scope:
+    def __init__(self, manual, body):
+        self.manual, self.body = manual, body
+
+    def emit(self, out, ind):
+        out.append(ind + ("with pl.manual_scope():" if self.manual else "with pl.scope():"))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        run_block(self.body, env)
+
+
+class Create:
+    def __init__(self, name, dtype):
+        self.name, self.dtype = name, dtype
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.create_tensor([%d, %d], pl.%s)" % (ind, self.name, ROWS, COLS, self.dtype))
+
+    def run(self, env):  # contents undefined: a value no program may read
+        env[self.name] = np.full((ROWS, COLS), 7777, np.float32 if self.dtype == "FP32" else np.int32)
+
+
+class Alias:
+    """name = other (a TaskId)."""
+
+    def __init__(self, name, other):
+        self.name, self.other = name, other
+
+    def emit(self, out, ind):
+        out.append("%s%s = %s" % (ind, self.name, self.other))
+
+    def run(self, env):
+        pass
+
+
+class Kernel:
+    """@pl.jit.incore def name(src, dst: InOut, k): body; return dst (k in [0, kmax])."""
+
+    def __init__(self, name, body, kmax):
+        self.name, self.body, self.kmax, self.accesses = name, body, kmax, []
+
+    def emit(self, out):
+        out.append("@pl.jit.incore")
+        out.append("def %s(src: pl.Tensor, dst: pl.InOut[pl.Tensor], k: pl.Scalar[pl.INDEX]):" % self.name)
+        emit_block(self.body, out, "    ")
+        out.append("    return dst")
+        out.append("")
+
+
+# ---- footprints (for the order of MANUAL tasks) --------------------------------------------------
+
+def _box(offs, shape, ranges):
+    (r0, r1), (c0, c1) = offs[0].bounds(ranges), offs[1].bounds(ranges)
+    return (r0, r1 + shape[0], c0, c1 + shape[1])
+
+
+def _meet(a, b):
+    return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+
+def conflicts(fa, fb):
+    """fa, fb: [(tensor, is_write, box)]; True if some pair touches common elements and one writes."""
+    return any(ta == tb and (wa or wb) and _meet(ba, bb) for ta, wa, ba in fa for tb, wb, bb in fb)
+
+
+# ---- the generator -------------------------------------------------------------------------------
+
+class Ctx:
+    """What a block may use: scalar ranges, readable and writable tensors, TaskIds defined."""
+
+    def __init__(self, ranges, readable, writable, tids, depth, manual=None):
+        self.ranges, self.readable, self.writable = dict(ranges), list(readable), list(writable)
+        self.tids, self.depth, self.manual = list(tids), depth, manual
+
+    def child(self, **kw):
+        c = Ctx(self.ranges, self.readable, self.writable, self.tids, self.depth + 1, self.manual)
+        for k, v in kw.items():
+            setattr(c, k, v)
+        return c
+
+
+class Manual:
+    """The open MANUAL scope: its fence and its tasks [(name, footprint)]."""
+
+    def __init__(self, fence):
+        self.fence, self.tasks = fence, []
+
+
+class Gen:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.dtype = "INT32" if self.rng.random() < 0.5 else "FP32"
+        self.counter = 0
+        self.budget = self.rng.randint(3, 14)  # task statements, at most
+        self.auto_scope = self.rng.random() < 0.5
+        self.kernels = []
+
+    def fresh(self, prefix):
+        self.counter += 1
+        return "%s%d" % (prefix, self.counter)
+
+    # -- windows and scalars
+    def offset(self, extent, size, ranges):
+        """A Lin in [0, extent - size] for every value of the variables it uses."""
+        rng = self.rng
+        room = extent - size
+        names = [v for v in ranges if ranges[v][0] >= 0]
+        if names and room > 0 and rng.random() < 0.6:
+            v = rng.choice(names)
+            vmax = ranges[v][1]
+            if vmax > 0:
+                coefs = [k for k in (size, 1, 2, 3) if k * vmax <= room]
+                if coefs:
+                    k = rng.choice(coefs)
+                    left = room - k * vmax
+                    c = rng.choice([0, (left // size) * size]) if rng.random() < 0.5 else rng.randint(0, left)
+                    return Lin(c, [(v, k)])
+        if rng.random() < 0.5:  # aligned: tiles of one shape never overlap
+            return Lin(rng.randrange(0, room + 1, size) if room >= 0 else 0)
+        return Lin(rng.randint(0, room))
+
+    def offsets(self, shape, ranges):
+        return [self.offset(ROWS, shape[0], ranges), self.offset(COLS, shape[1], ranges)]
+
+    def scalar(self, ranges):
+        rng = self.rng
+        if ranges and rng.random() < 0.25:
+            return Lin(0, [(rng.choice(sorted(ranges)), 1)])
+        if self.dtype == "FP32":
+            return rng.choice(FLOAT_SCALARS)
+        return rng.randint(-5, 7)
+
+    # -- kernel code
+    def kchunk(self, ranges, readable, writable, shape, acc, depth):
+        """Loads, ops, one store; accesses go to acc as (tensor, is_write, offs, shape, ranges)."""
+        rng = self.rng
+        body = []
+        if depth < 2 and rng.random() < 0.25:
+            var = self.fresh("j")
+            n = rng.randint(1, 3)
+            if rng.random() < 0.3:
+                loop = (n - 1, -1, -1)
+            else:
+                loop = (0, n, 1)
+            inner = dict(ranges)
+            inner[var] = (0, n - 1)
+            return [For(var, *loop, self.kchunk(inner, readable, writable, shape, acc, depth + 1))]
+        if depth < 2 and ranges and rng.random() < 0.15:
+            v = rng.choice(sorted(ranges))
+            m = rng.randint(2, 3)
+            then = self.kchunk(ranges, readable, writable, shape, acc, depth + 1)
+            els = self.kchunk(ranges, readable, writable, shape, acc, depth + 1) if rng.random() < 0.5 else []
+            return [If("%s %% %d == 0" % (v, m), lambda env, v=v, m=m: env[v] % m == 0, then, els)]
+        tiles = []
+        for _ in range(rng.randint(1, 2)):
+            t, src, offs = self.fresh("t"), rng.choice(readable), self.offsets(shape, ranges)
+            body.append(KLoad(t, src, offs, shape))
+            acc.append((src, False, offs, shape, dict(ranges)))
+            tiles.append(t)
+        cur = tiles[0]
+        for _ in range(rng.randint(0, 3)):
+            t = self.fresh("t")
+            style = rng.random() < 0.4
+            r = rng.random()
+            if r < 0.3:
+                ops = ("neg", "abs", "relu") + (("sqrt_abs",) if self.dtype == "FP32" else ())
+                body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
+            elif r < 0.65 and len(tiles) > 1:
+                body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles), self.dtype, style))
+            else:
+                body.append(KOp(t, rng.choice(BINOPS), cur, self.scalar(ranges), self.dtype, style))
+            tiles.append(t)
+            cur = t
+        dst, offs = rng.choice(writable), self.offsets(shape, ranges)
+        body.append(KStore(cur, dst, offs, shape))
+        acc.append((dst, True, offs, shape, dict(ranges)))
+        return body
+
+    def kbody(self, ranges, readable, writable, acc):
+        shape = self.rng.choice(TILE_SHAPES)
+        body = []
+        for _ in range(self.rng.randint(1, 3)):
+            body += self.kchunk(ranges, readable, writable, shape, acc, 0)
+        return body
+
+    def kernel(self):
+        kmax = self.rng.randint(0, 3)
+        k = Kernel(self.fresh("kern_"), None, kmax)
+        k.body = self.kbody({"k": (0, kmax)}, ["src", "dst"], ["dst"], k.accesses)
+        self.kernels.append(k)
+        return k
+
+    # -- tasks
+    def footprint(self, acc, ranges, rename=None):
+        out = []
+        for tensor, is_write, offs, shape, inner in acc:
+            r = dict(inner)
+            r.update(ranges)
+            out.append(((rename or {}).get(tensor, tensor), is_write, _box(offs, shape, r)))
+        return out
+
+    def manual_deps(self, ctx, fp):
+        deps = [ctx.manual.fence] + [n for n, f in ctx.manual.tasks if conflicts(f, fp)]
+        extra = [n for n, _ in ctx.manual.tasks if n not in deps]
+        if extra and self.rng.random() < 0.3:
+            deps.append(self.rng.choice(extra))
+        return deps
+
+    def task(self, ctx, readable=None, writable=None, chain=None):
+        """One pl.at body or kernel call; in a MANUAL scope named and ordered by deps."""
+        rng = self.rng
+        readable, writable = readable or ctx.readable, writable or ctx.writable
+        manual = ctx.manual is not None
+        if rng.random() < 0.3:
+            kern = rng.choice(self.kernels) if self.kernels and rng.random() < 0.5 else self.kernel()
+            src, dst = rng.choice(readable), rng.choice(writable)
+            scalars = {v: r for v, r in ctx.ranges.items() if 0 <= r[0] and r[1] <= kern.kmax}
+            k = Lin(0, [(rng.choice(sorted(scalars)), 1)]) if scalars and rng.random() < 0.6 \
+                else Lin(rng.randint(0, kern.kmax))
+            fp = self.footprint(kern.accesses, {"k": k.bounds(ctx.ranges)}, {"src": src, "dst": dst})
+            submit = manual or rng.random() < 0.3
+            tid = chain or (self.fresh("t") if submit else None)
+            deps = self.manual_deps(ctx, fp) if manual else self.auto_deps(ctx)
+            if chain:
+                deps = [chain] + deps
+            stmt = Call(kern, src, dst, k, submit, deps if submit else [], tid)
+        else:
+            acc = []
+            body = self.kbody(ctx.ranges, readable, writable, acc)
+            fp = self.footprint(acc, ctx.ranges)
+            tid = chain or (self.fresh("t") if manual or rng.random() < 0.3 else None)
+            deps = self.manual_deps(ctx, fp) if manual else self.auto_deps(ctx)
+            if chain:
+                deps = [chain] + deps
+            stmt = At(body, deps, tid)
+        if manual:
+            ctx.manual.tasks.append((tid, fp))
+        elif tid:
+            ctx.tids.append(tid)
+        self.budget -= 1
+        return stmt
+
+    def auto_deps(self, ctx):
+        if ctx.tids and self.rng.random() < 0.3:
+            return self.rng.sample(ctx.tids, min(len(ctx.tids), self.rng.randint(1, 2)))
+        return []
+
+    def fence(self, ctx, deps, tid):
+        """An AUTO task that reads and writes every writable tensor whole."""
+        body = []
+        for t in ctx.writable:
+            tile = self.fresh("t")
+            offs = [Lin(0), Lin(0)]
+            body += [KLoad(tile, t, offs, (ROWS, COLS)), KStore(tile, t, offs, (ROWS, COLS))]
+        return At(body, deps, tid)
+
+    def create(self, ctx):
+        """pl.create_tensor and the task that fills it; the tensor joins ctx."""
+        name = self.fresh("c")
+        shape = self.rng.choice(((ROWS, COLS), (ROWS, COLS // 2), (ROWS // 4, COLS)))
+        body, acc = [], []
+        src = self.rng.choice(ctx.readable)
+        for r in range(0, ROWS, shape[0]):
+            for c in range(0, COLS, shape[1]):
+                tile = self.fresh("t")
+                offs = [Lin(r), Lin(c)]
+                body.append(KLoad(tile, src, offs, shape))
+                out = self.fresh("t")
+                body.append(KOp(out, self.rng.choice(BINOPS), tile, self.scalar({}), self.dtype, False))
+                body.append(KStore(out, name, offs, shape))
+                acc += [(src, False, offs, shape, {}), (name, True, offs, shape, {})]
+        fp = self.footprint(acc, ctx.ranges)
+        stmts = [Create(name, self.dtype)]
+        if ctx.manual is not None:
+            tid = self.fresh("t")
+            stmts.append(At(body, self.manual_deps(ctx, fp), tid))
+            ctx.manual.tasks.append((tid, fp))
+        else:
+            stmts.append(At(body, [], None))
+        ctx.readable.append(name)
+        ctx.writable.append(name)
+        self.budget -= 1
+        return stmts
+
+    # -- control-plane blocks
+    def block(self, ctx, nmax):
+        rng = self.rng
+        out = []
+        for _ in range(rng.randint(1, nmax)):
+            if self.budget <= 0:
+                break
+            r = rng.random()
+            if ctx.manual is not None:
+                if r < 0.15:
+                    out += self.create(ctx)
+                elif r < 0.35 and ctx.depth < 4:
+                    out += self.manual_loop(ctx)
+                else:
+                    out.append(self.task(ctx))
+            elif r < 0.35:
+                out.append(self.task(ctx))
+            elif r < 0.5 and ctx.depth < 4:
+                out.append(self.loop(ctx))
+            elif r < 0.6 and ctx.depth < 4:
+                out.append(self.branch(ctx))
+            elif r < 0.7 and ctx.depth < 5 and not self.auto_scope:
+                out.append(Scope(False, self.block(ctx.child(), 3)))
+            elif r < 0.82:
+                out += self.manual_scope(ctx)
+            else:
+                out += self.create(ctx)
+        return out
+
+    def loop(self, ctx):
+        rng = self.rng
+        var = self.fresh("i")
+        n = rng.randint(1, 4)
+        lo = rng.randint(0, 1)
+        if rng.random() < 0.25:
+            spec, vals = (lo + n - 1, lo - 1, -1), (lo, lo + n - 1)
+        elif rng.random() < 0.25:
+            spec, vals = (lo, lo + 2 * n - 1, 2), (lo, lo + 2 * (n - 1))
+        else:
+            spec, vals = (lo, lo + n, 1), (lo, lo + n - 1)
+        inner = ctx.child()
+        inner.ranges[var] = vals
+        return For(var, *spec, self.block(inner, 3))
+
+    def branch(self, ctx):
+        rng = self.rng
+        loops = sorted(v for v in ctx.ranges if v != "n")
+        if loops and rng.random() < 0.6:
+            v = rng.choice(loops)
+            text, test = "%s %% 2 == 1" % v, (lambda env, v=v: env[v] % 2 == 1)
+        else:
+            m = rng.randint(0, 6)
+            text, test = "n > %d" % m, (lambda env, m=m: env["n"] > m)
+        then = self.block(ctx.child(), 2)
+        els = self.block(ctx.child(), 2) if rng.random() < 0.5 else []
+        return If(text, test, then, els)
+
+    def manual_scope(self, ctx):
+        fence = self.fresh("f")
+        inner = ctx.child(manual=Manual(fence))
+        body = self.block(inner, 4)
+        if not inner.manual.tasks:
+            body.append(self.task(inner))
+        join = [n for n, _ in inner.manual.tasks]
+        return [self.fence(ctx, [], fence), Scope(True, body), self.fence(ctx, join, None)]
+
+    def manual_loop(self, ctx):
+        """A loop in a MANUAL scope: one task per iteration, each depending on the last."""
+        rng = self.rng
+        chain, var, n = self.fresh("c"), self.fresh("i"), rng.randint(1, 3)
+        inner = ctx.child()
+        inner.ranges[var] = (0, n - 1)
+        inner.manual = Manual(ctx.manual.fence)
+        inner.manual.tasks = list(ctx.manual.tasks)
+        stmt = self.task(inner, chain=chain)
+        ctx.manual.tasks.append(inner.manual.tasks[-1])
+        return [Alias(chain, ctx.manual.fence), For(var, 0, n, 1, [stmt])]
+
+
+class Program:
+    def __init__(self, seed, text, dtype, inputs, expected, ntasks):
+        self.seed, self.text, self.dtype = seed, text, dtype
+        self.inputs, self.expected, self.ntasks = inputs, expected, ntasks
+
+
+def _inputs(seed, dtype):
+    g = np.random.default_rng(seed)
+    arrays = []
+    for _ in range(4):
+        if dtype == "FP32":
+            arrays.append((g.integers(-8, 9, (ROWS, COLS)) / 4.0).astype(np.float32))
+        else:
+            a = g.integers(-20, 21, (ROWS, COLS)).astype(np.int32)
+            extreme = g.random((ROWS, COLS)) < 0.05
+            a[extreme] = g.choice(np.array([-2**31, 2**31 - 1, -2**31 + 1], np.int64), int(extreme.sum()))
+            arrays.append(a)
+    return arrays, int(g.integers(0, 8))
+
+
+def _candidate(seed):
+    gen = Gen(seed)
+    ctx = Ctx({"n": (0, 7)}, ["x0", "x1", "y0", "y1"], ["y0", "y1"], [], 0)
+    body = gen.block(ctx, 6)
+    if not body:
+        body = [gen.task(ctx)]
+    out = ["import pypto.language as pl", ""]
+    for k in gen.kernels:
+        k.emit(out)
+    out.append("@pl.jit" if gen.auto_scope else "@pl.jit(auto_scope=False)")
+    out.append("def prog(x0: pl.Tensor, x1: pl.Tensor, y0: pl.InOut[pl.Tensor], y1: pl.InOut[pl.Tensor], "
+               "n: pl.Scalar[pl.INDEX]):")
+    emit_block(body, out, "    ")
+    out.append("    return y0, y1")
+    text = "\n".join(out) + "\n"
+    arrays, n = _inputs(seed, gen.dtype)
+    env = {"x0": arrays[0].copy(), "x1": arrays[1].copy(), "y0": arrays[2].copy(), "y1": arrays[3].copy(), "n": n}
+    run_block(body, env)
+    entry = text[text.index("def prog("):]
+    ntasks = entry.count("with pl.at(") + entry.count("pl.submit(") + entry.count(" = kern_")
+    return Program(seed, text, gen.dtype, (arrays, n), (env["y0"], env["y1"]), ntasks)
+
+
+def make_program(seed):
+    """The first candidate from seed on whose reference stays finite."""
+    for attempt in range(100):
+        try:
+            return _candidate(seed * 1000 + attempt)
+        except NonFinite:
+            continue
+    raise RuntimeError("dsl_gen: no finite program for seed %d" % seed)
