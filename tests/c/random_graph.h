@@ -316,8 +316,8 @@ static inline void scope_begin_act(graph *g, genstate *st, int mode)
     g->act[g->nact++] = (action){ACT_BEGIN, mode};
 }
 
-/* Appends up to target tasks (with scope actions) to g; closes every scope
- * it opened.  The state st starts empty for each call. */
+/* Appends up to target (<= MAXT) tasks (with scope actions) to g; closes
+ * every scope it opened.  The state st starts empty for each call. */
 static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
 {
     genstate st;
@@ -345,7 +345,7 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
         int w = (int)rnd(s, 100);
         int op = w < 15 ? OP_FILL : w < 40 ? OP_AXPY : w < 55 ? OP_SUM : w < 70 ? OP_SCALE
                : w < 93 ? OP_PRODUCE : OP_DUMMY;
-        if (o->allow_alloc && rnd(s, 8) == 0) op = OP_ALLOC;
+        if (o->allow_alloc && rnd(s, 8) == 0 && g->ntasks + 4 <= target) op = OP_ALLOC; /* up to 4 tasks */
         int extra = (op == OP_PRODUCE || op == OP_ALLOC) && rnd(s, 3) == 0; /* one more task on the created buffer */
         int k = op == OP_PRODUCE ? 2 + extra : op == OP_ALLOC ? 3 + extra : 1;
         if (!feasible(&st, o, k)) {
