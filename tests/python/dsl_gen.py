@@ -384,8 +384,10 @@ class Gen:
         return rng.randint(-5, 7)
 
     # -- kernel code
-    def kchunk(self, ranges, readable, writable, shape, acc, depth):
-        """Loads, ops, one store; accesses go to acc as (tensor, is_write, offs, shape, ranges)."""
+    def kchunk(self, ranges, readable, writable, shape, acc, depth, pool):
+        """Loads, ops, one store; accesses go to acc as (tensor, is_write, offs, shape, ranges).
+        pool: tiles of earlier top-level chunks, operands here too (read after stores that may
+        overwrite the windows they were loaded from); a top-level chunk adds its own."""
         rng = self.rng
         body = []
         if depth < 2 and rng.random() < 0.25:
@@ -397,12 +399,12 @@ class Gen:
                 loop = (0, n, 1)
             inner = dict(ranges)
             inner[var] = (0, n - 1)
-            return [For(var, *loop, self.kchunk(inner, readable, writable, shape, acc, depth + 1))]
+            return [For(var, *loop, self.kchunk(inner, readable, writable, shape, acc, depth + 1, pool))]
         if depth < 2 and ranges and rng.random() < 0.15:
             v = rng.choice(sorted(ranges))
             m = rng.randint(2, 3)
-            then = self.kchunk(ranges, readable, writable, shape, acc, depth + 1)
-            els = self.kchunk(ranges, readable, writable, shape, acc, depth + 1) if rng.random() < 0.5 else []
+            then = self.kchunk(ranges, readable, writable, shape, acc, depth + 1, pool)
+            els = self.kchunk(ranges, readable, writable, shape, acc, depth + 1, pool) if rng.random() < 0.5 else []
             return [If("%s %% %d == 0" % (v, m), lambda env, v=v, m=m: env[v] % m == 0, then, els)]
         tiles = []
         for _ in range(rng.randint(1, 2)):
@@ -418,8 +420,8 @@ class Gen:
             if r < 0.3:
                 ops = ("neg", "abs", "relu") + (("sqrt_abs",) if self.dtype == "FP32" else ())
                 body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
-            elif r < 0.65 and len(tiles) > 1:
-                body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles), self.dtype, style))
+            elif r < 0.65 and len(tiles) + len(pool) > 1:
+                body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))
             else:
                 body.append(KOp(t, rng.choice(BINOPS), cur, self.scalar(ranges), self.dtype, style))
             tiles.append(t)
@@ -427,13 +429,15 @@ class Gen:
         dst, offs = rng.choice(writable), self.offsets(shape, ranges)
         body.append(KStore(cur, dst, offs, shape))
         acc.append((dst, True, offs, shape, dict(ranges)))
+        if depth == 0:
+            pool += tiles
         return body
 
     def kbody(self, ranges, readable, writable, acc):
         shape = self.rng.choice(TILE_SHAPES)
-        body = []
+        body, pool = [], []
         for _ in range(self.rng.randint(1, 3)):
-            body += self.kchunk(ranges, readable, writable, shape, acc, 0)
+            body += self.kchunk(ranges, readable, writable, shape, acc, 0, pool)
         return body
 
     def kernel(self):
