@@ -4,7 +4,7 @@ numpy reference of the same program.
 make_program(seed) returns a Program: the module text (one @pl.jit entry
 `prog` and up to two @pl.jit.incore kernels), the entry's inputs, and the
 outputs a serial run of the program gives.  The generator builds a small
-tree of statements; every node prints itself (emit) and runs itself on numpy
+tree of statements (dsl_tree.py); every node prints itself (emit) and runs itself on numpy
 arrays (run), so the reference is the program the text states - nothing is
 parsed back.
 
@@ -14,7 +14,9 @@ and in kernels, `if` on scalars (the parameter n, loop variables), nested
 (default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
 that load and store tiles over disjoint and overlapping windows, element-wise
 add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and sqrt of
-abs on FP32), `pl.create_tensor` intermediates, and MANUAL scopes whose tasks
+abs on FP32), row_max (and row_sum on INT32), loads with valid_shape= and
+clamp=True, tiles rebound in place, copied, and read after stores into their
+own windows, `pl.create_tensor` intermediates, and MANUAL scopes whose tasks
 are ordered by `deps=` (pl.at ... as t, pl.submit).
 
 Invariants that keep every program valid and its result deterministic:
@@ -28,292 +30,23 @@ Invariants that keep every program valid and its result deterministic:
   fence and on every earlier task of the scope it may conflict with (boxes
   over all values of the loop variables), and a join task after the scope
   depends on all of them (discovery does not see MANUAL tasks);
-- FP32 ops are exact in IEEE single precision (no exp); a program whose
-  reference meets a non-finite value is replaced by the next candidate.
+- FP32 ops are exact in IEEE single precision (no exp, no FP32 row_sum); a
+  program whose reference meets a non-finite value is replaced by the next one;
+- a task touches few enough tensors that its scalars (its scalar arguments,
+  then a box origin per tensor) stay within the runtime's 16 (docs/dsl.md).
 """
 import random
 
 import numpy as np
 
-ROWS, COLS = 16, 32
+from dsl_tree import (ROWS, COLS, NonFinite, Lin, KLoad, KStore, KCopy, KOp, For, If, At, Call, Scope,
+                      Create, Alias, Kernel, box, conflicts, emit_block, run_block)
+
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
-OPERATORS = {"add": "+", "sub": "-", "mul": "*"}
-
-
-class NonFinite(Exception):
-    """The reference met inf or NaN: the candidate program is dropped."""
-
-
-# ---- scalar expressions: c + sum(coef * var) -------------------------------------------------
-
-class Lin:
-    def __init__(self, c=0, terms=()):
-        self.c, self.terms = c, tuple(terms)
-
-    def text(self):
-        parts = [v if k == 1 else "%s * %d" % (v, k) for v, k in self.terms]
-        if self.c or not parts:
-            parts.append(str(self.c))
-        return " + ".join(parts)
-
-    def eval(self, env):
-        return self.c + sum(k * env[v] for v, k in self.terms)
-
-    def bounds(self, ranges):
-        lo = hi = self.c
-        for v, k in self.terms:
-            a, b = ranges[v]
-            lo += min(k * a, k * b)
-            hi += max(k * a, k * b)
-        return lo, hi
-
-
-# ---- values --------------------------------------------------------------------------------------
-
-def _wrap32(x):
-    return np.asarray(x, dtype=np.int64).astype(np.int32)
-
-
-def _check(x):
-    if x.dtype == np.float32 and not np.isfinite(x).all():
-        raise NonFinite()
-    return x
-
-
-def apply_binary(op, a, b, dtype):
-    if dtype == "INT32":
-        a64 = np.asarray(a, np.int64)
-        b64 = np.asarray(b, np.int64)
-        r = {"add": a64 + b64, "sub": a64 - b64, "mul": a64 * b64,
-             "maximum": np.maximum(a64, b64), "minimum": np.minimum(a64, b64)}[op]
-        return _wrap32(r)
-    b = np.float32(b) if np.isscalar(b) else b
-    with np.errstate(over="ignore", invalid="ignore"):  # _check drops such programs
-        r = {"add": a + b, "sub": a - b, "mul": a * b, "maximum": np.maximum(a, b), "minimum": np.minimum(a, b)}[op]
-    return _check(np.asarray(r, np.float32))
-
-
-def apply_unary(op, a, dtype):
-    if dtype == "INT32":
-        a64 = np.asarray(a, np.int64)
-        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0)}[op])
-    if op == "sqrt_abs":
-        return np.sqrt(np.abs(a))
-    return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0))}[op]
-
-
-# ---- kernel statements (tile code) ---------------------------------------------------------------
-
-class KLoad:
-    def __init__(self, tile, tensor, offs, shape):
-        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
-
-    def emit(self, out, ind):
-        out.append("%s%s = pl.load(%s, [%s], [%d, %d])" % (ind, self.tile, self.tensor,
-                                                         ", ".join(o.text() for o in self.offs), *self.shape))
-
-    def run(self, env):
-        r, c = (o.eval(env) for o in self.offs)
-        env[self.tile] = env[self.tensor][r:r + self.shape[0], c:c + self.shape[1]].copy()
-
-
-class KStore:
-    def __init__(self, tile, tensor, offs, shape):
-        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
-
-    def emit(self, out, ind):
-        out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
-
-    def run(self, env):
-        r, c = (o.eval(env) for o in self.offs)
-        env[self.tensor][r:r + self.shape[0], c:c + self.shape[1]] = env[self.tile]
-
-
-class KOp:
-    """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names."""
-
-    def __init__(self, tile, op, a, b, dtype, style):
-        self.tile, self.op, self.a, self.b, self.dtype, self.style = tile, op, a, b, dtype, style
-
-    def _operand(self):
-        return self.b.text() if isinstance(self.b, Lin) else str(self.b)
-
-    def emit(self, out, ind):
-        if self.b is None:
-            if self.op == "sqrt_abs":
-                e = "pl.sqrt(pl.abs(%s))" % self.a
-            elif self.op == "neg" and self.style:
-                e = "-%s" % self.a
-            else:
-                e = "pl.%s(%s)" % (self.op, self.a)
-        elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
-            e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
-        else:
-            e = "pl.%s(%s, %s)" % (self.op, self.a, self._operand())
-        out.append("%s%s = %s" % (ind, self.tile, e))
-
-    def run(self, env):
-        if self.b is None:
-            env[self.tile] = apply_unary(self.op, env[self.a], self.dtype)
-            return
-        if isinstance(self.b, Lin):
-            b = self.b.eval(env)
-        elif isinstance(self.b, str):
-            b = env[self.b]
-        else:
-            b = self.b
-        env[self.tile] = apply_binary(self.op, env[self.a], b, self.dtype)
-
-
-class For:
-    def __init__(self, var, start, stop, step, body):
-        self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
-
-    def emit(self, out, ind):
-        args = (self.start, self.stop) if self.step == 1 else (self.start, self.stop, self.step)
-        out.append("%sfor %s in pl.range(%s):" % (ind, self.var, ", ".join(map(str, args))))
-        emit_block(self.body, out, ind + "    ")
-
-    def run(self, env):
-        for v in range(self.start, self.stop, self.step):
-            env[self.var] = v
-            run_block(self.body, env)
-        env.pop(self.var, None)
-
-
-class If:
-    """if <text>: then [else: els]; test(env) is the condition."""
-
-    def __init__(self, text, test, then, els):
-        self.text, self.test, self.then, self.els = text, test, then, els
-
-    def emit(self, out, ind):
-        out.append("%sif %s:" % (ind, self.text))
-        emit_block(self.then, out, ind + "    ")
-        if self.els:
-            out.append("%selse:" % ind)
-            emit_block(self.els, out, ind + "    ")
-
-    def run(self, env):
-        run_block(self.then if self.test(env) else self.els, env)
-
-
-def emit_block(stmts, out, ind):
-    if not stmts:
-        out.append(ind + "pass")
-    for s in stmts:
-        s.emit(out, ind)
-
-
-def run_block(stmts, env):
-    for s in stmts:
-        s.run(env)
-
-
-# ---- control-plane statements --------------------------------------------------------------------
-
-def _deps_text(deps):
-    return ", deps=[%s]" % ", ".join(deps) if deps else ""
-
-
-class At:
-    def __init__(self, body, deps, tid):
-        self.body, self.deps, self.tid = body, deps, tid
-
-    def emit(self, out, ind):
-        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s)%s:" % (ind, _deps_text(self.deps),
-                                                                   " as %s" % self.tid if self.tid else ""))
-        emit_block(self.body, out, ind + "    ")
-
-    def run(self, env):
-        run_block(self.body, dict(env))
-
-
-class Call:
-    """dst = kern(src, dst, k) or dst, tid = pl.submit(kern, src, dst, k, deps=[...])."""
-
-    def __init__(self, kern, src, dst, k, submit, deps, tid):
-        self.kern, self.src, self.dst, self.k = kern, src, dst, k
-        self.submit, self.deps, self.tid = submit, deps, tid
-
-    def emit(self, out, ind):
-        args = "%s, %s, %s" % (self.src, self.dst, self.k.text())
-        if self.submit:
-            out.append("%s%s, %s = pl.submit(%s, %s%s)" % (ind, self.dst, self.tid, self.kern.name, args,
-                                                         _deps_text(self.deps)))
-        else:
-            out.append("%s%s = %s(%s)" % (ind, self.dst, self.kern.name, args))
-
-    def run(self, env):
-        run_block(self.kern.body, {"src": env[self.src], "dst": env[self.dst], "k": self.k.eval(env)})
-
-
-class Scope:
-    def __init__(self, manual, body):
-        self.manual, self.body = manual, body
-
-    def emit(self, out, ind):
-        out.append(ind + ("with pl.manual_scope():" if self.manual else "with pl.scope():"))
-        emit_block(self.body, out, ind + "    ")
-
-    def run(self, env):
-        run_block(self.body, env)
-
-
-class Create:
-    def __init__(self, name, dtype):
-        self.name, self.dtype = name, dtype
-
-    def emit(self, out, ind):
-        out.append("%s%s = pl.create_tensor([%d, %d], pl.%s)" % (ind, self.name, ROWS, COLS, self.dtype))
-
-    def run(self, env):  # contents undefined: a value no program may read
-        env[self.name] = np.full((ROWS, COLS), 7777, np.float32 if self.dtype == "FP32" else np.int32)
-
-
-class Alias:
-    """name = other (a TaskId)."""
-
-    def __init__(self, name, other):
-        self.name, self.other = name, other
-
-    def emit(self, out, ind):
-        out.append("%s%s = %s" % (ind, self.name, self.other))
-
-    def run(self, env):
-        pass
-
-
-class Kernel:
-    """@pl.jit.incore def name(src, dst: InOut, k): body; return dst (k in [0, kmax])."""
-
-    def __init__(self, name, body, kmax):
-        self.name, self.body, self.kmax, self.accesses = name, body, kmax, []
-
-    def emit(self, out):
-        out.append("@pl.jit.incore")
-        out.append("def %s(src: pl.Tensor, dst: pl.InOut[pl.Tensor], k: pl.Scalar[pl.INDEX]):" % self.name)
-        emit_block(self.body, out, "    ")
-        out.append("    return dst")
-        out.append("")
-
-
-# ---- footprints (for the order of MANUAL tasks) --------------------------------------------------
-
-def _box(offs, shape, ranges):
-    (r0, r1), (c0, c1) = offs[0].bounds(ranges), offs[1].bounds(ranges)
-    return (r0, r1 + shape[0], c0, c1 + shape[1])
-
-
-def _meet(a, b):
-    return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
-
-
-def conflicts(fa, fb):
-    """fa, fb: [(tensor, is_write, box)]; True if some pair touches common elements and one writes."""
-    return any(ta == tb and (wa or wb) and _meet(ba, bb) for ta, wa, ba in fa for tb, wb, bb in fb)
+MAX_BODY_TENSORS = 5   # tensors one pl.at body reads or writes: 5 box origins of 2 + 6 scalars <= 16
+MAX_LIVE_WRITABLE = 7  # y0, y1 and created tensors in reach: a fence's 7 box origins of 2 <= 16
 
 
 # ---- the generator -------------------------------------------------------------------------------
@@ -408,13 +141,20 @@ class Gen:
             return [If("%s %% %d == 0" % (v, m), lambda env, v=v, m=m: env[v] % m == 0, then, els)]
         tiles = []
         for _ in range(rng.randint(1, 2)):
-            t, src, offs = self.fresh("t"), rng.choice(readable), self.offsets(shape, ranges)
-            body.append(KLoad(t, src, offs, shape))
-            acc.append((src, False, offs, shape, dict(ranges)))
+            # a new tile, or (reloading) one of an earlier chunk
+            t = rng.choice(pool) if pool and rng.random() < 0.1 else self.fresh("t")
+            body.append(self.load(t, rng.choice(readable), shape, ranges, acc))
             tiles.append(t)
         cur = tiles[0]
         for _ in range(rng.randint(0, 3)):
-            t = self.fresh("t")
+            r = rng.random()
+            if r < 0.1:  # a copy: cur may change below, the copy keeps its value
+                t = self.fresh("t")
+                body.append(KCopy(t, cur))
+                tiles.append(t)
+                continue
+            # the result into a new tile, into cur itself, or into an earlier chunk's tile
+            t = cur if r < 0.3 else rng.choice(pool) if pool and r < 0.4 else self.fresh("t")
             style = rng.random() < 0.4
             r = rng.random()
             if r < 0.3:
@@ -424,14 +164,46 @@ class Gen:
                 body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))
             else:
                 body.append(KOp(t, rng.choice(BINOPS), cur, self.scalar(ranges), self.dtype, style))
-            tiles.append(t)
+            if t not in tiles:
+                tiles.append(t)
             cur = t
-        dst, offs = rng.choice(writable), self.offsets(shape, ranges)
-        body.append(KStore(cur, dst, offs, shape))
-        acc.append((dst, True, offs, shape, dict(ranges)))
+        dst = rng.choice(writable)
+        if rng.random() < 0.15:  # a row reduction, stored as a column
+            reductions = ("row_max", "row_sum") if self.dtype == "INT32" else ("row_max",)
+            red = self.fresh("t")
+            body.append(KOp(red, rng.choice(reductions), cur, None, self.dtype, False))
+            offs = self.offsets((shape[0], 1), ranges)
+            body.append(KStore(red, dst, offs, (shape[0], 1)))
+            acc.append((dst, True, offs, (shape[0], 1), dict(ranges)))
+        else:
+            offs = self.offsets(shape, ranges)
+            body.append(KStore(cur, dst, offs, shape))
+            acc.append((dst, True, offs, shape, dict(ranges)))
         if depth == 0:
-            pool += tiles
+            pool += [t for t in tiles if t not in pool]
         return body
+
+    def load(self, tile, src, shape, ranges, acc):
+        """A load into tile: the whole window, a valid_shape (constant, or n + c), or clamp=True
+        on a window that may cross the tensor's edge."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.15:
+            offs = [Lin(rng.randint(0, ROWS - 1)), Lin(rng.randint(0, COLS - 1))]
+            acc.append((src, False, offs, shape, dict(ranges)))
+            return KLoad(tile, src, offs, shape, clamp=True)
+        offs = self.offsets(shape, ranges)
+        acc.append((src, False, offs, shape, dict(ranges)))
+        if r < 0.3:
+            valid = []
+            for d in shape:
+                hi = ranges.get("n", (0, 99))[1]
+                if "n" in ranges and hi + 1 <= d and rng.random() < 0.5:
+                    valid.append(Lin(rng.randint(1, d - hi), [("n", 1)]))
+                else:
+                    valid.append(Lin(rng.randint(1, d)))
+            return KLoad(tile, src, offs, shape, valid=valid)
+        return KLoad(tile, src, offs, shape)
 
     def kbody(self, ranges, readable, writable, acc):
         shape = self.rng.choice(TILE_SHAPES)
@@ -453,7 +225,7 @@ class Gen:
         for tensor, is_write, offs, shape, inner in acc:
             r = dict(inner)
             r.update(ranges)
-            out.append(((rename or {}).get(tensor, tensor), is_write, _box(offs, shape, r)))
+            out.append(((rename or {}).get(tensor, tensor), is_write, box(offs, shape, r)))
         return out
 
     def manual_deps(self, ctx, fp):
@@ -483,6 +255,7 @@ class Gen:
             stmt = Call(kern, src, dst, k, submit, deps if submit else [], tid)
         else:
             acc = []
+            readable, writable = self.few_tensors(readable, writable)
             body = self.kbody(ctx.ranges, readable, writable, acc)
             fp = self.footprint(acc, ctx.ranges)
             tid = chain or (self.fresh("t") if manual or rng.random() < 0.3 else None)
@@ -496,6 +269,16 @@ class Gen:
             ctx.tids.append(tid)
         self.budget -= 1
         return stmt
+
+    def few_tensors(self, readable, writable):
+        """At most MAX_BODY_TENSORS of them, one writable at least: a task's scalars are
+        its scalar arguments and each tensor's box origin, at most 16 (docs/dsl.md)."""
+        rng = self.rng
+        if len(readable) <= MAX_BODY_TENSORS:
+            return readable, writable
+        keep = [rng.choice(writable)]
+        keep += rng.sample([t for t in readable if t not in keep], MAX_BODY_TENSORS - 1)
+        return keep, [t for t in keep if t in writable]
 
     def auto_deps(self, ctx):
         if ctx.tids and self.rng.random() < 0.3:
@@ -547,8 +330,9 @@ class Gen:
             if self.budget <= 0:
                 break
             r = rng.random()
+            can_create = len(ctx.writable) < MAX_LIVE_WRITABLE
             if ctx.manual is not None:
-                if r < 0.15:
+                if r < 0.15 and can_create:
                     out += self.create(ctx)
                 elif r < 0.35 and ctx.depth < 4:
                     out += self.manual_loop(ctx)
@@ -564,7 +348,7 @@ class Gen:
                 out.append(Scope(False, self.block(ctx.child(), 3)))
             elif r < 0.82:
                 out += self.manual_scope(ctx)
-            else:
+            elif can_create:
                 out += self.create(ctx)
         return out
 
