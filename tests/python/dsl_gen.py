@@ -40,7 +40,7 @@ import random
 import numpy as np
 
 from dsl_tree import (ROWS, COLS, NonFinite, Lin, KLoad, KStore, KCopy, KOp, For, If, At, Call, Scope,
-                      Create, Alias, Kernel, box, conflicts, emit_block, run_block)
+                      Create, Alias, Kernel, SubFn, SubCall, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
@@ -54,12 +54,16 @@ MAX_LIVE_WRITABLE = 7  # y0, y1 and created tensors in reach: a fence's 7 box or
 class Ctx:
     """What a block may use: scalar ranges, readable and writable tensors, TaskIds defined."""
 
-    def __init__(self, ranges, readable, writable, tids, depth, manual=None):
+    def __init__(self, ranges, readable, writable, tids, depth, manual=None, hand=False, entry=False):
         self.ranges, self.readable, self.writable = dict(ranges), list(readable), list(writable)
         self.tids, self.depth, self.manual = list(tids), depth, manual
+        # hand: hand-placed AUTO scopes allowed; entry: in the entry, where sub-functions and MANUAL
+        # scopes may be (a sub-function's fences would not cover its parameters it only reads)
+        self.hand, self.entry = hand, entry
 
     def child(self, **kw):
-        c = Ctx(self.ranges, self.readable, self.writable, self.tids, self.depth + 1, self.manual)
+        c = Ctx(self.ranges, self.readable, self.writable, self.tids, self.depth + 1, self.manual, self.hand,
+                self.entry)
         for k, v in kw.items():
             setattr(c, k, v)
         return c
@@ -79,7 +83,7 @@ class Gen:
         self.counter = 0
         self.budget = self.rng.randint(3, 14)  # task statements, at most
         self.auto_scope = self.rng.random() < 0.5
-        self.kernels = []
+        self.kernels, self.subs = [], []
 
     def fresh(self, prefix):
         self.counter += 1
@@ -344,9 +348,11 @@ class Gen:
                 out.append(self.loop(ctx))
             elif r < 0.6 and ctx.depth < 4:
                 out.append(self.branch(ctx))
-            elif r < 0.7 and ctx.depth < 5 and not self.auto_scope:
+            elif r < 0.7 and ctx.depth < 5 and ctx.hand:
                 out.append(Scope(False, self.block(ctx.child(), 3)))
-            elif r < 0.82:
+            elif r < 0.76 and ctx.entry:
+                out.append(self.sub_call(ctx))
+            elif r < 0.85 and ctx.entry:
                 out += self.manual_scope(ctx)
             elif can_create:
                 out += self.create(ctx)
@@ -370,7 +376,7 @@ class Gen:
     def branch(self, ctx):
         rng = self.rng
         loops = sorted(v for v in ctx.ranges if v != "n")
-        if loops and rng.random() < 0.6:
+        if loops and (rng.random() < 0.6 or "n" not in ctx.ranges):
             v = rng.choice(loops)
             text, test = "%s %% 2 == 1" % v, (lambda env, v=v: env[v] % 2 == 1)
         else:
@@ -379,6 +385,24 @@ class Gen:
         then = self.block(ctx.child(), 2)
         els = self.block(ctx.child(), 2) if rng.random() < 0.5 else []
         return If(text, test, then, els)
+
+    def sub_call(self, ctx):
+        """A call of an Opaque or Inline sub-function (a new one, or one made before): its body
+        is control-plane code over its parameters, AUTO only (discovery orders it), no calls
+        of sub-functions (ctx.entry False).  Not from MANUAL scopes: its tasks would have no
+        order there."""
+        rng = self.rng
+        if self.subs and rng.random() < 0.5:
+            fn = rng.choice(self.subs)
+        else:
+            kind = rng.choice(("opaque", "inline"))
+            fn = SubFn(self.fresh("sub_"), kind, kind == "opaque" or rng.random() < 0.5, rng.randint(0, 3))
+            inner = Ctx({"k": (0, fn.kmax)}, ["a", "b", "y"], ["y"], [], ctx.depth + 1, hand=not fn.auto_scope)
+            fn.body = self.block(inner, 3) or [self.task(inner)]
+            self.subs.append(fn)
+        scalars = sorted(v for v, r in ctx.ranges.items() if 0 <= r[0] and r[1] <= fn.kmax)
+        k = Lin(0, [(rng.choice(scalars), 1)]) if scalars and rng.random() < 0.6 else Lin(rng.randint(0, fn.kmax))
+        return SubCall(fn, rng.choice(ctx.readable), rng.choice(ctx.readable), rng.choice(ctx.writable), k)
 
     def manual_scope(self, ctx):
         fence = self.fresh("f")
@@ -424,12 +448,12 @@ def _inputs(seed, dtype):
 
 def _candidate(seed):
     gen = Gen(seed)
-    ctx = Ctx({"n": (0, 7)}, ["x0", "x1", "y0", "y1"], ["y0", "y1"], [], 0)
+    ctx = Ctx({"n": (0, 7)}, ["x0", "x1", "y0", "y1"], ["y0", "y1"], [], 0, hand=not gen.auto_scope, entry=True)
     body = gen.block(ctx, 6)
     if not body:
         body = [gen.task(ctx)]
     out = ["import pypto.language as pl", ""]
-    for k in gen.kernels:
+    for k in gen.kernels + gen.subs:
         k.emit(out)
     out.append("@pl.jit" if gen.auto_scope else "@pl.jit(auto_scope=False)")
     out.append("def prog(x0: pl.Tensor, x1: pl.Tensor, y0: pl.InOut[pl.Tensor], y1: pl.InOut[pl.Tensor], "
@@ -440,8 +464,7 @@ def _candidate(seed):
     arrays, n = _inputs(seed, gen.dtype)
     env = {"x0": arrays[0].copy(), "x1": arrays[1].copy(), "y0": arrays[2].copy(), "y1": arrays[3].copy(), "n": n}
     run_block(body, env)
-    entry = text[text.index("def prog("):]
-    ntasks = entry.count("with pl.at(") + entry.count("pl.submit(") + entry.count(" = kern_")
+    ntasks = text.count("with pl.at(") + text.count("pl.submit(") + text.count(" = kern_")
     return Program(seed, text, gen.dtype, (arrays, n), (env["y0"], env["y1"]), ntasks)
 
 

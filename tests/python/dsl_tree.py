@@ -337,3 +337,32 @@ def _meet(a, b):
 def conflicts(fa, fb):
     """fa, fb: [(tensor, is_write, box)]; True if some pair touches common elements and one writes."""
     return any(ta == tb and (wa or wb) and _meet(ba, bb) for ta, wa, ba in fa for tb, wb, bb in fb)
+
+
+class SubFn:
+    """@pl.jit.opaque or @pl.jit.inline def name(a, b, y, k): body; return y
+    (a control-plane subroutine; k in [0, kmax])."""
+
+    def __init__(self, name, kind, auto_scope, kmax):
+        self.name, self.kind, self.auto_scope, self.kmax, self.body = name, kind, auto_scope, kmax, []
+
+    def emit(self, out):
+        out.append("@pl.jit.%s%s" % (self.kind, "" if self.auto_scope else "(auto_scope=False)"))
+        out.append("def %s(a, b, y, k):" % self.name)
+        emit_block(self.body, out, "    ")
+        out.append("    return y")
+        out.append("")
+
+
+class SubCall:
+    """y = sub(a, b, y, k)."""
+
+    def __init__(self, fn, a, b, y, k):
+        self.fn, self.a, self.b, self.y, self.k = fn, a, b, y, k
+
+    def emit(self, out, ind):
+        out.append("%s%s = %s(%s, %s, %s, %s)" % (ind, self.y, self.fn.name, self.a, self.b, self.y, self.k.text()))
+
+    def run(self, env):
+        run_block(self.fn.body, {"a": env[self.a], "b": env[self.b], "y": env[self.y], "k": self.k.eval(env)})
+
