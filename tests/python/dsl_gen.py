@@ -8,7 +8,7 @@ tree of statements (dsl_tree.py); every node prints itself (emit) and runs itsel
 arrays (run), so the reference is the program the text states - nothing is
 parsed back.
 
-What the programs hold: `pl.range` loops (also negative steps) in the entry
+What the programs hold: `pl.range` loops (also negative steps) and `while` loops in the entry
 and in kernels, `if` on scalars (the parameter n, loop variables), nested
 `with pl.scope()` (auto_scope=False entries) or compiler-placed scopes
 (default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
@@ -40,7 +40,7 @@ import random
 import numpy as np
 
 from dsl_tree import (ROWS, COLS, NonFinite, Lin, KLoad, KStore, KCopy, KOp, For, If, At, Call, Scope,
-                      Create, Alias, Kernel, SubFn, SubCall, box, conflicts, emit_block, run_block)
+                      Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
@@ -137,6 +137,11 @@ class Gen:
             inner = dict(ranges)
             inner[var] = (0, n - 1)
             return [For(var, *loop, self.kchunk(inner, readable, writable, shape, acc, depth + 1, pool))]
+        if depth < 2 and rng.random() < 0.08:
+            var, count = self.fresh("w"), rng.randint(1, 3)
+            inner = dict(ranges)
+            inner[var] = (0, count - 1)
+            return [While(var, count, self.kchunk(inner, readable, writable, shape, acc, depth + 1, pool))]
         if depth < 2 and ranges and rng.random() < 0.15:
             v = rng.choice(sorted(ranges))
             m = rng.randint(2, 3)
@@ -344,8 +349,13 @@ class Gen:
                     out.append(self.task(ctx))
             elif r < 0.35:
                 out.append(self.task(ctx))
-            elif r < 0.5 and ctx.depth < 4:
+            elif r < 0.45 and ctx.depth < 4:
                 out.append(self.loop(ctx))
+            elif r < 0.5 and ctx.depth < 4:
+                var, count = self.fresh("w"), rng.randint(1, 3)
+                inner = ctx.child()
+                inner.ranges[var] = (0, count - 1)
+                out.append(While(var, count, self.block(inner, 2)))
             elif r < 0.6 and ctx.depth < 4:
                 out.append(self.branch(ctx))
             elif r < 0.7 and ctx.depth < 5 and ctx.hand:
@@ -383,7 +393,8 @@ class Gen:
             m = rng.randint(0, 6)
             text, test = "n > %d" % m, (lambda env, m=m: env["n"] > m)
         then = self.block(ctx.child(), 2)
-        els = self.block(ctx.child(), 2) if rng.random() < 0.5 else []
+        r = rng.random()
+        els = [self.branch(ctx.child())] if r < 0.2 and ctx.depth < 4 else self.block(ctx.child(), 2) if r < 0.6 else []
         return If(text, test, then, els)
 
     def sub_call(self, ctx):

@@ -207,20 +207,42 @@ class For:
 
 
 class If:
-    """if <text>: then [else: els]; test(env) is the condition."""
+    """if <text>: then [else: els]; test(env) is the condition.  An else holding exactly
+    one If prints as elif."""
 
     def __init__(self, text, test, then, els):
         self.text, self.test, self.then, self.els = text, test, then, els
 
-    def emit(self, out, ind):
-        out.append("%sif %s:" % (ind, self.text))
+    def emit(self, out, ind, keyword="if"):
+        out.append("%s%s %s:" % (ind, keyword, self.text))
         emit_block(self.then, out, ind + "    ")
-        if self.els:
+        if len(self.els) == 1 and isinstance(self.els[0], If):
+            self.els[0].emit(out, ind, "elif")
+        elif self.els:
             out.append("%selse:" % ind)
             emit_block(self.els, out, ind + "    ")
 
     def run(self, env):
         run_block(self.then if self.test(env) else self.els, env)
+
+
+class While:
+    """var = 0; while var < count: body; var = var + 1 (never scope-wrapped)."""
+
+    def __init__(self, var, count, body):
+        self.var, self.count, self.body = var, count, body
+
+    def emit(self, out, ind):
+        out.append("%s%s = 0" % (ind, self.var))
+        out.append("%swhile %s < %d:" % (ind, self.var, self.count))
+        emit_block(self.body, out, ind + "    ")
+        out.append("%s    %s = %s + 1" % (ind, self.var, self.var))
+
+    def run(self, env):
+        env[self.var] = 0
+        while env[self.var] < self.count:
+            run_block(self.body, env)
+            env[self.var] += 1
 
 
 def emit_block(stmts, out, ind):
