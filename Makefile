@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build install deb clean
+.PHONY: all deps build test test-asan test-tsan soak demo bench bench-quick bench-build install deb clean
 
 all: build
 
@@ -29,6 +29,18 @@ test-tsan: deps
 	@cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		setarch -R ctest --output-on-failure -j $(JOBS)
+
+# Soak (tests/soak, tests/python/test_random_dsl.py): 10 M tasks through
+# 4-slot windows at constant memory, random task graphs for SOAK_SECONDS
+# against a serial run, SOAK_PROGRAMS random DSL programs against numpy.
+# make test runs a short version of each.
+SOAK_TASKS ?= 10000000
+SOAK_SECONDS ?= 300
+SOAK_PROGRAMS ?= 5000
+soak: build
+	./build/bin/soak_window --tasks $(SOAK_TASKS) --seconds 1800
+	./build/bin/soak_dag --seconds $(SOAK_SECONDS)
+	PTO_SOAK_PROGRAMS=$(SOAK_PROGRAMS) $(PY) -m pytest -q -s -p no:cacheprovider tests/python/test_random_dsl.py
 
 # The seed page's examples run from Python as the page runs them (rings
 # from their scope stats, the report of one), compiled with ptoc (the

@@ -74,7 +74,9 @@
  *                  extents, -1: none); mode 1 ("direct"): vb is written by the last tile
  *                  instruction before it, an element-wise TOP (only scalar instructions, the
  *                  store's offsets, in between), and read by nothing else, so that TOP may write
- *                  straight into the window
+ *                  straight into the window, and no source of that TOP is read after it (one
+ *                  pointing into the window may be overwritten); mode 2: the same, but a source
+ *                  is read again (one pointing into the window is copied out first)
  *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op (ADD..MINIMUM, EXP..RELU, ROW_SUM,
  *                  ROW_MAX, CAST, MATMUL); dtype: the result's; b_scalar: b is a register (the tile
  *                  op's scalar operand, converted to dtype); CAST's mode in mode
@@ -116,7 +118,8 @@ typedef struct cc_lo_insn {
     uint8_t code;  /* cc_lo_opcode */
     uint8_t op;    /* BIN, UN: cc_op; TOP: cc_ir_op */
     uint8_t dtype; /* cc_dtype, as each opcode says */
-    uint8_t mode;  /* SCOPE_BEGIN: cc_scope_mode; CAST, TOP CAST: cc_cast_mode; LOAD: cc_cache_policy */
+    uint8_t mode;  /* SCOPE_BEGIN: cc_scope_mode; CAST, TOP CAST: cc_cast_mode; LOAD: cc_cache_policy;
+                    * STORE: 0, or 1 and 2 (direct) */
     uint8_t b_scalar; /* TOP: b is a register */
     uint32_t line, col;
     int32_t dst, a, b, c;

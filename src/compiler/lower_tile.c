@@ -118,17 +118,70 @@ void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
     if (in) in->dst = dst, in->a = src;
 }
 
+/* ---- direct stores ---- */
+
+/* Tile bit sets, one per instruction, words 64-bit words each. */
+static uint64_t *lo_bit(uint64_t *sets, uint32_t i, uint32_t words) { return sets + (size_t)i * words; }
+
+/* The tiles an instruction reads (up to two) and the one it writes (-1: none). */
+static int lo_tile_uses(const cc_lo_insn *in, int32_t use[2], int32_t *def)
+{
+    use[0] = use[1] = *def = -1;
+    if (in->code == CC_LO_LOAD) *def = in->dst;
+    if (in->code == CC_LO_STORE) use[0] = in->b;
+    if (in->code == CC_LO_TCOPY) use[0] = in->a, *def = in->dst;
+    if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
+    return use[0] >= 0 || *def >= 0;
+}
+
+/* Tiles live after each instruction (read again before they are written),
+ * by backward dataflow over the jumps; NULL when out of memory. */
+static uint64_t *lo_tile_live_out(const cc_lo_insn *code, uint32_t n, uint32_t words)
+{
+    uint64_t *live_in = calloc((size_t)n * words + 1, sizeof *live_in);
+    uint64_t *live_out = calloc((size_t)n * words + 1, sizeof *live_out);
+    if (!live_in || !live_out) return free(live_in), free(live_out), NULL;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t i = n; i-- > 0;) {
+            const cc_lo_insn *in = &code[i];
+            uint64_t *out = lo_bit(live_out, i, words), *inb = lo_bit(live_in, i, words);
+            uint32_t succ[2], ns = 0;
+            if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) succ[ns++] = in->u.target;
+            if (in->code != CC_LO_JUMP && in->code != CC_LO_RETURN) succ[ns++] = i + 1;
+            for (uint32_t k = 0; k < ns; k++)
+                if (succ[k] < n)
+                    for (uint32_t w = 0; w < words; w++) out[w] |= lo_bit(live_in, succ[k], words)[w];
+            int32_t use[2], def;
+            lo_tile_uses(in, use, &def);
+            for (uint32_t w = 0; w < words; w++) {
+                uint64_t v = out[w];
+                if (def >= 0 && (uint32_t)def / 64 == w) v &= ~(1ull << (def % 64));
+                for (int u = 0; u < 2; u++)
+                    if (use[u] >= 0 && (uint32_t)use[u] / 64 == w) v |= 1ull << (use[u] % 64);
+                if (v != inb[w]) inb[w] = v, changed = 1;
+            }
+        }
+    }
+    free(live_in);
+    return live_out;
+}
+
 /* Marks the STOREs a tile program can compute in place (lower.h, STORE's
  * mode): the stored tile is written by the last tile instruction before
  * it, an element-wise TOP, with only scalar instructions (the store's
  * offsets) between them, none of them a jump target or a write of the TOP's
- * scalar operand; and no other instruction reads that tile.  Returns 0, or
+ * scalar operand; and no other instruction reads that tile.  Mode 1 when
+ * no source of the TOP is live after it, else mode 2 (a source read again
+ * must keep its value, even when it points into the window).  Returns 0, or
  * -1 when out of memory (nothing marked: the listing would depend on it). */
 int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
 {
+    uint32_t words = (ntiles + 63) / 64;
     uint32_t *reads = calloc(ntiles ? ntiles : 1, sizeof *reads);
     uint8_t *target = calloc(n ? n : 1, 1);
-    if (!reads || !target) return free(reads), free(target), -1;
+    uint64_t *live_out = lo_tile_live_out(code, n, words);
+    if (!reads || !target || !live_out) return free(reads), free(target), free(live_out), -1;
     for (uint32_t i = 0; i < n; i++) {
         const cc_lo_insn *in = &code[i];
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
@@ -145,8 +198,14 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         if (op->code != CC_LO_TOP || op->dst != st->b || !lo_is_elementwise((cc_ir_op)op->op)) continue;
         int clobbered = 0;
         for (uint32_t k = j + 1; k < i; k++) clobbered |= target[k] || (op->b_scalar && code[k].dst == op->b);
-        if (!clobbered) st->mode = 1;
+        if (clobbered) continue;
+        int32_t use[2], def;
+        lo_tile_uses(op, use, &def);
+        int kept = 0;
+        for (int u = 0; u < 2; u++)
+            if (use[u] >= 0) kept |= (int)(lo_bit(live_out, j, words)[use[u] / 64] >> (use[u] % 64) & 1);
+        st->mode = kept ? 2 : 1;
     }
-    free(reads), free(target);
+    free(reads), free(target), free(live_out);
     return 0;
 }

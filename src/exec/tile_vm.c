@@ -186,8 +186,10 @@ static int vm_top(vm *m, const cc_lo_insn *in)
  * stores: computed straight into the window when the window can be written
  * as the tile (vm_window), the sources are fully valid and none points
  * elsewhere into that allocation, and the op cannot fail half way (an
- * integer division).  Returns 1 when done (skip the STORE), 0 to run both
- * as usual, -1 on error. */
+ * integer division).  A source pointing into the window itself is
+ * overwritten when the STORE says no source is read again (mode 1), else
+ * copied out first (mode 2).  Returns 1 when done (skip the STORE), 0 to
+ * run both as usual, -1 on error. */
 static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
 {
     const tile_tensor *t = vm_tensor(m, st->a);
@@ -206,8 +208,8 @@ static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
         if (m->alias[src[k]] >= 0 && m->tensors[m->alias[src[k]]].addr == t->addr && x->data != w) return 0;
     }
     for (uint32_t i = 0; i < m->k->ntiles; i++) /* other tiles reading this allocation keep their values */
-        if ((int32_t)i != src[0] && (int32_t)i != src[1] && m->alias[i] >= 0 && m->tensors[m->alias[i]].addr == t->addr)
-            vm_own(m, (int32_t)i, 1);
+        if (((int32_t)i != src[0] && (int32_t)i != src[1]) || st->mode == 2)
+            if (m->alias[i] >= 0 && m->tensors[m->alias[i]].addr == t->addr) vm_own(m, (int32_t)i, 1);
     vm_own(m, op->dst, 0);
     d->data = w, m->alias[op->dst] = (int32_t)(t - m->tensors);
     return vm_top_run(m, op) ? -1 : 1;
@@ -269,7 +271,7 @@ static int vm_exec(vm *m)
             uint32_t st = pc;
             while (st < k->ncode && cc_lo_is_scalar(&k->code[st])) st++;
             int done = 0;
-            if (st < k->ncode && k->code[st].code == CC_LO_STORE && k->code[st].mode == 1 && k->code[st].b == in->dst) {
+            if (st < k->ncode && k->code[st].code == CC_LO_STORE && k->code[st].mode != 0 && k->code[st].b == in->dst) {
                 for (; pc < st; pc++) {
                     const char *why;
                     if (ex_scalar_step(k, m->r, &k->code[pc], &why)) return vm_fail(m, &k->code[pc], "%s", why);

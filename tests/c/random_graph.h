@@ -6,7 +6,10 @@
  * uint64 buffers; every task runs one deterministic kernel (k_op) on random
  * 1-d or 2-d views.  run_serial executes the task list in order; run_graph
  * submits it to a runtime.  The generator only emits MANUAL-scope tasks whose
- * explicit dependencies make the result deterministic.
+ * explicit dependencies make the result deterministic.  Two options are off
+ * unless a caller sets them (so the other users' graphs stay as they were):
+ * genopt.nd_views adds 3-d and 4-d boxes over the buffers, genopt.allow_alloc
+ * adds pto_tensor_alloc buffers (OP_ALLOC) filled and read in their scope.
  */
 #ifndef PTO_TEST_RANDOM_GRAPH_H
 #define PTO_TEST_RANDOM_GRAPH_H
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "base/prng.h"
 #include "e2e.h"
 
@@ -24,7 +28,7 @@ static inline uint64_t rnd(uint64_t *s, uint64_t n) { return base_splitmix64(s) 
 
 /* ---- the one kernel (views: e2e.h's view_count and el) ----------------- */
 
-enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY };
+enum { OP_FILL, OP_AXPY, OP_SUM, OP_SCALE, OP_PRODUCE, OP_CONSUME, OP_DUMMY, OP_ALLOC };
 
 /* scalars: op, p, q, and (on the runtime only) a delay in ns before the
  * work, so tasks overlap and a missing edge shows.  All arithmetic wraps
@@ -69,23 +73,24 @@ static inline int k_op(const pto_kernel_args *a)
 #define MAXT 224
 #define MAXACT (4 * MAXT)
 #define MAXOPEN 6 /* explicit depths 0..5 */
+#define MAXVDIMS 4 /* dimensions of a view, at most */
 
 typedef struct vspec {
     int res; /* buffer index, or MAXB + temp index */
     pto_arg_tag tag;
     uint32_t ndims;
-    uint64_t shape[2];
-    int64_t strides[2];
+    uint64_t shape[MAXVDIMS];
+    int64_t strides[MAXVDIMS];
     int64_t offset;
 } vspec;
 
 typedef struct gtask {
-    int op;
+    int op; /* OP_ALLOC: no kernel; pto_tensor_alloc of temp_len[temp] elements */
     int nargs;
     vspec a[2];
     uint64_t sc[4]; /* op, p, q, delay (runtime only) */
     int manual;
-    int temp; /* temp created (OP_PRODUCE), else -1 */
+    int temp; /* temp created (OP_PRODUCE, OP_ALLOC), else -1 */
     int ndeps;
     int dep0; /* first entry in graph.deps */
 } gtask;
@@ -116,6 +121,8 @@ typedef struct genopt {
     uint64_t max_temp;      /* elements of an OUT buffer, at most */
     int max_view;           /* elements per view dimension, at most */
     int delay_pct;          /* share of tasks that spin a little first */
+    int nd_views;           /* also 3-d and 4-d boxes (rows and cols even, cols % 4 == 0) */
+    int allow_alloc;        /* also pto_tensor_alloc buffers */
 } genopt;
 
 typedef struct genstate {
@@ -150,8 +157,32 @@ static inline int conflicts(const gtask *x, const gtask *y)
     return 0;
 }
 
+/* A box of a buffer laid out as [rows, cols/4, 4] (3-d) or [rows/2, 2, cols/4, 4]
+ * (4-d), row-major: same-layout boxes meet the runtime's per-dimension test. */
+static inline vspec rand_nd_view(uint64_t *s, const genopt *o, int b, pto_arg_tag tag)
+{
+    vspec v;
+    memset(&v, 0, sizeof v);
+    v.res = b;
+    v.tag = tag;
+    uint64_t dims3[3] = {(uint64_t)o->rows, (uint64_t)o->cols / 4, 4};
+    uint64_t dims4[4] = {(uint64_t)o->rows / 2, 2, (uint64_t)o->cols / 4, 4};
+    v.ndims = rnd(s, 2) ? 3 : 4;
+    const uint64_t *dims = v.ndims == 3 ? dims3 : dims4;
+    int64_t stride = 1;
+    for (int d = (int)v.ndims - 1; d >= 0; d--) {
+        uint64_t lo = rnd(s, dims[d]), room = dims[d] - lo;
+        v.shape[d] = 1 + rnd(s, room < (uint64_t)o->max_view ? room : (uint64_t)o->max_view);
+        v.strides[d] = stride;
+        v.offset += (int64_t)lo * stride;
+        stride *= (int64_t)dims[d];
+    }
+    return v;
+}
+
 static inline vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag tag)
 {
+    if (o->nd_views && rnd(s, 3) == 0) return rand_nd_view(s, o, b, tag);
     vspec v;
     memset(&v, 0, sizeof v);
     v.res = b;
@@ -285,8 +316,8 @@ static inline void scope_begin_act(graph *g, genstate *st, int mode)
     g->act[g->nact++] = (action){ACT_BEGIN, mode};
 }
 
-/* Appends up to target tasks (with scope actions) to g; closes every scope
- * it opened.  The state st starts empty for each call. */
+/* Appends up to target (<= MAXT) tasks (with scope actions) to g; closes
+ * every scope it opened.  The state st starts empty for each call. */
 static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
 {
     genstate st;
@@ -314,8 +345,9 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
         int w = (int)rnd(s, 100);
         int op = w < 15 ? OP_FILL : w < 40 ? OP_AXPY : w < 55 ? OP_SUM : w < 70 ? OP_SCALE
                : w < 93 ? OP_PRODUCE : OP_DUMMY;
-        int extra = op == OP_PRODUCE && rnd(s, 3) == 0; /* a second reader of the created buffer */
-        int k = op == OP_PRODUCE ? 2 + extra : 1;
+        if (o->allow_alloc && rnd(s, 8) == 0 && g->ntasks + 4 <= target) op = OP_ALLOC; /* up to 4 tasks */
+        int extra = (op == OP_PRODUCE || op == OP_ALLOC) && rnd(s, 3) == 0; /* one more task on the created buffer */
+        int k = op == OP_PRODUCE ? 2 + extra : op == OP_ALLOC ? 3 + extra : 1;
         if (!feasible(&st, o, k)) {
             /* end the scope, or go one deeper (another ring may have room) */
             if (st.nopen > 0 && (st.nopen == o->max_open || rnd(s, 2))) {
@@ -354,6 +386,44 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             t.nargs = 1;
             t.a[0] = rand_view(s, o, b0, rnd(s, 2) ? PTO_ARG_INOUT : PTO_ARG_IN);
             break;
+        case OP_ALLOC: {
+            /* the alloc, a fill of the whole buffer, maybe a rescale of it, a consumer */
+            int tmp = g->ntemps++;
+            uint64_t len = 1 + rnd(s, o->max_temp);
+            g->temp_len[tmp] = len;
+            vspec tv;
+            memset(&tv, 0, sizeof tv);
+            tv.res = MAXB + tmp;
+            tv.ndims = 1;
+            tv.shape[0] = len;
+            tv.strides[0] = 1;
+            t.temp = tmp;
+            int alloc_task = g->ntasks;
+            add_task(g, &st, &t, s);
+            gtask f = new_task(OP_FILL, base_splitmix64(s));
+            f.sc[2] = base_splitmix64(s);
+            f.nargs = 1;
+            f.a[0] = tv;
+            f.a[0].tag = PTO_ARG_OUTPUT_EXISTING;
+            add_task(g, &st, &f, s);
+            if (rnd(s, 2)) { /* the buffer's owner as an explicit dependency too */
+                g->deps[g->ndeps] = alloc_task;
+                g->kinds[g->ndeps++] = rnd(s, 2) ? PTO_DEP_WAIT_RETAIN : PTO_DEP_WAIT;
+                g->t[g->ntasks - 1].ndeps++;
+            }
+            if (extra) {
+                gtask sc = new_task(OP_SCALE, base_splitmix64(s) | 1);
+                sc.sc[2] = base_splitmix64(s);
+                sc.nargs = 1;
+                sc.a[0] = tv;
+                sc.a[0].tag = PTO_ARG_INOUT;
+                add_task(g, &st, &sc, s);
+            }
+            gtask c = temp_reader(OP_CONSUME, tv, base_splitmix64(s));
+            c.a[1] = rand_view(s, o, b1, PTO_ARG_INOUT);
+            add_task(g, &st, &c, s);
+            continue;
+        }
         case OP_PRODUCE: {
             int tmp = g->ntemps++;
             uint64_t len = 1 + rnd(s, o->max_temp);
@@ -387,6 +457,28 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
     while (st.nopen > 0) scope_end_act(g, &st);
 }
 
+/* A random configuration: default rings, or tiny ones sized so the
+ * generator's graphs can never hit a capacity error (see feasible()). */
+static inline void rand_ring_config(uint64_t *s, pto_config *c)
+{
+    *c = cfg_rings(0, 0, 0, 1 + (int)rnd(s, 3), 10000);
+    if (rnd(s, 5) < 2) return;
+    static const uint64_t ws[3] = {4, 8, 16};
+    uint64_t sum = 0;
+    for (int r = 0; r < 4; r++) {
+        c->runtime_env.ring_task_window[r] = ws[rnd(s, 3)];
+        sum += c->runtime_env.ring_task_window[r] - 1;
+    }
+    for (int r = 0; r < 4; r++) {
+        uint64_t w = c->runtime_env.ring_task_window[r];
+        uint64_t h = base_next_pow2(2048 * w);
+        c->runtime_env.ring_heap[r] = (h < 8192 ? 8192 : h) << rnd(s, 2);
+        /* every live consumer may wait on every other live task */
+        uint64_t d = 8 + rnd(s, 57), need = (w - 1) * sum;
+        c->runtime_env.ring_dep_pool[r] = d > need ? d : need;
+    }
+}
+
 /* ---- running a graph --------------------------------------------------- */
 
 static inline pto_view make_view(const vspec *v, void *addr)
@@ -415,7 +507,7 @@ static inline void run_serial(const graph *g, uint64_t **bufs)
     }
     for (int i = 0; i < g->ntasks; i++) {
         const gtask *t = &g->t[i];
-        if (t->op == OP_DUMMY) continue;
+        if (t->op == OP_DUMMY || t->op == OP_ALLOC) continue;
         pto_view views[2];
         for (int j = 0; j < t->nargs; j++) {
             const vspec *v = &t->a[j];
@@ -460,6 +552,13 @@ static inline void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
             continue;
         }
         const gtask *t = &g->t[ac->arg];
+        if (t->op == OP_ALLOC) {
+            void *addr = NULL;
+            rc = pto_tensor_alloc(rt, g->temp_len[t->temp] * sizeof(uint64_t), &addr, &ids[ac->arg]);
+            if (rc != 0) fail_rt(rt, "pto_tensor_alloc", rc);
+            temp_view[t->temp] = pto_view_1d(addr, sizeof(uint64_t), 0, g->temp_len[t->temp], ids[ac->arg]);
+            continue;
+        }
         pto_arg args[2];
         memset(args, 0, sizeof args);
         for (int j = 0; j < t->nargs; j++) {

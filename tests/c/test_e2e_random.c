@@ -25,31 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bits.h"
 #include "harness.h"
 #include "random_graph.h"
-
-/* A random configuration: default rings, or tiny ones sized so the
- * generator's graphs can never hit a capacity error (see feasible()). */
-static void rand_config(uint64_t *s, pto_config *c)
-{
-    *c = cfg_rings(0, 0, 0, 1 + (int)rnd(s, 3), 10000);
-    if (rnd(s, 5) < 2) return;
-    static const uint64_t ws[3] = {4, 8, 16};
-    uint64_t sum = 0;
-    for (int r = 0; r < 4; r++) {
-        c->runtime_env.ring_task_window[r] = ws[rnd(s, 3)];
-        sum += c->runtime_env.ring_task_window[r] - 1;
-    }
-    for (int r = 0; r < 4; r++) {
-        uint64_t w = c->runtime_env.ring_task_window[r];
-        uint64_t h = base_next_pow2(2048 * w);
-        c->runtime_env.ring_heap[r] = (h < 8192 ? 8192 : h) << rnd(s, 2);
-        /* every live consumer may wait on every other live task */
-        uint64_t d = 8 + rnd(s, 57), need = (w - 1) * sum;
-        c->runtime_env.ring_dep_pool[r] = d > need ? d : need;
-    }
-}
 
 static void test_random_dags(void **state)
 {
@@ -77,7 +54,7 @@ static void test_random_dags(void **state)
         if (gi % PER_RUNTIME == 0) {
             pto_runtime_destroy(rt);
             uint64_t cs = seed ^ 0xc0ffee;
-            rand_config(&cs, &cfg);
+            rand_ring_config(&cs, &cfg);
             rt = make_rt(&cfg);
         }
         genopt o;

@@ -91,3 +91,35 @@ def test_direct_store_reading_another_part_of_its_tensor(load):
         want[i * 64 + 32:i * 64 + 96] = want[i * 64:i * 64 + 64] * 2.0
     mod.k(a, out)
     assert torch.equal(out, want)
+
+
+def test_direct_store_keeps_a_source_read_again(load):
+    """A source of the op that points into the very window the op computes into
+    (a zero-copy load of it) keeps its value when the kernel reads it again: after
+    the store in straight-line code, and at the next iteration of a loop (found by
+    the random DSL programs, tests/python/test_random_dsl.py)."""
+    mod, _ = load("""
+        @pl.jit
+        def again(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(out, [0, 0], [64, 128])                            # points into out
+                pl.store(pl.mul(t, pl.load(a, [0, 0], [64, 128])), [0, 0], out)  # computed into t's window
+                pl.store(pl.add(t, 1.0), [64, 0], out)                         # t's loaded value
+            return out
+
+        @pl.jit
+        def in_loop(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(out, [0, 0], [64, 128])
+                for i in pl.range(3):
+                    pl.store(pl.mul(t, 2.0), [0, 0], out)                      # 2 * t each time
+            return out
+        """)
+    a, out = torch.randn(256, 128), torch.randn(256, 128)
+    old = out.clone()
+    mod.again(a, out)
+    assert torch.equal(out[:64], old[:64] * a[:64]) and torch.equal(out[64:128], old[:64] + 1.0)
+    assert torch.equal(out[128:], old[128:])
+    out = old.clone()
+    mod.in_loop(a, out)
+    assert torch.equal(out[:64], old[:64] * 2.0) and torch.equal(out[64:], old[64:])

@@ -1,0 +1,390 @@
+"""dsl_tree.py - the statements dsl_gen.py builds: each node prints itself as
+pypto.language source (emit) and runs itself on numpy arrays (run), so a
+program's text and its reference are one tree.
+
+Values in the reference: tensors are numpy arrays (stores write into them),
+scalars Python ints, tiles (data, (rows, cols)): data of the tile's shape,
+zero outside the valid region (a prefix box), as DSL-SPEC §1.7 says.  INT32
+arithmetic wraps; FP32 arithmetic is numpy's float32, correctly rounded per
+op like the tile kernels; a non-finite FP32 value raises NonFinite.  Also
+here: the footprint boxes that order MANUAL tasks (conflicts).
+"""
+import numpy as np
+
+ROWS, COLS = 16, 32
+OPERATORS = {"add": "+", "sub": "-", "mul": "*"}
+
+class NonFinite(Exception):
+    """The reference met inf or NaN: the candidate program is dropped."""
+
+
+# ---- scalar expressions: c + sum(coef * var) -------------------------------------------------
+
+class Lin:
+    def __init__(self, c=0, terms=()):
+        self.c, self.terms = c, tuple(terms)
+
+    def text(self):
+        parts = [v if k == 1 else "%s * %d" % (v, k) for v, k in self.terms]
+        if self.c or not parts:
+            parts.append(str(self.c))
+        return " + ".join(parts)
+
+    def eval(self, env):
+        return self.c + sum(k * env[v] for v, k in self.terms)
+
+    def bounds(self, ranges):
+        lo = hi = self.c
+        for v, k in self.terms:
+            a, b = ranges[v]
+            lo += min(k * a, k * b)
+            hi += max(k * a, k * b)
+        return lo, hi
+
+
+# ---- values --------------------------------------------------------------------------------------
+
+def _wrap32(x):
+    return np.asarray(x, dtype=np.int64).astype(np.int32)
+
+
+def _check(x):
+    if x.dtype == np.float32 and not np.isfinite(x).all():
+        raise NonFinite()
+    return x
+
+
+def apply_binary(op, a, b, dtype):
+    if dtype == "INT32":
+        a64 = np.asarray(a, np.int64)
+        b64 = np.asarray(b, np.int64)
+        r = {"add": a64 + b64, "sub": a64 - b64, "mul": a64 * b64,
+             "maximum": np.maximum(a64, b64), "minimum": np.minimum(a64, b64)}[op]
+        return _wrap32(r)
+    b = np.float32(b) if np.isscalar(b) else b
+    with np.errstate(over="ignore", invalid="ignore"):  # _check drops such programs
+        r = {"add": a + b, "sub": a - b, "mul": a * b, "maximum": np.maximum(a, b), "minimum": np.minimum(a, b)}[op]
+    return _check(np.asarray(r, np.float32))
+
+
+def apply_unary(op, a, dtype):
+    if dtype == "INT32":
+        a64 = np.asarray(a, np.int64)
+        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0)}[op])
+    if op == "sqrt_abs":
+        return np.sqrt(np.abs(a))
+    return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0))}[op]
+
+
+# ---- kernel statements (tile code) ---------------------------------------------------------------
+
+# A tile in the reference: (data of the tile's shape, zero outside the valid region; (rows, cols)
+# of the valid region, a prefix box).
+
+def _tile(data, valid):
+    data = np.array(data)
+    data[valid[0]:, :] = 0
+    data[:, valid[1]:] = 0
+    return data, valid
+
+
+class KLoad:
+    """tile = pl.load(tensor, offs, shape[, valid_shape=valid][, clamp=True]); valid: Lins."""
+
+    def __init__(self, tile, tensor, offs, shape, valid=None, clamp=False):
+        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
+        self.valid, self.clamp = valid, clamp
+
+    def emit(self, out, ind):
+        extra = ""
+        if self.valid:
+            extra += ", valid_shape=[%s]" % ", ".join(v.text() for v in self.valid)
+        if self.clamp:
+            extra += ", clamp=True"
+        out.append("%s%s = pl.load(%s, [%s], [%d, %d]%s)" % (ind, self.tile, self.tensor,
+                                                           ", ".join(o.text() for o in self.offs), *self.shape, extra))
+
+    def run(self, env):
+        r, c = (o.eval(env) for o in self.offs)
+        vr, vc = (v.eval(env) for v in self.valid) if self.valid else self.shape
+        src = env[self.tensor]
+        if self.clamp:
+            vr, vc = min(vr, src.shape[0] - r), min(vc, src.shape[1] - c)
+        data = np.zeros(self.shape, src.dtype)
+        data[:vr, :vc] = src[r:r + vr, c:c + vc]
+        env[self.tile] = (data, (vr, vc))
+
+
+class KStore:
+    """pl.store(tile, offs, tensor): writes the tile's valid region."""
+
+    def __init__(self, tile, tensor, offs, shape):
+        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
+
+    def emit(self, out, ind):
+        out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
+
+    def run(self, env):
+        r, c = (o.eval(env) for o in self.offs)
+        data, (vr, vc) = env[self.tile]
+        env[self.tensor][r:r + vr, c:c + vc] = data[:vr, :vc]
+
+
+class KCopy:
+    """tile = other (tiles are values)."""
+
+    def __init__(self, tile, other):
+        self.tile, self.other = tile, other
+
+    def emit(self, out, ind):
+        out.append("%s%s = %s" % (ind, self.tile, self.other))
+
+    def run(self, env):
+        data, valid = env[self.other]
+        env[self.tile] = (data.copy(), valid)
+
+
+class KOp:
+    """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names; op may be
+    a row reduction (row_sum, row_max: [R, C] -> [R, 1])."""
+
+    def __init__(self, tile, op, a, b, dtype, style):
+        self.tile, self.op, self.a, self.b, self.dtype, self.style = tile, op, a, b, dtype, style
+
+    def _operand(self):
+        return self.b.text() if isinstance(self.b, Lin) else str(self.b)
+
+    def emit(self, out, ind):
+        if self.b is None:
+            if self.op == "sqrt_abs":
+                e = "pl.sqrt(pl.abs(%s))" % self.a
+            elif self.op == "neg" and self.style:
+                e = "-%s" % self.a
+            else:
+                e = "pl.%s(%s)" % (self.op, self.a)
+        elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
+            e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
+        else:
+            e = "pl.%s(%s, %s)" % (self.op, self.a, self._operand())
+        out.append("%s%s = %s" % (ind, self.tile, e))
+
+    def run(self, env):
+        a, va = env[self.a]
+        if self.op in ("row_sum", "row_max"):
+            part = a[:va[0], :va[1]]
+            out = np.zeros((a.shape[0], 1), a.dtype)
+            if self.op == "row_max":
+                out[:va[0], 0] = part.max(axis=1)
+            else:  # INT32 only: wraps
+                out[:va[0], 0] = _wrap32(part.astype(np.int64).sum(axis=1))
+            env[self.tile] = (out, (va[0], 1))
+            return
+        if self.b is None:
+            env[self.tile] = _tile(apply_unary(self.op, a, self.dtype), va)
+            return
+        if isinstance(self.b, str):
+            b, vb = env[self.b]
+            env[self.tile] = _tile(apply_binary(self.op, a, b, self.dtype), (min(va[0], vb[0]), min(va[1], vb[1])))
+            return
+        b = self.b.eval(env) if isinstance(self.b, Lin) else self.b
+        env[self.tile] = _tile(apply_binary(self.op, a, b, self.dtype), va)
+
+
+class For:
+    def __init__(self, var, start, stop, step, body):
+        self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
+
+    def emit(self, out, ind):
+        args = (self.start, self.stop) if self.step == 1 else (self.start, self.stop, self.step)
+        out.append("%sfor %s in pl.range(%s):" % (ind, self.var, ", ".join(map(str, args))))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        for v in range(self.start, self.stop, self.step):
+            env[self.var] = v
+            run_block(self.body, env)
+        env.pop(self.var, None)
+
+
+class If:
+    """if <text>: then [else: els]; test(env) is the condition.  An else holding exactly
+    one If prints as elif."""
+
+    def __init__(self, text, test, then, els):
+        self.text, self.test, self.then, self.els = text, test, then, els
+
+    def emit(self, out, ind, keyword="if"):
+        out.append("%s%s %s:" % (ind, keyword, self.text))
+        emit_block(self.then, out, ind + "    ")
+        if len(self.els) == 1 and isinstance(self.els[0], If):
+            self.els[0].emit(out, ind, "elif")
+        elif self.els:
+            out.append("%selse:" % ind)
+            emit_block(self.els, out, ind + "    ")
+
+    def run(self, env):
+        run_block(self.then if self.test(env) else self.els, env)
+
+
+class While:
+    """var = 0; while var < count: body; var = var + 1 (never scope-wrapped)."""
+
+    def __init__(self, var, count, body):
+        self.var, self.count, self.body = var, count, body
+
+    def emit(self, out, ind):
+        out.append("%s%s = 0" % (ind, self.var))
+        out.append("%swhile %s < %d:" % (ind, self.var, self.count))
+        emit_block(self.body, out, ind + "    ")
+        out.append("%s    %s = %s + 1" % (ind, self.var, self.var))
+
+    def run(self, env):
+        env[self.var] = 0
+        while env[self.var] < self.count:
+            run_block(self.body, env)
+            env[self.var] += 1
+
+
+def emit_block(stmts, out, ind):
+    if not stmts:
+        out.append(ind + "pass")
+    for s in stmts:
+        s.emit(out, ind)
+
+
+def run_block(stmts, env):
+    for s in stmts:
+        s.run(env)
+
+
+# ---- control-plane statements --------------------------------------------------------------------
+
+def _deps_text(deps):
+    return ", deps=[%s]" % ", ".join(deps) if deps else ""
+
+
+class At:
+    def __init__(self, body, deps, tid):
+        self.body, self.deps, self.tid = body, deps, tid
+
+    def emit(self, out, ind):
+        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s)%s:" % (ind, _deps_text(self.deps),
+                                                                   " as %s" % self.tid if self.tid else ""))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        run_block(self.body, dict(env))
+
+
+class Call:
+    """dst = kern(src, dst, k) or dst, tid = pl.submit(kern, src, dst, k, deps=[...])."""
+
+    def __init__(self, kern, src, dst, k, submit, deps, tid):
+        self.kern, self.src, self.dst, self.k = kern, src, dst, k
+        self.submit, self.deps, self.tid = submit, deps, tid
+
+    def emit(self, out, ind):
+        args = "%s, %s, %s" % (self.src, self.dst, self.k.text())
+        if self.submit:
+            out.append("%s%s, %s = pl.submit(%s, %s%s)" % (ind, self.dst, self.tid, self.kern.name, args,
+                                                         _deps_text(self.deps)))
+        else:
+            out.append("%s%s = %s(%s)" % (ind, self.dst, self.kern.name, args))
+
+    def run(self, env):
+        run_block(self.kern.body, {"src": env[self.src], "dst": env[self.dst], "k": self.k.eval(env)})
+
+
+class Scope:
+    def __init__(self, manual, body):
+        self.manual, self.body = manual, body
+
+    def emit(self, out, ind):
+        out.append(ind + ("with pl.manual_scope():" if self.manual else "with pl.scope():"))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        run_block(self.body, env)
+
+
+class Create:
+    def __init__(self, name, dtype):
+        self.name, self.dtype = name, dtype
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.create_tensor([%d, %d], pl.%s)" % (ind, self.name, ROWS, COLS, self.dtype))
+
+    def run(self, env):  # contents undefined: a value no program may read
+        env[self.name] = np.full((ROWS, COLS), 7777, np.float32 if self.dtype == "FP32" else np.int32)
+
+
+class Alias:
+    """name = other (a TaskId)."""
+
+    def __init__(self, name, other):
+        self.name, self.other = name, other
+
+    def emit(self, out, ind):
+        out.append("%s%s = %s" % (ind, self.name, self.other))
+
+    def run(self, env):
+        pass
+
+
+class Kernel:
+    """@pl.jit.incore def name(src, dst: InOut, k): body; return dst (k in [0, kmax])."""
+
+    def __init__(self, name, body, kmax):
+        self.name, self.body, self.kmax, self.accesses = name, body, kmax, []
+
+    def emit(self, out):
+        out.append("@pl.jit.incore")
+        out.append("def %s(src: pl.Tensor, dst: pl.InOut[pl.Tensor], k: pl.Scalar[pl.INDEX]):" % self.name)
+        emit_block(self.body, out, "    ")
+        out.append("    return dst")
+        out.append("")
+
+
+# ---- footprints (for the order of MANUAL tasks) --------------------------------------------------
+
+def box(offs, shape, ranges):
+    (r0, r1), (c0, c1) = offs[0].bounds(ranges), offs[1].bounds(ranges)
+    return (r0, r1 + shape[0], c0, c1 + shape[1])
+
+
+def _meet(a, b):
+    return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+
+def conflicts(fa, fb):
+    """fa, fb: [(tensor, is_write, box)]; True if some pair touches common elements and one writes."""
+    return any(ta == tb and (wa or wb) and _meet(ba, bb) for ta, wa, ba in fa for tb, wb, bb in fb)
+
+
+class SubFn:
+    """@pl.jit.opaque or @pl.jit.inline def name(a, b, y, k): body; return y
+    (a control-plane subroutine; k in [0, kmax])."""
+
+    def __init__(self, name, kind, auto_scope, kmax):
+        self.name, self.kind, self.auto_scope, self.kmax, self.body = name, kind, auto_scope, kmax, []
+
+    def emit(self, out):
+        out.append("@pl.jit.%s%s" % (self.kind, "" if self.auto_scope else "(auto_scope=False)"))
+        out.append("def %s(a, b, y, k):" % self.name)
+        emit_block(self.body, out, "    ")
+        out.append("    return y")
+        out.append("")
+
+
+class SubCall:
+    """y = sub(a, b, y, k)."""
+
+    def __init__(self, fn, a, b, y, k):
+        self.fn, self.a, self.b, self.y, self.k = fn, a, b, y, k
+
+    def emit(self, out, ind):
+        out.append("%s%s = %s(%s, %s, %s, %s)" % (ind, self.y, self.fn.name, self.a, self.b, self.y, self.k.text()))
+
+    def run(self, env):
+        run_block(self.fn.body, {"a": env[self.a], "b": env[self.b], "y": env[self.y], "k": self.k.eval(env)})
+
