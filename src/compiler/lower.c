@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "compiler/lower_int.h"
+#include "pto/runtime.h" /* PTO_MAX_TENSOR_ARGS, PTO_MAX_SCALAR_ARGS: constants only */
 
 static const cc_type lo_index = {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
 static const cc_type lo_bool = {.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL};
@@ -85,8 +86,21 @@ static void lo_view(lo_b *b, const cc_ir_expr *call, uint32_t k, cc_lo_view *v)
 static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt, cc_span sp)
 {
     const cc_ir_func *g = call->u.call.callee;
-    uint32_t nviews = 0, nscalars = 0;
-    for (uint32_t k = 0; k < g->nparams; k++) g->params[k].type.kind == CC_T_TENSOR ? nviews++ : nscalars++;
+    uint32_t nviews = 0, nscalars = 0, origins = 0;
+    for (uint32_t k = 0; k < g->nparams; k++) {
+        if (g->params[k].type.kind == CC_T_TENSOR) nviews++, origins += g->params[k].type.rank;
+        else nscalars++;
+    }
+    /* a task carries the kernel's scalars, then each tensor's box origin (orch_vm.c) */
+    if (nviews > PTO_MAX_TENSOR_ARGS || nscalars + origins > PTO_MAX_SCALAR_ARGS) {
+        if (!b->x->failed)
+            cc_diag_add(b->x->p->diags, CC_DIAG_INVALID_OP, sp, "pass fewer tensors or scalars to this kernel, or split it",
+                        "kernel '%s' needs %u tensor and %u scalar task arguments (its %u scalars, then the box origin of "
+                        "each tensor argument, one per dimension); the runtime takes at most %d and %d",
+                        g->name, nviews, nscalars + origins, nscalars, PTO_MAX_TENSOR_ARGS, PTO_MAX_SCALAR_ARGS);
+        b->x->failed = 1;
+        return;
+    }
     cc_lo_view *views = lo_alloc(b, nviews, sizeof *views, sp);
     int32_t *scalars = lo_alloc(b, nscalars, sizeof *scalars, sp);
     int32_t *deps = lo_alloc(b, call->u.call.ndeps, sizeof *deps, sp);

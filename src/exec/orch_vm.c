@@ -114,6 +114,9 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
     for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
+    /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
+     * parameter's rank); this guards the arrays below against a lowered program
+     * built some other way. */
     if (nv > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS) {
         char msg[256];
         snprintf(msg, sizeof msg,

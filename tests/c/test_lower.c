@@ -591,6 +591,33 @@ static void test_lower_dsl_seed_manual_placement(void **state)
     pto_program_free(p);
 }
 
+/* A task carries the kernel's scalars, then each tensor's box origin (one
+ * per dimension): 8 scalars + 4 rank-2 tensors = 16, the runtime's limit,
+ * compiles; 9 + 8 = 17 is an InvalidOperationError at the call. */
+#define MANY_HDR "import pypto.language as pl\n\n@pl.jit.incore\n"
+#define MANY_BODY                                                                                      \
+    "    e = pl.add(pl.load(x, [p, q], [64, 128]), pl.load(y, [r, s], [64, 128]))\n"                   \
+    "    pl.store(pl.add(e, pl.load(w, [u, v], [64, 128])), [t + g, 0], z)\n"                          \
+    "    return z\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+static void test_lower_task_arguments_at_most_the_runtimes_limits(void **state)
+{
+    (void)state;
+    static const char at_limit[] = MANY_HDR
+        "def k(x: pl.Tensor, y: pl.Tensor, w: pl.Tensor, z: pl.Out[pl.Tensor], p, q, r, s, t, u, v, g):\n" MANY_BODY
+        "    out = k(a, a, a, out, 0, 0, 0, 0, 0, 0, 0, 0)\n    return out\n";
+    pto_program *p = dsl_compile(at_limit, "f", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    pto_program_free(p);
+    static const char past[] = MANY_HDR
+        "def k(x: pl.Tensor, y: pl.Tensor, w: pl.Tensor, z: pl.Out[pl.Tensor], p, q, r, s, t, u, v, g, h):\n" MANY_BODY
+        "    out = k(a, a, a, out, 0, 0, 0, 0, 0, 0, 0, 0, h=0)\n    return out\n";
+    p = dsl_compile(past, "f", PTO_STAGE_ALL);
+    dsl_expect_error(p, "InvalidOperationError",
+                     "kernel 'k' needs 4 tensor and 17 scalar task arguments (its 9 scalars, then the box origin of each "
+                     "tensor argument, one per dimension); the runtime takes at most 32 and 16", 11, 11);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_for_counts_trips_by_step_sign),
     cmocka_unit_test(test_lower_for_evaluates_bounds_once),
@@ -606,6 +633,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_core_group_body_not_outlined_is_internal),
     cmocka_unit_test(test_lower_grouping_pl_at_runs_in_place),
     cmocka_unit_test(test_lower_dsl_seed_manual_placement),
+    cmocka_unit_test(test_lower_task_arguments_at_most_the_runtimes_limits),
 };
 
 PTO_TEST_MAIN(tests)
