@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build clean
+.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build coverage mutate clean
 
 all: build
 
@@ -62,5 +62,17 @@ bench: bench-build
 bench-quick: bench-build
 	bench/run.sh quick build-bench/bin
 
+# Line and branch coverage of the whole suite (gcc --coverage, -O0) per
+# layer with gcovr, HTML in build-cov/coverage/index.html.
+coverage: deps
+	@scripts/install-deps.sh coverage
+	scripts/coverage.sh build-cov $(JOBS)
+
+# Mutation pass over the capacity checks and ordering rules: each mutant of
+# scripts/mutants.tsv is built in a copy of the tree (build-mut/) and the
+# tests it names are run; prints mutant, file:line, killed-by.
+mutate: deps
+	scripts/mutate.sh build-mut $(JOBS)
+
 clean:
-	rm -rf build build-asan build-tsan build-bench
+	rm -rf build build-asan build-tsan build-bench build-cov build-mut
