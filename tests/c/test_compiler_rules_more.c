@@ -1,0 +1,871 @@
+/*
+ * test_compiler_rules_more.c - typecheck rules of the DSL that the other
+ * compiler tests leave unexercised: module constants (a cycle, constants
+ * given through pto_compile_options of every value kind, one used as a
+ * decorator argument), annotations (shaped tensors, scalars, later
+ * dtypes), scalar folding, tile and scalar operators, comparisons,
+ * min/max, calls that are not kernels, decorator variants and levels,
+ * pl.at() arguments, tile ops' argument rules (load, store, cast, matmul,
+ * create_tensor) and argument passing.  One test per rule; each compiles a
+ * small program through pto_compile and checks the first error's class,
+ * message and line:column.
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "dsl_compile.h"
+
+/* Compiles src (entry) through lowering; its first error must be cls at
+ * line:col containing msg. */
+static void rule_error(const char *src, const char *entry, const char *cls, const char *msg, int line, int col)
+{
+    pto_program *p = dsl_compile(src, entry, PTO_STAGE_LOWER);
+    dsl_expect_error(p, cls, msg, line, col);
+    pto_program_free(p);
+}
+
+/* Compiles src cleanly; its printed program must contain each of want[]. */
+static void rule_ok_contains(const char *src, const pto_constant *consts, size_t nconsts, const char *const *want)
+{
+    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f",
+                             .args = dsl_default_args, .nargs = 3, .constants = consts, .nconstants = nconsts,
+                             .stop_after = PTO_STAGE_LOWER};
+    pto_program *p = NULL;
+    assert_true(pto_compile(&o, &p) >= 0);
+    assert_non_null(p);
+    dsl_expect_ok(p);
+    for (const char *const *w = want; *w; w++) {
+        if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
+        assert_non_null(strstr(pto_program_text(p), *w));
+    }
+    pto_program_free(p);
+}
+
+static void test_module_constant_defined_by_itself_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "K = K + 1\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        pl.store(pl.mul(t, K), [0, 0], out)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "module constant 'K' is defined in terms of itself", 3, 5);
+}
+
+static void test_module_assignment_of_a_comparison_defines_no_constant(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "K = 1 < 2\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = K + 1\n"
+              "    return out\n",
+              "f", "UndefinedVariableError", "name 'K' is not defined", 6, 9);
+}
+
+static void test_later_dtype_in_tensor_annotation_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor[[256, 128], pl.INT64], out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "dtype pl.INT64 is not supported in this version", 4, 32);
+}
+
+static void test_later_dtype_in_scalar_annotation_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x: pl.Scalar[pl.INT64] = 1\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "dtype pl.INT64 is not supported in this version", 5, 18);
+}
+
+static void test_shaped_tensor_annotation_needs_dims_and_dtype(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor[[256], pl.FP32, 3], out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "ParserTypeError", "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]", 4, 10);
+}
+
+static void test_tensor_annotation_rank_above_four_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor[[1, 2, 3, 4, 5], pl.FP32], out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "ParserTypeError", "tensor rank must be 1 to 4, got 5", 4, 20);
+}
+
+static void test_tensor_annotation_zero_dimension_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor[[0, 128], pl.FP32], out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "ParserTypeError", "tensor dimension 0 must be positive, got 0", 4, 21);
+}
+
+static void test_tensor_annotation_bool_dtype_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor[[256, 128], pl.BOOL], out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8", 4, 32);
+}
+
+static void test_tensor_annotation_float_dimension_is_not_constant(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor[[256, 1.5], pl.FP32], out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "ParserTypeError", "tensor annotation shapes must be compile-time constants", 4, 26);
+}
+
+static void test_constant_floor_division_by_zero_is_invalid_op(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    n = 7 // 0\n"
+              "    return out\n",
+              "f", "InvalidOperationError", "integer division or modulo by zero", 5, 14);
+}
+
+static void test_tile_floor_division_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = t // t\n"
+              "        pl.store(u, [0, 0], out)\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "tile operator '//' is not supported in this version", 7, 13);
+}
+
+static void test_comparison_of_tiles_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = t < t\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'<' compares scalars only", 7, 13);
+}
+
+static void test_min_with_three_arguments_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = min(1, 2, 3)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "min() takes exactly 2 arguments in kernel code", 5, 9);
+}
+
+static void test_max_of_a_tile_points_to_pl_maximum(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = max(t, 1)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "max() takes scalars", 7, 13);
+}
+
+static void test_list_plus_scalar_needs_scalar_operands(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    y = [1, 2] + 1\n"
+              "    return out\n",
+              "f", "ParserTypeError", "operator '+' needs scalar operands, got list and pl.Scalar[pl.INDEX]", 5, 9);
+}
+
+static void test_none_is_not_a_kernel_value(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = None\n"
+              "    return out\n",
+              "f", "ParserTypeError", "None is not a value in kernel code", 5, 9);
+}
+
+static void test_subscript_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = a[0]\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "a subscript is not supported in this version", 5, 9);
+}
+
+static void test_attribute_of_a_tensor_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = a.shape\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "attribute '.shape' is not supported in this version", 5, 9);
+}
+
+static void test_call_of_unknown_name_is_undefined(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = foo(1)\n"
+              "    return out\n",
+              "f", "UndefinedVariableError", "name 'foo' is not defined", 5, 9);
+}
+
+static void test_call_of_a_local_scalar_is_not_callable(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = 1\n"
+              "    y = x(2)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'x' is not callable", 6, 9);
+}
+
+static void test_call_of_a_module_constant_is_not_callable(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "K = 3\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    y = K(2)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'K' is not callable", 6, 9);
+}
+
+static void test_submit_of_a_non_kernel_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    pl.submit(3)\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function", 5, 15);
+}
+
+static void test_set_cache_policy_as_expression_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    pl.tensor.set_cache_policy(a, 1)\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body", 5, 5);
+}
+
+static void test_at_with_three_positional_arguments_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(pl.Level.CORE_GROUP, 1, 2):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.at() takes at most 2 positional arguments, got 3", 5, 10);
+}
+
+static void test_at_name_hint_must_be_a_string_literal(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP, name_hint=3):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.at() 'name_hint' argument must be a string literal", 5, 53);
+}
+
+static void test_at_name_hint_keyword_is_not_an_identifier(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP, name_hint='for'):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.at() 'name_hint' must be a valid non-keyword identifier, got 'for'", 5, 53);
+}
+
+static void test_at_level_aiv_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.AIV):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "pl.at(level=pl.Level.AIV) is not supported in this version", 5, 22);
+}
+
+static void test_at_host_level_with_deps_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.HOST, deps=[]):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.at(level=pl.Level.HOST) creates no task; deps= and 'as' need level=pl.Level.CORE_GROUP", 5, 42);
+}
+
+static void test_at_without_level_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at():\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.at() requires a level argument", 5, 10);
+}
+
+static void test_attribute_assignment_target_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    a.x = 1\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "this assignment target is not supported in this version", 5, 5);
+}
+
+static void test_annotated_assignment_of_other_type_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        x: pl.Scalar[pl.INT32] = t\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'x' is annotated pl.Scalar[pl.INT32] but assigned pl.Tile[[64, 128], pl.FP32]", 7, 12);
+}
+
+static void test_if_condition_on_a_tile_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        if t:\n"
+              "            pass\n"
+              "    return out\n",
+              "f", "ParserTypeError", "if condition must be a scalar expression, got pl.Tile[[64, 128], pl.FP32]", 7, 12);
+}
+
+static void test_range_bound_float_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    for i in pl.range(1.5):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.range() bounds must be integer scalars", 5, 23);
+}
+
+static void test_orchestration_returning_a_scalar_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    return 1\n",
+              "f", "ParserTypeError", "'f' may return only tensors", 5, 12);
+}
+
+static void test_store_offsets_not_a_list_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        pl.store(t, 0, out)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "offsets must be a list like [0, 0]", 7, 21);
+}
+
+static void test_store_of_a_scalar_expects_a_tile(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        pl.store(1, [0, 0], out)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "expected a tile, got pl.Scalar[pl.INDEX]", 7, 18);
+}
+
+static void test_load_valid_shape_rank_mismatch_is_invalid_op(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = pl.load(a, [0, 0], [64, 128], valid_shape=[64])\n"
+              "    return out\n",
+              "f", "InvalidOperationError", "pl.load: valid_shape has 1 entries for a rank-2 tile", 7, 55);
+}
+
+static void test_load_target_memory_must_be_a_mem_member(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = pl.load(a, [0, 0], [64, 128], target_memory=3)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.load target_memory= must be a pl.Mem member", 7, 57);
+}
+
+static void test_scalar_cast_to_fp16_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = pl.cast(1, pl.FP16)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.cast of a scalar must target pl.INDEX, pl.INT32, pl.FP32 or pl.BOOL", 5, 20);
+}
+
+static void test_matmul_mixed_dtypes_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = pl.matmul(t, pl.cast(pl.load(a, [0, 0], [128, 64]), pl.FP16))\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.matmul: operand dtypes FP32 and FP16 differ; insert pl.cast", 7, 13);
+}
+
+static void test_matmul_int32_operands_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        v = pl.cast(t, pl.INT32)\n"
+              "        u = pl.matmul(pl.cast(pl.load(a, [0, 0], [64, 64]), pl.INT32), pl.cast(pl.load(a, [0, 0], [64, 64]), pl.INT32))\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got INT32", 8, 13);
+}
+
+static void test_create_tensor_init_value_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = pl.create_tensor([64, 64], pl.FP32, init_value=0)\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "init_value= is not supported in this version", 5, 56);
+}
+
+static void test_create_tensor_empty_shape_is_invalid_op(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = pl.create_tensor([], pl.FP32)\n"
+              "    return out\n",
+              "f", "InvalidOperationError", "pl.create_tensor: the shape needs 1 to 4 entries", 5, 26);
+}
+
+static void test_create_tensor_bool_dtype_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = pl.create_tensor([64, 64], pl.BOOL)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8", 5, 36);
+}
+
+static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = 1\n"
+              "    y = x < 2 and x > 0\n"
+              "    z = pl.create_tensor([64, 64], pl.FP32, pl.ND)\n"
+              "    w = pl.create_tensor([64, 64], pl.FP32, 5)\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "a layout other than pl.ND is not supported in this version", 8, 45);
+}
+
+static void test_at_called_as_expression_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = pl.at(level=pl.Level.CORE_GROUP)\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.at(...) is only valid as the item of a with statement", 5, 9);
+}
+
+static void test_set_cache_policy_policy_must_be_a_member(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        pl.set_cache_policy(a, 1)\n"
+              "        x = pl.set_cache_policy(a, 1)\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "pl.set_cache_policy() second argument must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS", 7, 32);
+}
+
+static void test_jit_auto_scope_int_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit(auto_scope=3)\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "TypeError", "auto_scope must be a bool, got int", 3, 20);
+}
+
+static void test_function_decorator_outside_program_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.function\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "@pl.function outside @pl.program is not supported in this version", 3, 2);
+}
+
+static void test_jit_unknown_variant_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.foo\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "@pl.jit.foo is not supported in this version", 3, 2);
+}
+
+static void test_function_level_on_orchestration_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.program\n"
+              "class P:\n"
+              "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CORE_GROUP)\n"
+              "    def f(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "        return out\n",
+              "P", "ParserSyntaxError", "@pl.function(level=...) applies to InCore functions only", 5, 54);
+}
+
+static void test_function_level_host_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.program\n"
+              "class P:\n"
+              "    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.HOST)\n"
+              "    def k(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "        return out\n"
+              "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+              "    def f(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "        out = self.k(a, out)\n"
+              "        return out\n",
+              "P", "UnsupportedFeatureError", "@pl.function(level=pl.Level.HOST) is not supported in this version", 5, 53);
+}
+
+static void test_call_with_too_many_arguments_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(a, out, a)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'k' takes 2 argument(s) but 3 were given", 8, 21);
+}
+
+static void test_call_tensor_for_scalar_parameter_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, n: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor]):\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(a, a, out)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'k' parameter 'n' expects pl.Scalar[pl.INT32], got pl.Tensor[[256, 128], pl.FP32]", 4, 21);
+}
+
+static void test_scalar_float_arithmetic_folds_to_a_constant(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"n = 5.0\n", "m = 3.0\n", "k = -2.5\n", NULL};
+    rule_ok_contains("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    n = 2.0 + 3\n    m = 1.5 * 2.0\n    k = -2.5\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [64, 128])\n"
+                     "        pl.store(pl.add(pl.mul(t, n), m + k), [0, 0], out)\n    return out\n",
+                     NULL, 0, want);
+}
+
+static void test_jit_auto_scope_from_a_module_constant(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"auto_scope=False)", "with pl.scope():", NULL};
+    rule_ok_contains("import pypto.language as pl\n\nFLAG = False\n@pl.jit(auto_scope=FLAG)\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    with pl.scope():\n        pass\n    return out\n",
+                     NULL, 0, want);
+}
+
+/* Constants the caller resolved (Python closures and globals) enter
+ * kernel code as literals of their kind: int, float and bool. */
+static void test_option_constants_of_every_kind_become_literals(void **s)
+{
+    (void)s;
+    static const pto_constant consts[] = {
+        {"SCALE", {.kind = PTO_VALUE_FLOAT, .f = 0.5}},
+        {"ROWS", {.kind = PTO_VALUE_INT, .i = 64}},
+        {"FLAG", {.kind = PTO_VALUE_BOOL, .i = 7}},
+    };
+    static const char *const want[] = {"x = 0.5\n", "y = True\n", "[64, 128]", NULL};
+    rule_ok_contains("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    x = SCALE\n    y = FLAG\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [ROWS, 128])\n"
+                     "        pl.store(pl.mul(t, x), [0, 0], out)\n    return out\n",
+                     consts, 3, want);
+}
+
+
+/* Regression: a list or str bound to a name passed type checking and
+ * failed in lowering with an internal compiler error. */
+static void test_binding_a_list_to_a_name_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+               "    z = [0, 0]\n    return out\n",
+               "f", "UnsupportedFeatureError", "binding a list or tuple to a name is not supported in this version", 5, 9);
+    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+               "    with pl.at(level=pl.Level.CORE_GROUP):\n        z = (64, 128)\n"
+               "        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n    return out\n",
+               "f", "UnsupportedFeatureError", "binding a list or tuple to a name is not supported in this version", 6, 13);
+}
+
+static void test_binding_a_string_to_a_name_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+               "    z = \"tag\"\n    return out\n",
+               "f", "UnsupportedFeatureError", "binding a string to a name is not supported in this version", 5, 9);
+    static const pto_constant label = {"LABEL", {.kind = PTO_VALUE_STR, .s = "tag"}};
+    const char *src = "import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                      "    x, z = 1, LABEL\n    return out\n";
+    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f",
+                             .args = dsl_default_args, .nargs = 3, .constants = &label, .nconstants = 1,
+                             .stop_after = PTO_STAGE_LOWER};
+    pto_program *p = NULL;
+    assert_true(pto_compile(&o, &p) >= 0);
+    dsl_expect_error(p, "UnsupportedFeatureError", "binding a string to a name is not supported in this version", 5, 12);
+    pto_program_free(p);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_module_constant_defined_by_itself_is_type_error),
+    cmocka_unit_test(test_module_assignment_of_a_comparison_defines_no_constant),
+    cmocka_unit_test(test_later_dtype_in_tensor_annotation_is_unsupported),
+    cmocka_unit_test(test_later_dtype_in_scalar_annotation_is_unsupported),
+    cmocka_unit_test(test_shaped_tensor_annotation_needs_dims_and_dtype),
+    cmocka_unit_test(test_tensor_annotation_rank_above_four_is_type_error),
+    cmocka_unit_test(test_tensor_annotation_zero_dimension_is_type_error),
+    cmocka_unit_test(test_tensor_annotation_bool_dtype_is_type_error),
+    cmocka_unit_test(test_tensor_annotation_float_dimension_is_not_constant),
+    cmocka_unit_test(test_constant_floor_division_by_zero_is_invalid_op),
+    cmocka_unit_test(test_tile_floor_division_is_unsupported),
+    cmocka_unit_test(test_comparison_of_tiles_is_type_error),
+    cmocka_unit_test(test_min_with_three_arguments_is_type_error),
+    cmocka_unit_test(test_max_of_a_tile_points_to_pl_maximum),
+    cmocka_unit_test(test_list_plus_scalar_needs_scalar_operands),
+    cmocka_unit_test(test_none_is_not_a_kernel_value),
+    cmocka_unit_test(test_subscript_is_unsupported),
+    cmocka_unit_test(test_attribute_of_a_tensor_is_unsupported),
+    cmocka_unit_test(test_call_of_unknown_name_is_undefined),
+    cmocka_unit_test(test_call_of_a_local_scalar_is_not_callable),
+    cmocka_unit_test(test_call_of_a_module_constant_is_not_callable),
+    cmocka_unit_test(test_submit_of_a_non_kernel_is_syntax_error),
+    cmocka_unit_test(test_set_cache_policy_as_expression_is_syntax_error),
+    cmocka_unit_test(test_at_with_three_positional_arguments_is_syntax_error),
+    cmocka_unit_test(test_at_name_hint_must_be_a_string_literal),
+    cmocka_unit_test(test_at_name_hint_keyword_is_not_an_identifier),
+    cmocka_unit_test(test_at_level_aiv_is_unsupported),
+    cmocka_unit_test(test_at_host_level_with_deps_is_syntax_error),
+    cmocka_unit_test(test_at_without_level_is_syntax_error),
+    cmocka_unit_test(test_attribute_assignment_target_is_unsupported),
+    cmocka_unit_test(test_annotated_assignment_of_other_type_is_type_error),
+    cmocka_unit_test(test_if_condition_on_a_tile_is_type_error),
+    cmocka_unit_test(test_range_bound_float_is_type_error),
+    cmocka_unit_test(test_orchestration_returning_a_scalar_is_type_error),
+    cmocka_unit_test(test_store_offsets_not_a_list_is_type_error),
+    cmocka_unit_test(test_store_of_a_scalar_expects_a_tile),
+    cmocka_unit_test(test_load_valid_shape_rank_mismatch_is_invalid_op),
+    cmocka_unit_test(test_load_target_memory_must_be_a_mem_member),
+    cmocka_unit_test(test_scalar_cast_to_fp16_is_type_error),
+    cmocka_unit_test(test_matmul_mixed_dtypes_is_type_error),
+    cmocka_unit_test(test_matmul_int32_operands_is_type_error),
+    cmocka_unit_test(test_create_tensor_init_value_is_unsupported),
+    cmocka_unit_test(test_create_tensor_empty_shape_is_invalid_op),
+    cmocka_unit_test(test_create_tensor_bool_dtype_is_type_error),
+    cmocka_unit_test(test_create_tensor_layout_other_than_nd_is_unsupported),
+    cmocka_unit_test(test_at_called_as_expression_is_syntax_error),
+    cmocka_unit_test(test_set_cache_policy_policy_must_be_a_member),
+    cmocka_unit_test(test_jit_auto_scope_int_is_type_error),
+    cmocka_unit_test(test_function_decorator_outside_program_is_unsupported),
+    cmocka_unit_test(test_jit_unknown_variant_is_unsupported),
+    cmocka_unit_test(test_function_level_on_orchestration_is_syntax_error),
+    cmocka_unit_test(test_function_level_host_is_unsupported),
+    cmocka_unit_test(test_call_with_too_many_arguments_is_type_error),
+    cmocka_unit_test(test_call_tensor_for_scalar_parameter_is_type_error),
+    cmocka_unit_test(test_scalar_float_arithmetic_folds_to_a_constant),
+    cmocka_unit_test(test_jit_auto_scope_from_a_module_constant),
+    cmocka_unit_test(test_option_constants_of_every_kind_become_literals),
+    cmocka_unit_test(test_binding_a_list_to_a_name_is_unsupported),
+    cmocka_unit_test(test_binding_a_string_to_a_name_is_unsupported),
+};
+
+PTO_TEST_MAIN(tests)
