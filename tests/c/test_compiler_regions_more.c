@@ -1,0 +1,187 @@
+/*
+ * test_compiler_regions_more.c - outlining and call directions on the
+ * control flow the other compiler tests leave out: descending and
+ * variable-step loops (around a kernel and inside one), while loops,
+ * nested loops, branches inside a kernel loop.  Each rule compiles a
+ * program through lowering and checks the printed program: the scalars a
+ * kernel call passes and the region comment of each tensor argument
+ * (rows first:last, as the call directions pass derived them).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "dsl_compile.h"
+
+/* src compiles without errors and its printed program contains each of want[]. */
+static void regions_contain(const char *src, const char *const *want)
+{
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    dsl_expect_ok(p);
+    for (const char *const *w = want; *w; w++) {
+        if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
+        assert_non_null(strstr(pto_program_text(p), *w));
+    }
+    pto_program_free(p);
+}
+
+/* a loop with step -1 around a kernel: each call's region is its own rows, in terms of the loop variable */
+static void test_region_of_a_descending_orchestration_loop_is_per_iteration(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"for i in pl.range(3, -1, -1):", "# a: In [i*64:i*64+64, 0:128]; out: Out [i*64:i*64+64, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    for i in pl.range(3, -1, -1):\n"
+                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
+                     "            pl.store(t, [i * 64, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a while loop's counter, read by the kernel, is passed as a scalar and bounds the regions */
+static void test_while_loop_variable_becomes_a_kernel_scalar(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"while n < 4:", "self.f_incore_0(a, out, n)  # a: In [n*64:n*64+64, 0:128]", "n: pl.Scalar[pl.INDEX]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    n = 0\n"
+                     "    while n < 4:\n"
+                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "            t = pl.load(a, [n * 64, 0], [64, 128])\n"
+                     "            pl.store(t, [n * 64, 0], out)\n"
+                     "        n = n + 1\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a load in a branch of a loop inside the kernel: the region is the loop's whole range; the else branch's while loop stays inside the kernel */
+static void test_kernel_loop_with_branches_covers_the_loop_range(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [0:256, 0:128]; out: Out [0:256, 0:128]", "                while k < 2:", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        for i in pl.range(4):\n"
+                     "            if i > 1:\n"
+                     "                t = pl.load(a, [i * 64, 0], [64, 128])\n"
+                     "                pl.store(-t, [i * 64, 0], out)\n"
+                     "            else:\n"
+                     "                k = 0\n"
+                     "                while k < 2:\n"
+                     "                    k = k + 1\n"
+                     "    return out\n",
+                    want);
+}
+
+/* two nested loops around a kernel: both variables become scalars and the offset folds */
+static void test_nested_orchestration_loops_pass_both_variables(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"self.f_incore_0(a, out, i, j)  # a: In [(i+j)*32:(i+j)*32+32, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    for i in pl.range(0, 4, 2):\n"
+                     "        for j in pl.range(2):\n"
+                     "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "                t = pl.load(a, [(i + j) * 32 + 64 - 64, 0], [32, 128])\n"
+                     "                pl.store(t, [(i + j) * 32, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a loop whose step is a variable: the region per call stays in terms of i */
+static void test_loop_step_from_a_variable_keeps_the_call_region_symbolic(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [i*32:i*32+32, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    s = 2\n"
+                     "    for i in pl.range(0, 8, s):\n"
+                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "            t = pl.load(a, [i * 32, 0], [32, 128])\n"
+                     "            pl.store(t, [i * 32, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a loop with step -1 inside the kernel (i = 3, 2, 1) */
+static void test_descending_kernel_loop_region_spans_first_to_last_iteration(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [64:256, 0:128]; out: Out [0:192, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        for i in pl.range(3, 0, -1):\n"
+                     "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
+                     "            pl.store(t, [i * 64 - 64, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a loop inside the kernel whose step is unknown: the region takes min/max of the first and last iteration */
+static void test_kernel_loop_with_variable_step_uses_min_and_max_bounds(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [min(0,(0--4//s-1)*s*64):max(64,(0--4//s-1)*s*64+64), 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    s = 2\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        for i in pl.range(0, 4, s):\n"
+                     "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
+                     "            pl.store(t, [i * 64, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* offsets decreasing in i with a symbolic stop: the low bound comes from the last iteration */
+static void test_kernel_loop_with_variable_stop_and_negative_coefficient(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [64-(n-1)*16:64, 0:128]; out: Out [0:-16+(n-1)*16+16, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    n = 4\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        for i in pl.range(1, n):\n"
+                     "            t = pl.load(a, [64 - i * 16, 0], [16, 128])\n"
+                     "            pl.store(t, [0 - 16 + i * 16, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_region_of_a_descending_orchestration_loop_is_per_iteration),
+    cmocka_unit_test(test_while_loop_variable_becomes_a_kernel_scalar),
+    cmocka_unit_test(test_kernel_loop_with_branches_covers_the_loop_range),
+    cmocka_unit_test(test_nested_orchestration_loops_pass_both_variables),
+    cmocka_unit_test(test_loop_step_from_a_variable_keeps_the_call_region_symbolic),
+    cmocka_unit_test(test_descending_kernel_loop_region_spans_first_to_last_iteration),
+    cmocka_unit_test(test_kernel_loop_with_variable_step_uses_min_and_max_bounds),
+    cmocka_unit_test(test_kernel_loop_with_variable_stop_and_negative_coefficient),
+};
+
+PTO_TEST_MAIN(tests)
