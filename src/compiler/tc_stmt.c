@@ -101,12 +101,6 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         cc_type ty = single_list ? v->type : tc_result_type(v, k);
-        /* No later statement reads a list or str name (offsets, shapes and
-         * deps take literals), and lowering has no register for one. */
-        if (ty.kind == CC_T_LIST || ty.kind == CC_T_STR)
-            return tc_err(t, CC_DIAG_UNSUPPORTED, s->u.assign.value->span, "write the literal where it is used",
-                          "binding a %s to a name is not supported in this version",
-                          ty.kind == CC_T_LIST ? "list or tuple" : "string");
         st->u.assign.targets[k] = (cc_ir_target){x->u.name, ty, x->span};
         if (!tc_bind_name(t, x->u.name, ty, x->span)) return NULL;
     }
