@@ -420,6 +420,22 @@ static void test_jit_auto_scope_from_a_module_constant(void **s)
                      NULL, 0, want);
 }
 
+/* A decorator's auto_scope= must be a bool; the message names the Python
+ * type it got. */
+static void test_jit_auto_scope_non_bool_names_the_python_type(void **s)
+{
+    (void)s;
+    static const char *const values[] = {"1.5", "None", "[1]", "(1, 2)"};
+    static const char *const types[] = {"float", "NoneType", "list", "tuple"};
+    for (int k = 0; k < 4; k++) {
+        char src[256], msg[64];
+        snprintf(src, sizeof src, "import pypto.language as pl\n\n@pl.jit(auto_scope=%s)\n"
+                                  "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    return out\n", values[k]);
+        snprintf(msg, sizeof msg, "auto_scope must be a bool, got %s", types[k]);
+        rule_error(src, "f", "TypeError", msg, 3, 20);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_submit_of_a_non_kernel_is_syntax_error),
     cmocka_unit_test(test_set_cache_policy_as_expression_is_syntax_error),
@@ -450,6 +466,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_call_with_too_many_arguments_is_type_error),
     cmocka_unit_test(test_call_tensor_for_scalar_parameter_is_type_error),
     cmocka_unit_test(test_jit_auto_scope_from_a_module_constant),
+    cmocka_unit_test(test_jit_auto_scope_non_bool_names_the_python_type),
 };
 
 PTO_TEST_MAIN(tests)

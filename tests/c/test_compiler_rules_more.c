@@ -454,6 +454,92 @@ static void test_binding_a_string_to_a_name_lowers_to_nothing(void **s)
                                      &label, 1);
 }
 
+static void test_positional_only_parameters_are_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, /, out: pl.Out[pl.Tensor]):\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "Python 'positional-only parameters' is not supported in kernel code", 4, 21);
+}
+
+static void test_ellipsis_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = ...\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "'...' is not supported in this version", 5, 9);
+}
+
+static void test_f_string_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = f'{a}'\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "an f-string is not supported in this version", 5, 9);
+}
+
+static void test_bytes_literal_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = b'ab'\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "a bytes literal is not supported in this version", 5, 9);
+}
+
+static void test_yield_expression_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = yield 1\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "Python 'yield' is not supported in kernel code", 5, 9);
+}
+
+static void test_star_argument_unpacking_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = max(*a)\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "'*' argument unpacking is not supported in this version", 5, 13);
+}
+
+/* Several statements on one line, separated by ';', and the != and >=
+ * comparisons parse, type and lower. */
+static void test_semicolon_statements_and_ne_ge_comparisons_compile(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                 "    x = 1; y = 2; z = x != y\n    w = x >= y\n    return out\n",
+                                 "f", PTO_STAGE_LOWER);
+    dsl_expect_ok(p);
+    assert_non_null(strstr(pto_program_text(p), "            x = 1\n            y = 2\n            z = x != y\n            w = x >= y\n"));
+    assert_non_null(strstr(pto_program_listing(p), "NE "));
+    assert_non_null(strstr(pto_program_listing(p), "GE "));
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_defined_by_itself_is_type_error),
     cmocka_unit_test(test_module_assignment_of_a_comparison_defines_no_constant),
@@ -486,6 +572,13 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tuple_unpacking_and_unary_ops_lower_to_moves_and_unary_insns),
     cmocka_unit_test(test_binding_a_list_to_a_name_lowers_to_nothing),
     cmocka_unit_test(test_binding_a_string_to_a_name_lowers_to_nothing),
+    cmocka_unit_test(test_positional_only_parameters_are_unsupported),
+    cmocka_unit_test(test_ellipsis_is_unsupported),
+    cmocka_unit_test(test_f_string_is_unsupported),
+    cmocka_unit_test(test_bytes_literal_is_unsupported),
+    cmocka_unit_test(test_yield_expression_is_unsupported),
+    cmocka_unit_test(test_star_argument_unpacking_is_unsupported),
+    cmocka_unit_test(test_semicolon_statements_and_ne_ge_comparisons_compile),
 };
 
 PTO_TEST_MAIN(tests)
