@@ -105,7 +105,10 @@ for r in "${rows[@]}"; do
         (cd "$build" && timeout "$group_timeout" ctest -j "$jobs" --timeout "$test_timeout" \
             --stop-on-failure -L "$(label_regex "$exes")" >"$work/mutant-test.log" 2>&1)
         rc=$?
-        killers=$(sed -n '/tests FAILED/,$p' "$work/mutant-test.log" | grep -oE 'test_[a-z0-9_]+' | head -n 3 | paste -sd, -)
+        # The first test to fail, in completion order (--stop-on-failure
+        # cuts the others short, and they would read as failed too).
+        killers=$(grep -m1 -E 'Test +#[0-9]+: test_[a-z0-9_]+ .*\*\*\*' "$work/mutant-test.log" |
+                  sed -E 's/.*Test +#[0-9]+: (test_[a-z0-9_]+) .*\*\*\*([A-Za-z]+).*/\1 (\2)/')
         if [ $rc -eq 0 ]; then verdict=SURVIVED; survived=1
         elif [ $rc -eq 124 ]; then verdict="(group timeout)"
         else verdict=${killers:-"(ctest rc $rc)"}
