@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build coverage mutate clean
+.PHONY: all deps build test test-asan test-tsan demo bench bench-quick bench-build coverage mutate install deb clean
 
 all: build
 
@@ -74,5 +74,15 @@ coverage: deps
 mutate: deps
 	scripts/mutate.sh build-mut $(JOBS)
 
+# Installs the headers, libpto.a and libpto.so.0, ptoc and pto-scope-stats,
+# pto.pc and the CMake package (find_package(pto)) under PREFIX; DESTDIR is
+# honoured.  make deb writes build/deb/pto_<version>_<arch>.deb.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+deb: build
+	cd build && cpack -G DEB
+
 clean:
-	rm -rf build build-asan build-tsan build-bench build-cov build-mut
+	rm -rf build build-asan build-tsan build-bench build-pip build-cov build-mut

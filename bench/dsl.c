@@ -4,8 +4,9 @@
  * runtime, many times; and what the DSL costs on top of the C API.
  *
  *   bench_dsl info                  the configuration line
- *   bench_dsl b5 ROWS COLS          B5 gbps of system "ours" (BENCH_SYSTEM_NAME=c-loop:
- *                                   the hand-written single-thread C loop instead)
+ *   bench_dsl b5 ROWS COLS          B5 gbps of systems "ours" and "ours-create-tensor"
+ *                                   (BENCH_SYSTEM_NAME=c-loop: the hand-written
+ *                                   single-thread C loop instead)
  *   bench_dsl b6 tasks ROWS COLS    B6 dsl_task_us and capi_task_us: the same N row-band
  *                                   tasks through the DSL and through pto_task_submit
  *   bench_dsl b6 call               B6 cached_call_us: one pto_program_run of the page's
@@ -45,8 +46,10 @@
 
 enum { MAX_RUNS = 400 };
 
-/* B5's kernel: the page's `scaled` with the pl.at inside the loop, one task
- * per row band.  The page's own `scaled` (B6's cached call, the RSS run) is
+/* B5's kernels: the page's `scaled` with the pl.at inside the loop, one task
+ * per row band (`bands`), and the same with the intermediate a * 2 in a
+ * band-sized pl.create_tensor of the loop body's ring, two tasks per band
+ * (`bands_tmp`, system "ours-create-tensor").  The page's own `scaled` (B6's cached call, the RSS run) is
  * compiled from the page's script, PTO_PAGE_SCRIPT. */
 static const char bands_source[] =
     "import pypto.language as pl\n"
@@ -60,6 +63,19 @@ static const char bands_source[] =
     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
     "            t = pl.load(a, [i * TR, 0], [TR, TC])\n"
     "            pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)\n"
+    "    return out\n"
+    "\n"
+    "\n"
+    "@pl.jit\n"
+    "def bands_tmp(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    for i in pl.range(N):\n"
+    "        tmp = pl.create_tensor([TR, TC], dtype=pl.FP32)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "            t = pl.load(a, [i * TR, 0], [TR, TC])\n"
+    "            pl.store(pl.mul(t, 2.0), [0, 0], tmp)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "            u = pl.load(tmp, [0, 0], [TR, TC])\n"
+    "            pl.store(pl.add(u, 1.0), [i * TR, 0], out)\n"
     "    return out\n";
 
 static double now(void)
@@ -270,17 +286,21 @@ static int b5(int rows, int cols, const char *system)
         cloop_run(&d), verify(&d, "c-loop warm-up");
         for (int r = 0; r < runs; r++) t[r] = cloop_run(&d);
         verify(&d, "c-loop");
+        row("B5", cas, system, "gbps", bytes / median(t, runs) / 1e9);
     } else {
         int tr = band_rows(rows, cols);
-        pto_program *p = compile("bands", rows, cols, rows / tr, tr);
         pto_runtime *rt = runtime(NULL);
-        dsl_run(rt, p, &d), verify(&d, "warm-up");
-        for (int r = 0; r < runs; r++) t[r] = dsl_run(rt, p, &d);
-        verify(&d, "ours");
+        static const char *const entries[] = {"bands", "bands_tmp"}, *const names[] = {"ours", "ours-create-tensor"};
+        for (int e = 0; e < 2; e++) {
+            pto_program *p = compile(entries[e], rows, cols, rows / tr, tr);
+            dsl_run(rt, p, &d), verify(&d, "warm-up");
+            for (int r = 0; r < runs; r++) t[r] = dsl_run(rt, p, &d);
+            verify(&d, names[e]);
+            row("B5", cas, names[e], "gbps", bytes / median(t, runs) / 1e9);
+            pto_program_free(p);
+        }
         pto_runtime_destroy(rt);
-        pto_program_free(p);
     }
-    row("B5", cas, system, "gbps", bytes / median(t, runs) / 1e9);
     data_free(&d);
     return 0;
 }

@@ -36,7 +36,8 @@ extern "C" {
     X(RING_BLOCKED, 4, "the orchestrator has waited over a second for room on a ring")        \
     X(STALL_REPORTED, 5, "pto_runtime_finish saw no progress: the run's error, at once")      \
     X(STALL_AFTER_FATAL, 6, "no progress after the run failed: waiting for running kernels")  \
-    X(STATS_NOT_WRITTEN, 7, "the scope-stats file could not be written")
+    X(STATS_NOT_WRITTEN, 7, "the scope-stats file could not be written")                      \
+    X(TRACE_INCOMPLETE, 8, "the task trace lost events (out of memory) or could not be written")
 
 typedef enum pto_warning {
 #define PTO_WARNING_ENUM_(name, code, text) PTO_WARNING_##name = code,
@@ -67,6 +68,8 @@ typedef struct pto_config {
     int log_ring_sizes;        /* print one "Ring buffer sizes:" line at create */
     pto_warning_fn warning;    /* receives every warning; NULL: print to stderr */
     void *warning_ctx;         /* its first argument */
+    const char *trace_path;    /* per-task trace (Chrome trace-event JSON) written here;
+                                * NULL: the PTO_TRACE environment variable, if set, else off */
 } pto_config;
 
 /* The three ring fields, for the per-value checks. */
@@ -84,8 +87,9 @@ const char *pto_ring_field_name(pto_ring_field field);
 int pto_config_check(const pto_config *cfg, char *msg, size_t len);
 
 /* Checks one value of a ring field, given as a scalar (entry = -1: 0 is
- * rejected) or as entry 0..3 of a 4-list (0 keeps the default; the message
- * names the entry, "... got 512 at ring_heap[2]").
+ * rejected) or as entry 0..3 of a 4-list (0 keeps the default; the list
+ * form of the message, "ring_heap entries must ... (or 0 to keep default),
+ * got 512").
  * is_int = 0 marks a value that is not an integer (Python bool or float);
  * it is rejected.  shown is how the value prints in the message (Python
  * repr); NULL prints value in decimal. */

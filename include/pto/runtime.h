@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "pto/config.h"
+#include "pto/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -159,6 +160,7 @@ typedef struct pto_kernel_args {
     const uint64_t *scalars;
     char *message;
     size_t message_len;
+    const pto_runtime *runtime; /* the task's runtime, for pto_runtime_failed */
 } pto_kernel_args;
 
 /* Returns 0, or non-zero: the run fails with PTO_KERNEL_FAILED and that rc. */
@@ -240,6 +242,12 @@ int pto_runtime_finish(pto_runtime *rt);
 
 /* The latched error (code 0 when none); after pto_runtime_finish, the last run's. */
 const pto_error *pto_runtime_error(const pto_runtime *rt);
+
+/* The code latched in the current run, 0 while none.  Any thread may ask,
+ * kernels included: a kernel that runs long (a loop) may poll it and
+ * return early once the run has failed (a stall, another task's failure),
+ * since no thread can be cancelled; its rc then changes nothing. */
+int pto_runtime_failed(const pto_runtime *rt);
 
 /* ---- introspection ----------------------------------------------------- */
 

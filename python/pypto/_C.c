@@ -25,6 +25,7 @@
 
 #include "pto/compile.h"
 #include "pto/config.h"
+#include "pto/version.h"
 
 /* ---- Program ----------------------------------------------------------------------------- */
 
@@ -272,5 +273,6 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *m = PyModule_Create(&py_module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "Program", (PyObject *)&py_program_type) < 0) return Py_DECREF(m), NULL;
+    if (PyModule_AddStringConstant(m, "version", pto_version_string()) < 0) return Py_DECREF(m), NULL;
     return m;
 }

@@ -5,7 +5,8 @@ import os as _os
 if _os.environ.get("PYPTO_EXT_DIR"):
     __path__.insert(0, _os.environ["PYPTO_EXT_DIR"])
 
+from ._C import version as __version__  # noqa: E402  (the library's, pto/version.h)
 from ._errors import InternalError  # noqa: E402
 from .language.parser.diagnostics import CompileWarning  # noqa: E402
 
-__all__ = ["InternalError", "CompileWarning"]
+__all__ = ["InternalError", "CompileWarning", "__version__"]

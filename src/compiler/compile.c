@@ -88,7 +88,10 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
         if (o->skip_stages & (1u << s)) continue;
         if (pto_passes[s](&p->ir) != 0 || p->diags.errors) return -1;
     }
-    if (!cc_ir_program_order(&p->ir)) return -1;
+    if (!cc_ir_program_order(&p->ir)) {
+        cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while ordering the functions");
+        return -1;
+    }
     cc_print_program(&p->ir, &p->text);
     if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
     if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;

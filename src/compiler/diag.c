@@ -103,6 +103,19 @@ void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint,
     cc_diag_record(d, cls, span, hint, msg);
 }
 
+void cc_diag_oom(cc_diags *d, cc_span span, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t errors = d->errors;
+    d->out_of_memory = 1;
+    cc_diag_record(d, CC_DIAG_INTERNAL, span, NULL, msg);
+    if (d->errors == errors) d->errors++;
+}
+
 size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap)
 {
     const cc_diag *x = &d->items[i];

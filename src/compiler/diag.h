@@ -55,7 +55,7 @@ typedef struct cc_diags {
     uint64_t cap;
     size_t errors;  /* items that are not warnings */
     uint32_t col_offset; /* added to the printed columns (text dedented from the file) */
-    int out_of_memory; /* a diagnostic could not be recorded */
+    int out_of_memory; /* an allocation failed (pto_compile returns -1) */
 } cc_diags;
 
 void cc_diags_init(cc_diags *d, const cc_source *src);
@@ -70,6 +70,12 @@ void cc_diags_free(cc_diags *d);
  * warnings are recorded. */
 void cc_diag_add(cc_diags *d, cc_diag_class cls, cc_span span, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* An allocation failed: sets out_of_memory (pto_compile returns -1, not a
+ * program with errors) and records an error saying where, so every later
+ * stage stops as after any error (counted even when it cannot be
+ * recorded). */
+void cc_diag_oom(cc_diags *d, cc_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Forgets the diagnostics recorded after the first n (a speculative parse
  * of code that turned out not to be the compiler's). */

@@ -104,6 +104,14 @@ static void cc_shape_append(char *buf, size_t cap, size_t *len, const cc_type *t
     base_appendf(buf, cap, len, "]");
 }
 
+size_t cc_shape_format(const cc_type *t, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap) buf[0] = 0;
+    cc_shape_append(buf, cap, &len, t);
+    return len;
+}
+
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
 {
     size_t len = 0;

@@ -109,6 +109,8 @@ int cc_type_equal(const cc_type *a, const cc_type *b);
 /* The DSL spelling: "pl.Tensor[[256, 128], pl.FP32]", "pl.Scalar[pl.INDEX]",
  * "pl.TaskId", "Tile[[64, 128], FP32]".  Returns the length (cut at cap). */
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap);
+/* A tensor's or tile's shape alone: "[64, 128]". */
+size_t cc_shape_format(const cc_type *t, char *buf, size_t cap);
 
 /* ---- expressions ------------------------------------------------------------------------- */
 typedef enum cc_ir_expr_kind {
@@ -129,7 +131,7 @@ typedef enum cc_ir_expr_kind {
  *   ROW_*   tile, tmp_tile?
  *   CAST    x                                      attrs: dtype, mode
  *   MATMUL  lhs, rhs                               attrs: dtype (out_dtype as written, or 255)
- *   CREATE_TENSOR  shape                           attrs: dtype */
+ *   CREATE_TENSOR  shape, init_value?              attrs: dtype */
 #define CC_IR_OP_LIST(X)                     \
     X(LOAD, "load", 4)                       \
     X(STORE, "store", 4)                     \
@@ -148,7 +150,7 @@ typedef enum cc_ir_expr_kind {
     X(ROW_MAX, "row_max", 2)                 \
     X(CAST, "cast", 1)                       \
     X(MATMUL, "matmul", 2)                   \
-    X(CREATE_TENSOR, "create_tensor", 1)
+    X(CREATE_TENSOR, "create_tensor", 2)
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, s, k) CC_IR_##n,

@@ -143,9 +143,10 @@ static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uin
 static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, const cc_ir_target *t)
 {
     int32_t dst = lo_var(b, t->name, t->type);
+    int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
     if (!in) return;
-    in->dst = dst, in->dtype = t->type.dtype, in->u.mem.rank = t->type.rank;
+    in->dst = dst, in->a = init, in->dtype = t->type.dtype, in->u.mem.rank = t->type.rank;
     memcpy(in->u.mem.shape, t->type.shape, sizeof in->u.mem.shape);
 }
 
@@ -349,7 +350,8 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
     }
     lo_block(&b, &f->body);
     if (!lo_ends_in_return(&f->body)) lo_emit(&b, CC_LO_RETURN, f->span);
-    if (f->kind == CC_FUNC_INCORE) lo_tile_mark_direct_stores(b.code, b.ncode, b.nslots[CC_LO_TILE]);
+    if (f->kind == CC_FUNC_INCORE && lo_tile_mark_direct_stores(b.code, b.ncode, b.nslots[CC_LO_TILE]) != 0)
+        lo_oom(&b, f->span);
     out->ncode = b.ncode;
     out->code = lo_keep(&b, b.code, b.ncode, sizeof *b.code);
     out->nregs = b.nslots[CC_LO_REG], out->ntensors = b.nslots[CC_LO_TENSOR], out->ntiles = b.nslots[CC_LO_TILE];
@@ -391,7 +393,7 @@ int cc_lower(const cc_ir_program *p, base_arena *a, cc_lowered **out)
     *out = NULL;
     cc_span none = {0, 0, 0, 0};
     if (!(x.l = base_arena_alloc(a, sizeof *x.l)) || lo_plan(&x) < 0) {
-        cc_diag_add(p->diags, CC_DIAG_INTERNAL, none, NULL, "out of memory while lowering");
+        cc_diag_oom(p->diags, none, "out of memory while lowering");
         return -1;
     }
     x.l->file = p->src && p->src->file ? p->src->file : "<string>";

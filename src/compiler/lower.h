@@ -58,7 +58,8 @@
  * Orchestration only:
  *   SCOPE_BEGIN    opens a runtime scope of mode (cc_scope_mode); its site is file:line
  *   SCOPE_END      closes the innermost runtime scope
- *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims) and dtype in the current ring's heap
+ *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims) and dtype in the current ring's heap;
+ *                  a >= 0: every element set to register a (init_value=), converted to dtype
  *   ALIAS          tdst = ta (the same tensor)
  *   SUBMIT         one task of kernels[u.submit.kernel]: its views (per tensor argument: slot, direction
  *                  and box, the box's bounds in registers computed just before), scalars and explicit

@@ -34,7 +34,7 @@ int lo_internal(lo_b *b, cc_span sp, const char *what)
 
 int lo_oom(lo_b *b, cc_span sp)
 {
-    if (!b->x->failed) cc_diag_add(b->x->p->diags, CC_DIAG_INTERNAL, sp, NULL, "out of memory while lowering");
+    if (!b->x->failed) cc_diag_oom(b->x->p->diags, sp, "out of memory while lowering");
     b->x->failed = 1;
     return -1;
 }

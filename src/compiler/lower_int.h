@@ -76,7 +76,8 @@ void lo_index_list(lo_b *b, const cc_ir_expr *e, int32_t *out, uint32_t n);
  * loads, stores, tile and tensor copies). */
 void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s);
 
-/* lower_tile.c: marks the STOREs a tile program can compute in place. */
-void lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles);
+/* lower_tile.c: marks the STOREs a tile program can compute in place; -1
+ * when out of memory. */
+int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles);
 
 #endif

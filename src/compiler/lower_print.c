@@ -131,6 +131,7 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
     case CC_LO_ALLOC:
         base_strbuf_printf(o, "ALLOC t%d = ", in->dst), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
         base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+        if (in->a >= 0) base_strbuf_printf(o, " fill=r%d", in->a);
         break;
     case CC_LO_ALIAS: base_strbuf_printf(o, "ALIAS t%d = t%d", in->dst, in->a); break;
     case CC_LO_SUBMIT: lo_put_submit(o, l, in); break;

@@ -122,12 +122,13 @@ void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
  * mode): the stored tile is written by the last tile instruction before
  * it, an element-wise TOP, with only scalar instructions (the store's
  * offsets) between them, none of them a jump target or a write of the TOP's
- * scalar operand; and no other instruction reads that tile. */
-void lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
+ * scalar operand; and no other instruction reads that tile.  Returns 0, or
+ * -1 when out of memory (nothing marked: the listing would depend on it). */
+int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
 {
     uint32_t *reads = calloc(ntiles ? ntiles : 1, sizeof *reads);
     uint8_t *target = calloc(n ? n : 1, 1);
-    if (!reads || !target) return free(reads), free(target);
+    if (!reads || !target) return free(reads), free(target), -1;
     for (uint32_t i = 0; i < n; i++) {
         const cc_lo_insn *in = &code[i];
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
@@ -147,4 +148,5 @@ void lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         if (!clobbered) st->mode = 1;
     }
     free(reads), free(target);
+    return 0;
 }

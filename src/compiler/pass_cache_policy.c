@@ -203,6 +203,6 @@ int cc_pass_cache_policy(cc_ir_program *p)
     for (uint32_t k = 0; k < p->nfuncs && ok; k++)
         if (p->funcs[k]->kind == CC_FUNC_INCORE) c.f = p->funcs[k], ok = cc_cp_resolve(&c);
     free(c.first);
-    if (!ok) cc_diag_add(p->diags, CC_DIAG_INTERNAL, c.f->span, NULL, "out of memory while resolving cache policies");
+    if (!ok) cc_diag_oom(p->diags, c.f->span, "out of memory while resolving cache policies");
     return ok ? 0 : -1;
 }

@@ -76,7 +76,7 @@ typedef struct inl_site {
 
 static void inl_oom(inl_ctx *x, cc_span sp)
 {
-    if (!x->failed) cc_diag_add(x->p->diags, CC_DIAG_INTERNAL, sp, NULL, "out of memory while inlining");
+    if (!x->failed) cc_diag_oom(x->p->diags, sp, "out of memory while inlining");
     x->failed = 1;
 }
 

@@ -79,8 +79,8 @@ int cc_pass_materialize_scopes(cc_ir_program *p)
 {
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         if (!cc_msc_func(p->arena, p->funcs[k])) {
-            cc_diag_add(p->diags, CC_DIAG_INTERNAL, p->funcs[k]->span, NULL,
-                        "out of memory while placing the runtime scopes of '%s'", p->funcs[k]->name);
+            cc_diag_oom(p->diags, p->funcs[k]->span, "out of memory while placing the runtime scopes of '%s'",
+                        p->funcs[k]->name);
             return -1;
         }
     }

@@ -410,7 +410,7 @@ static int collect_readers(base_strmap *r, const cc_ir_block *b)
 
 static int oom(cc_ir_program *p, cc_span sp)
 {
-    cc_diag_add(p->diags, CC_DIAG_INTERNAL, sp, NULL, "out of memory (internal compiler error; please report)");
+    cc_diag_oom(p->diags, sp, "out of memory while outlining");
     return -1;
 }
 

@@ -169,7 +169,10 @@ static void print_op_attrs(const cc_ir_expr *e, int compact, base_strbuf *out)
     case CC_IR_MATMUL:
         if (e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
-    case CC_IR_CREATE_TENSOR: base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype)); break;
+    case CC_IR_CREATE_TENSOR:
+        base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        if (e->u.op.args[1]) base_strbuf_printf(out, "%sinit_value=", s), cc_print_expr(e->u.op.args[1], compact, out);
+        break;
     default: break;
     }
 }
@@ -180,7 +183,7 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
     base_strbuf_printf(out, "pl.%s(", cc_ir_op_name(op));
     int first = 1;
     for (uint32_t k = 0; k < cc_ir_op_nslots(op); k++) {
-        if (!e->u.op.args[k]) continue;
+        if (!e->u.op.args[k] || (op == CC_IR_CREATE_TENSOR && k == 1)) continue; /* init_value=: after the dtype */
         if (!first) base_strbuf_puts(out, sep(compact));
         if (slot_keyword(op, k)) base_strbuf_printf(out, "%s=", slot_keyword(op, k));
         cc_print_expr(e->u.op.args[k], compact, out);

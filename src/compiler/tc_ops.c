@@ -367,6 +367,20 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
     return m;
 }
 
+/* init_value=: a number (an int, or a float for a float tensor) that every
+ * element gets when the tensor is allocated. */
+static cc_ir_expr *tc_create_tensor_init(tc *t, const cc_expr *e, cc_dtype dt)
+{
+    cc_ir_expr *v = tc_expr(t, e);
+    if (!v) return NULL;
+    if (v->type.kind != CC_T_SCALAR || v->type.dtype == CC_DT_TASK_ID || v->type.dtype == CC_DT_BOOL)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.create_tensor init_value= must be an int or float scalar");
+    if (cc_dtype_is_float(v->type.dtype) && !cc_dtype_is_float(dt))
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.create_tensor: a float init_value= for an %s tensor; pass an int",
+                      cc_dtype_name(dt));
+    return v;
+}
+
 static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"shape", "dtype", "layout", "manual_dep", "init_value", NULL};
@@ -378,7 +392,6 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
     if (a.v[2] && !(tc_pl_attr(t, a.v[2], "ND") && a.v[2]->u.attr.value->kind == CC_E_NAME))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
-    if (a.v[4]) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[4]->span, NULL, "init_value= is not supported in this version");
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
     cc_ir_expr *shp;
@@ -388,9 +401,11 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (dt < 0) return NULL;
     if (dt == CC_DT_INDEX || dt == CC_DT_BOOL)
         return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8");
+    cc_ir_expr *init = a.v[4] ? tc_create_tensor_init(t, a.v[4], (cc_dtype)dt) : NULL;
+    if (a.v[4] && !init) return NULL;
     cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CREATE_TENSOR, call->span);
     if (!c) return tc_oom(t);
-    c->u.op.args[0] = shp, c->u.op.dtype = (uint8_t)dt;
+    c->u.op.args[0] = shp, c->u.op.args[1] = init, c->u.op.dtype = (uint8_t)dt;
     c->type = (cc_type){.kind = CC_T_TENSOR, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
     memcpy(c->type.shape, ext, n * sizeof ext[0]);
     return c;

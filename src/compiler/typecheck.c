@@ -33,7 +33,7 @@ void *tc_err(tc *t, cc_diag_class cls, cc_span sp, const char *hint, const char 
 
 void *tc_oom(tc *t)
 {
-    if (!t->oom) cc_diag_add(t->d, CC_DIAG_INTERNAL, (cc_span){0, 0, 0, 0}, NULL, "out of memory");
+    if (!t->oom) cc_diag_oom(t->d, (cc_span){0, 0, 0, 0}, "out of memory while checking the program");
     t->oom = 1;
     return NULL;
 }
@@ -345,11 +345,15 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a tensor of rank 1 to 4 and a tensor dtype",
                           who, ip->name), 0;
         memcpy(at.shape, sp->shape, sizeof at.shape);
-        if (shaped && !cc_type_equal(&at, &ip->type)) {
+        if (shaped && !cc_type_equal(&at, &ip->type)) { /* DSL-SPEC §2.2: the shape first, then the dtype */
             char a[96], b[96];
-            cc_type_format(&at, a, sizeof a), cc_type_format(&ip->type, b, sizeof b);
-            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' is %s but its annotation requires %s", who,
-                          ip->name, a, b), 0;
+            if (at.dtype != ip->type.dtype && at.rank == ip->type.rank &&
+                !memcmp(at.shape, ip->type.shape, at.rank * sizeof at.shape[0]))
+                return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' has dtype %s but its annotation requires %s",
+                              who, ip->name, cc_dtype_name(at.dtype), cc_dtype_name(ip->type.dtype)), 0;
+            cc_shape_format(&at, a, sizeof a), cc_shape_format(&ip->type, b, sizeof b);
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' has shape %s but its annotation requires %s",
+                          who, ip->name, a, b), 0;
         }
         ip->type = at;
         return 1;

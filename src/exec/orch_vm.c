@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exec/orch_vm.h"
+#include "tile/tile.h"
 
 /* Per kernel: what a task's ctx points at (valid until pto_runtime_finish). */
 typedef struct ex_kctx {
@@ -57,15 +58,22 @@ static void ex_contiguous(ex_tensor *t)
     for (int d = t->rank - 1; d >= 0; d--) t->strides[d] = s, s *= t->shape[d];
 }
 
-static int ex_alloc(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+static int ex_alloc(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
 {
     ex_tensor t = {.dtype = in->dtype, .rank = in->u.mem.rank, .owner = PTO_INVALID_TASK_ID};
     size_t bytes = cc_dtype_size((cc_dtype)in->dtype);
     for (uint32_t d = 0; d < t.rank; d++) t.shape[d] = in->u.mem.shape[d], bytes *= (size_t)in->u.mem.shape[d];
     ex_contiguous(&t);
     int rc = pto_tensor_alloc(vm->rt, bytes ? bytes : 1, &t.base, &t.owner);
-    if (rc == 0) f->tensors[in->dst] = t;
-    return rc;
+    if (rc) return rc;
+    f->tensors[in->dst] = t;
+    if (in->a >= 0) { /* init_value=: no task can use the tensor yet */
+        ex_reg v = f->regs[in->a];
+        int vf = cc_dtype_is_float((cc_dtype)p->regs[in->a].type.dtype);
+        tile_fill(t.base, (tile_dtype)in->dtype, tile_scalar_for((tile_dtype)in->dtype, vf, v.i, v.f),
+                  (int64_t)(bytes / cc_dtype_size((cc_dtype)in->dtype)));
+    }
+    return 0;
 }
 
 /* One task argument: the tensor cut to the box (clamped; the whole tensor
@@ -199,7 +207,7 @@ static int ex_loop(ex_vm *vm)
                                  vm->l->file ? vm->l->file : "<string>", (int)in->line);
             break;
         case CC_LO_SCOPE_END: rc = pto_scope_end(vm->rt); break;
-        case CC_LO_ALLOC: rc = ex_alloc(vm, f, in); break;
+        case CC_LO_ALLOC: rc = ex_alloc(vm, p, f, in); break;
         case CC_LO_ALIAS: f->tensors[in->dst] = f->tensors[in->a]; break;
         case CC_LO_SUBMIT: rc = ex_submit(vm, f, in); break;
         default: rc = ex_scalar(vm, p, f, in); break;

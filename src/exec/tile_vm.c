@@ -157,9 +157,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         if (in->b_scalar) {
             ex_reg r = m->r[in->b];
             int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
-            tile_scalar s;
-            if (tile_dtype_is_float((tile_dtype)a->dtype)) s.f = rf ? r.f : (double)r.i;
-            else s.i = rf ? (int64_t)r.f : r.i;
+            tile_scalar s = tile_scalar_for((tile_dtype)a->dtype, rf, r.i, r.f);
             rc = tile_binary_scalar(d, a, s, bop, m->msg, sizeof m->msg);
         } else {
             rc = tile_binary(d, a, &m->v[in->b], bop, m->msg, sizeof m->msg);
@@ -226,7 +224,13 @@ static int vm_exec(vm *m)
             if (ex_scalar_step(k, m->r, in, &why)) return vm_fail(m, in, "%s", why);
             break;
         }
-        case CC_LO_JUMP: pc = in->u.target; break;
+        case CC_LO_JUMP:
+            /* A loop's back edge: stop once the run has failed (a stall, another task's error),
+             * so a kernel looping past the stall bound never holds pto_runtime_finish. */
+            if (in->u.target < pc && m->args->runtime && pto_runtime_failed(m->args->runtime))
+                return vm_fail(m, in, "stopped: the run failed while this kernel was looping");
+            pc = in->u.target;
+            break;
         case CC_LO_JUMP_IF_FALSE:
             if (ex_reg_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
             break;

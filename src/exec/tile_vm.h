@@ -31,7 +31,8 @@
 /* Runs kernel (one of l->kernels) for one task.  Returns 0, or -1 after
  * writing "<message> (at <file>:<line>)" into args->message (DSL-SPEC §1.8
  * and §8: out-of-bounds load/store, integer division by zero, a bad
- * argument layout), the line being the failing instruction's. */
+ * argument layout), the line being the failing instruction's.  A loop stops
+ * at its back edge once args->runtime has latched an error (-1 too). */
 int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_args *args);
 
 #endif

@@ -84,7 +84,7 @@ typedef enum rt_alloc_result {
 
 /* Which array failed, for RESERVE_FAILED. */
 typedef struct rt_reserve_failure {
-    const char *what; /* "task window", "heap", "dep pool", "spill pool" */
+    const char *what; /* "task window", "heap", "dep pool", "spill pool"; shared arrays: "scope task list", "tensormap", "ready queue" */
     uint64_t bytes;
     int err_no;
 } rt_reserve_failure;

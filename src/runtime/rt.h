@@ -24,6 +24,7 @@
 #include "runtime/ring.h"
 #include "runtime/sync.h"
 #include "runtime/tensormap.h"
+#include "runtime/trace.h"
 
 typedef struct rt_worker {
     /* Written only by this executor (seq_cst store: the finish wake-up test
@@ -37,6 +38,7 @@ typedef struct rt_worker {
     int index;
     pthread_t thread;
     char message[512]; /* a failing kernel's text; own worker */
+    rt_trace_buf trace; /* own worker; written out by the orchestrator when no task runs */
 } rt_worker;
 
 /* One open scope; scopes[0] is the implicit root. */
@@ -117,6 +119,8 @@ struct pto_runtime {
     int run_open;         /* the implicit root has begun (first call of a run) */
     uint64_t tm_peak;     /* tensormap peak since the innermost scope began */
     rt_stats stats;
+    rt_trace trace;       /* per-task trace; trace.file NULL: off */
+    char *trace_path;     /* our copy; cfg.trace_path points at it */
     uint32_t req_outputs;   /* OUT args of the task being submitted (messages) */
 };
 

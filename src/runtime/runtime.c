@@ -9,6 +9,7 @@
  * Only a graph that can never finish (nothing running, nothing runnable)
  * keeps its latch.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,25 +35,36 @@ static void rt_free(pto_runtime *rt)
     rt_tm_destroy(&rt->tm);
     if (rt->ready.cells) rt_ready_queue_destroy(&rt->ready);
     rt_unreserve(rt->scope_tasks, (uint64_t)rt->scope_tasks_cap * sizeof(pto_task_id));
-    free(rt->workers);
     free(rt->edges);
     free(rt->stats.recs);
+    rt_trace_close(rt);
+    free(rt->workers);
+    free(rt->trace_path);
     free(rt->output_prefix);
     free(rt);
 }
 
-/* RESERVE_FAILED at create: formatted like every latched message. */
+/* RESERVE_FAILED at create: formatted like every latched message.  ring -1
+ * is an array every ring shares (ring=all); those grow with the sum of the
+ * task windows, except the tensormap's fixed pool. */
 static pto_runtime *rt_reserve_failed(pto_runtime *rt, int ring, const rt_reserve_failure *f,
                                       pto_error *err)
 {
     char header[96], details[256], hint[256];
-    snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=%d", ring);
+    if (ring >= 0) {
+        snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=%d", ring);
+        snprintf(hint, sizeof hint,
+                 "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
+                 "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
+                 ring);
+    } else {
+        snprintf(header, sizeof header, "FATAL: Ring Reservation Failed! ring=all");
+        snprintf(hint, sizeof hint,
+                 "the arrays every ring shares grow with the sum of ring_task_window "
+                 "(runtime_env.ring_task_window): lower it, or raise the address-space limit");
+    }
     snprintf(details, sizeof details, "could not reserve %llu bytes for the %s (mmap: %s)",
              (unsigned long long)f->bytes, f->what, strerror(f->err_no));
-    snprintf(hint, sizeof hint,
-             "lower ring_heap (runtime_env.ring_heap) or ring_task_window "
-             "(runtime_env.ring_task_window) for ring %d, or raise the address-space limit",
-             ring);
     if (err) rt_error_format(err, PTO_RESERVE_FAILED, ring, header, details, hint);
     rt_free(rt);
     return NULL;
@@ -100,14 +112,18 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
             return rt_reserve_failed(rt, r, &f, err);
         total_window += env->ring_task_window[r];
     }
+    /* The arrays every ring shares, each reported as itself when refused. */
     int e = 0;
+    rt_reserve_failure f = {NULL, 0, 0};
+    uint64_t scope_bytes = total_window * sizeof(pto_task_id), ready_cap = base_next_pow2(total_window);
     rt->scope_tasks_cap = (uint32_t)total_window;
-    rt->scope_tasks = rt_reserve(total_window * sizeof(pto_task_id), &e);
-    if (!rt->scope_tasks || rt_tm_init(&rt->tm, rt->rings, &e) != 0 ||
-        rt_ready_queue_init(&rt->ready, base_next_pow2(total_window), &e) != 0) {
-        rt_reserve_failure f = {"task window", total_window * sizeof(pto_task_id), e};
-        return rt_reserve_failed(rt, 0, &f, err);
-    }
+    if (!(rt->scope_tasks = rt_reserve(scope_bytes, &e)))
+        f = (rt_reserve_failure){"scope task list", scope_bytes, e};
+    else if (rt_tm_init(&rt->tm, rt->rings, &e) != 0)
+        f = (rt_reserve_failure){"tensormap", rt->tm.failed_bytes, e};
+    else if (rt_ready_queue_init(&rt->ready, ready_cap, &e) != 0)
+        f = (rt_reserve_failure){"ready queue", ready_cap * sizeof(rt_ready_cell), e};
+    if (f.what) return rt_reserve_failed(rt, -1, &f, err);
     rt->num_workers = resolved.num_workers;
     rt->orch_helps = resolved.num_workers < sysconf(_SC_NPROCESSORS_ONLN);
     rt->workers = calloc((size_t)rt->num_workers + 1, sizeof *rt->workers);
@@ -116,6 +132,21 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
         o->rt = rt;
         o->index = rt->num_workers;
         atomic_store(&o->running, PTO_INVALID_TASK_ID);
+    }
+    const char *trace = rt_trace_path(&resolved);
+    if (rt->workers && trace) {
+        rt->trace_path = strdup(trace);
+        rt->cfg.trace_path = rt->trace_path;
+        if (!rt->trace_path || rt_trace_open(&rt->trace, trace, rt->num_workers) != 0) {
+            char header[600];
+            snprintf(header, sizeof header, "FATAL: Invalid Arguments! cannot open the trace file '%s': %s", trace,
+                     strerror(errno));
+            if (err)
+                rt_error_format(err, PTO_INVALID_ARGS, -1, header, "call: pto_runtime_create",
+                                "set trace_path (or PTO_TRACE) to a file in a writable directory, or unset it");
+            rt_free(rt);
+            return NULL;
+        }
     }
     if (!rt->workers || rt_worker_start_all(rt) != 0) {
         char details[96];
@@ -284,6 +315,7 @@ int pto_runtime_finish(pto_runtime *rt)
         return -rt_error_latched(rt);
     }
     rt_stats_write(rt);
+    rt_trace_flush(rt);
     rt->run_open = 0;
     int st = rt_error_latched(rt);
     while (st && !atomic_load_explicit(&rt->error_ready, memory_order_acquire)) rt_cpu_relax();
@@ -304,6 +336,8 @@ void pto_runtime_destroy(pto_runtime *rt)
     rt_worker_stop_all(rt);
     rt_free(rt);
 }
+
+int pto_runtime_failed(const pto_runtime *rt) { return rt ? rt_error_latched(rt) : PTO_INVALID_ARGS; }
 
 const pto_error *pto_runtime_error(const pto_runtime *rt)
 {

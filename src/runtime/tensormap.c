@@ -45,6 +45,7 @@ int rt_tm_init(rt_tensormap *tm, rt_ring *rings, int *err_no)
         void **p = rt_tm_array(tm, k, &bytes);
         if (!(*p = rt_reserve(bytes, err_no))) {
             rt_tm_destroy(tm);
+            tm->failed_bytes = bytes;
             return -1;
         }
     }

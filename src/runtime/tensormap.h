@@ -92,11 +92,14 @@ typedef struct rt_tensormap {
     uint64_t visits;        /* entries lookups examined: their cost (tests) */
     rt_ring *rings;         /* the runtime's four rings */
     uint32_t alive[PTO_NUM_RINGS]; /* cached watermarks */
+    uint64_t failed_bytes;  /* after a failed rt_tm_init: the request refused */
 } rt_tensormap;
 
 /* Called for each live entry that a lookup finds; returns 0 or a status. */
 typedef int (*rt_tm_edge_fn)(void *ctx, pto_task_id task);
 
+/* Reserves the arrays; -1 with *err_no and tm->failed_bytes set, nothing
+ * left reserved, when one is refused. */
 int rt_tm_init(rt_tensormap *tm, rt_ring *rings, int *err_no);
 void rt_tm_destroy(rt_tensormap *tm);
 

@@ -82,12 +82,15 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
         .scalars = s->scalars,
         .message = w->message,
         .message_len = sizeof w->message,
+        .runtime = rt,
     };
     w->message[0] = 0;
-    atomic_store_explicit(&w->running_since, base_now_ns(), memory_order_relaxed);
+    uint64_t start = base_now_ns();
+    atomic_store_explicit(&w->running_since, start, memory_order_relaxed);
     atomic_store_explicit(&w->running, id, memory_order_release);
     int rc = s->kernel(&args);
     atomic_store_explicit(&w->running, PTO_INVALID_TASK_ID, memory_order_release);
+    if (rt->trace.file) rt_trace_record(&w->trace, id, s->name, start, base_now_ns());
     if (rc == 0) return;
 
     char header[96], details[1024], tid[32];

@@ -1,12 +1,14 @@
 /*
  * tile.c - what every tile kernel shares: dtype facts, walking a region as
  * contiguous runs, keeping the zero-outside-the-valid-region invariant,
- * error messages and scratch memory.
+ * scalar operands and filling memory with one value, error messages and
+ * scratch memory.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tile/tile_half.h"
 #include "tile/tile_int.h"
 
 size_t tile_dtype_size(tile_dtype d)
@@ -69,6 +71,35 @@ void tile_iter_next(tile_iter *it)
 void tile_region_meet(int64_t *out, const int64_t *a, const int64_t *b, int rank)
 {
     for (int d = 0; d < rank; d++) out[d] = a[d] < b[d] ? a[d] : b[d];
+}
+
+tile_scalar tile_scalar_for(tile_dtype dt, int value_is_float, int64_t i, double f)
+{
+    tile_scalar s;
+    if (tile_dtype_is_float(dt)) {
+        s.f = value_is_float ? f : (double)i;
+    } else if (!value_is_float) {
+        s.i = i;
+    } else { /* truncated, saturating, NaN -> 0 (the compiler rejects a float for an integer op) */
+        s.i = f != f ? 0 : f >= 0x1p63 ? INT64_MAX : f <= -0x1p63 ? INT64_MIN : (int64_t)f;
+    }
+    return s;
+}
+
+void tile_fill(void *data, tile_dtype dt, tile_scalar v, int64_t n)
+{
+    switch (dt) {
+    case TILE_FP32: for (int64_t k = 0; k < n; k++) ((float *)data)[k] = (float)v.f; break;
+    case TILE_FP16:
+    case TILE_BF16: {
+        float x = (float)v.f;
+        uint16_t h = dt == TILE_FP16 ? tile_f32_to_f16(x) : tile_f32_to_bf16(x);
+        for (int64_t k = 0; k < n; k++) ((uint16_t *)data)[k] = h;
+        break;
+    }
+    case TILE_INT32: for (int64_t k = 0; k < n; k++) ((int32_t *)data)[k] = (int32_t)(uint32_t)v.i; break;
+    case TILE_INT8: memset(data, (int)(uint8_t)v.i, (size_t)n); break;
+    }
 }
 
 void tile_clear_outside(tile *t)

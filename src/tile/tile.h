@@ -68,6 +68,14 @@ const char *tile_dtype_name(tile_dtype d); /* "FP32" */
 int64_t tile_count(const tile *t);         /* elements of the shape */
 int64_t tile_bytes(const tile *t);
 
+/* A number as an operand of a dtype-dt op: a float value for float dtypes,
+ * an integer (float truncated toward zero) for integer ones. */
+tile_scalar tile_scalar_for(tile_dtype dt, int value_is_float, int64_t i, double f);
+
+/* Sets n elements of dtype dt at data to v (tile_scalar_for dt), rounded
+ * to FP16/BF16 to nearest even, integers wrapped to their width. */
+void tile_fill(void *data, tile_dtype dt, tile_scalar v, int64_t n);
+
 /* Writes 0 over every element of t outside its valid region. */
 void tile_clear_outside(tile *t);
 

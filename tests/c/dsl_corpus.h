@@ -62,7 +62,7 @@ static const char dsl_surface_program[] =
     "    n = 0\n"
     "    while n < 3:\n"
     "        n += 1\n"
-    "    tmp = pl.create_tensor([256, 128], pl.FP32)\n"
+    "    tmp = pl.create_tensor([256, 128], pl.FP32, init_value=n * 0.5)\n"
     "    for i in pl.range(3, -1, -1):\n"
     "        if i % 2 == 0 and n > 1:\n"
     "            tmp = scale(a, tmp, i * R)\n"

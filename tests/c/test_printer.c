@@ -497,9 +497,11 @@ PRINTER_TEST(test_printer_op_matmul)
 
 PRINTER_TEST(test_printer_op_create_tensor)
 {
-    cc_ir_expr *e = OP(CC_IR_CREATE_TENSOR, L(2, I(256), V("n")));
+    cc_ir_expr *e = OP(CC_IR_CREATE_TENSOR, L(2, I(256), V("n")), NULL);
     e->u.op.dtype = CC_DT_BF16;
     assert_expr(e, "pl.create_tensor([256, n], pl.BF16)");
+    e->u.op.args[1] = V("v"); /* init_value=, a keyword after the positional dtype */
+    assert_expr(e, "pl.create_tensor([256, n], pl.BF16, init_value=v)");
 }
 
 /* ---- calls --------------------------------------------------------------------------------- */

@@ -119,8 +119,7 @@ def test_B02_shaped_annotation(load):
         """)
     with pytest.raises(TypeError) as e:
         mod.k.lower(torch.zeros(32, 128), torch.zeros(64, 128))
-    assert str(e.value).startswith("@pl.jit function 'k': argument 'a' is ")
-    assert "but its annotation requires" in str(e.value)
+    assert str(e.value) == "@pl.jit function 'k': argument 'a' has shape [32, 128] but its annotation requires [64, 128]"
 
 
 @pytest.mark.parametrize("stmt,needle", [

@@ -23,6 +23,7 @@
 
 #include "base/file.h"
 #include "pto/compile.h"
+#include "pto/version.h"
 
 #define PTOC_MAX 64
 
@@ -44,6 +45,7 @@ static int ptoc_usage(const char *why)
                     "usage: ptoc lower FILE.py --func NAME|CLASS.METHOD [--const NAME=VALUE] [--shape P=ROWSxCOLS:dtype]\n"
                     "                  [--scalar P=VALUE] [--after STAGE] [--skip STAGE] [--listing]\n"
                     "       ptoc check FILE.py [--func NAME] [same options]\n"
+                    "       ptoc --version\n"
                     "stages: parse inline outline directions scopes verify cache lower\n",
             why);
     return 2;
@@ -173,6 +175,7 @@ static int ptoc_check(const ptoc_args *a, const char *text, size_t len)
 int main(int argc, char **argv)
 {
     ptoc_args a = {0};
+    if (argc == 2 && !strcmp(argv[1], "--version")) return printf("ptoc %s\n", PTO_VERSION_STRING), 0;
     if (!ptoc_parse(argc, argv, &a)) return ptoc_usage("bad arguments");
     if (strcmp(a.cmd, "lower") && strcmp(a.cmd, "check")) return ptoc_usage("the command is lower or check");
     size_t len;

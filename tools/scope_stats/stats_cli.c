@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pto/version.h"
 #include "stats_report.h"
 
-#define SS_USAGE "usage: pto-scope-stats FILE [--html OUT] [--json] [--headroom F]"
+#define SS_USAGE "usage: pto-scope-stats FILE [--html OUT] [--json] [--headroom F] | --version"
 
 typedef struct ss_args {
     const char *file, *html;
@@ -25,7 +26,7 @@ static int ss_usage_error(FILE *err, const char *what, const char *arg)
     return SS_EUSAGE;
 }
 
-/* Returns SS_OK, SS_EUSAGE, or -1 for --help (already printed). */
+/* Returns SS_OK, SS_EUSAGE, or -1 for --help and --version (already printed). */
 static int ss_parse(int argc, char **argv, ss_args *a, FILE *out, FILE *err)
 {
     *a = (ss_args){.headroom = SS_DEFAULT_HEADROOM};
@@ -33,6 +34,9 @@ static int ss_parse(int argc, char **argv, ss_args *a, FILE *out, FILE *err)
         const char *s = argv[i];
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             fprintf(out, "%s\n", SS_USAGE);
+            return -1;
+        } else if (!strcmp(s, "--version")) {
+            fprintf(out, "pto-scope-stats %s\n", PTO_VERSION_STRING);
             return -1;
         } else if (!strcmp(s, "--json")) {
             a->json = 1;

@@ -3,8 +3,8 @@ writes scope_stats.html next to it (or in --out-dir).
 
     python -m pypto.tools.scope_stats_plot <jsonl> [--out-dir DIR] [--headroom F]
 
-A thin wrapper over the C tool pto-scope-stats (build/bin/ of this repository,
-else PATH), which does all the work; see docs/tools.md.  Exit codes are the
+A thin wrapper over the C tool pto-scope-stats (the copy a pip install puts in
+pypto/_bin/, else build/bin/ of this repository, else PATH), which does all the work; see docs/tools.md.  Exit codes are the
 tool's: 0 report written, 1 invalid input, 2 usage.  tools/scope_stats_plot.py
 runs this module.
 """
@@ -16,10 +16,11 @@ import sys
 
 
 def find_tool():
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    built = os.path.join(repo, "build", "bin", "pto-scope-stats")
-    if os.access(built, os.X_OK):
-        return built
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    repo = os.path.dirname(os.path.dirname(package))
+    for built in (os.path.join(package, "_bin", "pto-scope-stats"), os.path.join(repo, "build", "bin", "pto-scope-stats")):
+        if os.access(built, os.X_OK):
+            return built
     return shutil.which("pto-scope-stats")
 
 
