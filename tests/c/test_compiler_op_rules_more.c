@@ -240,16 +240,16 @@ static void test_matmul_int32_operands_is_type_error(void **s)
               "f", "ParserTypeError", "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got INT32", 8, 13);
 }
 
-static void test_create_tensor_init_value_is_unsupported(void **s)
+/* init_value= is an int or float scalar, and a float only for a float tensor. */
+static void test_create_tensor_init_value_must_fit_the_dtype(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-              "    x = pl.create_tensor([64, 64], pl.FP32, init_value=0)\n"
-              "    return out\n",
-              "f", "UnsupportedFeatureError", "init_value= is not supported in this version", 5, 56);
+    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+               "    x = pl.create_tensor([64, 64], pl.INT32, init_value=1.5)\n    return out\n",
+               "f", "ParserTypeError", "pl.create_tensor: a float init_value= for an INT32 tensor; pass an int", 5, 57);
+    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+               "    x = pl.create_tensor([64, 64], pl.FP32, init_value=True)\n    return out\n",
+               "f", "ParserTypeError", "pl.create_tensor init_value= must be an int or float scalar", 5, 56);
 }
 
 static void test_create_tensor_empty_shape_is_invalid_op(void **s)
@@ -452,7 +452,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scalar_cast_to_fp16_is_type_error),
     cmocka_unit_test(test_matmul_mixed_dtypes_is_type_error),
     cmocka_unit_test(test_matmul_int32_operands_is_type_error),
-    cmocka_unit_test(test_create_tensor_init_value_is_unsupported),
+    cmocka_unit_test(test_create_tensor_init_value_must_fit_the_dtype),
     cmocka_unit_test(test_create_tensor_empty_shape_is_invalid_op),
     cmocka_unit_test(test_create_tensor_bool_dtype_is_type_error),
     cmocka_unit_test(test_create_tensor_layout_other_than_nd_is_unsupported),
