@@ -8,6 +8,7 @@
  * through pto_compile and checks the first error's class, message and
  * line:column.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,6 +437,48 @@ static void test_jit_auto_scope_non_bool_names_the_python_type(void **s)
     }
 }
 
+/* The caller's argument specs against the entry's parameters: a tensor
+ * spec of rank 5 or a dtype past INT8, a scalar where a tensor is
+ * declared, and scalar values outside the annotated dtype. */
+static void spec_error(const char *params, const pto_arg_spec *args, size_t nargs, const char *msg)
+{
+    char src[512];
+    snprintf(src, sizeof src, "import pypto.language as pl\n\n@pl.jit\ndef f(%s):\n    return out\n", params);
+    pto_program *p = dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, args, nargs);
+    dsl_expect_error(p, "TypeError", msg, 4, 0);
+    pto_program_free(p);
+}
+
+static void test_argument_specs_must_fit_the_parameters(void **s)
+{
+    (void)s;
+    const char *tensors = "a: pl.Tensor, out: pl.Out[pl.Tensor]";
+    pto_arg_spec a[3] = {
+        {.name = "a", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 5, .shape = {2, 2, 2, 2}},
+        {.name = "out", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {256, 128}},
+        {.name = "n", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 1}},
+    };
+    spec_error(tensors, a, 2, "argument 'a' must be a tensor of rank 1 to 4 and a tensor dtype");
+    a[0].rank = 2, a[0].dtype = (pto_dtype)(PTO_DTYPE_INT8 + 1);
+    spec_error(tensors, a, 2, "argument 'a' must be a tensor of rank 1 to 4 and a tensor dtype");
+    a[0] = (pto_arg_spec){.name = "a", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_FLOAT, .f = 1.5}};
+    spec_error(tensors, a, 2, "argument 'a' must be a tensor (torch.Tensor or numpy.ndarray), got float");
+    a[0].value = (pto_value){.kind = PTO_VALUE_BOOL, .i = 1};
+    spec_error(tensors, a, 2, "argument 'a' must be a tensor (torch.Tensor or numpy.ndarray), got bool");
+    a[0] = (pto_arg_spec){.name = "a", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {256, 128}};
+    const char *with_n = "a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INT32]";
+    a[2].value.i = (int64_t)INT32_MAX + 1;
+    spec_error(with_n, a, 3, "'f' argument 'n' = 2147483648 does not fit pl.INT32");
+    a[2].value.i = INT32_MIN;
+    pto_program *p = dsl_compile_with("import pypto.language as pl\n\n@pl.jit\n"
+                                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INT32]):\n    return out\n",
+                                      "f", PTO_STAGE_LOWER, 0, a, 3);
+    dsl_expect_ok(p); /* exactly the lowest INT32 fits */
+    pto_program_free(p);
+    a[2].value = (pto_value){.kind = PTO_VALUE_FLOAT, .f = 1.5};
+    spec_error(with_n, a, 3, "'f' argument 'n' = 1.5 does not fit pl.INT32");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_submit_of_a_non_kernel_is_syntax_error),
     cmocka_unit_test(test_set_cache_policy_as_expression_is_syntax_error),
@@ -467,6 +510,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_call_tensor_for_scalar_parameter_is_type_error),
     cmocka_unit_test(test_jit_auto_scope_from_a_module_constant),
     cmocka_unit_test(test_jit_auto_scope_non_bool_names_the_python_type),
+    cmocka_unit_test(test_argument_specs_must_fit_the_parameters),
 };
 
 PTO_TEST_MAIN(tests)

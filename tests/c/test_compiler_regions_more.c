@@ -1,8 +1,10 @@
 /*
  * test_compiler_regions_more.c - outlining and call directions on the
  * control flow the other compiler tests leave out: descending and
- * variable-step loops (around a kernel and inside one), while loops,
- * nested loops, branches inside a kernel loop.  Each rule compiles a
+ * variable-step loops (around a kernel and inside one), while loops (with
+ * kernels in both branches of an if), nested loops, branches inside a
+ * kernel loop, inline functions with loops and branches or a scalar
+ * result, a scalar reassigned after the kernel that reads it.  Each rule compiles a
  * program through lowering and checks the printed program: the scalars a
  * kernel call passes and the region comment of each tensor argument
  * (rows first:last, as the call directions pass derived them).
@@ -173,6 +175,98 @@ static void test_kernel_loop_with_variable_stop_and_negative_coefficient(void **
 }
 
 
+/* a while loop whose body branches to two kernels: each is outlined on its own with the loop counter as a scalar; unary minus in an offset resolves through 0 - x */
+static void test_kernels_in_both_branches_of_an_orchestration_while_loop(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"self.f_incore_0(a, out, n)  # a: In [n*64:n*64+64, 0:128]", "self.f_incore_1(a, out, n)  # a: In [(0-(0-n))*64:(0-(0-n))*64+64, 0:128]", "pl.store(pl.neg(t), [n * 64, 0], out)", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    n = 0\n"
+                     "    while n < 4:\n"
+                     "        if n > 1:\n"
+                     "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "                t = pl.load(a, [n * 64, 0], [64, 128])\n"
+                     "                pl.store(-t, [n * 64, 0], out)\n"
+                     "        else:\n"
+                     "            with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "                t = pl.load(a, [-(0 - n) * 64, 0], [64, 128])\n"
+                     "                pl.store(t, [n * 64, 0], out)\n"
+                     "        n = n + 1\n"
+                     "    return out\n",
+                    want);
+}
+
+/* an inline function with a while loop and an if/else, called in a kernel loop: its body is expanded in place and the region covers every iteration of both branches */
+static void test_inline_function_with_loops_and_branches_is_expanded_into_the_kernel(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [0:256, 0:128]; out: Out [0:256, 0:128]", "            while k < 1:", "                t = pl.load(a, [-(0 - i) * 64, 0], [64, 128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit.inline\n"
+                     "def body(x: pl.Tensor, y: pl.Out[pl.Tensor], i: pl.Scalar[pl.INDEX]):\n"
+                     "    k = 0\n"
+                     "    while k < 1:\n"
+                     "        k = k + 1\n"
+                     "    if i > 0:\n"
+                     "        t = pl.load(x, [-(0 - i) * 64, 0], [64, 128])\n"
+                     "        pl.store(t, [i * 64, 0], y)\n"
+                     "    else:\n"
+                     "        t = pl.load(x, [0, 0], [64, 128])\n"
+                     "        pl.store(t, [0, 0], y)\n"
+                     "    return y\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        for i in pl.range(4):\n"
+                     "            body(a, out, i)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a scalar the kernel reads and the scope reassigns afterwards: the call passes the value it has at the call */
+static void test_scalar_read_by_a_kernel_is_passed_before_its_reassignment(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"self.f_incore_0(a, out, m)  # a: In [m*64:m*64+64, 0:128]", "            m = 3", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit(auto_scope=False)\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    m = 2\n"
+                     "    with pl.scope():\n"
+                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "            t = pl.load(a, [m * 64, 0], [64, 128])\n"
+                     "            pl.store(t, [m * 64, 0], out)\n"
+                     "        m = 3\n"
+                     "    return out\n",
+                    want);
+}
+
+/* an inline function returning n * 2 with n = 3: the kernel's offset folds to a constant region */
+static void test_inline_function_returning_a_scalar_folds_into_the_region(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [192:256, 0:128]; out: Out [0:64, 0:128]", "        m = 6", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit.inline\n"
+                     "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
+                     "    return n * 2\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        m = two(a, 3)\n"
+                     "        t = pl.load(a, [m * 32, 0], [64, 128])\n"
+                     "        pl.store(t, [0, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_region_of_a_descending_orchestration_loop_is_per_iteration),
     cmocka_unit_test(test_while_loop_variable_becomes_a_kernel_scalar),
@@ -182,6 +276,10 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_descending_kernel_loop_region_spans_first_to_last_iteration),
     cmocka_unit_test(test_kernel_loop_with_variable_step_uses_min_and_max_bounds),
     cmocka_unit_test(test_kernel_loop_with_variable_stop_and_negative_coefficient),
+    cmocka_unit_test(test_kernels_in_both_branches_of_an_orchestration_while_loop),
+    cmocka_unit_test(test_inline_function_with_loops_and_branches_is_expanded_into_the_kernel),
+    cmocka_unit_test(test_scalar_read_by_a_kernel_is_passed_before_its_reassignment),
+    cmocka_unit_test(test_inline_function_returning_a_scalar_folds_into_the_region),
 };
 
 PTO_TEST_MAIN(tests)

@@ -540,6 +540,18 @@ static void test_semicolon_statements_and_ne_ge_comparisons_compile(void **s)
     pto_program_free(p);
 }
 
+/* Task ids (pl.at(...) as tid) are handles, not numbers. */
+static void test_comparing_task_ids_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+               "    with pl.at(level=pl.Level.CORE_GROUP) as tid:\n        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n"
+               "    with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]) as t2:\n"
+               "        pl.store(pl.load(a, [64, 0], [64, 128]), [64, 0], out)\n"
+               "    x = tid == t2\n    return out\n",
+               "f", "ParserTypeError", "a TaskId can only be passed in deps=", 9, 9);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_defined_by_itself_is_type_error),
     cmocka_unit_test(test_module_assignment_of_a_comparison_defines_no_constant),
@@ -579,6 +591,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_yield_expression_is_unsupported),
     cmocka_unit_test(test_star_argument_unpacking_is_unsupported),
     cmocka_unit_test(test_semicolon_statements_and_ne_ge_comparisons_compile),
+    cmocka_unit_test(test_comparing_task_ids_is_type_error),
 };
 
 PTO_TEST_MAIN(tests)
