@@ -267,6 +267,27 @@ static void test_inline_function_returning_a_scalar_folds_into_the_region(void *
 }
 
 
+/* an inline function called under unary minus and inside an offset list: each call expands to its own value name before the statement */
+static void test_inline_calls_inside_unary_and_list_expressions_expand(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"        two_value = 6\n        m = -two_value\n", "two_value_1 = 2", "# a: In [64:128, 0:128]; out: Out [0:64, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit.inline\n"
+                     "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
+                     "    return n * 2\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        m = -two(a, 3)\n"
+                     "        t = pl.load(a, [two(a, 1) * 32, 0], [64, 128])\n"
+                     "        pl.store(t, [m + 6, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_region_of_a_descending_orchestration_loop_is_per_iteration),
     cmocka_unit_test(test_while_loop_variable_becomes_a_kernel_scalar),
@@ -280,6 +301,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inline_function_with_loops_and_branches_is_expanded_into_the_kernel),
     cmocka_unit_test(test_scalar_read_by_a_kernel_is_passed_before_its_reassignment),
     cmocka_unit_test(test_inline_function_returning_a_scalar_folds_into_the_region),
+    cmocka_unit_test(test_inline_calls_inside_unary_and_list_expressions_expand),
 };
 
 PTO_TEST_MAIN(tests)

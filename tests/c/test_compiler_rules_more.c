@@ -4,7 +4,9 @@
  * cycle, constants given through pto_compile_options), annotations
  * (shaped tensors, scalars, later dtypes), scalar folding and lowering,
  * tile and scalar operators, comparisons, min/max, names that are not
- * callable, assignment targets and bound values (test_compiler_op_rules_more.c
+ * callable, assignment targets and bound values, statements kernel code
+ * rejects (del, assert), pl.range bounds, load/cast/create_tensor
+ * keyword rules (test_compiler_op_rules_more.c
  * has the calls and decorators).  One test per rule; each compiles a small
  * program through pto_compile and checks the first error's class, message
  * and line:column, or the printed program.
@@ -552,6 +554,118 @@ static void test_comparing_task_ids_is_type_error(void **s)
                "f", "ParserTypeError", "a TaskId can only be passed in deps=", 9, 9);
 }
 
+static void test_load_unknown_keyword_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = pl.load(a, [0, 0], [64, 128], foo=1)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.load() got an unexpected keyword argument 'foo'", 7, 43);
+}
+
+static void test_cast_mode_odd_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = pl.cast(t, pl.INT32, mode=\"odd\")\n"
+              "        v = pl.cast(t, pl.INT32, mode=\"none\")\n"
+              "        w = pl.cast(t, pl.INT32, mode=\"bogus\")\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "pl.cast mode 'odd' is not supported in this version", 7, 39);
+}
+
+static void test_create_tensor_in_kernel_code_is_invalid_op(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        x = pl.create_tensor([64, 64], pl.FP32)\n"
+              "    return out\n",
+              "f", "InvalidOperationError", "pl.create_tensor is control-plane work and is not allowed in kernel code", 7, 13);
+}
+
+static void test_del_in_kernel_code_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        del t\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "Python 'del' is not supported in kernel code", 7, 9);
+}
+
+static void test_assert_in_kernel_code_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        assert t\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "Python 'assert' is not supported in kernel code", 7, 9);
+}
+
+static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x: pl.Scalar[pl.INT32] = 1.5\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'x' is annotated pl.Scalar[pl.INT32] but assigned pl.Scalar[pl.FP32]", 5, 8);
+}
+
+static void test_tile_annotation_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        x: pl.Tile[[64, 128], pl.FP32] = t\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "pl.Tile is not supported in this version", 7, 12);
+}
+
+static void test_range_float_stop_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    for i in pl.range(1, 2.5):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserTypeError", "pl.range() bounds must be integer scalars", 5, 26);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_defined_by_itself_is_type_error),
     cmocka_unit_test(test_module_assignment_of_a_comparison_defines_no_constant),
@@ -592,6 +706,14 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_star_argument_unpacking_is_unsupported),
     cmocka_unit_test(test_semicolon_statements_and_ne_ge_comparisons_compile),
     cmocka_unit_test(test_comparing_task_ids_is_type_error),
+    cmocka_unit_test(test_load_unknown_keyword_is_type_error),
+    cmocka_unit_test(test_cast_mode_odd_is_unsupported),
+    cmocka_unit_test(test_create_tensor_in_kernel_code_is_invalid_op),
+    cmocka_unit_test(test_del_in_kernel_code_is_unsupported),
+    cmocka_unit_test(test_assert_in_kernel_code_is_unsupported),
+    cmocka_unit_test(test_scalar_annotation_of_a_float_value_is_type_error),
+    cmocka_unit_test(test_tile_annotation_is_unsupported),
+    cmocka_unit_test(test_range_float_stop_is_type_error),
 };
 
 PTO_TEST_MAIN(tests)
