@@ -479,6 +479,79 @@ static void test_argument_specs_must_fit_the_parameters(void **s)
     spec_error(with_n, a, 3, "'f' argument 'n' = 1.5 does not fit pl.INT32");
 }
 
+static void test_at_deps_not_a_list_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP, deps=3):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "deps= entries must be a TaskId variable", 5, 48);
+}
+
+static void test_at_deps_entry_not_a_task_id_is_syntax_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP, deps=[1]):\n"
+              "        pass\n"
+              "    return out\n",
+              "f", "ParserSyntaxError", "deps= entries must be a TaskId variable", 5, 49);
+}
+
+static void test_tile_op_scalar_on_the_left_is_invalid_op(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        pl.store(pl.sub(1.0, t), [0, 0], out)\n"
+              "        u = 2.0 * t\n"
+              "        v = 1 - t\n"
+              "        w = 3 / t\n"
+              "    return out\n",
+              "f", "InvalidOperationError", "pl.sub: the scalar operand must be on the right", 7, 18);
+}
+
+static void test_true_division_of_integers_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    x = 1.5 - 1\n"
+              "    y = 3 / 2.0\n"
+              "    z = 2.0 * 3\n"
+              "    w = 7 / 2\n"
+              "    return out\n",
+              "f", "ParserTypeError", "true division of integers is not supported in kernel code; use //", 8, 9);
+}
+
+static void test_scalar_floor_division_by_a_tile_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [0, 0], [64, 128])\n"
+              "        u = 2 // t\n"
+              "    return out\n",
+              "f", "ParserTypeError", "operator '//' needs scalar operands, got pl.Scalar[pl.INDEX] and pl.Tile[[64, 128], pl.FP32]", 7, 13);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_submit_of_a_non_kernel_is_syntax_error),
     cmocka_unit_test(test_set_cache_policy_as_expression_is_syntax_error),
@@ -511,6 +584,11 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_jit_auto_scope_from_a_module_constant),
     cmocka_unit_test(test_jit_auto_scope_non_bool_names_the_python_type),
     cmocka_unit_test(test_argument_specs_must_fit_the_parameters),
+    cmocka_unit_test(test_at_deps_not_a_list_is_syntax_error),
+    cmocka_unit_test(test_at_deps_entry_not_a_task_id_is_syntax_error),
+    cmocka_unit_test(test_tile_op_scalar_on_the_left_is_invalid_op),
+    cmocka_unit_test(test_true_division_of_integers_is_type_error),
+    cmocka_unit_test(test_scalar_floor_division_by_a_tile_is_type_error),
 };
 
 PTO_TEST_MAIN(tests)

@@ -288,6 +288,67 @@ static void test_inline_calls_inside_unary_and_list_expressions_expand(void **s)
 }
 
 
+/* inline calls as a tile op's operand and as another inline call's argument: both expand before the statement, and the region covers both stores */
+static void test_inline_calls_inside_op_and_call_arguments_expand(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"two_value = 4\n        pl.store(pl.mul(t, two_value), [0, 0], out)", "two_value_1 = 2", "# a: In [0:96, 0:128]; out: Out [0:96, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit.inline\n"
+                     "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
+                     "    return n * 2\n"
+                     "@pl.jit.inline\n"
+                     "def put(x: pl.Tensor, y: pl.Out[pl.Tensor], r: pl.Scalar[pl.INDEX]):\n"
+                     "    pl.store(pl.load(x, [r * 32, 0], [32, 128]), [r * 32, 0], y)\n"
+                     "    return y\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        t = pl.load(a, [0, 0], [64, 128])\n"
+                     "        pl.store(pl.mul(t, two(a, 2)), [0, 0], out)\n"
+                     "        put(a, out, two(a, 1))\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a pl.TaskId-annotated copy of a task id, and a shaped annotation with tuple dims */
+static void test_task_id_annotation_and_tuple_dims_are_accepted(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"tid = pl.submit(self.f_incore_0, a, out)", "            x = tid", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor[(256, 128), pl.FP32], out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
+                     "        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n"
+                     "    x: pl.TaskId = tid\n"
+                     "    return out\n",
+                    want);
+}
+
+/* loops inside a kernel with steps 3 and -4: the region runs from the first to the last iteration (i = 0..9, j = 9..1) */
+static void test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"# a: In [0:160, 0:128]; out: Out [0:160, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        for i in pl.range(0, 10, 3):\n"
+                     "            t = pl.load(a, [i * 16, 0], [16, 128])\n"
+                     "            pl.store(t, [i * 16, 0], out)\n"
+                     "        for j in pl.range(9, 0, -4):\n"
+                     "            t = pl.load(a, [j * 16, 0], [16, 128])\n"
+                     "            pl.store(t, [j * 16, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_region_of_a_descending_orchestration_loop_is_per_iteration),
     cmocka_unit_test(test_while_loop_variable_becomes_a_kernel_scalar),
@@ -302,6 +363,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scalar_read_by_a_kernel_is_passed_before_its_reassignment),
     cmocka_unit_test(test_inline_function_returning_a_scalar_folds_into_the_region),
     cmocka_unit_test(test_inline_calls_inside_unary_and_list_expressions_expand),
+    cmocka_unit_test(test_inline_calls_inside_op_and_call_arguments_expand),
+    cmocka_unit_test(test_task_id_annotation_and_tuple_dims_are_accepted),
+    cmocka_unit_test(test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration),
 };
 
 PTO_TEST_MAIN(tests)
