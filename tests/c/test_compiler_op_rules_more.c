@@ -552,6 +552,114 @@ static void test_scalar_floor_division_by_a_tile_is_type_error(void **s)
 }
 
 
+static void test_call_keyword_given_twice_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(x=a, y=out, x=a)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'k' got an unexpected argument 'x'", 9, 25);
+}
+
+static void test_call_unknown_keyword_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(y=out, z=a)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'k' got an unexpected argument 'z'", 9, 20);
+}
+
+static void test_call_device_keyword_is_unsupported(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(a, out)\n"
+              "    out = k(a, out, device=1)\n"
+              "    return out\n",
+              "f", "UnsupportedFeatureError", "device= is not supported in this version", 10, 21);
+}
+
+static void test_second_call_with_another_scalar_type_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor]):\n"
+              "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(a, 1, out)\n"
+              "    out = k(a, 1.5, out)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'k' parameter 'n' expects pl.Scalar[pl.INDEX], got pl.Scalar[pl.FP32]", 10, 16);
+}
+
+static void test_incore_function_as_entry_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n"
+              "    return y\n"
+              "@pl.jit.inline\n"
+              "def g(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    return y\n",
+              "k", "TypeError", "@pl.jit.incore function 'k' cannot be called directly; call it from a @pl.jit entry", 3, 1);
+}
+
+static void test_inline_function_as_entry_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n"
+              "    return y\n"
+              "@pl.jit.inline\n"
+              "def g(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    return y\n",
+              "g", "TypeError", "@pl.jit.inline function 'g' cannot be called directly; call it from a @pl.jit entry", 7, 1);
+}
+
+static void test_opaque_function_as_entry_is_type_error(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.opaque\n"
+              "def g(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+              "    return y\n",
+              "g", "TypeError", "@pl.jit.opaque function 'g' cannot be called directly; call it from a @pl.jit entry", 3, 1);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_submit_of_a_non_kernel_is_syntax_error),
     cmocka_unit_test(test_set_cache_policy_as_expression_is_syntax_error),
@@ -589,6 +697,13 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_op_scalar_on_the_left_is_invalid_op),
     cmocka_unit_test(test_true_division_of_integers_is_type_error),
     cmocka_unit_test(test_scalar_floor_division_by_a_tile_is_type_error),
+    cmocka_unit_test(test_call_keyword_given_twice_is_type_error),
+    cmocka_unit_test(test_call_unknown_keyword_is_type_error),
+    cmocka_unit_test(test_call_device_keyword_is_unsupported),
+    cmocka_unit_test(test_second_call_with_another_scalar_type_is_type_error),
+    cmocka_unit_test(test_incore_function_as_entry_is_type_error),
+    cmocka_unit_test(test_inline_function_as_entry_is_type_error),
+    cmocka_unit_test(test_opaque_function_as_entry_is_type_error),
 };
 
 PTO_TEST_MAIN(tests)
