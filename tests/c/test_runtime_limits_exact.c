@@ -2,7 +2,8 @@
  * test_runtime_limits_exact.c - the runtime's limits at exactly the limit
  * and one past (scope depth, tensor and scalar arguments per task, view
  * rank of an OUT argument), and error paths the other runtime tests leave
- * out: pto_runtime_create with a configuration pto_config_check rejects,
+ * out: a spill pool full by one entry, pto_runtime_create with a
+ * configuration pto_config_check rejects,
  * pto_tensor_alloc without an address, the ring-field helpers with an
  * unknown field or no message buffer.  One test per rule.
  */
@@ -11,7 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "e2e.h"
+#include "runtime/task.h"
+
+static _Atomic int g_gate_open;
 
 /* Ends a runtime whose status the test already checked. */
 static void end_rt(pto_runtime *rt)
@@ -140,6 +146,47 @@ static void test_ring_field_helpers_reject_unknown_fields(void **s)
     assert_int_equal(msg[0], 'x');
 }
 
+static int never_opened_until_finish(const pto_kernel_args *a)
+{
+    (void)a;
+    uint64_t end = now_ms() + 10000;
+    while (!atomic_load(&g_gate_open) && now_ms() < end) nap_ms(1);
+    return 0;
+}
+
+/* The spill pool (as large as the dep pool, 4) holds the fanin edges past
+ * the 64 a task keeps inline.  A task with 64 + 4 edges that runs (held
+ * open) fills it; another with exactly 64 + 1 edges then needs one entry
+ * and must wait for it: nothing retires while the first is held, so the
+ * wait ends in the stall timeout instead of a submit that overwrites the
+ * held task's spilled edges. */
+static void test_one_spilled_edge_waits_for_a_full_spill_pool(void **s)
+{
+    (void)s;
+    pto_runtime *rt = make_rt_rings(256, 0, 4, 1, 300);
+    enum { NP = RT_FANIN_INLINE_CAP + 4 };
+    pto_dep deps[NP];
+    pto_task_id ids[NP];
+    atomic_store(&g_gate_open, 0);
+    for (int i = 0; i < NP; i++) {
+        pto_task p = {.name = "producer"};
+        check_submit(rt, &p, &ids[i]);
+        deps[i] = (pto_dep){ids[i], PTO_DEP_WAIT};
+    }
+    pto_task holder = {.kernel = never_opened_until_finish, .name = "holder", .deps = deps, .num_deps = NP};
+    pto_task_id hid;
+    check_submit(rt, &holder, &hid);
+    pto_task one_more = {.name = "one_spilled", .deps = deps, .num_deps = RT_FANIN_INLINE_CAP + 1};
+    pto_task_id id;
+    int rc = pto_task_submit(rt, &one_more, &id);
+    atomic_store(&g_gate_open, 1);
+    if (rc == 0) print_error("a 65-edge task was placed while the spill pool was full\n");
+    assert_int_not_equal(rc, 0);
+    expect_frag(rt, "spill");
+    (void)pto_runtime_finish(rt);
+    pto_runtime_destroy(rt);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_runtime_create_rejects_what_config_check_rejects),
     cmocka_unit_test(test_scope_depth_64_opens_and_65_is_invalid),
@@ -147,6 +194,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_out_view_rank_5_placed_and_6_invalid),
     cmocka_unit_test(test_tensor_alloc_without_addr_is_invalid),
     cmocka_unit_test(test_ring_field_helpers_reject_unknown_fields),
+    cmocka_unit_test(test_one_spilled_edge_waits_for_a_full_spill_pool),
 };
 
 PTO_TEST_MAIN(tests)
