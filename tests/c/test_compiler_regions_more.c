@@ -349,6 +349,45 @@ static void test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration(
 }
 
 
+/* a kernel that loads and stores the same region, written with a unary minus offset: the two boxes are equal and merge into one InOut argument */
+static void test_load_and_store_of_one_unary_offset_region_merge_into_inout(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"self.f_incore_0(out, n)  # out: InOut [(0-(0-n))*64:(0-(0-n))*64+64, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    for n in pl.range(4):\n"
+                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "            t = pl.load(out, [-(0 - n) * 64, 0], [64, 128])\n"
+                     "            pl.store(pl.add(t, 1.0), [-(0 - n) * 64, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+/* a scalar assigned in both branches of an if is bound after it and passed to the kernel */
+static void test_name_assigned_in_both_branches_is_bound_after_the_if(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"self.f_incore_0(a, out, m)  # a: In [m*64:m*64+64, 0:128]; out: Out [m*64:m*64+64, 0:128]", NULL};
+    regions_contain("import pypto.language as pl\n"
+                     "\n"
+                     "@pl.jit\n"
+                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                     "    n = 1\n"
+                     "    if n > 0:\n"
+                     "        m = 2\n"
+                     "    else:\n"
+                     "        m = 3\n"
+                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                     "        t = pl.load(a, [m * 64, 0], [64, 128])\n"
+                     "        pl.store(t, [m * 64, 0], out)\n"
+                     "    return out\n",
+                    want);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_region_of_a_descending_orchestration_loop_is_per_iteration),
     cmocka_unit_test(test_while_loop_variable_becomes_a_kernel_scalar),
@@ -366,6 +405,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inline_calls_inside_op_and_call_arguments_expand),
     cmocka_unit_test(test_task_id_annotation_and_tuple_dims_are_accepted),
     cmocka_unit_test(test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration),
+    cmocka_unit_test(test_load_and_store_of_one_unary_offset_region_merge_into_inout),
+    cmocka_unit_test(test_name_assigned_in_both_branches_is_bound_after_the_if),
 };
 
 PTO_TEST_MAIN(tests)

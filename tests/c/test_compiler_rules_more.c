@@ -666,6 +666,24 @@ static void test_range_float_stop_is_type_error(void **s)
 }
 
 
+static void test_name_assigned_in_one_branch_only_may_be_unbound(void **s)
+{
+    (void)s;
+    rule_error("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    n = 1\n"
+              "    if n > 0:\n"
+              "        m = 2\n"
+              "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+              "        t = pl.load(a, [m * 64, 0], [64, 128])\n"
+              "        pl.store(t, [0, 0], out)\n"
+              "    return out\n",
+              "f", "UndefinedVariableError", "'m' may be used before assignment (assigned only in some branches)", 9, 25);
+}
+
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_defined_by_itself_is_type_error),
     cmocka_unit_test(test_module_assignment_of_a_comparison_defines_no_constant),
@@ -714,6 +732,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scalar_annotation_of_a_float_value_is_type_error),
     cmocka_unit_test(test_tile_annotation_is_unsupported),
     cmocka_unit_test(test_range_float_stop_is_type_error),
+    cmocka_unit_test(test_name_assigned_in_one_branch_only_may_be_unbound),
 };
 
 PTO_TEST_MAIN(tests)
