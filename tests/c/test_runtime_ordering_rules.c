@@ -9,7 +9,8 @@
  *     still finds the writer;
  *   - a writer removes only the entries it covers: an older writer's entry
  *     that it overlaps in part stays, so a reader of the uncovered part
- *     still waits for the older writer.
+ *     still waits for the older writer;
+ *   - a reader cannot pin a producer that is already consumed.
  */
 #include "harness.h"
 
@@ -95,10 +96,43 @@ static void test_writer_keeps_entries_it_overlaps_only_in_part(void **s)
     release_and_finish(rt);
 }
 
+/* A reader of an output whose producer is already CONSUMED (its scope
+ * ended, nothing reads it) but not yet retired (an older task holds the
+ * ring's head) cannot pin it any more: the producer's fanout count stays,
+ * and the reader keeps no RETAIN edge that would release, at its
+ * completion, whatever task reuses the producer's slot by then. */
+static void test_consumed_producer_is_not_pinned_by_a_late_reader(void **s)
+{
+    (void)s;
+    tu_gate_reset();
+    pto_runtime *rt = make_rt_rings(64, 0, 0, 2, 0);
+    pto_task head = {.kernel = tu_latch_kernel, .name = "head"};
+    pto_task_id hid;
+    check_submit(rt, &head, &hid); /* holds the ring's head, and one worker */
+    SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
+    pto_arg out = out_arg(4);
+    pto_task producer = {.name = "producer", .args = &out, .num_args = 1};
+    pto_task_id pid;
+    check_submit(rt, &producer, &pid);
+    scope_end_ok(rt);
+    tu_wait_state(rt, pid, RT_TASK_CONSUMED);
+    uint32_t count = tu_slot(rt, pid)->fanout_count;
+    pto_arg in = arg(PTO_ARG_IN, out.view);
+    pto_task reader = {.kernel = tu_latch_kernel, .name = "reader", .args = &in, .num_args = 1};
+    pto_task_id rid;
+    check_submit(rt, &reader, &rid);
+    assert_int_equal(tu_slot(rt, pid)->fanout_count, count);
+    const rt_slot *rs = tu_slot(rt, rid);
+    for (uint32_t i = 0; i < rs->num_fanin; i++)
+        if (RT_EDGE_ID(rs->fanin[i]) == pid) assert_false(rs->fanin[i] & RT_DEP_RETAIN);
+    release_and_finish(rt);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_output_existing_is_a_writer_for_later_readers_and_writers),
     cmocka_unit_test(test_reader_keeps_the_writer_entry_it_covers),
     cmocka_unit_test(test_writer_keeps_entries_it_overlaps_only_in_part),
+    cmocka_unit_test(test_consumed_producer_is_not_pinned_by_a_late_reader),
 };
 
 PTO_TEST_MAIN(tests)
