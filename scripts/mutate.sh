@@ -45,9 +45,12 @@ expand_tests() { # "a @runtime b" -> executable names, one per line, that exist
 
 mkdir -p "$tree"
 (cd "$root" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -xf - -C "$tree" || exit 1
-# A run cut short while a mutant was in place: the copy just restored the
-# file with its old time, older than the mutant's object; make it rebuild.
-if [ -f "$work/mutated" ]; then touch "$tree/$(cat "$work/mutated")"; rm -f "$work/mutated"; fi
+# The copy restores every file with its own time, which can be older than
+# the object a mutant of it left (the last mutant of a run, or a run cut
+# short): every file a run ever mutated is rebuilt.
+if [ -f "$work/mutated" ]; then
+    (cd "$tree" && sort -u "$work/mutated" | while read -r f; do [ -f "$f" ] && touch "$f"; done)
+fi
 cmake -S "$tree" -B "$build" >/dev/null || exit 1
 
 rows=()
@@ -89,11 +92,10 @@ for r in "${rows[@]}"; do
     IFS=$'\t' read -r id file orig repl tests <<<"$r"
     src=$tree/$file
     cp -p "$src" "$work/orig.c"
-    echo "$file" >"$work/mutated"
+    echo "$file" >>"$work/mutated"
     if ! line=$(apply_mutant "$src" "$orig" "$repl" 2>"$work/apply.err"); then
         printf '%-4s %-34s %-60s %s\n' "$id" "$file" "$(cat "$work/apply.err")" "STALE ROW" | tee -a "$out"
-        rm -f "$work/mutated"
-        survived=1
+            survived=1
         continue
     fi
     exes=$(expand_tests "$tests")
@@ -116,7 +118,6 @@ for r in "${rows[@]}"; do
     fi
     cp -p "$work/orig.c" "$src"
     touch "$src"
-    rm -f "$work/mutated"
     printf '%-4s %-34s %-60s %s\n' "$id" "$file:$line" "$desc" "$verdict" | tee -a "$out"
 done
 exit $survived
