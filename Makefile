@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan soak demo bench bench-quick bench-build install deb clean
+.PHONY: all deps build test test-asan test-tsan soak coverage mutate demo bench bench-quick bench-build install deb clean
 
 all: build
 
@@ -74,6 +74,18 @@ bench: bench-build
 bench-quick: bench-build
 	bench/run.sh quick build-bench/bin
 
+# Line and branch coverage of the whole suite (gcc --coverage, -O0) per
+# layer with gcovr, HTML in build-cov/coverage/index.html.
+coverage: deps
+	@scripts/install-deps.sh coverage
+	scripts/coverage.sh build-cov $(JOBS)
+
+# Mutation pass over the capacity checks and ordering rules: each mutant of
+# scripts/mutants.tsv is built in a copy of the tree (build-mut/) and the
+# tests it names are run; prints mutant, file:line, killed-by.
+mutate: deps
+	scripts/mutate.sh build-mut $(JOBS)
+
 # Installs the headers, libpto.a and libpto.so.0, ptoc and pto-scope-stats,
 # pto.pc and the CMake package (find_package(pto)) under PREFIX; DESTDIR is
 # honoured.  make deb writes build/deb/pto_<version>_<arch>.deb.
@@ -85,4 +97,4 @@ deb: build
 	cd build && cpack -G DEB
 
 clean:
-	rm -rf build build-asan build-tsan build-bench build-pip
+	rm -rf build build-asan build-tsan build-bench build-pip build-cov build-mut

@@ -3,6 +3,7 @@
 # non-interactive.  Packages already installed cost one dpkg query each.
 #   install-deps.sh          what build, test and demo need
 #   install-deps.sh bench    plus the benchmark peers (make bench)
+#   install-deps.sh coverage plus gcovr (make coverage)
 set -euo pipefail
 
 packages=(
@@ -22,6 +23,10 @@ if [ "${1:-}" = bench ]; then
     libopenblas-dev liblapacke-dev   # tile kernels (B4) and the LAPACKE peer
     valgrind                         # callgrind instruction counts of the submit path
   )
+fi
+
+if [ "${1:-}" = coverage ]; then
+  packages+=(gcovr)                  # line and branch coverage report
 fi
 
 missing=()

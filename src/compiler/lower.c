@@ -165,14 +165,21 @@ static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, const cc_ir_target *t)
 }
 
 /* `a, b = x, y`: every value first, then the targets. */
+/* A list or str bound to a name: a compile-time value the type checker
+ * lets no instruction read (offsets, shapes and deps take literals), so it
+ * has no register and lowers to nothing. */
+static int lo_compile_time_only(const cc_type *t) { return t->kind == CC_T_LIST || t->kind == CC_T_STR; }
+
 static void lo_assign_list(lo_b *b, const cc_ir_stmt *s)
 {
     const cc_ir_expr *v = s->u.assign.value;
     uint32_t n = s->u.assign.ntargets;
     cc_lo_ref *refs = lo_alloc(b, n, sizeof *refs, s->span);
-    for (uint32_t k = 0; k < n && !b->x->failed; k++) refs[k] = lo_value(b, v->u.list.items[k], -1);
+    for (uint32_t k = 0; k < n && !b->x->failed; k++)
+        if (!lo_compile_time_only(&s->u.assign.targets[k].type)) refs[k] = lo_value(b, v->u.list.items[k], -1);
     for (uint32_t k = 0; k < n && !b->x->failed; k++) {
         const cc_ir_target *t = &s->u.assign.targets[k];
+        if (lo_compile_time_only(&t->type)) continue;
         int32_t dst = lo_var(b, t->name, t->type);
         cc_lo_insn *in = lo_emit(b, refs[k].kind == CC_LO_REG ? CC_LO_MOV : refs[k].kind == CC_LO_TENSOR ? CC_LO_ALIAS : CC_LO_TCOPY, s->span);
         if (in) in->dst = dst, in->a = (int32_t)refs[k].index;
@@ -189,6 +196,7 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
         if (v->kind == CC_X_LIST && v->u.list.n == n) return lo_assign_list(b, s);
         return (void)lo_internal(b, s->span, "an unpacking of a value that is not a call or a list");
     }
+    if (lo_compile_time_only(&t->type)) return;
     cc_lo_kind k = lo_kind_of(&t->type);
     if (k == CC_LO_REG) return lo_scalar_into(b, v, lo_var(b, t->name, t->type));
     if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_alias(b, lo_var(b, t->name, t->type), lo_var(b, v->u.name, v->type), s->span);

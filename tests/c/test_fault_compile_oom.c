@@ -257,10 +257,66 @@ static void test_compile_out_of_memory_with_diagnostics(void **state)
     sweep(error_src, "f", 1, 1);
 }
 
+/* Control flow and expansion the other sources leave out: a while loop
+ * with kernels in both branches of an if, loops with non-unit and
+ * variable steps inside a kernel, inline functions with loops, branches
+ * and a scalar result called inside expressions, tuple unpacking, unary
+ * operators, task ids and deps=, a manual scope. */
+static const char flow_src[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.jit.inline\n"
+    "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
+    "    return n * 2\n"
+    "\n"
+    "@pl.jit.inline\n"
+    "def body(x: pl.Tensor, y: pl.Out[pl.Tensor], i: pl.Scalar[pl.INDEX]):\n"
+    "    k = 0\n"
+    "    while k < 1:\n"
+    "        k = k + 1\n"
+    "    if i > 0:\n"
+    "        pl.store(pl.load(x, [-(0 - i) * 32, 0], [32, 128]), [i * 32, 0], y)\n"
+    "    else:\n"
+    "        pl.store(pl.load(x, [0, 0], [32, 128]), [0, 0], y)\n"
+    "    return y\n"
+    "\n"
+    "@pl.jit(auto_scope=False)\n"
+    "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    x, s = 1, 2\n"
+    "    b = not (x > 1)\n"
+    "    n = 0\n"
+    "    with pl.scope():\n"
+    "        while n < 2:\n"
+    "            if n > x:\n"
+    "                with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
+    "                    t = pl.load(a, [n * 64, 0], [64, 128])\n"
+    "                    pl.store(-t, [n * 64, 0], out)\n"
+    "            else:\n"
+    "                with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "                    for i in pl.range(3, 0, -1):\n"
+    "                        body(a, out, i)\n"
+    "            n = n + 1\n"
+    "    with pl.manual_scope():\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP) as t1:\n"
+    "            for j in pl.range(0, 4, s):\n"
+    "                u = pl.load(a, [two(a, j) * 16, 0], [16, 128])\n"
+    "                pl.store(pl.mul(u, two(a, 1)), [j * 16, 0], out)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, deps=[t1]):\n"
+    "            pl.store(pl.load(out, [0, 0], [16, 128]), [16, 0], out)\n"
+    "    return out\n";
+
+static void test_compile_out_of_memory_control_flow_and_inline(void **state)
+{
+    (void)state;
+    sweep(flow_src, "f", 0, 0);
+    sweep(flow_src, "f", 0, 1);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_compile_out_of_memory_manual_placement),
     cmocka_unit_test(test_compile_out_of_memory_program_with_calls),
     cmocka_unit_test(test_compile_out_of_memory_with_diagnostics),
+    cmocka_unit_test(test_compile_out_of_memory_control_flow_and_inline),
 };
 
 PTO_TEST_MAIN(tests)
