@@ -344,14 +344,16 @@ static cc_stmt *cc_parse_class(cc_parser *p, cc_list *decorators, cc_span start)
 /* ---- the module -------------------------------------------------------------- */
 
 /* Is e a constant expression a module constant may hold: literals, names
- * (of other constants, checked when used), arithmetic on those, tuples and
- * lists of those? */
+ * (of other constants, checked when used), attribute paths (pl dtypes and
+ * enum members, checked where used), arithmetic on those, tuples and lists
+ * of those? */
 static int cc_is_literal(const cc_expr *e)
 {
     switch (e->kind) {
     case CC_E_INT: case CC_E_FLOAT: case CC_E_BOOL: case CC_E_STRING: case CC_E_NAME: return 1;
     case CC_E_UNARY: return e->u.un.op == CC_OP_NEG && cc_is_literal(e->u.un.operand);
     case CC_E_BINARY: return cc_is_literal(e->u.bin.left) && cc_is_literal(e->u.bin.right);
+    case CC_E_ATTR: return e->u.attr.value->kind == CC_E_NAME || e->u.attr.value->kind == CC_E_ATTR;
     case CC_E_TUPLE: case CC_E_LIST:
         for (uint32_t k = 0; k < e->u.seq.n; k++)
             if (!cc_is_literal(e->u.seq.items[k])) return 0;

@@ -137,6 +137,11 @@ const char *tc_pl_path(tc *t, const cc_expr *e);
 int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name);
 /* A dtype `pl.FP32` -> cc_dtype; reports and returns -1 otherwise. */
 int tc_dtype_arg(tc *t, const cc_expr *e, const char *what);
+/* e, or, when e names a module constant (not shadowed by a local), that
+ * constant's expression (followed through constants naming constants):
+ * where a literal list, dtype or enum member is expected, a module
+ * constant bound to one serves (DSL-SPEC §1.3, module constants). */
+const cc_expr *tc_module_constant_ast(tc *t, const cc_expr *e);
 cc_ir_expr *tc_expr(tc *t, const cc_expr *e);
 /* A constant of the module or the caller: its folded value, or NULL with
  * *found = 0 (no such constant) or 1 (an error was reported). */

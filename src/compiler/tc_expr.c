@@ -71,6 +71,7 @@ static const struct { const char *name; const tc_member *members; } tc_enums[] =
 
 int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name)
 {
+    e = tc_module_constant_ast(t, e);
     const char *member = tc_pl_attr(t, e, enum_name);
     if (!member || e->u.attr.value->kind != CC_E_ATTR) return -1;
     for (size_t k = 0; k < sizeof tc_enums / sizeof tc_enums[0]; k++)
@@ -119,8 +120,21 @@ static void *tc_pl_name_error(tc *t, const cc_expr *e)
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s cannot be used as a value here", path);
 }
 
+const cc_expr *tc_module_constant_ast(tc *t, const cc_expr *e)
+{
+    for (int hops = 0; e->kind == CC_E_NAME && !tc_is_local(t, e->u.name) && hops < 16; hops++) {
+        const cc_expr *v = NULL;
+        for (uint32_t k = t->m->nconstants; k-- > 0 && !v;)
+            if (!strcmp(t->m->constants[k].name, e->u.name)) v = t->m->constants[k].value;
+        if (!v) break;
+        e = v;
+    }
+    return e;
+}
+
 int tc_dtype_arg(tc *t, const cc_expr *e, const char *what)
 {
+    e = tc_module_constant_ast(t, e);
     const char *name = tc_pl_attr(t, e, NULL);
     if (name && e->u.attr.value->kind == CC_E_NAME) {
         int d = cc_dtype_lookup(name);

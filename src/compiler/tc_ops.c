@@ -75,6 +75,12 @@ static int tc_kernel_only(tc *t, const char *op, cc_span sp)
 
 static cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
 {
+    const cc_expr *named = tc_module_constant_ast(t, e);
+    if (named != e && (named->kind == CC_E_LIST || named->kind == CC_E_TUPLE)) {
+        cc_ir_expr *x = tc_list_of(t, named, what);
+        if (x) x->span = e->span; /* diagnostics point at the use */
+        return x;
+    }
     if (e->kind != CC_E_LIST && e->kind != CC_E_TUPLE)
         return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a list like [0, 0]", what);
     cc_ir_expr *x = tc_expr(t, e);

@@ -1,0 +1,92 @@
+/*
+ * test_module_constants.c - module constants where the DSL expects a
+ * literal (DSL-SPEC §1.3: module constants may hold lists and tuples, pl
+ * dtypes and enum members): a list constant as offsets, shapes and a
+ * create_tensor shape; a dtype constant as a create_tensor dtype and a cast
+ * target; enum-member constants as pl.at's level and a load's cache
+ * policy.  Each compiles to what the literal would print; a local of the
+ * same name shadows the constant.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "dsl_compile.h"
+
+#define MC_HDR "import pypto.language as pl\n\n"
+
+/* src compiles through lowering and its printed program contains want. */
+static void compiles_containing(const char *src, const char *want)
+{
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    dsl_expect_ok(p);
+    const char *text = pto_program_text(p);
+    if (!strstr(text, want)) fail_msg("no \"%s\" in:\n%s", want, text);
+    pto_program_free(p);
+}
+
+static void test_module_constant_list_serves_as_offsets_and_shapes(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "SHAPE = [64, 128]\nORIGIN = (0, 0)\nROW = [SHAPE[0], 0]\n\n"
+                                     "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    tmp = pl.create_tensor(SHAPE, dtype=pl.FP32)\n"
+                                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "        pl.store(pl.load(a, ORIGIN, SHAPE), ORIGIN, tmp)\n"
+                                     "    return out\n";
+    /* ROW subscripts a list: not a constant the DSL folds, so it is skipped, and unused */
+    compiles_containing(src, "tmp = pl.create_tensor([64, 128], pl.FP32)");
+    compiles_containing(src, "pl.load(a, [0, 0], [64, 128]");
+}
+
+static void test_module_constant_dtype_and_enum_members(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "DT = pl.FP16\nLVL = pl.Level.CORE_GROUP\nPOL = pl.CachePolicy.BYPASS\nALSO = DT\n\n"
+                                     "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    tmp = pl.create_tensor([64, 128], dtype=ALSO)\n"
+                                     "    with pl.at(level=LVL):\n"
+                                     "        t = pl.load(a, [0, 0], [64, 128], cache=POL)\n"
+                                     "        pl.store(pl.cast(t, DT), [0, 0], tmp)\n"
+                                     "    return out\n";
+    compiles_containing(src, "tmp = pl.create_tensor([64, 128], pl.FP16)");
+    compiles_containing(src, "pl.cast(t, pl.FP16)");
+    compiles_containing(src, "cache=pl.CachePolicy.BYPASS");
+}
+
+static void test_local_name_shadows_module_constant(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "SHAPE = [64, 128]\n\n"
+                                     "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    SHAPE = 3\n"
+                                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "        pl.store(pl.load(a, [0, 0], SHAPE), [0, 0], out)\n"
+                                     "    return out\n";
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    dsl_expect_error(p, "ParserTypeError", "shapes must be a list like [0, 0]", 9, 37);
+    pto_program_free(p);
+}
+
+static void test_module_constant_list_of_floats_is_no_offsets(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "OFF = [0.5, 0]\n\n"
+                                     "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "        pl.store(pl.load(a, OFF, [64, 128]), [0, 0], out)\n"
+                                     "    return out\n";
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    dsl_expect_error(p, "ParserTypeError", "offsets entries must be integer scalars", 3, 8);
+    pto_program_free(p);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_module_constant_list_serves_as_offsets_and_shapes),
+    cmocka_unit_test(test_module_constant_dtype_and_enum_members),
+    cmocka_unit_test(test_local_name_shadows_module_constant),
+    cmocka_unit_test(test_module_constant_list_of_floats_is_no_offsets),
+};
+
+PTO_TEST_MAIN(tests)
