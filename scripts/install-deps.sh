@@ -3,6 +3,7 @@
 # non-interactive.  Packages already installed cost one dpkg query each.
 #   install-deps.sh          what build, test and demo need
 #   install-deps.sh bench    plus the benchmark peers (make bench)
+#   install-deps.sh fuzz     plus clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
 
 packages=(
@@ -20,6 +21,11 @@ if [ "${1:-}" = bench ]; then
     libomp-dev clang                 # LLVM libomp (the clang-built OpenMP driver)
     libopenblas-dev liblapacke-dev   # tile kernels (B4) and the LAPACKE peer
     valgrind                         # callgrind instruction counts of the submit path
+  )
+fi
+if [ "${1:-}" = fuzz ]; then
+  packages+=(
+    clang libclang-rt-dev            # libFuzzer, ASan, UBSan of the default clang
   )
 fi
 
