@@ -163,10 +163,13 @@ static vspec fz_view(fuzz_input *in, int res, pto_arg_tag tag)
 
 /* ---- calls -------------------------------------------------------------- */
 
-static void fz_begin(fz_state *s)
+/* Opens a scope; rare = 1 lets the operand byte pick an invalid mode (a
+ * bad value, or AUTO inside MANUAL), else the mode is kept valid. */
+static void fz_begin(fz_state *s, int rare)
 {
     uint8_t b = fuzz_u8(&s->in);
-    pto_scope_mode mode = b & 0x40 ? (pto_scope_mode)(2 + b % 5) : (pto_scope_mode)(b & 1);
+    pto_scope_mode mode = rare && (b & 0x40) ? (pto_scope_mode)(2 + b % 5) : (pto_scope_mode)(b & 1);
+    if (!rare && s->nmanual) mode = PTO_SCOPE_MANUAL;
     int invalid = (mode != PTO_SCOPE_AUTO && mode != PTO_SCOPE_MANUAL) || (mode == PTO_SCOPE_AUTO && s->nmanual) ||
                   s->nopen >= PTO_MAX_SCOPE_DEPTH;
     int rc = pto_scope_begin(s->rt, mode, b & 0x80 ? NULL : "fuzz_api", s->step);
@@ -479,8 +482,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s->in = (fuzz_input){data, size};
 
     /* The rings: 2 bits per ring and field. */
-    static const uint64_t windows[4] = {4, 8, 16, 64}, heaps[4] = {1024, 4096, 65536, 1u << 20},
-                          pools[4] = {4, 16, 256, 4096};
+    static const uint64_t windows[4] = {4, 16, 64, 256}, heaps[4] = {1024, 4096, 65536, 1u << 20},
+                          pools[4] = {4, 64, 1024, 16384};
     uint8_t wb = fuzz_u8(&s->in), hb = fuzz_u8(&s->in), pb = fuzz_u8(&s->in);
     pto_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -503,15 +506,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_finish(s);
             continue;
         }
+        /* Calls that latch an error (invalid ones, pto_runtime_fail) are
+         * rare, so most runs end clean and are checked against the reference. */
         uint8_t op = fuzz_u8(&s->in);
+        int rare = op >= 0xF0;
         switch (op % 16) {
-        case 0: case 1: fz_begin(s); break;
-        case 2: case 3: fz_end(s); break;
-        case 4: case 5: case 6: case 7: case 8: fz_submit(s, 0); break;
-        case 9: fz_submit(s, 1); break;
+        case 0: case 1: fz_begin(s, rare); break;
+        case 2: case 3:
+            if (s->nopen || rare) fz_end(s);
+            else fz_begin(s, 0);
+            break;
+        case 4: case 5: case 6: case 7: case 8: case 9: fz_submit(s, 0); break;
         case 10: fz_alloc_call(s); break;
         case 11: case 12: fz_view_wait(s); break;
-        case 13: if (op & 0x10) fz_fail_call(s); else fz_submit(s, 0); break;
+        case 13: if (rare) fz_fail_call(s); else fz_submit(s, 0); break;
+        case 14: if (rare) fz_submit(s, 1); else fz_submit(s, 0); break;
         default: fz_finish(s); break;
         }
     }
