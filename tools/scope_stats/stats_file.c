@@ -230,13 +230,28 @@ static int64_t ss_diff(int64_t a, int64_t b)
     return a > b ? a - b : 0;
 }
 
+/* Cuts a UTF-8 character that the end of buf[0..n) splits (vsnprintf cuts
+ * by bytes); returns the new length. */
+static size_t ss_utf8_cut_end(char *buf, size_t n)
+{
+    size_t lead = n;
+    while (lead > 0 && n - lead < 4 && ((unsigned char)buf[lead - 1] & 0xC0) == 0x80) lead--;
+    if (lead == 0 || n - lead >= 4) return n;
+    unsigned c = (unsigned char)buf[lead - 1];
+    size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    if (n - (lead - 1) < need) n = lead - 1;
+    buf[n] = '\0';
+    return n;
+}
+
 static int ss_add_warning(ss_data *d, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int full = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    if (full >= (int)sizeof buf) ss_utf8_cut_end(buf, sizeof buf - 1); /* a long site, cut whole */
     if (d->nwarnings == d->warnings_cap) {
         char **w = base_array_grow(d->warnings, &d->warnings_cap, sizeof *w, 8);
         if (!w) return -1;
@@ -304,7 +319,36 @@ static int ss_pair(ss_data *d, ss_stack *st, const ss_rec *r, ss_ctx *c)
                           r->site);
 }
 
-/* The site of a cut-off record, if its text got that far. */
+/* Length of the longest prefix of s[0..n) that is whole, well-formed UTF-8
+ * characters (no overlong forms, surrogates or code points past U+10FFFF). */
+static size_t ss_utf8_prefix(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i], cp, min;
+        size_t k;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) k = 1, cp = c & 0x1F, min = 0x80;
+        else if ((c & 0xF0) == 0xE0) k = 2, cp = c & 0x0F, min = 0x800;
+        else if ((c & 0xF8) == 0xF0) k = 3, cp = c & 0x07, min = 0x10000;
+        else return i;
+        if (n - i <= k) return i;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80) return i;
+            cp = cp << 6 | (s[i + j] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += k + 1;
+    }
+    return i;
+}
+
+/* The site of a cut-off record, if its text got that far.  The text is raw
+ * (jansson never validated it): only its whole UTF-8 characters that fit in
+ * out are kept, so the warning, the text summary and the page stay UTF-8. */
 static void ss_partial_site(const char *text, char *out, size_t len)
 {
     const char *p = strstr(text, "\"site\": \"");
@@ -312,7 +356,12 @@ static void ss_partial_site(const char *text, char *out, size_t len)
     if (!p) return;
     p += strlen("\"site\": \"");
     const char *q = strchr(p, '"');
-    if (q) snprintf(out, len, "%.*s", (int)(q - p), p);
+    if (!q) return;
+    size_t n = (size_t)(q - p) < len - 1 ? (size_t)(q - p) : len - 1;
+    n = ss_utf8_prefix((const unsigned char *)p, n);
+    if (n == 0 && q > p) return; /* nothing readable: "(unknown)" */
+    memcpy(out, p, n);
+    out[n] = '\0';
 }
 
 /* End of file: one warning for the innermost scope still open. */
