@@ -2,7 +2,8 @@
  * test_report_utf8.c - the report's warnings stay well-formed UTF-8 whatever
  * bytes the file holds (docs/tools.md: the page is UTF-8).  Found by
  * tests/fuzz/fuzz_stats.c: a cut-off last record's site is raw text, never
- * validated, and warnings are cut by bytes.
+ * validated, and warnings, verdicts and the summary's site column were cut
+ * by bytes.
  *
  * test_cut_record_site_keeps_whole_utf8_characters: the site of a cut-off
  * record keeps only its whole, valid UTF-8 characters (an invalid byte ends
@@ -10,6 +11,10 @@
  * test_long_warning_is_cut_between_utf8_characters: a warning longer than
  * its buffer (an end without begin for a long site) is cut between
  * characters.
+ * test_summary_site_cell_is_cut_between_utf8_characters: the text
+ * summary's site column (95 bytes) never splits a character.
+ * test_verdict_is_cut_between_utf8_characters: a verdict naming long sites
+ * (1023 bytes at most) is cut between characters.
  */
 #include "harness.h"
 #include "reportutil.h"
@@ -114,9 +119,92 @@ static void test_long_warning_is_cut_between_utf8_characters(void **state)
     rmdir(dir);
 }
 
+/* One begin or end record on ring with task_window_end tw (the other counters 0). */
+static void record(char *body, size_t cap, const char *site, const char *phase, int ring, int tw)
+{
+    size_t n = strlen(body);
+    snprintf(body + n, cap - n,
+             "{\"site\": \"%s\", \"phase\": \"%s\", \"depth\": %d, \"ring\": %d, \"task_window_start\": %d, "
+             "\"task_window_end\": %d, \"heap_start\": 0, \"heap_end\": 0, \"dep_pool_start\": 1, "
+             "\"dep_pool_end\": 1, \"tensormap\": 0}\n",
+             site, phase, ring, ring, tw, tw);
+}
+
+/* n copies of the two-byte character U+00E9 after prefix. */
+static void long_site(char *out, const char *prefix, int n)
+{
+    strcpy(out, prefix);
+    for (int i = 0; i < n; i++) strcat(out, "\xc3\xa9");
+}
+
+static void test_summary_site_cell_is_cut_between_utf8_characters(void **state)
+{
+    (void)state;
+    char dir[64], site[256], body[4096] = "";
+    ru_tempdir(dir, sizeof dir);
+    long_site(site, "", 60); /* 120 bytes: the 95-byte cell ends inside the 48th */
+    record(body, sizeof body, site, "begin", 0, 0);
+    record(body, sizeof body, site, "end", 0, 3);
+    ss_data d;
+    load_raw(dir, body, &d);
+    ss_summary s;
+    assert_int_equal(ss_summary_build(&d, 1.5, &s), SS_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(ss_text_write(f, &d, &s), SS_OK);
+    assert_int_equal(fclose(f), 0);
+    if (!utf8_ok(text)) print_error("not UTF-8:\n%s\n", text);
+    assert_true(utf8_ok(text));
+    long_site(site, " ", 47);
+    assert_non_null(strstr(text, site));
+    free(text);
+    ss_file_free(&d);
+    rmdir(dir);
+}
+
+static void test_verdict_is_cut_between_utf8_characters(void **state)
+{
+    (void)state;
+    char dir[64], site[1024];
+    ru_tempdir(dir, sizeof dir);
+    /* Ring 0 at 15 of 16 slots in three scopes with 400-character sites,
+     * ring 1 idle: an imbalance verdict lists the three sites.  A one- or
+     * two-letter prefix on the first site puts the cut at both parities. */
+    for (int extra = 0; extra < 2; extra++) {
+        static char body[16384];
+        body[0] = '\0';
+        for (int k = 0; k < 3; k++) {
+            char prefix[8];
+            snprintf(prefix, sizeof prefix, "%c%s", 'a' + k, extra && k == 0 ? "x" : "");
+            long_site(site, prefix, 400);
+            record(body, sizeof body, site, "begin", 0, 0);
+            record(body, sizeof body, site, "end", 0, 15);
+        }
+        record(body, sizeof body, "idle.py:1", "begin", 1, 0);
+        record(body, sizeof body, "idle.py:1", "end", 1, 0);
+        ss_data d;
+        load_raw(dir, body, &d);
+        ss_summary s;
+        assert_int_equal(ss_summary_build(&d, 1.5, &s), SS_OK);
+        int imbalance = 0;
+        for (int i = 0; i < s.nverdicts; i++) {
+            if (!utf8_ok(s.verdicts[i].text)) print_error("verdict %d not UTF-8: %s\n", i, s.verdicts[i].text);
+            assert_true(utf8_ok(s.verdicts[i].text));
+            imbalance += s.verdicts[i].kind == SS_V_IMBALANCE && strlen(s.verdicts[i].text) >= 1020;
+        }
+        assert_int_equal(imbalance, 1);
+        ss_file_free(&d);
+    }
+    rmdir(dir);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cut_record_site_keeps_whole_utf8_characters),
     cmocka_unit_test(test_long_warning_is_cut_between_utf8_characters),
+    cmocka_unit_test(test_summary_site_cell_is_cut_between_utf8_characters),
+    cmocka_unit_test(test_verdict_is_cut_between_utf8_characters),
 };
 
 PTO_TEST_MAIN(tests)

@@ -11,7 +11,8 @@
  *   - a load that succeeds obeys stats_file.h's invariants (scopes in end
  *     order with indices counting 1.., every derived metric >= 0);
  *   - every writer returns SS_OK into memory; the JSON summary parses as
- *     JSON; the HTML page is valid UTF-8 and ends its document;
+ *     JSON; the text summary and the HTML page are valid UTF-8, and the
+ *     page ends its document;
  *   - the command line exits 0 for a loadable file and 1 otherwise.
  */
 #include <jansson.h>
@@ -118,6 +119,7 @@ static void fz_reports(const ss_data *d, double headroom)
     fz_out_open(&o);
     FZ_CHECK(ss_text_write(o.f, d, &s) == SS_OK, "ss_text_write failed");
     fz_out_close(&o);
+    FZ_CHECK(fz_utf8_ok((const unsigned char *)o.text, o.len), "the text summary is not valid UTF-8");
     fz_out_free(&o);
 
     fz_out_open(&o);

@@ -22,6 +22,7 @@
 #include "pto/config.h"
 #include "pto/runtime.h"
 #include "pto/scope_stats.h"
+#include "stats_utf8.h"
 
 static const char *const ss_res_names[] = {"task_window", "heap", "dep_pool", "tensormap"};
 
@@ -230,20 +231,6 @@ static int64_t ss_diff(int64_t a, int64_t b)
     return a > b ? a - b : 0;
 }
 
-/* Cuts a UTF-8 character that the end of buf[0..n) splits (vsnprintf cuts
- * by bytes); returns the new length. */
-static size_t ss_utf8_cut_end(char *buf, size_t n)
-{
-    size_t lead = n;
-    while (lead > 0 && n - lead < 4 && ((unsigned char)buf[lead - 1] & 0xC0) == 0x80) lead--;
-    if (lead == 0 || n - lead >= 4) return n;
-    unsigned c = (unsigned char)buf[lead - 1];
-    size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-    if (n - (lead - 1) < need) n = lead - 1;
-    buf[n] = '\0';
-    return n;
-}
-
 static int ss_add_warning(ss_data *d, const char *fmt, ...)
 {
     char buf[1024];
@@ -319,33 +306,6 @@ static int ss_pair(ss_data *d, ss_stack *st, const ss_rec *r, ss_ctx *c)
                           r->site);
 }
 
-/* Length of the longest prefix of s[0..n) that is whole, well-formed UTF-8
- * characters (no overlong forms, surrogates or code points past U+10FFFF). */
-static size_t ss_utf8_prefix(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i], cp, min;
-        size_t k;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if ((c & 0xE0) == 0xC0) k = 1, cp = c & 0x1F, min = 0x80;
-        else if ((c & 0xF0) == 0xE0) k = 2, cp = c & 0x0F, min = 0x800;
-        else if ((c & 0xF8) == 0xF0) k = 3, cp = c & 0x07, min = 0x10000;
-        else return i;
-        if (n - i <= k) return i;
-        for (size_t j = 1; j <= k; j++) {
-            if ((s[i + j] & 0xC0) != 0x80) return i;
-            cp = cp << 6 | (s[i + j] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-        i += k + 1;
-    }
-    return i;
-}
-
 /* The site of a cut-off record, if its text got that far.  The text is raw
  * (jansson never validated it): only its whole UTF-8 characters that fit in
  * out are kept, so the warning, the text summary and the page stay UTF-8. */
@@ -358,7 +318,7 @@ static void ss_partial_site(const char *text, char *out, size_t len)
     const char *q = strchr(p, '"');
     if (!q) return;
     size_t n = (size_t)(q - p) < len - 1 ? (size_t)(q - p) : len - 1;
-    n = ss_utf8_prefix((const unsigned char *)p, n);
+    n = ss_utf8_prefix(p, n);
     if (n == 0 && q > p) return; /* nothing readable: "(unknown)" */
     memcpy(out, p, n);
     out[n] = '\0';
