@@ -263,7 +263,82 @@ static void fz_decode_task(fz_state *s, gtask *t)
     }
 }
 
-/* Submits t (valid, or spoiled by what != NULL: must be rejected). */
+/* Makes a valid submit certainly invalid, as the operand byte says: a NULL
+ * task or args, too many args or scalars, a bad tag, a bad view (NULL
+ * address, bad ndims, elem_size 0, negative stride or offset, bytes past
+ * INT64_MAX, an owner never issued; an OUT arg gets a bad ndims or
+ * elem_size instead), or a bad explicit dependency (never issued, or a bad
+ * kind) after the valid ones.  deps has room for one more.  Returns what it
+ * did. */
+static const char *fz_spoil(fz_state *s, pto_task *task, const pto_task **tp, pto_dep *deps)
+{
+    uint8_t how = fuzz_u8(&s->in);
+    pto_arg *a = &task->args[how % task->num_args];
+    pto_view *v = &a->view;
+    int is_out = a->tag == PTO_ARG_OUT;
+    switch ((how >> 2) % 14) {
+    case 0:
+        *tp = NULL;
+        return "task NULL";
+    case 1: /* the extra args are copies of a valid non-OUT one */
+        for (uint32_t k = task->num_args; k < PTO_MAX_TENSOR_ARGS + 1u + how % 4; k++)
+            task->args[k] = task->args[0];
+        task->num_args = PTO_MAX_TENSOR_ARGS + 1u + how % 4;
+        return "too many args";
+    case 2:
+        task->num_scalars = PTO_MAX_SCALAR_ARGS + 1;
+        return "too many scalars";
+    case 3:
+        task->args = NULL;
+        return "args NULL";
+    case 4:
+        a->tag = (pto_arg_tag)(5 + how % 50);
+        return "bad tag";
+    case 5:
+        if (is_out) v->ndims = 0;
+        else v->addr = NULL;
+        return "addr NULL (OUT: ndims 0)";
+    case 6:
+        v->ndims = is_out || (how & 1) ? 6 + how % 90u : 0;
+        return "bad ndims";
+    case 7:
+        v->elem_size = 0;
+        return "elem_size 0";
+    case 8:
+        if (is_out) v->elem_size = 0;
+        else v->strides[0] = -1 - how % 4;
+        return "negative stride (OUT: elem_size 0)";
+    case 9:
+        if (is_out) v->ndims = 0;
+        else v->offset = how & 1 ? -1 : INT64_MIN;
+        return "negative offset (OUT: ndims 0)";
+    case 10:
+        if (is_out) {
+            v->ndims = 7;
+        } else {
+            v->elem_size = 8;
+            v->offset = INT64_MAX - how % 16;
+        }
+        return "bytes past INT64_MAX (OUT: ndims 7)";
+    case 11:
+        if (is_out) v->elem_size = 0;
+        else v->owner = e2e_task_id(4 + how % 50, how);
+        return "owner never issued (OUT: elem_size 0)";
+    case 12: /* past every local issued on a ring, or on a ring that does not exist */
+        deps[task->num_deps].id = how & 1 ? e2e_task_id(5 + how % 40, 1)
+                                          : e2e_task_id(how % 4, s->next_local[how % 4] + 100000u);
+        deps[task->num_deps].kind = PTO_DEP_WAIT;
+        task->num_deps++;
+        return "dep never issued";
+    default:
+        deps[task->num_deps].id = s->nids ? s->ids[0] : PTO_INVALID_TASK_ID - 1;
+        deps[task->num_deps].kind = s->nids ? (pto_dep_kind)(2 + how % 60) : PTO_DEP_WAIT;
+        task->num_deps++;
+        return "bad dep kind (or a dep on no ring)";
+    }
+}
+
+/* Submits a decoded task; spoil = 1 makes it certainly invalid (fz_spoil). */
 static void fz_submit(fz_state *s, int spoil)
 {
     gtask t;
@@ -305,46 +380,8 @@ static void fz_submit(fz_state *s, int spoil)
     pto_task task = {t.op == OP_DUMMY ? NULL : k_op, NULL, "fz", args, (uint32_t)t.nargs, scalars,
                      t.sc[3] ? 4 : 3, deps, ndeps};
     const pto_task *tp = &task;
-    const char *what = "pto_task_submit";
-    if (spoil) {
-        uint8_t how = fuzz_u8(&s->in);
-        pto_view *v = &args[how % (t.nargs > 0 ? (uint32_t)t.nargs : 1)].view;
-        int is_out = args[how % t.nargs].tag == PTO_ARG_OUT;
-        switch ((how >> 2) % 14) {
-        case 0: tp = NULL; what = "submit: task NULL"; break;
-        case 1: task.num_args = PTO_MAX_TENSOR_ARGS + 1 + how % 4; what = "submit: too many args";
-            for (uint32_t k = (uint32_t)t.nargs; k < task.num_args; k++) args[k] = args[0].tag == PTO_ARG_OUT ? args[1] : args[0];
-            break;
-        case 2: task.num_scalars = PTO_MAX_SCALAR_ARGS + 1; what = "submit: too many scalars"; break;
-        case 3: task.args = NULL; what = "submit: args NULL"; break;
-        case 4: args[0].tag = (pto_arg_tag)(5 + how % 50); what = "submit: bad tag"; break;
-        case 5: v->addr = is_out ? v->addr : NULL; if (is_out) v->ndims = 0; what = "submit: addr NULL / OUT ndims 0"; break;
-        case 6: v->ndims = is_out ? 6 : (how & 1 ? 0 : 6 + how % 90); what = "submit: bad ndims"; break;
-        case 7: v->elem_size = 0; what = "submit: elem_size 0"; break;
-        case 8: if (is_out) { v->elem_size = 0; } else { v->strides[0] = -1 - how % 4; } what = "submit: negative stride"; break;
-        case 9: if (is_out) { v->ndims = 0; } else { v->offset = how & 1 ? -1 : INT64_MIN; } what = "submit: negative offset"; break;
-        case 10:
-            if (is_out) { v->ndims = 7; } else { v->elem_size = 8; v->offset = INT64_MAX - how % 16; }
-            what = "submit: past the address range";
-            break;
-        case 11:
-            if (is_out) { v->elem_size = 0; } else { v->owner = e2e_task_id(4 + how % 50, how); }
-            what = "submit: owner never issued";
-            break;
-        case 12:
-            deps[ndeps] = (pto_dep){e2e_task_id(how % 4, s->next_local[how % 4] + 100000u), PTO_DEP_WAIT};
-            if (how & 1) deps[ndeps].id = e2e_task_id(5 + how % 40, 1);
-            task.num_deps = ndeps + 1;
-            what = "submit: dep never issued";
-            break;
-        default:
-            if (s->nids) deps[ndeps] = (pto_dep){s->ids[0], (pto_dep_kind)(2 + how % 60)};
-            else deps[ndeps] = (pto_dep){PTO_INVALID_TASK_ID - 1, PTO_DEP_WAIT};
-            task.num_deps = ndeps + 1;
-            what = "submit: bad dep kind";
-            break;
-        }
-    }
+    char what[96] = "pto_task_submit";
+    if (spoil) snprintf(what, sizeof what, "pto_task_submit (%s)", fz_spoil(s, &task, &tp, deps));
     pto_task_id id = 12345;
     int rc = pto_task_submit(s->rt, tp, &id);
     if (rc) FZ_CHECK(id == PTO_INVALID_TASK_ID, "step %d: a failed submit (%d) gave id %llx", s->step, rc,
