@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan soak coverage mutate demo bench bench-quick bench-build install deb clean
+.PHONY: all deps build test test-asan test-tsan soak coverage mutate fuzz fuzz-build demo bench bench-quick bench-build install deb clean
 
 all: build
 
@@ -74,6 +74,19 @@ bench: bench-build
 bench-quick: bench-build
 	bench/run.sh quick build-bench/bin
 
+# libFuzzer harnesses (tests/fuzz/README.md): a clang build in build-fuzz,
+# then each harness runs FUZZ_SECONDS with its dictionary, its seeds and a
+# persistent corpus under build-fuzz/fuzz-corpus; a crash fails the target.
+FUZZ_SECONDS ?= 60
+FUZZ_HARNESSES ?= compile config stats api
+fuzz-build:
+	@scripts/install-deps.sh fuzz
+	@cmake -S . -B build-fuzz -DPTO_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
 # Line and branch coverage of the whole suite (gcc --coverage, -O0) per
 # layer with gcovr, HTML in build-cov/coverage/index.html.
 coverage: deps
@@ -97,4 +110,4 @@ deb: build
 	cd build && cpack -G DEB
 
 clean:
-	rm -rf build build-asan build-tsan build-bench build-pip build-cov build-mut
+	rm -rf build build-asan build-tsan build-bench build-pip build-cov build-mut build-fuzz

@@ -4,6 +4,7 @@
 #   install-deps.sh          what build, test and demo need
 #   install-deps.sh bench    plus the benchmark peers (make bench)
 #   install-deps.sh coverage plus gcovr (make coverage)
+#   install-deps.sh fuzz     plus clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
 
 packages=(
@@ -22,6 +23,11 @@ if [ "${1:-}" = bench ]; then
     libomp-dev clang                 # LLVM libomp (the clang-built OpenMP driver)
     libopenblas-dev liblapacke-dev   # tile kernels (B4) and the LAPACKE peer
     valgrind                         # callgrind instruction counts of the submit path
+  )
+fi
+if [ "${1:-}" = fuzz ]; then
+  packages+=(
+    clang libclang-rt-dev            # libFuzzer, ASan, UBSan of the default clang
   )
 fi
 

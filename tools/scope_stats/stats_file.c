@@ -22,6 +22,7 @@
 #include "pto/config.h"
 #include "pto/runtime.h"
 #include "pto/scope_stats.h"
+#include "stats_utf8.h"
 
 static const char *const ss_res_names[] = {"task_window", "heap", "dep_pool", "tensormap"};
 
@@ -235,8 +236,9 @@ static int ss_add_warning(ss_data *d, const char *fmt, ...)
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int full = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    if (full >= (int)sizeof buf) ss_utf8_cut_end(buf, sizeof buf - 1); /* a long site, cut whole */
     if (d->nwarnings == d->warnings_cap) {
         char **w = base_array_grow(d->warnings, &d->warnings_cap, sizeof *w, 8);
         if (!w) return -1;
@@ -304,7 +306,9 @@ static int ss_pair(ss_data *d, ss_stack *st, const ss_rec *r, ss_ctx *c)
                           r->site);
 }
 
-/* The site of a cut-off record, if its text got that far. */
+/* The site of a cut-off record, if its text got that far.  The text is raw
+ * (jansson never validated it): only its whole UTF-8 characters that fit in
+ * out are kept, so the warning, the text summary and the page stay UTF-8. */
 static void ss_partial_site(const char *text, char *out, size_t len)
 {
     const char *p = strstr(text, "\"site\": \"");
@@ -312,7 +316,12 @@ static void ss_partial_site(const char *text, char *out, size_t len)
     if (!p) return;
     p += strlen("\"site\": \"");
     const char *q = strchr(p, '"');
-    if (q) snprintf(out, len, "%.*s", (int)(q - p), p);
+    if (!q) return;
+    size_t n = (size_t)(q - p) < len - 1 ? (size_t)(q - p) : len - 1;
+    n = ss_utf8_prefix(p, n);
+    if (n == 0 && q > p) return; /* nothing readable: "(unknown)" */
+    memcpy(out, p, n);
+    out[n] = '\0';
 }
 
 /* End of file: one warning for the innermost scope still open. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pto/config.h"
+#include "stats_utf8.h"
 
 static const char *const ss_fields[SS_NRES] = {"ring_task_window", "ring_heap", "ring_dep_pool"};
 static const char *const ss_units[SS_NRES + 1] = {"slots", "bytes", "entries", "entries"};
@@ -131,8 +132,10 @@ static void ss_append(ss_verdict *v, const char *fmt, ...)
     size_t used = strlen(v->text);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->text + used, sizeof v->text - used, fmt, ap);
+    int n = vsnprintf(v->text + used, sizeof v->text - used, fmt, ap);
     va_end(ap);
+    if (n > 0 && used + (size_t)n >= sizeof v->text) /* cut: not inside a site's character */
+        ss_utf8_cut_end(v->text, sizeof v->text - 1);
 }
 
 static void ss_constraints(const ss_data *d, ss_summary *s)

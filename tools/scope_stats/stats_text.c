@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats_report.h"
+#include "stats_utf8.h"
 
 #define SS_COLS 9
 
@@ -46,7 +47,7 @@ static void ss_row_cells(const ss_peak_row *row, char cells[SS_COLS][96])
     snprintf(cells[4], 96, "%lld", (long long)row->capacity);
     snprintf(cells[5], 96, "%.2f", 100.0 * row->use);
     snprintf(cells[6], 96, "%s", row->cls);
-    snprintf(cells[7], 96, "%s", row->scope->site);
+    ss_utf8_copy(cells[7], 96, row->scope->site);
     snprintf(cells[8], 96, "%ld", row->scope_index);
 }
 
