@@ -82,6 +82,32 @@ static inline void dsl_expect_text(const pto_program *p, const char *expected)
     assert_string_equal(pto_program_text(p), expected);
 }
 
+/* p compiled without errors and its printed program contains each of want[]
+ * (NULL-terminated). */
+static inline void dsl_expect_text_contains(const pto_program *p, const char *const *want)
+{
+    dsl_expect_ok(p);
+    for (const char *const *w = want; *w; w++) {
+        if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
+        assert_non_null(strstr(pto_program_text(p), *w));
+    }
+}
+
+/* Compiles src (entry f) with the given module constants through lowering;
+ * it must compile and its printed program contain each of want[]. */
+static inline void dsl_expect_compiles_containing(const char *src, const pto_constant *consts, size_t nconsts,
+                                                  const char *const *want)
+{
+    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f",
+                             .args = dsl_default_args, .nargs = sizeof dsl_default_args / sizeof dsl_default_args[0],
+                             .constants = consts, .nconstants = nconsts, .stop_after = PTO_STAGE_LOWER};
+    pto_program *p = NULL;
+    assert_true(pto_compile(&o, &p) >= 0);
+    assert_non_null(p);
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
+}
+
 /* Compiles src and checks its first error in one step. */
 #define DSL_ERROR(src, entry, cls, msg, line, col)                       \
     do {                                                                 \

@@ -16,36 +16,10 @@
 #include "harness.h"
 #include "dsl_compile.h"
 
-/* Compiles src (entry) through lowering; its first error must be cls at
- * line:col containing msg. */
-static void rule_error(const char *src, const char *entry, const char *cls, const char *msg, int line, int col)
-{
-    pto_program *p = dsl_compile(src, entry, PTO_STAGE_LOWER);
-    dsl_expect_error(p, cls, msg, line, col);
-    pto_program_free(p);
-}
-
-/* Compiles src cleanly; its printed program must contain each of want[]. */
-static void rule_ok_contains(const char *src, const pto_constant *consts, size_t nconsts, const char *const *want)
-{
-    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f",
-                             .args = dsl_default_args, .nargs = 3, .constants = consts, .nconstants = nconsts,
-                             .stop_after = PTO_STAGE_LOWER};
-    pto_program *p = NULL;
-    assert_true(pto_compile(&o, &p) >= 0);
-    assert_non_null(p);
-    dsl_expect_ok(p);
-    for (const char *const *w = want; *w; w++) {
-        if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
-        assert_non_null(strstr(pto_program_text(p), *w));
-    }
-    pto_program_free(p);
-}
-
 static void test_submit_of_a_non_kernel_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -57,7 +31,7 @@ static void test_submit_of_a_non_kernel_is_syntax_error(void **s)
 static void test_set_cache_policy_as_expression_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -69,7 +43,7 @@ static void test_set_cache_policy_as_expression_is_syntax_error(void **s)
 static void test_at_with_three_positional_arguments_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -82,7 +56,7 @@ static void test_at_with_three_positional_arguments_is_syntax_error(void **s)
 static void test_at_name_hint_must_be_a_string_literal(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -95,7 +69,7 @@ static void test_at_name_hint_must_be_a_string_literal(void **s)
 static void test_at_name_hint_keyword_is_not_an_identifier(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -108,7 +82,7 @@ static void test_at_name_hint_keyword_is_not_an_identifier(void **s)
 static void test_at_level_aiv_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -121,7 +95,7 @@ static void test_at_level_aiv_is_unsupported(void **s)
 static void test_at_host_level_with_deps_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -134,7 +108,7 @@ static void test_at_host_level_with_deps_is_syntax_error(void **s)
 static void test_at_without_level_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -147,7 +121,7 @@ static void test_at_without_level_is_syntax_error(void **s)
 static void test_store_offsets_not_a_list_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -161,7 +135,7 @@ static void test_store_offsets_not_a_list_is_type_error(void **s)
 static void test_store_of_a_scalar_expects_a_tile(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -175,7 +149,7 @@ static void test_store_of_a_scalar_expects_a_tile(void **s)
 static void test_load_valid_shape_rank_mismatch_is_invalid_op(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -189,7 +163,7 @@ static void test_load_valid_shape_rank_mismatch_is_invalid_op(void **s)
 static void test_load_target_memory_must_be_a_mem_member(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -203,7 +177,7 @@ static void test_load_target_memory_must_be_a_mem_member(void **s)
 static void test_scalar_cast_to_fp16_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -215,7 +189,7 @@ static void test_scalar_cast_to_fp16_is_type_error(void **s)
 static void test_matmul_mixed_dtypes_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -229,7 +203,7 @@ static void test_matmul_mixed_dtypes_is_type_error(void **s)
 static void test_matmul_int32_operands_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -245,10 +219,10 @@ static void test_matmul_int32_operands_is_type_error(void **s)
 static void test_create_tensor_init_value_must_fit_the_dtype(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
                "    x = pl.create_tensor([64, 64], pl.INT32, init_value=1.5)\n    return out\n",
                "f", "ParserTypeError", "pl.create_tensor: a float init_value= for an INT32 tensor; pass an int", 5, 57);
-    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
                "    x = pl.create_tensor([64, 64], pl.FP32, init_value=True)\n    return out\n",
                "f", "ParserTypeError", "pl.create_tensor init_value= must be an int or float scalar", 5, 56);
 }
@@ -256,7 +230,7 @@ static void test_create_tensor_init_value_must_fit_the_dtype(void **s)
 static void test_create_tensor_empty_shape_is_invalid_op(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -268,7 +242,7 @@ static void test_create_tensor_empty_shape_is_invalid_op(void **s)
 static void test_create_tensor_bool_dtype_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -280,7 +254,7 @@ static void test_create_tensor_bool_dtype_is_type_error(void **s)
 static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -295,7 +269,7 @@ static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
 static void test_at_called_as_expression_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -307,7 +281,7 @@ static void test_at_called_as_expression_is_syntax_error(void **s)
 static void test_set_cache_policy_policy_must_be_a_member(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -322,7 +296,7 @@ static void test_set_cache_policy_policy_must_be_a_member(void **s)
 static void test_jit_auto_scope_int_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit(auto_scope=3)\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -333,7 +307,7 @@ static void test_jit_auto_scope_int_is_type_error(void **s)
 static void test_function_decorator_outside_program_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.function\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -344,7 +318,7 @@ static void test_function_decorator_outside_program_is_unsupported(void **s)
 static void test_jit_unknown_variant_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.foo\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -355,7 +329,7 @@ static void test_jit_unknown_variant_is_unsupported(void **s)
 static void test_function_level_on_orchestration_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.program\n"
               "class P:\n"
@@ -368,7 +342,7 @@ static void test_function_level_on_orchestration_is_syntax_error(void **s)
 static void test_function_level_host_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.program\n"
               "class P:\n"
@@ -385,7 +359,7 @@ static void test_function_level_host_is_unsupported(void **s)
 static void test_call_with_too_many_arguments_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
@@ -400,7 +374,7 @@ static void test_call_with_too_many_arguments_is_type_error(void **s)
 static void test_call_tensor_for_scalar_parameter_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, n: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor]):\n"
@@ -416,7 +390,7 @@ static void test_jit_auto_scope_from_a_module_constant(void **s)
 {
     (void)s;
     static const char *const want[] = {"auto_scope=False)", "with pl.scope():", NULL};
-    rule_ok_contains("import pypto.language as pl\n\nFLAG = False\n@pl.jit(auto_scope=FLAG)\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n\nFLAG = False\n@pl.jit(auto_scope=FLAG)\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    with pl.scope():\n        pass\n    return out\n",
                      NULL, 0, want);
 }
@@ -433,7 +407,7 @@ static void test_jit_auto_scope_non_bool_names_the_python_type(void **s)
         snprintf(src, sizeof src, "import pypto.language as pl\n\n@pl.jit(auto_scope=%s)\n"
                                   "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    return out\n", values[k]);
         snprintf(msg, sizeof msg, "auto_scope must be a bool, got %s", types[k]);
-        rule_error(src, "f", "TypeError", msg, 3, 20);
+        DSL_ERROR(src, "f", "TypeError", msg, 3, 20);
     }
 }
 
@@ -482,7 +456,7 @@ static void test_argument_specs_must_fit_the_parameters(void **s)
 static void test_at_deps_not_a_list_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -495,7 +469,7 @@ static void test_at_deps_not_a_list_is_syntax_error(void **s)
 static void test_at_deps_entry_not_a_task_id_is_syntax_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -508,7 +482,7 @@ static void test_at_deps_entry_not_a_task_id_is_syntax_error(void **s)
 static void test_tile_op_scalar_on_the_left_is_invalid_op(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -525,7 +499,7 @@ static void test_tile_op_scalar_on_the_left_is_invalid_op(void **s)
 static void test_true_division_of_integers_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -540,7 +514,7 @@ static void test_true_division_of_integers_is_type_error(void **s)
 static void test_scalar_floor_division_by_a_tile_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -555,7 +529,7 @@ static void test_scalar_floor_division_by_a_tile_is_type_error(void **s)
 static void test_call_keyword_given_twice_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
@@ -571,7 +545,7 @@ static void test_call_keyword_given_twice_is_type_error(void **s)
 static void test_call_unknown_keyword_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
@@ -587,7 +561,7 @@ static void test_call_unknown_keyword_is_type_error(void **s)
 static void test_call_device_keyword_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
@@ -604,7 +578,7 @@ static void test_call_device_keyword_is_unsupported(void **s)
 static void test_second_call_with_another_scalar_type_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor]):\n"
@@ -621,7 +595,7 @@ static void test_second_call_with_another_scalar_type_is_type_error(void **s)
 static void test_incore_function_as_entry_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
@@ -636,7 +610,7 @@ static void test_incore_function_as_entry_is_type_error(void **s)
 static void test_inline_function_as_entry_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.incore\n"
               "def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
@@ -651,7 +625,7 @@ static void test_inline_function_as_entry_is_type_error(void **s)
 static void test_opaque_function_as_entry_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit.opaque\n"
               "def g(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"

@@ -15,24 +15,12 @@
 #include "harness.h"
 #include "dsl_compile.h"
 
-/* src compiles without errors and its printed program contains each of want[]. */
-static void regions_contain(const char *src, const char *const *want)
-{
-    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
-    dsl_expect_ok(p);
-    for (const char *const *w = want; *w; w++) {
-        if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
-        assert_non_null(strstr(pto_program_text(p), *w));
-    }
-    pto_program_free(p);
-}
-
 /* a loop with step -1 around a kernel: each call's region is its own rows, in terms of the loop variable */
 static void test_region_of_a_descending_orchestration_loop_is_per_iteration(void **s)
 {
     (void)s;
     static const char *const want[] = {"for i in pl.range(3, -1, -1):", "# a: In [i*64:i*64+64, 0:128]; out: Out [i*64:i*64+64, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -41,7 +29,7 @@ static void test_region_of_a_descending_orchestration_loop_is_per_iteration(void
                      "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
                      "            pl.store(t, [i * 64, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a while loop's counter, read by the kernel, is passed as a scalar and bounds the regions */
@@ -49,7 +37,7 @@ static void test_while_loop_variable_becomes_a_kernel_scalar(void **s)
 {
     (void)s;
     static const char *const want[] = {"while n < 4:", "self.f_incore_0(a, out, n)  # a: In [n*64:n*64+64, 0:128]", "n: pl.Scalar[pl.INDEX]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -60,7 +48,7 @@ static void test_while_loop_variable_becomes_a_kernel_scalar(void **s)
                      "            pl.store(t, [n * 64, 0], out)\n"
                      "        n = n + 1\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a load in a branch of a loop inside the kernel: the region is the loop's whole range; the else branch's while loop stays inside the kernel */
@@ -68,7 +56,7 @@ static void test_kernel_loop_with_branches_covers_the_loop_range(void **s)
 {
     (void)s;
     static const char *const want[] = {"# a: In [0:256, 0:128]; out: Out [0:256, 0:128]", "                while k < 2:", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -82,7 +70,7 @@ static void test_kernel_loop_with_branches_covers_the_loop_range(void **s)
                      "                while k < 2:\n"
                      "                    k = k + 1\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* two nested loops around a kernel: both variables become scalars and the offset folds */
@@ -90,7 +78,7 @@ static void test_nested_orchestration_loops_pass_both_variables(void **s)
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, i, j)  # a: In [(i+j)*32:(i+j)*32+32, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -100,7 +88,7 @@ static void test_nested_orchestration_loops_pass_both_variables(void **s)
                      "                t = pl.load(a, [(i + j) * 32 + 64 - 64, 0], [32, 128])\n"
                      "                pl.store(t, [(i + j) * 32, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a loop whose step is a variable: the region per call stays in terms of i */
@@ -108,7 +96,7 @@ static void test_loop_step_from_a_variable_keeps_the_call_region_symbolic(void *
 {
     (void)s;
     static const char *const want[] = {"# a: In [i*32:i*32+32, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -118,7 +106,7 @@ static void test_loop_step_from_a_variable_keeps_the_call_region_symbolic(void *
                      "            t = pl.load(a, [i * 32, 0], [32, 128])\n"
                      "            pl.store(t, [i * 32, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a loop with step -1 inside the kernel (i = 3, 2, 1) */
@@ -126,7 +114,7 @@ static void test_descending_kernel_loop_region_spans_first_to_last_iteration(voi
 {
     (void)s;
     static const char *const want[] = {"# a: In [64:256, 0:128]; out: Out [0:192, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -135,7 +123,7 @@ static void test_descending_kernel_loop_region_spans_first_to_last_iteration(voi
                      "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
                      "            pl.store(t, [i * 64 - 64, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a loop inside the kernel whose step is unknown: the region takes min/max of the first and last iteration */
@@ -143,7 +131,7 @@ static void test_kernel_loop_with_variable_step_uses_min_and_max_bounds(void **s
 {
     (void)s;
     static const char *const want[] = {"# a: In [min(0,(0--4//s-1)*s*64):max(64,(0--4//s-1)*s*64+64), 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -153,7 +141,7 @@ static void test_kernel_loop_with_variable_step_uses_min_and_max_bounds(void **s
                      "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
                      "            pl.store(t, [i * 64, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* offsets decreasing in i with a symbolic stop: the low bound comes from the last iteration */
@@ -161,7 +149,7 @@ static void test_kernel_loop_with_variable_stop_and_negative_coefficient(void **
 {
     (void)s;
     static const char *const want[] = {"# a: In [64-(n-1)*16:64, 0:128]; out: Out [0:-16+(n-1)*16+16, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -171,7 +159,7 @@ static void test_kernel_loop_with_variable_stop_and_negative_coefficient(void **
                      "            t = pl.load(a, [64 - i * 16, 0], [16, 128])\n"
                      "            pl.store(t, [0 - 16 + i * 16, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 
@@ -180,7 +168,7 @@ static void test_kernels_in_both_branches_of_an_orchestration_while_loop(void **
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, n)  # a: In [n*64:n*64+64, 0:128]", "self.f_incore_1(a, out, n)  # a: In [(0-(0-n))*64:(0-(0-n))*64+64, 0:128]", "pl.store(pl.neg(t), [n * 64, 0], out)", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -196,7 +184,7 @@ static void test_kernels_in_both_branches_of_an_orchestration_while_loop(void **
                      "                pl.store(t, [n * 64, 0], out)\n"
                      "        n = n + 1\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* an inline function with a while loop and an if/else, called in a kernel loop: its body is expanded in place and the region covers every iteration of both branches */
@@ -204,7 +192,7 @@ static void test_inline_function_with_loops_and_branches_is_expanded_into_the_ke
 {
     (void)s;
     static const char *const want[] = {"# a: In [0:256, 0:128]; out: Out [0:256, 0:128]", "            while k < 1:", "                t = pl.load(a, [-(0 - i) * 64, 0], [64, 128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit.inline\n"
                      "def body(x: pl.Tensor, y: pl.Out[pl.Tensor], i: pl.Scalar[pl.INDEX]):\n"
@@ -224,7 +212,7 @@ static void test_inline_function_with_loops_and_branches_is_expanded_into_the_ke
                      "        for i in pl.range(4):\n"
                      "            body(a, out, i)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a scalar the kernel reads and the scope reassigns afterwards: the call passes the value it has at the call */
@@ -232,7 +220,7 @@ static void test_scalar_read_by_a_kernel_is_passed_before_its_reassignment(void 
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, m)  # a: In [m*64:m*64+64, 0:128]", "            m = 3", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit(auto_scope=False)\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -243,7 +231,7 @@ static void test_scalar_read_by_a_kernel_is_passed_before_its_reassignment(void 
                      "            pl.store(t, [m * 64, 0], out)\n"
                      "        m = 3\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* an inline function returning n * 2 with n = 3: the kernel's offset folds to a constant region */
@@ -251,7 +239,7 @@ static void test_inline_function_returning_a_scalar_folds_into_the_region(void *
 {
     (void)s;
     static const char *const want[] = {"# a: In [192:256, 0:128]; out: Out [0:64, 0:128]", "        m = 6", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit.inline\n"
                      "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
@@ -263,7 +251,7 @@ static void test_inline_function_returning_a_scalar_folds_into_the_region(void *
                      "        t = pl.load(a, [m * 32, 0], [64, 128])\n"
                      "        pl.store(t, [0, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 
@@ -272,7 +260,7 @@ static void test_inline_calls_inside_unary_and_list_expressions_expand(void **s)
 {
     (void)s;
     static const char *const want[] = {"        two_value = 6\n        m = -two_value\n", "two_value_1 = 2", "# a: In [64:128, 0:128]; out: Out [0:64, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit.inline\n"
                      "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
@@ -284,7 +272,7 @@ static void test_inline_calls_inside_unary_and_list_expressions_expand(void **s)
                      "        t = pl.load(a, [two(a, 1) * 32, 0], [64, 128])\n"
                      "        pl.store(t, [m + 6, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 
@@ -293,7 +281,7 @@ static void test_inline_calls_inside_op_and_call_arguments_expand(void **s)
 {
     (void)s;
     static const char *const want[] = {"two_value = 4\n        pl.store(pl.mul(t, two_value), [0, 0], out)", "two_value_1 = 2", "# a: In [0:96, 0:128]; out: Out [0:96, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit.inline\n"
                      "def two(x: pl.Tensor, n: pl.Scalar[pl.INDEX]):\n"
@@ -309,7 +297,7 @@ static void test_inline_calls_inside_op_and_call_arguments_expand(void **s)
                      "        pl.store(pl.mul(t, two(a, 2)), [0, 0], out)\n"
                      "        put(a, out, two(a, 1))\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a pl.TaskId-annotated copy of a task id, and a shaped annotation with tuple dims */
@@ -317,7 +305,7 @@ static void test_task_id_annotation_and_tuple_dims_are_accepted(void **s)
 {
     (void)s;
     static const char *const want[] = {"tid = pl.submit(self.f_incore_0, a, out)", "            x = tid", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor[(256, 128), pl.FP32], out: pl.Out[pl.Tensor]):\n"
@@ -325,7 +313,7 @@ static void test_task_id_annotation_and_tuple_dims_are_accepted(void **s)
                      "        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n"
                      "    x: pl.TaskId = tid\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* loops inside a kernel with steps 3 and -4: the region runs from the first to the last iteration (i = 0..9, j = 9..1) */
@@ -333,7 +321,7 @@ static void test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration(
 {
     (void)s;
     static const char *const want[] = {"# a: In [0:160, 0:128]; out: Out [0:160, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -345,7 +333,7 @@ static void test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration(
                      "            t = pl.load(a, [j * 16, 0], [16, 128])\n"
                      "            pl.store(t, [j * 16, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 
@@ -354,7 +342,7 @@ static void test_load_and_store_of_one_unary_offset_region_merge_into_inout(void
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(out, n)  # out: InOut [(0-(0-n))*64:(0-(0-n))*64+64, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -363,7 +351,7 @@ static void test_load_and_store_of_one_unary_offset_region_merge_into_inout(void
                      "            t = pl.load(out, [-(0 - n) * 64, 0], [64, 128])\n"
                      "            pl.store(pl.add(t, 1.0), [-(0 - n) * 64, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 /* a scalar assigned in both branches of an if is bound after it and passed to the kernel */
@@ -371,7 +359,7 @@ static void test_name_assigned_in_both_branches_is_bound_after_the_if(void **s)
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, m)  # a: In [m*64:m*64+64, 0:128]; out: Out [m*64:m*64+64, 0:128]", NULL};
-    regions_contain("import pypto.language as pl\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n"
                      "\n"
                      "@pl.jit\n"
                      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -384,7 +372,7 @@ static void test_name_assigned_in_both_branches_is_bound_after_the_if(void **s)
                      "        t = pl.load(a, [m * 64, 0], [64, 128])\n"
                      "        pl.store(t, [m * 64, 0], out)\n"
                      "    return out\n",
-                    want);
+                    NULL, 0, want);
 }
 
 

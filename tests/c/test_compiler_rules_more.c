@@ -18,36 +18,10 @@
 #include "harness.h"
 #include "dsl_compile.h"
 
-/* Compiles src (entry) through lowering; its first error must be cls at
- * line:col containing msg. */
-static void rule_error(const char *src, const char *entry, const char *cls, const char *msg, int line, int col)
-{
-    pto_program *p = dsl_compile(src, entry, PTO_STAGE_LOWER);
-    dsl_expect_error(p, cls, msg, line, col);
-    pto_program_free(p);
-}
-
-/* Compiles src cleanly; its printed program must contain each of want[]. */
-static void rule_ok_contains(const char *src, const pto_constant *consts, size_t nconsts, const char *const *want)
-{
-    pto_compile_options o = {.filename = "k.py", .source = src, .source_len = strlen(src), .entry = "f",
-                             .args = dsl_default_args, .nargs = 3, .constants = consts, .nconstants = nconsts,
-                             .stop_after = PTO_STAGE_LOWER};
-    pto_program *p = NULL;
-    assert_true(pto_compile(&o, &p) >= 0);
-    assert_non_null(p);
-    dsl_expect_ok(p);
-    for (const char *const *w = want; *w; w++) {
-        if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
-        assert_non_null(strstr(pto_program_text(p), *w));
-    }
-    pto_program_free(p);
-}
-
 static void test_module_constant_defined_by_itself_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "K = K + 1\n"
               "@pl.jit\n"
@@ -62,7 +36,7 @@ static void test_module_constant_defined_by_itself_is_type_error(void **s)
 static void test_module_assignment_of_a_comparison_defines_no_constant(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "K = 1 < 2\n"
               "@pl.jit\n"
@@ -75,7 +49,7 @@ static void test_module_assignment_of_a_comparison_defines_no_constant(void **s)
 static void test_later_dtype_in_tensor_annotation_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor[[256, 128], pl.INT64], out: pl.Out[pl.Tensor]):\n"
@@ -86,7 +60,7 @@ static void test_later_dtype_in_tensor_annotation_is_unsupported(void **s)
 static void test_later_dtype_in_scalar_annotation_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -98,7 +72,7 @@ static void test_later_dtype_in_scalar_annotation_is_unsupported(void **s)
 static void test_shaped_tensor_annotation_needs_dims_and_dtype(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor[[256], pl.FP32, 3], out: pl.Out[pl.Tensor]):\n"
@@ -109,7 +83,7 @@ static void test_shaped_tensor_annotation_needs_dims_and_dtype(void **s)
 static void test_tensor_annotation_rank_above_four_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor[[1, 2, 3, 4, 5], pl.FP32], out: pl.Out[pl.Tensor]):\n"
@@ -120,7 +94,7 @@ static void test_tensor_annotation_rank_above_four_is_type_error(void **s)
 static void test_tensor_annotation_zero_dimension_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor[[0, 128], pl.FP32], out: pl.Out[pl.Tensor]):\n"
@@ -131,7 +105,7 @@ static void test_tensor_annotation_zero_dimension_is_type_error(void **s)
 static void test_tensor_annotation_bool_dtype_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor[[256, 128], pl.BOOL], out: pl.Out[pl.Tensor]):\n"
@@ -142,7 +116,7 @@ static void test_tensor_annotation_bool_dtype_is_type_error(void **s)
 static void test_tensor_annotation_float_dimension_is_not_constant(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor[[256, 1.5], pl.FP32], out: pl.Out[pl.Tensor]):\n"
@@ -153,7 +127,7 @@ static void test_tensor_annotation_float_dimension_is_not_constant(void **s)
 static void test_constant_floor_division_by_zero_is_invalid_op(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -165,7 +139,7 @@ static void test_constant_floor_division_by_zero_is_invalid_op(void **s)
 static void test_tile_floor_division_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -180,7 +154,7 @@ static void test_tile_floor_division_is_unsupported(void **s)
 static void test_comparison_of_tiles_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -194,7 +168,7 @@ static void test_comparison_of_tiles_is_type_error(void **s)
 static void test_min_with_three_arguments_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -206,7 +180,7 @@ static void test_min_with_three_arguments_is_type_error(void **s)
 static void test_max_of_a_tile_points_to_pl_maximum(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -220,7 +194,7 @@ static void test_max_of_a_tile_points_to_pl_maximum(void **s)
 static void test_list_plus_scalar_needs_scalar_operands(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -232,7 +206,7 @@ static void test_list_plus_scalar_needs_scalar_operands(void **s)
 static void test_none_is_not_a_kernel_value(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -244,7 +218,7 @@ static void test_none_is_not_a_kernel_value(void **s)
 static void test_subscript_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -256,7 +230,7 @@ static void test_subscript_is_unsupported(void **s)
 static void test_attribute_of_a_tensor_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -268,7 +242,7 @@ static void test_attribute_of_a_tensor_is_unsupported(void **s)
 static void test_call_of_unknown_name_is_undefined(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -280,7 +254,7 @@ static void test_call_of_unknown_name_is_undefined(void **s)
 static void test_call_of_a_local_scalar_is_not_callable(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -293,7 +267,7 @@ static void test_call_of_a_local_scalar_is_not_callable(void **s)
 static void test_call_of_a_module_constant_is_not_callable(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "K = 3\n"
               "@pl.jit\n"
@@ -306,7 +280,7 @@ static void test_call_of_a_module_constant_is_not_callable(void **s)
 static void test_attribute_assignment_target_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -318,7 +292,7 @@ static void test_attribute_assignment_target_is_unsupported(void **s)
 static void test_annotated_assignment_of_other_type_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -332,7 +306,7 @@ static void test_annotated_assignment_of_other_type_is_type_error(void **s)
 static void test_if_condition_on_a_tile_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -347,7 +321,7 @@ static void test_if_condition_on_a_tile_is_type_error(void **s)
 static void test_range_bound_float_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -360,7 +334,7 @@ static void test_range_bound_float_is_type_error(void **s)
 static void test_orchestration_returning_a_scalar_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -372,7 +346,7 @@ static void test_scalar_float_arithmetic_folds_to_a_constant(void **s)
 {
     (void)s;
     static const char *const want[] = {"n = 5.0\n", "m = 3.0\n", "k = -2.5\n", NULL};
-    rule_ok_contains("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
                      "    n = 2.0 + 3\n    m = 1.5 * 2.0\n    k = -2.5\n"
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [64, 128])\n"
                      "        pl.store(pl.add(pl.mul(t, n), m + k), [0, 0], out)\n    return out\n",
@@ -390,7 +364,7 @@ static void test_option_constants_of_every_kind_become_literals(void **s)
         {"FLAG", {.kind = PTO_VALUE_BOOL, .i = 7}},
     };
     static const char *const want[] = {"x = 0.5\n", "y = True\n", "[64, 128]", NULL};
-    rule_ok_contains("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
                      "    x = SCALE\n    y = FLAG\n"
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [ROWS, 128])\n"
                      "        pl.store(pl.mul(t, x), [0, 0], out)\n    return out\n",
@@ -459,7 +433,7 @@ static void test_binding_a_string_to_a_name_lowers_to_nothing(void **s)
 static void test_positional_only_parameters_are_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, /, out: pl.Out[pl.Tensor]):\n"
@@ -470,7 +444,7 @@ static void test_positional_only_parameters_are_unsupported(void **s)
 static void test_ellipsis_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -482,7 +456,7 @@ static void test_ellipsis_is_unsupported(void **s)
 static void test_f_string_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -494,7 +468,7 @@ static void test_f_string_is_unsupported(void **s)
 static void test_bytes_literal_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -506,7 +480,7 @@ static void test_bytes_literal_is_unsupported(void **s)
 static void test_yield_expression_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -518,7 +492,7 @@ static void test_yield_expression_is_unsupported(void **s)
 static void test_star_argument_unpacking_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -546,7 +520,7 @@ static void test_semicolon_statements_and_ne_ge_comparisons_compile(void **s)
 static void test_comparing_task_ids_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR("import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
                "    with pl.at(level=pl.Level.CORE_GROUP) as tid:\n        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n"
                "    with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]) as t2:\n"
                "        pl.store(pl.load(a, [64, 0], [64, 128]), [64, 0], out)\n"
@@ -557,7 +531,7 @@ static void test_comparing_task_ids_is_type_error(void **s)
 static void test_load_unknown_keyword_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -571,7 +545,7 @@ static void test_load_unknown_keyword_is_type_error(void **s)
 static void test_cast_mode_odd_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -587,7 +561,7 @@ static void test_cast_mode_odd_is_unsupported(void **s)
 static void test_create_tensor_in_kernel_code_is_invalid_op(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -601,7 +575,7 @@ static void test_create_tensor_in_kernel_code_is_invalid_op(void **s)
 static void test_del_in_kernel_code_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -615,7 +589,7 @@ static void test_del_in_kernel_code_is_unsupported(void **s)
 static void test_assert_in_kernel_code_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -629,7 +603,7 @@ static void test_assert_in_kernel_code_is_unsupported(void **s)
 static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -641,7 +615,7 @@ static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
 static void test_tile_annotation_is_unsupported(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -655,7 +629,7 @@ static void test_tile_annotation_is_unsupported(void **s)
 static void test_range_float_stop_is_type_error(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -669,7 +643,7 @@ static void test_range_float_stop_is_type_error(void **s)
 static void test_name_assigned_in_one_branch_only_may_be_unbound(void **s)
 {
     (void)s;
-    rule_error("import pypto.language as pl\n"
+    DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"

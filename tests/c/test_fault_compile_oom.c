@@ -1,12 +1,8 @@
 /*
  * test_fault_compile_oom.c - the compiler when memory runs out.
  *
- * This executable is linked with ld --wrap for malloc, calloc, realloc and
- * free (tests/c/CMakeLists.txt): every allocation the compiler (and the
- * base layer under it) makes goes through the wrappers below, which, while
- * armed, refuse the n-th allocation (NULL with errno ENOMEM, as glibc does),
- * or the n-th and every later one, and remember every block handed out
- * until it is freed.  Production code carries no hook for this.
+ * Allocations are refused through fault_alloc.h (ld --wrap): the n-th, or
+ * the n-th and every later one.
  *
  * Rule tested, for n swept over every allocation of compiling each source:
  * pto_compile returns -1 (out of memory), never crashes, and once the
@@ -24,105 +20,7 @@
 #include "dsl_compile.h"
 #include "dsl_examples.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-/* ---- the interposed allocator ----------------------------------------- */
-
-static struct fault_state {
-    int armed;
-    size_t calls;    /* allocations while armed */
-    size_t fail_at;  /* 1-based; 0 = none */
-    int persistent;  /* refuse every allocation from fail_at on */
-    size_t refused;
-} fault;
-
-/* Blocks handed out while tracking and not yet freed: an open-addressing
- * set of pointers (FAULT_GONE marks a freed slot). */
-#define FAULT_LIVE_CAP (1u << 16)
-#define FAULT_GONE ((void *)1)
-static void *fault_live[FAULT_LIVE_CAP];
-static size_t fault_nlive;
-static int fault_tracking, fault_overflow;
-
-static size_t fault_slot(const void *p) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 48; }
-
-static void fault_remember(void *p)
-{
-    if (!fault_tracking || !p) return;
-    if (fault_nlive >= FAULT_LIVE_CAP / 2) {
-        fault_overflow = 1;
-        return;
-    }
-    size_t i = fault_slot(p);
-    while (fault_live[i] && fault_live[i] != FAULT_GONE) i = (i + 1) & (FAULT_LIVE_CAP - 1);
-    fault_live[i] = p;
-    fault_nlive++;
-}
-
-static void fault_forget(void *p)
-{
-    if (!p) return;
-    for (size_t i = fault_slot(p); fault_live[i]; i = (i + 1) & (FAULT_LIVE_CAP - 1))
-        if (fault_live[i] == p) {
-            fault_live[i] = FAULT_GONE;
-            fault_nlive--;
-            return;
-        }
-}
-
-static void fault_track_start(void)
-{
-    memset(fault_live, 0, sizeof fault_live);
-    fault_nlive = 0;
-    fault_overflow = 0;
-    fault_tracking = 1;
-}
-
-static int fault_refuse(void)
-{
-    if (!fault.armed) return 0;
-    size_t n = ++fault.calls;
-    if (!fault.fail_at || n < fault.fail_at || (n > fault.fail_at && !fault.persistent)) return 0;
-    fault.refused++;
-    errno = ENOMEM;
-    return 1;
-}
-
-void *__wrap_malloc(size_t n)
-{
-    void *p = fault_refuse() ? NULL : __real_malloc(n);
-    fault_remember(p);
-    return p;
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    void *p = fault_refuse() ? NULL : __real_calloc(n, size);
-    fault_remember(p);
-    return p;
-}
-
-void *__wrap_realloc(void *old, size_t n)
-{
-    if (fault_refuse()) return NULL; /* the old block stays, as glibc leaves it */
-    void *p = __real_realloc(old, n);
-    if (p || !n) fault_forget(old);
-    fault_remember(p);
-    return p;
-}
-
-void __wrap_free(void *p)
-{
-    fault_forget(p);
-    __real_free(p);
-}
+#include "fault_alloc.h"
 
 /* ---- compiling under refusal ------------------------------------------- */
 
@@ -159,35 +57,31 @@ static void sweep(const char *src, const char *entry, int want_rc, int persisten
     char *ref_listing = strdup(pto_program_listing(p));
     pto_program_free(p);
     /* how many allocations a compile makes; every block freed with the handle */
-    fault = (struct fault_state){.armed = 1};
-    fault_track_start();
+    fault_arm(0, 0);
     assert_int_equal(compile(src, entry, &p), want_rc);
-    fault.armed = 0;
-    size_t total = fault.calls;
+    fault_disarm();
+    size_t total = fault_calls();
     pto_program_free(p);
-    fault_tracking = 0;
     assert_true(total > 10);
-    assert_int_equal(fault_nlive, 0);
+    assert_int_equal(fault_held(), 0);
 
     for (size_t n = 1; n <= total; n++) {
-        fault = (struct fault_state){.armed = 1, .fail_at = n, .persistent = persistent};
-        fault_track_start();
+        fault_arm(n, persistent);
         p = NULL;
         int rc = compile(src, entry, &p);
         if (p) touch_handle(p); /* still refusing, when persistent */
-        fault.armed = 0;
+        fault_disarm();
         char first[512] = "";
         if (rc != -1 && p) pto_program_diag_format(p, 0, first, sizeof first);
         pto_program_free(p);
-        fault_tracking = 0;
         if (rc != -1)
             fail_msg("%s: allocation %zu of %zu refused%s: pto_compile returned %d, not -1 (out of memory); "
                      "first diagnostic: %s", entry, n, total, persistent ? " (and every later one)" : "", rc, first);
-        assert_true(fault.refused >= 1);
-        assert_false(fault_overflow);
-        if (fault_nlive)
-            fail_msg("%s: allocation %zu of %zu refused: %zu blocks still held after pto_program_free", entry, n, total,
-                     fault_nlive);
+        assert_true(fault_refused() >= 1);
+        long held = fault_held();
+        if (held)
+            fail_msg("%s: allocation %zu of %zu refused: %ld blocks still held after pto_program_free (-1: too many to track)",
+                     entry, n, total, held);
     }
 
     /* no failure left anything behind: the same compile gives the same program */
