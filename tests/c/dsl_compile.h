@@ -16,6 +16,9 @@
 
 #include "pto/compile.h"
 
+/* The start of most test programs: the import and an entry f(a, out). */
+#define DSL_F_HEADER "import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+
 /* The default argument specs: a and out, [256, 128] FP32, and w [128, 128]. */
 static const pto_arg_spec dsl_default_args[] = {
     {.name = "a", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {256, 128}},

@@ -19,10 +19,7 @@
 static void test_submit_of_a_non_kernel_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    pl.submit(3)\n"
               "    return out\n",
               "f", "ParserSyntaxError", "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function", 5, 15);
@@ -31,10 +28,7 @@ static void test_submit_of_a_non_kernel_is_syntax_error(void **s)
 static void test_set_cache_policy_as_expression_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    pl.tensor.set_cache_policy(a, 1)\n"
               "    return out\n",
               "f", "ParserSyntaxError", "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body", 5, 5);
@@ -43,10 +37,7 @@ static void test_set_cache_policy_as_expression_is_syntax_error(void **s)
 static void test_at_with_three_positional_arguments_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(pl.Level.CORE_GROUP, 1, 2):\n"
               "        pass\n"
               "    return out\n",
@@ -56,10 +47,7 @@ static void test_at_with_three_positional_arguments_is_syntax_error(void **s)
 static void test_at_name_hint_must_be_a_string_literal(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP, name_hint=3):\n"
               "        pass\n"
               "    return out\n",
@@ -69,10 +57,7 @@ static void test_at_name_hint_must_be_a_string_literal(void **s)
 static void test_at_name_hint_keyword_is_not_an_identifier(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP, name_hint='for'):\n"
               "        pass\n"
               "    return out\n",
@@ -82,10 +67,7 @@ static void test_at_name_hint_keyword_is_not_an_identifier(void **s)
 static void test_at_level_aiv_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.AIV):\n"
               "        pass\n"
               "    return out\n",
@@ -95,10 +77,7 @@ static void test_at_level_aiv_is_unsupported(void **s)
 static void test_at_host_level_with_deps_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.HOST, deps=[]):\n"
               "        pass\n"
               "    return out\n",
@@ -108,10 +87,7 @@ static void test_at_host_level_with_deps_is_syntax_error(void **s)
 static void test_at_without_level_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at():\n"
               "        pass\n"
               "    return out\n",
@@ -121,10 +97,7 @@ static void test_at_without_level_is_syntax_error(void **s)
 static void test_store_offsets_not_a_list_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        pl.store(t, 0, out)\n"
@@ -135,10 +108,7 @@ static void test_store_offsets_not_a_list_is_type_error(void **s)
 static void test_store_of_a_scalar_expects_a_tile(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        pl.store(1, [0, 0], out)\n"
@@ -149,10 +119,7 @@ static void test_store_of_a_scalar_expects_a_tile(void **s)
 static void test_load_valid_shape_rank_mismatch_is_invalid_op(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = pl.load(a, [0, 0], [64, 128], valid_shape=[64])\n"
@@ -163,10 +130,7 @@ static void test_load_valid_shape_rank_mismatch_is_invalid_op(void **s)
 static void test_load_target_memory_must_be_a_mem_member(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = pl.load(a, [0, 0], [64, 128], target_memory=3)\n"
@@ -177,10 +141,7 @@ static void test_load_target_memory_must_be_a_mem_member(void **s)
 static void test_scalar_cast_to_fp16_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = pl.cast(1, pl.FP16)\n"
               "    return out\n",
               "f", "ParserTypeError", "pl.cast of a scalar must target pl.INDEX, pl.INT32, pl.FP32 or pl.BOOL", 5, 20);
@@ -189,10 +150,7 @@ static void test_scalar_cast_to_fp16_is_type_error(void **s)
 static void test_matmul_mixed_dtypes_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = pl.matmul(t, pl.cast(pl.load(a, [0, 0], [128, 64]), pl.FP16))\n"
@@ -203,10 +161,7 @@ static void test_matmul_mixed_dtypes_is_type_error(void **s)
 static void test_matmul_int32_operands_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        v = pl.cast(t, pl.INT32)\n"
@@ -230,10 +185,7 @@ static void test_create_tensor_init_value_must_fit_the_dtype(void **s)
 static void test_create_tensor_empty_shape_is_invalid_op(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = pl.create_tensor([], pl.FP32)\n"
               "    return out\n",
               "f", "InvalidOperationError", "pl.create_tensor: the shape needs 1 to 4 entries", 5, 26);
@@ -242,10 +194,7 @@ static void test_create_tensor_empty_shape_is_invalid_op(void **s)
 static void test_create_tensor_bool_dtype_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = pl.create_tensor([64, 64], pl.BOOL)\n"
               "    return out\n",
               "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8", 5, 36);
@@ -254,10 +203,7 @@ static void test_create_tensor_bool_dtype_is_type_error(void **s)
 static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = 1\n"
               "    y = x < 2 and x > 0\n"
               "    z = pl.create_tensor([64, 64], pl.FP32, pl.ND)\n"
@@ -269,10 +215,7 @@ static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
 static void test_at_called_as_expression_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = pl.at(level=pl.Level.CORE_GROUP)\n"
               "    return out\n",
               "f", "ParserSyntaxError", "pl.at(...) is only valid as the item of a with statement", 5, 9);
@@ -281,10 +224,7 @@ static void test_at_called_as_expression_is_syntax_error(void **s)
 static void test_set_cache_policy_policy_must_be_a_member(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        pl.set_cache_policy(a, 1)\n"
@@ -456,10 +396,7 @@ static void test_argument_specs_must_fit_the_parameters(void **s)
 static void test_at_deps_not_a_list_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP, deps=3):\n"
               "        pass\n"
               "    return out\n",
@@ -469,10 +406,7 @@ static void test_at_deps_not_a_list_is_syntax_error(void **s)
 static void test_at_deps_entry_not_a_task_id_is_syntax_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP, deps=[1]):\n"
               "        pass\n"
               "    return out\n",
@@ -482,10 +416,7 @@ static void test_at_deps_entry_not_a_task_id_is_syntax_error(void **s)
 static void test_tile_op_scalar_on_the_left_is_invalid_op(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        pl.store(pl.sub(1.0, t), [0, 0], out)\n"
@@ -499,10 +430,7 @@ static void test_tile_op_scalar_on_the_left_is_invalid_op(void **s)
 static void test_true_division_of_integers_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = 1.5 - 1\n"
               "    y = 3 / 2.0\n"
               "    z = 2.0 * 3\n"
@@ -514,10 +442,7 @@ static void test_true_division_of_integers_is_type_error(void **s)
 static void test_scalar_floor_division_by_a_tile_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = 2 // t\n"

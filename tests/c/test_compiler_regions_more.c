@@ -20,10 +20,7 @@ static void test_region_of_a_descending_orchestration_loop_is_per_iteration(void
 {
     (void)s;
     static const char *const want[] = {"for i in pl.range(3, -1, -1):", "# a: In [i*64:i*64+64, 0:128]; out: Out [i*64:i*64+64, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    for i in pl.range(3, -1, -1):\n"
                      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
@@ -37,10 +34,7 @@ static void test_while_loop_variable_becomes_a_kernel_scalar(void **s)
 {
     (void)s;
     static const char *const want[] = {"while n < 4:", "self.f_incore_0(a, out, n)  # a: In [n*64:n*64+64, 0:128]", "n: pl.Scalar[pl.INDEX]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    n = 0\n"
                      "    while n < 4:\n"
                      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
@@ -56,10 +50,7 @@ static void test_kernel_loop_with_branches_covers_the_loop_range(void **s)
 {
     (void)s;
     static const char *const want[] = {"# a: In [0:256, 0:128]; out: Out [0:256, 0:128]", "                while k < 2:", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "        for i in pl.range(4):\n"
                      "            if i > 1:\n"
@@ -78,10 +69,7 @@ static void test_nested_orchestration_loops_pass_both_variables(void **s)
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, i, j)  # a: In [(i+j)*32:(i+j)*32+32, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    for i in pl.range(0, 4, 2):\n"
                      "        for j in pl.range(2):\n"
                      "            with pl.at(level=pl.Level.CORE_GROUP):\n"
@@ -96,10 +84,7 @@ static void test_loop_step_from_a_variable_keeps_the_call_region_symbolic(void *
 {
     (void)s;
     static const char *const want[] = {"# a: In [i*32:i*32+32, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    s = 2\n"
                      "    for i in pl.range(0, 8, s):\n"
                      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
@@ -114,10 +99,7 @@ static void test_descending_kernel_loop_region_spans_first_to_last_iteration(voi
 {
     (void)s;
     static const char *const want[] = {"# a: In [64:256, 0:128]; out: Out [0:192, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "        for i in pl.range(3, 0, -1):\n"
                      "            t = pl.load(a, [i * 64, 0], [64, 128])\n"
@@ -131,10 +113,7 @@ static void test_kernel_loop_with_variable_step_uses_min_and_max_bounds(void **s
 {
     (void)s;
     static const char *const want[] = {"# a: In [min(0,(0--4//s-1)*s*64):max(64,(0--4//s-1)*s*64+64), 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    s = 2\n"
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "        for i in pl.range(0, 4, s):\n"
@@ -149,10 +128,7 @@ static void test_kernel_loop_with_variable_stop_and_negative_coefficient(void **
 {
     (void)s;
     static const char *const want[] = {"# a: In [64-(n-1)*16:64, 0:128]; out: Out [0:-16+(n-1)*16+16, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    n = 4\n"
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "        for i in pl.range(1, n):\n"
@@ -168,10 +144,7 @@ static void test_kernels_in_both_branches_of_an_orchestration_while_loop(void **
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, n)  # a: In [n*64:n*64+64, 0:128]", "self.f_incore_1(a, out, n)  # a: In [(0-(0-n))*64:(0-(0-n))*64+64, 0:128]", "pl.store(pl.neg(t), [n * 64, 0], out)", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    n = 0\n"
                      "    while n < 4:\n"
                      "        if n > 1:\n"
@@ -321,10 +294,7 @@ static void test_kernel_loops_with_non_unit_steps_cover_first_to_last_iteration(
 {
     (void)s;
     static const char *const want[] = {"# a: In [0:160, 0:128]; out: Out [0:160, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "        for i in pl.range(0, 10, 3):\n"
                      "            t = pl.load(a, [i * 16, 0], [16, 128])\n"
@@ -342,10 +312,7 @@ static void test_load_and_store_of_one_unary_offset_region_merge_into_inout(void
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(out, n)  # out: InOut [(0-(0-n))*64:(0-(0-n))*64+64, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    for n in pl.range(4):\n"
                      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
                      "            t = pl.load(out, [-(0 - n) * 64, 0], [64, 128])\n"
@@ -359,10 +326,7 @@ static void test_name_assigned_in_both_branches_is_bound_after_the_if(void **s)
 {
     (void)s;
     static const char *const want[] = {"self.f_incore_0(a, out, m)  # a: In [m*64:m*64+64, 0:128]; out: Out [m*64:m*64+64, 0:128]", NULL};
-    dsl_expect_compiles_containing("import pypto.language as pl\n"
-                     "\n"
-                     "@pl.jit\n"
-                     "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    dsl_expect_compiles_containing(DSL_F_HEADER
                      "    n = 1\n"
                      "    if n > 0:\n"
                      "        m = 2\n"

@@ -60,10 +60,7 @@ static void test_later_dtype_in_tensor_annotation_is_unsupported(void **s)
 static void test_later_dtype_in_scalar_annotation_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x: pl.Scalar[pl.INT64] = 1\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "dtype pl.INT64 is not supported in this version", 5, 18);
@@ -127,10 +124,7 @@ static void test_tensor_annotation_float_dimension_is_not_constant(void **s)
 static void test_constant_floor_division_by_zero_is_invalid_op(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    n = 7 // 0\n"
               "    return out\n",
               "f", "InvalidOperationError", "integer division or modulo by zero", 5, 14);
@@ -139,10 +133,7 @@ static void test_constant_floor_division_by_zero_is_invalid_op(void **s)
 static void test_tile_floor_division_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = t // t\n"
@@ -154,10 +145,7 @@ static void test_tile_floor_division_is_unsupported(void **s)
 static void test_comparison_of_tiles_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = t < t\n"
@@ -168,10 +156,7 @@ static void test_comparison_of_tiles_is_type_error(void **s)
 static void test_min_with_three_arguments_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = min(1, 2, 3)\n"
               "    return out\n",
               "f", "ParserTypeError", "min() takes exactly 2 arguments in kernel code", 5, 9);
@@ -180,10 +165,7 @@ static void test_min_with_three_arguments_is_type_error(void **s)
 static void test_max_of_a_tile_points_to_pl_maximum(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = max(t, 1)\n"
@@ -194,10 +176,7 @@ static void test_max_of_a_tile_points_to_pl_maximum(void **s)
 static void test_list_plus_scalar_needs_scalar_operands(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    y = [1, 2] + 1\n"
               "    return out\n",
               "f", "ParserTypeError", "operator '+' needs scalar operands, got list and pl.Scalar[pl.INDEX]", 5, 9);
@@ -206,10 +185,7 @@ static void test_list_plus_scalar_needs_scalar_operands(void **s)
 static void test_none_is_not_a_kernel_value(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = None\n"
               "    return out\n",
               "f", "ParserTypeError", "None is not a value in kernel code", 5, 9);
@@ -218,10 +194,7 @@ static void test_none_is_not_a_kernel_value(void **s)
 static void test_subscript_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = a[0]\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "a subscript is not supported in this version", 5, 9);
@@ -230,10 +203,7 @@ static void test_subscript_is_unsupported(void **s)
 static void test_attribute_of_a_tensor_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = a.shape\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "attribute '.shape' is not supported in this version", 5, 9);
@@ -242,10 +212,7 @@ static void test_attribute_of_a_tensor_is_unsupported(void **s)
 static void test_call_of_unknown_name_is_undefined(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = foo(1)\n"
               "    return out\n",
               "f", "UndefinedVariableError", "name 'foo' is not defined", 5, 9);
@@ -254,10 +221,7 @@ static void test_call_of_unknown_name_is_undefined(void **s)
 static void test_call_of_a_local_scalar_is_not_callable(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = 1\n"
               "    y = x(2)\n"
               "    return out\n",
@@ -280,10 +244,7 @@ static void test_call_of_a_module_constant_is_not_callable(void **s)
 static void test_attribute_assignment_target_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    a.x = 1\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "this assignment target is not supported in this version", 5, 5);
@@ -292,10 +253,7 @@ static void test_attribute_assignment_target_is_unsupported(void **s)
 static void test_annotated_assignment_of_other_type_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        x: pl.Scalar[pl.INT32] = t\n"
@@ -306,10 +264,7 @@ static void test_annotated_assignment_of_other_type_is_type_error(void **s)
 static void test_if_condition_on_a_tile_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        if t:\n"
@@ -321,10 +276,7 @@ static void test_if_condition_on_a_tile_is_type_error(void **s)
 static void test_range_bound_float_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    for i in pl.range(1.5):\n"
               "        pass\n"
               "    return out\n",
@@ -334,10 +286,7 @@ static void test_range_bound_float_is_type_error(void **s)
 static void test_orchestration_returning_a_scalar_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    return 1\n",
               "f", "ParserTypeError", "'f' may return only tensors", 5, 12);
 }
@@ -444,10 +393,7 @@ static void test_positional_only_parameters_are_unsupported(void **s)
 static void test_ellipsis_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = ...\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "'...' is not supported in this version", 5, 9);
@@ -456,10 +402,7 @@ static void test_ellipsis_is_unsupported(void **s)
 static void test_f_string_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = f'{a}'\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "an f-string is not supported in this version", 5, 9);
@@ -468,10 +411,7 @@ static void test_f_string_is_unsupported(void **s)
 static void test_bytes_literal_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = b'ab'\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "a bytes literal is not supported in this version", 5, 9);
@@ -480,10 +420,7 @@ static void test_bytes_literal_is_unsupported(void **s)
 static void test_yield_expression_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = yield 1\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "Python 'yield' is not supported in kernel code", 5, 9);
@@ -492,10 +429,7 @@ static void test_yield_expression_is_unsupported(void **s)
 static void test_star_argument_unpacking_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x = max(*a)\n"
               "    return out\n",
               "f", "UnsupportedFeatureError", "'*' argument unpacking is not supported in this version", 5, 13);
@@ -531,10 +465,7 @@ static void test_comparing_task_ids_is_type_error(void **s)
 static void test_load_unknown_keyword_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = pl.load(a, [0, 0], [64, 128], foo=1)\n"
@@ -545,10 +476,7 @@ static void test_load_unknown_keyword_is_type_error(void **s)
 static void test_cast_mode_odd_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        u = pl.cast(t, pl.INT32, mode=\"odd\")\n"
@@ -561,10 +489,7 @@ static void test_cast_mode_odd_is_unsupported(void **s)
 static void test_create_tensor_in_kernel_code_is_invalid_op(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        x = pl.create_tensor([64, 64], pl.FP32)\n"
@@ -575,10 +500,7 @@ static void test_create_tensor_in_kernel_code_is_invalid_op(void **s)
 static void test_del_in_kernel_code_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        del t\n"
@@ -589,10 +511,7 @@ static void test_del_in_kernel_code_is_unsupported(void **s)
 static void test_assert_in_kernel_code_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        assert t\n"
@@ -603,10 +522,7 @@ static void test_assert_in_kernel_code_is_unsupported(void **s)
 static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    x: pl.Scalar[pl.INT32] = 1.5\n"
               "    return out\n",
               "f", "ParserTypeError", "'x' is annotated pl.Scalar[pl.INT32] but assigned pl.Scalar[pl.FP32]", 5, 8);
@@ -615,10 +531,7 @@ static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
 static void test_tile_annotation_is_unsupported(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
               "        x: pl.Tile[[64, 128], pl.FP32] = t\n"
@@ -629,10 +542,7 @@ static void test_tile_annotation_is_unsupported(void **s)
 static void test_range_float_stop_is_type_error(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    for i in pl.range(1, 2.5):\n"
               "        pass\n"
               "    return out\n",
@@ -643,10 +553,7 @@ static void test_range_float_stop_is_type_error(void **s)
 static void test_name_assigned_in_one_branch_only_may_be_unbound(void **s)
 {
     (void)s;
-    DSL_ERROR("import pypto.language as pl\n"
-              "\n"
-              "@pl.jit\n"
-              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    DSL_ERROR(DSL_F_HEADER
               "    n = 1\n"
               "    if n > 0:\n"
               "        m = 2\n"
