@@ -117,6 +117,9 @@ tc_bind *tc_lookup(tc_env *e, const char *name);
 /* Binds name (logged); a kind change of a name bound outside the current
  * loop or branch is an error. */
 int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp);
+/* The same, the name standing for value wherever it is read (a list of
+ * constants bound outside any branch or loop: usable as offsets or shapes). */
+int tc_bind_value(tc *t, const char *name, cc_type type, cc_ir_expr *value, cc_span sp);
 int tc_unbind(tc *t, const char *name);
 void tc_env_free(tc_env *e);
 /* A branch: mark, check it, then take its net changes back out. */

@@ -89,10 +89,12 @@ static void tc_type_mismatch(tc *t, const char *name, const cc_type *from, const
     tc_err(t, CC_DIAG_TYPE, sp, NULL, "'%s' changes from %s to %s across a loop or branch merge", name, a, b);
 }
 
-int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp)
+int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp) { return tc_bind_value(t, name, type, NULL, sp); }
+
+int tc_bind_value(tc *t, const char *name, cc_type type, cc_ir_expr *value, cc_span sp)
 {
     tc_bind *b = tc_lookup(&t->c.env, name);
-    tc_bind nb = {.name = name, .type = type, .definite = 1, .depth = (uint8_t)t->c.branches, .span = sp};
+    tc_bind nb = {.name = name, .type = type, .value = value, .definite = 1, .depth = (uint8_t)t->c.branches, .span = sp};
     if (b) {
         /* bound outside the enclosing loop or branch: the merge needs one kind */
         if (b->depth < nb.depth && !tc_merge_compatible(&b->type, &type))

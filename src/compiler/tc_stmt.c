@@ -98,11 +98,16 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, s->span);
     if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, n * sizeof *st->u.assign.targets))) return tc_oom(t);
     st->u.assign.ntargets = n, st->u.assign.value = v;
+    /* a list of constants bound outside any branch or loop stands for itself (DSL-SPEC
+     * §1.3: lists may be bound to a name, immutable), so it serves as offsets or shapes */
+    int constant_list = single_list && t->c.branches == 0;
+    for (uint32_t k = 0; single_list && k < v->u.list.n; k++)
+        constant_list &= v->u.list.items[k]->kind == CC_X_INT;
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         cc_type ty = single_list ? v->type : tc_result_type(v, k);
         st->u.assign.targets[k] = (cc_ir_target){x->u.name, ty, x->span};
-        if (!tc_bind_name(t, x->u.name, ty, x->span)) return NULL;
+        if (!tc_bind_value(t, x->u.name, ty, constant_list ? v : NULL, x->span)) return NULL;
     }
     return st;
 }

@@ -5,7 +5,8 @@
  * create_tensor shape; a dtype constant as a create_tensor dtype and a cast
  * target; enum-member constants as pl.at's level and a load's cache
  * policy.  Each compiles to what the literal would print; a local of the
- * same name shadows the constant.
+ * same name shadows the constant.  A local bound to a list of integer
+ * constants, outside any branch or loop, serves the same way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,11 +80,39 @@ static void test_module_constant_list_of_floats_is_no_offsets(void **s)
     pto_program_free(p);
 }
 
+static void test_local_list_of_constants_serves_as_offsets(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    origin = [0, 0]\n    shape = (64, 128)\n"
+                                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "        pl.store(pl.load(a, origin, shape), origin, out)\n"
+                                     "    return out\n";
+    compiles_containing(src, "pl.load(a, [0, 0], [64, 128]");
+}
+
+static void test_local_list_of_run_time_values_is_no_offsets(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    for i in pl.range(2):\n"
+                                     "        row = [i * 64, 0]\n"
+                                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "            pl.store(pl.load(a, row, [64, 128]), [0, 0], out)\n"
+                                     "    return out\n";
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    const pto_diagnostic *d = dsl_expect_error(p, "ParserTypeError", "offsets must be a list like [0, 0]", 8, 33);
+    assert_non_null(strstr(d->hint, "outside any branch or loop"));
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_list_serves_as_offsets_and_shapes),
     cmocka_unit_test(test_module_constant_dtype_and_enum_members),
     cmocka_unit_test(test_local_name_shadows_module_constant),
     cmocka_unit_test(test_module_constant_list_of_floats_is_no_offsets),
+    cmocka_unit_test(test_local_list_of_constants_serves_as_offsets),
+    cmocka_unit_test(test_local_list_of_run_time_values_is_no_offsets),
 };
 
 PTO_TEST_MAIN(tests)
