@@ -345,7 +345,7 @@ static cc_expr *cc_parse_comparison(cc_parser *p)
     cc_op op;
     if (e && (cc_at_word(p, "in") || cc_at_word(p, "is") ||
               (cc_at_word(p, "not") && cc_peek_at(p, 1)->kind == CC_TOK_NAME)))
-        return cc_unsupported_expr(p, cc_peek(p)->span, "'in' and 'is' comparisons");
+        return cc_unsupported_expr(p, cc_peek(p)->span, "an 'in' or 'is' comparison");
     if (!e || !cc_compare_op(p, &op)) return e;
     cc_next(p);
     e = cc_make_binary(p, CC_E_COMPARE, op, e, cc_parse_arith(p));

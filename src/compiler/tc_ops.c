@@ -165,8 +165,11 @@ static int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint
 static cc_ir_expr *tc_tensor_arg(tc *t, const cc_expr *e, const char *op)
 {
     cc_ir_expr *x = tc_expr(t, e);
-    if (x && x->type.kind != CC_T_TENSOR) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s: '%s' is not a tensor", op, e->kind == CC_E_NAME ? e->u.name : "argument");
-    return x;
+    if (!x || x->type.kind == CC_T_TENSOR) return x;
+    if (e->kind == CC_E_NAME) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s: '%s' is not a tensor", op, e->u.name);
+    char ty[96];
+    cc_type_format(&x->type, ty, sizeof ty);
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s expects a tensor here, got %s", op, ty);
 }
 
 static int tc_bool_kw(tc *t, const cc_expr *e, const char *what, int *v)

@@ -559,7 +559,18 @@ static void test_opaque_function_as_entry_is_type_error(void **s)
 }
 
 
+static void test_load_of_a_value_that_is_no_tensor_names_its_type(void **s)
+{
+    (void)s;
+    DSL_ERROR(DSL_F_HEADER "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                           "        t = pl.load(3, [0, 0], [64, 128])\n"
+                           "        pl.store(t, [0, 0], out)\n"
+                           "    return out\n",
+              "f", "ParserTypeError", "pl.load expects a tensor here, got pl.Scalar[pl.INDEX]", 6, 21);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_load_of_a_value_that_is_no_tensor_names_its_type),
     cmocka_unit_test(test_submit_of_a_non_kernel_is_syntax_error),
     cmocka_unit_test(test_set_cache_policy_as_expression_is_syntax_error),
     cmocka_unit_test(test_at_with_three_positional_arguments_is_syntax_error),

@@ -302,7 +302,7 @@ static void test_parser_rejects_later_expressions(void **state)
         {"    x = a ** 2\n", "the '**' operator is not supported in this version", 11},
         {"    x = a @ b\n", "the '@' operator is not supported in this version", 11},
         {"    x = a & b\n", "a bitwise operator is not supported in this version", 11},
-        {"    x = a in b\n", "'in' and 'is' comparisons is not supported in this version", 11},
+        {"    x = a in b\n", "an 'in' or 'is' comparison is not supported in this version", 11},
         {"    x = lambda: 1\n", "a lambda is not supported in this version", 9},
         {"    f(*a)\n", "'*' argument unpacking is not supported in this version", 7},
     };
