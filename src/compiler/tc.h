@@ -76,7 +76,7 @@ typedef struct tc_ctx {
     tc_fn *fn;
     cc_ir_func *f;
     tc_env env;
-    base_strmap locals;       /* names assigned anywhere in the body */
+    base_strmap locals;       /* names assigned anywhere in the body -> how many statements assign them */
     tc_plane plane;
     int in_at;                /* inside a pl.at(CORE_GROUP) body */
     int manual;               /* open MANUAL scopes */

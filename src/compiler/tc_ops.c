@@ -84,7 +84,7 @@ static cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
     if (e->kind == CC_E_NAME && tc_is_local(t, e->u.name)) { /* a local bound to a list of constants */
         cc_ir_expr *x = tc_expr(t, e);
         if (!x || x->kind == CC_X_LIST) return x;
-        return tc_err(t, CC_DIAG_TYPE, e->span, "bind it to a list of integer constants outside any branch or loop, or write the list here",
+        return tc_err(t, CC_DIAG_TYPE, e->span, "bind it once to a list of integer constants, outside any branch or loop, or write the list here",
                       "%s must be a list like [0, 0]", what);
     }
     if (e->kind != CC_E_LIST && e->kind != CC_E_TUPLE)

@@ -98,9 +98,10 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, s->span);
     if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, n * sizeof *st->u.assign.targets))) return tc_oom(t);
     st->u.assign.ntargets = n, st->u.assign.value = v;
-    /* a list of constants bound outside any branch or loop stands for itself (DSL-SPEC
-     * §1.3: lists may be bound to a name, immutable), so it serves as offsets or shapes */
-    int constant_list = single_list && t->c.branches == 0;
+    /* a list of constants bound once, outside any branch or loop, stands for itself
+     * (DSL-SPEC §1.3: lists may be bound to a name, immutable), so it serves as offsets or
+     * shapes; a name assigned again anywhere may hold another value where it is read */
+    int constant_list = single_list && t->c.branches == 0 && base_strmap_get(&t->c.locals, s->u.assign.targets[0]->u.name) == 1;
     for (uint32_t k = 0; single_list && k < v->u.list.n; k++)
         constant_list &= v->u.list.items[k]->kind == CC_X_INT;
     for (uint32_t k = 0; k < n; k++) {

@@ -117,14 +117,8 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
      * parameter's rank); this guards the arrays below against a lowered program
      * built some other way. */
-    if (nv > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS) {
-        char msg[256];
-        snprintf(msg, sizeof msg,
-                 "kernel '%s' needs %u tensor and %u scalar task arguments (its %u scalars, then per tensor "
-                 "argument the box origin); the runtime takes at most %d and %d",
-                 k->name, nv, nsc, ns, PTO_MAX_TENSOR_ARGS, PTO_MAX_SCALAR_ARGS);
-        return ex_fail(vm, in, msg);
-    }
+    if (nv > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS)
+        return ex_fail(vm, in, "internal error: a task with more arguments than the runtime takes");
     pto_arg args[PTO_MAX_TENSOR_ARGS];
     uint64_t sc[PTO_MAX_SCALAR_ARGS];
     int64_t origin[PTO_MAX_TENSOR_ARGS][CC_MAX_RANK];

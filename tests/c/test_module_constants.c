@@ -5,7 +5,7 @@
  * create_tensor shape; a dtype constant as a create_tensor dtype and a cast
  * target; enum-member constants as pl.at's level and a load's cache
  * policy.  Each compiles to what the literal would print; a local of the
- * same name shadows the constant.  A local bound to a list of integer
+ * same name shadows the constant.  A local bound once to a list of integer
  * constants, outside any branch or loop, serves the same way.
  */
 #include <stdio.h>
@@ -106,6 +106,23 @@ static void test_local_list_of_run_time_values_is_no_offsets(void **s)
     pto_program_free(p);
 }
 
+/* Assigned again (here in the loop, after the read): the name may hold
+ * another list where it is read, so it is not taken for its first value. */
+static void test_local_list_assigned_twice_is_no_offsets(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                     "    o = [0, 0]\n"
+                                     "    for i in pl.range(2):\n"
+                                     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "            pl.store(pl.load(a, o, [64, 128]), [0, 0], out)\n"
+                                     "        o = [64, 0]\n"
+                                     "    return out\n";
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    dsl_expect_error(p, "ParserTypeError", "offsets must be a list like [0, 0]", 8, 33);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_list_serves_as_offsets_and_shapes),
     cmocka_unit_test(test_module_constant_dtype_and_enum_members),
@@ -113,6 +130,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_list_of_floats_is_no_offsets),
     cmocka_unit_test(test_local_list_of_constants_serves_as_offsets),
     cmocka_unit_test(test_local_list_of_run_time_values_is_no_offsets),
+    cmocka_unit_test(test_local_list_assigned_twice_is_no_offsets),
 };
 
 PTO_TEST_MAIN(tests)
