@@ -28,6 +28,8 @@ case $case_name in
     [ "$(readelf -d "$lib/libpto.so.0" | sed -n 's/.*soname: \[\(.*\)\]/\1/p')" = libpto.so.0 ] || fail "SONAME is not libpto.so.0"
     "$prefix/bin/ptoc" --version | grep -qx "ptoc $(sed -n 's/^#define PTO_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' "$src/include/pto/version.h" | paste -sd.)" \
       || fail "ptoc --version does not print version.h's version"
+    [ "$("$prefix/bin/pto-scope-stats" --version)" = "pto-scope-stats $("$prefix/bin/ptoc" --version | cut -d' ' -f2)" ] \
+      || fail "pto-scope-stats --version differs from ptoc's"
     DESTDIR=$tmp/stage cmake --install "$build" --prefix /opt/pto > /dev/null
     [ -e "$tmp/stage/opt/pto/include/pto/runtime.h" ] || fail "DESTDIR was not honoured"
     echo "install tree under $prefix: ok"
