@@ -30,3 +30,14 @@ rt_where rt_format_where(const char *file, int line, int depth)
     snprintf(w.depth, sizeof w.depth, "%d", depth);
     return w;
 }
+
+void rt_format_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}

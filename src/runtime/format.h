@@ -1,13 +1,18 @@
 /*
- * format.h - how messages print task ids and scope sites.  A leaf: used by
- * the error, diagnosis, worker and scope-stats modules alike.
+ * format.h - how messages print task ids and scope sites, and how the
+ * files the runtime writes quote text.  A leaf: used by the error,
+ * diagnosis, worker, scope-stats and trace modules alike.
  */
 #ifndef RT_FORMAT_H
 #define RT_FORMAT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "pto/runtime.h"
+
+/* s as a JSON string: quoted, '"' and '\\' escaped, control bytes as \\u00XX. */
+void rt_format_json_string(FILE *f, const char *s);
 
 /* "<ring>:<local>", or "-" for PTO_INVALID_TASK_ID. */
 void rt_format_id(pto_task_id id, char *out, size_t n);

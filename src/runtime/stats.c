@@ -113,14 +113,7 @@ static int rt_mkdirs(char *path)
 static void rt_json_site(FILE *f, const rt_stats_record *r)
 {
     rt_where at = rt_format_where(r->file, r->line, r->file ? r->depth : -1);
-    fputc('"', f);
-    for (const char *p = at.site; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
+    rt_format_json_string(f, at.site);
 }
 
 static void rt_json_ring_array(FILE *f, const char *key, const uint64_t *v)

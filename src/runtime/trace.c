@@ -26,18 +26,6 @@ const char *rt_trace_path(const pto_config *cfg)
     return env && env[0] ? env : NULL;
 }
 
-/* s as a JSON string. */
-static void rt_trace_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 int rt_trace_open(rt_trace *t, const char *path, int num_workers)
 {
     t->file = fopen(path, "w");
@@ -79,7 +67,7 @@ void rt_trace_flush(pto_runtime *rt)
             char tid[32];
             rt_format_id(e->id, tid, sizeof tid);
             fputs(",\n{\"name\": ", t->file);
-            rt_trace_string(t->file, e->name);
+            rt_format_json_string(t->file, e->name);
             fprintf(t->file,
                     ", \"cat\": \"task\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": %d, "
                     "\"args\": {\"task\": \"%s\", \"ring\": %d}}",
