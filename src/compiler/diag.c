@@ -129,8 +129,9 @@ size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap)
         uint32_t from = x->span.col ? x->span.col - 1 : 0;
         uint32_t to = x->span.end_line == x->span.line ? x->span.end_col - 1 : (uint32_t)n;
         if (to <= from) to = from + 1;
-        for (uint32_t c = 0; c < to; c++)
-            base_appendf(buf, cap, &len, "%c", c < from ? (c < n && line[c] == '\t' ? '\t' : ' ') : '^');
+        for (uint32_t c = 0; c < to && len + 1 < cap; c++)
+            buf[len++] = c < from ? (c < n && line[c] == '\t' ? '\t' : ' ') : '^';
+        if (len < cap) buf[len] = 0;
     }
     if (x->hint) base_appendf(buf, cap, &len, "\nhint: %s", x->hint);
     return len;

@@ -268,59 +268,80 @@ char *cc_token_string(const cc_source *src, const cc_token *t, size_t *len)
 
 /* ---- operators ------------------------------------------------------------ */
 
+/* The longest operator at s (avail >= 1 bytes): its length, and its kind in
+ * *kind; 0 when none starts there.  The tables are indexed by the first
+ * byte; 0 (CC_TOK_EOF, never an operator) marks none. */
+static size_t cc_operator_at(const char *s, size_t avail, cc_token_kind *kind)
+{
+    static const unsigned char single[128] = {
+        ['('] = CC_TOK_LPAREN, [')'] = CC_TOK_RPAREN, ['['] = CC_TOK_LBRACKET, [']'] = CC_TOK_RBRACKET,
+        ['{'] = CC_TOK_LBRACE, ['}'] = CC_TOK_RBRACE, [','] = CC_TOK_COMMA, [':'] = CC_TOK_COLON,
+        ['.'] = CC_TOK_DOT, [';'] = CC_TOK_SEMI, ['@'] = CC_TOK_AT, ['='] = CC_TOK_ASSIGN,
+        ['+'] = CC_TOK_PLUS, ['-'] = CC_TOK_MINUS, ['*'] = CC_TOK_STAR, ['/'] = CC_TOK_SLASH,
+        ['%'] = CC_TOK_PERCENT, ['~'] = CC_TOK_TILDE, ['&'] = CC_TOK_AMP, ['|'] = CC_TOK_PIPE,
+        ['^'] = CC_TOK_CARET, ['<'] = CC_TOK_LT, ['>'] = CC_TOK_GT,
+    };
+    static const unsigned char then_eq[128] = { /* "X=" */
+        ['<'] = CC_TOK_LE, ['>'] = CC_TOK_GE, ['='] = CC_TOK_EQ, ['!'] = CC_TOK_NE, [':'] = CC_TOK_WALRUS,
+        ['+'] = CC_TOK_PLUS_EQ, ['-'] = CC_TOK_MINUS_EQ, ['*'] = CC_TOK_STAR_EQ, ['/'] = CC_TOK_SLASH_EQ,
+        ['%'] = CC_TOK_PERCENT_EQ, ['@'] = CC_TOK_AT_EQ, ['&'] = CC_TOK_AMP_EQ, ['|'] = CC_TOK_PIPE_EQ,
+        ['^'] = CC_TOK_CARET_EQ,
+    };
+    static const unsigned char doubled[128] = { /* "XX" */
+        ['*'] = CC_TOK_POW, ['/'] = CC_TOK_DSLASH, ['<'] = CC_TOK_LSHIFT, ['>'] = CC_TOK_RSHIFT,
+    };
+    static const unsigned char doubled_eq[128] = { /* "XX=" */
+        ['*'] = CC_TOK_POW_EQ, ['/'] = CC_TOK_DSLASH_EQ, ['<'] = CC_TOK_LSHIFT_EQ, ['>'] = CC_TOK_RSHIFT_EQ,
+    };
+    _Static_assert(CC_TOK_COUNT <= 256 && CC_TOK_EOF == 0, "operator kinds fit the tables");
+    unsigned char c = (unsigned char)s[0];
+    char c1 = avail > 1 ? s[1] : 0, c2 = avail > 2 ? s[2] : 0;
+    if (c >= 128) return 0;
+    if (c1 == (char)c && c2 == '=' && doubled_eq[c]) return *kind = doubled_eq[c], 3;
+    if (c == '.' && c1 == '.' && c2 == '.') return *kind = CC_TOK_ELLIPSIS, 3;
+    if (c == '-' && c1 == '>') return *kind = CC_TOK_ARROW, 2;
+    if (c1 == (char)c && doubled[c]) return *kind = doubled[c], 2;
+    if (c1 == '=' && then_eq[c]) return *kind = then_eq[c], 2;
+    if (single[c]) return *kind = single[c], 1;
+    return 0;
+}
+
 static int cc_lex_operator(cc_lexer *lx)
 {
-    static const struct { const char *text; cc_token_kind kind; } ops[] = {
-        {"**=", CC_TOK_POW_EQ}, {"//=", CC_TOK_DSLASH_EQ}, {"<<=", CC_TOK_LSHIFT_EQ},
-        {">>=", CC_TOK_RSHIFT_EQ}, {"...", CC_TOK_ELLIPSIS}, {"->", CC_TOK_ARROW},
-        {":=", CC_TOK_WALRUS}, {"**", CC_TOK_POW}, {"//", CC_TOK_DSLASH}, {"<<", CC_TOK_LSHIFT},
-        {">>", CC_TOK_RSHIFT}, {"<=", CC_TOK_LE}, {">=", CC_TOK_GE}, {"==", CC_TOK_EQ},
-        {"!=", CC_TOK_NE}, {"+=", CC_TOK_PLUS_EQ}, {"-=", CC_TOK_MINUS_EQ}, {"*=", CC_TOK_STAR_EQ},
-        {"/=", CC_TOK_SLASH_EQ}, {"%=", CC_TOK_PERCENT_EQ}, {"@=", CC_TOK_AT_EQ},
-        {"&=", CC_TOK_AMP_EQ}, {"|=", CC_TOK_PIPE_EQ}, {"^=", CC_TOK_CARET_EQ},
-        {"(", CC_TOK_LPAREN}, {")", CC_TOK_RPAREN}, {"[", CC_TOK_LBRACKET}, {"]", CC_TOK_RBRACKET},
-        {"{", CC_TOK_LBRACE}, {"}", CC_TOK_RBRACE}, {",", CC_TOK_COMMA}, {":", CC_TOK_COLON},
-        {".", CC_TOK_DOT}, {";", CC_TOK_SEMI}, {"@", CC_TOK_AT}, {"=", CC_TOK_ASSIGN},
-        {"+", CC_TOK_PLUS}, {"-", CC_TOK_MINUS}, {"*", CC_TOK_STAR}, {"/", CC_TOK_SLASH},
-        {"%", CC_TOK_PERCENT}, {"~", CC_TOK_TILDE}, {"&", CC_TOK_AMP}, {"|", CC_TOK_PIPE},
-        {"^", CC_TOK_CARET}, {"<", CC_TOK_LT}, {">", CC_TOK_GT},
-    };
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        size_t n = strlen(ops[i].text);
-        if (lx->pos + n > lx->len || memcmp(lx->s + lx->pos, ops[i].text, n) != 0) continue;
-        char c = ops[i].text[0];
-        if (n == 1 && strchr("([{", c)) {
-            if (lx->nbrackets == CC_MAX_BRACKETS) {
-                if (!lx->too_deep) cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, "too many nested parentheses");
-                lx->too_deep = 1;
-                lx->unkept++;
-            } else {
-                lx->brackets[lx->nbrackets].ch = c;
-                lx->brackets[lx->nbrackets++].off = lx->pos;
-            }
-        } else if (n == 1 && strchr(")]}", c)) {
-            char want = c == ')' ? '(' : c == ']' ? '[' : '{';
-            if (lx->unkept) {
-                lx->unkept--; /* closes one of those past the limit (already reported) */
-            } else if (!lx->nbrackets) {
-                char msg[64];
-                snprintf(msg, sizeof msg, "unmatched '%c'", c);
-                cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, msg);
-            } else {
-                if (lx->brackets[lx->nbrackets - 1].ch != want) {
-                    char msg[96];
-                    snprintf(msg, sizeof msg, "closing parenthesis '%c' does not match opening parenthesis '%c'",
-                             c, lx->brackets[lx->nbrackets - 1].ch);
-                    cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, msg);
-                }
-                lx->nbrackets--;
-            }
+    cc_token_kind kind;
+    size_t n = cc_operator_at(lx->s + lx->pos, lx->len - lx->pos, &kind);
+    if (!n) return 0;
+    char c = lx->s[lx->pos];
+    if (n == 1 && strchr("([{", c)) {
+        if (lx->nbrackets == CC_MAX_BRACKETS) {
+            if (!lx->too_deep) cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, "too many nested parentheses");
+            lx->too_deep = 1;
+            lx->unkept++;
+        } else {
+            lx->brackets[lx->nbrackets].ch = c;
+            lx->brackets[lx->nbrackets++].off = lx->pos;
         }
-        cc_lex_emit(lx, ops[i].kind, lx->pos, lx->pos + n);
-        lx->pos += n;
-        return 1;
+    } else if (n == 1 && strchr(")]}", c)) {
+        char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+        if (lx->unkept) {
+            lx->unkept--; /* closes one of those past the limit (already reported) */
+        } else if (!lx->nbrackets) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "unmatched '%c'", c);
+            cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, msg);
+        } else {
+            if (lx->brackets[lx->nbrackets - 1].ch != want) {
+                char msg[96];
+                snprintf(msg, sizeof msg, "closing parenthesis '%c' does not match opening parenthesis '%c'",
+                         c, lx->brackets[lx->nbrackets - 1].ch);
+                cc_lex_error(lx, lx->pos, lx->pos + 1, NULL, msg);
+            }
+            lx->nbrackets--;
+        }
     }
-    return 0;
+    cc_lex_emit(lx, kind, lx->pos, lx->pos + n);
+    lx->pos += n;
+    return 1;
 }
 
 /* ---- the scan ------------------------------------------------------------- */

@@ -160,6 +160,30 @@ static void test_lexer_operators_longest_first(void **state)
     expect_kinds("x+=-1", "name += - integer newline end of file");
 }
 
+/* Every operator kind lexes from its own text, between names and at the
+ * end of the input (where the bytes after it are missing). */
+static void test_lexer_every_operator_from_its_text(void **state)
+{
+    (void)state;
+    for (int k = CC_TOK_LPAREN; k < CC_TOK_COUNT; k++) {
+        const char *op = cc_token_kind_text((cc_token_kind)k);
+        if (strchr("([{}])", op[0])) continue; /* they must balance: test_lexer_brackets_join_lines */
+        char text[32], want[64];
+        snprintf(text, sizeof text, "a %s b", op);
+        snprintf(want, sizeof want, "name %s name newline end of file", op);
+        expect_kinds(text, want);
+        lexed l;
+        snprintf(text, sizeof text, "a%s", op);
+        lex(&l, text);
+        assert_true(l.toks.n >= 2);
+        assert_int_equal(l.toks.items[1].kind, k);
+        lexed_free(&l);
+    }
+    expect_kinds("a .. b", "name . . name newline end of file");
+    expect_kinds("a **== b", "name **= = name newline end of file");
+    expect_kinds("a-->b", "name - -> name newline end of file");
+}
+
 static void test_lexer_spans(void **state)
 {
     (void)state;
@@ -305,6 +329,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lexer_bad_numbers),
     cmocka_unit_test(test_lexer_strings),
     cmocka_unit_test(test_lexer_operators_longest_first),
+    cmocka_unit_test(test_lexer_every_operator_from_its_text),
     cmocka_unit_test(test_lexer_spans),
     cmocka_unit_test(test_lexer_indentation_errors),
     cmocka_unit_test(test_lexer_bracket_errors),
