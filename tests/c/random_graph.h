@@ -1,6 +1,6 @@
 /*
  * random_graph.h - random task graphs and their serial reference, shared by
- * the randomized end-to-end tests (test_e2e_random.c, test_e2e_capacity.c).
+ * the randomized end-to-end tests (test_e2e_random.c, test_e2e_backpressure.c).
  *
  * A graph is a list of actions (scope begin/end, submit) over a few small
  * uint64 buffers; every task runs one deterministic kernel (k_op) on random
