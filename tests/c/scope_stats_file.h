@@ -215,6 +215,23 @@ static inline void ss_free(ss_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* A test's start: every gate closed, a fresh directory, the stats config
+ * writing into it. */
+static inline pto_config ss_setup(char *dir, size_t n)
+{
+    gates_reset();
+    ss_tempdir(dir, n);
+    return stats_cfg(dir);
+}
+
+/* A test's end: the loaded file, the runtime and the directory go. */
+static inline void ss_teardown(ss_file *f, pto_runtime *rt, const char *dir)
+{
+    ss_free(f);
+    pto_runtime_destroy(rt);
+    ss_rmtree(dir);
+}
+
 static inline int file_exists(const char *path)
 {
     struct stat st;

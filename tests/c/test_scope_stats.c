@@ -51,8 +51,7 @@ static void test_stats_file_layout(void **state)
 {
     (void)state;
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.runtime_env.ring_task_window[0] = 16;
     cfg.runtime_env.ring_task_window[3] = 64;
     cfg.runtime_env.ring_heap[2] = 1048576;
@@ -156,9 +155,7 @@ static void test_stats_file_layout(void **state)
      * each of r3.py:40 and r3.py:50. */
     assert_int_equal(xe(&f, f.n - 1, "task_window"), 4);
     assert_int_equal(xe(&f, 7, "task_window"), 2);       /* ring 3 at r3.py:40's end */
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* 10 tasks on a gate in one scope, behind a backlog of 3 gated tasks of an
@@ -168,10 +165,8 @@ static void test_stats_file_layout(void **state)
 static void test_stats_true_peak_burst(void **state)
 {
     (void)state;
-    gates_reset();
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.num_workers = 16;
     pto_runtime *rt = make_rt(&cfg);
 
@@ -214,9 +209,7 @@ static void test_stats_true_peak_burst(void **state)
     assert_int_equal(ru(&f, oe, "ring"), 0);
     assert_int_equal(xp(&f, oe, "task_window"), 0);
     assert_int_equal(xp(&f, oe, "heap"), 0);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* A depth-3 scope (ring 3) runs 1000 one-task depth-4 scopes, each waiting
@@ -234,8 +227,7 @@ static void test_stats_true_peak_streaming(void **state)
 {
     (void)state;
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.num_workers = 2;
     cfg.runtime_env.ring_heap[3] = 4096;
     pto_runtime *rt = make_rt(&cfg);
@@ -286,9 +278,7 @@ static void test_stats_true_peak_streaming(void **state)
         k++;
     }
     assert_int_equal(k, (size_t)n);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* A ring-3 child's peak folds into the enclosing ring-3 scope's peak.
@@ -302,10 +292,8 @@ static void test_stats_true_peak_streaming(void **state)
 static void test_stats_peak_nesting(void **state)
 {
     (void)state;
-    gates_reset();
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.num_workers = 16;
     pto_runtime *rt = make_rt(&cfg);
 
@@ -364,9 +352,7 @@ static void test_stats_peak_nesting(void **state)
     size_t r2b = ss_find(&f, "d2.py:3", "begin", 0), r2e = ss_end_of(&f, r2b);
     assert_int_equal(ru(&f, r2e, "ring"), 2);
     assert_int_equal(xp(&f, r2e, "task_window"), 0);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* A SCOPE_DEADLOCK run (window 4, 8 tasks in one scope): the file exists
@@ -465,9 +451,7 @@ static void test_stats_fatal_run(void **state)
     ss_load(dir, &f);
     assert_int_equal(meta_fatal(&f), 1);
     assert_int_equal(f.n, 5);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 static int dir_entries(const char *dir)
@@ -527,8 +511,7 @@ static void test_stats_metadata_lists(void **state)
 {
     (void)state;
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.runtime_env.ring_task_window[0] = 16;
     cfg.runtime_env.ring_task_window[3] = 256;
     cfg.runtime_env.ring_heap[1] = 2048;
@@ -555,9 +538,7 @@ static void test_stats_metadata_lists(void **state)
         assert_int_equal(rc->runtime_env.ring_heap[r], heap[r]);
         assert_int_equal(rc->runtime_env.ring_dep_pool[r], dep[r]);
     }
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 
     ss_tempdir(dir, sizeof dir);
     cfg = stats_cfg(dir);
@@ -568,9 +549,7 @@ static void test_stats_metadata_lists(void **state)
     const uint64_t dtw[4] = {16384, 16384, 16384, 16384},
                    dheap[4] = {268435456, 268435456, 268435456, 268435456};
     expect_meta_line(&f, 0, 2, dtw, dheap, dtw);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* pto-scope-stats (built next to this test in bin/) reads a file this

@@ -87,10 +87,8 @@ static void check_heap_rows(const ss_file *f, const heap_row *rows, int n, char 
 static void test_stats_heap_unroll(void **state)
 {
     (void)state;
-    gates_reset();
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.runtime_env.ring_heap[3] = 4096;
     pto_runtime *rt = make_rt(&cfg);
     char *addr[8];
@@ -148,9 +146,7 @@ static void test_stats_heap_unroll(void **state)
     /* Every ring-3 record: live in [0, size]. */
     for (size_t i = 0; i < f.n; i++)
         if (ru(&f, i, "ring") == 3) assert_true(live_at(&f, i, "heap") <= 4096);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* An exactly full heap after wraps shows live = size, not 0.  Ring 3, heap
@@ -172,10 +168,8 @@ static void test_stats_heap_unroll(void **state)
 static void test_stats_heap_exact_full(void **state)
 {
     (void)state;
-    gates_reset();
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.runtime_env.ring_heap[3] = 4096;
     pto_runtime *rt = make_rt(&cfg);
     char *addr[4];
@@ -221,9 +215,7 @@ static void test_stats_heap_exact_full(void **state)
     assert_int_equal(live_at(&f, e, "heap"), 4096);
     assert_int_equal(xp(&f, e, "heap"), 4096);
     assert_int_equal(high_water(&f, b, e, "heap"), 12288);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* Small window (ring 3: 4 slots) and dep pool (8): a long depth-3 scope runs
@@ -237,10 +229,8 @@ static void test_stats_heap_exact_full(void **state)
 static void test_stats_dep_pool_tail_moves(void **state)
 {
     (void)state;
-    gates_reset();
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     cfg.runtime_env.ring_task_window[3] = 4;
     cfg.runtime_env.ring_dep_pool[3] = 8;
     pto_runtime *rt = make_rt(&cfg);
@@ -287,9 +277,7 @@ static void test_stats_dep_pool_tail_moves(void **state)
     assert_int_equal(xp(&f, le, "dep_pool"), 1);
     assert_int_equal(high_water(&f, lb, le, "dep_pool"), (uint64_t)n);
     assert_int_equal(xp(&f, le, "task_window"), 2);
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 /* Reader entries count: 5 gated tasks, each with 3 IN views of distinct
@@ -299,10 +287,8 @@ static void test_stats_dep_pool_tail_moves(void **state)
 static void test_stats_tensormap_counts_readers(void **state)
 {
     (void)state;
-    gates_reset();
     char dir[64];
-    ss_tempdir(dir, sizeof dir);
-    pto_config cfg = stats_cfg(dir);
+    pto_config cfg = ss_setup(dir, sizeof dir);
     pto_runtime *rt = make_rt(&cfg);
     static uint64_t bufs[5][4][8];
 
@@ -331,9 +317,7 @@ static void test_stats_tensormap_counts_readers(void **state)
     assert_int_equal(ru(&f, oe, "tensormap"), 15); /* still gated */
     assert_int_equal(ru(&f, oe, "peak_tensormap"), 15);
     assert_true(ru(&f, f.n - 1, "peak_tensormap") >= 15); /* the root's */
-    ss_free(&f);
-    pto_runtime_destroy(rt);
-    ss_rmtree(dir);
+    ss_teardown(&f, rt, dir);
 }
 
 static const struct CMUnitTest tests[] = {
