@@ -472,6 +472,28 @@ static void test_report_bad_inputs(void **state)
     rmdir(dir);
 }
 
+/* A load message is one line: control characters the input puts in it (here
+ * jansson quoting the newline after a bad escape) come out as \xHH. */
+static void test_report_load_message_is_one_line(void **state)
+{
+    (void)state;
+    char dir[64], p[600], err[1024];
+    ru_tempdir(dir, sizeof dir);
+    write_text(dir, "ctl.jsonl", "{\"version\": 6, \"k\\ud\n\t{\"x\"\n", p, sizeof p);
+    ss_data d;
+    assert_int_equal(ss_file_load(p, &d, err, sizeof err), SS_EINPUT);
+    for (const char *c = err; *c; c++)
+        if ((unsigned char)*c < 0x20) fail_msg("control character 0x%02x in \"%s\"", *c, err);
+    assert_non_null(strstr(err, "invalid JSON: "));
+    assert_non_null(strstr(err, "invalid escape near '\"k\\ud\\x0a'"));
+    /* A buffer too short for the escape ends the message before it, terminated. */
+    char small[8];
+    assert_int_equal(ss_file_load(p, &d, small, sizeof small), SS_EINPUT);
+    assert_true(strlen(small) < sizeof small);
+    unlink(p);
+    rmdir(dir);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_report_top_peaks),
     cmocka_unit_test(test_report_imbalance),
@@ -479,6 +501,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_report_suggestions),
     cmocka_unit_test(test_report_reference_file),
     cmocka_unit_test(test_report_bad_inputs),
+    cmocka_unit_test(test_report_load_message_is_one_line),
 };
 
 PTO_TEST_MAIN(tests)

@@ -76,14 +76,31 @@ typedef struct ss_ctx {
     size_t errlen;
 } ss_ctx;
 
+/* Writes "<path>:<line>: <message>" to c->err.  Input bytes a message quotes
+ * (jansson's "near '...'", a file name) may be control characters: they are
+ * written as \xHH, so a message is always one line. */
 static int ss_fail(ss_ctx *c, const char *fmt, ...)
 {
-    va_list ap;
-    int n = snprintf(c->err, c->errlen, "%s:%ld: ", c->path, c->line);
-    if (n < 0 || (size_t)n >= c->errlen) return SS_EINPUT;
-    va_start(ap, fmt);
-    vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
+    char msg[4096];
+    int n = snprintf(msg, sizeof msg, "%s:%ld: ", c->path, c->line);
+    if (n >= 0 && (size_t)n < sizeof msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && o + 1 < c->errlen; p++) {
+        if (*p >= 0x20 && *p != 0x7f) {
+            c->err[o++] = (char)*p;
+        } else if (o + 5 < c->errlen) {
+            snprintf(c->err + o, 5, "\\x%02x", *p);
+            o += 4;
+        } else {
+            break;
+        }
+    }
+    if (c->errlen) c->err[o] = 0;
     return SS_EINPUT;
 }
 
