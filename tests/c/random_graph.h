@@ -246,6 +246,22 @@ static inline gtask temp_reader(int op, vspec tv, uint64_t p)
     return t;
 }
 
+/* A new created buffer (OP_PRODUCE's OUT, OP_ALLOC's tensor) of at most
+ * o->max_temp elements: its index in *tmp, the whole of it as a 1-d view. */
+static inline vspec new_temp(graph *g, const genopt *o, uint64_t *s, int *tmp)
+{
+    *tmp = g->ntemps++;
+    uint64_t len = 1 + rnd(s, o->max_temp);
+    g->temp_len[*tmp] = len;
+    vspec tv;
+    memset(&tv, 0, sizeof tv);
+    tv.res = MAXB + *tmp;
+    tv.ndims = 1;
+    tv.shape[0] = len;
+    tv.strides[0] = 1;
+    return tv;
+}
+
 static inline int cur_ring(const genstate *st) { return st->nopen == 0 ? 0 : (st->nopen - 1 < 3 ? st->nopen - 1 : 3); }
 
 /* Can k more tasks go to the current scope without a capacity error?
@@ -388,15 +404,8 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             break;
         case OP_ALLOC: {
             /* the alloc, a fill of the whole buffer, maybe a rescale of it, a consumer */
-            int tmp = g->ntemps++;
-            uint64_t len = 1 + rnd(s, o->max_temp);
-            g->temp_len[tmp] = len;
-            vspec tv;
-            memset(&tv, 0, sizeof tv);
-            tv.res = MAXB + tmp;
-            tv.ndims = 1;
-            tv.shape[0] = len;
-            tv.strides[0] = 1;
+            int tmp;
+            vspec tv = new_temp(g, o, s, &tmp);
             t.temp = tmp;
             int alloc_task = g->ntasks;
             add_task(g, &st, &t, s);
@@ -425,15 +434,8 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             continue;
         }
         case OP_PRODUCE: {
-            int tmp = g->ntemps++;
-            uint64_t len = 1 + rnd(s, o->max_temp);
-            g->temp_len[tmp] = len;
-            vspec tv;
-            memset(&tv, 0, sizeof tv);
-            tv.res = MAXB + tmp;
-            tv.ndims = 1;
-            tv.shape[0] = len;
-            tv.strides[0] = 1;
+            int tmp;
+            vspec tv = new_temp(g, o, s, &tmp);
             t.nargs = 2;
             t.temp = tmp;
             t.a[0] = rand_view(s, o, b0, PTO_ARG_IN);
