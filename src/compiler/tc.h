@@ -82,6 +82,9 @@ typedef struct tc_ctx {
     int manual;               /* open MANUAL scopes */
     int branches;             /* enclosing loops and branches */
     int returned;             /* the body's return was seen */
+    int module_scope;         /* names resolve at module level: in the signature's annotations
+                               * (evaluated where the def stands, as in Python) and in a module
+                               * constant's value; the parameters are not local there */
 } tc_ctx;
 
 typedef struct tc {

@@ -192,7 +192,7 @@ int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b)
 int tc_is_local(const tc *t, const char *name)
 {
     if (base_strmap_get(&t->c.locals, name) >= 0) return 1;
-    for (uint32_t k = 0; t->c.f && k < t->c.f->nparams; k++)
+    for (uint32_t k = 0; t->c.f && !t->c.module_scope && k < t->c.f->nparams; k++)
         if (!strcmp(t->c.f->params[k].name, name)) return 1;
     return 0;
 }

@@ -206,7 +206,7 @@ cc_ir_expr *tc_constant(tc *t, const char *name, cc_span sp, int *found)
 static cc_ir_expr *tc_const_eval(tc *t, const cc_expr *e)
 {
     tc_ctx saved = t->c;
-    t->c = (tc_ctx){.plane = TC_CONTROL, .f = saved.f};
+    t->c = (tc_ctx){.plane = TC_CONTROL, .f = saved.f, .module_scope = 1};
     cc_ir_expr *v = tc_expr(t, e);
     t->c = saved;
     if (v && v->kind != CC_X_INT && v->kind != CC_X_FLOAT && v->kind != CC_X_BOOL && v->kind != CC_X_STR && v->kind != CC_X_LIST)
@@ -231,9 +231,9 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
     if (tc_pl_attr(t, ann, "Tensor") && ann->u.attr.value->kind == CC_E_NAME) return *shaped = 0, 1;
     if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tensor")) return -1;
     const cc_expr *ix = ann->u.sub.index;
-    if (ix->kind != CC_E_TUPLE || ix->u.seq.n != 2 || (ix->u.seq.items[0]->kind != CC_E_LIST && ix->u.seq.items[0]->kind != CC_E_TUPLE))
+    const cc_expr *dims = ix->kind == CC_E_TUPLE && ix->u.seq.n == 2 ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
+    if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE))
         return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]"), 0;
-    const cc_expr *dims = ix->u.seq.items[0];
     if (dims->u.seq.n < 1 || dims->u.seq.n > CC_MAX_RANK)
         return tc_err(t, CC_DIAG_TYPE, dims->span, NULL, "tensor rank must be 1 to 4, got %u", dims->u.seq.n), 0;
     ty->rank = (uint8_t)dims->u.seq.n;

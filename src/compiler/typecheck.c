@@ -438,7 +438,8 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
     if (f->nparams && !vals) return tc_oom(t), 0;
     fn->state = 1;
     tc_ctx saved = t->c;
-    t->c = (tc_ctx){.fn = fn, .f = f, .plane = fn->kind == CC_FUNC_INCORE ? TC_KERNEL : fn->kind == CC_FUNC_INLINE ? TC_INLINE : TC_CONTROL};
+    t->c = (tc_ctx){.fn = fn, .f = f, .plane = fn->kind == CC_FUNC_INCORE ? TC_KERNEL : fn->kind == CC_FUNC_INLINE ? TC_INLINE : TC_CONTROL,
+                    .module_scope = 1};
     int ok = 1;
     for (uint32_t k = 0; k < f->nparams && ok; k++) {
         const cc_param *cp = &def->u.def.params[k + first];
@@ -457,6 +458,7 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
         }
         if (ok) ok = args ? tc_callee_param(t, cp, ip, shaped, &args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
     }
+    t->c.module_scope = 0;
     if (ok) {
         tc_scan(t, &def->u.def.body, &t->c.locals);
         for (uint32_t k = 0; k < f->nparams && ok; k++) {

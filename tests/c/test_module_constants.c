@@ -6,7 +6,10 @@
  * target; enum-member constants as pl.at's level and a load's cache
  * policy.  Each compiles to what the literal would print; a local of the
  * same name shadows the constant.  A local bound once to a list of integer
- * constants, outside any branch or loop, serves the same way.
+ * constants, outside any branch or loop, serves the same way.  Parameter
+ * annotations read module constants (a shape list, a dimension, a dtype)
+ * even where a parameter has the constant's name: Python evaluates them
+ * where the def stands.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +126,33 @@ static void test_local_list_assigned_twice_is_no_offsets(void **s)
     pto_program_free(p);
 }
 
+/* Every parameter's annotation names module constants, one of them also the
+ * name of a parameter (before and after it).  The annotations used to read
+ * the names of parameters not yet checked, still NULL (a fuzz_compile
+ * finding: strcmp of NULL). */
+static void test_signature_annotations_read_module_constants_not_parameters(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "DT = pl.FP16\nSHAPE = [64, 128]\nN = 64\nM = N * 2\n\n"
+                                     "@pl.jit\ndef f(a: pl.Tensor[SHAPE, DT], DT: pl.Tensor[[64, 128], DT], N: pl.Scalar,\n"
+                                     "      out: pl.Out[pl.Tensor[[N, M], DT]]):\n"
+                                     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                     "        pl.store(pl.add(pl.load(a, [0, 0], SHAPE), pl.load(DT, [0, 0], SHAPE)), [0, 0], out)\n"
+                                     "    return out\n";
+    const pto_arg_spec args[] = {
+        {.name = "a", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP16, .rank = 2, .shape = {64, 128}},
+        {.name = "DT", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP16, .rank = 2, .shape = {64, 128}},
+        {.name = "N", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 3}},
+        {.name = "out", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP16, .rank = 2, .shape = {64, 128}},
+    };
+    const char *const want[] = {"def f(self, a: pl.Tensor[[64, 128], pl.FP16], DT: pl.Tensor[[64, 128], pl.FP16], N: pl.Scalar[pl.INDEX], "
+                                "out: pl.Out[pl.Tensor[[64, 128], pl.FP16]])",
+                                "self.f_incore_0(a, DT, out)", NULL};
+    pto_program *p = dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, args, sizeof args / sizeof args[0]);
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_list_serves_as_offsets_and_shapes),
     cmocka_unit_test(test_module_constant_dtype_and_enum_members),
@@ -131,6 +161,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_local_list_of_constants_serves_as_offsets),
     cmocka_unit_test(test_local_list_of_run_time_values_is_no_offsets),
     cmocka_unit_test(test_local_list_assigned_twice_is_no_offsets),
+    cmocka_unit_test(test_signature_annotations_read_module_constants_not_parameters),
 };
 
 PTO_TEST_MAIN(tests)
