@@ -138,7 +138,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
         int64_t o;
         if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (!clamp && o + ext[d] > tensor->shape[d]) {
+        if (!clamp && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
             int load = !strcmp(op, "load");
             return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
                           "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,

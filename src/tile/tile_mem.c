@@ -90,7 +90,7 @@ int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, cons
     for (int d = 0; d < r; d++) {
         if (off[d] < 0) return tile_fail(msg, cap, "pl.store: offset %d is negative (%lld)", d, (long long)off[d]);
         v[d] = ext && ext[d] >= 0 && ext[d] < src->valid[d] ? ext[d] : src->valid[d];
-        if (off[d] + v[d] > dst->shape[d])
+        if (off[d] > dst->shape[d] - v[d]) /* off + v > shape, without overflow */
             return tile_fail(msg, cap, "pl.store writes past the end of dimension %d: offset %lld + extent %lld exceeds the destination extent %lld.",
                              d, (long long)off[d], (long long)v[d], (long long)dst->shape[d]);
     }

@@ -148,6 +148,16 @@ static void test_dsl_ops_store_past_end(void **s)
               "pl.store writes past the end of dimension 0: offset 224 + extent 64 exceeds the destination extent 256.", 7, 22);
 }
 
+/* offset + extent would overflow int64 and slip past a naive check */
+static void test_dsl_ops_offset_near_int64_max_is_past_the_end(void **s)
+{
+    (void)s;
+    OPS_ERROR(K("        t = pl.load(a, [9223372036854775807, 0], [64, 128])\n"), "InvalidOperationError",
+              "pl.load reads past the end of dimension 0: offset 9223372036854775807 + extent 64 exceeds the source extent 256.", 6, 25);
+    OPS_ERROR(K(LOAD_T "        pl.store(t, [9223372036854775806, 0], out)\n"), "InvalidOperationError",
+              "pl.store writes past the end of dimension 0: offset 9223372036854775806 + extent 64 exceeds the destination extent 256.", 7, 22);
+}
+
 static void test_dsl_ops_store_negative_offset_and_rank(void **s)
 {
     (void)s;
@@ -513,6 +523,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_ops_load_cache_value),
     cmocka_unit_test(test_dsl_ops_store_accepted_returns_tensor),
     cmocka_unit_test(test_dsl_ops_store_past_end),
+    cmocka_unit_test(test_dsl_ops_offset_near_int64_max_is_past_the_end),
     cmocka_unit_test(test_dsl_ops_store_negative_offset_and_rank),
     cmocka_unit_test(test_dsl_ops_store_dtype_mismatch),
     cmocka_unit_test(test_dsl_ops_binary_all_ops_tile_and_scalar),

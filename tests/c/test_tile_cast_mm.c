@@ -103,10 +103,31 @@ static void test_tile_load_store_valid_shape_and_clamp(void **state)
     free(x.data), free(c.data);
 }
 
+/* An offset near INT64_MAX: offset + extent would overflow and pass a naive
+ * check; both fail with the past-the-end message, and nothing is touched. */
+static void test_tile_offset_near_int64_max_is_past_the_end(void **state)
+{
+    (void)state;
+    char msg[256];
+    float src[4 * 8] = {0}, dst[4 * 8] = {0};
+    tile_tensor t = {.addr = (char *)src, .base = 0, .dtype = TILE_FP32, .rank = 2, .shape = {4, 8}, .strides = {8, 1}};
+    tile_tensor o = t;
+    o.addr = (char *)dst;
+    tile x = ref_tile2(TILE_FP32, 4, 8);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){INT64_MAX, 0}, (int64_t[]){-1, -1}, 0, msg, sizeof msg), -1);
+    assert_string_equal(msg, "pl.load reads past the end of dimension 0: offset 9223372036854775807 + extent 4 exceeds the source extent 4.");
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){0, 0}, (int64_t[]){-1, -1}, 0, msg, sizeof msg), 0);
+    assert_int_equal(tile_store(&o, (int64_t[]){INT64_MAX - 1, 0}, &x, NULL, msg, sizeof msg), -1);
+    assert_string_equal(msg, "pl.store writes past the end of dimension 0: offset 9223372036854775806 + extent 4 exceeds the destination extent 4.");
+    for (int i = 0; i < 32; i++) assert_true(dst[i] == 0);
+    free(x.data);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_cast_float_to_int_modes_saturate_nan_zero),
     cmocka_unit_test(test_tile_matmul_each_dtype_against_a_triple_loop),
     cmocka_unit_test(test_tile_load_store_valid_shape_and_clamp),
+    cmocka_unit_test(test_tile_offset_near_int64_max_is_past_the_end),
 };
 
 PTO_TEST_MAIN(tests)
