@@ -402,6 +402,22 @@ static void test_live_after_at_is_error_through_dsl(void **state)
     pto_program_free(p);
 }
 
+/* A pl.at body with no tensor (pass, or scalars only) is a kernel like any
+ * other: one of no arguments compiles through every stage (V5 used to call
+ * its call's missing footprints an internal error). */
+static void test_outline_empty_at_body_is_a_kernel_of_no_arguments(void **state)
+{
+    (void)state;
+    static const char src[] = "import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                              "    with pl.at(level=pl.Level.CORE_GROUP):\n        pass\n"
+                              "    with pl.at(level=pl.Level.CORE_GROUP):\n        x = 2 * 3\n"
+                              "    return out\n";
+    static const char *const want[] = {"self.f_incore_0()\n", "self.f_incore_1()\n", "def f_incore_0(self):\n        pass\n", NULL};
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_outline_seed_manual_placement),
     cmocka_unit_test(test_outline_params_tensors_then_scalars_in_first_use),
@@ -420,6 +436,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cache_bypass_on_written_tensor_is_error),
     cmocka_unit_test(test_opaque_called_is_promoted),
     cmocka_unit_test(test_outline_opaque_regions_through_dsl),
+    cmocka_unit_test(test_outline_empty_at_body_is_a_kernel_of_no_arguments),
     cmocka_unit_test(test_live_after_at_is_error_through_dsl),
 };
 

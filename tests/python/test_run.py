@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+import pypto.language as pl
 from pypto.runtime import DeviceUnavailableError, PTORuntimeError, RunConfig
 
 import run_stats
@@ -256,3 +257,20 @@ def test_B06_read_only_numpy_for_a_derived_out(load):
     out = np.zeros((64, 128), np.float32)
     mod.P(a, out)
     assert (out == 1.0).all()
+
+
+@pl.jit
+def _empty_bodies(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pass
+    with pl.at(level=pl.Level.CORE_GROUP):
+        x = n * 2
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.add(pl.load(a, [0, 0], [4, 8]), 1.0), [0, 0], out)
+    return out
+
+
+def test_at_body_without_tensors_runs_as_a_task_of_no_arguments():
+    a, out = np.ones((4, 8), np.float32), np.zeros((4, 8), np.float32)
+    _empty_bodies(a, out, 3)
+    assert (out == 2.0).all()
