@@ -394,10 +394,11 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
 }
 
 /* A callee's parameter p against the call's argument type. */
-static int tc_callee_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped, const cc_type *arg)
+static int tc_callee_param(tc *t, cc_ir_param *ip, int shaped, const cc_ir_expr *arg_expr)
 {
+    const cc_type *arg = &arg_expr->type;
     if (arg->kind == CC_T_SCALAR && arg->dtype == CC_DT_TASK_ID)
-        return tc_err(t, CC_DIAG_TYPE, cp->span, NULL, "a TaskId can only be passed in deps="), 0;
+        return tc_err(t, CC_DIAG_TYPE, arg_expr->span, NULL, "a TaskId can only be passed in deps="), 0;
     int ok = ip->type.kind == CC_T_VOID ? 1
            : ip->type.kind == CC_T_TENSOR && !shaped ? arg->kind == CC_T_TENSOR
            : ip->type.kind == CC_T_SCALAR ? arg->kind == CC_T_SCALAR
@@ -406,7 +407,7 @@ static int tc_callee_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shape
         char a[96], b[96];
         cc_type_format(&ip->type, a, sizeof a), cc_type_format(arg, b, sizeof b);
         if (ip->type.kind == CC_T_TENSOR && !shaped) snprintf(a, sizeof a, "pl.Tensor");
-        return tc_err(t, CC_DIAG_TYPE, cp->span, NULL, "'%s' parameter '%s' expects %s, got %s", t->c.fn->name, ip->name, a, b), 0;
+        return tc_err(t, CC_DIAG_TYPE, arg_expr->span, NULL, "'%s' parameter '%s' expects %s, got %s", t->c.fn->name, ip->name, a, b), 0;
     }
     if (ip->type.kind == CC_T_SCALAR && shaped) return 1;
     ip->type = *arg;
@@ -415,7 +416,7 @@ static int tc_callee_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shape
 
 /* Checks fn: its signature (entry: from the specs; callee: from args),
  * then its body. */
-static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
+static int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
 {
     const cc_stmt *def = fn->def;
     cc_ir_func *f = base_arena_alloc(t->a, sizeof *f);
@@ -456,7 +457,7 @@ static int tc_check_fn(tc *t, tc_fn *fn, const cc_type *args)
             ip->declared = ip->type.kind == CC_T_TENSOR && (fn->kind == CC_FUNC_INCORE || ip->dir != CC_DIR_NONE);
             if (ip->declared && !ip->dir) ip->dir = CC_DIR_IN;
         }
-        if (ok) ok = args ? tc_callee_param(t, cp, ip, shaped, &args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
+        if (ok) ok = args ? tc_callee_param(t, ip, shaped, args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
     }
     t->c.module_scope = 0;
     if (ok) {
@@ -537,22 +538,19 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     uint32_t np = fn->def->u.def.nparams - (t->cls ? 1 : 0);
     cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
     cc_ir_expr **args = np ? base_arena_alloc(t->a, np * sizeof *args) : NULL;
-    cc_type *types = np ? calloc(np, sizeof *types) : NULL;
-    if (!e || (np && (!args || !types))) return free(types), tc_oom(t);
+    if (!e || (np && !args)) return tc_oom(t);
     int ok = tc_bind_args(t, fn, call, first_arg, args);
-    for (uint32_t k = 0; ok && k < np; k++) types[k] = args[k]->type;
-    if (ok && fn->state == 0) ok = tc_check_fn(t, fn, types);
+    if (ok && fn->state == 0) ok = tc_check_fn(t, fn, args);
     else if (ok) {
         for (uint32_t k = 0; ok && k < np; k++) {
             const cc_ir_param *ip = &fn->ir->params[k];
-            if (!cc_type_equal(&ip->type, &types[k])) {
+            if (!cc_type_equal(&ip->type, &args[k]->type)) {
                 char a[96], b[96];
-                cc_type_format(&ip->type, a, sizeof a), cc_type_format(&types[k], b, sizeof b);
+                cc_type_format(&ip->type, a, sizeof a), cc_type_format(&args[k]->type, b, sizeof b);
                 ok = !tc_err(t, CC_DIAG_TYPE, args[k]->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
             }
         }
     }
-    free(types);
     if (!ok) return NULL;
     e->u.call.callee = fn->ir, e->u.call.args = args, e->u.call.nargs = np, e->u.call.submit = (uint8_t)submit;
     for (uint32_t k = 0; k < call->u.call.nkws; k++)

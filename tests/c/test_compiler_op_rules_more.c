@@ -323,7 +323,24 @@ static void test_call_tensor_for_scalar_parameter_is_type_error(void **s)
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
               "    out = k(a, a, out)\n"
               "    return out\n",
-              "f", "ParserTypeError", "'k' parameter 'n' expects pl.Scalar[pl.INT32], got pl.Tensor[[256, 128], pl.FP32]", 4, 21);
+              "f", "ParserTypeError", "'k' parameter 'n' expects pl.Scalar[pl.INT32], got pl.Tensor[[256, 128], pl.FP32]", 8, 16);
+}
+
+/* The first call of a kernel (which checks its signature) cites the
+ * argument, as every later call does, not the parameter. */
+static void test_first_call_argument_mismatch_cites_the_argument(void **s)
+{
+    (void)s;
+    DSL_ERROR("import pypto.language as pl\n"
+              "\n"
+              "@pl.jit.incore\n"
+              "def k(x: pl.Tensor[[64, 128], pl.FP32], y: pl.Out[pl.Tensor]):\n"
+              "    return y\n"
+              "@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    out = k(a, out)\n"
+              "    return out\n",
+              "f", "ParserTypeError", "'k' parameter 'x' expects pl.Tensor[[64, 128], pl.FP32], got pl.Tensor[[256, 128], pl.FP32]", 8, 13);
 }
 
 static void test_jit_auto_scope_from_a_module_constant(void **s)
@@ -599,6 +616,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_function_level_host_is_unsupported),
     cmocka_unit_test(test_call_with_too_many_arguments_is_type_error),
     cmocka_unit_test(test_call_tensor_for_scalar_parameter_is_type_error),
+    cmocka_unit_test(test_first_call_argument_mismatch_cites_the_argument),
     cmocka_unit_test(test_jit_auto_scope_from_a_module_constant),
     cmocka_unit_test(test_jit_auto_scope_non_bool_names_the_python_type),
     cmocka_unit_test(test_argument_specs_must_fit_the_parameters),
