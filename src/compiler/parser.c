@@ -354,6 +354,7 @@ static int cc_is_literal(const cc_expr *e)
     case CC_E_UNARY: return e->u.un.op == CC_OP_NEG && cc_is_literal(e->u.un.operand);
     case CC_E_BINARY: return cc_is_literal(e->u.bin.left) && cc_is_literal(e->u.bin.right);
     case CC_E_ATTR: return e->u.attr.value->kind == CC_E_NAME || e->u.attr.value->kind == CC_E_ATTR;
+    case CC_E_SUBSCRIPT: return cc_is_literal(e->u.sub.value) && cc_is_literal(e->u.sub.index); /* T = pl.Tensor[...] */
     case CC_E_TUPLE: case CC_E_LIST:
         for (uint32_t k = 0; k < e->u.seq.n; k++)
             if (!cc_is_literal(e->u.seq.items[k])) return 0;

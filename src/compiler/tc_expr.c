@@ -254,10 +254,11 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
 int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *shaped)
 {
     *dir = CC_DIR_NONE, *shaped = 0;
+    ann = tc_module_constant_ast(t, ann); /* T = pl.Tensor[...]: a module alias of a type */
     const cc_expr *inner = ann;
     if (ann->kind == CC_E_SUBSCRIPT && (tc_pl_attr(t, ann->u.sub.value, "Out") || tc_pl_attr(t, ann->u.sub.value, "InOut"))) {
         *dir = tc_pl_attr(t, ann->u.sub.value, "Out") ? CC_DIR_OUT : CC_DIR_INOUT;
-        inner = ann->u.sub.index;
+        inner = tc_module_constant_ast(t, ann->u.sub.index);
     }
     int r = tc_tensor_annotation(t, inner, ty, shaped);
     if (r >= 0) return r;

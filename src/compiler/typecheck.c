@@ -280,6 +280,7 @@ tc_fn *tc_callee(tc *t, const cc_expr *fn)
             return tc_fn_named(t, fn->u.attr.name);
         return NULL;
     }
+    fn = tc_module_constant_ast(t, fn); /* FN = kernel: a module alias of a decorated function */
     if (fn->kind != CC_E_NAME || tc_is_local(t, fn->u.name)) return NULL;
     return tc_fn_named(t, fn->u.name);
 }

@@ -9,7 +9,8 @@
  * constants, outside any branch or loop, serves the same way.  Parameter
  * annotations read module constants (a shape list, a dimension, a dtype)
  * even where a parameter has the constant's name: Python evaluates them
- * where the def stands.
+ * where the def stands.  A module alias of a type or of a decorated
+ * function serves as the type or the function.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,22 @@ static void test_signature_annotations_read_module_constants_not_parameters(void
     pto_program_free(p);
 }
 
+/* A module name bound to a type (T = pl.Tensor[...]) serves as an
+ * annotation, alone and inside pl.Out; one bound to a decorated function
+ * (FN = k) calls it (DSL-SPEC §1.4: decorated functions are constants). */
+static void test_module_alias_of_a_type_and_of_a_kernel(void **s)
+{
+    (void)s;
+    static const char src[] = MC_HDR "@pl.jit.incore\ndef k(x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+                                     "    pl.store(pl.load(x, [0, 0], [256, 128]), [0, 0], y)\n    return y\n\n"
+                                     "FN = k\nT = pl.Tensor[[256, 128], pl.FP32]\n\n"
+                                     "@pl.jit\ndef f(a: T, out: pl.Out[T]):\n"
+                                     "    out = FN(a, out)\n"
+                                     "    return out\n";
+    compiles_containing(src, "def f(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]])");
+    compiles_containing(src, "out = self.k(a, out)");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_module_constant_list_serves_as_offsets_and_shapes),
     cmocka_unit_test(test_module_constant_dtype_and_enum_members),
@@ -162,6 +179,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_local_list_of_run_time_values_is_no_offsets),
     cmocka_unit_test(test_local_list_assigned_twice_is_no_offsets),
     cmocka_unit_test(test_signature_annotations_read_module_constants_not_parameters),
+    cmocka_unit_test(test_module_alias_of_a_type_and_of_a_kernel),
 };
 
 PTO_TEST_MAIN(tests)
