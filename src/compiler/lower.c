@@ -20,6 +20,10 @@
  * A kernel call becomes SUBMIT (its results are the argument tensors the
  * kernel returns, bound by ALIAS; pl.submit's last result is the TaskId);
  * an Orchestration or Opaque call becomes CALL.
+ *
+ * Several targets (`a, b = b, a`, `o2, o1 = k(a, o1, o2)`) are bound at
+ * once, as in Python: every value first, then the targets in order, a value
+ * that an earlier target overwrites through a temporary (lo_bind_all).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,21 +45,68 @@ static int32_t lo_func_index(const cc_ir_func **fs, uint32_t n, const cc_ir_func
 
 static void lo_block(lo_b *b, const cc_ir_block *blk);
 
-/* A reference to the value of e: a variable's own place, or a register
- * holding a scalar expression. */
+static int lo_same(cc_lo_ref x, cc_lo_ref y) { return x.kind == y.kind && x.index == y.index; }
+
+/* Where name lives with type t, as a reference. */
+static cc_lo_ref lo_var_ref(lo_b *b, const char *name, cc_type t)
+{
+    return (cc_lo_ref){(uint8_t)lo_kind_of(&t), (uint32_t)lo_var(b, name, t)};
+}
+
+/* pl.create_tensor into tensor slot dst. */
+static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
+    cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
+    if (!in) return;
+    in->dst = dst, in->a = init, in->dtype = e->type.dtype, in->u.mem.rank = e->type.rank;
+    memcpy(in->u.mem.shape, e->type.shape, sizeof in->u.mem.shape);
+}
+
+/* A reference to the value of e: a variable's own place, a register
+ * holding a scalar expression, a temporary tile holding a tile expression,
+ * the tensor a pl.store wrote, a new pl.create_tensor. */
 static cc_lo_ref lo_value(lo_b *b, const cc_ir_expr *e, int dtype)
 {
     cc_lo_kind k = lo_kind_of(&e->type);
     if (k == CC_LO_REG) return (cc_lo_ref){CC_LO_REG, (uint32_t)lo_scalar(b, e, dtype)};
-    if (e->kind != CC_X_VAR) lo_internal(b, e->span, "a tensor or tile value that is not a variable");
-    return (cc_lo_ref){(uint8_t)k, (uint32_t)lo_var(b, e->u.name, e->type)};
+    if (e->kind == CC_X_VAR) return lo_var_ref(b, e->u.name, e->type);
+    if (lo_is_kernel(b)) return lo_tile_value(b, e);
+    if (e->kind != CC_X_OP || e->u.op.op != CC_IR_CREATE_TENSOR)
+        return (cc_lo_ref){(uint8_t)k,
+                           (uint32_t)lo_internal(b, e->span, "a tensor value that is not a variable or pl.create_tensor")};
+    int32_t t = lo_new(b, CC_LO_TENSOR, NULL, e->type);
+    lo_alloc_tensor(b, e, t);
+    return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)t};
 }
 
-static void lo_alias(lo_b *b, int32_t dst, int32_t src, cc_span sp)
+/* dst = the value at src: MOV, ALIAS or TCOPY by their kind; nothing when
+ * they are one place. */
+static void lo_move(lo_b *b, cc_lo_ref dst, cc_lo_ref src, cc_span sp)
 {
-    if (dst == src) return;
-    cc_lo_insn *in = lo_emit(b, CC_LO_ALIAS, sp);
-    if (in) in->dst = dst, in->a = src;
+    static const cc_lo_opcode code[] = {[CC_LO_REG] = CC_LO_MOV, [CC_LO_TENSOR] = CC_LO_ALIAS,
+                                        [CC_LO_TILE] = CC_LO_TCOPY};
+    if (b->x->failed || lo_same(dst, src)) return;
+    cc_lo_insn *in = lo_emit(b, code[dst.kind], sp);
+    if (in) in->dst = (int32_t)dst.index, in->a = (int32_t)src.index;
+}
+
+/* Binds dst[k] to the value at src[k] for every k at once, as Python binds
+ * `a, b = b, a` (DSL-SPEC §1.3): a source that a binding before it
+ * overwrites is first copied into a temporary; every other binding is one
+ * move, so targets that read no earlier target cost nothing extra. */
+static void lo_bind_all(lo_b *b, const cc_lo_ref *dst, cc_lo_ref *src, uint32_t n, cc_span sp)
+{
+    for (uint32_t k = 1; k < n && !b->x->failed; k++)
+        for (uint32_t j = 0; j < k; j++) {
+            if (!lo_same(src[k], dst[j]) || lo_same(src[j], dst[j])) continue;
+            cc_lo_kind kind = (cc_lo_kind)src[k].kind;
+            cc_lo_ref tmp = {src[k].kind, (uint32_t)lo_new(b, kind, NULL, b->slots[kind][src[k].index].type)};
+            lo_move(b, tmp, src[k], sp);
+            src[k] = tmp;
+            break;
+        }
+    for (uint32_t k = 0; k < n; k++) lo_move(b, dst[k], src[k], sp);
 }
 
 /* ---- kernel calls and subroutine calls ------------------------------------------------- */
@@ -119,12 +170,14 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     in->u.submit.views = views, in->u.submit.nviews = nviews;
     in->u.submit.scalars = scalars, in->u.submit.nscalars = nscalars;
     in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
-    for (uint32_t t = 0; t < nres; t++) {
+    /* each result is the argument tensor the kernel returns, bound to its target */
+    cc_lo_ref *dst = lo_alloc(b, nres, sizeof *dst, sp), *src = lo_alloc(b, nres, sizeof *src, sp);
+    for (uint32_t t = 0; t < nres && !b->x->failed; t++) {
         int pk = lo_returned_param(g, t);
         if (pk < 0) return (void)lo_internal(b, sp, "a kernel result that is not a parameter");
-        int32_t src = lo_value(b, call->u.call.args[pk], -1).index;
-        lo_alias(b, lo_var(b, tg[t].name, tg[t].type), src, sp);
+        src[t] = lo_value(b, call->u.call.args[pk], -1), dst[t] = lo_var_ref(b, tg[t].name, tg[t].type);
     }
+    lo_bind_all(b, dst, src, nres, sp);
 }
 
 static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt, cc_span sp)
@@ -133,8 +186,7 @@ static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, 
     uint32_t n = call->u.call.nargs;
     cc_lo_ref *args = lo_alloc(b, n, sizeof *args, sp), *res = lo_alloc(b, nt, sizeof *res, sp);
     for (uint32_t k = 0; k < n && !b->x->failed; k++) args[k] = lo_value(b, call->u.call.args[k], g->params[k].type.dtype);
-    for (uint32_t k = 0; k < nt && !b->x->failed; k++)
-        res[k] = (cc_lo_ref){(uint8_t)lo_kind_of(&tg[k].type), (uint32_t)lo_var(b, tg[k].name, tg[k].type)};
+    for (uint32_t k = 0; k < nt && !b->x->failed; k++) res[k] = lo_var_ref(b, tg[k].name, tg[k].type);
     cc_lo_insn *in = lo_emit(b, CC_LO_CALL, sp);
     if (!in) return;
     in->u.call.proc = (uint32_t)lo_func_index(b->x->procs, b->x->l->nprocs, g);
@@ -154,36 +206,24 @@ static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uin
 
 /* ---- assignments and expression statements ------------------------------------------------ */
 
-static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, const cc_ir_target *t)
-{
-    int32_t dst = lo_var(b, t->name, t->type);
-    int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
-    cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
-    if (!in) return;
-    in->dst = dst, in->a = init, in->dtype = t->type.dtype, in->u.mem.rank = t->type.rank;
-    memcpy(in->u.mem.shape, t->type.shape, sizeof in->u.mem.shape);
-}
-
-/* `a, b = x, y`: every value first, then the targets. */
 /* A list or str bound to a name: a compile-time value the type checker
  * lets no instruction read (offsets, shapes and deps take literals), so it
  * has no register and lowers to nothing. */
 static int lo_compile_time_only(const cc_type *t) { return t->kind == CC_T_LIST || t->kind == CC_T_STR; }
 
+/* `a, b = x, y`: every value first, then the targets, all at once. */
 static void lo_assign_list(lo_b *b, const cc_ir_stmt *s)
 {
     const cc_ir_expr *v = s->u.assign.value;
-    uint32_t n = s->u.assign.ntargets;
-    cc_lo_ref *refs = lo_alloc(b, n, sizeof *refs, s->span);
-    for (uint32_t k = 0; k < n && !b->x->failed; k++)
-        if (!lo_compile_time_only(&s->u.assign.targets[k].type)) refs[k] = lo_value(b, v->u.list.items[k], -1);
-    for (uint32_t k = 0; k < n && !b->x->failed; k++) {
+    uint32_t nt = s->u.assign.ntargets, n = 0;
+    cc_lo_ref *dst = lo_alloc(b, nt, sizeof *dst, s->span), *src = lo_alloc(b, nt, sizeof *src, s->span);
+    for (uint32_t k = 0; k < nt && !b->x->failed; k++)
+        if (!lo_compile_time_only(&s->u.assign.targets[k].type)) src[n++] = lo_value(b, v->u.list.items[k], -1);
+    for (uint32_t k = 0, m = 0; k < nt && !b->x->failed; k++) {
         const cc_ir_target *t = &s->u.assign.targets[k];
-        if (lo_compile_time_only(&t->type)) continue;
-        int32_t dst = lo_var(b, t->name, t->type);
-        cc_lo_insn *in = lo_emit(b, refs[k].kind == CC_LO_REG ? CC_LO_MOV : refs[k].kind == CC_LO_TENSOR ? CC_LO_ALIAS : CC_LO_TCOPY, s->span);
-        if (in) in->dst = dst, in->a = (int32_t)refs[k].index;
+        if (!lo_compile_time_only(&t->type)) dst[m++] = lo_var_ref(b, t->name, t->type);
     }
+    lo_bind_all(b, dst, src, n, s->span);
 }
 
 static void lo_assign(lo_b *b, const cc_ir_stmt *s)
@@ -199,9 +239,9 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
     if (lo_compile_time_only(&t->type)) return;
     cc_lo_kind k = lo_kind_of(&t->type);
     if (k == CC_LO_REG) return lo_scalar_into(b, v, lo_var(b, t->name, t->type));
-    if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_alias(b, lo_var(b, t->name, t->type), lo_var(b, v->u.name, v->type), s->span);
+    if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_move(b, lo_var_ref(b, t->name, t->type), lo_value(b, v, -1), s->span);
     if (lo_is_kernel(b)) return lo_tile_stmt(b, s);
-    if (v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR) return lo_alloc_tensor(b, v, t);
+    if (v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR) return lo_alloc_tensor(b, v, lo_var(b, t->name, t->type));
     lo_internal(b, v->span, "a tile value in orchestration code");
 }
 

@@ -75,6 +75,9 @@ void lo_index_list(lo_b *b, const cc_ir_expr *e, int32_t *out, uint32_t n);
 /* An assignment or expression statement of a tile program (tile ops,
  * loads, stores, tile and tensor copies). */
 void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s);
+/* Where the value of kernel expression e lives: a tile expression's tile
+ * (a variable's own, or a temporary computed here), pl.store's tensor. */
+cc_lo_ref lo_tile_value(lo_b *b, const cc_ir_expr *e);
 
 /* lower_tile.c: marks the STOREs a tile program can compute in place; -1
  * when out of memory. */

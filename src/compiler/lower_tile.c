@@ -100,6 +100,12 @@ static int32_t lo_tile(lo_b *b, const cc_ir_expr *e)
 
 static int lo_is_store(const cc_ir_expr *e) { return e->kind == CC_X_OP && e->u.op.op == CC_IR_STORE; }
 
+cc_lo_ref lo_tile_value(lo_b *b, const cc_ir_expr *e)
+{
+    if (lo_is_store(e)) return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_store(b, e)};
+    return (cc_lo_ref){CC_LO_TILE, (uint32_t)lo_tile(b, e)};
+}
+
 void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
 {
     if (s->kind == CC_I_EXPR) {

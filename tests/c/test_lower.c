@@ -521,6 +521,61 @@ static void test_lower_grouping_pl_at_runs_in_place(void **state)
     lowered_end(&x);
 }
 
+/* ---- tuple assignment binds its targets at once (DSL-SPEC §1.3) ---- */
+
+/* main(): a, b, c = 1, 2, 3; a, b, c = b, c, a; a, b = c, a; return a*100 + b*10 + c
+ * Python: (2, 3, 1), then (1, 2, 1): 121; one name at a time gives 111. */
+static void test_tuple_assignment_binds_simultaneously_rotation(void **state)
+{
+    (void)state;
+    lowered x = {0};
+    irb_init();
+    cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, NO_PARAMS, RESULTS(T_IDX));
+    cc_ir_expr *abc = BIN(CC_OP_ADD, BIN(CC_OP_ADD, BIN(CC_OP_MUL, V("a", T_IDX), I(100)), BIN(CC_OP_MUL, V("b", T_IDX), I(10))), V("c", T_IDX));
+    f->body = BLOCK(irb_assign(SP(2, 5), (const char *[]){"a", "b", "c"}, 3, LIST(I(1), I(2), I(3))),
+                    irb_assign(SP(3, 5), (const char *[]){"a", "b", "c"}, 3, LIST(V("b", T_IDX), V("c", T_IDX), V("a", T_IDX))),
+                    ASSIGN2(SP(4, 5), "a", "b", LIST(V("c", T_IDX), V("a", T_IDX))),
+                    ASSIGN(SP(5, 5), "r", abc), RET(SP(6, 5), V("r", T_IDX)));
+    lower(&x);
+    int64_t none = 0;
+    assert_int_equal(run(&x.l->procs[0], &none, 0), 121);
+    lowered_end(&x);
+}
+
+/* Kernel code: a swap of tiles and of scalars goes through one temporary
+ * each; a tuple whose values read no target bound before them is plain moves. */
+static void test_tuple_assignment_binds_simultaneously_in_kernel_code(void **state)
+{
+    (void)state;
+    static const char src[] = DSL_F_HEADER
+        "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+        "        t = pl.load(a, [0, 0], [4, 8])\n"
+        "        u = pl.load(a, [4, 0], [4, 8])\n"
+        "        x = 1\n"
+        "        y = 2\n"
+        "        t, u = u, t\n"
+        "        x, y = y, x\n"
+        "        x, y = y, 7\n"
+        "        pl.store(pl.add(pl.sub(t, u), x * 10 + y), [0, 0], out)\n"
+        "    return out\n";
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    const char *code = code_in(pto_program_listing(p), "kernel 0 f_incore_0");
+    const char *want = "     8  TCOPY v2 = v0 @10:9\n"
+                       "     9  TCOPY v0 = v1 @10:9\n"
+                       "    10  TCOPY v1 = v2 @10:9\n"
+                       "    11  MOV r6 = r4 @11:9\n"
+                       "    12  MOV r4 = r5 @11:9\n"
+                       "    13  MOV r5 = r6 @11:9\n"
+                       "    14  CONST r7 = 7 INDEX @12:19\n"
+                       "    15  MOV r4 = r5 @12:9\n"
+                       "    16  MOV r5 = r7 @12:9\n"
+                       "    17  TSUB v4 = v0, v1 FP32 @13:25\n";
+    if (!strstr(code, want)) fprintf(stderr, "got:\n%s\nwant, within it:\n%s\n", code, want);
+    assert_non_null(strstr(code, want));
+    pto_program_free(p);
+}
+
 /* ---- through real DSL text: the seed's manual_placement ---- */
 
 static const char dsl_manual_placement[] =
@@ -634,6 +689,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_grouping_pl_at_runs_in_place),
     cmocka_unit_test(test_lower_dsl_seed_manual_placement),
     cmocka_unit_test(test_lower_task_arguments_at_most_the_runtimes_limits),
+    cmocka_unit_test(test_tuple_assignment_binds_simultaneously_rotation),
+    cmocka_unit_test(test_tuple_assignment_binds_simultaneously_in_kernel_code),
 };
 
 PTO_TEST_MAIN(tests)

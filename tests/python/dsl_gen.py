@@ -15,9 +15,10 @@ and in kernels, `if` on scalars (the parameter n, loop variables), nested
 that load and store tiles over disjoint and overlapping windows, element-wise
 add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and sqrt of
 abs on FP32), row_max (and row_sum on INT32), loads with valid_shape= and
-clamp=True, tiles rebound in place, copied, and read after stores into their
-own windows, `pl.create_tensor` intermediates, and MANUAL scopes whose tasks
-are ordered by `deps=` (pl.at ... as t, pl.submit).
+clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
+assignment, and read after stores into their own windows, `pl.create_tensor`
+intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
+as t, pl.submit).
 
 Invariants that keep every program valid and its result deterministic:
 - tensors are [16, 32], all of one dtype (FP32 or INT32); x0, x1 are inputs
@@ -39,8 +40,8 @@ import random
 
 import numpy as np
 
-from dsl_tree import (ROWS, COLS, NonFinite, Lin, KLoad, KStore, KCopy, KOp, For, If, At, Call, Scope,
-                      Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
+from dsl_tree import (ROWS, COLS, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, For, If, At, Call,
+                      Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
@@ -161,6 +162,10 @@ class Gen:
                 t = self.fresh("t")
                 body.append(KCopy(t, cur))
                 tiles.append(t)
+                continue
+            others = [t for t in dict.fromkeys(tiles + pool) if t != cur]
+            if r < 0.15 and others:  # cur, o1[, o2] = o1[, o2], cur
+                body.append(KRotate([cur] + rng.sample(others, min(len(others), rng.randint(1, 2)))))
                 continue
             # the result into a new tile, into cur itself, or into an earlier chunk's tile
             t = cur if r < 0.3 else rng.choice(pool) if pool and r < 0.4 else self.fresh("t")

@@ -144,6 +144,22 @@ class KCopy:
         env[self.tile] = (data.copy(), valid)
 
 
+class KRotate:
+    """a, b[, c] = b[, c], a: tiles rebound at once, as Python does (DSL-SPEC §1.3)."""
+
+    def __init__(self, tiles):
+        self.tiles = tiles
+
+    def emit(self, out, ind):
+        values = self.tiles[1:] + self.tiles[:1]
+        out.append("%s%s = %s" % (ind, ", ".join(self.tiles), ", ".join(values)))
+
+    def run(self, env):
+        values = [env[t] for t in self.tiles[1:] + self.tiles[:1]]
+        for t, v in zip(self.tiles, values):
+            env[t] = v
+
+
 class KOp:
     """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names; op may be
     a row reduction (row_sum, row_max: [R, C] -> [R, 1])."""
