@@ -82,6 +82,7 @@ typedef struct tc_ctx {
     int manual;               /* open MANUAL scopes */
     int branches;             /* enclosing loops and branches */
     int returned;             /* the body's return was seen */
+    const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
     int module_scope;         /* names resolve at module level: in the signature's annotations
                                * (evaluated where the def stands, as in Python) and in a module
                                * constant's value; the parameters are not local there */

@@ -72,14 +72,18 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         if (x->kind != CC_E_NAME)
             return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
     }
+    t->c.whole_call = s->u.assign.value;
     cc_ir_expr *v = tc_expr(t, s->u.assign.value);
     if (!v) return NULL;
     int m = tc_result_count(v);
     int single_list = n == 1 && v->kind == CC_X_LIST;
     if (!single_list && (n > 1 || v->kind == CC_X_CALL) && m != (int)n) {
-        if (v->kind == CC_X_CALL && v->u.call.submit)
-            return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "pl.submit(%s) unpacks %u result value(s) but kernel returns %d",
+        if (v->kind == CC_X_CALL && v->u.call.submit) {
+            char hint[96];
+            snprintf(hint, sizeof hint, "pl.submit gives the kernel's %d result(s), then the task's TaskId: unpack %d name(s)", m - 1, m);
+            return tc_err(t, CC_DIAG_SYNTAX, s->span, hint, "pl.submit(%s) unpacks %u result value(s) but kernel returns %d",
                           v->u.call.callee->name, n, m - 1);
+        }
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "cannot unpack %d value(s) into %u name(s)", m, n);
     }
     if (v->type.kind == CC_T_VOID) return tc_err(t, CC_DIAG_TYPE, s->u.assign.value->span, NULL, "this call returns no value");
@@ -131,6 +135,7 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
 {
     const cc_expr *e = s->u.expr;
     if (e->kind != CC_E_CALL) return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
+    t->c.whole_call = e;
     cc_ir_expr *v = tc_expr(t, e);
     if (!v) return NULL;
     if (v->kind != CC_X_CALL && !(v->kind == CC_X_OP && v->u.op.op == CC_IR_STORE))

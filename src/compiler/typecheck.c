@@ -528,6 +528,10 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
         snprintf(what, sizeof what, submit ? "pl.submit" : "calling '%s'", fn->name);
         return tc_control_in_kernel(t, call->span, what);
     }
+    /* a task (or an Opaque subroutine) runs as a statement of its own; an Inline call is spliced anywhere */
+    if (fn->kind != CC_FUNC_INLINE && call != t->c.whole_call)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, "call it in a statement of its own (o = k(...)) and use the result by name",
+                      "a call of '%s' inside an expression is not supported in this version", fn->name);
     if (fn->jit_entry)
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL,
                       "'%s' is a @pl.jit entry; an entry cannot call another entry (make it @pl.jit.incore, .inline or .opaque)",

@@ -244,6 +244,41 @@ static void test_stmt_unpack_counts(void **s)
     DSL_ERROR(HDR "@pl.jit.incore\ndef k(out: pl.Out[pl.Tensor]):\n    pl.store(pl.load(out, [0, 0], [8, 8]), [0, 0], out)\n    return out\n\n"
                   "@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    with pl.manual_scope():\n        x, y, t = pl.submit(k, out)\n    return out\n",
               "f", "ParserSyntaxError", "pl.submit(k) unpacks 3 result value(s) but kernel returns 1", 11, 9);
+    pto_program *p = dsl_compile(HDR "@pl.jit.incore\ndef k(out: pl.Out[pl.Tensor]):\n    return out\n\n"
+                                     "@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    with pl.manual_scope():\n        t = pl.submit(k, out)\n    return out\n",
+                                 "f", PTO_STAGE_LOWER);
+    const pto_diagnostic *d = dsl_expect_error(p, "ParserSyntaxError", "pl.submit(k) unpacks 1 result value(s) but kernel returns 1", 10, 9);
+    assert_string_equal(d->hint, "pl.submit gives the kernel's 1 result(s), then the task's TaskId: unpack 2 name(s)");
+    pto_program_free(p);
+}
+
+/* A kernel (InCore) or Opaque call runs as a statement of its own: the whole
+ * value of an assignment or an expression statement.  Nested anywhere else
+ * (an argument, a tuple or list, a return) it used to reach lowering as an
+ * internal error; an Inline call is spliced and may nest. */
+#define KERNELS HDR "@pl.jit.incore\ndef k(a: pl.Tensor, o: pl.Out[pl.Tensor]):\n    return o\n\n" \
+                    "@pl.jit.opaque\ndef op(a: pl.Tensor, o: pl.Out[pl.Tensor]):\n    o = k(a, o)\n    return o\n\n" \
+                    "@pl.jit.inline\ndef inl(a: pl.Tensor, o: pl.Out[pl.Tensor]):\n    o = k(a, o)\n    return o\n\n" \
+                    "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+static void test_kernel_call_stands_alone_in_its_statement(void **s)
+{
+    (void)s;
+    static const char *const cases[][2] = {{"    out = k(k(a, out), out)\n    return out\n", "k"}, {"    c, d = k(a, out), a\n    return c\n", "k"},
+                                           {"    x = [op(a, out), a]\n    return out\n", "op"}, {"    return k(a, out)\n", "k"}};
+    static const int cols[] = {13, 12, 10, 12};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char src[1024], msg[96];
+        snprintf(src, sizeof src, KERNELS "%s", cases[c][0]);
+        snprintf(msg, sizeof msg, "a call of '%s' inside an expression is not supported in this version", cases[c][1]);
+        pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+        const pto_diagnostic *d = dsl_expect_error(p, "UnsupportedFeatureError", msg, 19, cols[c]);
+        assert_string_equal(d->hint, "call it in a statement of its own (o = k(...)) and use the result by name");
+        pto_program_free(p);
+    }
+    static const char *const want[] = {"out = self.k(inl_value, out)", "out = self.op(a, out)", NULL};
+    pto_program *p = dsl_compile(KERNELS "    out = k(inl(a, out), out)\n    out = op(a, out)\n    k(a, out)\n    return out\n", "f", PTO_STAGE_LOWER);
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
 }
 
 static void test_names_use_before_and_maybe_assignment(void **s)
@@ -383,6 +418,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stmt_range_errors),
     cmocka_unit_test(test_stmt_loop_variable_not_defined_after),
     cmocka_unit_test(test_stmt_unpack_counts),
+    cmocka_unit_test(test_kernel_call_stands_alone_in_its_statement),
     cmocka_unit_test(test_names_use_before_and_maybe_assignment),
     cmocka_unit_test(test_names_kind_change_across_merge),
     cmocka_unit_test(test_names_pl_unknown_and_later),
