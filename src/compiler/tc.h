@@ -7,8 +7,10 @@
  * Invariants: a check that fails records one diagnostic and returns NULL
  * (expressions) or 0 (statements); the caller stops the statement there.
  * The environment (tc_env.c) holds the names bound at the current point of
- * the current function, each definite or maybe-bound; a branch is checked
- * in place and taken back out as a delta, and deltas are merged.
+ * the current function, each definite or maybe-bound, and each of one kind
+ * or in conflict (ways merged there bring different kinds: reading it is
+ * the error); a branch is checked in place and taken back out as a delta,
+ * and deltas are merged.
  */
 #ifndef CC_TC_H
 #define CC_TC_H
@@ -21,10 +23,11 @@
 typedef struct tc_bind {
     const char *name;
     cc_type type;
+    cc_type from;      /* conflict: the kind the other way brings to the merge */
     cc_ir_expr *value; /* a specialized scalar argument's constant value */
-    cc_span span;      /* where it was bound */
+    cc_span span;      /* where it was bound (conflict: the rebinding that changed the kind) */
     uint8_t definite;  /* bound on every path to here */
-    uint8_t depth;     /* the branch depth it was first bound at */
+    uint8_t conflict;  /* ways merged here bring different kinds (DSL-SPEC §1.3) */
     uint8_t gone;      /* unbound again (a loop variable after its loop) */
 } tc_bind;
 
@@ -66,6 +69,17 @@ typedef struct tc_fn {
     cc_ir_func *ir;
 } tc_fn;
 
+/* A function's `-> T` (DSL-SPEC §1.5): None (n = 0), one annotation, or
+ * tuple[T1, ..., Tn]; each parsed as a parameter's (shaped 0: a bare
+ * pl.Tensor or pl.Scalar, any tensor or scalar). */
+typedef struct tc_result_ann {
+    const cc_expr *ann; /* NULL: not annotated */
+    cc_type *types;
+    uint8_t *shaped;
+    uint32_t n;
+    uint8_t tuple;      /* written tuple[...] */
+} tc_result_ann;
+
 /* Where code runs: the control plane (orchestration), kernel code, or an
  * Inline body (judged at its call sites after inlining). */
 typedef enum tc_plane { TC_CONTROL, TC_KERNEL, TC_INLINE } tc_plane;
@@ -83,6 +97,7 @@ typedef struct tc_ctx {
     int branches;             /* enclosing loops and branches */
     int returned;             /* the body's return was seen */
     const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
+    tc_result_ann result;     /* its `-> T` */
     int module_scope;         /* names resolve at module level: in the signature's annotations
                                * (evaluated where the def stands, as in Python) and in a module
                                * constant's value; the parameters are not local there */
@@ -118,8 +133,7 @@ void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct);
 /* ---- environment (tc_env.c) ---- */
 /* The binding of name, or NULL. */
 tc_bind *tc_lookup(tc_env *e, const char *name);
-/* Binds name (logged); a kind change of a name bound outside the current
- * loop or branch is an error. */
+/* Binds name (logged); straight-line rebinding may change its kind. */
 int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp);
 /* The same, the name standing for value wherever it is read (a list of
  * constants bound outside any branch or loop: usable as offsets or shapes). */
@@ -131,8 +145,12 @@ uint32_t tc_env_mark(const tc_env *e);
 int tc_env_take(tc *t, uint32_t mark, tc_delta *out);
 void tc_delta_free(tc_delta *d);
 /* Applies the merge of two ways through a statement (an empty delta: the
- * way that changes nothing). */
+ * way that changes nothing).  A name the ways bind to different kinds is
+ * left in conflict: an error only where it is read before being assigned
+ * again (DSL-SPEC §1.3: only a live name must keep its kind). */
 int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b);
+/* Reports b's kind conflict, read at read: at the rebinding (§8).  Returns 0. */
+int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read);
 int tc_is_local(const tc *t, const char *name);
 
 /* ---- tc_expr.c ---- */
@@ -158,7 +176,20 @@ int tc_const_int(tc *t, const cc_expr *e, int64_t *v, const char *what);
 /* Parses a parameter or result annotation into *ty (kind VOID: bare
  * pl.Tensor, shape from the argument), *dir, *declared. */
 int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *shaped);
+/* Parses a def's `-> T` (ann NULL: none) into *out. */
+int tc_result_annotation(tc *t, const cc_expr *ann, tc_result_ann *out);
 cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
+/* Is e a constant expression: literals and module or caller constants,
+ * with arithmetic (no locals, no parameters: a specialized argument folds
+ * to a constant but is a variable of its own dtype)? */
+int tc_constant_ast(tc *t, const cc_expr *e);
+/* v, the value of a constant expression, where a pl.Scalar[dt] is declared
+ * (an annotated local, an annotated result): converted to dt when it fits,
+ * as an argument is (DSL-SPEC §1.5: an int fits an integer dtype's range
+ * and every float dtype, a float only float dtypes); NULL, reported as
+ * "<who> = <v> does not fit pl.<DT>", when it does not.  Any other value,
+ * and a BOOL or TaskId dt, comes back unchanged for the caller's check. */
+cc_ir_expr *tc_constant_as(tc *t, cc_ir_expr *v, int dt, const char *who);
 
 /* ---- tc_ops.c ---- */
 /* A call of pl.<name> (name is the op's pl spelling). */
@@ -179,5 +210,11 @@ tc_fn *tc_callee(tc *t, const cc_expr *fn);
 
 /* ---- tc_stmt.c ---- */
 int tc_body(tc *t, const cc_block *b, cc_ir_block *out);
+/* The values the function returns (asts: as written; n = 0: none, at:
+ * where an error cites then) become its results (f->results, room for n),
+ * checked against its `-> T` (DSL-SPEC §1.5): a constant takes an
+ * annotated scalar dtype as tc_constant_as says; then the count and every
+ * value must match. */
+int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t n, cc_span at);
 
 #endif

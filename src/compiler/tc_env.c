@@ -13,11 +13,15 @@
  *
  * Merge rule (DSL-SPEC §1.3, §1.4): a name is definite after a statement
  * when it is definite on every way through it (the way that skips a loop
- * body or lacks an else keeps the state before); two ways that bind one
- * name must agree on kind, dtype and tile shape.
+ * body or lacks an else keeps the state before).  Two ways that bind one
+ * name to different kinds (kind, dtype, tile shape) leave it in conflict:
+ * only a name live across the merge must keep its kind, so the error is
+ * raised where a conflicting name is read before being assigned again
+ * (tc_name; a loop's back-edge, tc_stmt.c), citing the rebinding (§8).
  */
 #include "compiler/tc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,25 +86,20 @@ static int tc_merge_compatible(const cc_type *a, const cc_type *b)
     return a->kind != CC_T_TILE || cc_type_equal(a, b);
 }
 
-static void tc_type_mismatch(tc *t, const char *name, const cc_type *from, const cc_type *to, cc_span sp)
+int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read)
 {
-    char a[96], b[96];
-    cc_type_format(from, a, sizeof a), cc_type_format(to, b, sizeof b);
-    tc_err(t, CC_DIAG_TYPE, sp, NULL, "'%s' changes from %s to %s across a loop or branch merge", name, a, b);
+    char a[96], c[96], hint[64];
+    cc_type_format(&b->from, a, sizeof a), cc_type_format(&b->type, c, sizeof c);
+    snprintf(hint, sizeof hint, "it is read at line %u, column %u", read.line, read.col);
+    tc_err(t, CC_DIAG_TYPE, b->span, hint, "'%s' changes from %s to %s across a loop or branch merge", b->name, a, c);
+    return 0;
 }
 
 int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp) { return tc_bind_value(t, name, type, NULL, sp); }
 
 int tc_bind_value(tc *t, const char *name, cc_type type, cc_ir_expr *value, cc_span sp)
 {
-    tc_bind *b = tc_lookup(&t->c.env, name);
-    tc_bind nb = {.name = name, .type = type, .value = value, .definite = 1, .depth = (uint8_t)t->c.branches, .span = sp};
-    if (b) {
-        /* bound outside the enclosing loop or branch: the merge needs one kind */
-        if (b->depth < nb.depth && !tc_merge_compatible(&b->type, &type))
-            return tc_type_mismatch(t, name, &b->type, &type, sp), 0;
-        if (b->depth < nb.depth) nb.depth = b->depth;
-    }
+    tc_bind nb = {.name = name, .type = type, .value = value, .definite = 1, .span = sp};
     return tc_env_set(t, &nb);
 }
 
@@ -164,7 +163,8 @@ static int tc_merge_one(tc *t, const tc_bind *x, const tc_bind *y)
     if (x->gone && (!y || y->gone)) return y ? tc_env_set(t, y) : 1;
     tc_bind nb = x->gone ? *y : *x;
     if (!x->gone && y && !y->gone) {
-        if (!tc_merge_compatible(&x->type, &y->type)) return tc_type_mismatch(t, x->name, &y->type, &x->type, x->span), 0;
+        if (y->conflict && !x->conflict) nb = *y; /* a conflict stays, with the rebinding that made it */
+        else if (!x->conflict && !tc_merge_compatible(&x->type, &y->type)) nb.conflict = 1, nb.from = y->type;
         nb.definite = x->definite && y->definite;
         nb.type.partial = x->type.partial || y->type.partial; /* either way may narrow a tile */
         if (x->value != y->value) nb.value = NULL;

@@ -1,8 +1,9 @@
 /*
  * tc_expr.c - the type checker's names and expressions: the pl names
  * (ops, enums, dtypes, what is later), module and caller constants,
- * annotations, scalar arithmetic with folding, and the dispatch of every
- * expression form.
+ * annotations (parameters, locals, results), scalar arithmetic with
+ * folding, a constant's conversion to a declared scalar dtype, and the
+ * dispatch of every expression form.
  *
  * Name resolution order (DSL-SPEC §1.4): locals and parameters, caller
  * constants, module constants, the builtins min and max.  A name assigned
@@ -283,6 +284,31 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
                   "an annotation must be pl.Tensor, pl.Tensor[[...], dtype], pl.Out[...], pl.InOut[...], pl.Scalar[...] or pl.TaskId"), 0;
 }
 
+int tc_result_annotation(tc *t, const cc_expr *ann, tc_result_ann *out)
+{
+    *out = (tc_result_ann){.ann = ann};
+    if (!ann || ann->kind == CC_E_NONE) return 1;
+    const cc_expr *const *items = &ann;
+    uint32_t n = 1;
+    if (ann->kind == CC_E_SUBSCRIPT && ann->u.sub.value->kind == CC_E_NAME && !strcmp(ann->u.sub.value->u.name, "tuple")) {
+        const cc_expr *ix = ann->u.sub.index;
+        out->tuple = 1;
+        if (ix->kind == CC_E_TUPLE) items = (const cc_expr *const *)ix->u.seq.items, n = ix->u.seq.n;
+        else items = (const cc_expr *const *)&ann->u.sub.index;
+    }
+    if (n && (!(out->types = base_arena_alloc(t->a, n * sizeof *out->types)) || !(out->shaped = base_arena_alloc(t->a, n))))
+        return tc_oom(t), 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t dir;
+        int shaped;
+        if (!tc_annotation(t, items[k], &out->types[k], &dir, &shaped)) return 0;
+        if (dir) return tc_err(t, CC_DIAG_TYPE, items[k]->span, NULL, "pl.Out/pl.InOut apply to tensor parameters only"), 0;
+        out->shaped[k] = (uint8_t)shaped;
+    }
+    out->n = n;
+    return 1;
+}
+
 /* ---- scalar arithmetic ------------------------------------------------------------------ */
 
 static int tc_is_scalar(const cc_ir_expr *x) { return x->type.kind == CC_T_SCALAR; }
@@ -321,6 +347,35 @@ cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_s
     return e;
 }
 
+int tc_constant_ast(tc *t, const cc_expr *e)
+{
+    switch (e->kind) {
+    case CC_E_INT: case CC_E_FLOAT: return 1;
+    case CC_E_NAME: return !tc_is_local(t, e->u.name);
+    case CC_E_UNARY: return tc_constant_ast(t, e->u.un.operand);
+    case CC_E_BINARY: return tc_constant_ast(t, e->u.bin.left) && tc_constant_ast(t, e->u.bin.right);
+    default: return 0;
+    }
+}
+
+cc_ir_expr *tc_constant_as(tc *t, cc_ir_expr *v, int dt, const char *who)
+{
+    if ((v->kind != CC_X_INT && v->kind != CC_X_FLOAT) || v->type.dtype == dt || dt == CC_DT_BOOL || dt == CC_DT_TASK_ID) return v;
+    int to_float = cc_dtype_is_float((cc_dtype)dt);
+    int64_t lo = dt == CC_DT_INT32 ? INT32_MIN : dt == CC_DT_INT8 ? INT8_MIN : INT64_MIN;
+    int64_t hi = dt == CC_DT_INT32 ? INT32_MAX : dt == CC_DT_INT8 ? INT8_MAX : INT64_MAX;
+    if (v->kind == CC_X_FLOAT && !to_float)
+        return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s = %g does not fit pl.%s", who, v->u.f, cc_dtype_name((cc_dtype)dt));
+    if (v->kind == CC_X_INT && !to_float && (v->u.i < lo || v->u.i > hi))
+        return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s = %lld does not fit pl.%s", who, (long long)v->u.i, cc_dtype_name((cc_dtype)dt));
+    cc_ir_expr *c = cc_ir_expr_new(t->a, to_float ? CC_X_FLOAT : CC_X_INT, v->span);
+    if (!c) return tc_oom(t);
+    if (to_float) c->u.f = v->kind == CC_X_FLOAT ? v->u.f : (double)v->u.i;
+    else c->u.i = v->u.i;
+    c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = (uint8_t)dt};
+    return c;
+}
+
 /* ---- expressions ----------------------------------------------------------------------- */
 
 static cc_ir_expr *tc_name(tc *t, const cc_expr *e)
@@ -328,6 +383,7 @@ static cc_ir_expr *tc_name(tc *t, const cc_expr *e)
     const char *n = e->u.name;
     tc_bind *b = tc_lookup(&t->c.env, n);
     if (b) {
+        if (b->conflict) return tc_kind_conflict(t, b, e->span), NULL;
         if (b->value) {
             cc_ir_expr *v = cc_ir_expr_clone(t->a, b->value);
             if (v) v->span = e->span;

@@ -1,7 +1,8 @@
 /*
  * tc_stmt.c - the type checker's statements: assignments and unpacking,
- * loops, branches (with definite assignment across them), returns, the
- * `with` rules of DSL-SPEC §4.1 in their order, pl.at, and the
+ * loops, branches (with definite assignment across them, and the kind of
+ * a name live across a loop's back-edge), returns against the function's
+ * `-> T`, the `with` rules of DSL-SPEC §4.1 in their order, pl.at, and the
  * pl.set_cache_policy markers of §6.1-6.2, hoisted onto their pl.at.
  *
  * Invariant: a block is checked in order and stops at its first failing
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/text.h"
 
 /* What a block is the body of: markers are hoisted from AT bodies and
  * rejected with a scope-specific message in SCOPE bodies. */
@@ -92,6 +94,11 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         uint8_t dir;
         int shaped;
         if (!tc_annotation(t, s->u.assign.annotation, &ann, &dir, &shaped)) return NULL;
+        char who[160];
+        snprintf(who, sizeof who, "'%s'", s->u.assign.targets[0]->u.name);
+        /* `x: pl.Scalar[pl.INT32] = 7`: a constant takes the declared dtype, as an argument does */
+        if (shaped && ann.kind == CC_T_SCALAR && tc_constant_ast(t, s->u.assign.value) && !(v = tc_constant_as(t, v, ann.dtype, who)))
+            return NULL;
         if (ann.kind != v->type.kind || (shaped && !cc_type_equal(&ann, &v->type))) {
             char a[96], b[96];
             cc_type_format(&ann, a, sizeof a), cc_type_format(&v->type, b, sizeof b);
@@ -157,24 +164,126 @@ static int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
 }
 
 /* Checks a body that may run or not (a loop body, an if arm) in place,
- * then takes its net changes back out into *d. */
-static int tc_branch(tc *t, const cc_block *b, cc_ir_block *out, tc_delta *d)
+ * then takes its net changes back out into *d.  for_: the for loop whose
+ * variable each run binds first, as INDEX (NULL: none). */
+static int tc_branch(tc *t, const cc_block *b, const cc_stmt *for_, cc_ir_block *out, tc_delta *d)
 {
     uint32_t mark = tc_env_mark(&t->c.env);
     t->c.branches++;
-    int ok = tc_block(t, b, out, 0, TC_BLOCK_PLAIN);
+    int ok = !for_ || tc_bind_name(t, for_->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, for_->u.for_.var_span);
+    ok = ok && tc_block(t, b, out, 0, TC_BLOCK_PLAIN);
     t->c.branches--;
     if (!tc_env_take(t, mark, d)) return 0;
     if (!ok) tc_delta_free(d);
     return ok;
 }
 
-/* A body that runs zero or more times: merged with the way around it. */
-static int tc_loop_body(tc *t, const cc_block *b, cc_ir_block *out)
+/* ---- reads before assignment: liveness across a loop's back-edge ---- */
+
+/* The first read of name in e, or NULL. */
+static const cc_expr *tc_read_in(const cc_expr *e, const char *name)
 {
+    const cc_expr *r = NULL;
+    if (!e) return NULL;
+    switch (e->kind) {
+    case CC_E_NAME: return strcmp(e->u.name, name) ? NULL : e;
+    case CC_E_ATTR: return tc_read_in(e->u.attr.value, name);
+    case CC_E_CALL:
+        r = tc_read_in(e->u.call.fn, name);
+        for (uint32_t k = 0; !r && k < e->u.call.nargs; k++) r = tc_read_in(e->u.call.args[k], name);
+        for (uint32_t k = 0; !r && k < e->u.call.nkws; k++) r = tc_read_in(e->u.call.kws[k].value, name);
+        return r;
+    case CC_E_SUBSCRIPT: return (r = tc_read_in(e->u.sub.value, name)) ? r : tc_read_in(e->u.sub.index, name);
+    case CC_E_BINARY: case CC_E_COMPARE: case CC_E_BOOLOP:
+        return (r = tc_read_in(e->u.bin.left, name)) ? r : tc_read_in(e->u.bin.right, name);
+    case CC_E_UNARY: return tc_read_in(e->u.un.operand, name);
+    case CC_E_LIST: case CC_E_TUPLE:
+        for (uint32_t k = 0; !r && k < e->u.seq.n; k++) r = tc_read_in(e->u.seq.items[k], name);
+        return r;
+    default: return NULL;
+    }
+}
+
+/* What a statement or block does first with a name on its ways through. */
+typedef enum tc_first { TC_FIRST_NONE, TC_FIRST_ASSIGNED, TC_FIRST_READ } tc_first;
+
+static tc_first tc_block_first(const cc_block *b, const char *name, const cc_expr **read);
+
+/* A body that may not run: its reads count, its assignments do not. */
+static tc_first tc_maybe_first(const cc_block *b, const char *name, const cc_expr **read)
+{
+    return tc_block_first(b, name, read) == TC_FIRST_READ ? TC_FIRST_READ : TC_FIRST_NONE;
+}
+
+static tc_first tc_stmt_first(const cc_stmt *s, const char *name, const cc_expr **read)
+{
+    tc_first a = TC_FIRST_NONE, b = TC_FIRST_NONE;
+    switch (s->kind) {
+    case CC_S_EXPR: return (*read = tc_read_in(s->u.expr, name)) ? TC_FIRST_READ : TC_FIRST_NONE;
+    case CC_S_ASSIGN:
+        if ((*read = tc_read_in(s->u.assign.value, name))) return TC_FIRST_READ;
+        for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
+            if (s->u.assign.targets[k]->kind == CC_E_NAME && !strcmp(s->u.assign.targets[k]->u.name, name)) return TC_FIRST_ASSIGNED;
+        return TC_FIRST_NONE;
+    case CC_S_AUGASSIGN:
+        return (*read = tc_read_in(s->u.aug.target, name)) || (*read = tc_read_in(s->u.aug.value, name)) ? TC_FIRST_READ : TC_FIRST_NONE;
+    case CC_S_FOR:
+        if ((*read = tc_read_in(s->u.for_.iter, name))) return TC_FIRST_READ;
+        return strcmp(s->u.for_.var, name) ? tc_maybe_first(&s->u.for_.body, name, read) : TC_FIRST_NONE;
+    case CC_S_WHILE:
+        if ((*read = tc_read_in(s->u.while_.cond, name))) return TC_FIRST_READ;
+        return tc_maybe_first(&s->u.while_.body, name, read);
+    case CC_S_IF:
+        if ((*read = tc_read_in(s->u.if_.cond, name)) || (a = tc_block_first(&s->u.if_.then, name, read)) == TC_FIRST_READ ||
+            (b = tc_block_first(&s->u.if_.orelse, name, read)) == TC_FIRST_READ)
+            return TC_FIRST_READ;
+        return a == TC_FIRST_ASSIGNED && b == TC_FIRST_ASSIGNED ? TC_FIRST_ASSIGNED : TC_FIRST_NONE;
+    case CC_S_WITH:
+        for (uint32_t k = 0; k < s->u.with.nitems; k++)
+            if ((*read = tc_read_in(s->u.with.items[k].context, name))) return TC_FIRST_READ;
+        if ((a = tc_block_first(&s->u.with.body, name, read)) != TC_FIRST_NONE) return a;
+        for (uint32_t k = 0; k < s->u.with.nitems; k++)
+            if (s->u.with.items[k].as_name && !strcmp(s->u.with.items[k].as_name, name)) return TC_FIRST_ASSIGNED;
+        return TC_FIRST_NONE;
+    case CC_S_RETURN:
+        for (uint32_t k = 0; k < s->u.ret.n; k++)
+            if ((*read = tc_read_in(s->u.ret.values[k], name))) return TC_FIRST_READ;
+        return TC_FIRST_NONE;
+    default: return TC_FIRST_NONE;
+    }
+}
+
+static tc_first tc_block_first(const cc_block *b, const char *name, const cc_expr **read)
+{
+    for (uint32_t k = 0; k < b->n; k++) {
+        tc_first r = tc_stmt_first(b->items[k], name, read);
+        if (r != TC_FIRST_NONE) return r;
+    }
+    return TC_FIRST_NONE;
+}
+
+/* The body of loop (a for or a while), run zero or more times: merged
+ * with the way around it.  A name the body leaves in conflict is live
+ * across the back-edge when the next iteration reads it before assigning
+ * it (in a while's condition, or in the body; a for's variable is
+ * assigned by the head): that is the error (DSL-SPEC §1.3).  Scanned only
+ * for names in conflict. */
+static int tc_loop_body(tc *t, const cc_stmt *loop, cc_ir_block *out)
+{
+    int is_for = loop->kind == CC_S_FOR;
+    const cc_block *b = is_for ? &loop->u.for_.body : &loop->u.while_.body;
+    const cc_expr *cond = is_for ? NULL : loop->u.while_.cond;
+    const char *var = is_for ? loop->u.for_.var : NULL;
     tc_delta body, none = {0};
-    if (!tc_branch(t, b, out, &body)) return 0;
+    if (!tc_branch(t, b, is_for ? loop : NULL, out, &body)) return 0;
     int ok = tc_env_merge(t, &body, &none);
+    for (uint32_t k = 0; ok && k < body.n; k++) {
+        const tc_bind *m = tc_lookup(&t->c.env, body.b[k].name);
+        const cc_expr *read = NULL;
+        if (!m || !m->conflict || (var && !strcmp(var, m->name))) continue;
+        if ((read = tc_read_in(cond, m->name)) || tc_block_first(b, m->name, &read) == TC_FIRST_READ)
+            ok = tc_kind_conflict(t, m, read->span);
+    }
     tc_delta_free(&body);
     return ok;
 }
@@ -226,10 +335,7 @@ static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
     st->u.for_.var = s->u.for_.var, st->u.for_.var_span = s->u.for_.var_span;
     st->u.for_.start = b[0], st->u.for_.stop = b[1], st->u.for_.step = b[2];
     int had = tc_lookup(&t->c.env, s->u.for_.var) != NULL;
-    t->c.branches++;
-    int ok = tc_bind_name(t, s->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, s->u.for_.var_span);
-    t->c.branches--;
-    ok = ok && tc_loop_body(t, &s->u.for_.body, &st->u.for_.body);
+    int ok = tc_loop_body(t, s, &st->u.for_.body);
     if (ok && !had) ok = tc_unbind(t, s->u.for_.var); /* not defined after the loop */
     return ok ? st : NULL;
 }
@@ -239,7 +345,7 @@ static cc_ir_stmt *tc_while(tc *t, const cc_stmt *s)
     cc_ir_expr *c = tc_expr(t, s->u.while_.cond);
     if (!c || !tc_scalar_cond(t, c, "while condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_WHILE, s->span);
-    if (!st || !tc_loop_body(t, &s->u.while_.body, &st->u.while_.body)) return NULL;
+    if (!st || !tc_loop_body(t, s, &st->u.while_.body)) return NULL;
     st->u.while_.cond = c;
     return st;
 }
@@ -250,8 +356,8 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     if (!c || !tc_scalar_cond(t, c, "if condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_IF, s->span);
     tc_delta a = {0}, b = {0};
-    int ok = st && tc_branch(t, &s->u.if_.then, &st->u.if_.then, &a) &&
-             tc_branch(t, &s->u.if_.orelse, &st->u.if_.orelse, &b) && tc_env_merge(t, &a, &b);
+    int ok = st && tc_branch(t, &s->u.if_.then, NULL, &st->u.if_.then, &a) &&
+             tc_branch(t, &s->u.if_.orelse, NULL, &st->u.if_.orelse, &b) && tc_env_merge(t, &a, &b);
     if (ok) {
         st->u.if_.cond = c;
         st->u.if_.elif = s->u.if_.orelse.n == 1 && s->u.if_.orelse.items[0]->kind == CC_S_IF;
@@ -280,11 +386,50 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
         if (f->kind != CC_FUNC_INCORE && f->kind != CC_FUNC_INLINE && (v->kind != CC_X_VAR || v->type.kind != CC_T_TENSOR))
             return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "'%s' may return only tensors", f->name);
         st->u.ret.values[k] = v;
-        f->results[k] = v->type;
     }
+    if (!tc_results(t, st->u.ret.values, (const cc_expr *const *)s->u.ret.values, n, s->span)) return NULL;
     f->nresults = n;
     t->c.returned = 1;
     return st;
+}
+
+/* "None", one type, or tuple[T1, ...]; shaped NULL: every type is. */
+static void tc_results_text(const cc_type *types, const uint8_t *shaped, uint32_t n, int tuple, char *buf, size_t cap)
+{
+    size_t len = 0;
+    char one[160];
+    if (!n && !tuple) base_appendf(buf, cap, &len, "None");
+    if (tuple) base_appendf(buf, cap, &len, "tuple[");
+    for (uint32_t k = 0; k < n; k++) {
+        if (shaped && !shaped[k]) snprintf(one, sizeof one, "%s", types[k].kind == CC_T_TENSOR ? "pl.Tensor" : "pl.Scalar");
+        else cc_type_format(&types[k], one, sizeof one);
+        base_appendf(buf, cap, &len, "%s%s", k ? ", " : "", one);
+    }
+    if (tuple) base_appendf(buf, cap, &len, "]");
+}
+
+int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t n, cc_span at)
+{
+    const tc_result_ann *r = &t->c.result;
+    cc_ir_func *f = t->c.f;
+    /* one value is written bare, several as a tuple (as the printer writes them) */
+    int match = n == r->n && (r->tuple ? n >= 2 : n <= 1);
+    uint32_t bad = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (r->ann && match && r->shaped[k] && r->types[k].kind == CC_T_SCALAR && tc_constant_ast(t, asts[k])) {
+            char who[160];
+            snprintf(who, sizeof who, "'%s' result", f->name);
+            if (!(values[k] = tc_constant_as(t, values[k], r->types[k].dtype, who))) return 0;
+        }
+        f->results[k] = values[k]->type;
+        if (match && (f->results[k].kind != r->types[k].kind || (r->shaped[k] && !cc_type_equal(&f->results[k], &r->types[k]))))
+            match = 0, bad = k;
+    }
+    if (!r->ann || match) return 1;
+    char a[240], b[240];
+    tc_results_text(r->types, r->shaped, r->n, r->tuple, a, sizeof a);
+    tc_results_text(f->results, NULL, n, n > 1, b, sizeof b);
+    return !tc_err(t, CC_DIAG_TYPE, n ? values[bad]->span : at, NULL, "'%s' is annotated -> %s but returns %s", f->name, a, b);
 }
 
 /* ---- with: pl.scope, pl.manual_scope, pl.at ----------------------------------------------------- */
@@ -346,6 +491,7 @@ static int tc_marker(tc *t, const cc_stmt *s, tc_env *env, cc_ir_stmt *at)
     if (name->kind != CC_E_NAME)
         return tc_err(t, CC_DIAG_SYNTAX, name->span, NULL, "pl.set_cache_policy() first argument must be a bare variable name"), 0;
     tc_bind *b = tc_lookup(env, name->u.name);
+    if (b && b->conflict) return tc_kind_conflict(t, b, name->span);
     int found = 0;
     if (!b || !b->definite) {
         if (!b && !tc_is_local(t, name->u.name)) tc_constant(t, name->u.name, name->span, &found);

@@ -460,6 +460,7 @@ static int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         }
         if (ok) ok = args ? tc_callee_param(t, ip, shaped, args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
     }
+    if (ok) ok = tc_result_annotation(t, def->u.def.returns, &t->c.result);
     t->c.module_scope = 0;
     if (ok) {
         tc_scan(t, &def->u.def.body, &t->c.locals);
@@ -468,6 +469,7 @@ static int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
             if (ok) tc_lookup(&t->c.env, f->params[k].name)->value = vals[k].value;
         }
         if (ok) ok = tc_body(t, &def->u.def.body, &f->body);
+        if (ok && !t->c.returned) ok = tc_results(t, NULL, NULL, 0, def->u.def.returns ? def->u.def.returns->span : def->span);
     }
     base_strmap_free(&t->c.locals);
     free(vals);

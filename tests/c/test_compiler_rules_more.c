@@ -525,7 +525,7 @@ static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
     DSL_ERROR(DSL_F_HEADER
               "    x: pl.Scalar[pl.INT32] = 1.5\n"
               "    return out\n",
-              "f", "ParserTypeError", "'x' is annotated pl.Scalar[pl.INT32] but assigned pl.Scalar[pl.FP32]", 5, 8);
+              "f", "ParserTypeError", "'x' = 1.5 does not fit pl.INT32", 5, 30);
 }
 
 static void test_tile_annotation_is_unsupported(void **s)

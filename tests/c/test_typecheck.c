@@ -296,10 +296,68 @@ static void test_names_use_before_and_maybe_assignment(void **s)
 static void test_names_kind_change_across_merge(void **s)
 {
     (void)s;
-    DSL_ERROR(OFF("    x = 1\n    for i in pl.range(4):\n        x = 2.0\n"), "f", "ParserTypeError",
+    DSL_ERROR(OFF("    x = 1\n    for i in pl.range(4):\n        x = 2.0\n    y = x\n"), "f", "ParserTypeError",
               "'x' changes from pl.Scalar[pl.INDEX] to pl.Scalar[pl.FP32] across a loop or branch merge", 7, 9);
     pto_program *p = dsl_compile(OFF("    x = 1\n    x = 2.0\n"), "f", PTO_STAGE_PARSE); /* straight line: fine */
     dsl_expect_ok(p);
+    pto_program_free(p);
+}
+
+/* DSL-SPEC §1.3: only a name live across a merge must keep its kind (read
+ * after an if, or by the loop's next iteration or after the loop, before
+ * being assigned again). */
+static void test_names_kind_change_of_a_name_not_read_after_the_merge_is_fine(void **s)
+{
+    (void)s;
+    static const char *const fine[] = {
+        "    x = 1\n    if 1 > 0:\n        x = 2.5\n", /* never read again (the audit's case) */
+        "    x = 1\n    for i in pl.range(4):\n        x = 2.5\n",
+        "    x = 1\n    if 1 > 0:\n        x = 2.5\n    x = 3\n    y = x + 1\n", /* assigned again before the read */
+        "    x = 1\n    for i in pl.range(4):\n        x = 2.5\n        y = x * 2.0\n", /* the body assigns before it reads */
+        "    x = 1\n    if 1 > 0:\n        if 2 > 1:\n            x = 2.5\n        x = 4\n    y = x\n",
+        "    for i in pl.range(4):\n        i = 2.5\n", /* the loop head assigns i */
+        "    t = 1\n    with pl.at(level=pl.Level.CORE_GROUP):\n        if 1 > 0:\n"
+        "            t = pl.load(a, [0, 0], [64, 128])\n        pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)\n",
+    };
+    for (size_t k = 0; k < sizeof fine / sizeof fine[0]; k++) {
+        char src[640];
+        snprintf(src, sizeof src, OFF("%s"), fine[k]);
+        pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+        dsl_expect_ok(p);
+        pto_program_free(p);
+    }
+}
+
+/* The error cites the rebinding (§8); its hint, the read that makes the
+ * name live. */
+static void test_names_kind_change_read_after_the_merge_names_the_read(void **s)
+{
+    (void)s;
+    static const struct { const char *body; int line, col; const char *hint; } bad[] = {
+        {"    x = 1\n    if 1 > 0:\n        x = 2.5\n    y = x\n", 7, 9, "it is read at line 8, column 9"},
+        {"    x = 1\n    if 1 > 0:\n        pass\n    else:\n        x = 2.5\n    if 2 > 1:\n        y = x\n", 9, 9,
+         "it is read at line 11, column 13"},
+        {"    x = 1\n    for i in pl.range(4):\n        y = x + 1\n        x = 2.5\n", 8, 9, "it is read at line 7, column 13"},
+        {"    x = 1\n    for i in pl.range(4):\n        if 1 > 0:\n            x = 2.5\n    y = x\n", 8, 13,
+         "it is read at line 9, column 9"},
+        {"    x = 1\n    while x < 3:\n        x = 2.5\n", 7, 9, "it is read at line 6, column 11"},
+        {"    x = 1\n    for i in pl.range(4):\n        for j in pl.range(2):\n            y = x\n        x = 2.5\n", 9, 9,
+         "it is read at line 8, column 17"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char src[640];
+        snprintf(src, sizeof src, OFF("%s"), bad[k].body);
+        pto_program *p = dsl_compile(src, "f", PTO_STAGE_LOWER);
+        const pto_diagnostic *d = dsl_expect_error(p, "ParserTypeError", "'x' changes from pl.Scalar[pl.INDEX] to pl.Scalar[pl.FP32] "
+                                                   "across a loop or branch merge", bad[k].line, bad[k].col);
+        assert_string_equal(d->hint, bad[k].hint);
+        pto_program_free(p);
+    }
+    /* a loop variable bound before the loop: a zero-trip loop leaves the old value */
+    pto_program *p = dsl_compile(OFF("    i = 2.5\n    for i in pl.range(4):\n        pass\n    y = i\n"), "f", PTO_STAGE_LOWER);
+    const pto_diagnostic *d = dsl_expect_error(p, "ParserTypeError", "'i' changes from pl.Scalar[pl.FP32] to pl.Scalar[pl.INDEX] "
+                                               "across a loop or branch merge", 6, 9);
+    assert_string_equal(d->hint, "it is read at line 8, column 9");
     pto_program_free(p);
 }
 
@@ -421,6 +479,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_kernel_call_stands_alone_in_its_statement),
     cmocka_unit_test(test_names_use_before_and_maybe_assignment),
     cmocka_unit_test(test_names_kind_change_across_merge),
+    cmocka_unit_test(test_names_kind_change_of_a_name_not_read_after_the_merge_is_fine),
+    cmocka_unit_test(test_names_kind_change_read_after_the_merge_names_the_read),
     cmocka_unit_test(test_names_pl_unknown_and_later),
     cmocka_unit_test(test_names_constants_folded_and_caller_wins),
     cmocka_unit_test(test_names_uncapturable_constant),
