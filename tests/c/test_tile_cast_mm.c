@@ -1,5 +1,6 @@
 /*
- * test_tile_cast_mm.c - tile cast (rounding modes, saturation, NaN),
+ * test_tile_cast_mm.c - tile cast (rounding modes, saturation, NaN, one
+ * rounding from INT32 to BF16),
  * matmul per dtype against a triple loop, and load/store windows (valid
  * regions, clamp, the out-of-bounds messages of DSL-SPEC §1.8).
  */
@@ -37,6 +38,22 @@ static void test_tile_cast_float_to_int_modes_saturate_nan_zero(void **state)
     assert_int_equal(tile_cast(&h, &i, TILE_ROUND, msg, sizeof msg), 0);
     assert_int_equal(((uint16_t *)h.data)[2], ref_bf16((float)(16777217.0 + 131072.0)));
     free(f.data), free(i.data), free(b.data), free(h.data);
+}
+
+/* M = 2^24 + 2^16 lies halfway between two BF16 values; an INT32 a step
+ * either side of it rounds to the nearer one, M itself to the even one. */
+static void test_tile_cast_int32_to_bf16_rounds_once_either_side_of_a_midpoint(void **state)
+{
+    (void)state;
+    char msg[256];
+    const int32_t m = (1 << 24) + (1 << 16);
+    const int32_t in[] = {m - 1, m + 1, m, -(m - 1), -(m + 1), -m};
+    const float want[] = {0x1p24f, 0x1p24f + 0x1p17f, 0x1p24f, -0x1p24f, -0x1p24f - 0x1p17f, -0x1p24f};
+    tile i = ref_tile2(TILE_INT32, 1, 6), h = ref_tile2(TILE_BF16, 1, 6);
+    memcpy(i.data, in, sizeof in);
+    assert_int_equal(tile_cast(&h, &i, TILE_ROUND, msg, sizeof msg), 0);
+    for (int k = 0; k < 6; k++) assert_true(ref_get(&h, k) == want[k]);
+    free(i.data), free(h.data);
 }
 
 static void test_tile_matmul_each_dtype_against_a_triple_loop(void **state)
@@ -105,6 +122,7 @@ static void test_tile_load_store_valid_shape_and_clamp(void **state)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_cast_float_to_int_modes_saturate_nan_zero),
+    cmocka_unit_test(test_tile_cast_int32_to_bf16_rounds_once_either_side_of_a_midpoint),
     cmocka_unit_test(test_tile_matmul_each_dtype_against_a_triple_loop),
     cmocka_unit_test(test_tile_load_store_valid_shape_and_clamp),
 };
