@@ -381,7 +381,7 @@ static void test_argument_specs_must_fit_the_parameters(void **s)
     dsl_expect_ok(p); /* exactly the lowest INT32 fits */
     pto_program_free(p);
     a[2].value = (pto_value){.kind = PTO_VALUE_FLOAT, .f = 1.5};
-    spec_error(with_n, a, 3, "'f' argument 'n' = 1.5 does not fit pl.INT32");
+    spec_error(with_n, a, 3, "@pl.jit function 'f': argument 'n' must be a Python int for pl.Scalar[pl.INT32], got float");
 }
 
 static void test_at_deps_not_a_list_is_syntax_error(void **s)

@@ -2,7 +2,10 @@
 to each dtype, run in kernel code, in orchestration code and folded at
 compile time, against numpy at and past each dtype's limits (the tile
 cast's rule: integers saturate, floats round to nearest even once); the
-promotion of FP16/BF16/INT8 scalars in arithmetic and tile ops.
+promotion of FP16/BF16/INT8 scalars in arithmetic and tile ops; and a
+specialized pl.Scalar[dtype] argument rounded to its dtype (the value the
+kernel sees).  The arguments that do not fit are rows of
+test_bad_input_matrix.py.
 
 BF16 has no numpy dtype: its reference rounds the exact value with
 fractions (torch rounds a double to BF16 through FP32, twice)."""
@@ -121,6 +124,14 @@ def _source():
                     pl.store(pl.add(pl.load(a, [0, 0], [1, 8]), pl.cast(x, pl.{dt})), [0, 0], out)
                 return out
             """).format(dt=dt))
+    for dt in ("FP32", "FP16", "BF16", "INT8", "BOOL"):
+        src.append(textwrap.dedent("""
+            @pl.jit
+            def arg_{dt}(a: pl.Tensor, out: pl.Out[pl.Tensor], s: pl.Scalar[pl.{dt}]):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    pl.store(pl.add(pl.load(a, [0, 0], [1, 8]), s), [0, 0], out)
+                return out
+            """).format(dt=dt))
     src.append(textwrap.dedent("""
         @pl.jit
         def promote(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar):
@@ -224,3 +235,27 @@ def test_fp16_scalar_with_an_fp16_tile(K):
     K.fp16_tile(a, o, 1)  # 2049 -> FP16 2048; 2048 + 1 -> 2049 -> FP16 2048 (ties to even)
     np.testing.assert_array_equal(o, np.float16(np.float32(np.float16(2049)) + np.float32(1)))
     assert o[0, 0] == 2048
+
+
+# ---- a specialized pl.Scalar[dtype] argument: rounded to its dtype, at its limits -------------
+
+ARG_VALUES = {
+    "FP16": [65504.0, -65504.0, 65519.99999999999, 65519, 1e-8, 1e-7, 0.1, 2049, float("inf")],
+    "BF16": [BF16_MAX, math.nextafter(BF16_HALFWAY, 0), 1 + 2.0 ** -8, 1 + 2.0 ** -8 + 2.0 ** -40, 1e-39, 0.1],
+    "FP32": [0.1, math.nextafter(2.0 ** 128 - 2.0 ** 103, 0), 16777217, True],
+    "INT8": [127, -128, True, 0],
+    "BOOL": [True, False, 0, 1],
+}
+
+
+@pytest.mark.parametrize("dt", list(ARG_VALUES))
+def test_specialized_scalar_argument_is_rounded_to_its_dtype(K, dt):
+    kern = getattr(K, "arg_" + dt)
+    for x in ARG_VALUES[dt]:
+        want = reference(dt if dt != "BOOL" else "INT8", x)
+        out = np.zeros((1, 8), np.float32)
+        kern(np.zeros_like(out), out, x)
+        assert out[0, 0] == want, x
+        text = kern.lower(np.zeros_like(out), out, x)
+        literal = repr(bool(x)) if dt == "BOOL" else repr(want) if dt in FLOATS else repr(int(x))
+        assert "pl.add(pl.load(a, [0, 0], [1, 8], cache=pl.CachePolicy.DEFAULT), %s)" % literal in text, (x, text)
