@@ -168,7 +168,8 @@ cc_ir_expr *cc_ir_binary(base_arena *a, cc_op op, cc_ir_expr *l, cc_ir_expr *r, 
     e->u.bin.op = op, e->u.bin.l = l, e->u.bin.r = r;
     e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
     if (cc_op_is_compare(op)) e->type.dtype = CC_DT_BOOL;
-    else if (op == CC_OP_DIV || l->type.dtype == CC_DT_FP32 || r->type.dtype == CC_DT_FP32) e->type.dtype = CC_DT_FP32;
+    else if (op == CC_OP_DIV || cc_dtype_is_float((cc_dtype)l->type.dtype) || cc_dtype_is_float((cc_dtype)r->type.dtype))
+        e->type.dtype = CC_DT_FP32; /* scalar arithmetic is int64 or FP32 (FP16/BF16 promote) */
     return e;
 }
 

@@ -153,7 +153,8 @@ static void lo_unary(lo_b *b, const cc_ir_expr *e, int32_t dst)
     int dt = e->u.un.op == CC_OP_NOT ? -1 : e->type.dtype;
     int32_t x = lo_scalar(b, e->u.un.x, dt);
     cc_lo_insn *in = lo_emit(b, CC_LO_UN, e->span);
-    if (in) in->op = (uint8_t)e->u.un.op, in->dtype = (uint8_t)lo_reg_dtype(b, x), in->dst = dst, in->a = x;
+    /* NEG computes in its result's dtype (-INT8 is int64, as the type checker typed it) */
+    if (in) in->op = (uint8_t)e->u.un.op, in->dtype = (uint8_t)(dt < 0 ? lo_reg_dtype(b, x) : dt), in->dst = dst, in->a = x;
 }
 
 static void lo_const(lo_b *b, const cc_ir_expr *e, int32_t dst)

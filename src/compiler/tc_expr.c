@@ -467,14 +467,16 @@ static cc_ir_expr *tc_unary(tc *t, const cc_expr *e)
         return tc_tile_unary(t, CC_IR_NEG, x, e->span);
     if (!tc_is_scalar(x)) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "operator '%s' needs a scalar operand", cc_op_text(e->u.un.op));
     if (x->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a TaskId can only be passed in deps=");
+    /* -x is arithmetic: int64 or FP32, as for binary operators */
+    cc_type neg = {.kind = CC_T_SCALAR, .dtype = cc_dtype_is_float((cc_dtype)x->type.dtype) ? CC_DT_FP32 : CC_DT_INDEX};
     if (e->u.un.op == CC_OP_NEG && x->kind == CC_X_FLOAT) {
-        x->u.f = -x->u.f;
+        x->u.f = -x->u.f, x->type = neg;
         return x;
     }
     cc_ir_expr *u = cc_ir_expr_new(t->a, CC_X_UNARY, e->span);
     if (!u) return tc_oom(t);
     u->u.un.op = e->u.un.op, u->u.un.x = x;
-    u->type = e->u.un.op == CC_OP_NOT ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL} : x->type;
+    u->type = e->u.un.op == CC_OP_NOT ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL} : neg;
     return e->u.un.op == CC_OP_NEG ? cc_ir_fold(t->a, u) : u;
 }
 

@@ -9,8 +9,11 @@
  */
 #include "compiler/tc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "compiler/scalar_cast.h"
 
 typedef struct tc_args {
     const cc_expr *v[8];
@@ -330,8 +333,14 @@ static cc_ir_expr *tc_cast(tc *t, const cc_expr *call)
     }
     if (x->type.kind == CC_T_SCALAR) {
         if (mode != CC_CAST_ROUND) return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.cast of a scalar takes no mode=");
-        if (dt != CC_DT_INDEX && dt != CC_DT_FP32 && dt != CC_DT_BOOL && dt != CC_DT_INT32)
-            return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.cast of a scalar must target pl.INDEX, pl.INT32, pl.FP32 or pl.BOOL");
+        cc_scalar v;
+        if (cc_scalar_of(x, &v)) { /* a constant folds, unless to inf or NaN, which have no literal */
+            v = cc_scalar_cast((cc_dtype)x->type.dtype, (cc_dtype)dt, (cc_cast_mode)mode, v);
+            if (!cc_dtype_is_float((cc_dtype)dt) || isfinite(v.f)) {
+                cc_ir_expr *c = cc_scalar_expr(t->a, (cc_dtype)dt, v, call->span);
+                return c ? c : tc_oom(t);
+            }
+        }
     } else if (!tc_kernel_only(t, "cast", call->span) || !(x = tc_tile_operand(t, x, call->span))) {
         return NULL;
     }

@@ -11,12 +11,15 @@
  */
 #include "compiler/tc.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/array.h"
+#include "compiler/printer.h"
+#include "compiler/scalar_cast.h"
 
 /* ---- diagnostics ------------------------------------------------------------------- */
 
@@ -328,6 +331,32 @@ static const pto_arg_spec *tc_spec(tc *t, const char *name)
     return NULL;
 }
 
+/* A specialized argument given (of dtype from: INDEX for a Python int, BOOL,
+ * FP32 for a float) for a scalar parameter of dtype dt (pl.Scalar[dt], else
+ * from) must be of dt's kind (an int or bool for an integer dtype or BOOL,
+ * any number for a float dtype) and fit it (DSL-SPEC §1.5): an integer
+ * within dt's range (BOOL: 0 or 1), a finite float still finite once
+ * rounded to dt. */
+static int tc_entry_scalar_fits(tc *t, const cc_param *cp, const char *name, cc_dtype dt, cc_dtype from, cc_scalar given)
+{
+    if (from == CC_DT_FP32 && !cc_dtype_is_float(dt))
+        return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a Python %s for pl.Scalar[pl.%s], got float",
+                      tc_who(t, t->c.fn->name), name, dt == CC_DT_BOOL ? "bool" : "int", cc_dtype_name(dt)), 0;
+    int64_t lo, hi;
+    cc_dtype_int_range(dt, &lo, &hi);
+    int fits = cc_dtype_is_float(dt) ? !isinf(cc_scalar_cast(from, dt, CC_CAST_ROUND, given).f) || (from == CC_DT_FP32 && isinf(given.f))
+                                     : given.i >= lo && given.i <= hi;
+    if (fits) return 1;
+    base_strbuf v = {0};
+    cc_ir_expr *e = cc_scalar_expr(t->a, from, given, cp->span);
+    if (!e) return tc_oom(t), 0;
+    cc_print_expr(e, 0, &v);
+    tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "'%s' argument '%s' = %s does not fit pl.%s", t->c.fn->name, name,
+           v.oom ? "?" : base_strbuf_str(&v), cc_dtype_name(dt));
+    base_strbuf_free(&v);
+    return 0;
+}
+
 /* The entry's parameter p from the caller's spec. */
 static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped, tc_bind *val)
 {
@@ -366,30 +395,13 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
         return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL,
                       "%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s", who, ip->name,
                       sp->value.kind == PTO_VALUE_FLOAT ? "float" : sp->value.kind == PTO_VALUE_BOOL ? "bool" : "int"), 0;
-    cc_ir_expr *v = NULL;
-    cc_span none = cp->span;
-    uint8_t dt = sp->value.kind == PTO_VALUE_FLOAT ? CC_DT_FP32 : sp->value.kind == PTO_VALUE_BOOL ? CC_DT_BOOL : CC_DT_INDEX;
-    if (shaped && ip->type.kind == CC_T_SCALAR) {
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        if (ip->type.dtype == CC_DT_INT32) lo = INT32_MIN, hi = INT32_MAX;
-        if (ip->type.dtype == CC_DT_INT8) lo = INT8_MIN, hi = INT8_MAX;
-        if (sp->value.kind == PTO_VALUE_INT && (sp->value.i < lo || sp->value.i > hi))
-            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "'%s' argument '%s' = %lld does not fit pl.%s", t->c.fn->name,
-                          ip->name, (long long)sp->value.i, cc_dtype_name(ip->type.dtype)), 0;
-        dt = ip->type.dtype;
-    }
-    if (sp->value.kind == PTO_VALUE_FLOAT && !cc_dtype_is_float(dt))
-        return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "'%s' argument '%s' = %g does not fit pl.%s", t->c.fn->name,
-                      ip->name, sp->value.f, cc_dtype_name(dt)), 0;
-    if (sp->value.kind == PTO_VALUE_FLOAT || cc_dtype_is_float(dt)) {
-        if (!(v = cc_ir_expr_new(t->a, CC_X_FLOAT, none))) return tc_oom(t), 0;
-        v->u.f = sp->value.kind == PTO_VALUE_FLOAT ? sp->value.f : (double)sp->value.i;
-    } else {
-        if (!(v = cc_ir_expr_new(t->a, sp->value.kind == PTO_VALUE_BOOL ? CC_X_BOOL : CC_X_INT, none))) return tc_oom(t), 0;
-        v->u.i = sp->value.i;
-    }
-    ip->type = (cc_type){.kind = CC_T_SCALAR, .dtype = dt};
-    v->type = ip->type;
+    cc_dtype from = sp->value.kind == PTO_VALUE_FLOAT ? CC_DT_FP32 : sp->value.kind == PTO_VALUE_BOOL ? CC_DT_BOOL : CC_DT_INDEX;
+    cc_scalar given = sp->value.kind == PTO_VALUE_FLOAT ? (cc_scalar){.f = sp->value.f} : (cc_scalar){.i = sp->value.i};
+    cc_dtype dt = shaped ? (cc_dtype)ip->type.dtype : from;
+    if (!tc_entry_scalar_fits(t, cp, ip->name, dt, from, given)) return 0;
+    cc_ir_expr *v = cc_scalar_expr(t->a, dt, cc_scalar_cast(from, dt, CC_CAST_ROUND, given), cp->span);
+    if (!v) return tc_oom(t), 0;
+    ip->type = v->type;
     val->value = v;
     return 1;
 }

@@ -2,9 +2,8 @@
  * scalar.c - the scalar instructions of the lowered machine (lower.h:
  * CONST MOV CAST BIN UN TRIPS), one implementation for both VMs, as
  * Python computes them: integers wrap to their dtype, // and % floor (the
- * remainder takes the divisor's sign), compares give 0/1, float registers
- * hold FP32 precision, float -> int casts round by mode and saturate
- * (NaN -> 0).
+ * remainder takes the divisor's sign), compares give 0/1, float
+ * arithmetic is FP32; CAST is cc_scalar_cast (compiler/scalar_cast.h).
  */
 #include "exec/scalar.h"
 
@@ -20,9 +19,6 @@ static int64_t ex_wrap(cc_dtype d, uint64_t v)
     default: return (int64_t)v;
     }
 }
-
-/* A float result rounded to dtype's precision (FP16/BF16 registers keep FP32 precision). */
-static double ex_fround(cc_dtype d, double v) { return d == CC_DT_FP32 || d == CC_DT_FP16 || d == CC_DT_BF16 ? (double)(float)v : v; }
 
 static int64_t ex_floordiv(int64_t a, int64_t b)
 {
@@ -74,7 +70,8 @@ static int ex_int_bin(cc_op op, cc_dtype d, int64_t a, int64_t b, ex_reg *out)
     return 0;
 }
 
-static int ex_float_bin(cc_op op, cc_dtype d, double a, double b, ex_reg *out)
+/* Float arithmetic is FP32 (the type checker promotes FP16/BF16 operands). */
+static int ex_float_bin(cc_op op, double a, double b, ex_reg *out)
 {
     double r;
     switch (op) {
@@ -100,67 +97,13 @@ static int ex_float_bin(cc_op op, cc_dtype d, double a, double b, ex_reg *out)
     case CC_OP_OR: out->i = a != 0 || b != 0; return 0;
     default: r = 0; break;
     }
-    out->f = ex_fround(d, r);
+    out->f = (double)(float)r;
     return 0;
 }
 
 int ex_scalar_bin(cc_op op, cc_dtype dtype, ex_reg a, ex_reg b, ex_reg *out)
 {
-    return cc_dtype_is_float(dtype) ? ex_float_bin(op, dtype, a.f, b.f, out) : ex_int_bin(op, dtype, a.i, b.i, out);
-}
-
-/* The range of integer dtype d. */
-static void ex_int_range(cc_dtype d, double *lo, double *hi)
-{
-    switch (d) {
-    case CC_DT_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
-    case CC_DT_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
-    case CC_DT_BOOL: *lo = 0, *hi = 1; break;
-    default: *lo = (double)INT64_MIN, *hi = 9223372036854774784.0; break; /* the largest double below 2^63 */
-    }
-}
-
-static int64_t ex_sat_int(cc_dtype d, int64_t v)
-{
-    if (d == CC_DT_BOOL) return v != 0;
-    double lo, hi;
-    ex_int_range(d, &lo, &hi);
-    if (d == CC_DT_INT32 || d == CC_DT_INT8) return v < (int64_t)lo ? (int64_t)lo : v > (int64_t)hi ? (int64_t)hi : v;
-    return v;
-}
-
-ex_reg ex_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, ex_reg a)
-{
-    ex_reg r;
-    int ff = cc_dtype_is_float(from), tf = cc_dtype_is_float(to);
-    if (tf) {
-        r.f = ex_fround(to, ff ? a.f : (double)a.i);
-        return r;
-    }
-    if (!ff) {
-        r.i = ex_sat_int(to, a.i);
-        return r;
-    }
-    double v = a.f;
-    if (isnan(v)) {
-        r.i = 0;
-        return r;
-    }
-    if (to == CC_DT_BOOL) {
-        r.i = v != 0;
-        return r;
-    }
-    switch (mode) {
-    case CC_CAST_ROUND: v = round(v); break; /* half away from zero */
-    case CC_CAST_RINT: v = nearbyint(v); break;
-    case CC_CAST_FLOOR: v = floor(v); break;
-    case CC_CAST_CEIL: v = ceil(v); break;
-    default: v = trunc(v); break;
-    }
-    double lo, hi;
-    ex_int_range(to, &lo, &hi);
-    r.i = v <= lo ? (int64_t)lo : v >= hi ? (to == CC_DT_INDEX || to == CC_DT_TASK_ID ? INT64_MAX : (int64_t)hi) : (int64_t)v;
-    return r;
+    return cc_dtype_is_float(dtype) ? ex_float_bin(op, a.f, b.f, out) : ex_int_bin(op, dtype, a.i, b.i, out);
 }
 
 int64_t ex_trips(int64_t start, int64_t stop, int64_t step)
@@ -175,7 +118,7 @@ int ex_scalar_step(const cc_lo_proc *p, ex_reg *r, const cc_lo_insn *in, const c
     case CC_LO_CONST: r[in->dst] = cc_dtype_is_float((cc_dtype)in->dtype) ? (ex_reg){.f = in->u.imm.f} : (ex_reg){.i = in->u.imm.i}; return 0;
     case CC_LO_MOV: r[in->dst] = r[in->a]; return 0;
     case CC_LO_CAST:
-        r[in->dst] = ex_scalar_cast((cc_dtype)p->regs[in->a].type.dtype, (cc_dtype)in->dtype, (cc_cast_mode)in->mode, r[in->a]);
+        r[in->dst] = cc_scalar_cast((cc_dtype)p->regs[in->a].type.dtype, (cc_dtype)in->dtype, (cc_cast_mode)in->mode, r[in->a]);
         return 0;
     case CC_LO_BIN:
         if (!ex_scalar_bin((cc_op)in->op, (cc_dtype)in->dtype, r[in->a], r[in->b], &r[in->dst])) return 0;

@@ -9,14 +9,12 @@
 #include <stdint.h>
 
 #include "compiler/lower.h"
+#include "compiler/scalar_cast.h"
 
 /* A register's 64 bits: int64 for the integer dtypes, BOOL and TASK_ID;
- * double for the float dtypes. */
-typedef union ex_reg {
-    int64_t i;
-    double f;
-    uint64_t u;
-} ex_reg;
+ * double for the float dtypes.  CAST is cc_scalar_cast, the rule the type
+ * checker folds constants by. */
+typedef cc_scalar ex_reg;
 
 /* Executes in (CONST, MOV, CAST, BIN, UN or TRIPS) of procedure p on its
  * registers r.  Returns 0, or -1 with *why set: an integer division or
@@ -27,9 +25,6 @@ int ex_scalar_step(const cc_lo_proc *p, ex_reg *r, const cc_lo_insn *in, const c
  * dtype; // and % floor like Python; compares and AND/OR give 0/1):
  * 0, or -1 for an integer division or modulo by zero. */
 int ex_scalar_bin(cc_op op, cc_dtype dtype, ex_reg a, ex_reg b, ex_reg *out);
-/* a converted from dtype from to dtype to; float -> int by mode
- * (cc_cast_mode), saturating, NaN -> 0. */
-ex_reg ex_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, ex_reg a);
 /* len(range(start, stop, step)); step != 0. */
 int64_t ex_trips(int64_t start, int64_t stop, int64_t step);
 

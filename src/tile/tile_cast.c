@@ -5,7 +5,8 @@
  * sources (FP16/BF16 widen exactly), INT32 for integer sources (INT8
  * widens exactly).  From there:
  *   - to a float dtype: round to nearest even; INT32 -> BF16 rounds to odd
- *     in FP32 first so the second rounding is exact (no double rounding);
+ *     in FP32 first (tile_i64_to_f32_odd) so the second rounding is exact
+ *     (no double rounding);
  *   - float to an integer dtype: NaN -> 0, clamp to the target's range
  *     (saturating), then round by the mode in double (exact for every
  *     float input);
@@ -38,13 +39,6 @@ static void cast_f2i(int64_t *out, const float *f, int64_t n, tile_round mode, d
                         ((x - t < -0.5 || (x - t == -0.5 && ((int64_t)t & 1))) ? 1 : 0))
         break;
     }
-}
-
-static uint16_t cast_i32_to_bf16(int32_t x)
-{
-    float f = (float)x;
-    uint32_t b = tile_f32_bits(f) | ((int64_t)f != x); /* round to odd */
-    return tile_f32_to_bf16(tile_f32_from_bits(b));
 }
 
 int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
@@ -89,7 +83,7 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
             switch (t) {
             case TILE_FP32: for (int64_t i = 0; i < n; i++) ((float *)out)[i] = (float)ib[i]; break;
             case TILE_FP16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = tile_f32_to_f16((float)ib[i]); break;
-            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = cast_i32_to_bf16(ib[i]); break;
+            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = tile_f32_to_bf16(tile_i64_to_f32_odd(ib[i])); break;
             case TILE_INT32: memcpy(out, ib, (size_t)n * 4); break;
             case TILE_INT8:
                 for (int64_t i = 0; i < n; i++) ((int8_t *)out)[i] = (int8_t)(ib[i] < -128 ? -128 : ib[i] > 127 ? 127 : ib[i]);

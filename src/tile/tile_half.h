@@ -5,6 +5,11 @@
  *
  * fp16 <-> fp32 follow the FP16 library's float-arithmetic method (M.
  * Maratyszcza): exact for every value, subnormals included.
+ *
+ * A wider value (an int64, a double) reaches FP16/BF16 through FP32
+ * rounded to odd (tile_*_to_f32_odd): FP32 keeps more than two bits beyond
+ * either format, so the second rounding, to nearest even, is exact: one
+ * rounding in all, never a double one.
  */
 #ifndef TILE_HALF_H
 #define TILE_HALF_H
@@ -46,6 +51,27 @@ static inline uint16_t tile_f32_to_bf16(float f)
     uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
     uint32_t nan = ((u >> 16) & 0xFFC0u) | 0x0040u; /* quiet NaN, sign kept */
     return (uint16_t)((u & 0x7FFFFFFFu) > 0x7F800000u ? nan : r);
+}
+
+/* An exact value's nearest FP32 f (inexact: f != the value; away: |f| > |value|)
+ * made its rounding to odd: toward zero, then the last bit set. */
+static inline float tile_f32_odd(float f, int inexact, int away)
+{
+    return inexact ? tile_f32_from_bits((tile_f32_bits(f) - (uint32_t)away) | 1u) : f;
+}
+
+static inline float tile_f64_to_f32_odd(double d)
+{
+    float f = (float)d;
+    return f != f ? f : tile_f32_odd(f, f != d, __builtin_fabs((double)f) > __builtin_fabs(d));
+}
+
+static inline float tile_i64_to_f32_odd(int64_t x)
+{
+    float f = (float)x;
+    int big = f >= 0x1p63f; /* x rounded up to 2^63: past int64 */
+    int64_t r = big ? INT64_MAX : (int64_t)f;
+    return tile_f32_odd(f, big || r != x, big || (x > 0 ? r > x : r < x));
 }
 
 /* Array converters: n elements, FP16/BF16 (half selects) <-> FP32. */

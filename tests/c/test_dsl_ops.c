@@ -275,12 +275,30 @@ static void test_dsl_ops_cast_modes_accepted(void **s)
     (void)s;
     static const char *const want[] = {"c0 = pl.cast(t, pl.INT32)\n", "c1 = pl.cast(t, pl.INT32, mode=\"rint\")\n",
                                        "c2 = pl.cast(t, pl.INT8, mode=\"floor\")\n", "c3 = pl.cast(t, pl.INT32, mode=\"ceil\")\n",
-                                       "c4 = pl.cast(t, pl.INT32, mode=\"trunc\")\n", "c5 = pl.cast(c4, pl.FP16)\n", "x = pl.cast(5, pl.FP32)\n", NULL};
+                                       "c4 = pl.cast(t, pl.INT32, mode=\"trunc\")\n", "c5 = pl.cast(c4, pl.FP16)\n", "x = 5.0\n", NULL};
     ops_expect_ok(KP("a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar",
                      LOAD_T "        c0 = pl.cast(t, pl.INT32, mode=\"round\")\n        c1 = pl.cast(t, pl.INT32, mode=\"rint\")\n"
                             "        c2 = pl.cast(t, pl.INT8, mode=\"floor\")\n        c3 = pl.cast(t, pl.INT32, mode=\"ceil\")\n"
                             "        c4 = pl.cast(t, target_type=pl.INT32, mode=\"trunc\")\n        c5 = pl.cast(c4, pl.FP16)\n"
                             "        x = pl.cast(n, pl.FP32)\n        pl.store(pl.cast(c5, pl.FP32), [0, 0], out)\n"),
+                  want);
+}
+
+/* pl.cast of a constant scalar folds, to every dtype, by the rule the VMs
+ * run: integers saturate, floats round to nearest even; a cast to inf has
+ * no literal and stays a cast. */
+static void test_dsl_ops_cast_scalar_constant_folds_to_each_dtype(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"c0 = 127\n", "c1 = -128\n", "c2 = 2147483647\n", "c3 = 65504.0\n",
+                                       "c4 = pl.cast(65520.0, pl.FP16)\n", "c5 = 1.0\n", "c6 = 1.015625\n",
+                                       "c7 = 1.1920928955078125e-07\n", "c8 = 0.0\n", "c9 = True\n", "c10 = 3\n", NULL};
+    ops_expect_ok(K("        c0 = pl.cast(128, pl.INT8)\n        c1 = pl.cast(-129.0, pl.INT8)\n"
+                    "        c2 = pl.cast(2147483648, pl.INT32)\n        c3 = pl.cast(65519.0, pl.FP16)\n"
+                    "        c4 = pl.cast(65520.0, pl.FP16)\n        c5 = pl.cast(1.00390625, pl.BF16)\n"
+                    "        c6 = pl.cast(1.01171875, pl.BF16)\n        c7 = pl.cast(8.940696716308594e-08, pl.FP16)\n"
+                    "        c8 = pl.cast(2.9802322387695312e-08, pl.FP16)\n        c9 = pl.cast(2, pl.BOOL)\n"
+                    "        c10 = pl.cast(2.5, pl.INDEX)\n" LOAD_T "        pl.store(t, [0, 0], out)\n"),
                   want);
 }
 
@@ -537,6 +555,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_ops_row_reductions),
     cmocka_unit_test(test_dsl_ops_row_reductions_need_rank_2),
     cmocka_unit_test(test_dsl_ops_cast_modes_accepted),
+    cmocka_unit_test(test_dsl_ops_cast_scalar_constant_folds_to_each_dtype),
     cmocka_unit_test(test_dsl_ops_cast_unknown_mode),
     cmocka_unit_test(test_dsl_ops_cast_odd_and_none_are_later),
     cmocka_unit_test(test_dsl_ops_cast_scalar_with_mode),

@@ -29,7 +29,7 @@ static double bin_f(cc_op op, double a, double b)
     return r.f;
 }
 
-static int64_t cast_fi(double v, cc_dtype to, cc_cast_mode m) { return ex_scalar_cast(CC_DT_FP32, to, m, (ex_reg){.f = v}).i; }
+static int64_t cast_fi(double v, cc_dtype to, cc_cast_mode m) { return cc_scalar_cast(CC_DT_FP32, to, m, (ex_reg){.f = v}).i; }
 
 static void test_exec_scalar_arithmetic(void **state)
 {
@@ -61,8 +61,8 @@ static void test_exec_scalar_arithmetic(void **state)
     assert_int_equal(cast_fi(-1e10, CC_DT_INT8, CC_CAST_ROUND), INT8_MIN);
     assert_int_equal(cast_fi(1e300, CC_DT_INDEX, CC_CAST_ROUND), INT64_MAX);
     assert_int_equal(cast_fi(0.0 / 0.0, CC_DT_INT32, CC_CAST_ROUND), 0);
-    assert_int_equal(ex_scalar_cast(CC_DT_INDEX, CC_DT_INT8, 0, (ex_reg){.i = 300}).i, 127);
-    assert_true(ex_scalar_cast(CC_DT_INDEX, CC_DT_FP32, 0, (ex_reg){.i = 16777217}).f == 16777216.0);
+    assert_int_equal(cc_scalar_cast(CC_DT_INDEX, CC_DT_INT8, 0, (ex_reg){.i = 300}).i, 127);
+    assert_true(cc_scalar_cast(CC_DT_INDEX, CC_DT_FP32, 0, (ex_reg){.i = 16777217}).f == 16777216.0);
     /* len(range(...)) */
     assert_int_equal(ex_trips(3, -1, -1), 4);
     assert_int_equal(ex_trips(0, 10, 3), 4);

@@ -1,8 +1,10 @@
 /*
- * test_tile_cast_mm.c - tile cast (rounding modes, saturation, NaN),
+ * test_tile_cast_mm.c - tile cast (rounding modes, saturation, NaN, one
+ * rounding from INT32 to BF16; a scalar casts as a tile element does),
  * matmul per dtype against a triple loop, and load/store windows (valid
  * regions, clamp, the out-of-bounds messages of DSL-SPEC §1.8).
  */
+#include "compiler/scalar_cast.h"
 #include "harness.h"
 #include "tile_ref.h"
 
@@ -37,6 +39,61 @@ static void test_tile_cast_float_to_int_modes_saturate_nan_zero(void **state)
     assert_int_equal(tile_cast(&h, &i, TILE_ROUND, msg, sizeof msg), 0);
     assert_int_equal(((uint16_t *)h.data)[2], ref_bf16((float)(16777217.0 + 131072.0)));
     free(f.data), free(i.data), free(b.data), free(h.data);
+}
+
+/* M = 2^24 + 2^16 lies halfway between two BF16 values; an INT32 a step
+ * either side of it rounds to the nearer one, M itself to the even one. */
+static void test_tile_cast_int32_to_bf16_rounds_once_either_side_of_a_midpoint(void **state)
+{
+    (void)state;
+    char msg[256];
+    const int32_t m = (1 << 24) + (1 << 16);
+    const int32_t in[] = {m - 1, m + 1, m, -(m - 1), -(m + 1), -m};
+    const float want[] = {0x1p24f, 0x1p24f + 0x1p17f, 0x1p24f, -0x1p24f, -0x1p24f - 0x1p17f, -0x1p24f};
+    tile i = ref_tile2(TILE_INT32, 1, 6), h = ref_tile2(TILE_BF16, 1, 6);
+    memcpy(i.data, in, sizeof in);
+    assert_int_equal(tile_cast(&h, &i, TILE_ROUND, msg, sizeof msg), 0);
+    for (int k = 0; k < 6; k++) assert_true(ref_get(&h, k) == want[k]);
+    free(i.data), free(h.data);
+}
+
+/* pl.cast of a scalar (cc_scalar_cast: folded by the compiler, run by both
+ * VMs) gives what the tile cast gives an element, for every pair of tile
+ * dtypes and every mode, at and past each dtype's limits. */
+static void test_scalar_cast_is_the_tile_cast_for_every_dtype_pair(void **state)
+{
+    (void)state;
+    char msg[256];
+    const float specials[] = {0.f, -0.f, 0.5f, 1.5f, 2.5f, -2.5f, 126.5f, 127.5f, 128.f, -128.5f, -129.f, 300.f,
+                              65504.f, 65519.f, 65520.f, -65520.f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f, 1.f + 0x1p-8f,
+                              1.f + 0x3p-8f, 0x1.fep127f, 0x1.ff8p127f, 3.4e38f, 1e10f, -1e10f, 2147483520.f,
+                              2147483648.f, -2147483904.f, INFINITY, -INFINITY, NAN};
+    const int32_t ints[] = {127, 128, -128, -129, 65504, 65520, 16842751, 16842753, INT32_MAX, INT32_MIN};
+    enum { NS = sizeof specials / sizeof specials[0], N = NS + 64 };
+    tile f = ref_tile2(TILE_FP32, 1, N);
+    ref_fill(&f, 7, 0);
+    for (int k = 0; k < N; k++) ((float *)f.data)[k] = k < NS ? specials[k] : ((float *)f.data)[k] * 3e3f;
+    for (int s = TILE_FP32; s <= TILE_INT8; s++) {
+        tile src = ref_tile2((tile_dtype)s, 1, N);
+        assert_int_equal(tile_cast(&src, &f, TILE_RINT, msg, sizeof msg), 0);
+        if (s == TILE_INT32) memcpy(src.data, ints, sizeof ints); /* past FP32's exact integers */
+        for (int t = TILE_FP32; t <= TILE_INT8; t++)
+            for (int m = TILE_ROUND; m <= TILE_TRUNC; m++) {
+                tile dst = ref_tile2((tile_dtype)t, 1, N);
+                assert_int_equal(tile_cast(&dst, &src, (tile_round)m, msg, sizeof msg), 0);
+                for (int k = 0; k < N; k++) {
+                    double x = ref_get(&src, k), want = ref_get(&dst, k);
+                    cc_scalar a = tile_dtype_is_float((tile_dtype)s) ? (cc_scalar){.f = x} : (cc_scalar){.i = (int64_t)x};
+                    cc_scalar got = cc_scalar_cast((cc_dtype)s, (cc_dtype)t, (cc_cast_mode)m, a);
+                    if (!tile_dtype_is_float((tile_dtype)t)) assert_int_equal(got.i, (int64_t)want);
+                    else if (isnan(want)) assert_true(isnan(got.f));
+                    else assert_true(got.f == want && signbit(got.f) == signbit(want));
+                }
+                free(dst.data);
+            }
+        free(src.data);
+    }
+    free(f.data);
 }
 
 static void test_tile_matmul_each_dtype_against_a_triple_loop(void **state)
@@ -125,6 +182,8 @@ static void test_tile_offset_near_int64_max_is_past_the_end(void **state)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_cast_float_to_int_modes_saturate_nan_zero),
+    cmocka_unit_test(test_tile_cast_int32_to_bf16_rounds_once_either_side_of_a_midpoint),
+    cmocka_unit_test(test_scalar_cast_is_the_tile_cast_for_every_dtype_pair),
     cmocka_unit_test(test_tile_matmul_each_dtype_against_a_triple_loop),
     cmocka_unit_test(test_tile_load_store_valid_shape_and_clamp),
     cmocka_unit_test(test_tile_offset_near_int64_max_is_past_the_end),

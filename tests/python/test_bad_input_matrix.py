@@ -40,6 +40,36 @@ KERNELS = """
         return out
 
     @pl.jit
+    def sc16(a: pl.Tensor, out: pl.Out[pl.Tensor], s: pl.Scalar[pl.FP16]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.add(pl.load(a, [0, 0], [64, 128]), s), [0, 0], out)
+        return out
+
+    @pl.jit
+    def scbf(a: pl.Tensor, out: pl.Out[pl.Tensor], s: pl.Scalar[pl.BF16]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.add(pl.load(a, [0, 0], [64, 128]), s), [0, 0], out)
+        return out
+
+    @pl.jit
+    def sc32(a: pl.Tensor, out: pl.Out[pl.Tensor], s: pl.Scalar):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.add(pl.load(a, [0, 0], [64, 128]), s), [0, 0], out)
+        return out
+
+    @pl.jit
+    def sc8(a: pl.Tensor, out: pl.Out[pl.Tensor], s: pl.Scalar[pl.INT8]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.add(pl.load(a, [0, 0], [64, 128]), s), [0, 0], out)
+        return out
+
+    @pl.jit
+    def scb(a: pl.Tensor, out: pl.Out[pl.Tensor], s: pl.Scalar[pl.BOOL]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.add(pl.load(a, [0, 0], [64, 128]), s), [0, 0], out)
+        return out
+
+    @pl.jit
     def at_row(a: pl.Tensor, out: pl.Out[pl.Tensor], r: pl.Scalar[pl.INDEX]):
         with pl.at(level=pl.Level.CORE_GROUP):
             t = pl.load(a, [r, 0], [64, 128])
@@ -173,6 +203,26 @@ ARGUMENT_ROWS = [
      "@pl.jit function 'scale': argument 's' must be a Python int, float or bool, got tensor"),
     ("scalar_too_big", lambda m: m.scale(A(), OUT(), 2 ** 40), TypeError,
      "'scale' argument 's' = 1099511627776 does not fit pl.INT32"),
+    # a scalar of the wrong kind, or past its dtype's range (at the limit: test_scalar_dtypes.py)
+    ("int8_given_a_float", lambda m: m.sc8(A(), OUT(), 5.0), TypeError,
+     "@pl.jit function 'sc8': argument 's' must be a Python int for pl.Scalar[pl.INT8], got float"),
+    ("int8_one_past_max", lambda m: m.sc8(A(), OUT(), 128), TypeError, "'sc8' argument 's' = 128 does not fit pl.INT8"),
+    ("int8_one_past_min", lambda m: m.sc8(A(), OUT(), -129), TypeError, "'sc8' argument 's' = -129 does not fit pl.INT8"),
+    ("bool_given_a_float", lambda m: m.scb(A(), OUT(), 1.0), TypeError,
+     "@pl.jit function 'scb': argument 's' must be a Python bool for pl.Scalar[pl.BOOL], got float"),
+    ("bool_given_2", lambda m: m.scb(A(), OUT(), 2), TypeError, "'scb' argument 's' = 2 does not fit pl.BOOL"),
+    ("bool_given_minus_1", lambda m: m.scb(A(), OUT(), -1), TypeError, "'scb' argument 's' = -1 does not fit pl.BOOL"),
+    ("fp16_rounds_past_max", lambda m: m.sc16(A(), OUT(), 65520.0), TypeError,
+     "'sc16' argument 's' = 65520.0 does not fit pl.FP16"),
+    ("fp16_rounds_past_min_int", lambda m: m.sc16(A(), OUT(), -65520), TypeError,
+     "'sc16' argument 's' = -65520 does not fit pl.FP16"),
+    ("fp16_numpy_70000", lambda m: m.sc16(A(), OUT(), np.float64(70000.0)), TypeError,
+     "'sc16' argument 's' = 70000.0 does not fit pl.FP16"),
+    ("bf16_rounds_past_max", lambda m: m.scbf(A(), OUT(), 2.0 ** 128 - 2.0 ** 119), TypeError,
+     "'scbf' argument 's' = 3.39617752923046e+38 does not fit pl.BF16"),
+    ("bf16_1e39", lambda m: m.scbf(A(), OUT(), 1e39), TypeError, "'scbf' argument 's' = 1e+39 does not fit pl.BF16"),
+    ("fp32_bare_rounds_past_max", lambda m: m.sc32(A(), OUT(), 2.0 ** 128 - 2.0 ** 103), TypeError,
+     "'sc32' argument 's' = 3.4028235677973366e+38 does not fit pl.FP32"),
     # shaped annotations
     ("annotation_dtype", lambda m: m.shaped(A().half(), OUT()), TypeError,
      "@pl.jit function 'shaped': argument 'a' has dtype FP16 but its annotation requires FP32"),
