@@ -130,6 +130,10 @@ const char *tc_where(tc *t);
 /* "<construct> is control-plane work and is not allowed in kernel code (<where>)". */
 void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct);
 
+/* Collects the names assigned anywhere in b (Python: local throughout),
+ * each with how many statements assign it (typecheck.c). */
+void tc_scan(tc *t, const cc_block *b, base_strmap *out);
+
 /* ---- environment (tc_env.c) ---- */
 /* The binding of name, or NULL. */
 tc_bind *tc_lookup(tc_env *e, const char *name);
@@ -139,6 +143,8 @@ int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp);
  * constants bound outside any branch or loop: usable as offsets or shapes). */
 int tc_bind_value(tc *t, const char *name, cc_type type, cc_ir_expr *value, cc_span sp);
 int tc_unbind(tc *t, const char *name);
+/* name keeps its binding but no longer stands for a constant. */
+int tc_forget_value(tc *t, const char *name);
 void tc_env_free(tc_env *e);
 /* A branch: mark, check it, then take its net changes back out. */
 uint32_t tc_env_mark(const tc_env *e);

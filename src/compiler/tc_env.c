@@ -112,6 +112,15 @@ int tc_unbind(tc *t, const char *name)
     return tc_env_set(t, &nb);
 }
 
+int tc_forget_value(tc *t, const char *name)
+{
+    tc_bind *b = tc_lookup(&t->c.env, name);
+    if (!b || !b->value) return 1;
+    tc_bind nb = *b;
+    nb.value = NULL;
+    return tc_env_set(t, &nb);
+}
+
 uint32_t tc_env_mark(const tc_env *e) { return e->nlog; }
 
 int tc_env_take(tc *t, uint32_t mark, tc_delta *out)

@@ -326,6 +326,24 @@ static int tc_range(tc *t, const cc_expr *it, cc_ir_expr **bounds)
     return 1;
 }
 
+/* A loop's body may run again with other values: a specialized parameter
+ * (the only names bound to a constant a loop can reassign) that the body
+ * assigns stands for no constant inside the loop, its condition included,
+ * nor after it.  Scanned only when such a parameter exists. */
+static int tc_loop_forgets_values(tc *t, const cc_block *body)
+{
+    base_strmap assigned = {0};
+    int ok = 1, scanned = 0;
+    for (uint32_t k = 0; ok && t->c.f && k < t->c.f->nparams; k++) {
+        const tc_bind *b = tc_lookup(&t->c.env, t->c.f->params[k].name);
+        if (!b || !b->value) continue;
+        if (!scanned) tc_scan(t, body, &assigned), scanned = 1;
+        if (base_strmap_get(&assigned, b->name) >= 0) ok = tc_forget_value(t, b->name);
+    }
+    base_strmap_free(&assigned);
+    return ok;
+}
+
 static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
 {
     cc_ir_expr *b[3];
@@ -335,13 +353,14 @@ static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
     st->u.for_.var = s->u.for_.var, st->u.for_.var_span = s->u.for_.var_span;
     st->u.for_.start = b[0], st->u.for_.stop = b[1], st->u.for_.step = b[2];
     int had = tc_lookup(&t->c.env, s->u.for_.var) != NULL;
-    int ok = tc_loop_body(t, s, &st->u.for_.body);
+    int ok = tc_loop_forgets_values(t, &s->u.for_.body) && tc_loop_body(t, s, &st->u.for_.body);
     if (ok && !had) ok = tc_unbind(t, s->u.for_.var); /* not defined after the loop */
     return ok ? st : NULL;
 }
 
 static cc_ir_stmt *tc_while(tc *t, const cc_stmt *s)
 {
+    if (!tc_loop_forgets_values(t, &s->u.while_.body)) return NULL;
     cc_ir_expr *c = tc_expr(t, s->u.while_.cond);
     if (!c || !tc_scalar_cond(t, c, "while condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_WHILE, s->span);

@@ -297,9 +297,7 @@ static void tc_names_add(tc *t, base_strmap *l, const char *name)
     if (base_strmap_put(l, name, n < 0 ? 1 : (uint32_t)n + 1) != 0) tc_oom(t);
 }
 
-/* Collects the names assigned anywhere in b (Python: local throughout),
- * each with how many statements assign it. */
-static void tc_scan(tc *t, const cc_block *b, base_strmap *out)
+void tc_scan(tc *t, const cc_block *b, base_strmap *out)
 {
     for (uint32_t k = 0; k < b->n; k++) {
         const cc_stmt *s = b->items[k];

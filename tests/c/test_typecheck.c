@@ -438,6 +438,22 @@ static void test_spec_scalar_argument_folded(void **s)
     pto_program_free(p);
 }
 
+/* A specialized parameter a loop reassigns holds its constant only before
+ * the loop: inside (a while's condition included) and after it, it is the
+ * run-time value.  It used to stay folded, so every iteration saw 3. */
+static void test_spec_scalar_reassigned_in_a_loop_is_not_folded_there(void **s)
+{
+    (void)s;
+    const char *src = HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar):\n"
+                          "    z = n * 2\n    for i in pl.range(3):\n        y = n + 1\n        n = y\n"
+                          "    while n > 0:\n        n = n - 1\n    w = n\n    return out\n";
+    pto_arg_spec args[3] = {dsl_default_args[0], dsl_default_args[1], {.name = "n", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 3}}};
+    pto_program *p = dsl_compile_with(src, "f", PTO_STAGE_PARSE, 0, args, 3);
+    static const char *const want[] = {"z = 6\n", "y = n + 1\n", "while n > 0:\n", "w = n\n", NULL};
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
+}
+
 static void test_calls_binding_and_recursion(void **s)
 {
     (void)s;
@@ -487,6 +503,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scalars_true_division_and_taskid),
     cmocka_unit_test(test_spec_entry_shapes_and_missing),
     cmocka_unit_test(test_spec_scalar_argument_folded),
+    cmocka_unit_test(test_spec_scalar_reassigned_in_a_loop_is_not_folded_there),
     cmocka_unit_test(test_calls_binding_and_recursion),
 };
 

@@ -274,3 +274,19 @@ def test_at_body_without_tensors_runs_as_a_task_of_no_arguments():
     a, out = np.ones((4, 8), np.float32), np.zeros((4, 8), np.float32)
     _empty_bodies(a, out, 3)
     assert (out == 2.0).all()
+
+
+@pl.jit
+def _reassigned_in_loop(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar):
+    for i in pl.range(3):
+        y = n + 1
+        n = y
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.add(pl.load(a, [0, 0], [4, 8]), y), [i, 0], out, shapes=[1, 8])
+    return out
+
+
+def test_specialized_scalar_reassigned_in_a_loop_changes_each_iteration():
+    a, out = np.zeros((4, 8), np.float32), np.zeros((4, 8), np.float32)
+    _reassigned_in_loop(a, out, 3)
+    assert out[:3, 0].tolist() == [4.0, 5.0, 6.0]
