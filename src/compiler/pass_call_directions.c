@@ -65,6 +65,7 @@ typedef struct kernel {
     def *defs;               /* visible single definitions, innermost last */
     uint32_t ndefs;
     uint64_t defs_cap;
+    const cc_ir_expr *alias_access; /* the first load or store through a tensor local */
     int oom;
 } kernel;
 
@@ -305,6 +306,7 @@ static void visit_op(kernel *k, const cc_ir_expr *e)
     int load = e->u.op.op == CC_IR_LOAD;
     const cc_ir_expr *t = load ? e->u.op.args[0] : e->u.op.op == CC_IR_STORE ? e->u.op.args[2] : NULL;
     int pi = t && t->kind == CC_X_VAR ? cc_ir_func_param(k->f, t->u.name) : -1;
+    if (pi < 0 && t && t->kind == CC_X_VAR && t->type.kind == CC_T_TENSOR && !k->alias_access) k->alias_access = e;
     if (pi < 0 || k->f->params[pi].type.kind != CC_T_TENSOR) return;
     acc *a = &k->accs[pi];
     a->use |= load ? CC_DIR_IN : CC_DIR_OUT;
@@ -452,6 +454,12 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     if (!k.oom) count_block(&k, &f->body);
     if (!k.oom) walk(&k, &f->body);
     if (k.oom) rc = oom(p, f->span);
+    if (!rc && k.alias_access) { /* a kernel's tensors are its parameters: a local naming one hides the access from §3.2 */
+        const cc_ir_expr *e = k.alias_access, *t = e->u.op.args[e->u.op.op == CC_IR_LOAD ? 0 : 2];
+        cc_diag_add(p->diags, CC_DIAG_UNSUPPORTED, t->span, "load and store the tensor through its own name",
+                    "a tensor bound to another name ('%s') in kernel code is not supported in this version", t->u.name);
+        rc = -1;
+    }
     for (uint32_t i = 0; i < f->nparams && !rc; i++)
         if (f->params[i].type.kind == CC_T_TENSOR) rc = settle_param(&k, i);
     free(k.accs), free(k.counts), free(k.loops), free(k.defs);

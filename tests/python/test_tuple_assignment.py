@@ -211,16 +211,20 @@ def test_tuple_assignment_binds_simultaneously_computed_values(load):
     """Tile ops, pl.store and pl.create_tensor among the values: each is
     computed first, in order, then the names are bound."""
     mod, _ = load("""
+        @pl.jit.incore
+        def k(d: pl.Tensor, b: pl.Tensor, c: pl.Tensor, o: pl.Out[pl.Tensor]):
+            t = pl.load(d, [0, 0], [4, 8])
+            u = pl.load(b, [0, 0], [4, 8])
+            t, u = pl.add(t, u), t
+            w = pl.load(c, [0, 0], [4, 8])
+            o, w = pl.store(pl.sub(t, u), [0, 0], o), pl.mul(w, u)
+            pl.store(w, [4, 0], o)
+            return o
+
         @pl.jit
         def f(a: pl.Tensor, b: pl.Tensor, o: pl.Out[pl.Tensor]):
             c, d = pl.create_tensor([4, 8], dtype=pl.FP32, init_value=2.0), a
-            with pl.at(level=pl.Level.CORE_GROUP):
-                t = pl.load(d, [0, 0], [4, 8])
-                u = pl.load(b, [0, 0], [4, 8])
-                t, u = pl.add(t, u), t
-                w = pl.load(c, [0, 0], [4, 8])
-                p, w = pl.store(pl.sub(t, u), [0, 0], o), pl.mul(w, u)
-                pl.store(w, [4, 0], p)
+            o = k(d, b, c, o)
             return o
         """)
     _, _, o = run(mod.f, A, B, np.zeros((8, 8), np.float32))
