@@ -21,6 +21,15 @@ void cc_dtype_int_range(cc_dtype d, int64_t *lo, int64_t *hi)
     }
 }
 
+int cc_scalar_fits(cc_dtype from, cc_dtype to, cc_scalar a)
+{
+    int ff = cc_dtype_is_float(from);
+    if (cc_dtype_is_float(to)) return (ff && !isfinite(a.f)) || isfinite(cc_scalar_cast(from, to, CC_CAST_ROUND, a).f);
+    int64_t lo, hi;
+    cc_dtype_int_range(to, &lo, &hi);
+    return !ff && a.i >= lo && a.i <= hi;
+}
+
 /* a as float dtype to (nearest even, once). */
 static double cc_to_float(cc_dtype from, cc_dtype to, cc_scalar a)
 {

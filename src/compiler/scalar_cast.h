@@ -35,6 +35,12 @@ void cc_dtype_int_range(cc_dtype d, int64_t *lo, int64_t *hi);
  *  - to BOOL: a != 0. */
 cc_scalar cc_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, cc_scalar a);
 
+/* Does a, of dtype from, convert to dtype to within its range?  An integer
+ * dtype: a is an integer in the range (a float never fits one); a float
+ * dtype: the value rounds to a finite one (an inf or NaN given stays what
+ * it is). */
+int cc_scalar_fits(cc_dtype from, cc_dtype to, cc_scalar a);
+
 /* Is e a constant scalar (an int, bool or float literal node)?  Then *v is its value. */
 int cc_scalar_of(const cc_ir_expr *e, cc_scalar *v);
 /* The constant of dtype d holding v (a float, bool or int literal node), in a; NULL when out of memory. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "compiler/scalar_cast.h"
 
 /* ---- pl names -------------------------------------------------------------------------- */
 
@@ -360,20 +361,16 @@ int tc_constant_ast(tc *t, const cc_expr *e)
 
 cc_ir_expr *tc_constant_as(tc *t, cc_ir_expr *v, int dt, const char *who)
 {
-    if ((v->kind != CC_X_INT && v->kind != CC_X_FLOAT) || v->type.dtype == dt || dt == CC_DT_BOOL || dt == CC_DT_TASK_ID) return v;
-    int to_float = cc_dtype_is_float((cc_dtype)dt);
-    int64_t lo = dt == CC_DT_INT32 ? INT32_MIN : dt == CC_DT_INT8 ? INT8_MIN : INT64_MIN;
-    int64_t hi = dt == CC_DT_INT32 ? INT32_MAX : dt == CC_DT_INT8 ? INT8_MAX : INT64_MAX;
-    if (v->kind == CC_X_FLOAT && !to_float)
-        return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s = %g does not fit pl.%s", who, v->u.f, cc_dtype_name((cc_dtype)dt));
-    if (v->kind == CC_X_INT && !to_float && (v->u.i < lo || v->u.i > hi))
-        return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s = %lld does not fit pl.%s", who, (long long)v->u.i, cc_dtype_name((cc_dtype)dt));
-    cc_ir_expr *c = cc_ir_expr_new(t->a, to_float ? CC_X_FLOAT : CC_X_INT, v->span);
-    if (!c) return tc_oom(t);
-    if (to_float) c->u.f = v->kind == CC_X_FLOAT ? v->u.f : (double)v->u.i;
-    else c->u.i = v->u.i;
-    c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = (uint8_t)dt};
-    return c;
+    cc_scalar a;
+    if ((v->kind != CC_X_INT && v->kind != CC_X_FLOAT) || v->type.dtype == dt || dt == CC_DT_BOOL || dt == CC_DT_TASK_ID || !cc_scalar_of(v, &a))
+        return v;
+    cc_dtype from = (cc_dtype)v->type.dtype;
+    if (!cc_scalar_fits(from, (cc_dtype)dt, a))
+        return v->kind == CC_X_FLOAT ? tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s = %g does not fit pl.%s", who, v->u.f, cc_dtype_name((cc_dtype)dt))
+                                     : tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s = %lld does not fit pl.%s", who, (long long)v->u.i,
+                                              cc_dtype_name((cc_dtype)dt));
+    cc_ir_expr *c = cc_scalar_expr(t->a, (cc_dtype)dt, cc_scalar_cast(from, (cc_dtype)dt, CC_CAST_ROUND, a), v->span);
+    return c ? c : tc_oom(t);
 }
 
 /* ---- expressions ----------------------------------------------------------------------- */

@@ -340,11 +340,7 @@ static int tc_entry_scalar_fits(tc *t, const cc_param *cp, const char *name, cc_
     if (from == CC_DT_FP32 && !cc_dtype_is_float(dt))
         return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a Python %s for pl.Scalar[pl.%s], got float",
                       tc_who(t, t->c.fn->name), name, dt == CC_DT_BOOL ? "bool" : "int", cc_dtype_name(dt)), 0;
-    int64_t lo, hi;
-    cc_dtype_int_range(dt, &lo, &hi);
-    int fits = cc_dtype_is_float(dt) ? !isinf(cc_scalar_cast(from, dt, CC_CAST_ROUND, given).f) || (from == CC_DT_FP32 && isinf(given.f))
-                                     : given.i >= lo && given.i <= hi;
-    if (fits) return 1;
+    if (cc_scalar_fits(from, dt, given)) return 1;
     base_strbuf v = {0};
     cc_ir_expr *e = cc_scalar_expr(t->a, from, given, cp->span);
     if (!e) return tc_oom(t), 0;

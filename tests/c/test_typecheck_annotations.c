@@ -72,6 +72,11 @@ static void test_annotated_scalar_local_constant_must_fit(void **s)
                      "    pl.store(pl.load(o, [0, 0], [4, 8]), [0, 0], o)\n    return o\n\n"
                      "@pl.jit\ndef f(o: pl.Out[" T48 "]):\n    o = k(o)\n    return o\n",
                  "f", "'x' = 2.5 does not fit pl.INT32", 5, 30);
+    /* the float dtypes: the one range rule of arguments and casts (cc_scalar_fits) */
+    RESULT_ERROR(HDR "@pl.jit\ndef f(o: pl.Out[" T48 "]):\n    x: pl.Scalar[pl.FP16] = 70000\n    return o\n",
+                 "f", "'x' = 70000 does not fit pl.FP16", 5, 29);
+    RESULT_ERROR(HDR "@pl.jit\ndef f(o: pl.Out[" T48 "]):\n    x: pl.Scalar[pl.BF16] = 1e39\n    return o\n",
+                 "f", "'x' = 1e+39 does not fit pl.BF16", 5, 29);
 }
 
 /* ---- -> T ------------------------------------------------------------------------------------- */
