@@ -286,13 +286,6 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
 
 static int tc_is_scalar(const cc_ir_expr *x) { return x->type.kind == CC_T_SCALAR; }
 
-static int tc_float_const(const cc_ir_expr *x, double *v)
-{
-    if (x->kind == CC_X_FLOAT) return *v = x->u.f, 1;
-    if (x->kind == CC_X_INT || x->kind == CC_X_BOOL) return *v = (double)x->u.i, 1;
-    return 0;
-}
-
 cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
 {
     if (l->type.dtype == CC_DT_TASK_ID || r->type.dtype == CC_DT_TASK_ID)
@@ -303,21 +296,8 @@ cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_s
     int64_t ri;
     if ((op == CC_OP_FLOORDIV || op == CC_OP_MOD) && cc_ir_const_int(r, &ri) && ri == 0)
         return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "integer division or modulo by zero");
-    cc_ir_expr *e = cc_ir_binary(t->a, op, l, r, sp);
-    if (!e) return tc_oom(t);
-    if (op >= CC_OP_ADD && op <= CC_OP_MOD && !lf && !rf) return cc_ir_fold(t->a, e);
-    if (op == CC_OP_MIN || op == CC_OP_MAX) {
-        if (!lf && !rf) return cc_ir_fold(t->a, e);
-    }
-    double x, y;
-    if (lf + rf && tc_float_const(l, &x) && tc_float_const(r, &y) && op <= CC_OP_DIV && op != CC_OP_FLOORDIV) {
-        cc_ir_expr *c = cc_ir_expr_new(t->a, CC_X_FLOAT, sp);
-        if (!c) return tc_oom(t);
-        c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
-        c->u.f = op == CC_OP_ADD ? x + y : op == CC_OP_SUB ? x - y : op == CC_OP_MUL ? x * y : x / y;
-        return c;
-    }
-    return e;
+    cc_ir_expr *e = cc_ir_fold(t->a, cc_ir_binary(t->a, op, l, r, sp));
+    return e ? e : tc_oom(t);
 }
 
 /* ---- expressions ----------------------------------------------------------------------- */
@@ -410,15 +390,12 @@ static cc_ir_expr *tc_unary(tc *t, const cc_expr *e)
         return tc_tile_unary(t, CC_IR_NEG, x, e->span);
     if (!tc_is_scalar(x)) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "operator '%s' needs a scalar operand", cc_op_text(e->u.un.op));
     if (x->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a TaskId can only be passed in deps=");
-    if (e->u.un.op == CC_OP_NEG && x->kind == CC_X_FLOAT) {
-        x->u.f = -x->u.f;
-        return x;
-    }
     cc_ir_expr *u = cc_ir_expr_new(t->a, CC_X_UNARY, e->span);
     if (!u) return tc_oom(t);
     u->u.un.op = e->u.un.op, u->u.un.x = x;
     u->type = e->u.un.op == CC_OP_NOT ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL} : x->type;
-    return e->u.un.op == CC_OP_NEG ? cc_ir_fold(t->a, u) : u;
+    if (e->u.un.op == CC_OP_NEG && !(u = cc_ir_fold(t->a, u))) return tc_oom(t);
+    return u;
 }
 
 static cc_ir_expr *tc_compare(tc *t, const cc_expr *e)
