@@ -301,6 +301,8 @@ struct cc_ir_func {
 
 typedef struct cc_ir_program {
     const char *name;      /* the @pl.program class, or the @pl.jit entry's name */
+    const char *function;  /* a @pl.program: the method compiled through (NULL: not exactly one; a @pl.jit entry) */
+    uint32_t norchestration; /* a @pl.program: its Orchestration methods */
     cc_ir_func **funcs;    /* the entry first; printed in call-graph order (cc_ir_program_order) */
     uint32_t nfuncs;
     uint32_t capfuncs;     /* room in funcs (grown by doubling, in the arena) */
