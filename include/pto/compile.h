@@ -64,8 +64,13 @@ typedef struct pto_arg_spec {
     pto_value value;     /* SCALAR: specialized (a compile-time constant) */
 } pto_arg_spec;
 
-/* The stages of the pass pipeline, X(NAME, "name on the command line"). */
+/* The stages of the pass pipeline, X(NAME, "name on the command line").
+ * SYNTAX stops inside stage 0, before anything is specialized: the entry
+ * as the parser read it, its declarations checked; it needs no argument
+ * specs, and its text is the program as written (DSL-SPEC §2.4's
+ * `Prog.as_python()`). */
 #define PTO_STAGE_LIST(X)            \
+    X(SYNTAX, "syntax")              \
     X(PARSE, "parse")                \
     X(INLINE, "inline")              \
     X(OUTLINE, "outline")            \
@@ -136,8 +141,16 @@ size_t pto_program_diag_format(const pto_program *p, size_t i, char *buf, size_t
  * @pl.program classes, in file order; i past the end: NULL. */
 const char *pto_program_entry(const pto_program *p, size_t i);
 
+/* With a @pl.program entry: the method the compile goes through (opts->
+ * function, else the only Orchestration method no other method calls),
+ * known once stage 0 read the declarations (a SYNTAX compile suffices);
+ * NULL when there is not exactly one such method, or for a @pl.jit entry.
+ * *norchestration (when not NULL) is how many Orchestration methods the
+ * program has. */
+const char *pto_program_function(const pto_program *p, unsigned *norchestration);
+
 /* The program as DSL text after the last stage that ran (the §2.4 printed
- * form); "" when parsing failed. */
+ * form; after SYNTAX the entry as written); "" when parsing failed. */
 const char *pto_program_text(const pto_program *p);
 /* The lowered program as a listing (after PTO_STAGE_LOWER; printed when
  * first asked for); "" otherwise or when out of memory. */

@@ -11,6 +11,9 @@
  *       stage name or None.  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
  *   text(program) -> the program's printed text after the last stage run.
+ *   function(program) -> (name or None, n): a @pl.program's method the
+ *       compile goes through (pto_program_function) and how many
+ *       Orchestration methods it has.
  *   config_check(fields: dict) -> dict of normalized values; raises the
  *       first violated rule's ValueError / TypeError (§5.2 order).
  *   run(program, who, specs, buffers, fields) -> None: runs the program
@@ -243,6 +246,15 @@ static PyObject *py_text(PyObject *mod, PyObject *arg)
     return PyUnicode_FromString(pto_program_text(((py_program *)arg)->prog));
 }
 
+static PyObject *py_function(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    if (!PyObject_TypeCheck(arg, &py_program_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Program");
+    unsigned n;
+    const char *f = pto_program_function(((py_program *)arg)->prog, &n);
+    return Py_BuildValue("(zI)", f, n);
+}
+
 static PyObject *py_listing(PyObject *mod, PyObject *arg)
 {
     (void)mod;
@@ -258,6 +270,7 @@ PyObject *py_run(PyObject *mod, PyObject *args);               /* _C_run.c */
 static PyMethodDef py_methods[] = {
     {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after)"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
+    {"function", py_function, METH_O, "function(program) -> (the method a program compiles through or None, Orchestration methods)"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
     {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields) -> None, or raises"},

@@ -1,8 +1,11 @@
 """@pl.program classes and pl.parse_program (DSL-SPEC §2.4, §2.5).
 
 A program's methods carry their @pl.function keywords; the compiler reads
-and checks them from the source.  P(...) runs the single Orchestration
-method, P.f(...) a named one; binding excludes `self`.
+and checks them from the source.  P(...) runs the Orchestration method the
+compiler chooses (the only one no other method calls: a printed program's
+promoted Opaque functions are called by its entry), P.f(...) a named one;
+binding excludes `self`.  as_python() is the program as written, parsed
+and printed: it needs no arguments.
 """
 import inspect
 import itertools
@@ -11,13 +14,6 @@ import linecache
 from . import _C
 from ._args import adapt_args, bind_args
 from ._jit import KernelBase, ProgramText, _Source, _compile, _config, _run
-
-_ORCHESTRATION = 1  # pl.FunctionType.Orchestration
-
-
-def _function_type(fn):
-    t = fn._pl_function.get("type", 0)
-    return int(t) if isinstance(t, int) else -1
 
 
 class Program(KernelBase):
@@ -32,6 +28,7 @@ class Program(KernelBase):
         first = next(iter(self._methods.values()), None)
         self._src = _Source(first if first is not None else cls, "@pl.program '%s'" % cls.__name__)
         self._init_cache()
+        self._as_written = {}  # constants key -> the compile stopped at "syntax"
 
     def _flags(self):
         return ("program", self.__name__)
@@ -39,15 +36,20 @@ class Program(KernelBase):
     def _functions(self):
         return list(self._methods.values())
 
-    def _orchestrations(self):
-        return [n for n, f in self._methods.items() if _function_type(f) == _ORCHESTRATION]
+    def _syntax(self):
+        """The program parsed, its declarations checked, nothing specialized."""
+        constants, ckey = self._constants()
+        handle = self._as_written.get(ckey)
+        if handle is None:
+            handle = self._as_written[ckey] = _compile(self._src, self.__name__, None, constants, [], "syntax")
+        return handle
 
     def _single(self):
-        orch = self._orchestrations()
-        if len(orch) != 1:
+        name, count = _C.function(self._syntax())
+        if name is None:
             raise TypeError("program '%s' has %d Orchestration functions; call one as %s.<name>(...)"
-                            % (self.__name__, len(orch), self.__name__))
-        return orch[0]
+                            % (self.__name__, count, self.__name__))
+        return name
 
     def _prepare(self, method, args, kwargs, config, for_lower):
         fn = self._methods.get(method)
@@ -67,20 +69,11 @@ class Program(KernelBase):
         """Post-pass text of the whole program, specialized through its Orchestration entry."""
         return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
 
-    def as_python(self, *args, **kwargs):
-        """The program before the passes (parsed and printed).  The compiler
-        types a program through its entry's arguments, so a program whose
-        parameters are not all shaped needs them here too."""
-        specs = []
-        if args or kwargs:
-            method = self._single()
-            who = "@pl.program function '%s.%s'" % (self.__name__, method)
-            sig = inspect.signature(self._methods[method])
-            sig = sig.replace(parameters=list(sig.parameters.values())[1:])
-            specs, _ = adapt_args(who, sig, bind_args(who, sig, args, kwargs), True)
-        handle = _compile(self._src, self.__name__, None, [], specs,
-                          "parse")
-        return ProgramText(_C.text(handle))
+    def as_python(self):
+        """The program before the passes (§2.4): as written, parsed and printed,
+        with the constants its code names; parameters keep their annotations
+        (a bare pl.Tensor stays bare), so no arguments are needed."""
+        return ProgramText(_C.text(self._syntax()))
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods", {})

@@ -5,8 +5,9 @@
  *
  * Invariants: a stage runs only when every earlier stage succeeded; the
  * printed text is the program after the last stage that ran (empty when
- * stage 0 failed); diagnostics keep the order they were found in; the
- * handle owns every byte it hands out.
+ * stage 0 failed; the syntax tree as written when it stopped at SYNTAX);
+ * diagnostics keep the order they were found in; the handle owns every
+ * byte it hands out.
  */
 #include "pto/compile.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "compiler/ast_printer.h"
 #include "compiler/compile_int.h"
 #include "compiler/diag.h"
 #include "compiler/lexer.h"
@@ -45,7 +47,7 @@ static const char *const pto_stage_names[] = {
 
 int pto_stage_lookup(const char *name)
 {
-    for (int s = PTO_STAGE_PARSE; s < PTO_STAGE_COUNT; s++)
+    for (int s = PTO_STAGE_SYNTAX; s < PTO_STAGE_COUNT; s++)
         if (name && !strcmp(pto_stage_names[s], name)) return s;
     return -1;
 }
@@ -83,6 +85,11 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
     int last = o->stop_after > PTO_STAGE_ALL && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
     if (!o->entry) return 0;
     p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->src};
+    if (last == PTO_STAGE_SYNTAX) {
+        if (cc_check_entry(&p->mod, o, &p->ir) != 0) return -1;
+        cc_print_source(&p->mod, o, &p->text);
+        return 0;
+    }
     if (cc_typecheck(&p->mod, o, &p->ir) != 0 || p->diags.errors) return -1;
     for (int s = PTO_STAGE_INLINE; s <= last && s < PTO_STAGE_LOWER; s++) {
         if (o->skip_stages & (1u << s)) continue;
@@ -178,6 +185,12 @@ const char *pto_program_entry(const pto_program *p, size_t i)
     for (uint32_t k = 0; p && k < p->mod.ndefs; k++)
         if (pto_is_entry(&p->mod, p->mod.defs[k]) && i-- == 0) return p->mod.defs[k]->u.def.name;
     return NULL;
+}
+
+const char *pto_program_function(const pto_program *p, unsigned *norchestration)
+{
+    if (norchestration) *norchestration = p ? p->ir.norchestration : 0;
+    return p ? p->ir.function : NULL;
 }
 
 const cc_lowered *cc_program_lowered(const pto_program *p) { return p ? p->lowered : NULL; }

@@ -279,13 +279,42 @@ static int64_t cc_floormod(int64_t a, int64_t b) { return a - cc_floordiv(a, b) 
 /* Wrapping arithmetic on the two's-complement bits (no signed overflow). */
 static int64_t cc_wrap(uint64_t v) { return (int64_t)v; }
 
+/* A float, int or bool constant as a double. */
+static int cc_ir_const_number(const cc_ir_expr *e, double *v)
+{
+    if (e->kind == CC_X_FLOAT) return *v = e->u.f, 1;
+    if (e->kind == CC_X_INT || e->kind == CC_X_BOOL) return *v = (double)e->u.i, 1;
+    return 0;
+}
+
+/* + - * / with a float operand, both constants: the FP32 constant, computed
+ * in double (as the constant is printed and read back). */
+static cc_ir_expr *cc_ir_fold_float(base_arena *a, cc_ir_expr *e)
+{
+    double x, y;
+    cc_op op = e->u.bin.op;
+    if (op > CC_OP_DIV || !cc_ir_const_number(e->u.bin.l, &x) || !cc_ir_const_number(e->u.bin.r, &y)) return e;
+    cc_ir_expr *c = cc_ir_expr_new(a, CC_X_FLOAT, e->span);
+    if (!c) return NULL;
+    c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
+    c->u.f = op == CC_OP_ADD ? x + y : op == CC_OP_SUB ? x - y : op == CC_OP_MUL ? x * y : x / y;
+    return c;
+}
+
 cc_ir_expr *cc_ir_fold(base_arena *a, cc_ir_expr *e)
 {
     if (!e) return NULL;
     int64_t x, y;
     if (e->kind == CC_X_UNARY && e->u.un.op == CC_OP_NEG && cc_ir_const_int(e->u.un.x, &x))
         return cc_ir_int(a, cc_wrap(0 - (uint64_t)x), e->span);
-    if (e->kind != CC_X_BINARY || e->type.kind != CC_T_SCALAR || e->type.dtype != CC_DT_INDEX) return e;
+    if (e->kind == CC_X_UNARY && e->u.un.op == CC_OP_NEG && e->u.un.x->kind == CC_X_FLOAT) {
+        cc_ir_expr *c = cc_ir_expr_clone(a, e->u.un.x);
+        if (c) c->u.f = -c->u.f, c->span = e->span, c->type = e->type.kind == CC_T_SCALAR ? e->type : c->type; /* -x is FP32 */
+        return c;
+    }
+    if (e->kind != CC_X_BINARY || e->type.kind != CC_T_SCALAR) return e;
+    if (cc_dtype_is_float(e->u.bin.l->type.dtype) || cc_dtype_is_float(e->u.bin.r->type.dtype)) return cc_ir_fold_float(a, e);
+    if (e->type.dtype != CC_DT_INDEX) return e;
     cc_ir_expr *l = e->u.bin.l, *r = e->u.bin.r;
     int lc = cc_ir_const_int(l, &x), rc = cc_ir_const_int(r, &y);
     if (lc && rc) {

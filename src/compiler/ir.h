@@ -301,6 +301,8 @@ struct cc_ir_func {
 
 typedef struct cc_ir_program {
     const char *name;      /* the @pl.program class, or the @pl.jit entry's name */
+    const char *function;  /* a @pl.program: the method compiled through (NULL: not exactly one; a @pl.jit entry) */
+    uint32_t norchestration; /* a @pl.program: its Orchestration methods */
     cc_ir_func **funcs;    /* the entry first; printed in call-graph order (cc_ir_program_order) */
     uint32_t nfuncs;
     uint32_t capfuncs;     /* room in funcs (grown by doubling, in the arena) */
@@ -332,8 +334,11 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e);
  * constants folded where both sides became constants.  NULL on OOM. */
 cc_ir_expr *cc_ir_expr_subst(base_arena *a, const cc_ir_expr *e, const char *const *names,
                              cc_ir_expr *const *values, uint32_t n);
-/* Folds integer arithmetic of constants (+ - * // % min max, unary -) and
- * drops neutral terms (x*1, x+0): the shape footprint expressions print in. */
+/* Folds arithmetic of constants: integer + - * // % min max and unary -
+ * (dropping neutral terms, x*1, x+0: the shape footprint expressions print
+ * in), and + - * / and unary - with a float operand (an FP32 constant).
+ * The one folding every stage uses, so a program prints the same whether
+ * a constant was written (stage 0) or substituted (inlining). */
 cc_ir_expr *cc_ir_fold(base_arena *a, cc_ir_expr *e);
 /* Is e an integer constant (then *v holds it)? */
 int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);

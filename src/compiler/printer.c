@@ -48,17 +48,17 @@ static void print_finite(double v, base_strbuf *out)
     }
 }
 
-static void print_float(double v, base_strbuf *out)
+void cc_print_float(double v, base_strbuf *out)
 {
     if (isnan(v)) base_strbuf_puts(out, "nan");
     else if (isinf(v)) base_strbuf_puts(out, v < 0 ? "-inf" : "inf");
     else print_finite(v, out);
 }
 
-static void print_str(const char *s, base_strbuf *out)
+void cc_print_str(const char *s, size_t len, base_strbuf *out)
 {
     base_strbuf_puts(out, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    for (const unsigned char *c = (const unsigned char *)s, *end = c + len; c < end; c++) {
         switch (*c) {
         case '"': base_strbuf_puts(out, "\\\""); break;
         case '\\': base_strbuf_puts(out, "\\\\"); break;
@@ -75,17 +75,17 @@ static void print_str(const char *s, base_strbuf *out)
 
 /* ---- expressions ---------------------------------------------------------------------- */
 
-enum { P_OR = 1, P_AND, P_NOT, P_CMP, P_ADD, P_MUL, P_UNARY, P_ATOM };
-
-static int binary_prec(cc_op op)
+int cc_op_prec(cc_op op)
 {
     switch (op) {
-    case CC_OP_OR: return P_OR;
-    case CC_OP_AND: return P_AND;
-    case CC_OP_EQ: case CC_OP_NE: case CC_OP_LT: case CC_OP_LE: case CC_OP_GT: case CC_OP_GE: return P_CMP;
-    case CC_OP_ADD: case CC_OP_SUB: return P_ADD;
-    case CC_OP_MIN: case CC_OP_MAX: return P_ATOM;
-    default: return P_MUL;
+    case CC_OP_OR: return CC_PREC_OR;
+    case CC_OP_AND: return CC_PREC_AND;
+    case CC_OP_NOT: return CC_PREC_NOT;
+    case CC_OP_EQ: case CC_OP_NE: case CC_OP_LT: case CC_OP_LE: case CC_OP_GT: case CC_OP_GE: return CC_PREC_CMP;
+    case CC_OP_ADD: case CC_OP_SUB: return CC_PREC_ADD;
+    case CC_OP_NEG: case CC_OP_POS: return CC_PREC_UNARY;
+    case CC_OP_MIN: case CC_OP_MAX: return CC_PREC_ATOM;
+    default: return CC_PREC_MUL;
     }
 }
 
@@ -93,11 +93,11 @@ static int binary_prec(cc_op op)
 static int expr_prec(const cc_ir_expr *e)
 {
     switch (e->kind) {
-    case CC_X_BINARY: return binary_prec(e->u.bin.op);
-    case CC_X_UNARY: return e->u.un.op == CC_OP_NOT ? P_NOT : P_UNARY;
-    case CC_X_INT: return e->u.i < 0 ? P_UNARY : P_ATOM;
-    case CC_X_FLOAT: return !isnan(e->u.f) && signbit(e->u.f) ? P_UNARY : P_ATOM;
-    default: return P_ATOM;
+    case CC_X_BINARY: return cc_op_prec(e->u.bin.op);
+    case CC_X_UNARY: return cc_op_prec(e->u.un.op);
+    case CC_X_INT: return e->u.i < 0 ? CC_PREC_UNARY : CC_PREC_ATOM;
+    case CC_X_FLOAT: return !isnan(e->u.f) && signbit(e->u.f) ? CC_PREC_UNARY : CC_PREC_ATOM;
+    default: return CC_PREC_ATOM;
     }
 }
 
@@ -123,8 +123,8 @@ static void print_exprs(cc_ir_expr *const *xs, uint32_t n, int compact, base_str
 static void print_binary(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
     cc_op op = e->u.bin.op;
-    int p = binary_prec(op);
-    if (p == P_ATOM) { /* min / max */
+    int p = cc_op_prec(op);
+    if (p == CC_PREC_ATOM) { /* min / max */
         base_strbuf_printf(out, "%s(", cc_op_text(op));
         cc_print_expr(e->u.bin.l, compact, out);
         base_strbuf_puts(out, sep(compact));
@@ -132,8 +132,8 @@ static void print_binary(const cc_ir_expr *e, int compact, base_strbuf *out)
         base_strbuf_puts(out, ")");
         return;
     }
-    print_operand(e->u.bin.l, p + (p == P_CMP), compact, out);
-    base_strbuf_printf(out, compact && p > P_AND ? "%s" : " %s ", cc_op_text(op));
+    print_operand(e->u.bin.l, p + (p == CC_PREC_CMP), compact, out);
+    base_strbuf_printf(out, compact && p > CC_PREC_AND ? "%s" : " %s ", cc_op_text(op));
     print_operand(e->u.bin.r, p + 1, compact, out);
 }
 
@@ -141,7 +141,7 @@ static void print_unary(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
     int is_not = e->u.un.op == CC_OP_NOT;
     base_strbuf_puts(out, is_not ? "not " : cc_op_text(e->u.un.op));
-    print_operand(e->u.un.x, is_not ? P_NOT : P_UNARY, compact, out);
+    print_operand(e->u.un.x, cc_op_prec(e->u.un.op), compact, out);
 }
 
 /* The keyword of an optional op slot, or NULL for a positional one. */
@@ -216,9 +216,9 @@ void cc_print_expr(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
     switch (e->kind) {
     case CC_X_INT: base_strbuf_printf(out, "%lld", (long long)e->u.i); break;
-    case CC_X_FLOAT: print_float(e->u.f, out); break;
+    case CC_X_FLOAT: cc_print_float(e->u.f, out); break;
     case CC_X_BOOL: base_strbuf_puts(out, e->u.i ? "True" : "False"); break;
-    case CC_X_STR: print_str(e->u.str, out); break;
+    case CC_X_STR: cc_print_str(e->u.str, strlen(e->u.str), out); break;
     case CC_X_VAR: base_strbuf_puts(out, e->u.name); break;
     case CC_X_BINARY: print_binary(e, compact, out); break;
     case CC_X_UNARY: print_unary(e, compact, out); break;
@@ -335,7 +335,7 @@ static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
     }
     if (s->u.at.name_hint) {
         base_strbuf_puts(out, ", name_hint=");
-        print_str(s->u.at.name_hint, out);
+        cc_print_str(s->u.at.name_hint, strlen(s->u.at.name_hint), out);
     }
     base_strbuf_puts(out, ")");
     if (s->u.at.as_name) base_strbuf_printf(out, " as %s", s->u.at.as_name);

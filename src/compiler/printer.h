@@ -23,4 +23,14 @@ void cc_print_program(const cc_ir_program *p, base_strbuf *out);
  * compact (no spaces around operators) for footprint comments. */
 void cc_print_expr(const cc_ir_expr *e, int compact, base_strbuf *out);
 
+/* Python's repr of a float: the shortest digits that read back as v. */
+void cc_print_float(double v, base_strbuf *out);
+/* A double-quoted str literal of the len bytes at s (escapes as Python's). */
+void cc_print_str(const char *s, size_t len, base_strbuf *out);
+
+/* How tightly an operator binds, loosest first: an operand binding looser
+ * than its place needs is parenthesized (also by ast_printer.c). */
+enum { CC_PREC_OR = 1, CC_PREC_AND, CC_PREC_NOT, CC_PREC_CMP, CC_PREC_ADD, CC_PREC_MUL, CC_PREC_UNARY, CC_PREC_ATOM };
+int cc_op_prec(cc_op op);
+
 #endif

@@ -314,13 +314,6 @@ int tc_result_annotation(tc *t, const cc_expr *ann, tc_result_ann *out)
 
 static int tc_is_scalar(const cc_ir_expr *x) { return x->type.kind == CC_T_SCALAR; }
 
-static int tc_float_const(const cc_ir_expr *x, double *v)
-{
-    if (x->kind == CC_X_FLOAT) return *v = x->u.f, 1;
-    if (x->kind == CC_X_INT || x->kind == CC_X_BOOL) return *v = (double)x->u.i, 1;
-    return 0;
-}
-
 cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
 {
     if (l->type.dtype == CC_DT_TASK_ID || r->type.dtype == CC_DT_TASK_ID)
@@ -331,21 +324,8 @@ cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_s
     int64_t ri;
     if ((op == CC_OP_FLOORDIV || op == CC_OP_MOD) && cc_ir_const_int(r, &ri) && ri == 0)
         return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "integer division or modulo by zero");
-    cc_ir_expr *e = cc_ir_binary(t->a, op, l, r, sp);
-    if (!e) return tc_oom(t);
-    if (op >= CC_OP_ADD && op <= CC_OP_MOD && !lf && !rf) return cc_ir_fold(t->a, e);
-    if (op == CC_OP_MIN || op == CC_OP_MAX) {
-        if (!lf && !rf) return cc_ir_fold(t->a, e);
-    }
-    double x, y;
-    if (lf + rf && tc_float_const(l, &x) && tc_float_const(r, &y) && op <= CC_OP_DIV && op != CC_OP_FLOORDIV) {
-        cc_ir_expr *c = cc_ir_expr_new(t->a, CC_X_FLOAT, sp);
-        if (!c) return tc_oom(t);
-        c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
-        c->u.f = op == CC_OP_ADD ? x + y : op == CC_OP_SUB ? x - y : op == CC_OP_MUL ? x * y : x / y;
-        return c;
-    }
-    return e;
+    cc_ir_expr *e = cc_ir_fold(t->a, cc_ir_binary(t->a, op, l, r, sp));
+    return e ? e : tc_oom(t);
 }
 
 int tc_constant_ast(tc *t, const cc_expr *e)
@@ -466,15 +446,12 @@ static cc_ir_expr *tc_unary(tc *t, const cc_expr *e)
     if (x->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a TaskId can only be passed in deps=");
     /* -x is arithmetic: int64 or FP32, as for binary operators */
     cc_type neg = {.kind = CC_T_SCALAR, .dtype = cc_dtype_is_float((cc_dtype)x->type.dtype) ? CC_DT_FP32 : CC_DT_INDEX};
-    if (e->u.un.op == CC_OP_NEG && x->kind == CC_X_FLOAT) {
-        x->u.f = -x->u.f, x->type = neg;
-        return x;
-    }
     cc_ir_expr *u = cc_ir_expr_new(t->a, CC_X_UNARY, e->span);
     if (!u) return tc_oom(t);
     u->u.un.op = e->u.un.op, u->u.un.x = x;
     u->type = e->u.un.op == CC_OP_NOT ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL} : neg;
-    return e->u.un.op == CC_OP_NEG ? cc_ir_fold(t->a, u) : u;
+    if (e->u.un.op == CC_OP_NEG && !(u = cc_ir_fold(t->a, u))) return tc_oom(t);
+    return u;
 }
 
 static cc_ir_expr *tc_compare(tc *t, const cc_expr *e)

@@ -7,7 +7,9 @@
  * every other function when it is first called, specialized to that call's
  * argument types.  A later call with other types is an error (v1 keeps one
  * specialization per function and compile).  A function reached while it
- * is being checked is a recursive call.
+ * is being checked is a recursive call.  The SYNTAX stage stops after the
+ * declarations and the choice of the function a program goes through
+ * (cc_check_entry), before anything is specialized.
  */
 #include "compiler/tc.h"
 
@@ -650,48 +652,67 @@ static void tc_self_refs(tc *t, const cc_block *b, base_strmap *used)
     }
 }
 
-/* The Orchestration function a program compiles through: the named one,
- * or the only one no other method calls (a promoted Opaque function in a
- * printed program is called by its entry). */
-static tc_fn *tc_program_entry(tc *t)
+/* The Orchestration method a program compiles through when none is named:
+ * the only one no other method calls (a promoted Opaque function in a
+ * printed program is called by its entry); NULL when there is not exactly
+ * one.  Counts the Orchestration methods in t->p->norchestration. */
+static tc_fn *tc_program_root(tc *t)
 {
-    if (t->o->function) {
-        tc_fn *fn = tc_fn_named(t, t->o->function);
-        if (!fn) return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has no function '%s'", t->cls->u.def.name, t->o->function);
-        return fn;
-    }
     base_strmap used = {0};
     for (uint32_t k = 0; k < t->nfns; k++) tc_self_refs(t, &t->fns[k].def->u.def.body, &used);
     tc_fn *only = NULL;
-    uint32_t n = 0, roots = 0;
+    uint32_t roots = 0;
     for (uint32_t k = 0; k < t->nfns; k++) {
         if (t->fns[k].kind != CC_FUNC_ORCHESTRATION) continue;
-        n++;
+        t->p->norchestration++;
         if (base_strmap_get(&used, t->fns[k].name) < 0) only = &t->fns[k], roots++;
     }
     base_strmap_free(&used);
-    if (roots != 1)
-        return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has %u Orchestration functions; call one as %s.<name>(...)",
-                      t->cls->u.def.name, n, t->cls->u.def.name);
-    return only;
+    return roots == 1 ? only : NULL;
+}
+
+/* The function the compile goes through: the program's named method or
+ * root, or the @pl.jit entry; sets the program's name and function.  A
+ * missing one is reported, except (quiet) a program without a single
+ * root. */
+static tc_fn *tc_entry(tc *t, int quiet)
+{
+    const char *cls = t->cls ? t->cls->u.def.name : NULL;
+    tc_fn *entry = cls ? tc_program_root(t) : NULL;
+    if (cls && t->o->function) {
+        if (!(entry = tc_fn_named(t, t->o->function)))
+            return tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has no function '%s'", cls, t->o->function);
+    } else if (cls) {
+        if (!entry && !quiet)
+            tc_err(t, CC_DIAG_PY_TYPE, t->cls->span, NULL, "program '%s' has %u Orchestration functions; call one as %s.<name>(...)",
+                   cls, t->p->norchestration, cls);
+    } else if (!(entry = tc_fn_named(t, t->o->entry))) {
+        return tc_err(t, CC_DIAG_PY_TYPE, (cc_span){1, 1, 1, 1}, "decorate it with @pl.jit, or name a @pl.program class",
+                      "no @pl.jit function or @pl.program class named '%s'", t->o->entry);
+    }
+    t->p->name = cls ? cls : entry->name;
+    if (cls) t->p->function = entry ? entry->name : NULL;
+    return entry;
+}
+
+int cc_check_entry(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out)
+{
+    tc t = {.m = m, .o = opts, .p = out, .a = out->arena, .d = out->diags, .pl = m->pl_name ? m->pl_name : "pl"};
+    if (tc_gather(&t)) tc_entry(&t, 1);
+    return t.d->errors ? -1 : 0;
 }
 
 int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out)
 {
     tc t = {.m = m, .o = opts, .p = out, .a = out->arena, .d = out->diags, .pl = m->pl_name ? m->pl_name : "pl"};
     if (!tc_gather(&t)) return -1;
-    tc_fn *entry = NULL;
-    if (t.cls) entry = tc_program_entry(&t);
-    else if (!(entry = tc_fn_named(&t, opts->entry)))
-        tc_err(&t, CC_DIAG_PY_TYPE, (cc_span){1, 1, 1, 1}, "decorate it with @pl.jit, or name a @pl.program class",
-               "no @pl.jit function or @pl.program class named '%s'", opts->entry);
+    tc_fn *entry = tc_entry(&t, 0);
     if (!entry) return -1;
     if (entry->host) return tc_err(&t, CC_DIAG_UNSUPPORTED, entry->def->span, NULL, "@pl.jit.host is not supported in this version"), -1;
     if (!t.cls && !entry->jit_entry)
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
                       entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),
                -1;
-    out->name = t.cls ? t.cls->u.def.name : entry->name;
     if (!tc_check_fn(&t, entry, NULL)) return -1;
     /* the entry first, the functions it reaches after it in source order:
      * the printed program then lists its functions in the order a compile

@@ -18,4 +18,11 @@
  * opts->entry of module m.  Returns 0 or -1 on errors. */
 int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out);
 
+/* Stage 0 up to the choice of the function it goes through (all the
+ * SYNTAX stage checks): finds opts->entry in m, checks the declarations of
+ * its functions, sets out->name and, for a @pl.program, out->function and
+ * out->norchestration.  A program without a single Orchestration method to
+ * go through is no error here.  Returns 0 or -1 on errors. */
+int cc_check_entry(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out);
+
 #endif

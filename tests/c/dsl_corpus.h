@@ -84,11 +84,54 @@ static const char dsl_surface_program[] =
     "    phase(a, out)\n"
     "    return out\n";
 
+/* A program with helpers: an Opaque function (promoted, so the printed
+ * program has two Orchestration functions), Inline functions whose
+ * substituted constants fold, keyword arguments, several kernels. */
+static const char dsl_helpers_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "SCALE = 3.0\n"
+    "\n"
+    "@pl.program\n"
+    "class Helpers:\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def k(self, a, out: pl.InOut[pl.Tensor], s: pl.Scalar[pl.FP32]):\n"
+    "        t = pl.load(a, [0, 0], [256, 128])\n"
+    "        pl.store(pl.add(pl.load(out, [0, 0], [256, 128]), pl.mul(t, s)), [0, 0], out)\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def copy(self, a, out: pl.Out[pl.Tensor]):\n"
+    "        pl.store(pl.load(a, [0, 0], [256, 128]), [0, 0], out)\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.Inline)\n"
+    "    def twice(self, x):\n"
+    "        return -x * 2\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.Inline)\n"
+    "    def halve(self, x):\n"
+    "        return x / 2 + 1\n"
+    "\n"
+    "    @pl.function\n"
+    "    def helper(self, a, out, n):\n"
+    "        for i in pl.range(n):\n"
+    "            out = self.k(a, out, self.twice(SCALE))\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    "    def main(self, a, out):\n"
+    "        out = self.copy(a, out)\n"
+    "        out = self.helper(a, out, 2)\n"
+    "        out = self.k(s=self.halve(SCALE * 2), out=out, a=a)\n"
+    "        return out\n";
+
 static const dsl_program dsl_corpus[] = {
     {"seed manual_placement", "manual_placement", dsl_seed_script},
     {"seed scaled", "scaled", dsl_seed_script},
     {"seed orch", "Orch", dsl_orch_program},
     {"surface", "surface", dsl_surface_program},
+    {"helpers", "Helpers", dsl_helpers_program},
 };
 
 #define DSL_CORPUS_N (sizeof dsl_corpus / sizeof dsl_corpus[0])

@@ -1,7 +1,8 @@
 /*
  * test_dsl_roundtrip.c - the printer's round-trip law over the corpus
  * (DSL-SPEC §2.4): the post-pass text compiled again is byte-identical,
- * and so is the pre-pass (after parse) text; and the compiler's
+ * and so is the pre-pass (after parse) text; the text as written (after
+ * syntax) is the same program; and the compiler's
  * robustness: every prefix and thousands of random mutations of each
  * corpus program compile to a result or to diagnostics, never a crash or
  * a hang (the sanitizer builds run this too); the nesting limits hold at
@@ -67,6 +68,31 @@ static void test_roundtrip_pre_pass_text_is_a_fixpoint(void **s)
 {
     (void)s;
     roundtrip(PTO_STAGE_PARSE);
+}
+
+/* The program as written (SYNTAX: no argument specs) parses back to the
+ * same text, and compiles through every stage to what its source does:
+ * parse_program(P.as_python()) is P. */
+static void test_roundtrip_as_written_text_is_the_same_program(void **s)
+{
+    (void)s;
+    for (size_t k = 0; k < DSL_CORPUS_N; k++) {
+        pto_program *w = dsl_compile_with(dsl_corpus[k].text, dsl_corpus[k].entry, PTO_STAGE_SYNTAX, 0, NULL, 0);
+        dsl_expect_ok(w);
+        const char *written = pto_program_text(w);
+        pto_program *again = dsl_compile_with(written, dsl_corpus[k].entry, PTO_STAGE_SYNTAX, 0, NULL, 0);
+        dsl_expect_ok(again);
+        assert_string_equal(pto_program_text(again), written);
+        pto_program *a = dsl_compile_with(dsl_corpus[k].text, dsl_corpus[k].entry, PTO_STAGE_ALL, 0, ARGS);
+        pto_program *b = dsl_compile_with(written, dsl_corpus[k].entry, PTO_STAGE_ALL, 0, ARGS);
+        dsl_expect_ok(b);
+        if (strcmp(pto_program_text(a), pto_program_text(b))) fprintf(stderr, "%s:\n%s\n", dsl_corpus[k].name, written);
+        assert_string_equal(pto_program_text(b), pto_program_text(a));
+        pto_program_free(a);
+        pto_program_free(b);
+        pto_program_free(again);
+        pto_program_free(w);
+    }
 }
 
 /* Every stage's text parses back to the same text at that stage. */
@@ -187,6 +213,7 @@ static void test_robust_very_deep_input_is_an_error_not_a_crash(void **s)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip_post_pass_text_is_a_fixpoint),
     cmocka_unit_test(test_roundtrip_pre_pass_text_is_a_fixpoint),
+    cmocka_unit_test(test_roundtrip_as_written_text_is_the_same_program),
     cmocka_unit_test(test_roundtrip_every_stage_text_reparses),
     cmocka_unit_test(test_robust_prefixes_and_mutations_compile_or_diagnose),
     cmocka_unit_test(test_robust_expression_depth_limit_at_200),

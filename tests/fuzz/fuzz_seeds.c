@@ -81,7 +81,7 @@ static void compile_seeds(const char *tag, const char *text, size_t len)
 {
     char names[FUZZ_DSL_MAX_NAMES][FUZZ_DSL_NAME_LEN];
     int n = fuzz_dsl_scan_names(text, len, names);
-    static const uint8_t stops[] = {0, 0x80 + PTO_STAGE_PARSE, 0x80 + PTO_STAGE_SCOPES, 0x80 + PTO_STAGE_CACHE};
+    static const uint8_t stops[] = {0, 0x80 + PTO_STAGE_SYNTAX, 0x80 + PTO_STAGE_PARSE, 0x80 + PTO_STAGE_SCOPES, 0x80 + PTO_STAGE_CACHE};
     uint8_t head[128];
     char name[256];
     for (int e = -1; e < n; e++)

@@ -40,14 +40,6 @@ def test_lower_with_meta_and_numpy_arguments():
     assert seed.scaled.lower(arr, arr) == ref
 
 
-def test_round_trip_parse_program():
-    out = torch.zeros(seed.ROWS, seed.TC)
-    for k in (seed.manual_placement, seed.scaled):
-        text = k.lower(seed.A, out)
-        prog = pl.parse_program(text)
-        assert prog.lower(seed.A, out) == text
-
-
 def test_program_lower_orch(load):
     import pathlib
     src = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "dsl" / "orch_program.py").read_text()
@@ -250,21 +242,14 @@ def test_compile_warning_reissued(load):
 
 
 def test_program_as_python_round_trip(load):
+    """The pre-pass text, as written; the rest of the round trip: test_round_trip.py."""
     import pathlib
     src = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "dsl" / "orch_program.py").read_text()
     mod, _ = load(src, header="")
-    a = torch.zeros(256, 128)
-    pre = mod.Before.as_python(a, a)
+    pre = mod.Before.as_python()
     assert "for i in pl.range(4):" in pre and "auto_scope=False" not in pre  # before the passes
-    assert pl.parse_program(pre).as_python(a, a) == pre
-
-
-def test_program_as_python_reparsed_lowers_the_same(load):
-    import pathlib
-    src = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "dsl" / "orch_program.py").read_text()
-    mod, _ = load(src, header="")
-    a = torch.zeros(256, 128)
-    assert pl.parse_program(mod.Before.as_python(a, a)).lower(a, a) == mod.Before.lower(a, a)
+    assert "def orch(self, a, out):" in pre  # as written: no shapes, no directions
+    assert pl.parse_program(pre).as_python() == pre
 
 
 def test_nested_kernel_errors_point_into_the_file(load):

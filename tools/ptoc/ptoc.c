@@ -46,7 +46,7 @@ static int ptoc_usage(const char *why)
                     "                  [--scalar P=VALUE] [--after STAGE] [--skip STAGE] [--listing]\n"
                     "       ptoc check FILE.py [--func NAME] [same options]\n"
                     "       ptoc --version\n"
-                    "stages: parse inline outline directions scopes verify cache lower\n",
+                    "stages: syntax parse inline outline directions scopes verify cache lower\n",
             why);
     return 2;
 }

@@ -1,0 +1,25 @@
+/*
+ * ast_printer.h - the syntax tree back to DSL text: the program as the
+ * user wrote it, before anything is specialized (DSL-SPEC §2.4,
+ * `Prog.as_python()`; the SYNTAX stage's text).
+ *
+ * The text parses back to the same tree (print -> parse -> print is a
+ * fixpoint) and runs as Python: `import pypto.language as <pl>`, then
+ * `NAME = value` for every constant its code names (a caller's resolved
+ * value, else the module's expression as written, each after the
+ * constants it names), then a @pl.program entry's class or, for a @pl.jit
+ * entry, the module's decorated functions, in file order.  Annotations
+ * print as written (a bare pl.Tensor stays bare; no shapes are invented).
+ */
+#ifndef CC_AST_PRINTER_H
+#define CC_AST_PRINTER_H
+
+#include "base/strbuf.h"
+#include "compiler/ast.h"
+#include "pto/compile.h"
+
+/* Appends the entry o->entry of m (checked to exist) as written; out->oom
+ * tells of a failure. */
+void cc_print_source(const cc_module *m, const pto_compile_options *o, base_strbuf *out);
+
+#endif
