@@ -387,10 +387,15 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
         ip->type = at;
         return 1;
     }
+    const pto_value_kind vk = sp->value.kind;
+    const char *given_type = vk == PTO_VALUE_FLOAT ? "float" : vk == PTO_VALUE_BOOL ? "bool" : vk == PTO_VALUE_STR ? "str"
+                           : vk == PTO_VALUE_OBJECT ? (sp->value.s ? sp->value.s : "object") : "int";
     if (ip->type.kind == CC_T_TENSOR)
         return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL,
-                      "%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s", who, ip->name,
-                      sp->value.kind == PTO_VALUE_FLOAT ? "float" : sp->value.kind == PTO_VALUE_BOOL ? "bool" : "int"), 0;
+                      "%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s", who, ip->name, given_type), 0;
+    if (vk == PTO_VALUE_STR || vk == PTO_VALUE_OBJECT) /* ptoc --scalar n=abc; a caller passing any value it has */
+        return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a Python int, float or bool, got %s", who, ip->name,
+                      given_type), 0;
     cc_dtype from = sp->value.kind == PTO_VALUE_FLOAT ? CC_DT_FP32 : sp->value.kind == PTO_VALUE_BOOL ? CC_DT_BOOL : CC_DT_INDEX;
     cc_scalar given = sp->value.kind == PTO_VALUE_FLOAT ? (cc_scalar){.f = sp->value.f} : (cc_scalar){.i = sp->value.i};
     cc_dtype dt = shaped ? (cc_dtype)ip->type.dtype : from;

@@ -454,6 +454,22 @@ static void test_spec_scalar_reassigned_in_a_loop_is_not_folded_there(void **s)
     pto_program_free(p);
 }
 
+/* A scalar spec holding a str (ptoc --scalar n=abc) or another object is
+ * refused, naming its type; it was read as 0. */
+static void test_spec_scalar_argument_of_another_kind_is_type_error(void **s)
+{
+    (void)s;
+    const char *src = HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar):\n    return out\n";
+    pto_arg_spec args[3] = {dsl_default_args[0], dsl_default_args[1], {.name = "n", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_STR, .s = "abc"}}};
+    pto_program *p = dsl_compile_with(src, "f", PTO_STAGE_PARSE, 0, args, 3);
+    dsl_expect_error(p, "TypeError", "@pl.jit function 'f': argument 'n' must be a Python int, float or bool, got str", 4, 45);
+    pto_program_free(p);
+    args[2].value = (pto_value){.kind = PTO_VALUE_OBJECT, .s = "dict"};
+    p = dsl_compile_with(src, "f", PTO_STAGE_PARSE, 0, args, 3);
+    dsl_expect_error(p, "TypeError", "@pl.jit function 'f': argument 'n' must be a Python int, float or bool, got dict", 4, 45);
+    pto_program_free(p);
+}
+
 static void test_calls_binding_and_recursion(void **s)
 {
     (void)s;
@@ -504,6 +520,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_spec_entry_shapes_and_missing),
     cmocka_unit_test(test_spec_scalar_argument_folded),
     cmocka_unit_test(test_spec_scalar_reassigned_in_a_loop_is_not_folded_there),
+    cmocka_unit_test(test_spec_scalar_argument_of_another_kind_is_type_error),
     cmocka_unit_test(test_calls_binding_and_recursion),
 };
 
