@@ -270,34 +270,9 @@ def test_lowering_folds_constants_an_inline_call_substituted(program):
     assert "neg_twice_value = -5.25\n" in text  # -3.0 * 2 + 3.0 / 4
 
 
-AS_WRITTEN = '''import pypto.language as pl
-
-SCALE = 3.0
-
-@pl.program
-class Opaque:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a, o: pl.InOut[pl.Tensor], s: pl.Scalar):
-        t = pl.load(o, [0, 0], [4, 8])
-        pl.store(pl.add(t, pl.mul(pl.load(a, [0, 0], [4, 8]), s)), [0, 0], o)
-        return o
-
-    @pl.function(type=pl.FunctionType.Inline)
-    def twice(self, x):
-        return x * 2
-
-    @pl.function
-    def helper(self, a, o, n):
-        for i in pl.range(n):
-            o = self.k(a, o, self.twice(SCALE))
-        return o
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor, o: pl.InOut[pl.Tensor], n: pl.Scalar):
-        o = self.helper(a, o, n)
-        o = self.k(s=1.0, o=o, a=a)
-        return o
-'''
+# The Opaque program exactly as HELPERS writes it, with the one constant its code names.
+AS_WRITTEN = "import pypto.language as pl\n\nSCALE = 3.0\n\n" + HELPERS[HELPERS.index("@pl.program\nclass Opaque"):
+                                                                      HELPERS.index("@pl.program\nclass Inlines")].rstrip("\n") + "\n"
 
 
 def test_as_python_needs_no_arguments_bare_tensors(program):
