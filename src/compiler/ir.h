@@ -278,6 +278,7 @@ typedef struct cc_ir_param {
     uint8_t dir;       /* tensors: cc_dir (after stage 3 always set) */
     uint8_t declared;  /* the direction was written (pl.Out / pl.InOut / bare or shaped pl.Tensor) */
     uint8_t annotated; /* a type annotation was written */
+    uint8_t shaped;    /* the annotation fixed the type: pl.Tensor[[...], dtype], pl.Scalar[dtype] */
     cc_span span;
     cc_ir_box box;     /* tensors, after stage 3: footprint in terms of the function's scalar params */
 } cc_ir_param;

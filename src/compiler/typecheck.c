@@ -466,6 +466,7 @@ static int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         if (ok && cp->annotation) {
             ip->annotated = 1;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);
+            ip->shaped = (uint8_t)shaped;
             /* a kernel's bare pl.Tensor is a declared In (§8: a store to it is P2); a
              * control-plane function's gets its direction from use, like no annotation */
             ip->declared = ip->type.kind == CC_T_TENSOR && (fn->kind == CC_FUNC_INCORE || ip->dir != CC_DIR_NONE);
@@ -523,6 +524,30 @@ static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_ar
     return 1;
 }
 
+static int tc_declared_scalar(const cc_ir_param *ip) { return ip->shaped && ip->type.kind == CC_T_SCALAR; }
+
+/* "'k' parameter 'p' expects T, got U" at the argument; returns 0. */
+static int tc_param_mismatch(tc *t, const tc_fn *fn, const cc_ir_param *ip, const cc_ir_expr *arg)
+{
+    char a[96], b[96];
+    cc_type_format(&ip->type, a, sizeof a), cc_type_format(&arg->type, b, sizeof b);
+    return !tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
+}
+
+/* The argument for a parameter of declared scalar dtype, at every call: an
+ * integer or bool fits any dtype, a float only a float dtype; a constant
+ * is converted to the dtype, or does not fit it. */
+static cc_ir_expr *tc_scalar_arg(tc *t, const tc_fn *fn, const cc_ir_param *ip, cc_ir_expr *arg)
+{
+    const cc_type *at = &arg->type;
+    if (at->kind == CC_T_SCALAR && at->dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "a TaskId can only be passed in deps=");
+    if (at->kind != CC_T_SCALAR || (cc_dtype_is_float((cc_dtype)at->dtype) && !cc_dtype_is_float((cc_dtype)ip->type.dtype)))
+        return tc_param_mismatch(t, fn, ip, arg), NULL;
+    char who[160];
+    snprintf(who, sizeof who, "'%s' parameter '%s'", fn->name, ip->name);
+    return tc_constant_as(t, arg, ip->type.dtype, who);
+}
+
 /* The call's type: its callee's results (and the TaskId of a submit). */
 static void tc_call_type(cc_ir_expr *e, int submit)
 {
@@ -562,15 +587,13 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     int ok = tc_bind_args(t, fn, call, first_arg, args);
     if (ok && fn->state == 0) ok = tc_check_fn(t, fn, args);
     else if (ok) {
-        for (uint32_t k = 0; ok && k < np; k++) {
+        for (uint32_t k = 0; ok && k < np; k++) { /* what the first call fixed; declared scalars below */
             const cc_ir_param *ip = &fn->ir->params[k];
-            if (!cc_type_equal(&ip->type, &args[k]->type)) {
-                char a[96], b[96];
-                cc_type_format(&ip->type, a, sizeof a), cc_type_format(&args[k]->type, b, sizeof b);
-                ok = !tc_err(t, CC_DIAG_TYPE, args[k]->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
-            }
+            if (!tc_declared_scalar(ip) && !cc_type_equal(&ip->type, &args[k]->type)) ok = tc_param_mismatch(t, fn, ip, args[k]);
         }
     }
+    for (uint32_t k = 0; ok && k < np; k++)
+        if (tc_declared_scalar(&fn->ir->params[k])) ok = (args[k] = tc_scalar_arg(t, fn, &fn->ir->params[k], args[k])) != NULL;
     if (!ok) return NULL;
     e->u.call.callee = fn->ir, e->u.call.args = args, e->u.call.nargs = np, e->u.call.submit = (uint8_t)submit;
     for (uint32_t k = 0; k < call->u.call.nkws; k++)

@@ -508,6 +508,25 @@ static void test_call_device_keyword_is_unsupported(void **s)
               "f", "UnsupportedFeatureError", "device= is not supported in this version", 10, 21);
 }
 
+/* A parameter of declared scalar dtype takes, at every call, an integer for
+ * any dtype and a float for a float dtype; a constant is converted, or does
+ * not fit.  The second call used to demand the first call's exact type, so
+ * k(a, 5, o); k(a, 6, o) was refused. */
+#define K_INT8 "import pypto.language as pl\n\n@pl.jit.incore\n" \
+               "def k(x: pl.Tensor, n: pl.Scalar[pl.INT8], y: pl.Out[pl.Tensor]):\n" \
+               "    pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], y)\n    return y\n" \
+               "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+static void test_declared_scalar_parameter_takes_a_fitting_scalar_at_every_call(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"self.k(a, 5, out)", "self.k(a, 6, out)", NULL};
+    dsl_expect_compiles_containing(K_INT8 "    out = k(a, 5, out)\n    out = k(a, 6, out)\n    return out\n", NULL, 0, want);
+    DSL_ERROR(K_INT8 "    out = k(a, 5, out)\n    out = k(a, 300, out)\n    return out\n", "f", "ParserTypeError",
+              "'k' parameter 'n' = 300 does not fit pl.INT8", 10, 16);
+    DSL_ERROR(K_INT8 "    out = k(a, 2.5, out)\n    return out\n", "f", "ParserTypeError",
+              "'k' parameter 'n' expects pl.Scalar[pl.INT8], got pl.Scalar[pl.FP32]", 9, 16);
+}
+
 static void test_second_call_with_another_scalar_type_is_type_error(void **s)
 {
     (void)s;
@@ -619,6 +638,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_call_unknown_keyword_is_type_error),
     cmocka_unit_test(test_call_device_keyword_is_unsupported),
     cmocka_unit_test(test_second_call_with_another_scalar_type_is_type_error),
+    cmocka_unit_test(test_declared_scalar_parameter_takes_a_fitting_scalar_at_every_call),
     cmocka_unit_test(test_incore_function_as_entry_is_type_error),
     cmocka_unit_test(test_inline_function_as_entry_is_type_error),
     cmocka_unit_test(test_opaque_function_as_entry_is_type_error),
