@@ -130,4 +130,9 @@ typedef struct cc_module {
     uint32_t ndefs;
 } cc_module;
 
+/* Visits each direct sub-expression of e in source order (a call's
+ * function, its arguments, its keyword values; both operands; the items)
+ * until visit returns nonzero, and returns that (0: every child visited). */
+int cc_expr_each_child(const cc_expr *e, int (*visit)(const cc_expr *child, void *ctx), void *ctx);
+
 #endif

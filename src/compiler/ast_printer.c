@@ -277,26 +277,24 @@ static void print_stmt(ap *a, const cc_stmt *s, int depth)
 
 typedef void (*name_fn)(ap *a, const char *name);
 
+typedef struct names_ctx {
+    ap *a;
+    name_fn fn;
+} names_ctx;
+
+static int names_visit(const cc_expr *e, void *ctx)
+{
+    names_ctx *c = ctx;
+    if (e->kind == CC_E_NAME) c->fn(c->a, e->u.name);
+    else cc_expr_each_child(e, names_visit, c);
+    return 0;
+}
+
+/* fn on every name e reads. */
 static void names_expr(ap *a, const cc_expr *e, name_fn fn)
 {
-    switch (e->kind) {
-    case CC_E_NAME: fn(a, e->u.name); break;
-    case CC_E_ATTR: names_expr(a, e->u.attr.value, fn); break;
-    case CC_E_CALL:
-        names_expr(a, e->u.call.fn, fn);
-        for (uint32_t k = 0; k < e->u.call.nargs; k++) names_expr(a, e->u.call.args[k], fn);
-        for (uint32_t k = 0; k < e->u.call.nkws; k++) names_expr(a, e->u.call.kws[k].value, fn);
-        break;
-    case CC_E_SUBSCRIPT: names_expr(a, e->u.sub.value, fn), names_expr(a, e->u.sub.index, fn); break;
-    case CC_E_BINARY: case CC_E_COMPARE: case CC_E_BOOLOP:
-        names_expr(a, e->u.bin.left, fn), names_expr(a, e->u.bin.right, fn);
-        break;
-    case CC_E_UNARY: names_expr(a, e->u.un.operand, fn); break;
-    case CC_E_LIST: case CC_E_TUPLE:
-        for (uint32_t k = 0; k < e->u.seq.n; k++) names_expr(a, e->u.seq.items[k], fn);
-        break;
-    default: break;
-    }
+    names_ctx c = {a, fn};
+    names_visit(e, &c);
 }
 
 static void names_stmt(ap *a, const cc_stmt *s, name_fn fn);

@@ -190,9 +190,10 @@ cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_s
  * to a constant but is a variable of its own dtype)? */
 int tc_constant_ast(tc *t, const cc_expr *e);
 /* v, the value of a constant expression, where a pl.Scalar[dt] is declared
- * (an annotated local, an annotated result): converted to dt when it fits,
- * as an argument is (DSL-SPEC §1.5: an int fits an integer dtype's range
- * and every float dtype, a float only float dtypes); NULL, reported as
+ * (an annotated local or result, a kernel's declared scalar parameter):
+ * converted to dt when it fits, as an argument is (cc_scalar_fits: an int
+ * an integer dtype's range or a float dtype's finite range, a float only a
+ * float dtype's); NULL, reported as
  * "<who> = <v> does not fit pl.<DT>", when it does not.  Any other value,
  * and a BOOL or TaskId dt, comes back unchanged for the caller's check. */
 cc_ir_expr *tc_constant_as(tc *t, cc_ir_expr *v, int dt, const char *who);

@@ -180,28 +180,26 @@ static int tc_branch(tc *t, const cc_block *b, const cc_stmt *for_, cc_ir_block 
 
 /* ---- reads before assignment: liveness across a loop's back-edge ---- */
 
+typedef struct tc_read_ctx {
+    const char *name;
+    const cc_expr *found;
+} tc_read_ctx;
+
+static int tc_read_visit(const cc_expr *e, void *ctx)
+{
+    tc_read_ctx *c = ctx;
+    if (e->kind != CC_E_NAME) return cc_expr_each_child(e, tc_read_visit, c);
+    if (strcmp(e->u.name, c->name)) return 0;
+    c->found = e;
+    return 1;
+}
+
 /* The first read of name in e, or NULL. */
 static const cc_expr *tc_read_in(const cc_expr *e, const char *name)
 {
-    const cc_expr *r = NULL;
-    if (!e) return NULL;
-    switch (e->kind) {
-    case CC_E_NAME: return strcmp(e->u.name, name) ? NULL : e;
-    case CC_E_ATTR: return tc_read_in(e->u.attr.value, name);
-    case CC_E_CALL:
-        r = tc_read_in(e->u.call.fn, name);
-        for (uint32_t k = 0; !r && k < e->u.call.nargs; k++) r = tc_read_in(e->u.call.args[k], name);
-        for (uint32_t k = 0; !r && k < e->u.call.nkws; k++) r = tc_read_in(e->u.call.kws[k].value, name);
-        return r;
-    case CC_E_SUBSCRIPT: return (r = tc_read_in(e->u.sub.value, name)) ? r : tc_read_in(e->u.sub.index, name);
-    case CC_E_BINARY: case CC_E_COMPARE: case CC_E_BOOLOP:
-        return (r = tc_read_in(e->u.bin.left, name)) ? r : tc_read_in(e->u.bin.right, name);
-    case CC_E_UNARY: return tc_read_in(e->u.un.operand, name);
-    case CC_E_LIST: case CC_E_TUPLE:
-        for (uint32_t k = 0; !r && k < e->u.seq.n; k++) r = tc_read_in(e->u.seq.items[k], name);
-        return r;
-    default: return NULL;
-    }
+    tc_read_ctx c = {name, NULL};
+    if (e) tc_read_visit(e, &c);
+    return c.found;
 }
 
 /* What a statement or block does first with a name on its ways through. */

@@ -407,6 +407,31 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     return 1;
 }
 
+static int tc_declared_scalar(const cc_ir_param *ip) { return ip->shaped && ip->type.kind == CC_T_SCALAR; }
+
+/* "'k' parameter 'p' expects T, got U" at the argument; returns 0. */
+static int tc_param_mismatch(tc *t, const tc_fn *fn, const cc_ir_param *ip, const cc_ir_expr *arg)
+{
+    char a[96], b[96];
+    cc_type_format(&ip->type, a, sizeof a), cc_type_format(&arg->type, b, sizeof b);
+    if (ip->type.kind == CC_T_TENSOR && !ip->type.rank) snprintf(a, sizeof a, "pl.Tensor"); /* a bare pl.Tensor */
+    return !tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
+}
+
+/* The argument for a parameter of declared scalar dtype, at every call: an
+ * integer or bool fits any dtype, a float only a float dtype; a constant
+ * is converted to the dtype, or does not fit it. */
+static cc_ir_expr *tc_scalar_arg(tc *t, const tc_fn *fn, const cc_ir_param *ip, cc_ir_expr *arg)
+{
+    const cc_type *at = &arg->type;
+    if (at->kind == CC_T_SCALAR && at->dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "a TaskId can only be passed in deps=");
+    if (at->kind != CC_T_SCALAR || (cc_dtype_is_float((cc_dtype)at->dtype) && !cc_dtype_is_float((cc_dtype)ip->type.dtype)))
+        return tc_param_mismatch(t, fn, ip, arg), NULL;
+    char who[160];
+    snprintf(who, sizeof who, "'%s' parameter '%s'", fn->name, ip->name);
+    return tc_constant_as(t, arg, ip->type.dtype, who);
+}
+
 /* A callee's parameter p against the call's argument type. */
 static int tc_callee_param(tc *t, cc_ir_param *ip, int shaped, const cc_ir_expr *arg_expr)
 {
@@ -417,12 +442,7 @@ static int tc_callee_param(tc *t, cc_ir_param *ip, int shaped, const cc_ir_expr 
            : ip->type.kind == CC_T_TENSOR && !shaped ? arg->kind == CC_T_TENSOR
            : ip->type.kind == CC_T_SCALAR ? arg->kind == CC_T_SCALAR
            : cc_type_equal(&ip->type, arg);
-    if (!ok) {
-        char a[96], b[96];
-        cc_type_format(&ip->type, a, sizeof a), cc_type_format(arg, b, sizeof b);
-        if (ip->type.kind == CC_T_TENSOR && !shaped) snprintf(a, sizeof a, "pl.Tensor");
-        return tc_err(t, CC_DIAG_TYPE, arg_expr->span, NULL, "'%s' parameter '%s' expects %s, got %s", t->c.fn->name, ip->name, a, b), 0;
-    }
+    if (!ok) return tc_param_mismatch(t, t->c.fn, ip, arg_expr);
     if (ip->type.kind == CC_T_SCALAR && shaped) return 1;
     ip->type = *arg;
     return 1;
@@ -524,30 +544,6 @@ static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_ar
     return 1;
 }
 
-static int tc_declared_scalar(const cc_ir_param *ip) { return ip->shaped && ip->type.kind == CC_T_SCALAR; }
-
-/* "'k' parameter 'p' expects T, got U" at the argument; returns 0. */
-static int tc_param_mismatch(tc *t, const tc_fn *fn, const cc_ir_param *ip, const cc_ir_expr *arg)
-{
-    char a[96], b[96];
-    cc_type_format(&ip->type, a, sizeof a), cc_type_format(&arg->type, b, sizeof b);
-    return !tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
-}
-
-/* The argument for a parameter of declared scalar dtype, at every call: an
- * integer or bool fits any dtype, a float only a float dtype; a constant
- * is converted to the dtype, or does not fit it. */
-static cc_ir_expr *tc_scalar_arg(tc *t, const tc_fn *fn, const cc_ir_param *ip, cc_ir_expr *arg)
-{
-    const cc_type *at = &arg->type;
-    if (at->kind == CC_T_SCALAR && at->dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "a TaskId can only be passed in deps=");
-    if (at->kind != CC_T_SCALAR || (cc_dtype_is_float((cc_dtype)at->dtype) && !cc_dtype_is_float((cc_dtype)ip->type.dtype)))
-        return tc_param_mismatch(t, fn, ip, arg), NULL;
-    char who[160];
-    snprintf(who, sizeof who, "'%s' parameter '%s'", fn->name, ip->name);
-    return tc_constant_as(t, arg, ip->type.dtype, who);
-}
-
 /* The call's type: its callee's results (and the TaskId of a submit). */
 static void tc_call_type(cc_ir_expr *e, int submit)
 {
@@ -627,31 +623,25 @@ int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) 
 
 /* ---- the program ------------------------------------------------------------------------ */
 
+typedef struct tc_self_ctx {
+    tc *t;
+    base_strmap *used;
+} tc_self_ctx;
+
+static int tc_self_visit(const cc_expr *e, void *ctx)
+{
+    tc_self_ctx *c = ctx;
+    if (e->kind == CC_E_ATTR && e->u.attr.value->kind == CC_E_NAME && !strcmp(e->u.attr.value->u.name, "self") &&
+        base_strmap_put(c->used, e->u.attr.name, 1))
+        tc_oom(c->t);
+    return cc_expr_each_child(e, tc_self_visit, c);
+}
+
 /* Marks every `self.<name>` that e mentions. */
 static void tc_self_refs_expr(tc *t, const cc_expr *e, base_strmap *used)
 {
-    if (!e) return;
-    switch (e->kind) {
-    case CC_E_ATTR:
-        if (e->u.attr.value->kind == CC_E_NAME && !strcmp(e->u.attr.value->u.name, "self") && base_strmap_put(used, e->u.attr.name, 1))
-            tc_oom(t);
-        tc_self_refs_expr(t, e->u.attr.value, used);
-        break;
-    case CC_E_CALL:
-        tc_self_refs_expr(t, e->u.call.fn, used);
-        for (uint32_t k = 0; k < e->u.call.nargs; k++) tc_self_refs_expr(t, e->u.call.args[k], used);
-        for (uint32_t k = 0; k < e->u.call.nkws; k++) tc_self_refs_expr(t, e->u.call.kws[k].value, used);
-        break;
-    case CC_E_SUBSCRIPT: tc_self_refs_expr(t, e->u.sub.value, used), tc_self_refs_expr(t, e->u.sub.index, used); break;
-    case CC_E_BINARY: case CC_E_COMPARE: case CC_E_BOOLOP:
-        tc_self_refs_expr(t, e->u.bin.left, used), tc_self_refs_expr(t, e->u.bin.right, used);
-        break;
-    case CC_E_UNARY: tc_self_refs_expr(t, e->u.un.operand, used); break;
-    case CC_E_LIST: case CC_E_TUPLE:
-        for (uint32_t k = 0; k < e->u.seq.n; k++) tc_self_refs_expr(t, e->u.seq.items[k], used);
-        break;
-    default: break;
-    }
+    tc_self_ctx c = {t, used};
+    if (e) tc_self_visit(e, &c);
 }
 
 static void tc_self_refs(tc *t, const cc_block *b, base_strmap *used)
