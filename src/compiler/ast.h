@@ -134,5 +134,9 @@ typedef struct cc_module {
  * function, its arguments, its keyword values; both operands; the items)
  * until visit returns nonzero, and returns that (0: every child visited). */
 int cc_expr_each_child(const cc_expr *e, int (*visit)(const cc_expr *child, void *ctx), void *ctx);
+/* Visits every expression statement s holds, in source order, those of
+ * its nested blocks (a def's decorators, annotations, defaults and body
+ * included); visit's result is not used. */
+void cc_stmt_each_expr(const cc_stmt *s, int (*visit)(const cc_expr *e, void *ctx), void *ctx);
 
 #endif

@@ -297,47 +297,11 @@ static void names_expr(ap *a, const cc_expr *e, name_fn fn)
     names_visit(e, &c);
 }
 
-static void names_stmt(ap *a, const cc_stmt *s, name_fn fn);
-
-static void names_block(ap *a, const cc_block *b, name_fn fn)
-{
-    for (uint32_t k = 0; k < b->n; k++) names_stmt(a, b->items[k], fn);
-}
-
+/* fn on every name s and the statements in it read. */
 static void names_stmt(ap *a, const cc_stmt *s, name_fn fn)
 {
-    switch (s->kind) {
-    case CC_S_EXPR: names_expr(a, s->u.expr, fn); break;
-    case CC_S_ASSIGN:
-        for (uint32_t k = 0; k < s->u.assign.ntargets; k++) names_expr(a, s->u.assign.targets[k], fn);
-        if (s->u.assign.annotation) names_expr(a, s->u.assign.annotation, fn);
-        names_expr(a, s->u.assign.value, fn);
-        break;
-    case CC_S_AUGASSIGN: names_expr(a, s->u.aug.target, fn), names_expr(a, s->u.aug.value, fn); break;
-    case CC_S_FOR: names_expr(a, s->u.for_.iter, fn), names_block(a, &s->u.for_.body, fn); break;
-    case CC_S_WHILE: names_expr(a, s->u.while_.cond, fn), names_block(a, &s->u.while_.body, fn); break;
-    case CC_S_IF:
-        names_expr(a, s->u.if_.cond, fn);
-        names_block(a, &s->u.if_.then, fn), names_block(a, &s->u.if_.orelse, fn);
-        break;
-    case CC_S_WITH:
-        for (uint32_t k = 0; k < s->u.with.nitems; k++) names_expr(a, s->u.with.items[k].context, fn);
-        names_block(a, &s->u.with.body, fn);
-        break;
-    case CC_S_RETURN:
-        for (uint32_t k = 0; k < s->u.ret.n; k++) names_expr(a, s->u.ret.values[k], fn);
-        break;
-    case CC_S_DEF: case CC_S_CLASS:
-        for (uint32_t k = 0; k < s->u.def.ndecorators; k++) names_expr(a, s->u.def.decorators[k], fn);
-        for (uint32_t k = 0; k < s->u.def.nparams; k++) {
-            if (s->u.def.params[k].annotation) names_expr(a, s->u.def.params[k].annotation, fn);
-            if (s->u.def.params[k].default_value) names_expr(a, s->u.def.params[k].default_value, fn);
-        }
-        if (s->u.def.returns) names_expr(a, s->u.def.returns, fn);
-        names_block(a, &s->u.def.body, fn);
-        break;
-    case CC_S_PASS: break;
-    }
+    names_ctx c = {a, fn};
+    cc_stmt_each_expr(s, names_visit, &c);
 }
 
 /* `name = value` for the constant called name, if there is one, after

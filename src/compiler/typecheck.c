@@ -637,37 +637,11 @@ static int tc_self_visit(const cc_expr *e, void *ctx)
     return cc_expr_each_child(e, tc_self_visit, c);
 }
 
-/* Marks every `self.<name>` that e mentions. */
-static void tc_self_refs_expr(tc *t, const cc_expr *e, base_strmap *used)
-{
-    tc_self_ctx c = {t, used};
-    if (e) tc_self_visit(e, &c);
-}
-
+/* Marks every `self.<name>` that b's statements mention. */
 static void tc_self_refs(tc *t, const cc_block *b, base_strmap *used)
 {
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cc_stmt *s = b->items[i];
-        switch (s->kind) {
-        case CC_S_EXPR: tc_self_refs_expr(t, s->u.expr, used); break;
-        case CC_S_ASSIGN: tc_self_refs_expr(t, s->u.assign.value, used); break;
-        case CC_S_AUGASSIGN: tc_self_refs_expr(t, s->u.aug.value, used); break;
-        case CC_S_FOR: tc_self_refs_expr(t, s->u.for_.iter, used), tc_self_refs(t, &s->u.for_.body, used); break;
-        case CC_S_WHILE: tc_self_refs_expr(t, s->u.while_.cond, used), tc_self_refs(t, &s->u.while_.body, used); break;
-        case CC_S_IF:
-            tc_self_refs_expr(t, s->u.if_.cond, used);
-            tc_self_refs(t, &s->u.if_.then, used), tc_self_refs(t, &s->u.if_.orelse, used);
-            break;
-        case CC_S_WITH:
-            for (uint32_t k = 0; k < s->u.with.nitems; k++) tc_self_refs_expr(t, s->u.with.items[k].context, used);
-            tc_self_refs(t, &s->u.with.body, used);
-            break;
-        case CC_S_RETURN:
-            for (uint32_t k = 0; k < s->u.ret.n; k++) tc_self_refs_expr(t, s->u.ret.values[k], used);
-            break;
-        default: break;
-        }
-    }
+    tc_self_ctx c = {t, used};
+    for (uint32_t i = 0; i < b->n; i++) cc_stmt_each_expr(b->items[i], tc_self_visit, &c);
 }
 
 /* The Orchestration method a program compiles through when none is named:
