@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "compiler/source.h"
+#include "compiler/types.h"
 
 typedef enum cc_expr_kind {
     CC_E_NAME, CC_E_INT, CC_E_FLOAT, CC_E_BOOL, CC_E_NONE, CC_E_STRING,
@@ -32,16 +33,6 @@ typedef enum cc_expr_kind {
     CC_E_TUPLE
 } cc_expr_kind;
 
-typedef enum cc_op {
-    CC_OP_ADD, CC_OP_SUB, CC_OP_MUL, CC_OP_DIV, CC_OP_FLOORDIV, CC_OP_MOD,
-    CC_OP_NEG, CC_OP_POS, CC_OP_NOT,
-    CC_OP_EQ, CC_OP_NE, CC_OP_LT, CC_OP_LE, CC_OP_GT, CC_OP_GE,
-    CC_OP_AND, CC_OP_OR,
-    CC_OP_MIN, CC_OP_MAX /* the builtins min(a, b), max(a, b) (IR only) */
-} cc_op;
-
-/* Python spelling of an operator ("//", "not", ...). */
-const char *cc_op_text(cc_op op);
 
 /* The deepest expression tree the parser builds: every pass may recurse
  * over an expression, so its depth is bounded (Python's own parser stops

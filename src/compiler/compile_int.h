@@ -5,7 +5,7 @@
 #ifndef CC_COMPILE_INT_H
 #define CC_COMPILE_INT_H
 
-#include "compiler/lower.h"
+#include "compiler/program.h"
 #include "pto/compile.h"
 
 /* p's lowered program, owned by p; NULL when p is NULL or a stage failed

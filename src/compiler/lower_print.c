@@ -9,7 +9,7 @@
  */
 #include <ctype.h>
 
-#include "compiler/lower.h"
+#include "compiler/program.h"
 
 static const char lo_prefix[] = {'r', 't', 'v'};
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler/lower.h"
+#include "compiler/program.h"
 #include "exec/scalar.h"
 #include "pto/compile.h"
 #include "pto/run.h"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "compiler/lower.h"
+#include "compiler/program.h"
 #include "compiler/scalar_cast.h"
 
 /* A register's 64 bits: int64 for the integer dtypes, BOOL and TASK_ID;

@@ -25,7 +25,7 @@
 #ifndef EX_TILE_VM_H
 #define EX_TILE_VM_H
 
-#include "compiler/lower.h"
+#include "compiler/program.h"
 #include "pto/runtime.h"
 
 /* Runs kernel (one of l->kernels) for one task.  Returns 0, or -1 after

@@ -1,0 +1,195 @@
+/*
+ * program.h - the lowered program: register-machine code the executor
+ * interprets, written by stage 7 (lower.c).  A leaf of the compiler: it
+ * includes only types.h, so src/exec/ reads no IR.
+ *
+ * The result has one orchestration procedure per control-plane function
+ * (the entry first, then every Orchestration or Opaque function, called as
+ * subroutines) and one tile program per InCore function (run as one task
+ * on a worker).  Both are the same machine:
+ *
+ *  - registers  rN: one 64-bit scalar each (int64 for the integer dtypes,
+ *               BOOL and TASK_ID; double for the float dtypes), with a
+ *               fixed dtype (regs[N].type);
+ *  - tensors    tN: a tensor handle each (a view of caller memory or a
+ *               ring allocation); the procedure's tensor parameters come
+ *               first, in parameter order;
+ *  - tiles      vN: tile programs only; a tile of static shape and dtype
+ *               (tiles[N].type) plus its run-time valid region.
+ *
+ * A name of the IR gets one register (or slot, or tile) per type it takes
+ * (straight-line rebinding may change a name's type, never across a loop
+ * back-edge or a branch merge); temporaries have no name.  Every value is
+ * computed into registers before the instruction that uses it, so an
+ * instruction reads only registers, slots and tiles.  Registers start
+ * undefined; code never reads one before writing it.
+ *
+ * Parameters: procs[k].params[i] says where IR parameter i lives.  A
+ * kernel's tensor parameters are t0, t1, ... in parameter order: SUBMIT's
+ * views and the task's pto_kernel_args.views come in that order; its scalar
+ * parameters, likewise in order, are SUBMIT's scalars and the task's
+ * pto_kernel_args.scalars (the 64 bits of the register).
+ *
+ * Every instruction keeps the (line, col) of the construct it came from, in
+ * `file`; run-time errors cite it.
+ */
+#ifndef CC_PROGRAM_H
+#define CC_PROGRAM_H
+
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "compiler/types.h"
+
+/* The instruction set, X(NAME).  Operands are dst, a, b, c (-1: none) and
+ * the payload u.  Scalar ops (both kinds of program):
+ *   CONST          rdst = u.imm (dtype: its dtype; u.imm.i for integer dtypes, u.imm.f for floats)
+ *   MOV            rdst = ra (same dtype class)
+ *   CAST           rdst = ra converted to dtype (float -> int by mode, a cc_cast_mode; saturating)
+ *   BIN            rdst = ra <op> rb; op: a cc_op (ADD SUB MUL DIV FLOORDIV MOD MIN MAX, EQ..GE, AND OR);
+ *                  dtype: the operands' dtype (// and % floor like Python; compares and AND/OR give BOOL 0/1)
+ *   UN             rdst = <op> ra; op NEG (dtype: the operand's) or NOT (BOOL)
+ *   TRIPS          rdst = len(range(ra, rb, rc)), INDEX; rc == 0 fails the run ("pl.range() step must be non-zero")
+ *   JUMP           go to u.target
+ *   JUMP_IF_FALSE  go to u.target when ra is 0 (0.0 for floats)
+ *   RETURN         ends the procedure: first closes u.ret.close runtime scopes (innermost first), then
+ *                  hands u.ret.refs to the CALL's results; at the end of the entry the run ends
+ *                  (the executor then waits for every task)
+ * Orchestration only:
+ *   SCOPE_BEGIN    opens a runtime scope of mode (cc_scope_mode); its site is file:line
+ *   SCOPE_END      closes the innermost runtime scope
+ *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims) and dtype in the current ring's heap;
+ *                  a >= 0: every element set to register a (init_value=), converted to dtype
+ *   ALIAS          tdst = ta (the same tensor)
+ *   SUBMIT         one task of kernels[u.submit.kernel]: its views (per tensor argument: slot, direction
+ *                  and box, the box's bounds in registers computed just before), scalars and explicit
+ *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId
+ *   CALL           procs[u.call.proc] with u.call.args (one per parameter); its RETURN's values land in
+ *                  u.call.results
+ * Tile programs only:
+ *   LOAD           vdst = ta's window at offsets u.mem.off (registers) of the tile's shape u.mem.shape;
+ *                  valid region u.mem.ext (registers, -1: the shape's extent); u.mem.clamp cuts the
+ *                  window at the tensor's edge; mode: the cache policy
+ *   STORE          ta's window at offsets u.mem.off = vb's valid region (u.mem.ext: the `shapes=`
+ *                  extents, -1: none); mode 1 ("direct"): vb is written by the last tile
+ *                  instruction before it, an element-wise TOP (only scalar instructions, the
+ *                  store's offsets, in between), and read by nothing else, so that TOP may write
+ *                  straight into the window, and no source of that TOP is read after it (one
+ *                  pointing into the window may be overwritten); mode 2: the same, but a source
+ *                  is read again (one pointing into the window is copied out first)
+ *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op (ADD..MINIMUM, EXP..RELU, ROW_SUM,
+ *                  ROW_MAX, CAST, MATMUL); dtype: the result's; b_scalar: b is a register (the tile
+ *                  op's scalar operand, converted to dtype); CAST's mode in mode
+ *   TCOPY          vdst = va (a copy: tiles are values)
+ */
+#define CC_LO_OPCODE_LIST(X) \
+    X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
+    X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
+    X(LOAD) X(STORE) X(TOP) X(TCOPY)
+
+typedef enum cc_lo_opcode {
+#define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,
+    CC_LO_OPCODE_LIST(CC_LO_OPCODE_ENUM_)
+#undef CC_LO_OPCODE_ENUM_
+    CC_LO_OPCODE_COUNT
+} cc_lo_opcode;
+
+const char *cc_lo_opcode_name(cc_lo_opcode c); /* "SUBMIT" */
+
+/* A value of any kind: a register, a tensor slot or a tile. */
+typedef enum cc_lo_kind { CC_LO_REG, CC_LO_TENSOR, CC_LO_TILE } cc_lo_kind;
+
+typedef struct cc_lo_ref {
+    uint8_t kind; /* cc_lo_kind */
+    uint32_t index;
+} cc_lo_ref;
+
+/* One tensor argument of a SUBMIT: the task's view is the tensor cut to
+ * [lo, hi) per dimension (registers; lo -1: the whole dimension), clamped
+ * to the tensor, the whole tensor when that is empty (§3.2 step 5). */
+typedef struct cc_lo_view {
+    uint32_t tensor;
+    uint8_t dir; /* cc_dir */
+    uint8_t rank;
+    int32_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
+} cc_lo_view;
+
+typedef struct cc_lo_insn {
+    uint8_t code;  /* cc_lo_opcode */
+    uint8_t op;    /* BIN, UN: cc_op; TOP: cc_ir_op */
+    uint8_t dtype; /* cc_dtype, as each opcode says */
+    uint8_t mode;  /* SCOPE_BEGIN: cc_scope_mode; CAST, TOP CAST: cc_cast_mode; LOAD: cc_cache_policy;
+                    * STORE: 0, or 1 and 2 (direct) */
+    uint8_t b_scalar; /* TOP: b is a register */
+    uint32_t line, col;
+    int32_t dst, a, b, c;
+    union {
+        union { int64_t i; double f; } imm;   /* CONST */
+        uint32_t target;                      /* JUMP, JUMP_IF_FALSE */
+        struct {                              /* LOAD, STORE, ALLOC */
+            uint8_t rank, clamp;
+            int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+            int64_t shape[CC_MAX_RANK];
+        } mem;
+        struct {                              /* SUBMIT */
+            uint32_t kernel;
+            cc_lo_view *views;
+            uint32_t nviews;
+            int32_t *scalars;
+            uint32_t nscalars;
+            int32_t *deps;
+            uint32_t ndeps;
+        } submit;
+        struct {                              /* CALL */
+            uint32_t proc;
+            cc_lo_ref *args, *results;
+            uint32_t nargs, nresults;
+        } call;
+        struct {                              /* RETURN */
+            uint32_t close;
+            cc_lo_ref *refs;
+            uint32_t nrefs;
+        } ret;
+    } u;
+} cc_lo_insn;
+
+/* Is in a scalar instruction (it reads and writes registers only, never a
+ * tile or a tensor)?  TRIPS aside, which may fail. */
+static inline int cc_lo_is_scalar(const cc_lo_insn *in)
+{
+    return in->code == CC_LO_CONST || in->code == CC_LO_MOV || in->code == CC_LO_CAST || in->code == CC_LO_BIN || in->code == CC_LO_UN;
+}
+
+/* A register, tensor slot or tile: its IR name (NULL: a temporary) and type. */
+typedef struct cc_lo_slot {
+    const char *name;
+    cc_type type;
+} cc_lo_slot;
+
+typedef struct cc_lo_proc {
+    const char *name;
+    uint8_t kind;       /* cc_func_kind: ORCHESTRATION or OPAQUE (procs), INCORE (kernels) */
+    uint32_t line;      /* the def (or the outlined pl.at) */
+    cc_lo_ref *params;  /* where each IR parameter lives */
+    uint8_t *dirs;      /* kernels: each parameter's cc_dir (CC_DIR_NONE for scalars) */
+    uint32_t nparams;
+    cc_lo_slot *regs, *tensors, *tiles;
+    uint32_t nregs, ntensors, ntiles;
+    cc_lo_insn *code;   /* ends with a RETURN */
+    uint32_t ncode;
+} cc_lo_proc;
+
+typedef struct cc_lowered {
+    const char *file;      /* the source file: scope sites and error locations */
+    cc_lo_proc *procs;     /* orchestration; procs[0] is the entry */
+    uint32_t nprocs;
+    cc_lo_proc *kernels;   /* one tile program per InCore function, in p->funcs order */
+    uint32_t nkernels;
+} cc_lowered;
+
+/* Appends the listing: per procedure a header line, its registers, slots
+ * and tiles, then one instruction per line with its index and `@line:col`:
+ *   `    12  SUBMIT k=main_incore_0 views=[t0 In [r3:r4, :], t1 Out [r5:r6, :]] scalars=[r2] @21:13` */
+void cc_lowered_print(const cc_lowered *l, base_strbuf *out);
+
+#endif
