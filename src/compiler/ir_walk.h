@@ -50,6 +50,7 @@ int cc_ir_expr_each_child(const cc_ir_expr *e, cc_ir_expr_fn visit, void *ctx);
 int cc_ir_stmt_each_expr(const cc_ir_stmt *s, cc_ir_expr_fn visit, void *ctx);
 /* The blocks s holds, in order, into out; returns how many. */
 uint32_t cc_ir_stmt_blocks(const cc_ir_stmt *s, cc_ir_block *out[CC_IR_MAX_BLOCKS]);
+/* How s runs the blocks cc_ir_stmt_blocks hands out. */
 cc_ir_flow cc_ir_stmt_flow(const cc_ir_stmt *s);
 
 /* ---- any depth ------------------------------------------------------------------------------- */
