@@ -1,5 +1,5 @@
 /*
- * ir.c - the IR's tables (dtypes, enums, ops), node construction, and the
+ * ir.c - the IR's tables (dtypes, enums), node construction, and the
  * expression utilities the passes share: copy, substitution, folding.
  * Folding follows Python: // and % floor, so the results a footprint
  * prints are the numbers the orchestration interpreter computes.
@@ -75,16 +75,6 @@ const char *cc_cast_mode_name(cc_cast_mode m)
     };
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
 }
-
-static const struct { const char *name; uint32_t nslots; } cc_ir_ops[] = {
-#define CC_IR_OP_ROW_(n, s, k) {s, k},
-    CC_IR_OP_LIST(CC_IR_OP_ROW_)
-#undef CC_IR_OP_ROW_
-};
-
-const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].name : "?"; }
-uint32_t cc_ir_op_nslots(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].nslots : 0; }
-int cc_ir_op_is_tile(cc_ir_op op) { return op != CC_IR_CREATE_TENSOR; }
 
 /* ---- types ---------------------------------------------------------------------------- */
 

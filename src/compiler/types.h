@@ -1,9 +1,9 @@
 /*
  * types.h - the language's facts every layer above the runtime shares:
  * dtypes, the enums of pypto.language, the scalar operators, value types
- * and the pl op list.  A leaf: it includes nothing of the compiler, so the
- * lowered program (program.h), the executor and the IR (ir.h) all read the
- * same tables.
+ * and the pl op table (ops.h).  A leaf: it includes nothing of the compiler
+ * but the op table, itself a leaf, so the lowered program (program.h), the
+ * executor and the IR (ir.h) all read the same tables.
  *
  * Invariants: enum values equal pypto.language's IntEnum values and the
  * public pto_dtype values (checked at compile time in compile.c).
@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "compiler/ops.h"
 
 /* ---- scalar operators (syntax tree and IR) ---------------------------------------------- */
 typedef enum cc_op {
@@ -109,47 +111,5 @@ int cc_type_equal(const cc_type *a, const cc_type *b);
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap);
 /* A tensor's or tile's shape alone: "[64, 128]". */
 size_t cc_shape_format(const cc_type *t, char *buf, size_t cap);
-
-/* ---- pl ops ------------------------------------------------------------------------------ */
-/* pl ops: X(NAME, "pl spelling", number of argument slots).  Slots:
- *   LOAD    tensor, offsets, shapes, valid_shape?   attrs: cache, clamp, implicit
- *   STORE   tile, offsets, tensor, shapes?
- *   binary  lhs, rhs (tile, tile or scalar)
- *   unary   x
- *   ROW_*   tile, tmp_tile?
- *   CAST    x                                      attrs: dtype, mode
- *   MATMUL  lhs, rhs                               attrs: dtype (out_dtype as written, or 255)
- *   CREATE_TENSOR  shape, init_value?              attrs: dtype */
-#define CC_IR_OP_LIST(X)                     \
-    X(LOAD, "load", 4)                       \
-    X(STORE, "store", 4)                     \
-    X(ADD, "add", 2)                         \
-    X(SUB, "sub", 2)                         \
-    X(MUL, "mul", 2)                         \
-    X(DIV, "div", 2)                         \
-    X(MAXIMUM, "maximum", 2)                 \
-    X(MINIMUM, "minimum", 2)                 \
-    X(EXP, "exp", 1)                         \
-    X(NEG, "neg", 1)                         \
-    X(SQRT, "sqrt", 1)                       \
-    X(ABS, "abs", 1)                         \
-    X(RELU, "relu", 1)                       \
-    X(ROW_SUM, "row_sum", 2)                 \
-    X(ROW_MAX, "row_max", 2)                 \
-    X(CAST, "cast", 1)                       \
-    X(MATMUL, "matmul", 2)                   \
-    X(CREATE_TENSOR, "create_tensor", 2)
-
-typedef enum cc_ir_op {
-#define CC_IR_OP_ENUM_(n, s, k) CC_IR_##n,
-    CC_IR_OP_LIST(CC_IR_OP_ENUM_)
-#undef CC_IR_OP_ENUM_
-    CC_IR_OP_COUNT
-} cc_ir_op;
-
-const char *cc_ir_op_name(cc_ir_op op); /* "load" */
-uint32_t cc_ir_op_nslots(cc_ir_op op);
-/* Is op a tile op (kernel code only)?  All but CREATE_TENSOR. */
-int cc_ir_op_is_tile(cc_ir_op op);
 
 #endif
