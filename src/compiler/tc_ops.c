@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler/names.h"
 #include "compiler/scalar_cast.h"
 
 typedef struct tc_args {
@@ -25,10 +26,9 @@ typedef struct tc_args {
 #define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
 
 /* Binds call's arguments to the np parameter names of an op (positional
- * first, then keywords); unknown keywords: later ones are reported as
- * such, others as unexpected. */
-static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, const char *const *later,
-                      tc_args *a)
+ * first, then keywords); unknown keywords: those names.h lists are
+ * reported as it says, others as unexpected. */
+static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a)
 {
     memset(a, 0, sizeof *a);
     if (call->u.call.nargs > np)
@@ -43,9 +43,7 @@ static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *co
             a->v[j] = kw->value;
             continue;
         }
-        for (const char *const *l = later; l && *l; l++)
-            if (!strcmp(*l, kw->name))
-                return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL, "pl.%s(%s=...) is not supported in this version", op, kw->name), 0;
+        if (tc_pl_keyword_unsupported(t, op, kw)) return 0;
         return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.%s() got an unexpected keyword argument '%s'", op, kw->name), 0;
     }
     return 1;
@@ -195,7 +193,7 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
     if (!ld) return tc_oom(t);
-    if (!tc_op_bind(t, call, "load", ps, TC_N(ps), NULL, &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
+    if (!tc_op_bind(t, call, "load", ps, TC_N(ps), &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
     cc_ir_expr *src = tc_tensor_arg(t, a.v[0], "load");
     if (!src || !(offs = tc_list_of(t, a.v[1], "offsets")) || !tc_shapes(t, a.v[2], "load", ext, &n, &shp) ||
         !tc_bool_kw(t, a.v[5], "clamp=", &clamp))
@@ -221,11 +219,10 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
 static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes"};
-    static const char *const later[] = {"atomic", NULL};
     tc_args a;
     cc_ir_expr *st = cc_ir_op_new(t->a, CC_IR_STORE, call->span), *tile, *offs, *dst, *shp = NULL;
     if (!st) return tc_oom(t);
-    if (!tc_op_bind(t, call, "store", ps, TC_N(ps), later, &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
+    if (!tc_op_bind(t, call, "store", ps, TC_N(ps), &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
     if (!(tile = tc_expr(t, a.v[0])) || !(tile = tc_tile_operand(t, tile, a.v[0]->span)) || !(offs = tc_list_of(t, a.v[1], "offsets")) ||
         !(dst = tc_tensor_arg(t, a.v[2], "store")))
         return NULL;
@@ -321,7 +318,7 @@ static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
 {
     const cc_op_info *row = cc_ir_op_info(op);
     tc_args a;
-    if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, NULL, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots))
+    if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots))
         return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]), *y;
     if (!x) return NULL;
@@ -336,7 +333,7 @@ static cc_ir_expr *tc_cast(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"x", "target_type", "mode"};
     tc_args a;
-    if (!tc_op_bind(t, call, "cast", ps, TC_N(ps), NULL, &a) || !tc_need(t, call, "cast", &a, 2, ps)) return NULL;
+    if (!tc_op_bind(t, call, "cast", ps, TC_N(ps), &a) || !tc_need(t, call, "cast", &a, 2, ps)) return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     int dt = x ? tc_dtype_arg(t, a.v[1], "pl.cast target_type") : -1;
     if (dt < 0) return NULL;
@@ -377,7 +374,7 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz"};
     tc_args a;
-    if (!tc_op_bind(t, call, "matmul", ps, TC_N(ps), NULL, &a) || !tc_need(t, call, "matmul", &a, 2, ps)) return NULL;
+    if (!tc_op_bind(t, call, "matmul", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul", &a, 2, ps)) return NULL;
     for (int k = 3; k < 6; k++) {
         int v;
         if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
@@ -429,11 +426,14 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"shape", "dtype", "layout", "manual_dep", "init_value"};
     tc_args a;
-    if (!tc_op_bind(t, call, "create_tensor", ps, TC_N(ps), NULL, &a) || !tc_need(t, call, "create_tensor", &a, 2, ps)) return NULL;
+    if (!tc_op_bind(t, call, "create_tensor", ps, TC_N(ps), &a) || !tc_need(t, call, "create_tensor", &a, 2, ps)) return NULL;
     int manual;
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
-    if (a.v[2] && !(tc_pl_attr(t, a.v[2], "ND") && a.v[2]->u.attr.value->kind == CC_E_NAME))
+    const char *layout = a.v[2] && a.v[2]->kind == CC_E_ATTR && a.v[2]->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, a.v[2], NULL) : NULL;
+    const cc_pl_name *hw = layout ? cc_pl_name_find(layout) : NULL;
+    if (hw && hw->status == CC_PL_HARDWARE) return tc_pl_unsupported(t, a.v[2]->span, hw->status, hw->reason, tc_pl_path(t, a.v[2]));
+    if (a.v[2] && !(layout && !strcmp(layout, "ND")))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
