@@ -5,8 +5,9 @@
  * but the op table, itself a leaf, so the lowered program (program.h), the
  * executor and the IR (ir.h) all read the same tables.
  *
- * Invariants: enum values equal pypto.language's IntEnum values and the
- * public pto_dtype values (checked at compile time in compile.c).
+ * Invariants: pypto.language's IntEnums are built from the enum lists here
+ * (names.c, pto/language.h); dtype values equal the public pto_dtype values
+ * (checked at compile time in compile.c).
  */
 #ifndef CC_TYPES_H
 #define CC_TYPES_H
