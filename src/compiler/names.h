@@ -9,8 +9,9 @@
  * supported, and the enums of the language as (member, value) tables.
  * pto/language.h hands all of it to bindings (the Python package).
  *
- * Invariants: a name appears once across the lists (test_pl_names_are_
- * listed_once); a name's status is the only place its support is decided.
+ * Invariants: a name appears once across the lists (test_pl_names.c); a
+ * use of pl.<name> (a value, a call, a `for` iterable, a `with` item) is
+ * reported by its row's status, nowhere else.
  */
 #ifndef CC_NAMES_H
 #define CC_NAMES_H

@@ -2,9 +2,10 @@
  * test_dsl_later.c - what v1 names and rejects (DSL-SPEC §1.10, §7.6 B07):
  * every construct of every §1.10 row embedded in a small program, each an
  * UnsupportedFeatureError "... is not supported ..." at the construct's
- * line:col (the hardware-internal ones: test_dsl_ascend_specific.c); and the Python statements of §1.3's last paragraph, each
+ * line:col; and the Python statements of §1.3's last paragraph, each
  * "Python '<construct>' is not supported in kernel code".  One table per
  * §1.10 row.
+ * Hardware-internal constructs: test_dsl_ascend_specific.c.
  */
 #include <stdlib.h>
 
@@ -55,7 +56,7 @@ static void later_run(const later_case *c, size_t n)
 #define PASS8 "\n        pass\n"
 #define PASS12 "\n            pass\n"
 
-/* ---- §1.10: SPMD, clusters ----------------------------------------------------------------- */
+/* ---- SPMD and clusters ---------------------------------------------------------------------- */
 
 static void test_dsl_later_spmd_and_clusters(void **s)
 {

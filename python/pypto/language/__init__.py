@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 
-# ---- enums (§1.6): built from the compiler's tables (pto/language.h) ----------------------------
+# ---- enums: built from the compiler's tables (pto/language.h) -----------------------------------
 
 _ENUMS = dict(_C.language_enums())
 DataType = enum.IntEnum("DataType", _ENUMS["DataType"], module=__name__)
