@@ -1,5 +1,5 @@
 /*
- * ir.c - the IR's tables (dtypes, enums, ops), node construction, and the
+ * ir.c - the IR's tables (dtypes, cast modes), node construction, and the
  * expression utilities the passes share: copy, substitution, folding.
  * Folding follows Python: // and % floor, so the results a footprint
  * prints are the numbers the orchestration interpreter computes.
@@ -33,34 +33,6 @@ int cc_dtype_lookup(const char *name)
     return -1;
 }
 
-int cc_dtype_is_later(const char *name)
-{
-    static const char *const later[] = {"INT4", "INT16", "INT64", "UINT4", "UINT8", "UINT16", "UINT32",
-                                        "UINT64", "FP4", "FP8", "FP8E4M3FN", "FP8E5M2", "HF4", "HF8", "FP64"};
-    for (size_t k = 0; k < sizeof later / sizeof later[0]; k++)
-        if (!strcmp(later[k], name)) return 1;
-    return 0;
-}
-
-const char *cc_level_name(cc_level l)
-{
-    static const char *const names[] = {"AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP",
-                                        "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL"};
-    return (unsigned)l < sizeof names / sizeof names[0] ? names[l] : "UNDEFINED";
-}
-
-const char *cc_cache_policy_name(cc_cache_policy c) { return c == CC_CACHE_BYPASS ? "BYPASS" : "DEFAULT"; }
-
-const char *cc_func_kind_name(cc_func_kind k)
-{
-    switch (k) {
-    case CC_FUNC_ORCHESTRATION: return "Orchestration";
-    case CC_FUNC_INCORE: return "InCore";
-    case CC_FUNC_INLINE: return "Inline";
-    default: return "Opaque";
-    }
-}
-
 const char *cc_dir_name(cc_dir d)
 {
     static const char *const names[] = {"None", "In", "Out", "InOut"};
@@ -76,16 +48,6 @@ const char *cc_cast_mode_name(cc_cast_mode m)
     };
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
 }
-
-static const struct { const char *name; uint32_t nslots; } cc_ir_ops[] = {
-#define CC_IR_OP_ROW_(n, s, k) {s, k},
-    CC_IR_OP_LIST(CC_IR_OP_ROW_)
-#undef CC_IR_OP_ROW_
-};
-
-const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].name : "?"; }
-uint32_t cc_ir_op_nslots(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].nslots : 0; }
-int cc_ir_op_is_tile(cc_ir_op op) { return op != CC_IR_CREATE_TENSOR; }
 
 /* ---- types ---------------------------------------------------------------------------- */
 
