@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "compiler/scalar_cast.h"
+#include "compiler/scalar.h"
 
 /* ---- pl names -------------------------------------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/scalar_cast.h"
+#include "compiler/scalar.h"
 
 typedef struct tc_args {
     const cc_expr *v[8];

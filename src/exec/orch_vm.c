@@ -192,7 +192,7 @@ static int ex_loop(ex_vm *vm)
         switch (in->code) {
         case CC_LO_JUMP: pc = in->u.target; continue;
         case CC_LO_JUMP_IF_FALSE: {
-            pc = ex_reg_is_zero(f->regs[in->a], (cc_dtype)p->regs[in->a].type.dtype) ? in->u.target : pc + 1;
+            pc = cc_scalar_is_zero(f->regs[in->a], (cc_dtype)p->regs[in->a].type.dtype) ? in->u.target : pc + 1;
             continue;
         }
         case CC_LO_RETURN:

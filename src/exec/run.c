@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/orch_vm.h"
 #include "exec/tile_vm.h"
 #include "pto/run.h"

@@ -234,7 +234,7 @@ static int vm_exec(vm *m)
             pc = in->u.target;
             break;
         case CC_LO_JUMP_IF_FALSE:
-            if (ex_reg_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
+            if (cc_scalar_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
             break;
         case CC_LO_RETURN: return 0;
         case CC_LO_ALIAS: m->tmap[in->dst] = m->tmap[in->a]; break;

@@ -9,7 +9,7 @@
 #include "harness.h"
 #include "dsl_compile.h"
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/tile_vm.h"
 
 #define ROWS 256
