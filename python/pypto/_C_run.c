@@ -88,9 +88,9 @@ static int run_runtime_for(pto_config *cfg, pto_error *err)
         pto_runtime_destroy(run_rt);
         run_rt = NULL;
         memset(&run_rt_cfg, 0, sizeof run_rt_cfg);
-        err->code = PTO_RESERVE_FAILED, err->ring = -1;
+        err->code = PTO_OUT_OF_MEMORY, err->ring = -1;
         snprintf(err->message, sizeof err->message, "pypto: out of memory");
-        return -PTO_RESERVE_FAILED;
+        return -PTO_OUT_OF_MEMORY;
     }
     return 0;
 }

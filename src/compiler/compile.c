@@ -1,7 +1,8 @@
 /*
  * compile.c - the compiler driver behind pto/compile.h: source text
- * through the lexer, the parser, the type checker and the passes of
- * DSL-SPEC §3 in order, then lowering.
+ * through the lexer, the parser, the type checker and the passes in
+ * order, then lowering (checked by cc_lower_check in Debug and sanitizer
+ * builds).
  *
  * Invariants: a stage runs only when every earlier stage succeeded; the
  * printed text is the program after the last stage that ran (empty when
@@ -117,6 +118,9 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
     cc_print_program(&p->ir, &p->text);
     if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
     if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;
+#if defined(PTO_CHECKS)
+    if (cc_lower_check(p->lowered, &p->diags) != 0) return -1; /* a compiler bug, named before anything runs it */
+#endif
     return 0;
 }
 

@@ -171,7 +171,7 @@ typedef struct cc_lo_slot {
 typedef struct cc_lo_proc {
     const char *name;
     uint8_t kind;       /* cc_func_kind: ORCHESTRATION or OPAQUE (procs), INCORE (kernels) */
-    uint32_t line;      /* the def (or the outlined pl.at) */
+    uint32_t line, col; /* the def (or the outlined pl.at) */
     cc_lo_ref *params;  /* where each IR parameter lives */
     uint8_t *dirs;      /* kernels: each parameter's cc_dir (CC_DIR_NONE for scalars) */
     uint32_t nparams;
