@@ -285,11 +285,11 @@ cc_ir_expr *cc_scalar_expr(base_arena *a, cc_dtype d, cc_scalar v, cc_span sp)
     return e;
 }
 
-/* Constant x (of its dtype) as dtype d, as lowering converts an operand. */
+/* Constant x (of its dtype) as an operand of dtype d. */
 static int cc_ir_const_as(const cc_ir_expr *x, cc_dtype d, cc_scalar *v)
 {
     if (!cc_scalar_of(x, v)) return 0;
-    *v = cc_scalar_cast((cc_dtype)x->type.dtype, d, CC_CAST_ROUND, *v);
+    *v = cc_scalar_operand((cc_dtype)x->type.dtype, d, *v);
     return 1;
 }
 

@@ -145,7 +145,7 @@ static void lo_unary(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (in) in->op = (uint8_t)e->u.un.op, in->dtype = (uint8_t)(dt < 0 ? lo_reg_dtype(b, x) : dt), in->dst = dst, in->a = x;
 }
 
-/* A constant into dst, converted to dst's dtype class as a variable is (a CAST). */
+/* A constant into dst, read as dst's dtype as a variable is (cc_scalar_operand: a CAST across classes). */
 static void lo_const(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     int dt = lo_reg_dtype(b, dst);
@@ -154,7 +154,7 @@ static void lo_const(lo_b *b, const cc_ir_expr *e, int32_t dst)
     cc_lo_insn *in = lo_emit(b, CC_LO_CONST, e->span);
     if (!in) return;
     in->dst = dst, in->dtype = (uint8_t)dt;
-    if (lo_needs_cast(e->type.dtype, dt)) v = cc_scalar_cast((cc_dtype)e->type.dtype, (cc_dtype)dt, CC_CAST_ROUND, v);
+    v = cc_scalar_operand((cc_dtype)e->type.dtype, (cc_dtype)dt, v);
     if (cc_dtype_is_float((cc_dtype)dt)) in->u.imm.f = v.f;
     else in->u.imm.i = v.i;
 }

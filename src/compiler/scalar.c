@@ -66,6 +66,11 @@ cc_scalar cc_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, cc_scala
     return r;
 }
 
+cc_scalar cc_scalar_operand(cc_dtype from, cc_dtype to, cc_scalar a)
+{
+    return cc_dtype_is_float(from) != cc_dtype_is_float(to) ? cc_scalar_cast(from, to, CC_CAST_ROUND, a) : a;
+}
+
 /* ---- operators -------------------------------------------------------------------------- */
 
 static int cc_op_gives_bool(cc_op op) { return op >= CC_OP_EQ && op <= CC_OP_OR; }

@@ -48,6 +48,12 @@ cc_scalar cc_scalar_cast(cc_dtype from, cc_dtype to, cc_cast_mode mode, cc_scala
  * it is). */
 int cc_scalar_fits(cc_dtype from, cc_dtype to, cc_scalar a);
 
+/* a, of dtype from, read as an operand of dtype to, as the VMs read a
+ * register: converted (cc_scalar_cast, mode round) when one dtype is a
+ * float and the other not; else as it is, since the integer dtypes share
+ * int64 and the float dtypes double (an FP32 operand is not rounded). */
+cc_scalar cc_scalar_operand(cc_dtype from, cc_dtype to, cc_scalar a);
+
 /* Python's a // b of integers (b != 0): the quotient rounded toward
  * negative infinity; INT64_MIN // -1 wraps to INT64_MIN. */
 int64_t cc_floordiv(int64_t a, int64_t b);

@@ -1,6 +1,6 @@
 /*
  * test_exec_errors.c - the executor's edges: scalar arithmetic as Python
- * computes it (orch_scalar.c), argument binding errors (ex_bind), run-time
+ * computes it (compiler/scalar.c), argument binding errors (ex_bind), run-time
  * orchestration errors (a zero pl.range step, too many task scalars) and
  * capacity errors of tiny rings that end the run with the runtime's error and leave it reusable, and the
  * scope-stats file of a DSL run naming the rings the page predicts.
