@@ -35,7 +35,7 @@ typedef struct lc {
     uint32_t pc;       /* the instruction being checked */
     int failed;
     /* dataflow: one bit per slot (registers, then tensors, then tiles) per instruction */
-    uint32_t nbits, words;
+    uint32_t words;
     uint64_t *in;      /* ncode * words: defined on entry to each instruction */
     uint64_t *cur;     /* words: the instruction being stepped */
     int checking_uses; /* the dataflow has settled: reads are checked */
@@ -263,8 +263,7 @@ static int lc_proc(lc *c, const cc_lo_proc *p, int kernel)
         if (!lc_runs_here(c, (cc_lo_opcode)p->code[c->pc].code))
             return lc_fail(c, "not an instruction of %s", kernel ? "a tile program" : "an orchestration procedure");
     c->pc = p->ncode;
-    c->nbits = p->nregs + p->ntensors + p->ntiles;
-    c->words = c->nbits / 64 + 1;
+    c->words = (p->nregs + p->ntensors + p->ntiles) / 64 + 1;
     c->in = malloc((size_t)p->ncode * c->words * sizeof *c->in);
     c->cur = malloc(c->words * sizeof *c->cur);
     if (!c->in || !c->cur) {
