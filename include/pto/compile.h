@@ -149,6 +149,12 @@ const char *pto_program_entry(const pto_program *p, size_t i);
  * program has. */
 const char *pto_program_function(const pto_program *p, unsigned *norchestration);
 
+/* Does the compiled program write its entry's tensor parameter param (its
+ * direction after the directions pass is Out or InOut)?  1 or 0; 0 too
+ * for a scalar, an unknown name, or a program without lowered code.  A
+ * caller binding read-only memory asks it first. */
+int pto_program_writes(const pto_program *p, const char *param);
+
 /* The program as DSL text after the last stage that ran (the §2.4 printed
  * form; after SYNTAX the entry as written); "" when parsing failed. */
 const char *pto_program_text(const pto_program *p);

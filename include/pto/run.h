@@ -56,9 +56,12 @@ typedef struct pto_run_arg {
  * runtime reusable; scope stats written if the runtime's config enables
  * them).  Returns 0, or -code (pto_status) with err (if given) filled:
  * PTO_INVALID_ARGS for a program without lowered code or a bad argument,
- * otherwise the runtime's error and full message (a capacity error, a
- * failed kernel, or an orchestration error such as a zero pl.range step,
- * PTO_EXPLICIT_ORCH_FATAL, naming file:line). */
+ * PTO_OUT_OF_MEMORY when memory for the arguments or the interpreter ran
+ * out before anything ran, otherwise the runtime's error and full message
+ * (a capacity error, a failed kernel, or an orchestration error such as a
+ * zero pl.range step, PTO_EXPLICIT_ORCH_FATAL, naming file:line:col).  A
+ * kernel's error names file:line:col of its instruction; a kernel out of
+ * memory for its workspace fails with rc -PTO_OUT_OF_MEMORY. */
 int pto_program_run(pto_runtime *rt, const pto_program *p, const pto_run_arg *args, size_t nargs, pto_error *err);
 
 #ifdef __cplusplus

@@ -59,6 +59,7 @@ typedef uint64_t pto_task_id;
     X(TENSORMAP_OVERFLOW, 11, "the tensormap pool is short after pressure reclaim")         \
     X(KERNEL_FAILED, 12, "a kernel returned non-zero")                                      \
     X(RESERVE_FAILED, 13, "pto_runtime_create could not reserve a ring array")              \
+    X(OUT_OF_MEMORY, 14, "the host could not allocate memory a call needs")                 \
     X(SCHEDULER_TIMEOUT, 100, "pto_runtime_finish stalled with tasks outstanding")
 
 typedef enum pto_status {

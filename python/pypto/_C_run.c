@@ -31,8 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/compile_int.h"
-#include "compiler/ir.h"
 #include "pto/compile.h"
 #include "pto/config.h"
 #include "pto/run.h"
@@ -90,9 +88,9 @@ static int run_runtime_for(pto_config *cfg, pto_error *err)
         pto_runtime_destroy(run_rt);
         run_rt = NULL;
         memset(&run_rt_cfg, 0, sizeof run_rt_cfg);
-        err->code = PTO_RESERVE_FAILED, err->ring = -1;
+        err->code = PTO_OUT_OF_MEMORY, err->ring = -1;
         snprintf(err->message, sizeof err->message, "pypto: out of memory");
-        return -PTO_RESERVE_FAILED;
+        return -PTO_OUT_OF_MEMORY;
     }
     return 0;
 }
@@ -170,21 +168,7 @@ static PyObject *run_buffer(PyObject *buffers, const char *name)
     return NULL;
 }
 
-/* Whether the entry's parameter name is written (Out or InOut after the directions pass). */
-static int run_written(const cc_lowered *l, const char *name)
-{
-    if (!l || !l->nprocs) return 0;
-    const cc_lo_proc *e = &l->procs[0];
-    for (uint32_t k = 0; k < e->nparams; k++) {
-        cc_lo_ref r = e->params[k];
-        if (r.kind != CC_LO_TENSOR || !e->dirs) continue;
-        const char *n = e->tensors[r.index].name;
-        if (n && !strcmp(n, name)) return e->dirs[k] == CC_DIR_OUT || e->dirs[k] == CC_DIR_INOUT;
-    }
-    return 0;
-}
-
-static int run_tensor_arg(const cc_lowered *l, const char *who, const pto_arg_spec *sp, PyObject *buffers,
+static int run_tensor_arg(const pto_program *prog, const char *who, const pto_arg_spec *sp, PyObject *buffers,
                           pto_run_arg *out)
 {
     PyObject *rec = run_buffer(buffers, sp->name);
@@ -193,7 +177,7 @@ static int run_tensor_arg(const cc_lowered *l, const char *who, const pto_arg_sp
     long long off = PyLong_AsLongLong(PyTuple_GET_ITEM(rec, 3));
     int writable = PyObject_IsTrue(PyTuple_GET_ITEM(rec, 5));
     if (PyErr_Occurred() || writable < 0) return -1;
-    if (!writable && run_written(l, sp->name)) {
+    if (!writable && pto_program_writes(prog, sp->name)) {
         PyErr_Format(PyExc_ValueError, "%s: argument '%s' is read-only but the kernel writes it", who, sp->name);
         return -1;
     }
@@ -241,7 +225,6 @@ PyObject *py_run(PyObject *mod, PyObject *args)
         return NULL;
     const pto_program *prog = py_program_get(handle);
     if (!prog) return NULL;
-    const cc_lowered *l = cc_program_lowered(prog);
     Py_ssize_t n = PyList_GET_SIZE(specs);
     pto_config cfg;
     if (run_config(fields, &cfg)) return NULL;
@@ -257,7 +240,7 @@ PyObject *py_run(PyObject *mod, PyObject *args)
         if (py_arg(PyList_GET_ITEM(specs, k), &sp)) goto done;
         if (sp.kind == PTO_ARG_SCALAR) {
             ra[k].name = sp.name, ra[k].value.kind = PTO_ARG_SCALAR, ra[k].value.value = sp.value;
-        } else if (run_tensor_arg(l, who, &sp, buffers, &ra[k])) {
+        } else if (run_tensor_arg(prog, who, &sp, buffers, &ra[k])) {
             goto done;
         }
     }

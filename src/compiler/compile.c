@@ -1,7 +1,8 @@
 /*
  * compile.c - the compiler driver behind pto/compile.h: source text
- * through the lexer, the parser, the type checker and the passes of
- * DSL-SPEC §3 in order, then lowering.
+ * through the lexer, the parser, the type checker and the passes in
+ * order, then lowering (checked by cc_lower_check in Debug and sanitizer
+ * builds).
  *
  * Invariants: a stage runs only when every earlier stage succeeded; the
  * printed text is the program after the last stage that ran (empty when
@@ -16,7 +17,7 @@
 
 #include "base/strbuf.h"
 #include "compiler/ast_printer.h"
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "compiler/diag.h"
 #include "compiler/lexer.h"
 #include "compiler/lower.h"
@@ -24,6 +25,21 @@
 #include "compiler/passes.h"
 #include "compiler/printer.h"
 #include "compiler/typecheck.h"
+
+/* The public dtypes are the compiler's, value by value and size by size
+ * (TASK_ID, the compiler's last, has no public spelling). */
+#define PTO_DTYPE_SAME_(n, size)                                                             \
+    _Static_assert((int)PTO_DTYPE_##n == (int)CC_DT_##n, "pto_dtype " #n " is cc_dtype " #n); \
+    _Static_assert(size == CC_DTYPE_SIZE_##n, "pto_dtype " #n " has cc_dtype " #n "'s size");
+#define CC_DTYPE_SIZE_(n, size, fl) enum { CC_DTYPE_SIZE_##n = size };
+CC_DTYPE_LIST(CC_DTYPE_SIZE_)
+PTO_DTYPE_LIST(PTO_DTYPE_SAME_)
+#undef CC_DTYPE_SIZE_
+#undef PTO_DTYPE_SAME_
+#define PTO_DTYPE_ONE_(n, size) +1
+_Static_assert(0 PTO_DTYPE_LIST(PTO_DTYPE_ONE_) == CC_DT_TASK_ID && CC_DT_TASK_ID + 1 == CC_DT_COUNT,
+               "every cc_dtype but TASK_ID is public");
+#undef PTO_DTYPE_ONE_
 
 struct pto_program {
     cc_source src;
@@ -102,6 +118,9 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
     cc_print_program(&p->ir, &p->text);
     if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
     if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;
+#if defined(PTO_CHECKS)
+    if (cc_lower_check(p->lowered, &p->diags) != 0) return -1; /* a compiler bug, named before anything runs it */
+#endif
     return 0;
 }
 
@@ -194,6 +213,17 @@ const char *pto_program_function(const pto_program *p, unsigned *norchestration)
 }
 
 const cc_lowered *cc_program_lowered(const pto_program *p) { return p ? p->lowered : NULL; }
+
+int pto_program_writes(const pto_program *p, const char *param)
+{
+    const cc_lo_proc *e = p && p->lowered && p->lowered->nprocs ? &p->lowered->procs[0] : NULL;
+    for (uint32_t k = 0; e && param && k < e->nparams; k++) {
+        cc_lo_ref r = e->params[k];
+        const char *n = r.kind == CC_LO_TENSOR ? e->tensors[r.index].name : NULL;
+        if (n && !strcmp(n, param)) return e->dirs[k] == CC_DIR_OUT || e->dirs[k] == CC_DIR_INOUT;
+    }
+    return 0;
+}
 
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }
 const char *pto_program_listing(pto_program *p)

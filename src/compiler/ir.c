@@ -1,12 +1,13 @@
 /*
  * ir.c - the IR's tables (dtypes, cast modes), node construction, and the
  * expression utilities the passes share: copy, substitution, folding.
- * Folding follows Python: // and % floor, so the results a footprint
- * prints are the numbers the orchestration interpreter computes.
+ * Folding is the run-time arithmetic (scalar.h) applied to constants, so
+ * a folded constant is the value the VMs would compute.
  */
 #include "compiler/ir.h"
 #include "compiler/ir_walk.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,18 +122,14 @@ cc_ir_expr *cc_ir_var(base_arena *a, const char *name, cc_type t, cc_span sp)
     return e;
 }
 
-static int cc_op_is_compare(cc_op op) { return op >= CC_OP_EQ && op <= CC_OP_OR; }
-
 cc_ir_expr *cc_ir_binary(base_arena *a, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
 {
     if (!l || !r) return NULL;
     cc_ir_expr *e = cc_ir_expr_new(a, CC_X_BINARY, sp);
     if (!e) return NULL;
     e->u.bin.op = op, e->u.bin.l = l, e->u.bin.r = r;
-    e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
-    if (cc_op_is_compare(op)) e->type.dtype = CC_DT_BOOL;
-    else if (op == CC_OP_DIV || cc_dtype_is_float((cc_dtype)l->type.dtype) || cc_dtype_is_float((cc_dtype)r->type.dtype))
-        e->type.dtype = CC_DT_FP32; /* scalar arithmetic is int64 or FP32 (FP16/BF16 promote) */
+    e->type = (cc_type){.kind = CC_T_SCALAR,
+                        .dtype = (uint8_t)cc_scalar_bin_result(op, (cc_dtype)l->type.dtype, (cc_dtype)r->type.dtype)};
     return e;
 }
 
@@ -231,71 +228,65 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e)
     return oom ? NULL : c;
 }
 
-/* Python's floor division and modulo; 0 divisors are left to the caller. */
-static int64_t cc_floordiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-static int64_t cc_floormod(int64_t a, int64_t b) { return a - cc_floordiv(a, b) * b; }
+/* ---- constants and folding ------------------------------------------------------------ */
 
-/* Wrapping arithmetic on the two's-complement bits (no signed overflow). */
-static int64_t cc_wrap(uint64_t v) { return (int64_t)v; }
-
-/* A float, int or bool constant as a double. */
-static int cc_ir_const_number(const cc_ir_expr *e, double *v)
+int cc_scalar_of(const cc_ir_expr *e, cc_scalar *v)
 {
-    if (e->kind == CC_X_FLOAT) return *v = e->u.f, 1;
-    if (e->kind == CC_X_INT || e->kind == CC_X_BOOL) return *v = (double)e->u.i, 1;
+    if (e->type.kind != CC_T_SCALAR || (e->kind == CC_X_FLOAT) != cc_dtype_is_float((cc_dtype)e->type.dtype)) return 0;
+    if (e->kind == CC_X_FLOAT) return v->f = e->u.f, 1;
+    if (e->kind == CC_X_INT || e->kind == CC_X_BOOL) return v->i = e->u.i, 1;
     return 0;
 }
 
-/* + - * / with a float operand, both constants: the FP32 constant, computed
- * in double (as the constant is printed and read back). */
-static cc_ir_expr *cc_ir_fold_float(base_arena *a, cc_ir_expr *e)
+cc_ir_expr *cc_scalar_expr(base_arena *a, cc_dtype d, cc_scalar v, cc_span sp)
 {
-    double x, y;
-    cc_op op = e->u.bin.op;
-    if (op > CC_OP_DIV || !cc_ir_const_number(e->u.bin.l, &x) || !cc_ir_const_number(e->u.bin.r, &y)) return e;
-    cc_ir_expr *c = cc_ir_expr_new(a, CC_X_FLOAT, e->span);
-    if (!c) return NULL;
-    c->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_FP32};
-    c->u.f = op == CC_OP_ADD ? x + y : op == CC_OP_SUB ? x - y : op == CC_OP_MUL ? x * y : x / y;
-    return c;
+    cc_ir_expr *e = cc_ir_expr_new(a, cc_dtype_is_float(d) ? CC_X_FLOAT : d == CC_DT_BOOL ? CC_X_BOOL : CC_X_INT, sp);
+    if (!e) return NULL;
+    if (cc_dtype_is_float(d)) e->u.f = v.f;
+    else e->u.i = v.i;
+    e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = (uint8_t)d};
+    return e;
+}
+
+/* Constant x (of its dtype) as an operand of dtype d. */
+static int cc_ir_const_as(const cc_ir_expr *x, cc_dtype d, cc_scalar *v)
+{
+    if (!cc_scalar_of(x, v)) return 0;
+    *v = cc_scalar_operand((cc_dtype)x->type.dtype, d, *v);
+    return 1;
+}
+
+/* e (unary - or a binary arithmetic operator) computed from its constant
+ * operands by the run-time arithmetic, or e when they are not constants,
+ * the operator fails (an integer division by zero: the run reports it) or
+ * the result has no literal (inf, NaN).  Compares, and/or and not are left
+ * as written (a condition prints as the user wrote it). */
+static cc_ir_expr *cc_ir_fold_value(base_arena *a, cc_ir_expr *e)
+{
+    cc_dtype rd = (cc_dtype)e->type.dtype;
+    cc_scalar x, y, v;
+    if (e->kind == CC_X_UNARY) {
+        if (e->u.un.op != CC_OP_NEG || e->u.un.x->type.kind != CC_T_SCALAR || !cc_ir_const_as(e->u.un.x, rd, &x)) return e;
+        v = cc_scalar_un(CC_OP_NEG, rd, x);
+    } else {
+        const cc_ir_expr *l = e->u.bin.l, *r = e->u.bin.r;
+        if (rd == CC_DT_BOOL || l->type.kind != CC_T_SCALAR || r->type.kind != CC_T_SCALAR) return e;
+        cc_dtype d = cc_scalar_bin_dtype(e->u.bin.op, (cc_dtype)l->type.dtype, (cc_dtype)r->type.dtype);
+        if (!cc_ir_const_as(l, d, &x) || !cc_ir_const_as(r, d, &y) || cc_scalar_bin(e->u.bin.op, d, x, y, &v)) return e;
+    }
+    if (cc_dtype_is_float(rd) && !isfinite(v.f)) return e;
+    return cc_scalar_expr(a, rd, v, e->span);
 }
 
 cc_ir_expr *cc_ir_fold(base_arena *a, cc_ir_expr *e)
 {
-    if (!e) return NULL;
-    int64_t x, y;
-    if (e->kind == CC_X_UNARY && e->u.un.op == CC_OP_NEG && cc_ir_const_int(e->u.un.x, &x))
-        return cc_ir_int(a, cc_wrap(0 - (uint64_t)x), e->span);
-    if (e->kind == CC_X_UNARY && e->u.un.op == CC_OP_NEG && e->u.un.x->kind == CC_X_FLOAT) {
-        cc_ir_expr *c = cc_ir_expr_clone(a, e->u.un.x);
-        if (c) c->u.f = -c->u.f, c->span = e->span, c->type = e->type.kind == CC_T_SCALAR ? e->type : c->type; /* -x is FP32 */
-        return c;
-    }
-    if (e->kind != CC_X_BINARY || e->type.kind != CC_T_SCALAR) return e;
-    if (cc_dtype_is_float(e->u.bin.l->type.dtype) || cc_dtype_is_float(e->u.bin.r->type.dtype)) return cc_ir_fold_float(a, e);
-    if (e->type.dtype != CC_DT_INDEX) return e;
+    if (!e || (e->kind != CC_X_UNARY && e->kind != CC_X_BINARY) || e->type.kind != CC_T_SCALAR) return e;
+    cc_ir_expr *c = cc_ir_fold_value(a, e);
+    if (c != e || e->kind != CC_X_BINARY || e->type.dtype != CC_DT_INDEX) return c;
+    /* integer neutral terms: x*1, x+0, x-0 (the shape footprint expressions print in) */
     cc_ir_expr *l = e->u.bin.l, *r = e->u.bin.r;
+    int64_t x, y;
     int lc = cc_ir_const_int(l, &x), rc = cc_ir_const_int(r, &y);
-    if (lc && rc) {
-        switch (e->u.bin.op) {
-        case CC_OP_ADD: return cc_ir_int(a, cc_wrap((uint64_t)x + (uint64_t)y), e->span);
-        case CC_OP_SUB: return cc_ir_int(a, cc_wrap((uint64_t)x - (uint64_t)y), e->span);
-        case CC_OP_MUL: return cc_ir_int(a, cc_wrap((uint64_t)x * (uint64_t)y), e->span);
-        case CC_OP_FLOORDIV:
-            if (y && !(x == INT64_MIN && y == -1)) return cc_ir_int(a, cc_floordiv(x, y), e->span);
-            return e;
-        case CC_OP_MOD:
-            if (y && !(x == INT64_MIN && y == -1)) return cc_ir_int(a, cc_floormod(x, y), e->span);
-            return e;
-        case CC_OP_MIN: return cc_ir_int(a, x < y ? x : y, e->span);
-        case CC_OP_MAX: return cc_ir_int(a, x > y ? x : y, e->span);
-        default: return e;
-        }
-    }
     if (e->u.bin.op == CC_OP_MUL && ((lc && x == 1) || (rc && y == 1))) return lc ? r : l;
     if (e->u.bin.op == CC_OP_ADD && ((lc && x == 0) || (rc && y == 0))) return lc ? r : l;
     if (e->u.bin.op == CC_OP_SUB && rc && y == 0) return l;

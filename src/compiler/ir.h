@@ -27,6 +27,7 @@
 #include "base/arena.h"
 #include "compiler/ast.h"
 #include "compiler/diag.h"
+#include "compiler/scalar.h"
 #include "compiler/types.h"
 
 /* ---- expressions ------------------------------------------------------------------------- */
@@ -211,12 +212,20 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e);
  * constants folded where both sides became constants.  NULL on OOM. */
 cc_ir_expr *cc_ir_expr_subst(base_arena *a, const cc_ir_expr *e, const char *const *names,
                              cc_ir_expr *const *values, uint32_t n);
-/* Folds arithmetic of constants: integer + - * // % min max and unary -
- * (dropping neutral terms, x*1, x+0: the shape footprint expressions print
- * in), and + - * / and unary - with a float operand (an FP32 constant).
- * The one folding every stage uses, so a program prints the same whether
- * a constant was written (stage 0) or substituted (inlining). */
+/* Folds scalar arithmetic of constants (+ - * / // % min max, unary -)
+ * into a constant: the value the VMs compute for it (cc_scalar_bin and
+ * cc_scalar_un in the dtype cc_scalar_bin_dtype gives, operands converted
+ * as lowering converts them), unless the operator fails there (an integer
+ * division by zero) or the result is inf or NaN (no literal).  Compares,
+ * and/or and not stay as written.  Integer neutral terms
+ * drop (x*1, x+0, x-0: the shape footprint expressions print in).  The
+ * one folding every stage uses, so a program prints the same whether a
+ * constant was written (stage 0) or substituted (inlining). */
 cc_ir_expr *cc_ir_fold(base_arena *a, cc_ir_expr *e);
+/* Is e a constant scalar (an int, bool or float literal node)?  Then *v is its value. */
+int cc_scalar_of(const cc_ir_expr *e, cc_scalar *v);
+/* The constant of dtype d holding v (a float, bool or int literal node), in a; NULL when out of memory. */
+cc_ir_expr *cc_scalar_expr(base_arena *a, cc_dtype d, cc_scalar v, cc_span sp);
 /* Is e an integer constant (then *v holds it)? */
 int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
 /* Does e read the variable name? */

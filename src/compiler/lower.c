@@ -394,7 +394,7 @@ static void *lo_keep(lo_b *b, void *heap, uint32_t n, size_t elem)
 static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
 {
     lo_b b = {.x = x, .f = f, .at = f->span};
-    out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->nparams = f->nparams;
+    out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->col = f->span.col, out->nparams = f->nparams;
     out->params = lo_alloc(&b, f->nparams, sizeof *out->params, f->span);
     out->dirs = lo_alloc(&b, f->nparams, sizeof *out->dirs, f->span);
     for (uint32_t k = 0; k < f->nparams && !x->failed; k++) {

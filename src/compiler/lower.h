@@ -14,4 +14,11 @@
  * stages should have removed, or out of memory). */
 int cc_lower(const cc_ir_program *p, base_arena *a, cc_lowered **out);
 
+/* Checks l against what the executor relies on (lower_check.c: operands
+ * in range and of the right slot kind, registers of the dtype class their
+ * instruction reads, jump targets, calls and submits matching their
+ * callee, every slot written before it is read).  Returns 0, or -1 after
+ * recording one InternalError "lowered program check: ..." in d. */
+int cc_lower_check(const cc_lowered *l, cc_diags *d);
+
 #endif

@@ -128,21 +128,9 @@ int32_t lo_scalar(lo_b *b, const cc_ir_expr *e, int dtype)
     return t;
 }
 
-static int lo_is_compare(cc_op op) { return op >= CC_OP_EQ && op <= CC_OP_GE; }
-
-/* The dtype a binary operator computes in: the result's for arithmetic,
- * the wider operand class for compares and and/or. */
-static int lo_operand_dtype(const cc_ir_expr *e)
-{
-    cc_op op = e->u.bin.op;
-    if (!lo_is_compare(op) && op != CC_OP_AND && op != CC_OP_OR) return e->type.dtype;
-    int fl = cc_dtype_is_float((cc_dtype)e->u.bin.l->type.dtype) || cc_dtype_is_float((cc_dtype)e->u.bin.r->type.dtype);
-    return fl ? CC_DT_FP32 : CC_DT_INDEX;
-}
-
 static void lo_binary(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
-    int dt = lo_operand_dtype(e);
+    int dt = cc_scalar_bin_dtype(e->u.bin.op, (cc_dtype)e->u.bin.l->type.dtype, (cc_dtype)e->u.bin.r->type.dtype);
     int32_t l = lo_scalar(b, e->u.bin.l, dt), r = lo_scalar(b, e->u.bin.r, dt);
     cc_lo_insn *in = lo_emit(b, CC_LO_BIN, e->span);
     if (in) in->op = (uint8_t)e->u.bin.op, in->dtype = (uint8_t)dt, in->dst = dst, in->a = l, in->b = r;
@@ -157,14 +145,18 @@ static void lo_unary(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (in) in->op = (uint8_t)e->u.un.op, in->dtype = (uint8_t)(dt < 0 ? lo_reg_dtype(b, x) : dt), in->dst = dst, in->a = x;
 }
 
+/* A constant into dst, read as dst's dtype as a variable is (cc_scalar_operand: a CAST across classes). */
 static void lo_const(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     int dt = lo_reg_dtype(b, dst);
+    cc_scalar v;
+    if (!cc_scalar_of(e, &v)) return (void)lo_internal(b, e->span, "a constant of another type");
     cc_lo_insn *in = lo_emit(b, CC_LO_CONST, e->span);
     if (!in) return;
     in->dst = dst, in->dtype = (uint8_t)dt;
-    if (cc_dtype_is_float((cc_dtype)dt)) in->u.imm.f = e->kind == CC_X_FLOAT ? e->u.f : (double)e->u.i;
-    else in->u.imm.i = e->kind == CC_X_FLOAT ? (int64_t)e->u.f : e->u.i;
+    v = cc_scalar_operand((cc_dtype)e->type.dtype, (cc_dtype)dt, v);
+    if (cc_dtype_is_float((cc_dtype)dt)) in->u.imm.f = v.f;
+    else in->u.imm.i = v.i;
 }
 
 void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)

@@ -244,12 +244,6 @@ static cc_ir_expr *eliminate(kernel *k, cc_ir_expr *e, const loop *l, int hi)
     return rising == !hi ? at_first : at_last;
 }
 
-static int64_t floordiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 /* Constant bounds in this range fold without overflow. */
 static int small(int64_t v) { return v > INT32_MIN && v < INT32_MAX; }
 
@@ -259,7 +253,7 @@ static cc_ir_expr *loop_last(kernel *k, cc_ir_expr *s, cc_ir_expr *e, cc_ir_expr
     int64_t a, b, d;
     if (!s || !e || !st || (cc_ir_const_int(st, &d) && d == 0)) return NULL;
     if (cc_ir_const_int(s, &a) && cc_ir_const_int(e, &b) && cc_ir_const_int(st, &d) && small(a) && small(b) && small(d))
-        return num(k, a + (-floordiv(a - b, d) - 1) * d);
+        return num(k, a + (-cc_floordiv(a - b, d) - 1) * d);
     if (cc_ir_const_int(st, &d) && (d == 1 || d == -1)) return bin(k, d == 1 ? CC_OP_SUB : CC_OP_ADD, e, num(k, 1));
     cc_ir_expr *trips = bin(k, CC_OP_SUB, num(k, 0), bin(k, CC_OP_FLOORDIV, bin(k, CC_OP_SUB, s, e), st));
     return bin(k, CC_OP_ADD, cc_ir_expr_clone(k->p->arena, s), bin(k, CC_OP_MUL, bin(k, CC_OP_SUB, trips, num(k, 1)), st));

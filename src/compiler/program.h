@@ -1,7 +1,8 @@
 /*
  * program.h - the lowered program: register-machine code the executor
  * interprets, written by stage 7 (lower.c).  A leaf of the compiler: it
- * includes only types.h, so src/exec/ reads no IR.
+ * includes only types.h (and the public pto/compile.h), so src/exec/
+ * reads no IR.
  *
  * The result has one orchestration procedure per control-plane function
  * (the entry first, then every Orchestration or Opaque function, called as
@@ -40,6 +41,7 @@
 
 #include "base/strbuf.h"
 #include "compiler/types.h"
+#include "pto/compile.h"
 
 /* The instruction set, X(NAME).  Operands are dst, a, b, c (-1: none) and
  * the payload u.  Scalar ops (both kinds of program):
@@ -169,7 +171,7 @@ typedef struct cc_lo_slot {
 typedef struct cc_lo_proc {
     const char *name;
     uint8_t kind;       /* cc_func_kind: ORCHESTRATION or OPAQUE (procs), INCORE (kernels) */
-    uint32_t line;      /* the def (or the outlined pl.at) */
+    uint32_t line, col; /* the def (or the outlined pl.at) */
     cc_lo_ref *params;  /* where each IR parameter lives */
     uint8_t *dirs;      /* kernels: each parameter's cc_dir (CC_DIR_NONE for scalars) */
     uint32_t nparams;
@@ -186,6 +188,10 @@ typedef struct cc_lowered {
     cc_lo_proc *kernels;   /* one tile program per InCore function, in p->funcs order */
     uint32_t nkernels;
 } cc_lowered;
+
+/* p's lowered program, owned by p; NULL when p is NULL or a stage failed
+ * (or the compile stopped before lowering).  The executor's way in. */
+const cc_lowered *cc_program_lowered(const pto_program *p);
 
 /* Appends the listing: per procedure a header line, its registers, slots
  * and tiles, then one instruction per line with its index and `@line:col`:

@@ -18,7 +18,7 @@
 
 #include "base/array.h"
 #include "compiler/names.h"
-#include "compiler/scalar_cast.h"
+#include "compiler/scalar.h"
 
 /* ---- pl names -------------------------------------------------------------------------- */
 

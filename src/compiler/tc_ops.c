@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "compiler/names.h"
-#include "compiler/scalar_cast.h"
+#include "compiler/scalar.h"
 
 typedef struct tc_args {
     const cc_expr *v[8];

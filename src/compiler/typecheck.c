@@ -21,7 +21,7 @@
 
 #include "base/array.h"
 #include "compiler/printer.h"
-#include "compiler/scalar_cast.h"
+#include "compiler/scalar.h"
 
 /* ---- diagnostics ------------------------------------------------------------------- */
 

@@ -37,6 +37,7 @@ typedef struct ex_vm {
     ex_kctx *kctx;
     ex_ret *stack;
     uint32_t depth;
+    pto_dep *deps;    /* room for the most explicit deps a SUBMIT of the program names */
 } ex_vm;
 
 #define EX_MAX_CALL_DEPTH 256
@@ -127,16 +128,12 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     uint32_t n = ns;
     for (uint32_t i = 0; i < nv; i++)
         for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
-    pto_dep deps[64];
-    pto_dep *dp = in->u.submit.ndeps <= 64 ? deps : malloc(in->u.submit.ndeps * sizeof *dp);
-    if (!dp) return ex_fail(vm, in, "out of memory for a task's dependencies");
     for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
-        dp[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+        vm->deps[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
     pto_task t = {.kernel = ex_kernel_entry, .ctx = &vm->kctx[in->u.submit.kernel], .name = k->name, .args = args,
-                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = dp, .num_deps = in->u.submit.ndeps};
+                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = in->u.submit.ndeps};
     pto_task_id id = PTO_INVALID_TASK_ID;
     int rc = pto_task_submit(vm->rt, &t, &id);
-    if (dp != deps) free(dp);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
     return rc;
 }
@@ -192,7 +189,7 @@ static int ex_loop(ex_vm *vm)
         switch (in->code) {
         case CC_LO_JUMP: pc = in->u.target; continue;
         case CC_LO_JUMP_IF_FALSE: {
-            pc = ex_reg_is_zero(f->regs[in->a], (cc_dtype)p->regs[in->a].type.dtype) ? in->u.target : pc + 1;
+            pc = cc_scalar_is_zero(f->regs[in->a], (cc_dtype)p->regs[in->a].type.dtype) ? in->u.target : pc + 1;
             continue;
         }
         case CC_LO_RETURN:
@@ -217,7 +214,7 @@ static int ex_loop(ex_vm *vm)
 static void ex_vm_free(ex_vm *vm)
 {
     for (uint32_t k = 0; vm->frames && k < vm->l->nprocs; k++) free(vm->frames[k].regs), free(vm->frames[k].tensors);
-    free(vm->frames), free(vm->kctx), free(vm->stack);
+    free(vm->frames), free(vm->kctx), free(vm->stack), free(vm->deps);
 }
 
 static int ex_vm_init(ex_vm *vm)
@@ -226,7 +223,13 @@ static int ex_vm_init(ex_vm *vm)
     vm->frames = calloc(l->nprocs, sizeof *vm->frames);
     vm->kctx = calloc(l->nkernels ? l->nkernels : 1, sizeof *vm->kctx);
     vm->stack = calloc(EX_MAX_CALL_DEPTH, sizeof *vm->stack);
-    if (!vm->frames || !vm->kctx || !vm->stack) return -1;
+    uint32_t ndeps = 1;
+    for (uint32_t k = 0; k < l->nprocs; k++)
+        for (uint32_t i = 0; i < l->procs[k].ncode; i++)
+            if (l->procs[k].code[i].code == CC_LO_SUBMIT && l->procs[k].code[i].u.submit.ndeps > ndeps)
+                ndeps = l->procs[k].code[i].u.submit.ndeps;
+    vm->deps = calloc(ndeps, sizeof *vm->deps);
+    if (!vm->frames || !vm->kctx || !vm->stack || !vm->deps) return -1;
     for (uint32_t k = 0; k < l->nprocs; k++) {
         vm->frames[k].regs = calloc(l->procs[k].nregs ? l->procs[k].nregs : 1, sizeof(ex_reg));
         vm->frames[k].tensors = calloc(l->procs[k].ntensors ? l->procs[k].ntensors : 1, sizeof(ex_tensor));
@@ -245,7 +248,11 @@ int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, c
     }
     ex_vm vm = {.rt = rt, .l = l};
     int rc = 0;
-    if (ex_vm_init(&vm)) rc = pto_runtime_fail(rt, "pto_program_run: out of memory");
+    if (ex_vm_init(&vm)) { /* nothing has run: the caller reports it */
+        ex_vm_free(&vm);
+        pto_runtime_finish(rt);
+        return -PTO_OUT_OF_MEMORY;
+    }
     for (uint32_t k = 0; rc == 0 && k < l->nkernels; k++) vm.kctx[k] = (ex_kctx){l, &l->kernels[k], run_kernel};
     const cc_lo_proc *e = &l->procs[0];
     for (uint32_t k = 0; rc == 0 && k < e->nparams; k++) {

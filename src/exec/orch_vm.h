@@ -1,6 +1,6 @@
 /*
  * orch_vm.h - the orchestration interpreter (internal): runs procs[0] of a
- * lowered program (compiler/lower.h) on the calling thread against a
+ * lowered program (compiler/program.h) on the calling thread against a
  * pto_runtime, one pto_task_submit per SUBMIT, then pto_runtime_finish.
  *
  * The kernel a task runs is given as a function: pto_program_run passes
@@ -48,7 +48,9 @@ typedef struct ex_value {
  * pto_runtime_finish.  Returns 0 or -code; the message is the runtime's
  * (pto_runtime_error(rt) after the call).  Interpreter errors (a zero
  * step, division by zero, too many scalars for a task) latch
- * PTO_EXPLICIT_ORCH_FATAL through pto_runtime_fail, citing file:line. */
+ * PTO_EXPLICIT_ORCH_FATAL through pto_runtime_fail, citing file:line:col.
+ * -PTO_OUT_OF_MEMORY with nothing latched: the interpreter's frames could
+ * not be allocated, nothing ran (the caller says so). */
 int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, const ex_value *params, size_t nparams);
 
 /* Binds args (by name, or by position where name is NULL) to the entry's

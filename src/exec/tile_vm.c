@@ -90,8 +90,8 @@ static int vm_fail(vm *m, const cc_lo_insn *in, const char *fmt, ...)
         va_end(ap);
     }
     if (m->args->message && m->args->message_len)
-        snprintf(m->args->message, m->args->message_len, "%s (at %s:%u)", m->msg, m->l->file ? m->l->file : "-",
-                 in ? in->line : m->k->line);
+        snprintf(m->args->message, m->args->message_len, "%s (at %s:%u:%u)", m->msg, m->l->file ? m->l->file : "<string>",
+                 in ? in->line : m->k->line, in ? in->col : m->k->col);
     return -1;
 }
 
@@ -183,7 +183,7 @@ static int vm_top(vm *m, const cc_lo_insn *in)
     return vm_top_run(m, in);
 }
 
-/* A TOP whose result the next instruction, a "direct" STORE (lower.h), only
+/* A TOP whose result the next instruction, a "direct" STORE (program.h), only
  * stores: computed straight into the window when the window can be written
  * as the tile (vm_window), the sources are fully valid and none points
  * elsewhere into that allocation, and the op cannot fail half way (an
@@ -235,7 +235,7 @@ static int vm_exec(vm *m)
             pc = in->u.target;
             break;
         case CC_LO_JUMP_IF_FALSE:
-            if (ex_reg_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
+            if (cc_scalar_is_zero(m->r[in->a], (cc_dtype)k->regs[in->a].type.dtype)) pc = in->u.target;
             break;
         case CC_LO_RETURN: return 0;
         case CC_LO_ALIAS: m->tmap[in->dst] = m->tmap[in->a]; break;
@@ -352,7 +352,7 @@ int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_
         need += VM_ALIGN((size_t)tile_bytes(&t));
     }
     vm_ws *w = vm_ws_get(need);
-    if (!w) return vm_fail(&m, NULL, "kernel '%s': out of memory for a %zu-byte tile workspace", kernel->name, need);
+    if (!w) return vm_fail(&m, NULL, "kernel '%s': out of memory for a %zu-byte tile workspace", kernel->name, need), -PTO_OUT_OF_MEMORY;
     char *p = w->mem;
     m.r = (ex_reg *)p, p += regs;
     m.v = (tile *)p, p += tiles;

@@ -1,6 +1,6 @@
 /*
  * tile_vm.h - the tile VM: runs one kernel's tile program (cc_lo_proc of
- * kind InCore, lower.h) as one task on the calling worker thread.
+ * kind InCore, compiler/program.h) as one task on the calling worker thread.
  *
  * Arguments (what the executor's SUBMIT hands the runtime, in order):
  *   args->views[k]    the k-th tensor parameter (t0, t1, ... in parameter
@@ -29,10 +29,12 @@
 #include "pto/runtime.h"
 
 /* Runs kernel (one of l->kernels) for one task.  Returns 0, or -1 after
- * writing "<message> (at <file>:<line>)" into args->message (DSL-SPEC §1.8
- * and §8: out-of-bounds load/store, integer division by zero, a bad
- * argument layout), the line being the failing instruction's.  A loop stops
- * at its back edge once args->runtime has latched an error (-1 too). */
+ * writing "<message> (at <file>:<line>:<col>)" into args->message (an
+ * out-of-bounds load or store, an integer division by zero, a bad
+ * argument layout), the place being the failing instruction's (the
+ * kernel's def for a bad argument layout); -PTO_OUT_OF_MEMORY when the
+ * thread's workspace cannot grow.  A loop stops at its back edge once
+ * args->runtime has latched an error (-1 too). */
 int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_args *args);
 
 #endif

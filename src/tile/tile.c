@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tile/tile_half.h"
+#include "base/half.h"
 #include "tile/tile_int.h"
 
 size_t tile_dtype_size(tile_dtype d)
@@ -93,7 +93,7 @@ void tile_fill(void *data, tile_dtype dt, tile_scalar v, int64_t n)
     case TILE_FP16:
     case TILE_BF16: {
         float x = (float)v.f;
-        uint16_t h = dt == TILE_FP16 ? tile_f32_to_f16(x) : tile_f32_to_bf16(x);
+        uint16_t h = dt == TILE_FP16 ? base_f32_to_f16(x) : base_f32_to_bf16(x);
         for (int64_t k = 0; k < n; k++) ((uint16_t *)data)[k] = h;
         break;
     }

@@ -5,7 +5,7 @@
  * sources (FP16/BF16 widen exactly), INT32 for integer sources (INT8
  * widens exactly).  From there:
  *   - to a float dtype: round to nearest even; INT32 -> BF16 rounds to odd
- *     in FP32 first (tile_i64_to_f32_odd) so the second rounding is exact
+ *     in FP32 first (base_i64_to_f32_odd) so the second rounding is exact
  *     (no double rounding);
  *   - float to an integer dtype: NaN -> 0, clamp to the target's range
  *     (saturating), then round by the mode in double (exact for every
@@ -13,7 +13,7 @@
  *   - integer to a narrower integer: saturate.
  * Each (intermediate, target, mode) has its own loop, chosen once per call.
  */
-#include "tile/tile_half.h"
+#include "base/half.h"
 #include "tile/tile_int.h"
 
 #define CAST_BLOCK 256
@@ -61,14 +61,14 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
             /* to the intermediate */
             switch (s) {
             case TILE_FP32: memcpy(fb, src, (size_t)n * 4); break;
-            case TILE_FP16: case TILE_BF16: tile_half_to_f32(fb, (const uint16_t *)src, n, s == TILE_BF16); break;
+            case TILE_FP16: case TILE_BF16: base_half_to_f32(fb, (const uint16_t *)src, n, s == TILE_BF16); break;
             case TILE_INT32: memcpy(ib, src, (size_t)n * 4); break;
             case TILE_INT8: for (int64_t i = 0; i < n; i++) ib[i] = ((const int8_t *)src)[i]; break;
             }
             if (tile_dtype_is_float(s)) {
                 switch (t) {
                 case TILE_FP32: memcpy(out, fb, (size_t)n * 4); break;
-                case TILE_FP16: case TILE_BF16: tile_f32_to_half((uint16_t *)out, fb, n, t == TILE_BF16); break;
+                case TILE_FP16: case TILE_BF16: base_f32_to_half((uint16_t *)out, fb, n, t == TILE_BF16); break;
                 case TILE_INT32:
                     cast_f2i(lb, fb, n, mode, lo, hi);
                     for (int64_t i = 0; i < n; i++) ((int32_t *)out)[i] = (int32_t)lb[i];
@@ -82,8 +82,8 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
             }
             switch (t) {
             case TILE_FP32: for (int64_t i = 0; i < n; i++) ((float *)out)[i] = (float)ib[i]; break;
-            case TILE_FP16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = tile_f32_to_f16((float)ib[i]); break;
-            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = tile_f32_to_bf16(tile_i64_to_f32_odd(ib[i])); break;
+            case TILE_FP16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_f16((float)ib[i]); break;
+            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_bf16(base_i64_to_f32_odd(ib[i])); break;
             case TILE_INT32: memcpy(out, ib, (size_t)n * 4); break;
             case TILE_INT8:
                 for (int64_t i = 0; i < n; i++) ((int8_t *)out)[i] = (int8_t)(ib[i] < -128 ? -128 : ib[i] > 127 ? 127 : ib[i]);

@@ -13,7 +13,7 @@
  */
 #include <math.h>
 
-#include "tile/tile_half.h"
+#include "base/half.h"
 #include "tile/tile_int.h"
 
 #define EW_BLOCK 256
@@ -109,14 +109,14 @@ static void ew_half_run(uint16_t *d, const uint16_t *a, const uint16_t *b, float
     float fa[EW_BLOCK], fb[EW_BLOCK];
     for (int64_t k = 0; k < n; k += EW_BLOCK) {
         int64_t m = n - k < EW_BLOCK ? n - k : EW_BLOCK;
-        tile_half_to_f32(fa, a + k, m, bf16);
+        base_half_to_f32(fa, a + k, m, bf16);
         if (b) {
-            tile_half_to_f32(fb, b + k, m, bf16);
+            base_half_to_f32(fb, b + k, m, bf16);
             ew_f32_tab_tt[op](fa, fa, fb, m);
         } else {
             ew_f32_tab_ts[op](fa, fa, y, m);
         }
-        tile_f32_to_half(d + k, fa, m, bf16);
+        base_f32_to_half(d + k, fa, m, bf16);
     }
 }
 
@@ -155,8 +155,8 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
     int32_t yi32 = (int32_t)(uint32_t)sc.i;
     int8_t yi8 = (int8_t)(uint8_t)sc.i;
     float yf = (float)sc.f;
-    if (dt == TILE_FP16) yf = tile_f16_to_f32(tile_f32_to_f16(yf));
-    if (dt == TILE_BF16) yf = tile_bf16_to_f32(tile_f32_to_bf16(yf));
+    if (dt == TILE_FP16) yf = base_f16_to_f32(base_f32_to_f16(yf));
+    if (dt == TILE_BF16) yf = base_bf16_to_f32(base_f32_to_bf16(yf));
     if (op == TILE_DIV && cnt > 0 && ((dt == TILE_INT32 && yi32 == 0) || (dt == TILE_INT8 && yi8 == 0)))
         return tile_fail(msg, cap, "pl.div: integer division by zero");
     tile_iter it;
@@ -221,9 +221,9 @@ int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap)
         case TILE_BF16:
             for (int64_t k = 0; k < n; k += EW_BLOCK) {
                 int64_t m = n - k < EW_BLOCK ? n - k : EW_BLOCK;
-                tile_half_to_f32(buf, (const uint16_t *)a->data + s + k, m, dt == TILE_BF16);
+                base_half_to_f32(buf, (const uint16_t *)a->data + s + k, m, dt == TILE_BF16);
                 un_f32_tab[op](buf, buf, m);
-                tile_f32_to_half((uint16_t *)dst->data + s + k, buf, m, dt == TILE_BF16);
+                base_f32_to_half((uint16_t *)dst->data + s + k, buf, m, dt == TILE_BF16);
             }
             break;
         case TILE_INT32: un_i32_tab[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, n); break;

@@ -14,7 +14,7 @@
 
 #include <cblas.h>
 
-#include "tile/tile_half.h"
+#include "base/half.h"
 #include "tile/tile_int.h"
 
 static pthread_once_t mm_once = PTHREAD_ONCE_INIT;
@@ -65,8 +65,8 @@ int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *
     if (dt != TILE_FP32) {
         float *w = mm_scratch(s, (size_t)(M * K + K * N) * sizeof(float));
         if (!w) return tile_fail(msg, cap, "pl.matmul: out of memory for %lld FP32 elements", (long long)(M * K + K * N));
-        for (int64_t i = 0; i < M; i++) tile_half_to_f32(w + i * K, (const uint16_t *)a->data + i * lda, K, dt == TILE_BF16);
-        for (int64_t k = 0; k < K; k++) tile_half_to_f32(w + M * K + k * N, (const uint16_t *)b->data + k * ldb, N, dt == TILE_BF16);
+        for (int64_t i = 0; i < M; i++) base_half_to_f32(w + i * K, (const uint16_t *)a->data + i * lda, K, dt == TILE_BF16);
+        for (int64_t k = 0; k < K; k++) base_half_to_f32(w + M * K + k * N, (const uint16_t *)b->data + k * ldb, N, dt == TILE_BF16);
         A = w, B = w + M * K, lda = K, ldb = N;
     }
     if (K == 0) {

@@ -8,7 +8,7 @@
  * it is skipped unless first).  The result's valid region is [valid rows,
  * 1] (0 columns when the input has no valid column).
  */
-#include "tile/tile_half.h"
+#include "base/half.h"
 #include "tile/tile_int.h"
 
 static int red_check(tile *dst, const tile *a, const char *op, char *msg, size_t cap)
@@ -32,8 +32,8 @@ static void red_sum(tile *dst, const tile *a)
     int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
     switch ((tile_dtype)a->dtype) {
     case TILE_FP32: RED_LOOP(float, float, 0.0f, acc + x, acc) break;
-    case TILE_FP16: RED_LOOP(uint16_t, float, 0.0f, acc + tile_f16_to_f32(x), tile_f32_to_f16(acc)) break;
-    case TILE_BF16: RED_LOOP(uint16_t, float, 0.0f, acc + tile_bf16_to_f32(x), tile_f32_to_bf16(acc)) break;
+    case TILE_FP16: RED_LOOP(uint16_t, float, 0.0f, acc + base_f16_to_f32(x), base_f32_to_f16(acc)) break;
+    case TILE_BF16: RED_LOOP(uint16_t, float, 0.0f, acc + base_bf16_to_f32(x), base_f32_to_bf16(acc)) break;
     case TILE_INT32: RED_LOOP(int32_t, uint32_t, 0u, acc + (uint32_t)x, acc) break;
     case TILE_INT8: RED_LOOP(int8_t, uint8_t, 0u, acc + (uint8_t)x, acc) break;
     }
@@ -46,8 +46,8 @@ static void red_max(tile *dst, const tile *a)
     if (V == 0) R = 0;
     switch ((tile_dtype)a->dtype) {
     case TILE_FP32: RED_LOOP(float, float, row[0], x > acc ? x : acc, acc) break;
-    case TILE_FP16: RED_LOOP(uint16_t, float, tile_f16_to_f32(row[0]), tile_f16_to_f32(x) > acc ? tile_f16_to_f32(x) : acc, tile_f32_to_f16(acc)) break;
-    case TILE_BF16: RED_LOOP(uint16_t, float, tile_bf16_to_f32(row[0]), tile_bf16_to_f32(x) > acc ? tile_bf16_to_f32(x) : acc, tile_f32_to_bf16(acc)) break;
+    case TILE_FP16: RED_LOOP(uint16_t, float, base_f16_to_f32(row[0]), base_f16_to_f32(x) > acc ? base_f16_to_f32(x) : acc, base_f32_to_f16(acc)) break;
+    case TILE_BF16: RED_LOOP(uint16_t, float, base_bf16_to_f32(row[0]), base_bf16_to_f32(x) > acc ? base_bf16_to_f32(x) : acc, base_f32_to_bf16(acc)) break;
     case TILE_INT32: RED_LOOP(int32_t, int32_t, row[0], x > acc ? x : acc, acc) break;
     case TILE_INT8: RED_LOOP(int8_t, int8_t, row[0], x > acc ? x : acc, acc) break;
     }

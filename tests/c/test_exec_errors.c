@@ -1,6 +1,6 @@
 /*
  * test_exec_errors.c - the executor's edges: scalar arithmetic as Python
- * computes it (orch_scalar.c), argument binding errors (ex_bind), run-time
+ * computes it (compiler/scalar.c), argument binding errors (ex_bind), run-time
  * orchestration errors (a zero pl.range step, too many task scalars) and
  * capacity errors of tiny rings that end the run with the runtime's error and leave it reusable, and the
  * scope-stats file of a DSL run naming the rings the page predicts.
@@ -9,7 +9,7 @@
 #include <ftw.h>
 #include <stdlib.h>
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/orch_vm.h"
 #include "harness.h"
 #include "dsl_compile.h"
@@ -18,14 +18,14 @@
 static int64_t bin_i(cc_op op, cc_dtype d, int64_t a, int64_t b)
 {
     ex_reg r;
-    assert_int_equal(ex_scalar_bin(op, d, (ex_reg){.i = a}, (ex_reg){.i = b}, &r), 0);
+    assert_int_equal(cc_scalar_bin(op, d, (ex_reg){.i = a}, (ex_reg){.i = b}, &r), 0);
     return r.i;
 }
 
 static double bin_f(cc_op op, double a, double b)
 {
     ex_reg r;
-    assert_int_equal(ex_scalar_bin(op, CC_DT_FP32, (ex_reg){.f = a}, (ex_reg){.f = b}, &r), 0);
+    assert_int_equal(cc_scalar_bin(op, CC_DT_FP32, (ex_reg){.f = a}, (ex_reg){.f = b}, &r), 0);
     return r.f;
 }
 
@@ -45,8 +45,8 @@ static void test_exec_scalar_arithmetic(void **state)
     assert_int_equal(bin_i(CC_OP_LE, CC_DT_INDEX, 2, 2), 1);
     assert_int_equal(bin_i(CC_OP_AND, CC_DT_BOOL, 1, 0), 0);
     ex_reg r;
-    assert_int_equal(ex_scalar_bin(CC_OP_FLOORDIV, CC_DT_INDEX, (ex_reg){.i = 1}, (ex_reg){.i = 0}, &r), -1);
-    assert_int_equal(ex_scalar_bin(CC_OP_MOD, CC_DT_INT32, (ex_reg){.i = 1}, (ex_reg){.i = 0}, &r), -1);
+    assert_int_equal(cc_scalar_bin(CC_OP_FLOORDIV, CC_DT_INDEX, (ex_reg){.i = 1}, (ex_reg){.i = 0}, &r), -1);
+    assert_int_equal(cc_scalar_bin(CC_OP_MOD, CC_DT_INT32, (ex_reg){.i = 1}, (ex_reg){.i = 0}, &r), -1);
     assert_true(bin_f(CC_OP_FLOORDIV, -7.5, 2.0) == -4.0);
     assert_true(bin_f(CC_OP_MOD, -7.5, 2.0) == 0.5);
     assert_true(bin_f(CC_OP_MOD, 7.5, -2.0) == -0.5);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/orch_vm.h"
 #include "harness.h"
 #include "dsl_compile.h"

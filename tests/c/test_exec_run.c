@@ -3,8 +3,9 @@
  * pto_compile, then pto_program_run on a runtime, the tile programs run by
  * the tile VM on the workers.  The seed page's examples give the page's
  * numbers (out == a*2+1; the orch program out == 4*a from zeros); a
- * kernel's run-time error fails the run with its file:line and the next
- * run works; a program runs many times on one runtime.
+ * kernel's run-time error fails the run with its file:line:col and the
+ * next run works; a program runs many times on one runtime;
+ * pto_program_writes names the tensors a run writes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -98,9 +99,9 @@ static void test_exec_run_program_reruns_on_one_runtime(void **s)
 }
 
 /* B04: a load past the tensor that only the run can see (the offset is a
- * kernel scalar) fails the run with the load's file:line; the next run on
- * the same runtime works. */
-static void test_exec_run_out_of_bounds_load_fails_at_its_line(void **s)
+ * kernel scalar) fails the run with the load's file:line:col; the next run
+ * on the same runtime works. */
+static void test_exec_run_out_of_bounds_load_fails_at_its_line_and_column(void **s)
 {
     (void)s;
     const char *src = "import pypto.language as pl\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -116,7 +117,7 @@ static void test_exec_run_out_of_bounds_load_fails_at_its_line(void **s)
     pto_error err;
     assert_int_equal(pto_program_run(rt, p, args, 2, &err), -PTO_KERNEL_FAILED);
     if (!strstr(err.message, "pl.load reads past the end of dimension 0: offset 256 + extent 64 exceeds the source extent 256.") ||
-        !strstr(err.message, "k.py:7"))
+        !strstr(err.message, "(at k.py:7:17)"))
         fprintf(stderr, "%s\n", err.message), fail();
     pto_program_free(p);
     p = dsl_compile(dsl_seed_script, "scaled", PTO_STAGE_ALL);
@@ -147,11 +148,47 @@ static void test_exec_run_binds_by_position_and_checks_shapes(void **s)
     free(a), free(out);
 }
 
+/* Out and InOut tensor parameters are written; In ones, scalars, unknown
+ * names and programs without lowered code are not. */
+static void test_exec_run_program_writes_names_out_and_inout_tensors(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile(dsl_seed_script, "scaled", PTO_STAGE_ALL);
+    assert_int_equal(pto_program_writes(p, "out"), 1);
+    assert_int_equal(pto_program_writes(p, "a"), 0);
+    assert_int_equal(pto_program_writes(p, "b"), 0);
+    assert_int_equal(pto_program_writes(p, NULL), 0);
+    assert_int_equal(pto_program_writes(NULL, "out"), 0);
+    pto_program_free(p);
+    const char *src = "import pypto.language as pl\n\n@pl.jit\n"
+                      "def f(a: pl.InOut[pl.Tensor], out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):\n"
+                      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                      "        t = pl.load(a, [0, 0], [64, 128])\n"
+                      "        pl.store(t, [n, 0], a)\n"
+                      "        pl.store(t, [0, 0], out)\n"
+                      "    return a, out\n";
+    static const pto_arg_spec args[] = {
+        {.name = "a", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {256, 128}},
+        {.name = "out", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 2, .shape = {256, 128}},
+        {.name = "n", .kind = PTO_ARG_SCALAR, .value = {.kind = PTO_VALUE_INT, .i = 64}},
+    };
+    p = dsl_compile_with(src, "f", PTO_STAGE_ALL, 0, args, 3);
+    dsl_expect_ok(p);
+    assert_int_equal(pto_program_writes(p, "a"), 1);
+    assert_int_equal(pto_program_writes(p, "out"), 1);
+    assert_int_equal(pto_program_writes(p, "n"), 0);
+    pto_program_free(p);
+    p = dsl_compile(dsl_seed_script, "scaled", PTO_STAGE_VERIFY); /* stopped before lowering */
+    assert_int_equal(pto_program_writes(p, "out"), 0);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_exec_run_seed_examples_compute_a_times_2_plus_1),
     cmocka_unit_test(test_exec_run_orch_program_accumulates_four_times),
     cmocka_unit_test(test_exec_run_program_reruns_on_one_runtime),
-    cmocka_unit_test(test_exec_run_out_of_bounds_load_fails_at_its_line),
+    cmocka_unit_test(test_exec_run_out_of_bounds_load_fails_at_its_line_and_column),
+    cmocka_unit_test(test_exec_run_program_writes_names_out_and_inout_tensors),
     cmocka_unit_test(test_exec_run_binds_by_position_and_checks_shapes),
 };
 

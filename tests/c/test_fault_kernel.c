@@ -302,7 +302,7 @@ static void test_dsl_integer_division_by_zero_mid_graph(void **state)
     assert_int_equal(err.code, PTO_KERNEL_FAILED);
     if (strncmp(err.message, "FATAL: Kernel Failed! task=1:", 29) ||
         !strstr(err.message, "\n  kernel=f_incore_0 rc=-1 worker=") ||
-        !strstr(err.message, " message=pl.div: integer division by zero (at k.py:9); scope=k.py:5 depth=1\n"))
+        !strstr(err.message, " message=pl.div: integer division by zero (at k.py:9:22); scope=k.py:5 depth=1\n"))
         fail_msg("%s", err.message);
     for (int k = 128 * COLS; k < 192 * COLS; k++)
         if (out[k] != -77) fail_msg("out[%d] = %d: the failed task's block was written", k, out[k]);
@@ -349,7 +349,7 @@ static void test_dsl_dynamic_out_of_bounds_load_mid_graph(void **state)
     assert_int_equal(pto_program_run(rt, p, args, 2, &err), -PTO_KERNEL_FAILED);
     if (strncmp(err.message, "FATAL: Kernel Failed! task=", 27) || !strstr(err.message, "\n  kernel=k rc=-1 worker=") ||
         !strstr(err.message, " message=pl.load reads past the end of dimension 1: offset 128 + extent 64 exceeds "
-                             "the source extent 128. (at k.py:5); scope="))
+                             "the source extent 128. (at k.py:5:9); scope="))
         fail_msg("%s", err.message);
     pto_program_free(p);
 

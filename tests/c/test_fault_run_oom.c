@@ -10,14 +10,18 @@
  *
  * Rules tested, for n swept past the number of allocations one run makes:
  * pto_program_run never crashes; it returns 0 with the right numbers, or a
- * negative status with a message saying what ran out; the next run on the
- * same runtime gives the right numbers; and once the runtime is destroyed
- * (its workers' workspaces freed) no block the run allocated is held.
+ * negative status with a message saying what ran out (a kernel out of
+ * memory for its workspace returns -PTO_OUT_OF_MEMORY: rc=-14); the next
+ * run on the same runtime gives the right numbers; and once the runtime is
+ * destroyed (its workers' workspaces freed) no block the run allocated is
+ * held.  And: a refusal before anything runs (the arguments, the
+ * interpreter's frames) is PTO_OUT_OF_MEMORY, never PTO_INVALID_ARGS.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/program.h"
 #include "harness.h"
 #include "dsl_compile.h"
 #include "dsl_examples.h"
@@ -91,6 +95,8 @@ static void test_run_out_of_memory_manual_placement(void **state)
             failed++;
             if (rc >= 0 || !strstr(err.message, "out of memory"))
                 fail_msg("allocation %zu refused: rc %d, message:\n%s", n, rc, err.message);
+            if (strstr(err.message, "tile workspace") && !strstr(err.message, " rc=-14 "))
+                fail_msg("allocation %zu refused: a workspace out of memory without rc=-14:\n%s", n, err.message);
         }
         assert_int_equal(run(rt, p, &err), 0); /* the next run works */
         expect_right_numbers("the run after a refusal");
@@ -104,8 +110,34 @@ static void test_run_out_of_memory_manual_placement(void **state)
     pto_program_free(p);
 }
 
+/* pto_program_run's own allocations come first: the arguments, then the
+ * interpreter's frames, kernel contexts, call stack and dependency room,
+ * then each procedure's registers and tensor slots.  Each refused, the run
+ * ends before anything ran with PTO_OUT_OF_MEMORY. */
+static void test_run_out_of_memory_before_anything_runs_is_out_of_memory(void **state)
+{
+    (void)state;
+    pto_program *p = dsl_compile(dsl_seed_script, "manual_placement", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    size_t before = 5 + 2 * (size_t)cc_program_lowered(p)->nprocs;
+    pto_runtime *rt = new_runtime();
+    pto_error err;
+    for (size_t n = 1; n <= before; n++) {
+        fault_arm(n, 0);
+        int rc = run(rt, p, &err);
+        fault_disarm();
+        if (rc != -PTO_OUT_OF_MEMORY || err.code != PTO_OUT_OF_MEMORY || !strstr(err.message, "out of memory"))
+            fail_msg("allocation %zu refused: rc %d, code %d, message: %s", n, rc, err.code, err.message);
+        assert_int_equal(run(rt, p, &err), 0);
+        expect_right_numbers("the run after a refusal");
+    }
+    pto_runtime_destroy(rt);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_run_out_of_memory_manual_placement),
+    cmocka_unit_test(test_run_out_of_memory_before_anything_runs_is_out_of_memory),
 };
 
 PTO_TEST_MAIN(tests)

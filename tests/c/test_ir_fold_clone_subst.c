@@ -1,8 +1,9 @@
 /*
  * test_ir_fold_clone_subst.c - the IR's expression helpers on every node
  * kind the passes hand them: cc_ir_fold (integer folding with Python's
- * floor division and modulo, the cases it must leave alone: division by
- * zero and INT64_MIN // -1, and the identities x*1, x+0, x-0),
+ * floor division and modulo, the case it must leave alone: division by
+ * zero; INT64_MIN // -1 wrapping as the run does; the identities x*1,
+ * x+0, x-0),
  * cc_ir_expr_clone (a deep copy: no node shared with the original),
  * cc_ir_expr_subst (names replaced inside unary, list, op and call nodes,
  * folding what becomes constant) and cc_type_format of the types that are
@@ -39,18 +40,27 @@ static void test_fold_floor_division_and_modulo_round_like_python(void **s)
     irb_free();
 }
 
-/* x // 0, x % 0 and INT64_MIN // -1 have no int64 value: left unfolded
- * for the run to report. */
-static void test_fold_leaves_division_by_zero_and_overflow_unfolded(void **s)
+/* x // 0 and x % 0 have no value: left unfolded for the run to report. */
+static void test_fold_leaves_division_by_zero_unfolded(void **s)
 {
     (void)s;
     irb_init();
     assert_string_equal(folded(CC_OP_FLOORDIV, I(7), I(0)), "7//0");
     assert_string_equal(folded(CC_OP_MOD, I(7), I(0)), "7%0");
-    cc_ir_expr *e = cc_ir_fold(&B.arena, BIN(CC_OP_FLOORDIV, I(INT64_MIN), I(-1)));
-    assert_int_equal(e->kind, CC_X_BINARY);
-    e = cc_ir_fold(&B.arena, BIN(CC_OP_MOD, I(INT64_MIN), I(-1)));
-    assert_int_equal(e->kind, CC_X_BINARY);
+    irb_free();
+}
+
+/* INT64_MIN // -1 overflows int64: it folds to what the run computes, the
+ * quotient wrapped (INT64_MIN), and INT64_MIN % -1 to 0. */
+static void test_fold_wraps_int64_min_floordiv_minus_one_as_the_run_does(void **s)
+{
+    (void)s;
+    irb_init();
+    int64_t v = 0;
+    assert_true(cc_ir_const_int(cc_ir_fold(&B.arena, BIN(CC_OP_FLOORDIV, I(INT64_MIN), I(-1))), &v));
+    assert_true(v == INT64_MIN);
+    assert_true(cc_ir_const_int(cc_ir_fold(&B.arena, BIN(CC_OP_MOD, I(INT64_MIN), I(-1))), &v));
+    assert_int_equal(v, 0);
     irb_free();
 }
 
@@ -157,7 +167,8 @@ static void test_type_format_names_the_non_value_types(void **s)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fold_floor_division_and_modulo_round_like_python),
-    cmocka_unit_test(test_fold_leaves_division_by_zero_and_overflow_unfolded),
+    cmocka_unit_test(test_fold_leaves_division_by_zero_unfolded),
+    cmocka_unit_test(test_fold_wraps_int64_min_floordiv_minus_one_as_the_run_does),
     cmocka_unit_test(test_fold_drops_identity_operands),
     cmocka_unit_test(test_clone_is_deep_for_unary_list_and_op_nodes),
     cmocka_unit_test(test_subst_reaches_every_node_kind_and_folds),

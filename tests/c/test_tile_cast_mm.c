@@ -4,7 +4,7 @@
  * matmul per dtype against a triple loop, and load/store windows (valid
  * regions, clamp, the out-of-bounds messages of DSL-SPEC §1.8).
  */
-#include "compiler/scalar_cast.h"
+#include "compiler/scalar.h"
 #include "harness.h"
 #include "tile_ref.h"
 

@@ -2,8 +2,10 @@
  * test_tile_vm.c - the tile VM on kernels compiled through pto_compile:
  * whole-tensor views (origins 0), real buffers, results against a plain
  * reference; the seed page's two kernels; run-time errors with the
- * instruction's line; footprint-box views with non-zero origins; the
- * float-only unary ops (log, rsqrt, recip) bit for bit against libm.
+ * instruction's file:line:col (a tile op's, a scalar op's, the kernel's
+ * def for a bad argument layout); footprint-box views with non-zero
+ * origins; the float-only unary ops (log, rsqrt, recip) bit for bit
+ * against libm.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,7 +13,7 @@
 #include "harness.h"
 #include "dsl_compile.h"
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/tile_vm.h"
 
 #define ROWS 256
@@ -127,7 +129,7 @@ static const char oob_src[] =
     "            pl.store(t, [0, 0], out)\n"
     "    return out\n";
 
-static void test_tile_vm_out_of_bounds_load_fails_with_its_line(void **state)
+static void test_tile_vm_out_of_bounds_load_fails_with_its_line_and_column(void **state)
 {
     (void)state;
     pto_program *p = dsl_compile(oob_src, "f", PTO_STAGE_ALL);
@@ -137,7 +139,7 @@ static void test_tile_vm_out_of_bounds_load_fails_with_its_line(void **state)
     char msg[256] = "";
     int rc = run_kernel(l, &l->kernels[0], bufs, 2, NULL, 0, msg, sizeof msg);
     assert_int_equal(rc, -1);
-    assert_string_equal(msg, "pl.load reads past the end of dimension 0: offset 200 + extent 64 exceeds the source extent 256. (at k.py:6)");
+    assert_string_equal(msg, "pl.load reads past the end of dimension 0: offset 200 + extent 64 exceeds the source extent 256. (at k.py:6:17)");
     free(a), free(out);
     pto_program_free(p);
 }
@@ -192,10 +194,54 @@ static void test_tile_vm_float_unary_ops_match_libm(void **state)
     }
 }
 
+static const char div0_src[] =
+    "import pypto.language as pl\n"
+    "@pl.jit\n"
+    "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        for i in pl.range(2):\n"
+    "            r = 64 // (1 - i)\n"
+    "            t = pl.load(a, [r, 0], [64, 128])\n"
+    "            pl.store(t, [0, 0], out)\n"
+    "    return out\n";
+
+static void test_tile_vm_scalar_division_by_zero_fails_with_its_line_and_column(void **state)
+{
+    (void)state;
+    pto_program *p = dsl_compile(div0_src, "f", PTO_STAGE_ALL);
+    const cc_lowered *l = lowered_of(p);
+    float *a = make_input(), *out = calloc(ROWS * COLS, sizeof(float));
+    float *bufs[] = {a, out};
+    char msg[256] = "";
+    assert_int_equal(run_kernel(l, &l->kernels[0], bufs, 2, NULL, 0, msg, sizeof msg), -1);
+    assert_string_equal(msg, "integer division by zero (at k.py:6:17)");
+    free(a), free(out);
+    pto_program_free(p);
+}
+
+/* A view of the wrong element size: the kernel cannot run; the place is its def (the pl.at). */
+static void test_tile_vm_bad_argument_layout_fails_at_the_kernel_def(void **state)
+{
+    (void)state;
+    pto_program *p = dsl_compile(oob_src, "f", PTO_STAGE_ALL);
+    const cc_lowered *l = lowered_of(p);
+    float *a = make_input(), *out = calloc(ROWS * COLS, sizeof(float));
+    pto_view views[2] = {pto_view_2d(a, 2, 0, ROWS, COLS, COLS, 0), pto_view_2d(out, 4, 0, ROWS, COLS, COLS, 0)};
+    uint64_t s[4] = {0};
+    char msg[256] = "";
+    pto_kernel_args args = {.num_views = 2, .views = views, .num_scalars = 4, .scalars = s, .message = msg, .message_len = sizeof msg};
+    assert_int_equal(ex_tile_run(l, &l->kernels[0], &args), -1);
+    assert_string_equal(msg, "kernel 'f_incore_0' tensor argument 0: a view of rank 2 and 2-byte elements for a (at k.py:4:10)");
+    free(a), free(out);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_vm_runs_the_seed_manual_placement_kernels),
     cmocka_unit_test(test_tile_vm_element_wise_chain_matches_reference),
-    cmocka_unit_test(test_tile_vm_out_of_bounds_load_fails_with_its_line),
+    cmocka_unit_test(test_tile_vm_out_of_bounds_load_fails_with_its_line_and_column),
+    cmocka_unit_test(test_tile_vm_scalar_division_by_zero_fails_with_its_line_and_column),
+    cmocka_unit_test(test_tile_vm_bad_argument_layout_fails_at_the_kernel_def),
     cmocka_unit_test(test_tile_vm_footprint_box_views_use_whole_tensor_offsets),
     cmocka_unit_test(test_tile_vm_float_unary_ops_match_libm),
 };

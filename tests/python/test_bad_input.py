@@ -53,10 +53,11 @@ def kmod(load):
     return load(KERNELS)
 
 
-def assert_task_failed(e, text, path, line, ring):
+def assert_task_failed(e, text, path, at, ring):
+    """at: (line, col) of the failing op."""
     assert isinstance(e, PTORuntimeError) and e.code == 12, (getattr(e, "code", None), str(e))
     assert e.ring == ring
-    assert "%s (at %s:%d)" % (text, path, line) in str(e)
+    assert "%s (at %s:%d:%d)" % (text, path, *at) in str(e)
     assert e.message == str(e)
 
 
@@ -67,7 +68,7 @@ def test_B04_load_past_the_end_in_an_outlined_body(kmod):
     with pytest.raises(PTORuntimeError) as e:
         mod.load_rows(a, out, 0, 3)  # i = 2 reads rows 16..23 of 16
     assert_task_failed(e.value, "pl.load reads past the end of dimension 0: offset 16 + extent 8 exceeds "
-                       "the source extent 16.", path, line_of(path, "t = pl.load(a, [i * 8")[0], 1)
+                       "the source extent 16.", path, line_of(path, "pl.load(a, [i * 8"), 1)
     mod.load_rows(a, out, 0, 2)  # the next call works
     torch.testing.assert_close(out, a[8:16])
 
@@ -80,7 +81,7 @@ def test_B04_negative_offset_at_run_time(kmod):
         mod.load_rows(a, out, -1, 1)  # i = -1: offset -8
     assert e.value.code == 12
     assert "pl.load: offset 0 is negative (-8)" in str(e.value)
-    assert "(at %s:%d)" % (path, line_of(path, "t = pl.load(a, [i * 8")[0]) in str(e.value)
+    assert "(at %s:%d:%d)" % (path, *line_of(path, "pl.load(a, [i * 8")) in str(e.value)
     mod.load_rows(a, out, 0, 1)
     torch.testing.assert_close(out, a[:8])
 
@@ -92,7 +93,7 @@ def test_B04_store_past_the_end_at_run_time(kmod):
     with pytest.raises(PTORuntimeError) as e:
         mod.store_rows(a, out, 3)  # i = 2 writes rows 16..23 of 16
     assert_task_failed(e.value, "pl.store writes past the end of dimension 0: offset 16 + extent 8 exceeds "
-                       "the destination extent 16.", path, line_of(path, "pl.store(pl.add(t, i)")[0], 1)
+                       "the destination extent 16.", path, line_of(path, "pl.store(pl.add(t, i)"), 1)
     out = torch.full((16, 16), -1.0)
     mod.store_rows(a, out, 2)
     torch.testing.assert_close(out, torch.cat([torch.ones(8, 16), torch.full((8, 16), 2.0)]))
@@ -107,7 +108,7 @@ def test_B10_integer_division_by_a_zero_tile(kmod, dtype):
     out = torch.full((8, 16), 77, dtype=dtype)
     with pytest.raises(PTORuntimeError) as e:
         mod.div_tiles(a, b, out)
-    assert_task_failed(e.value, "pl.div: integer division by zero", path, line_of(path, "q = pl.div(t,")[0], 0)
+    assert_task_failed(e.value, "pl.div: integer division by zero", path, line_of(path, "pl.div(t, pl.load"), 0)
     assert bool((out == 77).all())  # the failed task stored nothing
     b[5, 7] = -3
     mod.div_tiles(a, b, out)  # the next call works
@@ -122,7 +123,7 @@ def test_B10_integer_division_by_a_zero_scalar(kmod, dtype):
     with pytest.raises(PTORuntimeError) as e:
         mod.div_scalar(a, 0, out)
     assert_task_failed(e.value, "pl.div: integer division by zero", path,
-                       line_of(path, "pl.store(pl.div(t, s)")[0], 0)
+                       line_of(path, "pl.div(t, s)"), 0)
     mod.div_scalar(a, -5, out)
     np.testing.assert_array_equal(out, np.trunc(a / -5.0).astype(dtype))
 

@@ -1,7 +1,7 @@
 """The bad-input matrix through pypto (DSL-SPEC §2.2, §2.6, §1.10, §5, §7.6):
 one row per bad input, each giving the call, the exception class the spec
 names, its message and, where the error has a place in the user's file,
-that place (`file:line:col` for compile errors, `(at file:line)` for a
+that place (`file:line:col` for compile errors, `(at file:line:col)` for a
 task that failed at run time).  Every row must raise exactly that class
 and never crash the interpreter; after a run-time failure the next call
 works.  Rows that test_args.py, test_bad_input.py, test_lower.py and
@@ -364,17 +364,17 @@ def test_bad_specialized_offset(km, name, args, cls, message):
 
 
 # ---- run-time failures in tasks (§2.6, §8): PTORuntimeError code 12 at the op's line ------------
-# (id, kernel, message, needle of the failing op's line, bad args, good args); the offsets come from
+# (id, kernel, message, needle at the failing op, bad args, good args); the offsets come from
 # the orchestration's loop variable, so only the run knows them
 RUNTIME_ROWS = [
     ("dynamic_load_past_end_dim0", "at_row_i",
      "pl.load reads past the end of dimension 0: offset 200 + extent 64 exceeds the source extent 256.",
-     "t = pl.load(a, [r * i, 0]", (200,), (192,)),
-    ("dynamic_load_negative", "at_row_i", "pl.load: offset 0 is negative (-1)", "t = pl.load(a, [r * i, 0]", (-1,),
+     "pl.load(a, [r * i, 0]", (200,), (192,)),
+    ("dynamic_load_negative", "at_row_i", "pl.load: offset 0 is negative (-1)", "pl.load(a, [r * i, 0]", (-1,),
      (0,)),
     ("dynamic_load_past_end_dim1", "at_col",
      "pl.load reads past the end of dimension 1: offset 100 + extent 64 exceeds the source extent 128.",
-     "t = pl.load(a, [i * 32, c * i]", (100,), (64,)),
+     "pl.load(a, [i * 32, c * i]", (100,), (64,)),
     ("dynamic_store_past_end_in_incore", "via_incore",
      "pl.store writes past the end of dimension 0: offset 256 + extent 64 exceeds the destination extent 256.",
      "pl.store(pl.load(a, [0, 0], [64, 128]), [r, 0], out)", (5,), (4,)),
@@ -392,7 +392,7 @@ def test_bad_run(km, name, kernel, message, needle, bad, good):
     assert type(e.value) is PTORuntimeError, (type(e.value), str(e.value))
     assert e.value.code == 12 and e.value.message == str(e.value)
     assert "FATAL: Kernel Failed! task=" in str(e.value)
-    assert "%s (at %s:%d)" % (message, path, line_of(path, needle)[0]) in str(e.value)
+    assert "%s (at %s:%d:%d)" % (message, path, *line_of(path, needle)) in str(e.value)
     k(a, out, *good)  # the next call works
     assert out.any()
 

@@ -191,10 +191,10 @@ def test_B04_out_of_bounds_at_run_time(load):
     a, out = torch.randn(256, 128), torch.zeros(64, 128)
     with pytest.raises(PTORuntimeError) as e:
         mod.P(a, out, 5)
-    line = line_of(path, "t = pl.load(a")[0]
+    at = line_of(path, "pl.load(a")
     assert e.value.code == 12 and e.value.ring == 1
     assert ("pl.load reads past the end of dimension 0: offset 256 + extent 64 exceeds the source extent 256. "
-            "(at %s:%d)" % (path, line)) in str(e.value)
+            "(at %s:%d:%d)" % (path, *at)) in str(e.value)
     assert e.value.message == str(e.value)
     mod.P(a, out, 4)  # the next call succeeds
     torch.testing.assert_close(out, a[192:256])
