@@ -117,6 +117,7 @@ typedef struct tc {
     tc_ctx c;
     const char *const_guard[16]; /* constants being evaluated (cycles) */
     int nconst_guard;
+    int unshaped;             /* an entry argument has no spec (tc_unshaped.c checks what needs none) */
 } tc;
 
 /* ---- diagnostics (each returns NULL) ---- */
@@ -217,6 +218,17 @@ tc_fn *tc_callee(tc *t, const cc_expr *fn);
 
 /* ---- tc_stmt.c ---- */
 int tc_body(tc *t, const cc_block *b, cc_ir_block *out);
+/* The pl name a with statement's (first) context calls (scope, at, ...), or NULL. */
+const char *tc_with_kind(tc *t, const cc_stmt *s);
+/* A runtime scope's mode (*mode) and its placement rules in the current
+ * context (kernel code, open manual scopes, the function's auto_scope);
+ * 0 after reporting the broken one. */
+int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode);
+
+/* ---- tc_unshaped.c ---- */
+/* The checks that need no argument shapes, over entry and what it calls
+ * (after the typecheck stopped at an argument without a spec). */
+void tc_check_unshaped(tc *t, tc_fn *entry);
 /* The values the function returns (asts: as written; n = 0: none, at:
  * where an error cites then) become its results (f->results, room for n),
  * checked against its `-> T` (DSL-SPEC §1.5): a constant takes an

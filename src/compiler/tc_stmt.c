@@ -474,20 +474,26 @@ static int tc_scope_mode(tc *t, const cc_expr *ctx, const char *kind, const cc_w
     return 1;
 }
 
+int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode)
+{
+    if (!tc_scope_mode(t, ctx, kind, &s->u.with.items[0], mode)) return 0;
+    if (t->c.plane == TC_KERNEL)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
+                      "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", tc_where(t)), 0;
+    if (*mode == CC_SCOPE_MANUAL && t->c.manual)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "a manual scope may not be nested inside another manual scope"), 0;
+    if (*mode == CC_SCOPE_AUTO && t->c.fn->auto_scope)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, "set auto_scope=False on the decorator, or use pl.manual_scope()",
+                      "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)"), 0;
+    if (*mode == CC_SCOPE_AUTO && t->c.manual)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "an AUTO scope may not be nested inside a manual scope"), 0;
+    return 1;
+}
+
 static cc_ir_stmt *tc_scope(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int last)
 {
     int mode;
-    if (!tc_scope_mode(t, ctx, kind, &s->u.with.items[0], &mode)) return NULL;
-    if (t->c.plane == TC_KERNEL)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
-                      "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", tc_where(t));
-    if (mode == CC_SCOPE_MANUAL && t->c.manual)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "a manual scope may not be nested inside another manual scope");
-    if (mode == CC_SCOPE_AUTO && t->c.fn->auto_scope)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, "set auto_scope=False on the decorator, or use pl.manual_scope()",
-                      "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)");
-    if (mode == CC_SCOPE_AUTO && t->c.manual)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "an AUTO scope may not be nested inside a manual scope");
+    if (!tc_scope_rules(t, s, ctx, kind, &mode)) return NULL;
     cc_ir_block body;
     t->c.manual += mode == CC_SCOPE_MANUAL;
     int ok = tc_block(t, &s->u.with.body, &body, last, TC_BLOCK_SCOPE);
@@ -621,13 +627,19 @@ static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
     return st;
 }
 
+const char *tc_with_kind(tc *t, const cc_stmt *s)
+{
+    const cc_expr *ctx = s->u.with.items[0].context;
+    const char *kind = ctx->kind == CC_E_CALL ? tc_pl_attr(t, ctx->u.call.fn, NULL) : NULL;
+    return kind && ctx->u.call.fn->u.attr.value->kind == CC_E_NAME ? kind : NULL;
+}
+
 static cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
 {
     if (s->u.with.nitems > 1)
         return tc_err(t, CC_DIAG_SYNTAX, s->u.with.items[1].context->span, NULL, "Only single context manager supported in with statement");
     const cc_expr *ctx = s->u.with.items[0].context;
-    const char *kind = ctx->kind == CC_E_CALL ? tc_pl_attr(t, ctx->u.call.fn, NULL) : NULL;
-    if (kind && ctx->u.call.fn->u.attr.value->kind != CC_E_NAME) kind = NULL;
+    const char *kind = tc_with_kind(t, s);
     if (kind && (!strcmp(kind, "scope") || !strcmp(kind, "manual_scope"))) return tc_scope(t, s, ctx, kind, last);
     if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
     const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;

@@ -360,6 +360,7 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     const char *who = tc_who(t, t->c.fn->name);
     if (!sp) {
         if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
+        t->unshaped = 1;
         char hint[160];
         snprintf(hint, sizeof hint, "pass it (ptoc: --shape %s=ROWSxCOLS:fp32%s)", ip->name,
                  ip->type.kind == CC_T_SCALAR ? " or --const for a scalar" : "");
@@ -705,7 +706,10 @@ int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_prog
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
                       entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),
                -1;
-    if (!tc_check_fn(&t, entry, NULL)) return -1;
+    if (!tc_check_fn(&t, entry, NULL)) {
+        if (t.unshaped) tc_check_unshaped(&t, entry);
+        return -1;
+    }
     /* the entry first, the functions it reaches after it in source order:
      * the printed program then lists its functions in the order a compile
      * of that text produces again (the round trip), whatever the calls'
