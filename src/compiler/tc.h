@@ -20,6 +20,14 @@
 #include "base/strmap.h"
 #include "compiler/typecheck.h"
 
+/* A runtime scope the typecheck is in or has left: a `with pl.scope()` /
+ * `pl.manual_scope()` body, or a for body or if arm the scopes pass will
+ * wrap in one (an auto_scope Orchestration function, outside manual
+ * scopes); NULL stands for the function body. */
+typedef struct tc_rscope {
+    const struct tc_rscope *up;
+} tc_rscope;
+
 typedef struct tc_bind {
     const char *name;
     cc_type type;
@@ -29,6 +37,8 @@ typedef struct tc_bind {
     uint8_t definite;  /* bound on every path to here */
     uint8_t conflict;  /* ways merged here bring different kinds (DSL-SPEC §1.3) */
     uint8_t gone;      /* unbound again (a loop variable after its loop) */
+    uint32_t created;  /* bound to a pl.create_tensor result: its line (0: not) ... */
+    const tc_rscope *created_in; /* ... made in this runtime scope */
 } tc_bind;
 
 /* One change of the environment, to undo: the binding's previous state. */
@@ -95,6 +105,7 @@ typedef struct tc_ctx {
     int in_at;                /* inside a pl.at(CORE_GROUP) body */
     int manual;               /* open MANUAL scopes */
     int branches;             /* enclosing loops and branches */
+    const tc_rscope *scope;    /* the innermost runtime scope open here (NULL: the function body) */
     int returned;             /* the body's return was seen */
     const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
     tc_result_ann result;     /* its `-> T` */
@@ -159,6 +170,14 @@ int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b);
 /* Reports b's kind conflict, read at read: at the rebinding (§8).  Returns 0. */
 int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read);
 int tc_is_local(const tc *t, const char *name);
+/* Opens a runtime scope inside the current one (t->c.scope); 0 when out of memory. */
+int tc_scope_open(tc *t);
+/* Is s (NULL: the function body) open at the current point? */
+int tc_scope_is_open(const tc *t, const tc_rscope *s);
+/* A maybe-bound b read at sp: when b holds a pl.create_tensor result whose
+ * runtime scope has ended, that (verify.c's V4) is the error to report,
+ * not the way around the assignment; returns 1 after reporting it. */
+int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp);
 
 /* ---- tc_expr.c ---- */
 /* Is e `pl.<a>` (a == NULL: any), or `pl.<a>.<b>`?  Returns the final name. */
