@@ -244,6 +244,10 @@ const char *tc_with_kind(tc *t, const cc_stmt *s);
  * 0 after reporting the broken one. */
 int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode);
 
+/* ---- tc_return.c ---- */
+/* Reports v, returned by the entry, not being one of its tensor parameters; NULL. */
+void *tc_entry_return(tc *t, const cc_ir_expr *v);
+
 /* ---- tc_unshaped.c ---- */
 /* The checks that need no argument shapes, over entry and what it calls
  * (after the typecheck stopped at an argument without a spec). */

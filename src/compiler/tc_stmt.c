@@ -414,6 +414,7 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
             return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "InCore function '%s' may return only its Out/InOut tensor parameters", f->name);
         if (f->kind != CC_FUNC_INCORE && f->kind != CC_FUNC_INLINE && (v->kind != CC_X_VAR || v->type.kind != CC_T_TENSOR))
             return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "'%s' may return only tensors", f->name);
+        if (f->entry && param < 0) return tc_entry_return(t, v);
         st->u.ret.values[k] = v;
     }
     if (!tc_results(t, st->u.ret.values, (const cc_expr *const *)s->u.ret.values, n, s->span)) return NULL;

@@ -579,8 +579,8 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
                       "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
     uint32_t np = fn->def->u.def.nparams - (t->cls ? 1 : 0);
     cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
-    cc_ir_expr **args = np ? base_arena_alloc(t->a, np * sizeof *args) : NULL;
-    if (!e || (np && !args)) return tc_oom(t);
+    cc_ir_expr **args = base_arena_alloc(t->a, (np ? np : 1) * sizeof *args); /* never NULL: NULL args mean the entry */
+    if (!e || !args) return tc_oom(t);
     int ok = tc_bind_args(t, fn, call, first_arg, args);
     if (ok && fn->state == 0) ok = tc_check_fn(t, fn, args);
     else if (ok) {
