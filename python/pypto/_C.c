@@ -19,6 +19,10 @@
  *       first violated rule's ValueError / TypeError (§5.2 order).
  *   run(program, who, specs, buffers, fields) -> None: runs the program
  *       (_C_run.c, which says more); the GIL is released while it runs.
+ *   language_names() -> ((name, status, kind), ...) and language_enums()
+ *       -> ((enum, ((member, value), ...)), ...): pypto.language's names
+ *       and IntEnums (pto/language.h), which the package builds from these.
+ *   pto_dtypes: the public pto_dtype names, by value (pto/compile.h).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,6 +33,7 @@
 
 #include "pto/compile.h"
 #include "pto/config.h"
+#include "pto/language.h"
 #include "pto/version.h"
 
 /* ---- Program ----------------------------------------------------------------------------- */
@@ -264,6 +269,42 @@ static PyObject *py_listing(PyObject *mod, PyObject *arg)
     return PyUnicode_FromString(pto_program_listing(((py_program *)arg)->prog));
 }
 
+/* ---- the language's names and enums (pto/language.h) -------------------------------------- */
+
+static PyObject *py_language_names(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    size_t n = pto_lang_name_count();
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t k = 0; t && k < n; k++) {
+        pto_lang_name x = pto_lang_name_at(k);
+        PyObject *row = Py_BuildValue("(sss)", x.name, x.status, x.kind);
+        if (!row) return Py_DECREF(t), NULL;
+        PyTuple_SET_ITEM(t, (Py_ssize_t)k, row);
+    }
+    return t;
+}
+
+static PyObject *py_language_enums(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    size_t n;
+    const pto_lang_enum *e = pto_lang_enums(&n);
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t k = 0; t && k < n; k++) {
+        PyObject *members = PyTuple_New((Py_ssize_t)e[k].count);
+        for (size_t m = 0; members && m < e[k].count; m++) {
+            PyObject *row = Py_BuildValue("(si)", e[k].members[m].name, e[k].members[m].value);
+            if (!row) Py_CLEAR(members);
+            else PyTuple_SET_ITEM(members, (Py_ssize_t)m, row);
+        }
+        PyObject *row = members ? Py_BuildValue("(sN)", e[k].name, members) : NULL;
+        if (!row) return Py_DECREF(t), NULL;
+        PyTuple_SET_ITEM(t, (Py_ssize_t)k, row);
+    }
+    return t;
+}
+
 /* ---- config_check ------------------------------------------------------------------------ */
 
 PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
@@ -276,6 +317,8 @@ static PyMethodDef py_methods[] = {
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
     {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields) -> None, or raises"},
+    {"language_names", py_language_names, METH_NOARGS, "language_names() -> ((name, status, kind), ...): every pl name"},
+    {"language_enums", py_language_enums, METH_NOARGS, "language_enums() -> ((enum, ((member, value), ...)), ...)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -289,5 +332,14 @@ PyMODINIT_FUNC PyInit__C(void)
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "Program", (PyObject *)&py_program_type) < 0) return Py_DECREF(m), NULL;
     if (PyModule_AddStringConstant(m, "version", pto_version_string()) < 0) return Py_DECREF(m), NULL;
+    PyObject *dtypes = PyTuple_New(sizeof py_dtype_names / sizeof py_dtype_names[0]);
+    for (size_t k = 0; dtypes && k < sizeof py_dtype_names / sizeof py_dtype_names[0]; k++) {
+        PyObject *name = PyUnicode_FromString(py_dtype_names[k]);
+        if (!name) Py_CLEAR(dtypes);
+        else PyTuple_SET_ITEM(dtypes, (Py_ssize_t)k, name);
+    }
+    int rc = dtypes ? PyModule_AddObjectRef(m, "pto_dtypes", dtypes) : -1;
+    Py_XDECREF(dtypes);
+    if (rc < 0) return Py_DECREF(m), NULL;
     return m;
 }

@@ -1,10 +1,11 @@
 /*
- * ir.c - the IR's tables (dtypes, enums, ops), node construction, and the
+ * ir.c - the IR's tables (dtypes, cast modes), node construction, and the
  * expression utilities the passes share: copy, substitution, folding.
  * Folding follows Python: // and % floor, so the results a footprint
  * prints are the numbers the orchestration interpreter computes.
  */
 #include "compiler/ir.h"
+#include "compiler/ir_walk.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,34 +33,6 @@ int cc_dtype_lookup(const char *name)
     return -1;
 }
 
-int cc_dtype_is_later(const char *name)
-{
-    static const char *const later[] = {"INT4", "INT16", "INT64", "UINT4", "UINT8", "UINT16", "UINT32",
-                                        "UINT64", "FP4", "FP8", "FP8E4M3FN", "FP8E5M2", "HF4", "HF8", "FP64"};
-    for (size_t k = 0; k < sizeof later / sizeof later[0]; k++)
-        if (!strcmp(later[k], name)) return 1;
-    return 0;
-}
-
-const char *cc_level_name(cc_level l)
-{
-    static const char *const names[] = {"AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP",
-                                        "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL"};
-    return (unsigned)l < sizeof names / sizeof names[0] ? names[l] : "UNDEFINED";
-}
-
-const char *cc_cache_policy_name(cc_cache_policy c) { return c == CC_CACHE_BYPASS ? "BYPASS" : "DEFAULT"; }
-
-const char *cc_func_kind_name(cc_func_kind k)
-{
-    switch (k) {
-    case CC_FUNC_ORCHESTRATION: return "Orchestration";
-    case CC_FUNC_INCORE: return "InCore";
-    case CC_FUNC_INLINE: return "Inline";
-    default: return "Opaque";
-    }
-}
-
 const char *cc_dir_name(cc_dir d)
 {
     static const char *const names[] = {"None", "In", "Out", "InOut"};
@@ -75,16 +48,6 @@ const char *cc_cast_mode_name(cc_cast_mode m)
     };
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
 }
-
-static const struct { const char *name; uint32_t nslots; } cc_ir_ops[] = {
-#define CC_IR_OP_ROW_(n, s, k) {s, k},
-    CC_IR_OP_LIST(CC_IR_OP_ROW_)
-#undef CC_IR_OP_ROW_
-};
-
-const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].name : "?"; }
-uint32_t cc_ir_op_nslots(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ir_ops[op].nslots : 0; }
-int cc_ir_op_is_tile(cc_ir_op op) { return op != CC_IR_CREATE_TENSOR; }
 
 /* ---- types ---------------------------------------------------------------------------- */
 
@@ -378,31 +341,6 @@ cc_ir_expr *cc_ir_expr_subst(base_arena *a, const cc_ir_expr *e, const char *con
     }
 }
 
-int cc_ir_expr_uses(const cc_ir_expr *e, const char *name)
-{
-    if (!e) return 0;
-    switch (e->kind) {
-    case CC_X_VAR: return !strcmp(e->u.name, name);
-    case CC_X_BINARY: return cc_ir_expr_uses(e->u.bin.l, name) || cc_ir_expr_uses(e->u.bin.r, name);
-    case CC_X_UNARY: return cc_ir_expr_uses(e->u.un.x, name);
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n; k++)
-            if (cc_ir_expr_uses(e->u.list.items[k], name)) return 1;
-        return 0;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++)
-            if (cc_ir_expr_uses(e->u.op.args[k], name)) return 1;
-        return 0;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs; k++)
-            if (cc_ir_expr_uses(e->u.call.args[k], name)) return 1;
-        for (uint32_t k = 0; k < e->u.call.ndeps; k++)
-            if (cc_ir_expr_uses(e->u.call.deps[k], name)) return 1;
-        return 0;
-    default: return 0;
-    }
-}
-
 cc_ir_func *cc_ir_program_func(const cc_ir_program *p, const char *name)
 {
     for (uint32_t k = 0; k < p->nfuncs; k++)
@@ -419,41 +357,26 @@ int cc_ir_func_param(const cc_ir_func *f, const char *name)
 
 /* ---- function order ------------------------------------------------------------------------ */
 
-static void cc_ir_expr_calls(const cc_ir_expr *e, void (*fn)(const cc_ir_expr *, void *), void *ctx)
+typedef struct cc_ir_calls {
+    void (*fn)(const cc_ir_expr *, void *);
+    void *ctx;
+} cc_ir_calls;
+
+/* The calls of e, those in a call's arguments before the call. */
+static int cc_ir_calls_expr(cc_ir_expr *e, void *ctx)
 {
-    if (!e) return;
-    switch (e->kind) {
-    case CC_X_BINARY: cc_ir_expr_calls(e->u.bin.l, fn, ctx), cc_ir_expr_calls(e->u.bin.r, fn, ctx); break;
-    case CC_X_UNARY: cc_ir_expr_calls(e->u.un.x, fn, ctx); break;
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n; k++) cc_ir_expr_calls(e->u.list.items[k], fn, ctx);
-        break;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++) cc_ir_expr_calls(e->u.op.args[k], fn, ctx);
-        break;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs; k++) cc_ir_expr_calls(e->u.call.args[k], fn, ctx);
-        fn(e, ctx);
-        break;
-    default: break;
-    }
+    const cc_ir_calls *c = ctx;
+    cc_ir_expr_each_child(e, cc_ir_calls_expr, ctx);
+    if (e->kind == CC_X_CALL) c->fn(e, c->ctx);
+    return 0;
 }
+
+static int cc_ir_calls_stmt(cc_ir_stmt *s, void *ctx) { return cc_ir_stmt_each_expr(s, cc_ir_calls_expr, ctx); }
 
 void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(const cc_ir_expr *, void *), void *ctx)
 {
-    for (uint32_t k = 0; k < b->n; k++) {
-        const cc_ir_stmt *s = b->items[k];
-        switch (s->kind) {
-        case CC_I_ASSIGN: cc_ir_expr_calls(s->u.assign.value, fn, ctx); break;
-        case CC_I_EXPR: cc_ir_expr_calls(s->u.expr, fn, ctx); break;
-        case CC_I_FOR: cc_ir_block_calls(&s->u.for_.body, fn, ctx); break;
-        case CC_I_WHILE: cc_ir_block_calls(&s->u.while_.body, fn, ctx); break;
-        case CC_I_IF: cc_ir_block_calls(&s->u.if_.then, fn, ctx), cc_ir_block_calls(&s->u.if_.orelse, fn, ctx); break;
-        case CC_I_SCOPE: cc_ir_block_calls(&s->u.scope.body, fn, ctx); break;
-        case CC_I_AT: cc_ir_block_calls(&s->u.at.body, fn, ctx); break;
-        default: break;
-        }
-    }
+    cc_ir_calls c = {fn, ctx};
+    cc_ir_block_each_stmt(b, cc_ir_calls_stmt, &c);
 }
 
 typedef struct cc_ir_order cc_ir_order;

@@ -4,9 +4,9 @@
  *
  * A tile expression is computed into a tile: the assigned name's own tile
  * when the op allows it, else a temporary.  Element-wise ops (binary,
- * unary, CAST) may write a tile they read; MATMUL and ROW_SUM/ROW_MAX
- * never do: when the target is one of their operands they go through a
- * temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY).
+ * unary, cast: cc_ir_op_elementwise) may write a tile they read; matmul
+ * and row reductions never do: when the target is one of their operands
+ * they go through a temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY).
  */
 #include <stdlib.h>
 
@@ -54,8 +54,6 @@ static int32_t lo_store(lo_b *b, const cc_ir_expr *e)
     return dst;
 }
 
-static int lo_is_elementwise(cc_ir_op op) { return op != CC_IR_MATMUL && op != CC_IR_ROW_SUM && op != CC_IR_ROW_MAX; }
-
 static void lo_copy(lo_b *b, int32_t dst, int32_t src, cc_span sp)
 {
     if (dst == src) return;
@@ -67,11 +65,11 @@ static void lo_copy(lo_b *b, int32_t dst, int32_t src, cc_span sp)
 static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     cc_ir_op op = (cc_ir_op)e->u.op.op;
-    const cc_ir_expr *rhs = cc_ir_op_nslots(op) == 2 && op != CC_IR_ROW_SUM && op != CC_IR_ROW_MAX ? e->u.op.args[1] : NULL;
+    const cc_ir_expr *rhs = cc_ir_op_operands(op) == 2 ? e->u.op.args[1] : NULL;
     int32_t a = lo_tile(b, e->u.op.args[0]);
     int scalar = rhs && rhs->type.kind != CC_T_TILE;
     int32_t r = !rhs ? -1 : scalar ? lo_scalar(b, rhs, -1) : lo_tile(b, rhs);
-    int hazard = !lo_is_elementwise(op) && (dst == a || (!scalar && dst == r));
+    int hazard = !cc_ir_op_elementwise(op) && (dst == a || (!scalar && dst == r));
     int32_t out = hazard ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
@@ -201,7 +199,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         uint32_t j = i - 1;
         while (j > 0 && cc_lo_is_scalar(&code[j]) && !target[j]) j--;
         const cc_lo_insn *op = &code[j];
-        if (op->code != CC_LO_TOP || op->dst != st->b || !lo_is_elementwise((cc_ir_op)op->op)) continue;
+        if (op->code != CC_LO_TOP || op->dst != st->b || !cc_ir_op_elementwise((cc_ir_op)op->op)) continue;
         int clobbered = 0;
         for (uint32_t k = j + 1; k < i; k++) clobbered |= target[k] || (op->b_scalar && code[k].dst == op->b);
         if (clobbered) continue;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "compiler/ir_walk.h"
 #include "compiler/passes.h"
 
 /* The first BYPASS load of one tensor. */
@@ -41,58 +42,6 @@ typedef struct cc_cp {
     int oom;
 } cc_cp;
 
-typedef void (*cc_cp_fn)(cc_cp *c, cc_ir_expr *e);
-
-/* ---- walking --------------------------------------------------------------------------- */
-
-/* Calls fn on e and every expression inside it, parents first, in argument order. */
-static void cc_cp_expr(cc_cp *c, cc_ir_expr *e, cc_cp_fn fn)
-{
-    if (!e) return;
-    fn(c, e);
-    switch (e->kind) {
-    case CC_X_BINARY: cc_cp_expr(c, e->u.bin.l, fn), cc_cp_expr(c, e->u.bin.r, fn); break;
-    case CC_X_UNARY: cc_cp_expr(c, e->u.un.x, fn); break;
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n; k++) cc_cp_expr(c, e->u.list.items[k], fn);
-        break;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++) cc_cp_expr(c, e->u.op.args[k], fn);
-        break;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs; k++) cc_cp_expr(c, e->u.call.args[k], fn);
-        break;
-    default: break;
-    }
-}
-
-/* Calls fn on every expression of every statement of b, at any depth, in statement order. */
-static void cc_cp_block(cc_cp *c, cc_ir_block *b, cc_cp_fn fn)
-{
-    for (uint32_t k = 0; k < b->n; k++) {
-        cc_ir_stmt *s = b->items[k];
-        switch (s->kind) {
-        case CC_I_ASSIGN: cc_cp_expr(c, s->u.assign.value, fn); break;
-        case CC_I_EXPR: cc_cp_expr(c, s->u.expr, fn); break;
-        case CC_I_FOR:
-            cc_cp_expr(c, s->u.for_.start, fn), cc_cp_expr(c, s->u.for_.stop, fn), cc_cp_expr(c, s->u.for_.step, fn);
-            cc_cp_block(c, &s->u.for_.body, fn);
-            break;
-        case CC_I_WHILE: cc_cp_expr(c, s->u.while_.cond, fn), cc_cp_block(c, &s->u.while_.body, fn); break;
-        case CC_I_IF:
-            cc_cp_expr(c, s->u.if_.cond, fn);
-            cc_cp_block(c, &s->u.if_.then, fn), cc_cp_block(c, &s->u.if_.orelse, fn);
-            break;
-        case CC_I_SCOPE: cc_cp_block(c, &s->u.scope.body, fn); break;
-        case CC_I_AT: cc_cp_block(c, &s->u.at.body, fn); break;
-        case CC_I_RETURN:
-            for (uint32_t r = 0; r < s->u.ret.n; r++) cc_cp_expr(c, s->u.ret.values[r], fn);
-            break;
-        default: break;
-        }
-    }
-}
-
 /* The tensor a LOAD or STORE op names (LOAD slot 0, STORE slot 2), or NULL. */
 static const char *cc_cp_tensor(const cc_ir_expr *e, cc_ir_op op)
 {
@@ -103,10 +52,12 @@ static const char *cc_cp_tensor(const cc_ir_expr *e, cc_ir_op op)
 
 /* ---- §6.3 row 3 ---------------------------------------------------------------------------- */
 
-static void cc_cp_stores(cc_cp *c, cc_ir_expr *e)
+static int cc_cp_stores(cc_ir_expr *e, void *ctx)
 {
+    cc_cp *c = ctx;
     const char *t = cc_cp_tensor(e, CC_IR_STORE);
     if (t && !strcmp(t, c->name)) c->found = 1;
+    return 0;
 }
 
 /* How f writes tensor: "Out" or "InOut", or NULL when it does not. */
@@ -116,21 +67,23 @@ static const char *cc_cp_written(cc_cp *c, const char *tensor)
     if (k >= 0 && (c->f->params[k].dir == CC_DIR_OUT || c->f->params[k].dir == CC_DIR_INOUT))
         return cc_dir_name(c->f->params[k].dir);
     c->name = tensor, c->found = 0;
-    cc_cp_block(c, &c->f->body, cc_cp_stores);
+    cc_ir_block_walk_exprs(&c->f->body, cc_cp_stores, c);
     /* stored, and read by the load at hand: InOut by the usage rule (§3.2) */
     return c->found ? cc_dir_name(CC_DIR_INOUT) : NULL;
 }
 
-static void cc_cp_check_load(cc_cp *c, cc_ir_expr *e)
+static int cc_cp_check_load(cc_ir_expr *e, void *ctx)
 {
+    cc_cp *c = ctx;
     const char *t = cc_cp_tensor(e, CC_IR_LOAD);
-    if (!t || e->u.op.cache != CC_CACHE_BYPASS) return;
+    if (!t || e->u.op.cache != CC_CACHE_BYPASS) return 0;
     const char *how = cc_cp_written(c, t);
     if (how)
         cc_diag_add(c->p->diags, CC_DIAG_PASS, e->span, NULL,
                     "pl.load(..., cache=pl.CachePolicy.BYPASS) reads '%s', which this kernel also writes (%s); "
                     "a bypassing read of written bytes is a coherency bug",
                     t, how);
+    return 0;
 }
 
 /* ---- resolving ------------------------------------------------------------------------------- */
@@ -163,12 +116,14 @@ static cc_cache_policy cc_cp_declared(const cc_ir_func *f, const char *tensor)
     return CC_CACHE_DEFAULT;
 }
 
-static void cc_cp_resolve_load(cc_cp *c, cc_ir_expr *e)
+static int cc_cp_resolve_load(cc_ir_expr *e, void *ctx)
 {
-    if (e->kind != CC_X_OP || e->u.op.op != CC_IR_LOAD) return;
+    cc_cp *c = ctx;
+    if (e->kind != CC_X_OP || e->u.op.op != CC_IR_LOAD) return 0;
     const char *t = cc_cp_tensor(e, CC_IR_LOAD);
     if (e->u.op.cache == CC_CACHE_UNSET) e->u.op.cache = (uint8_t)(t ? cc_cp_declared(c->f, t) : CC_CACHE_DEFAULT);
     if (t && e->u.op.cache == CC_CACHE_BYPASS) cc_cp_note_bypass(c, t, e->span);
+    return 0;
 }
 
 static int cc_cp_by_span(const void *a, const void *b)
@@ -181,7 +136,7 @@ static int cc_cp_by_span(const void *a, const void *b)
 static int cc_cp_resolve(cc_cp *c)
 {
     c->n = 0;
-    cc_cp_block(c, &c->f->body, cc_cp_resolve_load);
+    cc_ir_block_walk_exprs(&c->f->body, cc_cp_resolve_load, c);
     if (c->oom) return 0;
     if (c->n > 1) qsort(c->first, c->n, sizeof *c->first, cc_cp_by_span);
     for (size_t k = 0; k < c->n; k++)
@@ -197,7 +152,7 @@ int cc_pass_cache_policy(cc_ir_program *p)
     size_t errors = p->diags->errors;
     cc_cp c = {.p = p};
     for (uint32_t k = 0; k < p->nfuncs; k++)
-        if (p->funcs[k]->kind == CC_FUNC_INCORE) c.f = p->funcs[k], cc_cp_block(&c, &c.f->body, cc_cp_check_load);
+        if (p->funcs[k]->kind == CC_FUNC_INCORE) c.f = p->funcs[k], cc_ir_block_walk_exprs(&c.f->body, cc_cp_check_load, &c);
     if (p->diags->errors > errors) return -1;
     int ok = 1;
     for (uint32_t k = 0; k < p->nfuncs && ok; k++)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "compiler/ir_walk.h"
 #include "compiler/passes.h"
 
 typedef struct loop {
@@ -166,22 +167,13 @@ static void count_assignment(kernel *k, const char *name, int loop)
     k->counts[k->ncounts++] = (count){name, !loop, !!loop};
 }
 
-static void count_block(kernel *k, const cc_ir_block *b)
+/* The names s binds: assignment targets, a loop variable. */
+static int count_stmt(cc_ir_stmt *s, void *ctx)
 {
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cc_ir_stmt *s = b->items[i];
-        switch (s->kind) {
-        case CC_I_ASSIGN:
-            for (uint32_t t = 0; t < s->u.assign.ntargets; t++) count_assignment(k, s->u.assign.targets[t].name, 0);
-            break;
-        case CC_I_FOR: count_assignment(k, s->u.for_.var, 1), count_block(k, &s->u.for_.body); break;
-        case CC_I_WHILE: count_block(k, &s->u.while_.body); break;
-        case CC_I_IF: count_block(k, &s->u.if_.then), count_block(k, &s->u.if_.orelse); break;
-        case CC_I_SCOPE: count_block(k, &s->u.scope.body); break;
-        case CC_I_AT: count_block(k, &s->u.at.body); break;
-        default: break;
-        }
-    }
+    kernel *k = ctx;
+    for (uint32_t t = 0; s->kind == CC_I_ASSIGN && t < s->u.assign.ntargets; t++) count_assignment(k, s->u.assign.targets[t].name, 0);
+    if (s->kind == CC_I_FOR) count_assignment(k, s->u.for_.var, 1);
+    return 0;
 }
 
 /* e over parameters, enclosing loop variables and integers; NULL: unknown. */
@@ -322,24 +314,12 @@ static void visit_op(kernel *k, const cc_ir_expr *e)
     }
 }
 
-static void visit(kernel *k, const cc_ir_expr *e)
+/* The loads and stores of e, those in an op's arguments before the op. */
+static int visit(cc_ir_expr *e, void *ctx)
 {
-    if (!e) return;
-    switch (e->kind) {
-    case CC_X_BINARY: visit(k, e->u.bin.l), visit(k, e->u.bin.r); break;
-    case CC_X_UNARY: visit(k, e->u.un.x); break;
-    case CC_X_LIST:
-        for (uint32_t i = 0; i < e->u.list.n; i++) visit(k, e->u.list.items[i]);
-        break;
-    case CC_X_OP:
-        for (uint32_t i = 0; i < cc_ir_op_nslots(e->u.op.op); i++) visit(k, e->u.op.args[i]);
-        visit_op(k, e);
-        break;
-    case CC_X_CALL:
-        for (uint32_t i = 0; i < e->u.call.nargs; i++) visit(k, e->u.call.args[i]);
-        break;
-    default: break;
-    }
+    cc_ir_expr_each_child(e, visit, ctx);
+    if (e->kind == CC_X_OP) visit_op(ctx, e);
+    return 0;
 }
 
 /* ---- the body ------------------------------------------------------------------------------------ */
@@ -361,7 +341,8 @@ static void push(kernel *k, void **items, uint32_t *n, uint64_t *cap, size_t ele
     (*n)++;
 }
 
-static void walk_for(kernel *k, const cc_ir_stmt *s)
+/* A for's loop over its variable's [first, last]. */
+static void push_loop(kernel *k, const cc_ir_stmt *s)
 {
     cc_ir_expr *start = s->u.for_.start ? resolve(k, s->u.for_.start) : num(k, 0);
     cc_ir_expr *step = s->u.for_.step ? resolve(k, s->u.for_.step) : num(k, 1);
@@ -369,24 +350,12 @@ static void walk_for(kernel *k, const cc_ir_stmt *s)
     loop l = {s->u.for_.var, start, loop_last(k, start, resolve(k, s->u.for_.stop), step), 0};
     if (!l.last) l.first = NULL;
     if (cc_ir_const_int(step, &st)) l.step_sign = st > 0 ? 1 : -1;
-    visit(k, s->u.for_.start), visit(k, s->u.for_.stop), visit(k, s->u.for_.step);
-    uint32_t n0 = k->nloops;
     push(k, (void **)&k->loops, &k->nloops, &k->loops_cap, sizeof l, &l);
-    if (k->nloops > n0) walk(k, &s->u.for_.body);
-    k->nloops = n0;
 }
 
-/* A nested block: definitions made in it are not visible after it. */
-static void walk_nested(kernel *k, const cc_ir_block *b)
+/* A single scalar definition of an assignment becomes visible. */
+static void define(kernel *k, const cc_ir_stmt *s)
 {
-    uint32_t n0 = k->ndefs;
-    walk(k, b);
-    k->ndefs = n0;
-}
-
-static void walk_assign(kernel *k, const cc_ir_stmt *s)
-{
-    visit(k, s->u.assign.value);
     const cc_ir_target *t = &s->u.assign.targets[0];
     count c = counted(k, t->name);
     if (s->u.assign.ntargets != 1 || t->type.kind != CC_T_SCALAR || c.assigns != 1 || c.loops ||
@@ -396,28 +365,25 @@ static void walk_assign(kernel *k, const cc_ir_stmt *s)
     push(k, (void **)&k->defs, &k->ndefs, &k->defs_cap, sizeof d, &d);
 }
 
+/* Definitions made in a block that may not run (a branch, a loop body)
+ * are not visible after it; a for's variable is visible in its body. */
+static void walk_stmt(kernel *k, const cc_ir_stmt *s)
+{
+    cc_ir_stmt_each_expr(s, visit, k);
+    if (s->kind == CC_I_ASSIGN) define(k, s);
+    uint32_t n0 = k->nloops, d0 = k->ndefs;
+    if (s->kind == CC_I_FOR) push_loop(k, s);
+    cc_ir_block *kids[CC_IR_MAX_BLOCKS];
+    for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n && !k->oom; c++) {
+        walk(k, kids[c]);
+        if (cc_ir_stmt_flow(s) != CC_IR_FLOW_SEQ) k->ndefs = d0;
+    }
+    k->nloops = n0;
+}
+
 static void walk(kernel *k, const cc_ir_block *b)
 {
-    for (uint32_t i = 0; i < b->n && !k->oom; i++) {
-        const cc_ir_stmt *s = b->items[i];
-        switch (s->kind) {
-        case CC_I_ASSIGN: walk_assign(k, s); break;
-        case CC_I_EXPR: visit(k, s->u.expr); break;
-        case CC_I_FOR: {
-            uint32_t n0 = k->ndefs;
-            walk_for(k, s);
-            k->ndefs = n0;
-            break;
-        }
-        case CC_I_WHILE: visit(k, s->u.while_.cond), walk_nested(k, &s->u.while_.body); break;
-        case CC_I_IF: visit(k, s->u.if_.cond), walk_nested(k, &s->u.if_.then), walk_nested(k, &s->u.if_.orelse); break;
-        case CC_I_SCOPE: walk(k, &s->u.scope.body); break;
-        case CC_I_AT: walk(k, &s->u.at.body); break;
-        case CC_I_RETURN:
-            for (uint32_t v = 0; v < s->u.ret.n; v++) visit(k, s->u.ret.values[v]);
-            break;
-        }
-    }
+    for (uint32_t i = 0; i < b->n && !k->oom; i++) walk_stmt(k, b->items[i]);
 }
 
 /* ---- one InCore function ----------------------------------------------------------------------- */
@@ -451,7 +417,7 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     kernel k = {.p = p, .f = f};
     int rc = 0;
     if (f->nparams && !(k.accs = calloc(f->nparams, sizeof *k.accs))) k.oom = 1;
-    if (!k.oom) count_block(&k, &f->body);
+    if (!k.oom) cc_ir_block_each_stmt(&f->body, count_stmt, &k);
     if (!k.oom) walk(&k, &f->body);
     if (k.oom) rc = oom(p, f->span);
     if (!rc && k.alias_access) { /* a kernel's tensors are its parameters: a local naming one hides the access from §3.2 */
@@ -497,48 +463,9 @@ static int fill_call(cc_ir_program *p, cc_ir_expr *call)
     return 0;
 }
 
-static int fill_expr(cc_ir_program *p, cc_ir_expr *e)
+static int fill_expr(cc_ir_expr *e, void *ctx)
 {
-    if (!e) return 0;
-    switch (e->kind) {
-    case CC_X_BINARY: return fill_expr(p, e->u.bin.l) || fill_expr(p, e->u.bin.r) ? -1 : 0;
-    case CC_X_UNARY: return fill_expr(p, e->u.un.x);
-    case CC_X_LIST:
-        for (uint32_t i = 0; i < e->u.list.n; i++)
-            if (fill_expr(p, e->u.list.items[i])) return -1;
-        return 0;
-    case CC_X_OP:
-        for (uint32_t i = 0; i < cc_ir_op_nslots(e->u.op.op); i++)
-            if (fill_expr(p, e->u.op.args[i])) return -1;
-        return 0;
-    case CC_X_CALL:
-        for (uint32_t i = 0; i < e->u.call.nargs; i++)
-            if (fill_expr(p, e->u.call.args[i])) return -1;
-        return e->u.call.callee && e->u.call.callee->kind == CC_FUNC_INCORE ? fill_call(p, e) : 0;
-    default: return 0;
-    }
-}
-
-static int fill_block(cc_ir_program *p, cc_ir_block *b)
-{
-    for (uint32_t i = 0; i < b->n; i++) {
-        cc_ir_stmt *s = b->items[i];
-        int rc = 0;
-        switch (s->kind) {
-        case CC_I_ASSIGN: rc = fill_expr(p, s->u.assign.value); break;
-        case CC_I_EXPR: rc = fill_expr(p, s->u.expr); break;
-        case CC_I_FOR: rc = fill_block(p, &s->u.for_.body); break;
-        case CC_I_WHILE: rc = fill_block(p, &s->u.while_.body); break;
-        case CC_I_IF: rc = fill_block(p, &s->u.if_.then) || fill_block(p, &s->u.if_.orelse); break;
-        case CC_I_SCOPE: rc = fill_block(p, &s->u.scope.body); break;
-        case CC_I_AT: rc = fill_block(p, &s->u.at.body); break;
-        case CC_I_RETURN:
-            for (uint32_t v = 0; v < s->u.ret.n && !rc; v++) rc = fill_expr(p, s->u.ret.values[v]);
-            break;
-        }
-        if (rc) return -1;
-    }
-    return 0;
+    return e->kind == CC_X_CALL && e->u.call.callee && e->u.call.callee->kind == CC_FUNC_INCORE ? fill_call(ctx, e) : 0;
 }
 
 /* ---- control-plane parameters ------------------------------------------------------------------ */
@@ -594,7 +521,7 @@ int cc_pass_call_directions(cc_ir_program *p)
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (p->funcs[i]->kind == CC_FUNC_INCORE && derive_kernel(p, p->funcs[i])) return -1;
     for (uint32_t i = 0; i < p->nfuncs; i++)
-        if (fill_block(p, &p->funcs[i]->body)) return -1;
+        if (cc_ir_block_walk_exprs(&p->funcs[i]->body, fill_expr, p)) return -1;
     derive_control_params(p);
     return 0;
 }

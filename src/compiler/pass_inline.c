@@ -25,6 +25,7 @@
 
 #include "base/array.h"
 #include "base/strmap.h"
+#include "compiler/ir_walk.h"
 #include "compiler/passes.h"
 
 /* ---- statement lists and name sets (heap arrays, freed by their owner) ------------- */
@@ -107,67 +108,36 @@ static void inl_add(inl_ctx *x, inl_names *s, const char *name)
 
 /* ---- collecting names --------------------------------------------------------------- */
 
-static void inl_expr_names(inl_ctx *x, inl_names *s, const cc_ir_expr *e)
+/* A name walk: into names, of x. */
+typedef struct inl_collect {
+    inl_ctx *x;
+    inl_names *names;
+    int uses;
+} inl_collect;
+
+static int inl_var_name(cc_ir_expr *e, void *ctx)
 {
-    if (!e) return;
-    switch (e->kind) {
-    case CC_X_VAR: inl_add(x, s, e->u.name); break;
-    case CC_X_BINARY: inl_expr_names(x, s, e->u.bin.l), inl_expr_names(x, s, e->u.bin.r); break;
-    case CC_X_UNARY: inl_expr_names(x, s, e->u.un.x); break;
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n; k++) inl_expr_names(x, s, e->u.list.items[k]);
-        break;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++) inl_expr_names(x, s, e->u.op.args[k]);
-        break;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs; k++) inl_expr_names(x, s, e->u.call.args[k]);
-        for (uint32_t k = 0; k < e->u.call.ndeps; k++) inl_expr_names(x, s, e->u.call.deps[k]);
-        break;
-    default: break;
-    }
+    inl_collect *c = ctx;
+    if (e->kind == CC_X_VAR) inl_add(c->x, c->names, e->u.name);
+    return 0;
+}
+
+static int inl_stmt_names(cc_ir_stmt *st, void *ctx)
+{
+    inl_collect *c = ctx;
+    for (uint32_t k = 0; st->kind == CC_I_ASSIGN && k < st->u.assign.ntargets; k++) inl_add(c->x, c->names, st->u.assign.targets[k].name);
+    if (st->kind == CC_I_FOR) inl_add(c->x, c->names, st->u.for_.var);
+    if (st->kind == CC_I_AT) inl_add(c->x, c->names, st->u.at.as_name);
+    if (c->uses) cc_ir_stmt_walk_exprs(st, inl_var_name, c);
+    return 0;
 }
 
 /* The names a block binds (targets, loop variables, `as` names); with
  * uses, also every name it reads. */
 static void inl_block_names(inl_ctx *x, inl_names *s, const cc_ir_block *b, int uses)
 {
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cc_ir_stmt *st = b->items[i];
-        switch (st->kind) {
-        case CC_I_ASSIGN:
-            for (uint32_t k = 0; k < st->u.assign.ntargets; k++) inl_add(x, s, st->u.assign.targets[k].name);
-            if (uses) inl_expr_names(x, s, st->u.assign.value);
-            break;
-        case CC_I_EXPR:
-            if (uses) inl_expr_names(x, s, st->u.expr);
-            break;
-        case CC_I_FOR:
-            inl_add(x, s, st->u.for_.var);
-            if (uses) inl_expr_names(x, s, st->u.for_.start), inl_expr_names(x, s, st->u.for_.stop), inl_expr_names(x, s, st->u.for_.step);
-            inl_block_names(x, s, &st->u.for_.body, uses);
-            break;
-        case CC_I_WHILE:
-            if (uses) inl_expr_names(x, s, st->u.while_.cond);
-            inl_block_names(x, s, &st->u.while_.body, uses);
-            break;
-        case CC_I_IF:
-            if (uses) inl_expr_names(x, s, st->u.if_.cond);
-            inl_block_names(x, s, &st->u.if_.then, uses);
-            inl_block_names(x, s, &st->u.if_.orelse, uses);
-            break;
-        case CC_I_SCOPE: inl_block_names(x, s, &st->u.scope.body, uses); break;
-        case CC_I_AT:
-            inl_add(x, s, st->u.at.as_name);
-            for (uint32_t k = 0; uses && k < st->u.at.ndeps; k++) inl_expr_names(x, s, st->u.at.deps[k]);
-            inl_block_names(x, s, &st->u.at.body, uses);
-            break;
-        case CC_I_RETURN:
-            for (uint32_t k = 0; uses && k < st->u.ret.n; k++) inl_expr_names(x, s, st->u.ret.values[k]);
-            break;
-        default: break;
-        }
-    }
+    inl_collect c = {x, s, uses};
+    cc_ir_block_each_stmt(b, inl_stmt_names, &c);
 }
 
 /* ---- binding the callee's names at a call ------------------------------------------- */
@@ -402,27 +372,19 @@ static int inl_is_inline_call(const cc_ir_expr *e)
     return e && e->kind == CC_X_CALL && e->u.call.callee->kind == CC_FUNC_INLINE;
 }
 
+static int inl_find_visit(cc_ir_expr *e, void *ctx)
+{
+    if (!inl_is_inline_call(e)) return 0;
+    *(const cc_ir_expr **)ctx = e;
+    return 1;
+}
+
 /* The first Inline call in e, or NULL. */
 static const cc_ir_expr *inl_find_call(const cc_ir_expr *e)
 {
-    if (!e) return NULL;
-    if (inl_is_inline_call(e)) return e;
-    const cc_ir_expr *r = NULL;
-    switch (e->kind) {
-    case CC_X_BINARY: return (r = inl_find_call(e->u.bin.l)) ? r : inl_find_call(e->u.bin.r);
-    case CC_X_UNARY: return inl_find_call(e->u.un.x);
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n && !r; k++) r = inl_find_call(e->u.list.items[k]);
-        return r;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op) && !r; k++) r = inl_find_call(e->u.op.args[k]);
-        return r;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs && !r; k++) r = inl_find_call(e->u.call.args[k]);
-        for (uint32_t k = 0; k < e->u.call.ndeps && !r; k++) r = inl_find_call(e->u.call.deps[k]);
-        return r;
-    default: return NULL;
-    }
+    const cc_ir_expr *found = NULL;
+    cc_ir_expr_walk(e, inl_find_visit, &found);
+    return found;
 }
 
 /* Rejects an Inline call anywhere in es (a while condition: evaluated at
@@ -561,87 +523,58 @@ static void inl_control_in_kernel(inl_ctx *x, const inl_plane *pl, cc_span sp, c
     x->failed = 1;
 }
 
-static void inl_plane_expr(inl_ctx *x, const inl_plane *pl, const cc_ir_expr *e);
+/* One expression walk of the plane check. */
+typedef struct inl_plane_walk {
+    inl_ctx *x;
+    const inl_plane *pl;
+} inl_plane_walk;
 
-static void inl_plane_exprs(inl_ctx *x, const inl_plane *pl, cc_ir_expr *const *es, uint32_t n)
+static int inl_plane_expr(cc_ir_expr *e, void *ctx)
 {
-    for (uint32_t k = 0; k < n && !x->failed; k++) inl_plane_expr(x, pl, es[k]);
-}
-
-static void inl_plane_expr(inl_ctx *x, const inl_plane *pl, const cc_ir_expr *e)
-{
-    if (!e || x->failed) return;
-    switch (e->kind) {
-    case CC_X_BINARY: inl_plane_expr(x, pl, e->u.bin.l), inl_plane_expr(x, pl, e->u.bin.r); break;
-    case CC_X_UNARY: inl_plane_expr(x, pl, e->u.un.x); break;
-    case CC_X_LIST: inl_plane_exprs(x, pl, e->u.list.items, e->u.list.n); break;
-    case CC_X_OP: {
+    const inl_plane_walk *w = ctx;
+    inl_ctx *x = w->x;
+    const inl_plane *pl = w->pl;
+    if (e->kind == CC_X_OP) {
         cc_ir_op op = (cc_ir_op)e->u.op.op;
-        if (pl->kernel && op == CC_IR_CREATE_TENSOR) return inl_control_in_kernel(x, pl, e->span, "pl.create_tensor");
+        if (pl->kernel && op == CC_IR_CREATE_TENSOR) return inl_control_in_kernel(x, pl, e->span, "pl.create_tensor"), 1;
         if (!pl->kernel && cc_ir_op_is_tile(op)) {
             /* the text stage 0 gives a tile op written in control-plane code */
             cc_diag_add(x->p->diags, CC_DIAG_INVALID_OP, e->span,
                         "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
                         "Misplaced tile op 'pl.%s' in %s function '%s' (should be inside InCore block)", cc_ir_op_name(op),
                         cc_func_kind_name((cc_func_kind)x->f->kind), x->f->name);
+            return x->failed = 1;
+        }
+    }
+    if (e->kind == CC_X_CALL && pl->kernel) {
+        char what[256];
+        snprintf(what, sizeof what, "calling '%s'", e->u.call.callee->name);
+        return inl_control_in_kernel(x, pl, e->span, e->u.call.submit ? "pl.submit" : what), 1;
+    }
+    return 0;
+}
+
+/* A runtime scope or a pl.at in kernel code is rejected before its
+ * expressions; a pl.at(CORE_GROUP) body is kernel code. */
+static void inl_plane_block(inl_ctx *x, const inl_plane *pl, const cc_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n && !x->failed; i++) {
+        const cc_ir_stmt *s = b->items[i];
+        if (pl->kernel && s->kind == CC_I_AT) return inl_control_in_kernel(x, pl, s->span, "pl.at");
+        if (pl->kernel && s->kind == CC_I_SCOPE) {
+            /* the parser's rule for a scope written in kernel code (docs/dsl.md, `pl.scope()`) */
+            cc_diag_add(x->p->diags, CC_DIAG_SYNTAX, s->span, NULL,
+                        "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", pl->where);
             x->failed = 1;
             return;
         }
-        inl_plane_exprs(x, pl, e->u.op.args, cc_ir_op_nslots(op));
-        break;
-    }
-    case CC_X_CALL:
-        if (pl->kernel) {
-            char what[256];
-            snprintf(what, sizeof what, "calling '%s'", e->u.call.callee->name);
-            return inl_control_in_kernel(x, pl, e->span, e->u.call.submit ? "pl.submit" : what);
-        }
-        inl_plane_exprs(x, pl, e->u.call.args, e->u.call.nargs);
-        inl_plane_exprs(x, pl, e->u.call.deps, e->u.call.ndeps);
-        break;
-    default: break;
-    }
-}
-
-static void inl_plane_block(inl_ctx *x, const inl_plane *pl, const cc_ir_block *b);
-
-static void inl_plane_stmt(inl_ctx *x, const inl_plane *pl, const cc_ir_stmt *s)
-{
-    switch (s->kind) {
-    case CC_I_ASSIGN: inl_plane_expr(x, pl, s->u.assign.value); break;
-    case CC_I_EXPR: inl_plane_expr(x, pl, s->u.expr); break;
-    case CC_I_FOR:
-        inl_plane_expr(x, pl, s->u.for_.start), inl_plane_expr(x, pl, s->u.for_.stop), inl_plane_expr(x, pl, s->u.for_.step);
-        inl_plane_block(x, pl, &s->u.for_.body);
-        break;
-    case CC_I_WHILE: inl_plane_expr(x, pl, s->u.while_.cond), inl_plane_block(x, pl, &s->u.while_.body); break;
-    case CC_I_IF:
-        inl_plane_expr(x, pl, s->u.if_.cond);
-        inl_plane_block(x, pl, &s->u.if_.then), inl_plane_block(x, pl, &s->u.if_.orelse);
-        break;
-    case CC_I_SCOPE:
-        if (!pl->kernel) return inl_plane_block(x, pl, &s->u.scope.body);
-        /* S5 (§4.1), the parser's rule for a scope written in kernel code */
-        cc_diag_add(x->p->diags, CC_DIAG_SYNTAX, s->span, NULL,
-                    "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", pl->where);
-        x->failed = 1;
-        break;
-    case CC_I_AT: {
-        if (pl->kernel) return inl_control_in_kernel(x, pl, s->span, "pl.at");
-        inl_plane_exprs(x, pl, s->u.at.deps, s->u.at.ndeps);
+        inl_plane_walk w = {x, pl};
+        if (cc_ir_stmt_walk_exprs(s, inl_plane_expr, &w)) return;
         inl_plane body = *pl;
-        if (s->u.at.level == CC_LEVEL_CORE_GROUP) body = (inl_plane){1, "inside a pl.at(level=pl.Level.CORE_GROUP) body"};
-        inl_plane_block(x, &body, &s->u.at.body);
-        break;
+        if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP) body = (inl_plane){1, "inside a pl.at(level=pl.Level.CORE_GROUP) body"};
+        cc_ir_block *kids[CC_IR_MAX_BLOCKS];
+        for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n && !x->failed; c++) inl_plane_block(x, &body, kids[c]);
     }
-    case CC_I_RETURN: inl_plane_exprs(x, pl, s->u.ret.values, s->u.ret.n); break;
-    default: break;
-    }
-}
-
-static void inl_plane_block(inl_ctx *x, const inl_plane *pl, const cc_ir_block *b)
-{
-    for (uint32_t i = 0; i < b->n && !x->failed; i++) inl_plane_stmt(x, pl, b->items[i]);
 }
 
 static void inl_check_plane(inl_ctx *x)

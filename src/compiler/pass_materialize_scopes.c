@@ -16,6 +16,7 @@
  *    wraps: the for, the if (then branch), the else branch's first
  *    statement, the def (function body).
  */
+#include "compiler/ir_walk.h"
 #include "compiler/passes.h"
 
 /* Is b exactly one AUTO scope statement? */
@@ -37,27 +38,18 @@ static int cc_msc_walk(base_arena *a, cc_ir_block *b, unsigned manual);
 
 static int cc_msc_stmt(base_arena *a, cc_ir_stmt *s, unsigned manual)
 {
-    switch (s->kind) {
-    case CC_I_SCOPE:
-        return cc_msc_walk(a, &s->u.scope.body, manual + (s->u.scope.mode == CC_SCOPE_MANUAL));
-    case CC_I_FOR:
-        if (!cc_msc_walk(a, &s->u.for_.body, manual)) return 0;
-        return manual || cc_msc_wrap(a, &s->u.for_.body, s->span);
-    case CC_I_IF: {
-        cc_ir_block *then = &s->u.if_.then, *orelse = &s->u.if_.orelse;
-        if (!cc_msc_walk(a, then, manual) || !cc_msc_walk(a, orelse, manual)) return 0;
-        if (manual) return 1;
-        if (!cc_msc_wrap(a, then, s->span)) return 0;
-        /* orelse.n == 0 is "no else": nothing is synthesized */
-        return !orelse->n || cc_msc_wrap(a, orelse, orelse->items[0]->span);
-    }
-    case CC_I_WHILE:
-        return cc_msc_walk(a, &s->u.while_.body, manual);
-    case CC_I_AT:
-        return s->u.at.level == CC_LEVEL_CORE_GROUP || cc_msc_walk(a, &s->u.at.body, manual);
-    default:
-        return 1;
-    }
+    if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP) return 1; /* kernel code */
+    cc_ir_block *kids[CC_IR_MAX_BLOCKS];
+    unsigned inner = manual + (s->kind == CC_I_SCOPE && s->u.scope.mode == CC_SCOPE_MANUAL);
+    for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n; c++)
+        if (!cc_msc_walk(a, kids[c], inner)) return 0;
+    if (manual) return 1;
+    if (s->kind == CC_I_FOR) return cc_msc_wrap(a, &s->u.for_.body, s->span);
+    if (s->kind != CC_I_IF) return 1;
+    cc_ir_block *then = &s->u.if_.then, *orelse = &s->u.if_.orelse;
+    if (!cc_msc_wrap(a, then, s->span)) return 0;
+    /* orelse.n == 0 is "no else": nothing is synthesized */
+    return !orelse->n || cc_msc_wrap(a, orelse, orelse->items[0]->span);
 }
 
 static int cc_msc_walk(base_arena *a, cc_ir_block *b, unsigned manual)

@@ -23,6 +23,7 @@
 
 #include "base/array.h"
 #include "base/strmap.h"
+#include "compiler/ir_walk.h"
 #include "compiler/passes.h"
 
 /* ---- a growing list of pointers (scratch, on the heap) ------------------------------- */
@@ -51,68 +52,6 @@ static int names_has(const vec *x, const char *name)
     return 0;
 }
 
-/* ---- walking expressions ------------------------------------------------------------------ */
-
-typedef int (*expr_fn)(void *ctx, const cc_ir_expr *e);
-
-/* Calls fn on e and its subexpressions, parents first, in evaluation order. */
-static int walk_expr(const cc_ir_expr *e, expr_fn fn, void *ctx)
-{
-    if (!e) return 0;
-    if (fn(ctx, e)) return -1;
-    switch (e->kind) {
-    case CC_X_BINARY: return walk_expr(e->u.bin.l, fn, ctx) || walk_expr(e->u.bin.r, fn, ctx) ? -1 : 0;
-    case CC_X_UNARY: return walk_expr(e->u.un.x, fn, ctx);
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n; k++)
-            if (walk_expr(e->u.list.items[k], fn, ctx)) return -1;
-        return 0;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++)
-            if (walk_expr(e->u.op.args[k], fn, ctx)) return -1;
-        return 0;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs; k++)
-            if (walk_expr(e->u.call.args[k], fn, ctx)) return -1;
-        for (uint32_t k = 0; k < e->u.call.ndeps; k++)
-            if (walk_expr(e->u.call.deps[k], fn, ctx)) return -1;
-        return 0;
-    default: return 0;
-    }
-}
-
-/* Calls fn on every expression of b, nested blocks included. */
-static int walk_block(const cc_ir_block *b, expr_fn fn, void *ctx)
-{
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cc_ir_stmt *s = b->items[i];
-        int rc = 0;
-        switch (s->kind) {
-        case CC_I_ASSIGN: rc = walk_expr(s->u.assign.value, fn, ctx); break;
-        case CC_I_EXPR: rc = walk_expr(s->u.expr, fn, ctx); break;
-        case CC_I_FOR:
-            rc = walk_expr(s->u.for_.start, fn, ctx) || walk_expr(s->u.for_.stop, fn, ctx) ||
-                 walk_expr(s->u.for_.step, fn, ctx) || walk_block(&s->u.for_.body, fn, ctx);
-            break;
-        case CC_I_WHILE: rc = walk_expr(s->u.while_.cond, fn, ctx) || walk_block(&s->u.while_.body, fn, ctx); break;
-        case CC_I_IF:
-            rc = walk_expr(s->u.if_.cond, fn, ctx) || walk_block(&s->u.if_.then, fn, ctx) ||
-                 walk_block(&s->u.if_.orelse, fn, ctx);
-            break;
-        case CC_I_SCOPE: rc = walk_block(&s->u.scope.body, fn, ctx); break;
-        case CC_I_AT:
-            for (uint32_t k = 0; k < s->u.at.ndeps && !rc; k++) rc = walk_expr(s->u.at.deps[k], fn, ctx);
-            rc = rc || walk_block(&s->u.at.body, fn, ctx);
-            break;
-        case CC_I_RETURN:
-            for (uint32_t k = 0; k < s->u.ret.n && !rc; k++) rc = walk_expr(s->u.ret.values[k], fn, ctx);
-            break;
-        }
-        if (rc) return -1;
-    }
-    return 0;
-}
-
 /* ---- capture: what the body reads before assigning it ---------------------------------- */
 
 typedef struct capture {
@@ -122,7 +61,7 @@ typedef struct capture {
     const cc_ir_expr *bad;    /* the first of others */
 } capture;
 
-static int cap_var(void *ctx, const cc_ir_expr *e)
+static int cap_var(cc_ir_expr *e, void *ctx)
 {
     capture *c = ctx;
     if (e->kind != CC_X_VAR || names_has(&c->defined, e->u.name)) return 0;
@@ -138,51 +77,41 @@ static int cap_var(void *ctx, const cc_ir_expr *e)
 
 static int cap_block(capture *c, const cc_ir_block *b);
 
-/* An if: after it, only names both branches assigned are definitely assigned. */
-static int cap_if(capture *c, const cc_ir_stmt *s)
+/* Exactly one of the blocks runs: after it, only the names every one of
+ * them assigned are definitely assigned. */
+static int cap_branches(capture *c, cc_ir_block *const *kids, uint32_t n)
 {
     uint32_t n0 = c->defined.n;
-    vec then = {0};
-    int rc = cap_block(c, &s->u.if_.then);
-    for (uint32_t k = n0; k < c->defined.n && !rc; k++) rc = vec_push(&then, c->defined.v[k]);
-    c->defined.n = n0;
-    rc = rc || cap_block(c, &s->u.if_.orelse);
-    uint32_t n1 = c->defined.n;
-    c->defined.n = n0;
-    for (uint32_t k = n0; k < n1 && !rc; k++)
-        if (names_has(&then, c->defined.v[k])) rc = vec_push(&c->defined, c->defined.v[k]);
-    free(then.v);
+    vec common = {0}, next = {0};
+    int rc = 0;
+    for (uint32_t b = 0; b < n && !rc; b++) {
+        rc = cap_block(c, kids[b]);
+        next.n = 0;
+        for (uint32_t k = n0; k < c->defined.n && !rc; k++)
+            if (!b || names_has(&common, c->defined.v[k])) rc = vec_push(&next, c->defined.v[k]);
+        vec t = common;
+        common = next, next = t;
+        c->defined.n = n0;
+    }
+    for (uint32_t k = 0; k < common.n && !rc; k++) rc = vec_push(&c->defined, common.v[k]);
+    free(common.v), free(next.v);
     return rc;
 }
 
 static int cap_stmt(capture *c, const cc_ir_stmt *s)
 {
     uint32_t n0 = c->defined.n;
-    int rc = 0;
-    switch (s->kind) {
-    case CC_I_ASSIGN:
-        rc = walk_expr(s->u.assign.value, cap_var, c);
-        for (uint32_t k = 0; k < s->u.assign.ntargets && !rc; k++) rc = vec_push(&c->defined, s->u.assign.targets[k].name);
-        return rc;
-    case CC_I_FOR:
-        rc = walk_expr(s->u.for_.start, cap_var, c) || walk_expr(s->u.for_.stop, cap_var, c) ||
-             walk_expr(s->u.for_.step, cap_var, c) || vec_push(&c->defined, s->u.for_.var) ||
-             cap_block(c, &s->u.for_.body);
-        c->defined.n = n0; /* a loop may run zero times; its variable ends with it */
-        return rc;
-    case CC_I_WHILE:
-        rc = walk_expr(s->u.while_.cond, cap_var, c) || cap_block(c, &s->u.while_.body);
-        c->defined.n = n0;
-        return rc;
-    case CC_I_IF: return walk_expr(s->u.if_.cond, cap_var, c) || cap_if(c, s);
-    case CC_I_SCOPE: return cap_block(c, &s->u.scope.body);
-    case CC_I_AT: return cap_block(c, &s->u.at.body);
-    default: {
-        /* EXPR, RETURN: their expressions, read in place */
-        cc_ir_block one = {(cc_ir_stmt **)&s, 1};
-        return walk_block(&one, cap_var, c);
-    }
-    }
+    int rc = cc_ir_stmt_walk_exprs(s, cap_var, c);
+    for (uint32_t k = 0; s->kind == CC_I_ASSIGN && k < s->u.assign.ntargets && !rc; k++)
+        rc = vec_push(&c->defined, s->u.assign.targets[k].name);
+    if (!rc && s->kind == CC_I_FOR) rc = vec_push(&c->defined, s->u.for_.var);
+    cc_ir_block *kids[CC_IR_MAX_BLOCKS];
+    uint32_t n = cc_ir_stmt_blocks(s, kids);
+    cc_ir_flow flow = cc_ir_stmt_flow(s);
+    if (flow == CC_IR_FLOW_BRANCH) return rc || cap_branches(c, kids, n);
+    for (uint32_t b = 0; b < n && !rc; b++) rc = cap_block(c, kids[b]);
+    if (flow == CC_IR_FLOW_LOOP) c->defined.n = n0; /* a loop may run zero times; its variable ends with it */
+    return rc;
 }
 
 static int cap_block(capture *c, const cc_ir_block *b)
@@ -199,7 +128,7 @@ typedef struct usage {
     uint8_t dir; /* cc_dir bits */
 } usage;
 
-static int usage_op(void *ctx, const cc_ir_expr *e)
+static int usage_op(cc_ir_expr *e, void *ctx)
 {
     usage *u = ctx;
     if (e->kind != CC_X_OP) return 0;
@@ -212,7 +141,7 @@ static int usage_op(void *ctx, const cc_ir_expr *e)
 static cc_dir usage_dir(const cc_ir_block *body, const char *name)
 {
     usage u = {name, CC_DIR_NONE};
-    walk_block(body, usage_op, &u);
+    cc_ir_block_walk_exprs(body, usage_op, &u);
     return u.dir ? (cc_dir)u.dir : CC_DIR_IN;
 }
 
@@ -226,107 +155,26 @@ typedef struct frame {
     const struct frame *up;
 } frame;
 
-enum { SCAN_NONE, SCAN_KILLED, SCAN_FOUND };
-
-static int scan_stmt(const cc_ir_stmt *s, const char *n, const cc_ir_stmt **found);
-
-/* Statements [from, to) of b in order: the first that reads n before a
- * reassignment at this level. */
-static int scan_block(const cc_ir_block *b, uint32_t from, uint32_t to, const char *n, const cc_ir_stmt **found)
-{
-    for (uint32_t i = from; i < to; i++) {
-        int r = scan_stmt(b->items[i], n, found);
-        if (r != SCAN_NONE) return r;
-    }
-    return SCAN_NONE;
-}
-
-/* A nested block that may not run: its reads count, its reassignments do not. */
-static int scan_maybe(const cc_ir_block *b, const char *n, const cc_ir_stmt **found)
-{
-    return scan_block(b, 0, b->n, n, found) == SCAN_FOUND ? SCAN_FOUND : SCAN_NONE;
-}
-
-static int scan_stmt(const cc_ir_stmt *s, const char *n, const cc_ir_stmt **found)
-{
-    switch (s->kind) {
-    case CC_I_ASSIGN:
-        if (cc_ir_expr_uses(s->u.assign.value, n)) return *found = s, SCAN_FOUND;
-        for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
-            if (!strcmp(s->u.assign.targets[k].name, n)) return SCAN_KILLED;
-        return SCAN_NONE;
-    case CC_I_FOR:
-        if (cc_ir_expr_uses(s->u.for_.start, n) || cc_ir_expr_uses(s->u.for_.stop, n) || cc_ir_expr_uses(s->u.for_.step, n))
-            return *found = s, SCAN_FOUND;
-        return strcmp(s->u.for_.var, n) ? scan_maybe(&s->u.for_.body, n, found) : SCAN_NONE;
-    case CC_I_WHILE:
-        if (cc_ir_expr_uses(s->u.while_.cond, n)) return *found = s, SCAN_FOUND;
-        return scan_maybe(&s->u.while_.body, n, found);
-    case CC_I_IF: {
-        if (cc_ir_expr_uses(s->u.if_.cond, n)) return *found = s, SCAN_FOUND;
-        int a = scan_block(&s->u.if_.then, 0, s->u.if_.then.n, n, found);
-        if (a == SCAN_FOUND) return a;
-        int b = scan_block(&s->u.if_.orelse, 0, s->u.if_.orelse.n, n, found);
-        if (b == SCAN_FOUND) return b;
-        return a == SCAN_KILLED && b == SCAN_KILLED ? SCAN_KILLED : SCAN_NONE;
-    }
-    case CC_I_SCOPE: return scan_block(&s->u.scope.body, 0, s->u.scope.body.n, n, found);
-    case CC_I_AT:
-        for (uint32_t k = 0; k < s->u.at.ndeps; k++)
-            if (cc_ir_expr_uses(s->u.at.deps[k], n)) return *found = s, SCAN_FOUND;
-        if (s->u.at.level != CC_LEVEL_CORE_GROUP) return scan_block(&s->u.at.body, 0, s->u.at.body.n, n, found);
-        return scan_maybe(&s->u.at.body, n, found);
-    case CC_I_RETURN:
-        for (uint32_t k = 0; k < s->u.ret.n; k++)
-            if (cc_ir_expr_uses(s->u.ret.values[k], n)) return *found = s, SCAN_FOUND;
-        return SCAN_NONE;
-    default: return cc_ir_expr_uses(s->u.expr, n) ? (*found = s, SCAN_FOUND) : SCAN_NONE;
-    }
-}
-
 /* The first statement that may read n after the statement fr stands at,
  * following the function's control flow outward (loop back-edges too). */
 static const cc_ir_stmt *read_after(const frame *fr, const char *n)
 {
-    const cc_ir_stmt *found = NULL;
+    cc_ir_reader at;
     for (; fr; fr = fr->up) {
-        int r = scan_block(fr->b, fr->i + 1, fr->b->n, n, &found);
-        if (r == SCAN_FOUND) return found;
-        if (r == SCAN_KILLED) return NULL;
+        cc_ir_reach r = cc_ir_scan_reads(fr->b, fr->i + 1, fr->b->n, n, &at);
+        if (r == CC_IR_REACH_READ) return at.stmt;
+        if (r == CC_IR_REACH_KILLED) return NULL;
         const cc_ir_stmt *loop = fr->owner;
         if (!loop || (loop->kind != CC_I_FOR && loop->kind != CC_I_WHILE)) continue;
         if (loop->kind == CC_I_WHILE && cc_ir_expr_uses(loop->u.while_.cond, n)) return loop;
-        if (scan_block(fr->b, 0, fr->i + 1, n, &found) == SCAN_FOUND) return found;
+        if (cc_ir_scan_reads(fr->b, 0, fr->i + 1, n, &at) == CC_IR_REACH_READ) return at.stmt;
     }
     return NULL;
 }
 
 /* ---- names the body assigns --------------------------------------------------------------- */
 
-typedef int (*stmt_fn)(void *ctx, const cc_ir_stmt *s);
-
-/* Calls fn on every statement of b, nested ones included, in source order. */
-static int each_stmt(const cc_ir_block *b, stmt_fn fn, void *ctx)
-{
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cc_ir_stmt *s = b->items[i];
-        if (fn(ctx, s)) return -1;
-        const cc_ir_block *sub[2] = {NULL, NULL};
-        switch (s->kind) {
-        case CC_I_FOR: sub[0] = &s->u.for_.body; break;
-        case CC_I_WHILE: sub[0] = &s->u.while_.body; break;
-        case CC_I_IF: sub[0] = &s->u.if_.then, sub[1] = &s->u.if_.orelse; break;
-        case CC_I_SCOPE: sub[0] = &s->u.scope.body; break;
-        case CC_I_AT: sub[0] = &s->u.at.body; break;
-        default: break;
-        }
-        for (int k = 0; k < 2; k++)
-            if (sub[k] && each_stmt(sub[k], fn, ctx)) return -1;
-    }
-    return 0;
-}
-
-static int add_targets(void *ctx, const cc_ir_stmt *s)
+static int add_targets(cc_ir_stmt *s, void *ctx)
 {
     vec *names = ctx;
     for (uint32_t k = 0; s->kind == CC_I_ASSIGN && k < s->u.assign.ntargets; k++)
@@ -335,7 +183,7 @@ static int add_targets(void *ctx, const cc_ir_stmt *s)
 }
 
 /* Fails (returns 1) at an assignment of the name ctx that is not `x = pl.store(..., x)`. */
-static int not_self_store(void *ctx, const cc_ir_stmt *s)
+static int not_self_store(cc_ir_stmt *s, void *ctx)
 {
     const char *n = ctx;
     if (s->kind != CC_I_ASSIGN) return 0;
@@ -359,49 +207,29 @@ typedef struct outliner {
     base_strmap *names;  /* every function's name (kernel names avoid them) */
 } outliner;
 
-static int put_reader(void *ctx, const cc_ir_expr *e)
-{
-    return e->kind == CC_X_VAR && base_strmap_put(ctx, e->u.name, 1) != 0 ? -1 : 0;
-}
+static int put_name(base_strmap *r, const cc_ir_expr *var) { return base_strmap_put(r, var->u.name, 1) != 0 ? -1 : 0; }
+
+static int put_reader(cc_ir_expr *e, void *ctx) { return e->kind == CC_X_VAR ? put_name(ctx, e) : 0; }
 
 /* The readers of b: names read by control-plane code, and names a
  * CORE_GROUP body captures (reads before assigning).  A name outside this
- * set cannot be read after the body that assigns it, so the §1.9 scan
+ * set cannot be read after the body that assigns it, so the live-after scan
  * skips it: the check costs what the program's reads cost, once. */
 static int collect_readers(base_strmap *r, const cc_ir_block *b)
 {
     for (uint32_t i = 0; i < b->n; i++) {
         const cc_ir_stmt *s = b->items[i];
-        int rc = 0;
-        switch (s->kind) {
-        case CC_I_ASSIGN: rc = walk_expr(s->u.assign.value, put_reader, r); break;
-        case CC_I_EXPR: rc = walk_expr(s->u.expr, put_reader, r); break;
-        case CC_I_FOR:
-            rc = walk_expr(s->u.for_.start, put_reader, r) || walk_expr(s->u.for_.stop, put_reader, r) ||
-                 walk_expr(s->u.for_.step, put_reader, r) || collect_readers(r, &s->u.for_.body);
-            break;
-        case CC_I_WHILE: rc = walk_expr(s->u.while_.cond, put_reader, r) || collect_readers(r, &s->u.while_.body); break;
-        case CC_I_IF:
-            rc = walk_expr(s->u.if_.cond, put_reader, r) || collect_readers(r, &s->u.if_.then) || collect_readers(r, &s->u.if_.orelse);
-            break;
-        case CC_I_SCOPE: rc = collect_readers(r, &s->u.scope.body); break;
-        case CC_I_AT: {
-            for (uint32_t k = 0; k < s->u.at.ndeps && !rc; k++) rc = walk_expr(s->u.at.deps[k], put_reader, r);
-            if (rc || s->u.at.level != CC_LEVEL_CORE_GROUP) {
-                rc = rc || collect_readers(r, &s->u.at.body);
-                break;
-            }
+        cc_ir_block *kids[CC_IR_MAX_BLOCKS];
+        int rc = cc_ir_stmt_walk_exprs(s, put_reader, r);
+        if (!rc && s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP) {
             capture c = {0};
             rc = cap_block(&c, &s->u.at.body);
-            for (uint32_t k = 0; k < c.tensors.n && !rc; k++) rc = put_reader(r, c.tensors.v[k]);
-            for (uint32_t k = 0; k < c.scalars.n && !rc; k++) rc = put_reader(r, c.scalars.v[k]);
-            for (uint32_t k = 0; k < c.others.n && !rc; k++) rc = put_reader(r, c.others.v[k]);
+            for (uint32_t k = 0; k < c.tensors.n && !rc; k++) rc = put_name(r, c.tensors.v[k]);
+            for (uint32_t k = 0; k < c.scalars.n && !rc; k++) rc = put_name(r, c.scalars.v[k]);
+            for (uint32_t k = 0; k < c.others.n && !rc; k++) rc = put_name(r, c.others.v[k]);
             free(c.defined.v), free(c.tensors.v), free(c.scalars.v), free(c.others.v);
-            break;
-        }
-        case CC_I_RETURN:
-            for (uint32_t k = 0; k < s->u.ret.n && !rc; k++) rc = walk_expr(s->u.ret.values[k], put_reader, r);
-            break;
+        } else {
+            for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n && !rc; c++) rc = collect_readers(r, kids[c]);
         }
         if (rc) return -1;
     }
@@ -421,13 +249,13 @@ static int check_live_after(outliner *o, const frame *fr, const capture *c)
     cc_ir_program *p = o->p;
     const cc_ir_block *body = &fr->b->items[fr->i]->u.at.body;
     vec assigned = {0};
-    int rc = each_stmt(body, add_targets, &assigned) ? oom(p, fr->b->items[fr->i]->span) : 0;
+    int rc = cc_ir_block_each_stmt(body, add_targets, &assigned) ? oom(p, fr->b->items[fr->i]->span) : 0;
     for (uint32_t k = 0; k < assigned.n && !rc; k++) {
         const char *n = assigned.v[k];
         if (base_strmap_get(&o->readers, n) < 0) continue;
         int tensor = 0;
         for (uint32_t t = 0; t < c->tensors.n; t++) tensor |= !strcmp(((const cc_ir_expr *)c->tensors.v[t])->u.name, n);
-        if (tensor && !each_stmt(body, not_self_store, (void *)n)) continue;
+        if (tensor && !cc_ir_block_each_stmt(body, not_self_store, (void *)n)) continue;
         const cc_ir_stmt *reader = read_after(fr, n);
         if (!reader) continue;
         cc_diag_add(p->diags, CC_DIAG_PASS, reader->span, NULL,
@@ -565,25 +393,20 @@ static int outline_block(outliner *o, cc_ir_block *b, const cc_ir_stmt *owner, c
     frame fr = {b, 0, owner, up};
     for (; fr.i < b->n; fr.i++) {
         cc_ir_stmt *s = b->items[fr.i];
-        int rc = 0;
-        switch (s->kind) {
-        case CC_I_FOR: rc = outline_block(o, &s->u.for_.body, s, &fr); break;
-        case CC_I_WHILE: rc = outline_block(o, &s->u.while_.body, s, &fr); break;
-        case CC_I_IF: rc = outline_block(o, &s->u.if_.then, s, &fr) || outline_block(o, &s->u.if_.orelse, s, &fr); break;
-        case CC_I_SCOPE: rc = outline_block(o, &s->u.scope.body, s, &fr); break;
-        case CC_I_AT:
-            rc = s->u.at.level == CC_LEVEL_CORE_GROUP ? outline_at(o, &fr) : outline_block(o, &s->u.at.body, s, &fr);
-            break;
-        default: break;
+        cc_ir_block *kids[CC_IR_MAX_BLOCKS];
+        if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP) {
+            if (outline_at(o, &fr)) return -1;
+            continue;
         }
-        if (rc) return -1;
+        for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n; c++)
+            if (outline_block(o, kids[c], s, &fr)) return -1;
     }
     return 0;
 }
 
 static int is_control_plane(const cc_ir_func *f) { return f->kind == CC_FUNC_ORCHESTRATION || f->kind == CC_FUNC_OPAQUE; }
 
-static int promote_callee(void *ctx, const cc_ir_expr *e)
+static int promote_callee(cc_ir_expr *e, void *ctx)
 {
     (void)ctx;
     if (e->kind == CC_X_CALL && e->u.call.callee && e->u.call.callee->kind == CC_FUNC_OPAQUE)
@@ -608,6 +431,6 @@ int cc_pass_outline_incore(cc_ir_program *p)
     base_strmap_free(&names);
     if (rc) return -1;
     for (uint32_t i = 0; i < p->nfuncs; i++)
-        if (is_control_plane(p->funcs[i])) walk_block(&p->funcs[i]->body, promote_callee, NULL);
+        if (is_control_plane(p->funcs[i])) cc_ir_block_walk_exprs(&p->funcs[i]->body, promote_callee, NULL);
     return 0;
 }

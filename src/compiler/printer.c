@@ -144,52 +144,49 @@ static void print_unary(const cc_ir_expr *e, int compact, base_strbuf *out)
     print_operand(e->u.un.x, cc_op_prec(e->u.un.op), compact, out);
 }
 
-/* The keyword of an optional op slot, or NULL for a positional one. */
-static const char *slot_keyword(cc_ir_op op, uint32_t k)
-{
-    if (k == 3 && op == CC_IR_LOAD) return "valid_shape";
-    if (k == 3 && op == CC_IR_STORE) return "shapes";
-    if (k == 1 && (op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX)) return "tmp_tile";
-    return NULL;
-}
-
-static void print_op_attrs(const cc_ir_expr *e, int compact, base_strbuf *out)
+/* The op's attributes: positional (a dtype written as an argument: CAST,
+ * CREATE_TENSOR), or the keyword ones. */
+static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, base_strbuf *out)
 {
     const char *s = sep(compact);
     switch (e->u.op.op) {
     case CC_IR_LOAD:
+        if (positional) break;
         if (e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
         if (e->u.op.cache != CC_CACHE_UNSET)
             base_strbuf_printf(out, "%scache=pl.CachePolicy.%s", s, cc_cache_policy_name(e->u.op.cache));
         break;
     case CC_IR_CAST:
-        base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
-        if (e->u.op.mode != CC_CAST_ROUND) base_strbuf_printf(out, "%smode=\"%s\"", s, cc_cast_mode_name(e->u.op.mode));
+        if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        else if (e->u.op.mode != CC_CAST_ROUND) base_strbuf_printf(out, "%smode=\"%s\"", s, cc_cast_mode_name(e->u.op.mode));
         break;
     case CC_IR_MATMUL:
-        if (e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_CREATE_TENSOR:
-        base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
-        if (e->u.op.args[1]) base_strbuf_printf(out, "%sinit_value=", s), cc_print_expr(e->u.op.args[1], compact, out);
+        if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     default: break;
     }
 }
 
+/* pl.<op>(required slots, positional attributes, optional slots as
+ * keywords, keyword attributes): the op table's slot names; absent slots
+ * are left out. */
 static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
-    cc_ir_op op = e->u.op.op;
-    base_strbuf_printf(out, "pl.%s(", cc_ir_op_name(op));
+    const cc_op_info *row = cc_ir_op_info((cc_ir_op)e->u.op.op);
+    base_strbuf_printf(out, "pl.%s(", row->name);
     int first = 1;
-    for (uint32_t k = 0; k < cc_ir_op_nslots(op); k++) {
-        if (!e->u.op.args[k] || (op == CC_IR_CREATE_TENSOR && k == 1)) continue; /* init_value=: after the dtype */
+    for (uint32_t k = 0; k <= row->nslots; k++) {
+        if (k == row->nreq) print_op_attrs(e, 1, compact, out);
+        if (k == row->nslots || !e->u.op.args[k]) continue;
         if (!first) base_strbuf_puts(out, sep(compact));
-        if (slot_keyword(op, k)) base_strbuf_printf(out, "%s=", slot_keyword(op, k));
+        if (k >= row->nreq) base_strbuf_printf(out, "%s=", row->slots[k]);
         cc_print_expr(e->u.op.args[k], compact, out);
         first = 0;
     }
-    print_op_attrs(e, compact, out);
+    print_op_attrs(e, 0, compact, out);
     base_strbuf_puts(out, ")");
 }
 

@@ -77,9 +77,9 @@
  *                  straight into the window, and no source of that TOP is read after it (one
  *                  pointing into the window may be overwritten); mode 2: the same, but a source
  *                  is read again (one pointing into the window is copied out first)
- *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op (ADD..MINIMUM, EXP..RELU, ROW_SUM,
- *                  ROW_MAX, CAST, MATMUL); dtype: the result's; b_scalar: b is a register (the tile
- *                  op's scalar operand, converted to dtype); CAST's mode in mode
+ *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op of class binary, unary, row reduction,
+ *                  cast or matmul (ops.h; b for two operands); dtype: the result's; b_scalar: b is a
+ *                  register (the tile op's scalar operand, converted to dtype); CAST's mode in mode
  *   TCOPY          vdst = va (a copy: tiles are values)
  */
 #define CC_LO_OPCODE_LIST(X) \

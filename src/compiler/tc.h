@@ -186,6 +186,12 @@ const char *tc_pl_attr(const tc *t, const cc_expr *e, const char *a);
 const char *tc_pl_path(tc *t, const cc_expr *e);
 /* An enum member `pl.<Enum>.<M>` -> its value, or -1 (no diagnostic). */
 int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name);
+/* Reports construct, a pl name or keyword of status (names.h) later or
+ * hardware-internal (for the reason), as UnsupportedFeatureError. */
+void *tc_pl_unsupported(tc *t, cc_span sp, uint8_t status, uint8_t reason, const char *construct);
+/* Reports keyword kw of pl.<form> when names.h lists it (later or
+ * hardware-internal); returns 1 then, else 0 (nothing reported). */
+int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw);
 /* A dtype `pl.FP32` -> cc_dtype; reports and returns -1 otherwise. */
 int tc_dtype_arg(tc *t, const cc_expr *e, const char *what);
 /* e, or, when e names a module constant (not shadowed by a local), that

@@ -1,9 +1,9 @@
 /*
  * tc_expr.c - the type checker's names and expressions: the pl names
- * (ops, enums, dtypes, what is later), module and caller constants,
- * annotations (parameters, locals, results), scalar arithmetic with
- * folding, a constant's conversion to a declared scalar dtype, and the
- * dispatch of every expression form.
+ * (looked up in names.h; the texts for later and hardware-internal ones),
+ * module and caller constants, annotations (parameters, locals, results),
+ * scalar arithmetic with folding, a constant's conversion to a declared
+ * scalar dtype, and the dispatch of every expression form.
  *
  * Name resolution order (DSL-SPEC §1.4): locals and parameters, caller
  * constants, module constants, the builtins min and max.  A name assigned
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "compiler/names.h"
 #include "compiler/scalar_cast.h"
 
 /* ---- pl names -------------------------------------------------------------------------- */
@@ -54,71 +55,48 @@ const char *tc_pl_path(tc *t, const cc_expr *e)
     return base_arena_strndup(t->a, buf, len);
 }
 
-typedef struct tc_member { const char *name; int value; } tc_member;
-
-static const tc_member tc_levels[] = {
-    {"AIV", 0}, {"AIC", 1}, {"CORE_GROUP", 2}, {"CHIP_DIE", 3}, {"L2CACHE", 3}, {"CHIP", 4}, {"PROCESSOR", 4},
-    {"UMA", 4}, {"HOST", 5}, {"NODE", 5}, {"CLUSTER_0", 6}, {"POD", 6}, {"CLUSTER_1", 7}, {"CLOS1", 7},
-    {"CLUSTER_2", 8}, {"CLOS2", 8}, {"GLOBAL", 9}, {"UNDEFINED", 255}, {NULL, 0}};
-static const tc_member tc_scope_modes[] = {{"AUTO", 0}, {"MANUAL", 1}, {NULL, 0}};
-static const tc_member tc_cache_policies[] = {{"DEFAULT", 0}, {"BYPASS", 1}, {NULL, 0}};
-static const tc_member tc_function_types[] = {
-    {"Opaque", 0}, {"Orchestration", 1}, {"InCore", 2}, {"AIC", 3}, {"AIV", 4}, {"Group", 5},
-    {"Spmd", 6}, {"Inline", 7}, {"Graph", 8}, {NULL, 0}};
-static const tc_member tc_mems[] = {{"DDR", 0}, {"Vec", 1}, {"Mat", 2}, {"Left", 3}, {"Right", 4}, {"Acc", 5}, {"Bias", 6}, {NULL, 0}};
-
-static const struct { const char *name; const tc_member *members; } tc_enums[] = {
-    {"Level", tc_levels}, {"ScopeMode", tc_scope_modes}, {"CachePolicy", tc_cache_policies},
-    {"FunctionType", tc_function_types}, {"Mem", tc_mems}, {"MemorySpace", tc_mems}};
-
 int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name)
 {
     e = tc_module_constant_ast(t, e);
     const char *member = tc_pl_attr(t, e, enum_name);
     if (!member || e->u.attr.value->kind != CC_E_ATTR) return -1;
-    for (size_t k = 0; k < sizeof tc_enums / sizeof tc_enums[0]; k++)
-        if (!strcmp(tc_enums[k].name, enum_name))
-            for (const tc_member *m = tc_enums[k].members; m->name; m++)
-                if (!strcmp(m->name, member)) return m->value;
-    return -1;
+    return cc_pl_enum_value(enum_name, member);
 }
 
-/* pl names this version implements (besides ops, enums and dtypes). */
-static const char *const tc_pl_known[] = {
-    "load", "store", "add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "sqrt", "abs", "relu",
-    "row_sum", "row_max", "cast", "matmul", "create_tensor", "submit", "at", "scope", "manual_scope", "range",
-    "set_cache_policy", "tensor", "jit", "program", "function", "Tensor", "Out", "InOut", "Scalar", "TaskId",
-    "Level", "ScopeMode", "CachePolicy", "FunctionType", "Mem", "MemorySpace", "ND", NULL};
-
-/* pl names recognised and rejected as later (§1.10). */
-static const char *const tc_pl_later[] = {
-    "spmd", "spmd_submit", "cluster", "split_aiv", "aiv_shard", "aic_gather", "tile", "parallel", "unroll",
-    "pipeline", "while_", "cond", "yield_", "slice", "assemble", "move", "create_tile", "read", "write", "array",
-    "TensorView", "no_dep", "dynamic", "Tile", "func_attr", "log", "rsqrt", "recip", "row_min", "col_sum",
-    "col_max", "col_min", "col_expand", "row_expand", "expand", "cmp", "sel", "gather", "scatter", "sort",
-    "matmul_acc", "matmul_bias", "batch_matmul", "and_", "or_", "xor", "shl", "shr", "not_", "inline",
-    "distributed", "atomic_add", "DistributedConfig", NULL};
-
-static int tc_in(const char *const *list, const char *name)
+void *tc_pl_unsupported(tc *t, cc_span sp, uint8_t status, uint8_t reason, const char *construct)
 {
-    for (; *list; list++)
-        if (!strcmp(*list, name)) return 1;
-    return 0;
+    if (status == CC_PL_HARDWARE)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, sp, NULL, "%s is Ascend-specific: %s; it has no meaning on the CPU backend", construct,
+                      cc_pl_reason_text((cc_pl_reason)reason));
+    return tc_err(t, CC_DIAG_UNSUPPORTED, sp, NULL, "%s is not supported in this version", construct);
 }
 
-/* Reports a pl name used where it means nothing: unknown, later, or not a
- * value. */
+int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw)
+{
+    const cc_pl_keyword *k = cc_pl_keyword_find(form, kw->name);
+    if (!k) return 0;
+    char construct[96];
+    if (k->status == CC_PL_HARDWARE) snprintf(construct, sizeof construct, "%s=", kw->name);
+    else snprintf(construct, sizeof construct, "%s.%s(%s=...)", t->pl, form, kw->name);
+    tc_pl_unsupported(t, kw->name_span, k->status, k->reason, construct);
+    return 1;
+}
+
+/* Reports a pl name used where it means nothing: unknown, later,
+ * hardware-internal, or not a value. */
 static void *tc_pl_name_error(tc *t, const cc_expr *e)
 {
     const cc_expr *root = e;
     while (root->kind == CC_E_ATTR && root->u.attr.value->kind == CC_E_ATTR) root = root->u.attr.value;
     const char *first = root->u.attr.name, *path = tc_pl_path(t, e);
     if (!path) return tc_oom(t);
-    if (tc_in(tc_pl_later, first)) return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "%s is not supported in this version", path);
-    if (cc_dtype_is_later(first))
-        return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "dtype %s is not supported in this version", path);
-    if (!tc_in(tc_pl_known, first) && cc_dtype_lookup(first) < 0)
-        return tc_err(t, CC_DIAG_UNDEFINED, root->span, NULL, "%s.%s is not a pypto.language name", t->pl, first);
+    const cc_pl_name *n = cc_pl_name_find(first);
+    if (!n) return tc_err(t, CC_DIAG_UNDEFINED, root->span, NULL, "%s.%s is not a pypto.language name", t->pl, first);
+    if (n->status != CC_PL_SUPPORTED) {
+        char construct[300];
+        snprintf(construct, sizeof construct, "%s%s", n->kind == CC_PLK_DTYPE ? "dtype " : "", path);
+        return tc_pl_unsupported(t, e->span, n->status, n->reason, construct);
+    }
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s cannot be used as a value here", path);
 }
 
@@ -141,8 +119,11 @@ int tc_dtype_arg(tc *t, const cc_expr *e, const char *what)
     if (name && e->u.attr.value->kind == CC_E_NAME) {
         int d = cc_dtype_lookup(name);
         if (d >= 0 && d != CC_DT_TASK_ID) return d;
-        if (cc_dtype_is_later(name)) {
-            tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "dtype %s.%s is not supported in this version", t->pl, name);
+        const cc_pl_name *n = cc_pl_name_find(name);
+        if (n && n->kind == CC_PLK_DTYPE && n->status != CC_PL_SUPPORTED) {
+            char construct[96];
+            snprintf(construct, sizeof construct, "dtype %s.%s", t->pl, name);
+            tc_pl_unsupported(t, e->span, n->status, n->reason, construct);
             return -1;
         }
     }
@@ -488,7 +469,8 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
                               "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
             return tc_func_call(t, k, e, 1, 1);
         }
-        if (tc_in(tc_pl_known, op) || cc_dtype_lookup(op) >= 0) return tc_pl_call(t, e, op);
+        const cc_pl_name *n = cc_pl_name_find(op);
+        if (n && n->status == CC_PL_SUPPORTED) return tc_pl_call(t, e, op);
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {

@@ -1,7 +1,10 @@
 /*
  * tc_ops.c - the type checker's pl ops (DSL-SPEC §1.8): argument binding,
  * where each op may run, its result type, and the compile-time checks
- * with their exact messages (ranks, shapes, dtypes, static bounds).
+ * with their exact messages (ranks, shapes, dtypes, static bounds).  The
+ * op table (ops.h) gives each op's place, dtype rule and slots; binary,
+ * unary and row-reduction ops are checked from their row alone, the
+ * others (load, store, cast, matmul, create_tensor) by their own code.
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
  * kernel code becomes an explicit whole-tensor LOAD marked implicit);
@@ -13,20 +16,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler/names.h"
 #include "compiler/scalar_cast.h"
 
 typedef struct tc_args {
     const cc_expr *v[8];
 } tc_args;
 
-/* Binds call's arguments to the parameter names of an op (positional
- * first, then keywords); unknown keywords: later ones are reported as
- * such, others as unexpected. */
-static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, const char *const *later, tc_args *a)
+#define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
+
+/* Binds call's arguments to the np parameter names of an op (positional
+ * first, then keywords); unknown keywords: those names.h lists are
+ * reported as it says, others as unexpected. */
+static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a)
 {
     memset(a, 0, sizeof *a);
-    uint32_t np = 0;
-    while (params[np]) np++;
     if (call->u.call.nargs > np)
         return tc_err(t, CC_DIAG_TYPE, call->u.call.args[np]->span, NULL, "pl.%s() takes at most %u positional arguments, got %u", op,
                       np, call->u.call.nargs), 0;
@@ -39,9 +43,7 @@ static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *co
             a->v[j] = kw->value;
             continue;
         }
-        for (const char *const *l = later; l && *l; l++)
-            if (!strcmp(*l, kw->name))
-                return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL, "pl.%s(%s=...) is not supported in this version", op, kw->name), 0;
+        if (tc_pl_keyword_unsupported(t, op, kw)) return 0;
         return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.%s() got an unexpected keyword argument '%s'", op, kw->name), 0;
     }
     return 1;
@@ -184,14 +186,14 @@ static int tc_bool_kw(tc *t, const cc_expr *e, const char *what, int *v)
 
 static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp", "cache", NULL};
+    static const char *const ps[] = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp", "cache"};
     tc_args a;
     int clamp;
     cc_ir_expr *ld = cc_ir_op_new(t->a, CC_IR_LOAD, call->span), *offs, *shp, *valid = NULL;
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
     if (!ld) return tc_oom(t);
-    if (!tc_op_bind(t, call, "load", ps, NULL, &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
+    if (!tc_op_bind(t, call, "load", ps, TC_N(ps), &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
     cc_ir_expr *src = tc_tensor_arg(t, a.v[0], "load");
     if (!src || !(offs = tc_list_of(t, a.v[1], "offsets")) || !tc_shapes(t, a.v[2], "load", ext, &n, &shp) ||
         !tc_bool_kw(t, a.v[5], "clamp=", &clamp))
@@ -216,12 +218,11 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
 
 static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes", NULL};
-    static const char *const later[] = {"atomic", NULL};
+    static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes"};
     tc_args a;
     cc_ir_expr *st = cc_ir_op_new(t->a, CC_IR_STORE, call->span), *tile, *offs, *dst, *shp = NULL;
     if (!st) return tc_oom(t);
-    if (!tc_op_bind(t, call, "store", ps, later, &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
+    if (!tc_op_bind(t, call, "store", ps, TC_N(ps), &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
     if (!(tile = tc_expr(t, a.v[0])) || !(tile = tc_tile_operand(t, tile, a.v[0]->span)) || !(offs = tc_list_of(t, a.v[1], "offsets")) ||
         !(dst = tc_tensor_arg(t, a.v[2], "store")))
         return NULL;
@@ -252,13 +253,24 @@ static int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_ty
     return 1;
 }
 
+/* The op's dtype rule on a tile of dtype dt. */
+static int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp)
+{
+    int fl = cc_dtype_is_float((cc_dtype)dt);
+    if ((row->dtypes == CC_OPD_FLOAT && !fl) || (row->dtypes == CC_OPD_INT && fl))
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s requires a%s tile, got %s", row->name, fl ? "n integer" : " floating-point",
+                      cc_dtype_name((cc_dtype)dt)), 0;
+    return 1;
+}
+
 cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
 {
-    const char *name = cc_ir_op_name(op);
+    const cc_op_info *row = cc_ir_op_info(op);
+    const char *name = row->name;
     if (!tc_kernel_only(t, name, sp)) return NULL;
     if (l->type.kind == CC_T_SCALAR && (r->type.kind == CC_T_TILE || r->type.kind == CC_T_TENSOR))
         return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s: the scalar operand must be on the right", name);
-    if (!(l = tc_tile_operand(t, l, sp))) return NULL;
+    if (!(l = tc_tile_operand(t, l, sp)) || !tc_op_dtypes(t, row, l->type.dtype, sp)) return NULL;
     if (r->type.kind == CC_T_SCALAR) {
         if (!tc_scalar_fits_tile(t, name, r, &l->type)) return NULL;
     } else {
@@ -279,43 +291,49 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
 
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
 {
-    const char *name = cc_ir_op_name(op);
-    if (!tc_kernel_only(t, name, sp) || !(x = tc_tile_operand(t, x, sp))) return NULL;
-    if ((op == CC_IR_EXP || op == CC_IR_SQRT) && !cc_dtype_is_float(x->type.dtype))
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s requires a floating-point tile, got %s", name, cc_dtype_name(x->type.dtype));
-    if ((op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX) && x->type.rank != 2)
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", name, x->type.rank);
+    const cc_op_info *row = cc_ir_op_info(op);
+    int reduce = row->cls == CC_OPC_ROW_REDUCE;
+    if (!tc_kernel_only(t, row->name, sp) || !(x = tc_tile_operand(t, x, sp)) || !tc_op_dtypes(t, row, x->type.dtype, sp)) return NULL;
+    if (reduce && x->type.rank != 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", row->name, x->type.rank);
     cc_ir_expr *u = cc_ir_op_new(t->a, op, sp);
     if (!u) return tc_oom(t);
     u->u.op.args[0] = x, u->type = x->type;
-    if (op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX) u->type.shape[1] = 1;
+    if (reduce) u->type.shape[1] = 1;
     return u;
 }
 
+/* An optional slot: of a unary op a hint (a boolean literal, kept as
+ * written), of a row reduction a scratch tile. */
+static cc_ir_expr *tc_optional_slot(tc *t, const cc_op_info *row, uint32_t k, const cc_expr *e)
+{
+    if (row->cls == CC_OPC_UNARY && e->kind != CC_E_BOOL)
+        return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL, "pl.%s() %s must be a boolean literal (True/False)", row->name, row->slots[k]);
+    cc_ir_expr *y = tc_expr(t, e);
+    return y && row->cls == CC_OPC_ROW_REDUCE ? tc_tile_operand(t, y, e->span) : y;
+}
+
+/* A binary, unary or row-reduction op called by name: its row's slots. */
 static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
 {
-    const char *name = cc_ir_op_name(op);
-    uint32_t n = cc_ir_op_nslots(op);
-    static const char *const bin[] = {"lhs", "rhs", NULL}, *const un[] = {"x", NULL}, *const row[] = {"tile", "tmp_tile", NULL};
-    const char *const *ps = op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX ? row : n == 2 ? bin : un;
+    const cc_op_info *row = cc_ir_op_info(op);
     tc_args a;
-    if (!tc_op_bind(t, call, name, ps, NULL, &a) || !tc_need(t, call, name, &a, ps == row ? 1 : n, ps)) return NULL;
-    cc_ir_expr *x = tc_expr(t, a.v[0]), *y = NULL;
-    if (!x || (ps != un && a.v[1] && !(y = tc_expr(t, a.v[1])))) return NULL;
-    if (ps == bin) return tc_tile_binary(t, op, x, y, call->span);
+    if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots))
+        return NULL;
+    cc_ir_expr *x = tc_expr(t, a.v[0]), *y;
+    if (!x) return NULL;
+    if (row->cls == CC_OPC_BINARY) return (y = tc_expr(t, a.v[1])) ? tc_tile_binary(t, op, x, y, call->span) : NULL;
     cc_ir_expr *u = tc_tile_unary(t, op, x, call->span);
-    if (u && y) {
-        if (!(y = tc_tile_operand(t, y, a.v[1]->span))) return NULL;
-        u->u.op.args[1] = y;
-    }
+    for (uint32_t k = row->nreq; u && k < row->nslots; k++)
+        if (a.v[k] && !(u->u.op.args[k] = tc_optional_slot(t, row, k, a.v[k]))) return NULL;
     return u;
 }
 
 static cc_ir_expr *tc_cast(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"x", "target_type", "mode", NULL};
+    static const char *const ps[] = {"x", "target_type", "mode"};
     tc_args a;
-    if (!tc_op_bind(t, call, "cast", ps, NULL, &a) || !tc_need(t, call, "cast", &a, 2, ps)) return NULL;
+    if (!tc_op_bind(t, call, "cast", ps, TC_N(ps), &a) || !tc_need(t, call, "cast", &a, 2, ps)) return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     int dt = x ? tc_dtype_arg(t, a.v[1], "pl.cast target_type") : -1;
     if (dt < 0) return NULL;
@@ -354,15 +372,14 @@ static cc_ir_expr *tc_cast(tc *t, const cc_expr *call)
 
 static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz", NULL};
+    static const char *const ps[] = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz"};
     tc_args a;
-    if (!tc_op_bind(t, call, "matmul", ps, NULL, &a) || !tc_need(t, call, "matmul", &a, 2, ps)) return NULL;
+    if (!tc_op_bind(t, call, "matmul", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul", &a, 2, ps)) return NULL;
     for (int k = 3; k < 6; k++) {
         int v;
         if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
         if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
     }
-    if (!tc_kernel_only(t, "matmul", call->span)) return NULL;
     cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
     if (!r || !(l = tc_tile_operand(t, l, a.v[0]->span)) || !(r = tc_tile_operand(t, r, a.v[1]->span))) return NULL;
     if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
@@ -407,14 +424,16 @@ static cc_ir_expr *tc_create_tensor_init(tc *t, const cc_expr *e, cc_dtype dt)
 
 static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"shape", "dtype", "layout", "manual_dep", "init_value", NULL};
+    static const char *const ps[] = {"shape", "dtype", "layout", "manual_dep", "init_value"};
     tc_args a;
-    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, call->span, "pl.create_tensor");
-    if (!tc_op_bind(t, call, "create_tensor", ps, NULL, &a) || !tc_need(t, call, "create_tensor", &a, 2, ps)) return NULL;
+    if (!tc_op_bind(t, call, "create_tensor", ps, TC_N(ps), &a) || !tc_need(t, call, "create_tensor", &a, 2, ps)) return NULL;
     int manual;
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
-    if (a.v[2] && !(tc_pl_attr(t, a.v[2], "ND") && a.v[2]->u.attr.value->kind == CC_E_NAME))
+    const char *layout = a.v[2] && a.v[2]->kind == CC_E_ATTR && a.v[2]->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, a.v[2], NULL) : NULL;
+    const cc_pl_name *hw = layout ? cc_pl_name_find(layout) : NULL;
+    if (hw && hw->status == CC_PL_HARDWARE) return tc_pl_unsupported(t, a.v[2]->span, hw->status, hw->reason, tc_pl_path(t, a.v[2]));
+    if (a.v[2] && !(layout && !strcmp(layout, "ND")))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
@@ -437,11 +456,18 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
 
 cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
 {
-    for (int op = 0; op < CC_IR_OP_COUNT; op++) {
-        if (strcmp(cc_ir_op_name((cc_ir_op)op), name)) continue;
+    int op = cc_ir_op_lookup(name);
+    if (op >= 0) {
+        const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
+        if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
+        if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL) {
+            char what[64];
+            snprintf(what, sizeof what, "pl.%s", name);
+            return tc_control_in_kernel(t, call->span, what);
+        }
         switch (op) {
-        case CC_IR_LOAD: return tc_kernel_only(t, name, call->span) ? tc_load(t, call) : NULL;
-        case CC_IR_STORE: return tc_kernel_only(t, name, call->span) ? tc_store(t, call) : NULL;
+        case CC_IR_LOAD: return tc_load(t, call);
+        case CC_IR_STORE: return tc_store(t, call);
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);

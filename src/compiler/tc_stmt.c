@@ -18,6 +18,7 @@
 
 #include "base/array.h"
 #include "base/text.h"
+#include "compiler/names.h"
 
 /* What a block is the body of: markers are hoisted from AT bodies and
  * rejected with a scope-specific message in SCOPE bodies. */
@@ -303,12 +304,9 @@ static int tc_range(tc *t, const cc_expr *it, cc_ir_expr **bounds)
 {
     const char *name = it->kind == CC_E_CALL ? tc_pl_attr(t, it->u.call.fn, NULL) : NULL;
     if (!name || strcmp(name, "range") || it->u.call.fn->u.attr.value->kind != CC_E_NAME) {
-        if (name && it->u.call.fn->u.attr.value->kind == CC_E_NAME) {
-            const char *path = tc_pl_path(t, it->u.call.fn);
-            static const char *const later[] = {"parallel", "unroll", "pipeline", "while_", "spmd", "spmd_submit", NULL};
-            for (const char *const *l = later; *l; l++)
-                if (!strcmp(*l, name)) return tc_err(t, CC_DIAG_UNSUPPORTED, it->span, NULL, "%s is not supported in this version", path), 0;
-        }
+        const cc_pl_name *n = name && it->u.call.fn->u.attr.value->kind == CC_E_NAME ? cc_pl_name_find(name) : NULL;
+        if (n && n->status != CC_PL_SUPPORTED && n->kind == CC_PLK_LOOP)
+            return tc_pl_unsupported(t, it->span, n->status, n->reason, tc_pl_path(t, it->u.call.fn)), 0;
         return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "for loops must iterate over pl.range(...)"), 0;
     }
     uint32_t n = it->u.call.nargs;
@@ -582,7 +580,6 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
     const cc_expr *level = ctx->u.call.nargs ? ctx->u.call.args[0] : NULL, *deps = NULL;
     if (ctx->u.call.nargs == 2)
         return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->u.call.args[1]->span, NULL, "pl.at() optimizations is not supported in this version"), 0;
-    static const char *const later[] = {"role", "optimizations", "no_dep_args", "dumps", "allow_early_resolve", "windowize", NULL};
     for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
         const cc_keyword *kw = &ctx->u.call.kws[k];
         if (!strcmp(kw->name, "level") && !level) level = kw->value;
@@ -597,11 +594,8 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
                               "pl.at() 'name_hint' must be a valid non-keyword identifier, got '%s'", h), 0;
             st->u.at.name_hint = h;
         } else {
-            int is_later = 0;
-            for (const char *const *l = later; *l; l++) is_later |= !strcmp(*l, kw->name);
-            return tc_err(t, is_later ? CC_DIAG_UNSUPPORTED : CC_DIAG_SYNTAX, kw->name_span, NULL,
-                          is_later ? "pl.at(%s=...) is not supported in this version" : "pl.at() got an unexpected keyword '%s'",
-                          kw->name), 0;
+            if (tc_pl_keyword_unsupported(t, "at", kw)) return 0;
+            return tc_err(t, CC_DIAG_SYNTAX, kw->name_span, NULL, "pl.at() got an unexpected keyword '%s'", kw->name), 0;
         }
     }
     if (!level) return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() requires a level argument"), 0;
@@ -659,12 +653,9 @@ static cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
     if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
     const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) {
-        static const char *const later[] = {"spmd", "spmd_submit", "cluster", "split_aiv", "aiv_shard", "aic_gather", "parallel",
-                                            "unroll", "pipeline", "while_", "cond", NULL};
-        const char *first = head->u.attr.value->kind == CC_E_NAME ? head->u.attr.name : NULL;
-        for (const char *const *l = later; first && *l; l++)
-            if (!strcmp(*l, first))
-                return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "%s is not supported in this version", tc_pl_path(t, head));
+        const cc_pl_name *n = head->u.attr.value->kind == CC_E_NAME ? cc_pl_name_find(head->u.attr.name) : NULL;
+        if (n && n->status != CC_PL_SUPPORTED && (n->kind == CC_PLK_LOOP || n->kind == CC_PLK_SCOPE))
+            return tc_pl_unsupported(t, head->span, n->status, n->reason, tc_pl_path(t, head));
     }
     return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->span, NULL, "Unsupported context manager in with statement");
 }

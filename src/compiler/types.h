@@ -1,18 +1,21 @@
 /*
  * types.h - the language's facts every layer above the runtime shares:
  * dtypes, the enums of pypto.language, the scalar operators, value types
- * and the pl op list.  A leaf: it includes nothing of the compiler, so the
- * lowered program (program.h), the executor and the IR (ir.h) all read the
- * same tables.
+ * and the pl op table (ops.h).  A leaf: it includes nothing of the compiler
+ * but the op table, itself a leaf, so the lowered program (program.h), the
+ * executor and the IR (ir.h) all read the same tables.
  *
- * Invariants: enum values equal pypto.language's IntEnum values and the
- * public pto_dtype values (checked at compile time in compile.c).
+ * Invariants: pypto.language's IntEnums are built from the enum lists here
+ * (names.c, pto/language.h); dtype values equal the public pto_dtype values
+ * (checked at compile time in compile.c).
  */
 #ifndef CC_TYPES_H
 #define CC_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "compiler/ops.h"
 
 /* ---- scalar operators (syntax tree and IR) ---------------------------------------------- */
 typedef enum cc_op {
@@ -51,25 +54,39 @@ size_t cc_dtype_size(cc_dtype d);
 int cc_dtype_is_float(cc_dtype d);
 /* The dtype named name ("FP32"), or -1. */
 int cc_dtype_lookup(const char *name);
-/* Is name a pl dtype constant this version does not support ("INT16")? */
-int cc_dtype_is_later(const char *name);
 
-/* ---- enums of the language (values as pl's IntEnums) --------------------------------- */
-typedef enum cc_level {
-    CC_LEVEL_AIV = 0, CC_LEVEL_AIC = 1, CC_LEVEL_CORE_GROUP = 2, CC_LEVEL_CHIP_DIE = 3,
-    CC_LEVEL_CHIP = 4, CC_LEVEL_HOST = 5, CC_LEVEL_CLUSTER_0 = 6, CC_LEVEL_CLUSTER_1 = 7,
-    CC_LEVEL_CLUSTER_2 = 8, CC_LEVEL_GLOBAL = 9, CC_LEVEL_UNDEFINED = 255
-} cc_level;
-const char *cc_level_name(cc_level l); /* "CORE_GROUP" */
+/* ---- enums of the language: X(member, value) as pl's IntEnums (names.c hands them to
+ * the Python package); a value's first member is its name ------------------------------ */
+#define CC_LEVEL_LIST(X)                                                                                 \
+    X(AIV, 0) X(AIC, 1) X(CORE_GROUP, 2) X(CHIP_DIE, 3) X(L2CACHE, 3) X(CHIP, 4) X(PROCESSOR, 4) X(UMA, 4) \
+    X(HOST, 5) X(NODE, 5) X(CLUSTER_0, 6) X(POD, 6) X(CLUSTER_1, 7) X(CLOS1, 7) X(CLUSTER_2, 8)           \
+    X(CLOS2, 8) X(GLOBAL, 9) X(UNDEFINED, 255)
+#define CC_SCOPE_MODE_LIST(X) X(AUTO, 0) X(MANUAL, 1)
+#define CC_CACHE_POLICY_LIST(X) X(DEFAULT, 0) X(BYPASS, 1)
+/* pl.FunctionType: X(C name, member, value) */
+#define CC_FUNC_KIND_LIST(X)                                                                             \
+    X(OPAQUE, Opaque, 0) X(ORCHESTRATION, Orchestration, 1) X(INCORE, InCore, 2) X(AIC, AIC, 3)          \
+    X(AIV, AIV, 4) X(GROUP, Group, 5) X(SPMD, Spmd, 6) X(INLINE, Inline, 7) X(GRAPH, Graph, 8)
+/* pl.MemorySpace (also pl.Mem) and pl.Layout: members only */
+#define CC_MEMORY_SPACE_LIST(X) X(DDR, 0) X(Vec, 1) X(Mat, 2) X(Left, 3) X(Right, 4) X(Acc, 5) X(Bias, 6)
+#define CC_LAYOUT_LIST(X) X(ND, 0)
 
-typedef enum cc_scope_mode { CC_SCOPE_AUTO = 0, CC_SCOPE_MANUAL = 1 } cc_scope_mode;
-typedef enum cc_cache_policy { CC_CACHE_DEFAULT = 0, CC_CACHE_BYPASS = 1, CC_CACHE_UNSET = 255 } cc_cache_policy;
+#define CC_LEVEL_ENUM_(n, v) CC_LEVEL_##n = v,
+#define CC_SCOPE_MODE_ENUM_(n, v) CC_SCOPE_##n = v,
+#define CC_CACHE_POLICY_ENUM_(n, v) CC_CACHE_##n = v,
+#define CC_FUNC_KIND_ENUM_(n, m, v) CC_FUNC_##n = v,
+typedef enum cc_level { CC_LEVEL_LIST(CC_LEVEL_ENUM_) } cc_level;
+typedef enum cc_scope_mode { CC_SCOPE_MODE_LIST(CC_SCOPE_MODE_ENUM_) } cc_scope_mode;
+typedef enum cc_cache_policy { CC_CACHE_POLICY_LIST(CC_CACHE_POLICY_ENUM_) CC_CACHE_UNSET = 255 } cc_cache_policy;
+typedef enum cc_func_kind { CC_FUNC_KIND_LIST(CC_FUNC_KIND_ENUM_) } cc_func_kind;
+#undef CC_LEVEL_ENUM_
+#undef CC_SCOPE_MODE_ENUM_
+#undef CC_CACHE_POLICY_ENUM_
+#undef CC_FUNC_KIND_ENUM_
+
+const char *cc_level_name(cc_level l);               /* "CORE_GROUP" */
 const char *cc_cache_policy_name(cc_cache_policy c); /* "DEFAULT", "BYPASS" */
-
-typedef enum cc_func_kind {
-    CC_FUNC_OPAQUE = 0, CC_FUNC_ORCHESTRATION = 1, CC_FUNC_INCORE = 2, CC_FUNC_INLINE = 7
-} cc_func_kind;
-const char *cc_func_kind_name(cc_func_kind k); /* "Orchestration" (pl.FunctionType member) */
+const char *cc_func_kind_name(cc_func_kind k);       /* "Orchestration" (pl.FunctionType member) */
 
 typedef enum cc_dir { CC_DIR_NONE = 0, CC_DIR_IN = 1, CC_DIR_OUT = 2, CC_DIR_INOUT = 3 } cc_dir;
 const char *cc_dir_name(cc_dir d); /* "In", "Out", "InOut" */
@@ -109,47 +126,5 @@ int cc_type_equal(const cc_type *a, const cc_type *b);
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap);
 /* A tensor's or tile's shape alone: "[64, 128]". */
 size_t cc_shape_format(const cc_type *t, char *buf, size_t cap);
-
-/* ---- pl ops ------------------------------------------------------------------------------ */
-/* pl ops: X(NAME, "pl spelling", number of argument slots).  Slots:
- *   LOAD    tensor, offsets, shapes, valid_shape?   attrs: cache, clamp, implicit
- *   STORE   tile, offsets, tensor, shapes?
- *   binary  lhs, rhs (tile, tile or scalar)
- *   unary   x
- *   ROW_*   tile, tmp_tile?
- *   CAST    x                                      attrs: dtype, mode
- *   MATMUL  lhs, rhs                               attrs: dtype (out_dtype as written, or 255)
- *   CREATE_TENSOR  shape, init_value?              attrs: dtype */
-#define CC_IR_OP_LIST(X)                     \
-    X(LOAD, "load", 4)                       \
-    X(STORE, "store", 4)                     \
-    X(ADD, "add", 2)                         \
-    X(SUB, "sub", 2)                         \
-    X(MUL, "mul", 2)                         \
-    X(DIV, "div", 2)                         \
-    X(MAXIMUM, "maximum", 2)                 \
-    X(MINIMUM, "minimum", 2)                 \
-    X(EXP, "exp", 1)                         \
-    X(NEG, "neg", 1)                         \
-    X(SQRT, "sqrt", 1)                       \
-    X(ABS, "abs", 1)                         \
-    X(RELU, "relu", 1)                       \
-    X(ROW_SUM, "row_sum", 2)                 \
-    X(ROW_MAX, "row_max", 2)                 \
-    X(CAST, "cast", 1)                       \
-    X(MATMUL, "matmul", 2)                   \
-    X(CREATE_TENSOR, "create_tensor", 2)
-
-typedef enum cc_ir_op {
-#define CC_IR_OP_ENUM_(n, s, k) CC_IR_##n,
-    CC_IR_OP_LIST(CC_IR_OP_ENUM_)
-#undef CC_IR_OP_ENUM_
-    CC_IR_OP_COUNT
-} cc_ir_op;
-
-const char *cc_ir_op_name(cc_ir_op op); /* "load" */
-uint32_t cc_ir_op_nslots(cc_ir_op op);
-/* Is op a tile op (kernel code only)?  All but CREATE_TENSOR. */
-int cc_ir_op_is_tile(cc_ir_op op);
 
 #endif

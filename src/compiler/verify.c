@@ -17,98 +17,19 @@
  *
  * V4 reads "after the scope ends" in source order: the statements after the
  * scope in its block, then after each enclosing statement in its block,
- * until the name is rebound unconditionally.  A loop's back-edge is not
+ * until the name is rebound unconditionally (cc_ir_scan_reads).  A loop's back-edge is not
  * followed (a read before the creation in the next iteration would be a
  * use before assignment, rejected at stage 0).
  */
 #include <stdio.h>
-#include <string.h>
 
+#include "compiler/ir_walk.h"
 #include "compiler/passes.h"
 
 typedef struct cc_vfy {
     cc_ir_program *p;
     const cc_ir_func *f;
-    const char *name;      /* V4: the tensor name looked for */
-    const cc_ir_expr *hit; /* V4: the read found */
 } cc_vfy;
-
-typedef int (*cc_vfy_expr_fn)(cc_vfy *v, const cc_ir_expr *e); /* nonzero stops the walk */
-
-/* ---- walking --------------------------------------------------------------------------- */
-
-/* Calls fn on e and every expression inside it, parents first. */
-static int cc_vfy_expr_each(cc_vfy *v, const cc_ir_expr *e, cc_vfy_expr_fn fn)
-{
-    if (!e) return 0;
-    if (fn(v, e)) return 1;
-    switch (e->kind) {
-    case CC_X_BINARY: return cc_vfy_expr_each(v, e->u.bin.l, fn) || cc_vfy_expr_each(v, e->u.bin.r, fn);
-    case CC_X_UNARY: return cc_vfy_expr_each(v, e->u.un.x, fn);
-    case CC_X_LIST:
-        for (uint32_t k = 0; k < e->u.list.n; k++)
-            if (cc_vfy_expr_each(v, e->u.list.items[k], fn)) return 1;
-        return 0;
-    case CC_X_OP:
-        for (uint32_t k = 0; k < cc_ir_op_nslots(e->u.op.op); k++)
-            if (cc_vfy_expr_each(v, e->u.op.args[k], fn)) return 1;
-        return 0;
-    case CC_X_CALL:
-        for (uint32_t k = 0; k < e->u.call.nargs; k++)
-            if (cc_vfy_expr_each(v, e->u.call.args[k], fn)) return 1;
-        for (uint32_t k = 0; k < e->u.call.ndeps; k++)
-            if (cc_vfy_expr_each(v, e->u.call.deps[k], fn)) return 1;
-        return 0;
-    default: return 0;
-    }
-}
-
-static int cc_vfy_exprs_each(cc_vfy *v, cc_ir_expr *const *xs, uint32_t n, cc_vfy_expr_fn fn)
-{
-    for (uint32_t k = 0; k < n; k++)
-        if (cc_vfy_expr_each(v, xs[k], fn)) return 1;
-    return 0;
-}
-
-/* Calls fn on the expressions s holds itself (not those of its nested blocks). */
-static int cc_vfy_stmt_exprs(cc_vfy *v, const cc_ir_stmt *s, cc_vfy_expr_fn fn)
-{
-    switch (s->kind) {
-    case CC_I_ASSIGN: return cc_vfy_expr_each(v, s->u.assign.value, fn);
-    case CC_I_EXPR: return cc_vfy_expr_each(v, s->u.expr, fn);
-    case CC_I_FOR:
-        return cc_vfy_expr_each(v, s->u.for_.start, fn) || cc_vfy_expr_each(v, s->u.for_.stop, fn) ||
-               cc_vfy_expr_each(v, s->u.for_.step, fn);
-    case CC_I_WHILE: return cc_vfy_expr_each(v, s->u.while_.cond, fn);
-    case CC_I_IF: return cc_vfy_expr_each(v, s->u.if_.cond, fn);
-    case CC_I_AT: return cc_vfy_exprs_each(v, s->u.at.deps, s->u.at.ndeps, fn);
-    case CC_I_RETURN: return cc_vfy_exprs_each(v, s->u.ret.values, s->u.ret.n, fn);
-    default: return 0;
-    }
-}
-
-/* The blocks nested in s (at most two: an if's branches); returns how many. */
-static uint32_t cc_vfy_children(const cc_ir_stmt *s, const cc_ir_block **out)
-{
-    switch (s->kind) {
-    case CC_I_FOR: out[0] = &s->u.for_.body; return 1;
-    case CC_I_WHILE: out[0] = &s->u.while_.body; return 1;
-    case CC_I_IF: out[0] = &s->u.if_.then, out[1] = &s->u.if_.orelse; return 2;
-    case CC_I_SCOPE: out[0] = &s->u.scope.body; return 1;
-    case CC_I_AT: out[0] = &s->u.at.body; return 1;
-    default: return 0;
-    }
-}
-
-/* Calls fn on every expression of every statement of b, at any depth. */
-static void cc_vfy_block_exprs(cc_vfy *v, const cc_ir_block *b, cc_vfy_expr_fn fn)
-{
-    for (uint32_t k = 0; k < b->n; k++) {
-        const cc_ir_block *kids[2];
-        cc_vfy_stmt_exprs(v, b->items[k], fn);
-        for (uint32_t c = 0, nc = cc_vfy_children(b->items[k], kids); c < nc; c++) cc_vfy_block_exprs(v, kids[c], fn);
-    }
-}
 
 /* ---- V1 ------------------------------------------------------------------------------------ */
 
@@ -141,13 +62,13 @@ static void cc_vfy_v2(cc_vfy *v, const cc_ir_block *b, unsigned manual)
 {
     for (uint32_t k = 0; k < b->n; k++) {
         const cc_ir_stmt *s = b->items[k];
-        const cc_ir_block *kids[2];
+        cc_ir_block *kids[CC_IR_MAX_BLOCKS];
         unsigned inner = manual;
         if (s->kind == CC_I_SCOPE) {
             if (manual) cc_vfy_v2_scope(v, s);
             inner += s->u.scope.mode == CC_SCOPE_MANUAL;
         }
-        for (uint32_t c = 0, nc = cc_vfy_children(s, kids); c < nc; c++) cc_vfy_v2(v, kids[c], inner);
+        for (uint32_t c = 0, nc = cc_ir_stmt_blocks(s, kids); c < nc; c++) cc_vfy_v2(v, kids[c], inner);
     }
 }
 
@@ -160,8 +81,9 @@ static void cc_vfy_v3_report(cc_vfy *v, cc_span sp, const char *construct)
                 v->f->name);
 }
 
-static int cc_vfy_v3_expr(cc_vfy *v, const cc_ir_expr *e)
+static int cc_vfy_v3_expr(cc_ir_expr *e, void *ctx)
 {
+    cc_vfy *v = ctx;
     if (e->kind == CC_X_OP && e->u.op.op == CC_IR_CREATE_TENSOR) {
         cc_vfy_v3_report(v, e->span, "pl.create_tensor");
     } else if (e->kind == CC_X_CALL && e->u.call.submit) {
@@ -174,25 +96,22 @@ static int cc_vfy_v3_expr(cc_vfy *v, const cc_ir_expr *e)
     return 0;
 }
 
-static void cc_vfy_v3_scopes(cc_vfy *v, const cc_ir_block *b)
+static int cc_vfy_v3_scope(cc_ir_stmt *s, void *ctx)
 {
-    for (uint32_t k = 0; k < b->n; k++) {
-        const cc_ir_stmt *s = b->items[k];
-        const cc_ir_block *kids[2];
-        if (s->kind == CC_I_SCOPE)
-            cc_diag_add(v->p->diags, CC_DIAG_PASS, s->span, NULL,
-                        "a runtime scope is not allowed in kernel code (in InCore function '%s'); "
-                        "move it to the orchestration function",
-                        v->f->name);
-        for (uint32_t c = 0, nc = cc_vfy_children(s, kids); c < nc; c++) cc_vfy_v3_scopes(v, kids[c]);
-    }
+    cc_vfy *v = ctx;
+    if (s->kind == CC_I_SCOPE)
+        cc_diag_add(v->p->diags, CC_DIAG_PASS, s->span, NULL,
+                    "a runtime scope is not allowed in kernel code (in InCore function '%s'); "
+                    "move it to the orchestration function",
+                    v->f->name);
+    return 0;
 }
 
 static void cc_vfy_v3(cc_vfy *v)
 {
     if (v->f->kind != CC_FUNC_INCORE) return;
-    cc_vfy_v3_scopes(v, &v->f->body);
-    cc_vfy_block_exprs(v, &v->f->body, cc_vfy_v3_expr);
+    cc_ir_block_each_stmt(&v->f->body, cc_vfy_v3_scope, v);
+    cc_ir_block_walk_exprs(&v->f->body, cc_vfy_v3_expr, v);
 }
 
 /* ---- V4 ------------------------------------------------------------------------------------ */
@@ -204,61 +123,17 @@ typedef struct cc_vfy_frame {
     const struct cc_vfy_frame *up;
 } cc_vfy_frame;
 
-typedef enum { CC_VFY_NONE, CC_VFY_READ, CC_VFY_KILLED } cc_vfy_flow;
-
-static int cc_vfy_reads_name(cc_vfy *v, const cc_ir_expr *e)
-{
-    if (e->kind != CC_X_VAR || strcmp(e->u.name, v->name)) return 0;
-    v->hit = e;
-    return 1;
-}
-
-static cc_vfy_flow cc_vfy_scan(cc_vfy *v, const cc_ir_block *b, uint32_t from);
-
-/* Does s read v->name (READ, v->hit set) or rebind it on every path (KILLED)? */
-static cc_vfy_flow cc_vfy_scan_stmt(cc_vfy *v, const cc_ir_stmt *s)
-{
-    if (cc_vfy_stmt_exprs(v, s, cc_vfy_reads_name)) return CC_VFY_READ;
-    switch (s->kind) {
-    case CC_I_ASSIGN:
-        for (uint32_t t = 0; t < s->u.assign.ntargets; t++)
-            if (!strcmp(s->u.assign.targets[t].name, v->name)) return CC_VFY_KILLED;
-        return CC_VFY_NONE;
-    case CC_I_FOR: return cc_vfy_scan(v, &s->u.for_.body, 0) == CC_VFY_READ ? CC_VFY_READ : CC_VFY_NONE;
-    case CC_I_WHILE: return cc_vfy_scan(v, &s->u.while_.body, 0) == CC_VFY_READ ? CC_VFY_READ : CC_VFY_NONE;
-    case CC_I_IF: {
-        cc_vfy_flow t = cc_vfy_scan(v, &s->u.if_.then, 0);
-        if (t == CC_VFY_READ) return t;
-        cc_vfy_flow e = cc_vfy_scan(v, &s->u.if_.orelse, 0);
-        if (e == CC_VFY_READ) return e;
-        return t == CC_VFY_KILLED && e == CC_VFY_KILLED ? CC_VFY_KILLED : CC_VFY_NONE;
-    }
-    case CC_I_SCOPE: return cc_vfy_scan(v, &s->u.scope.body, 0);
-    case CC_I_AT: return cc_vfy_scan(v, &s->u.at.body, 0);
-    default: return CC_VFY_NONE;
-    }
-}
-
-static cc_vfy_flow cc_vfy_scan(cc_vfy *v, const cc_ir_block *b, uint32_t from)
-{
-    for (uint32_t k = from; k < b->n; k++) {
-        cc_vfy_flow r = cc_vfy_scan_stmt(v, b->items[k]);
-        if (r != CC_VFY_NONE) return r;
-    }
-    return CC_VFY_NONE;
-}
-
 /* name was bound to the create_tensor `create` inside the scope at frame fr. */
 static void cc_vfy_v4_escape(cc_vfy *v, const char *name, const cc_ir_expr *create, const cc_vfy_frame *fr)
 {
-    v->name = name;
+    cc_ir_reader at;
     for (; fr; fr = fr->up) {
-        cc_vfy_flow r = cc_vfy_scan(v, fr->b, fr->k + 1);
-        if (r == CC_VFY_KILLED) return;
-        if (r == CC_VFY_READ) break;
+        cc_ir_reach r = cc_ir_scan_reads(fr->b, fr->k + 1, fr->b->n, name, &at);
+        if (r == CC_IR_REACH_KILLED) return;
+        if (r == CC_IR_REACH_READ) break;
     }
     if (!fr) return;
-    cc_diag_add(v->p->diags, CC_DIAG_PASS, v->hit->span, NULL,
+    cc_diag_add(v->p->diags, CC_DIAG_PASS, at.var->span, NULL,
                 "[ScopedTensorEscapes] tensor '%s' is created inside a runtime scope (%s:%u) and used after that "
                 "scope ends; create it in an enclosing scope",
                 name, v->p->src->file, (unsigned)create->span.line);
@@ -269,12 +144,12 @@ static void cc_vfy_v4_creates(cc_vfy *v, const cc_ir_block *b, const cc_vfy_fram
 {
     for (uint32_t k = 0; k < b->n; k++) {
         const cc_ir_stmt *s = b->items[k];
-        const cc_ir_block *kids[2];
+        cc_ir_block *kids[CC_IR_MAX_BLOCKS];
         if (s->kind == CC_I_SCOPE) continue;
         if (s->kind == CC_I_ASSIGN && s->u.assign.ntargets == 1 && s->u.assign.value->kind == CC_X_OP &&
             s->u.assign.value->u.op.op == CC_IR_CREATE_TENSOR)
             cc_vfy_v4_escape(v, s->u.assign.targets[0].name, s->u.assign.value, fr);
-        for (uint32_t c = 0, nc = cc_vfy_children(s, kids); c < nc; c++) cc_vfy_v4_creates(v, kids[c], fr);
+        for (uint32_t c = 0, nc = cc_ir_stmt_blocks(s, kids); c < nc; c++) cc_vfy_v4_creates(v, kids[c], fr);
     }
 }
 
@@ -282,17 +157,18 @@ static void cc_vfy_v4(cc_vfy *v, const cc_ir_block *b, const cc_vfy_frame *up)
 {
     for (uint32_t k = 0; k < b->n; k++) {
         const cc_ir_stmt *s = b->items[k];
-        const cc_ir_block *kids[2];
+        cc_ir_block *kids[CC_IR_MAX_BLOCKS];
         cc_vfy_frame fr = {b, k, up};
         if (s->kind == CC_I_SCOPE) cc_vfy_v4_creates(v, &s->u.scope.body, &fr);
-        for (uint32_t c = 0, nc = cc_vfy_children(s, kids); c < nc; c++) cc_vfy_v4(v, kids[c], &fr);
+        for (uint32_t c = 0, nc = cc_ir_stmt_blocks(s, kids); c < nc; c++) cc_vfy_v4(v, kids[c], &fr);
     }
 }
 
 /* ---- V5 ------------------------------------------------------------------------------------ */
 
-static int cc_vfy_v5_expr(cc_vfy *v, const cc_ir_expr *e)
+static int cc_vfy_v5_expr(cc_ir_expr *e, void *ctx)
 {
+    cc_vfy *v = ctx;
     if (e->kind != CC_X_CALL || e->u.call.callee->kind != CC_FUNC_INCORE) return 0;
     const cc_ir_func *g = e->u.call.callee;
     if (!e->u.call.boxes && e->u.call.nargs) { /* a kernel of no arguments (an empty pl.at body) has none */
@@ -319,7 +195,7 @@ static void cc_vfy_v2_func(cc_vfy *v)
 
 static void cc_vfy_v4_func(cc_vfy *v) { cc_vfy_v4(v, &v->f->body, NULL); }
 
-static void cc_vfy_v5_func(cc_vfy *v) { cc_vfy_block_exprs(v, &v->f->body, cc_vfy_v5_expr); }
+static void cc_vfy_v5_func(cc_vfy *v) { cc_ir_block_walk_exprs(&v->f->body, cc_vfy_v5_expr, v); }
 
 int cc_verify(cc_ir_program *p)
 {

@@ -22,8 +22,13 @@
 #include "tile/tile.h"
 
 _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8, "tile dtypes mirror cc_dtype");
-_Static_assert(CC_IR_MINIMUM - CC_IR_ADD == TILE_MIN && CC_IR_RELU - CC_IR_EXP == TILE_RELU, "tile ops mirror cc_ir_op");
 
+/* Each op's tile kernel entry (a tile_binop, tile_unop or tile_rowop by class), from its row. */
+static const int8_t vm_tile_entry[CC_IR_OP_COUNT] = {
+#define VM_TILE_ENTRY_(n, s, cls, dt, where, entry, ...) [CC_IR_##n] = (entry),
+    CC_IR_OP_LIST(VM_TILE_ENTRY_)
+#undef VM_TILE_ENTRY_
+};
 
 typedef struct vm_ws {
     char *mem;
@@ -151,27 +156,23 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
 {
     tile *d = &m->v[in->dst], *a = &m->v[in->a];
     cc_ir_op op = (cc_ir_op)in->op;
-    int rc;
-    if (op >= CC_IR_ADD && op <= CC_IR_MINIMUM) {
-        tile_binop bop = (tile_binop)(op - CC_IR_ADD);
+    int entry = vm_tile_entry[op], rc;
+    switch ((cc_op_class)cc_ir_op_info(op)->cls) {
+    case CC_OPC_BINARY:
         if (in->b_scalar) {
             ex_reg r = m->r[in->b];
             int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
             tile_scalar s = tile_scalar_for((tile_dtype)a->dtype, rf, r.i, r.f);
-            rc = tile_binary_scalar(d, a, s, bop, m->msg, sizeof m->msg);
+            rc = tile_binary_scalar(d, a, s, (tile_binop)entry, m->msg, sizeof m->msg);
         } else {
-            rc = tile_binary(d, a, &m->v[in->b], bop, m->msg, sizeof m->msg);
+            rc = tile_binary(d, a, &m->v[in->b], (tile_binop)entry, m->msg, sizeof m->msg);
         }
-    } else if (op >= CC_IR_EXP && op <= CC_IR_RELU) {
-        rc = tile_unary(d, a, (tile_unop)(op - CC_IR_EXP), m->msg, sizeof m->msg);
-    } else if (op == CC_IR_ROW_SUM || op == CC_IR_ROW_MAX) {
-        rc = (op == CC_IR_ROW_SUM ? tile_row_sum : tile_row_max)(d, a, m->msg, sizeof m->msg);
-    } else if (op == CC_IR_CAST) {
-        rc = tile_cast(d, a, (tile_round)in->mode, m->msg, sizeof m->msg);
-    } else if (op == CC_IR_MATMUL) {
-        rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg);
-    } else {
-        return vm_fail(m, in, "internal error: tile op %d", op);
+        break;
+    case CC_OPC_UNARY: rc = tile_unary(d, a, (tile_unop)entry, m->msg, sizeof m->msg); break;
+    case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
+    case CC_OPC_CAST: rc = tile_cast(d, a, (tile_round)in->mode, m->msg, sizeof m->msg); break;
+    case CC_OPC_MATMUL: rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg); break;
+    default: return vm_fail(m, in, "internal error: tile op %d", op);
     }
     return rc ? vm_fail(m, in, NULL) : 0;
 }

@@ -1,7 +1,7 @@
 /*
  * tile.h - tile kernels: the CPU implementation of the tile ops of
- * DSL-SPEC §1.8 (load/store of strided windows, element-wise ops, row
- * reductions, cast, matmul).
+ * docs/dsl.md, Operations (load/store of strided windows, element-wise
+ * ops, row reductions, cast, matmul).
  *
  * A tile is a dense row-major buffer of its static shape (rank 1-4) and
  * dtype, plus a valid region: a prefix box valid[d] <= shape[d].
@@ -28,10 +28,25 @@
 /* Element types: the values of cc_dtype and pto_dtype. */
 typedef enum tile_dtype { TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT32 = 3, TILE_INT8 = 4 } tile_dtype;
 
-/* Element-wise binary ops, in cc_ir_op order (ADD..MINIMUM). */
-typedef enum tile_binop { TILE_ADD, TILE_SUB, TILE_MUL, TILE_DIV, TILE_MAX, TILE_MIN } tile_binop;
-/* Unary ops, in cc_ir_op order (EXP..RELU). */
-typedef enum tile_unop { TILE_EXP, TILE_NEG, TILE_SQRT, TILE_ABS, TILE_RELU } tile_unop;
+/* The ops of each kernel family: X(OP, "pl spelling").  The compiler's op
+ * table (compiler/ops.h) names each op's entry here; the order is free. */
+#define TILE_BINOP_LIST(X) X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(MAX, "maximum") X(MIN, "minimum")
+#define TILE_UNOP_LIST(X) \
+    X(EXP, "exp") X(NEG, "neg") X(SQRT, "sqrt") X(ABS, "abs") X(RELU, "relu") X(LOG, "log") X(RSQRT, "rsqrt") X(RECIP, "recip")
+#define TILE_ROWOP_LIST(X) X(ROW_SUM, "row_sum") X(ROW_MAX, "row_max")
+
+#define TILE_OP_ENUM_(n, s) TILE_##n,
+#define TILE_OP_ONE_(n, s) +1
+typedef enum tile_binop { TILE_BINOP_LIST(TILE_OP_ENUM_) } tile_binop;
+typedef enum tile_unop { TILE_UNOP_LIST(TILE_OP_ENUM_) } tile_unop;
+typedef enum tile_rowop { TILE_ROWOP_LIST(TILE_OP_ENUM_) } tile_rowop;
+enum {
+    TILE_BINOP_COUNT = 0 TILE_BINOP_LIST(TILE_OP_ONE_),
+    TILE_UNOP_COUNT = 0 TILE_UNOP_LIST(TILE_OP_ONE_),
+    TILE_ROWOP_COUNT = 0 TILE_ROWOP_LIST(TILE_OP_ONE_)
+};
+#undef TILE_OP_ENUM_
+#undef TILE_OP_ONE_
 /* float -> int cast modes, in cc_cast_mode order. */
 typedef enum tile_round { TILE_ROUND, TILE_RINT, TILE_FLOOR, TILE_CEIL, TILE_TRUNC } tile_round;
 
@@ -94,13 +109,13 @@ int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, cons
 int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *msg, size_t cap);
 /* dst = a <op> s, s converted to a's dtype (integers wrap). */
 int tile_binary_scalar(tile *dst, const tile *a, tile_scalar s, tile_binop op, char *msg, size_t cap);
-/* dst = op(a); EXP, SQRT on float tiles only (else an error). */
+/* dst = op(a); an op without an integer kernel (EXP, SQRT, LOG, RSQRT,
+ * RECIP) on an integer tile is an error. */
 int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap);
 
-/* dst [R, 1] = sum / max of each valid row of a [R, C] (same dtype);
+/* dst [R, 1] = op (sum, max) of each valid row of a [R, C] (same dtype);
  * FP16/BF16 sums accumulate in FP32, integer sums wrap. */
-int tile_row_sum(tile *dst, const tile *a, char *msg, size_t cap);
-int tile_row_max(tile *dst, const tile *a, char *msg, size_t cap);
+int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
  * float->int by mode, saturating, NaN -> 0; int->int saturating. */

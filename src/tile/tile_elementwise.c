@@ -4,7 +4,8 @@
  *
  * One row kernel per (dtype class, op): a plain loop over a contiguous run
  * that the compiler vectorizes; the op is chosen once per call from a
- * table.  FP16/BF16 runs go through FP32 in blocks of EW_BLOCK (convert,
+ * table indexed by the op (tile.h's enums), so the enums' order is free.
+ * A unary op with no integer kernel is float only.  FP16/BF16 runs go through FP32 in blocks of EW_BLOCK (convert,
  * compute, round to nearest even).  Integer ops wrap (computed on unsigned
  * bits); integer division truncates toward zero, and a zero divisor in the
  * valid region fails the op before anything is written.  The result's
@@ -60,15 +61,21 @@ EW_KERNELS(float, f32, EW_DEF)
 EW_INT(int32_t, uint32_t, i32)
 EW_INT(int8_t, uint8_t, i8)
 
-#define EW_TABLE(sfx, kind) {ew_add_##sfx##_##kind, ew_sub_##sfx##_##kind, ew_mul_##sfx##_##kind, ew_div_##sfx##_##kind, ew_max_##sfx##_##kind, ew_min_##sfx##_##kind}
-static const ew_f32_tt ew_f32_tab_tt[] = EW_TABLE(f32, tt);
-static const ew_f32_ts ew_f32_tab_ts[] = EW_TABLE(f32, ts);
-static const ew_i32_tt ew_i32_tab_tt[] = EW_TABLE(i32, tt);
-static const ew_i32_ts ew_i32_tab_ts[] = EW_TABLE(i32, ts);
-static const ew_i8_tt ew_i8_tab_tt[] = EW_TABLE(i8, tt);
-static const ew_i8_ts ew_i8_tab_ts[] = EW_TABLE(i8, ts);
+/* The kernels of each op, indexed by op (tile.h). */
+#define EW_ENTRIES(sfx, kind)                                                                                   \
+    {[TILE_ADD] = ew_add_##sfx##_##kind, [TILE_SUB] = ew_sub_##sfx##_##kind, [TILE_MUL] = ew_mul_##sfx##_##kind, \
+     [TILE_DIV] = ew_div_##sfx##_##kind, [TILE_MAX] = ew_max_##sfx##_##kind, [TILE_MIN] = ew_min_##sfx##_##kind}
+static const ew_f32_tt ew_f32_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(f32, tt);
+static const ew_f32_ts ew_f32_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(f32, ts);
+static const ew_i32_tt ew_i32_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(i32, tt);
+static const ew_i32_ts ew_i32_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(i32, ts);
+static const ew_i8_tt ew_i8_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(i8, tt);
+static const ew_i8_ts ew_i8_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(i8, ts);
 
-static const char *const ew_names[] = {"add", "sub", "mul", "div", "maximum", "minimum"};
+#define EW_NAME_(n, s) [TILE_##n] = s,
+static const char *const ew_names[TILE_BINOP_COUNT] = {TILE_BINOP_LIST(EW_NAME_)};
+static const char *const un_names[TILE_UNOP_COUNT] = {TILE_UNOP_LIST(EW_NAME_)};
+#undef EW_NAME_
 
 static int ew_check(tile *dst, const tile *a, const tile *b, const char *op, char *msg, size_t cap)
 {
@@ -170,33 +177,39 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
 
 /* ---- unary ---------------------------------------------------------------------------- */
 
+/* Unary row kernels: X(OP, name, expression of x), per dtype class.  An op
+ * missing from the integer lists is float only. */
+#define UN_F32_LIST(X)                                                                                          \
+    X(EXP, exp, expf(x)) X(NEG, neg, -x) X(SQRT, sqrt, sqrtf(x)) X(ABS, abs, __builtin_fabsf(x))               \
+    X(RELU, relu, x > 0 ? x : 0) X(LOG, log, logf(x)) X(RSQRT, rsqrt, 1.0f / sqrtf(x)) X(RECIP, recip, 1.0f / x)
+#define UN_I32_LIST(X) X(NEG, neg, 0u - (uint32_t)x) X(ABS, abs, x < 0 ? 0u - (uint32_t)x : (uint32_t)x) X(RELU, relu, x > 0 ? x : 0)
+#define UN_I8_LIST(X) \
+    X(NEG, neg, 0u - (uint8_t)x) X(ABS, abs, x < 0 ? (uint8_t)(0u - (uint8_t)x) : (uint8_t)x) X(RELU, relu, x > 0 ? x : 0)
+
 #define UN_DEF(T, sfx, name, expr) \
     EW_CLONES static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
-UN_DEF(float, f32, exp, expf(x))
-UN_DEF(float, f32, neg, -x)
-UN_DEF(float, f32, sqrt, sqrtf(x))
-UN_DEF(float, f32, abs, __builtin_fabsf(x))
-UN_DEF(float, f32, relu, x > 0 ? x : 0)
-UN_DEF(int32_t, i32, neg, 0u - (uint32_t)x)
-UN_DEF(int32_t, i32, abs, x < 0 ? 0u - (uint32_t)x : (uint32_t)x)
-UN_DEF(int32_t, i32, relu, x > 0 ? x : 0)
-UN_DEF(int8_t, i8, neg, 0u - (uint8_t)x)
-UN_DEF(int8_t, i8, abs, x < 0 ? (uint8_t)(0u - (uint8_t)x) : (uint8_t)x)
-UN_DEF(int8_t, i8, relu, x > 0 ? x : 0)
+#define UN_DEF_F32_(op, name, expr) UN_DEF(float, f32, name, expr)
+#define UN_DEF_I32_(op, name, expr) UN_DEF(int32_t, i32, name, expr)
+#define UN_DEF_I8_(op, name, expr) UN_DEF(int8_t, i8, name, expr)
+UN_F32_LIST(UN_DEF_F32_)
+UN_I32_LIST(UN_DEF_I32_)
+UN_I8_LIST(UN_DEF_I8_)
 
 typedef void (*un_f32_fn)(float *, const float *, int64_t);
 typedef void (*un_i32_fn)(int32_t *, const int32_t *, int64_t);
 typedef void (*un_i8_fn)(int8_t *, const int8_t *, int64_t);
-static const un_f32_fn un_f32_tab[] = {un_exp_f32, un_neg_f32, un_sqrt_f32, un_abs_f32, un_relu_f32};
-static const un_i32_fn un_i32_tab[] = {NULL, un_neg_i32, NULL, un_abs_i32, un_relu_i32};
-static const un_i8_fn un_i8_tab[] = {NULL, un_neg_i8, NULL, un_abs_i8, un_relu_i8};
-static const char *const un_names[] = {"exp", "neg", "sqrt", "abs", "relu"};
+#define UN_F32_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_f32,
+#define UN_I32_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_i32,
+#define UN_I8_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_i8,
+static const un_f32_fn un_f32_tab[TILE_UNOP_COUNT] = {UN_F32_LIST(UN_F32_ENTRY_)};
+static const un_i32_fn un_i32_tab[TILE_UNOP_COUNT] = {UN_I32_LIST(UN_I32_ENTRY_)};
+static const un_i8_fn un_i8_tab[TILE_UNOP_COUNT] = {UN_I8_LIST(UN_I8_ENTRY_)};
 
 int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap)
 {
     if (ew_check(dst, a, NULL, un_names[op], msg, cap)) return -1;
     tile_dtype dt = (tile_dtype)a->dtype;
-    if (!tile_dtype_is_float(dt) && (op == TILE_EXP || op == TILE_SQRT))
+    if ((dt == TILE_INT32 && !un_i32_tab[op]) || (dt == TILE_INT8 && !un_i8_tab[op]))
         return tile_fail(msg, cap, "pl.%s requires a floating-point tile, got %s", un_names[op], tile_dtype_name(dt));
     tile_iter it;
     float buf[EW_BLOCK];

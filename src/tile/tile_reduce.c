@@ -1,6 +1,7 @@
 /*
- * tile_reduce.c - pl.row_sum and pl.row_max: [R, C] -> [R, 1] over the
- * valid region only.
+ * tile_reduce.c - the row reductions (pl.row_sum, pl.row_max): [R, C] ->
+ * [R, 1] over the valid region only; one kernel per op, chosen from a
+ * table indexed by the op.
  *
  * Sums of FP16/BF16 accumulate in FP32 and round once; integer sums wrap
  * in the tile's dtype; float max ignores nothing (a NaN compares false, so
@@ -26,9 +27,8 @@ static int red_check(tile *dst, const tile *a, const char *op, char *msg, size_t
         ((T *)dst->data)[r] = (T)(out);                                            \
     }
 
-int tile_row_sum(tile *dst, const tile *a, char *msg, size_t cap)
+static void red_sum(tile *dst, const tile *a)
 {
-    if (red_check(dst, a, "row_sum", msg, cap)) return -1;
     int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
     switch ((tile_dtype)a->dtype) {
     case TILE_FP32: RED_LOOP(float, float, 0.0f, acc + x, acc) break;
@@ -38,13 +38,10 @@ int tile_row_sum(tile *dst, const tile *a, char *msg, size_t cap)
     case TILE_INT8: RED_LOOP(int8_t, uint8_t, 0u, acc + (uint8_t)x, acc) break;
     }
     dst->valid[0] = R, dst->valid[1] = V > 0;
-    tile_clear_outside(dst);
-    return 0;
 }
 
-int tile_row_max(tile *dst, const tile *a, char *msg, size_t cap)
+static void red_max(tile *dst, const tile *a)
 {
-    if (red_check(dst, a, "row_max", msg, cap)) return -1;
     int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
     if (V == 0) R = 0;
     switch ((tile_dtype)a->dtype) {
@@ -55,6 +52,17 @@ int tile_row_max(tile *dst, const tile *a, char *msg, size_t cap)
     case TILE_INT8: RED_LOOP(int8_t, int8_t, row[0], x > acc ? x : acc, acc) break;
     }
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
+}
+
+#define RED_NAME_(n, s) [TILE_##n] = s,
+static const char *const red_names[TILE_ROWOP_COUNT] = {TILE_ROWOP_LIST(RED_NAME_)};
+#undef RED_NAME_
+static void (*const red_run[TILE_ROWOP_COUNT])(tile *, const tile *) = {[TILE_ROW_SUM] = red_sum, [TILE_ROW_MAX] = red_max};
+
+int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t cap)
+{
+    if (red_check(dst, a, red_names[op], msg, cap)) return -1;
+    red_run[op](dst, a);
     tile_clear_outside(dst);
     return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "dsl_compile.h"
+#include "dsl_text.h"
 
 #define HDR "import pypto.language as pl\n\n"
 #define AT "    with pl.at(level=pl.Level.CORE_GROUP):\n"
@@ -248,6 +249,50 @@ static void test_dsl_ops_unary_float_only(void **s)
               "ParserTypeError", "pl.exp requires a floating-point tile, got INT32", 7, 13);
     OPS_ERROR(KP("q: pl.Tensor, out: pl.Out[pl.Tensor]", "        j = pl.load(q, [0, 0], [64, 64])\n        x = pl.sqrt(j)\n"),
               "ParserTypeError", "pl.sqrt requires a floating-point tile, got INT8", 7, 13);
+}
+
+/* pl.log, pl.rsqrt, pl.recip: a float tile in, the same tile out; recip's
+ * high_precision= (a boolean literal, no effect) printed as written; the
+ * printed program compiles back to itself. */
+static void test_dsl_ops_float_unary_accepted(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"l = pl.log(t)\n", "q = pl.rsqrt(l)\n", "r = pl.recip(q)\n", "p = pl.recip(r, high_precision=True)\n",
+                                       "f = pl.recip(p, high_precision=False)\n", "hl = pl.log(pl.rsqrt(pl.recip(hh)))\n", NULL};
+    const char *src = KP("a: pl.Tensor, h: pl.Tensor, out: pl.Out[pl.Tensor]",
+                         LOAD_T "        l = pl.log(t)\n        q = pl.rsqrt(x=l)\n        r = pl.recip(q)\n"
+                                "        p = pl.recip(r, high_precision=True)\n        f = pl.recip(x=p, high_precision=False)\n"
+                                "        hh = pl.load(h, [0, 0], [64, 128])\n        hl = pl.log(pl.rsqrt(pl.recip(hh)))\n"
+                                "        pl.store(f, [0, 0], out)\n");
+    ops_expect_ok(src, want);
+    pto_program *p = ops_compile(src);
+    dsl_expect_roundtrip(p, ops_args, sizeof ops_args / sizeof ops_args[0]);
+    pto_program_free(p);
+}
+
+static void test_dsl_ops_float_unary_float_only(void **s)
+{
+    (void)s;
+    OPS_ERROR(KP("i: pl.Tensor, out: pl.Out[pl.Tensor]", "        j = pl.load(i, [0, 0], [64, 128])\n        x = pl.log(j)\n"),
+              "ParserTypeError", "pl.log requires a floating-point tile, got INT32", 7, 13);
+    OPS_ERROR(KP("q: pl.Tensor, out: pl.Out[pl.Tensor]", "        j = pl.load(q, [0, 0], [64, 64])\n        x = pl.rsqrt(j)\n"),
+              "ParserTypeError", "pl.rsqrt requires a floating-point tile, got INT8", 7, 13);
+    OPS_ERROR(KP("i: pl.Tensor, out: pl.Out[pl.Tensor]", "        x = pl.recip(i, high_precision=True)\n"),
+              "ParserTypeError", "pl.recip requires a floating-point tile, got INT32", 6, 13);
+}
+
+static void test_dsl_ops_recip_high_precision_is_a_boolean_literal(void **s)
+{
+    (void)s;
+    static const char *const values[] = {"1", "None", "n > 1", "not True"};
+    char src[512];
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
+        snprintf(src, sizeof src, KP("a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar", LOAD_T "        x = pl.recip(t, high_precision=%s)\n"),
+                 values[k]);
+        OPS_ERROR(src, "ParserSyntaxError", "pl.recip() high_precision must be a boolean literal (True/False)", 7, 40);
+    }
+    OPS_ERROR(K(LOAD_T "        x = pl.log(t, high_precision=True)\n"), "ParserTypeError", "pl.log() got an unexpected keyword argument 'high_precision'",
+              7, 23);
 }
 
 static void test_dsl_ops_row_reductions(void **s)
@@ -552,6 +597,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_ops_binary_scalar_on_the_left),
     cmocka_unit_test(test_dsl_ops_unary_accepted),
     cmocka_unit_test(test_dsl_ops_unary_float_only),
+    cmocka_unit_test(test_dsl_ops_float_unary_accepted),
+    cmocka_unit_test(test_dsl_ops_float_unary_float_only),
+    cmocka_unit_test(test_dsl_ops_recip_high_precision_is_a_boolean_literal),
     cmocka_unit_test(test_dsl_ops_row_reductions),
     cmocka_unit_test(test_dsl_ops_row_reductions_need_rank_2),
     cmocka_unit_test(test_dsl_ops_cast_modes_accepted),

@@ -493,6 +493,31 @@ static void test_lower_matmul_into_its_operand_uses_a_temporary(void **state)
     lowered_end(&x);
 }
 
+/* pl.log, pl.rsqrt, pl.recip lower to one TOP each, in place (element-wise);
+ * recip's high_precision= slot is no operand. */
+static void test_lower_float_unary_ops_one_top_each_in_place(void **state)
+{
+    (void)state;
+    lowered x = {0};
+    irb_init();
+    cc_type sq = T_TILE(64, 64);
+    cc_ir_func *k = FUNC("k", CC_FUNC_INCORE, PARAMS(P("a", T_A, CC_DIR_IN)), NO_RESULTS);
+    cc_ir_expr *load = OP(CC_IR_LOAD, sq, SP(2, 13), V("a", T_A), LIST(I(0), I(0)), LIST(I(64), I(64)));
+    load->u.op.cache = CC_CACHE_DEFAULT;
+    cc_ir_expr *hint = irb_expr(cc_ir_expr_new(&B.arena, CC_X_BOOL, SP(5, 35)));
+    hint->u.i = 1, hint->type = T_BOOL;
+    k->body = BLOCK(ASSIGN(SP(2, 9), "t", load), ASSIGN(SP(3, 9), "t", OP(CC_IR_LOG, sq, SP(3, 13), V("t", sq))),
+                    ASSIGN(SP(4, 9), "u", OP(CC_IR_RSQRT, sq, SP(4, 13), V("t", sq))),
+                    ASSIGN(SP(5, 9), "u", OP(CC_IR_RECIP, sq, SP(5, 13), V("u", sq), hint)));
+    lower(&x);
+    const char *code = code_of(&x, "kernel 0 k");
+    assert_non_null(strstr(code, "  TLOG v0 = v0 FP32 @3:13\n"
+                                 "     4  TRSQRT v1 = v0 FP32 @4:13\n"
+                                 "     5  TRECIP v1 = v1 FP32 @5:13\n"
+                                 "     6  RETURN close=0 [] @1:1\n"));
+    lowered_end(&x);
+}
+
 static void test_lower_core_group_body_not_outlined_is_internal(void **state)
 {
     (void)state;
@@ -685,6 +710,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_scalar_promotes_int_to_float),
     cmocka_unit_test(test_lower_tile_program),
     cmocka_unit_test(test_lower_matmul_into_its_operand_uses_a_temporary),
+    cmocka_unit_test(test_lower_float_unary_ops_one_top_each_in_place),
     cmocka_unit_test(test_lower_core_group_body_not_outlined_is_internal),
     cmocka_unit_test(test_lower_grouping_pl_at_runs_in_place),
     cmocka_unit_test(test_lower_dsl_seed_manual_placement),

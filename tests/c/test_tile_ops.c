@@ -46,7 +46,7 @@ static void test_tile_binary_every_op_and_dtype(void **state)
     char msg[256];
     for (size_t k = 0; k < 5; k++) {
         tile_dtype dt = all_dtypes[k];
-        for (int op = TILE_ADD; op <= TILE_MIN; op++) {
+        for (int op = 0; op < TILE_BINOP_COUNT; op++) {
             tile a = ref_tile2(dt, 5, 37), b = ref_tile2(dt, 5, 37), d = ref_tile2(dt, 5, 37);
             ref_fill(&a, 1u + (unsigned)op, 0);
             ref_fill(&b, 99u + (unsigned)op, 1);
@@ -133,8 +133,17 @@ static double ref_unop(tile_dtype dt, tile_unop op, double x)
     case TILE_NEG: return ref_round(dt, -x);
     case TILE_ABS: return ref_round(dt, fabs(x));
     case TILE_RELU: return ref_round(dt, x > 0 ? x : 0);
+    case TILE_LOG: return ref_round(dt, logf(f));
+    case TILE_RSQRT: return ref_round(dt, 1.0f / sqrtf(f));
+    case TILE_RECIP: return ref_round(dt, 1.0f / f);
     }
     return 0;
+}
+
+/* Ops with no integer kernel. */
+static int ref_float_only(tile_unop op)
+{
+    return op == TILE_EXP || op == TILE_SQRT || op == TILE_LOG || op == TILE_RSQRT || op == TILE_RECIP;
 }
 
 static void test_tile_unary_every_op_and_dtype(void **state)
@@ -143,13 +152,13 @@ static void test_tile_unary_every_op_and_dtype(void **state)
     char msg[256];
     for (size_t k = 0; k < 5; k++) {
         tile_dtype dt = all_dtypes[k];
-        for (int op = TILE_EXP; op <= TILE_RELU; op++) {
+        for (int op = 0; op < TILE_UNOP_COUNT; op++) {
             tile a = ref_tile2(dt, 3, 19), d = ref_tile2(dt, 3, 19);
             ref_fill(&a, 5u + (unsigned)op, 0);
-            if (op == TILE_SQRT && tile_dtype_is_float(dt))
+            if ((op == TILE_SQRT || op == TILE_LOG || op == TILE_RSQRT) && tile_dtype_is_float(dt))
                 for (int64_t i = 0; i < tile_count(&a); i++) ref_set(&a, i, fabs(ref_get(&a, i)));
             int rc = tile_unary(&d, &a, (tile_unop)op, msg, sizeof msg);
-            if (!tile_dtype_is_float(dt) && (op == TILE_EXP || op == TILE_SQRT)) {
+            if (!tile_dtype_is_float(dt) && ref_float_only((tile_unop)op)) {
                 assert_int_equal(rc, -1);
                 assert_non_null(strstr(msg, "requires a floating-point tile, got"));
             } else {
@@ -176,8 +185,8 @@ static void test_tile_row_sum_and_row_max_over_the_valid_region(void **state)
         tile a = ref_tile2(dt, 6, 40), s = ref_tile2(dt, 6, 1), m = ref_tile2(dt, 6, 1);
         a.valid[0] = 5, a.valid[1] = 33;
         ref_fill(&a, 11, 0);
-        assert_int_equal(tile_row_sum(&s, &a, msg, sizeof msg), 0);
-        assert_int_equal(tile_row_max(&m, &a, msg, sizeof msg), 0);
+        assert_int_equal(tile_row_reduce(&s, &a, TILE_ROW_SUM, msg, sizeof msg), 0);
+        assert_int_equal(tile_row_reduce(&m, &a, TILE_ROW_MAX, msg, sizeof msg), 0);
         assert_int_equal(s.valid[0], 5);
         assert_int_equal(s.valid[1], 1);
         for (int64_t r = 0; r < 6; r++) {
@@ -196,7 +205,7 @@ static void test_tile_row_sum_and_row_max_over_the_valid_region(void **state)
         free(a.data), free(s.data), free(m.data);
     }
     tile a3 = ref_tile(TILE_FP32, 3, (int64_t[]){2, 2, 2}), s = ref_tile2(TILE_FP32, 2, 1);
-    assert_int_equal(tile_row_sum(&s, &a3, msg, sizeof msg), -1);
+    assert_int_equal(tile_row_reduce(&s, &a3, TILE_ROW_SUM, msg, sizeof msg), -1);
     assert_string_equal(msg, "pl.row_sum requires a rank-2 tile, got rank 3");
     free(a3.data), free(s.data);
 }

@@ -2,8 +2,10 @@
  * test_tile_vm.c - the tile VM on kernels compiled through pto_compile:
  * whole-tensor views (origins 0), real buffers, results against a plain
  * reference; the seed page's two kernels; run-time errors with the
- * instruction's line; footprint-box views with non-zero origins.
+ * instruction's line; footprint-box views with non-zero origins; the
+ * float-only unary ops (log, rsqrt, recip) bit for bit against libm.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "harness.h"
@@ -161,11 +163,41 @@ static void test_tile_vm_footprint_box_views_use_whole_tensor_offsets(void **sta
     pto_program_free(p);
 }
 
+/* pl.log, pl.rsqrt, pl.recip (recip with its no-effect hint) against libm's
+ * FP32 arithmetic, element for element. */
+static void test_tile_vm_float_unary_ops_match_libm(void **state)
+{
+    (void)state;
+    static const char *const exprs[] = {"pl.log(t)", "pl.rsqrt(t)", "pl.recip(t)", "pl.recip(t, high_precision=True)"};
+    char src[512];
+    for (size_t e = 0; e < sizeof exprs / sizeof exprs[0]; e++) {
+        snprintf(src, sizeof src,
+                 "import pypto.language as pl\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                 "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [256, 128])\n"
+                 "        pl.store(%s, [0, 0], out)\n    return out\n",
+                 exprs[e]);
+        pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
+        const cc_lowered *l = lowered_of(p);
+        float *a = make_input(), *out = calloc(ROWS * COLS, sizeof(float));
+        for (int i = 0; i < ROWS * COLS; i++) a[i] = fabsf(a[i]) + (float)(i % 3) * 0.25f; /* positive, some zeros */
+        float *bufs[] = {a, out};
+        char msg[256] = "";
+        if (run_kernel(l, &l->kernels[0], bufs, 2, NULL, 0, msg, sizeof msg)) fail_msg("%s", msg);
+        for (int i = 0; i < ROWS * COLS; i++) {
+            float x = a[i], want = e == 0 ? logf(x) : e == 1 ? 1.0f / sqrtf(x) : 1.0f / x;
+            if (memcmp(&out[i], &want, sizeof want)) fail_msg("%s at %d: %a, want %a", exprs[e], i, (double)out[i], (double)want);
+        }
+        free(a), free(out);
+        pto_program_free(p);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_vm_runs_the_seed_manual_placement_kernels),
     cmocka_unit_test(test_tile_vm_element_wise_chain_matches_reference),
     cmocka_unit_test(test_tile_vm_out_of_bounds_load_fails_with_its_line),
     cmocka_unit_test(test_tile_vm_footprint_box_views_use_whole_tensor_offsets),
+    cmocka_unit_test(test_tile_vm_float_unary_ops_match_libm),
 };
 
 PTO_TEST_MAIN(tests)

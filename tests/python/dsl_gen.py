@@ -13,8 +13,8 @@ and in kernels, `if` on scalars (the parameter n, loop variables), nested
 `with pl.scope()` (auto_scope=False entries) or compiler-placed scopes
 (default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
 that load and store tiles over disjoint and overlapping windows, element-wise
-add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and sqrt of
-abs on FP32), row_max (and row_sum on INT32), loads with valid_shape= and
+add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and on FP32
+sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max (and row_sum on INT32), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -31,7 +31,8 @@ Invariants that keep every program valid and its result deterministic:
   fence and on every earlier task of the scope it may conflict with (boxes
   over all values of the loop variables), and a join task after the scope
   depends on all of them (discovery does not see MANUAL tasks);
-- FP32 ops are exact in IEEE single precision (no exp, no FP32 row_sum); a
+- FP32 ops are exact in IEEE single precision (no exp, no FP32 row_sum; log
+  is referenced by the C library's logf, which the kernel calls); a
   program whose reference meets a non-finite value is replaced by the next one;
 - a task touches few enough tensors that its scalars (its scalar arguments,
   then a box origin per tensor) stay within the runtime's 16 (docs/dsl.md).
@@ -40,7 +41,7 @@ import random
 
 import numpy as np
 
-from dsl_tree import (ROWS, COLS, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, For, If, At, Call,
+from dsl_tree import (ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, For, If, At, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
@@ -172,7 +173,7 @@ class Gen:
             style = rng.random() < 0.4
             r = rng.random()
             if r < 0.3:
-                ops = ("neg", "abs", "relu") + (("sqrt_abs",) if self.dtype == "FP32" else ())
+                ops = ("neg", "abs", "relu") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
                 body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
             elif r < 0.65 and len(tiles) + len(pool) > 1:
                 body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))

@@ -6,9 +6,13 @@ Values in the reference: tensors are numpy arrays (stores write into them),
 scalars Python ints, tiles (data, (rows, cols)): data of the tile's shape,
 zero outside the valid region (a prefix box), as DSL-SPEC §1.7 says.  INT32
 arithmetic wraps; FP32 arithmetic is numpy's float32, correctly rounded per
-op like the tile kernels; a non-finite FP32 value raises NonFinite.  Also
+op like the tile kernels (log: the C library's logf, the function the
+kernel calls); a non-finite FP32 value raises NonFinite.  Also
 here: the footprint boxes that order MANUAL tasks (conflicts).
 """
+import ctypes
+import ctypes.util
+
 import numpy as np
 
 ROWS, COLS = 16, 32
@@ -67,12 +71,30 @@ def apply_binary(op, a, b, dtype):
     return _check(np.asarray(r, np.float32))
 
 
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
+_LIBM.logf.restype, _LIBM.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+
+
+def _logf(a):
+    """log per element as the tile kernel computes it: the C library's logf."""
+    return np.array([_LIBM.logf(float(v)) for v in a.reshape(-1)], np.float32).reshape(a.shape)
+
+
+# FP32 composites of a float-only op with an argument kept positive: name -> (text template, reference)
+FLOAT_UNARY = {
+    "sqrt_abs": ("pl.sqrt(pl.abs(%s))", lambda a: np.sqrt(np.abs(a))),
+    "log_abs1": ("pl.log(pl.add(pl.abs(%s), 1.0))", lambda a: _logf(np.abs(a) + np.float32(1))),
+    "rsqrt_abs1": ("pl.rsqrt(pl.add(pl.abs(%s), 1.0))", lambda a: np.float32(1) / np.sqrt(np.abs(a) + np.float32(1))),
+    "recip_abs1": ("pl.recip(pl.add(pl.abs(%s), 1.0))", lambda a: np.float32(1) / (np.abs(a) + np.float32(1))),
+}
+
+
 def apply_unary(op, a, dtype):
     if dtype == "INT32":
         a64 = np.asarray(a, np.int64)
         return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0)}[op])
-    if op == "sqrt_abs":
-        return np.sqrt(np.abs(a))
+    if op in FLOAT_UNARY:
+        return FLOAT_UNARY[op][1](np.asarray(a, np.float32))
     return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0))}[op]
 
 
@@ -172,8 +194,10 @@ class KOp:
 
     def emit(self, out, ind):
         if self.b is None:
-            if self.op == "sqrt_abs":
-                e = "pl.sqrt(pl.abs(%s))" % self.a
+            if self.op in FLOAT_UNARY:
+                e = FLOAT_UNARY[self.op][0] % self.a
+                if self.op == "recip_abs1" and self.style:  # the hint: no effect
+                    e = e[:-1] + ", high_precision=True)"
             elif self.op == "neg" and self.style:
                 e = "-%s" % self.a
             else:

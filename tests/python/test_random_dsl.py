@@ -4,7 +4,9 @@ pl.at bodies and pl.submit calls over disjoint and overlapping windows,
 element-wise ops with tiles and scalars, pl.create_tensor intermediates.
 
 Every op the generator uses is exact (INT32 wraps; FP32 add/sub/mul/max/min,
-neg/abs/relu and sqrt are correctly rounded), so results compare exactly.
+neg/abs/relu, sqrt and recip are correctly rounded, rsqrt is sqrt then a
+division, log is the C library's logf in kernel and reference alike), so
+results compare exactly.
 
 PTO_SOAK_PROGRAMS sets how many programs run (default 200, 40 in sanitizer
 builds), PTO_DSL_SEED the first seed (default 0).  A failure names the seed

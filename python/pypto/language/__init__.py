@@ -6,6 +6,7 @@ work; the decorators check their keywords (§4.2) and build kernel objects.
 """
 import enum
 
+from .. import _C
 from .._jit import JitFunction, Program, ProgramText, jit, parse_program, program, function
 from .parser import diagnostics  # noqa: F401
 
@@ -16,95 +17,18 @@ __all__ = [
 ]
 
 
-# ---- enums (§1.6; values mirror the C ones) ---------------------------------------------------
+# ---- enums: built from the compiler's tables (pto/language.h) -----------------------------------
 
-class DataType(enum.IntEnum):
-    FP32 = 0
-    FP16 = 1
-    BF16 = 2
-    INT32 = 3
-    INT8 = 4
-    INDEX = 5
-    BOOL = 6
-    TASK_ID = 7
-    # Later: named, rejected when used ("dtype pl.<DT> is not supported in this version").
-    INT4 = 8
-    INT16 = 9
-    INT64 = 10
-    UINT8 = 11
-    UINT16 = 12
-    UINT32 = 13
-    UINT64 = 14
-    FP4 = 15
-    FP8E4M3FN = 16
-    FP8E5M2 = 17
-    HF4 = 18
-    HF8 = 19
-
-
-globals().update(DataType.__members__)
-
-
-class Level(enum.IntEnum):
-    AIV = 0
-    AIC = 1
-    CORE_GROUP = 2
-    CHIP_DIE = 3
-    L2CACHE = 3
-    CHIP = 4
-    PROCESSOR = 4
-    UMA = 4
-    HOST = 5
-    NODE = 5
-    CLUSTER_0 = 6
-    POD = 6
-    CLUSTER_1 = 7
-    CLOS1 = 7
-    CLUSTER_2 = 8
-    CLOS2 = 8
-    GLOBAL = 9
-    UNDEFINED = 255
-
-
-class ScopeMode(enum.IntEnum):
-    AUTO = 0
-    MANUAL = 1
-
-
-class CachePolicy(enum.IntEnum):
-    DEFAULT = 0
-    BYPASS = 1
-
-
-class FunctionType(enum.IntEnum):
-    Opaque = 0
-    Orchestration = 1
-    InCore = 2
-    AIC = 3
-    AIV = 4
-    Group = 5
-    Spmd = 6
-    Inline = 7
-    Graph = 8
-
-
-class MemorySpace(enum.IntEnum):
-    DDR = 0
-    Vec = 1
-    Mat = 2
-    Left = 3
-    Right = 4
-    Acc = 5
-    Bias = 6
-
-
+_ENUMS = dict(_C.language_enums())
+DataType = enum.IntEnum("DataType", _ENUMS["DataType"], module=__name__)
+Level = enum.IntEnum("Level", _ENUMS["Level"], module=__name__)
+ScopeMode = enum.IntEnum("ScopeMode", _ENUMS["ScopeMode"], module=__name__)
+CachePolicy = enum.IntEnum("CachePolicy", _ENUMS["CachePolicy"], module=__name__)
+FunctionType = enum.IntEnum("FunctionType", _ENUMS["FunctionType"], module=__name__)
+MemorySpace = enum.IntEnum("MemorySpace", _ENUMS["MemorySpace"], module=__name__)
+Layout = enum.IntEnum("Layout", _ENUMS["Layout"], module=__name__)
 Mem = MemorySpace
-
-
-class Layout(enum.IntEnum):
-    ND = 0
-
-
+globals().update(DataType.__members__)
 ND = Layout.ND
 
 
@@ -156,21 +80,6 @@ class _KernelName:
         return "<pypto.language.%s>" % self._name
 
 
-_NAMES = (
-    # v1
-    "range", "at", "scope", "manual_scope", "load", "store", "add", "sub", "mul", "div",
-    "maximum", "minimum", "exp", "neg", "sqrt", "abs", "relu", "row_sum", "row_max", "cast",
-    "matmul", "create_tensor", "submit", "set_cache_policy",
-    # later (the compiler rejects them by name)
-    "spmd", "spmd_submit", "cluster", "split_aiv", "aiv_shard", "aic_gather", "parallel",
-    "unroll", "pipeline", "while_", "cond", "yield_", "slice", "assemble", "move", "create_tile",
-    "read", "write", "array", "no_dep", "dynamic", "func_attr", "inline", "log", "rsqrt",
-    "recip", "row_min", "col_sum", "col_max", "col_min", "cmp", "sel", "matmul_acc",
-    "matmul_bias", "batch_matmul",
-)
-globals().update({n: _KernelName(n) for n in _NAMES})
-
-
 class _Namespace:
     def __init__(self, prefix, names):
         for n in names:
@@ -179,3 +88,8 @@ class _Namespace:
 
 tensor = _Namespace("tensor.", ("set_cache_policy",))
 tile = _Namespace("tile.", ("get_block_idx",))
+
+
+# Every other pl name the compiler knows (ops, statement forms, later and hardware-internal
+# names): the compiler reads and rejects or accepts them, Python only names them.
+globals().update({name: _KernelName(name) for name, _status, _kind in _C.language_names() if name not in globals()})

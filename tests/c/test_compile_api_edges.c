@@ -1,8 +1,11 @@
 /*
- * test_compile_api_more.c - pto/compile.h's public calls at their edges:
- * pto_compile without options or with a length but no text, the program
- * accessors with a NULL program or an index past the diagnostics, stage
- * names past the last stage.  One test per rule.
+ * test_compile_api_edges.c - pto/compile.h's public calls at their edges
+ * (docs/dsl.md, "Using the compiler from C"): pto_compile without options
+ * or with a length but no text, the program accessors with a NULL program
+ * or an index past the diagnostics, stage names past the last stage.
+ *
+ * Invariants: one test per rule; every call is made through the public
+ * header only, and a failed pto_compile leaves no program behind.
  */
 #include <stdint.h>
 #include <string.h>

@@ -1,0 +1,125 @@
+/*
+ * names.h - every pl name the compiler knows, once: pl.<name> with its
+ * status (supported; later: "<construct> is not supported in this
+ * version"; hardware-internal: "<construct> is Ascend-specific: <reason>;
+ * it has no meaning on the CPU backend") and its kind.  The table is
+ * CC_PL_NAME_LIST below plus the supported ops (ops.h) and the dtypes
+ * (types.h's CC_DTYPE_LIST and CC_DTYPE_LATER_LIST here), so no name is
+ * written twice.  Also the keywords of pl forms that are recognised but not
+ * supported, and the enums of the language as (member, value) tables.
+ * pto/language.h hands all of it to bindings (the Python package).
+ *
+ * Invariants: a name appears once across the lists (test_pl_names.c); a
+ * use of pl.<name> (a value, a call, a `for` iterable, a `with` item) is
+ * reported by its row's status, nowhere else.
+ */
+#ifndef CC_NAMES_H
+#define CC_NAMES_H
+
+#include <stdint.h>
+
+#include "pto/language.h"
+
+typedef enum cc_pl_status { CC_PL_SUPPORTED, CC_PL_LATER, CC_PL_HARDWARE } cc_pl_status;
+
+/* What a name is.  LOOP: iterated by a `for` (also a `with` item); SCOPE:
+ * a `with` item; the others are what they say. */
+#define CC_PL_KIND_LIST(X)                                                                              \
+    X(OP, "op") X(LOOP, "loop") X(SCOPE, "scope") X(STATEMENT, "statement") X(BUILTIN, "builtin")      \
+    X(ANNOTATION, "annotation") X(ENUM, "enum") X(CONSTANT, "constant") X(DECORATOR, "decorator")       \
+    X(NAMESPACE, "namespace") X(DTYPE, "dtype") X(CLASS, "class")
+typedef enum cc_pl_kind {
+#define CC_PL_KIND_ENUM_(n, s) CC_PLK_##n,
+    CC_PL_KIND_LIST(CC_PL_KIND_ENUM_)
+#undef CC_PL_KIND_ENUM_
+} cc_pl_kind;
+
+/* Why a hardware-internal construct means nothing here (its <reason>). */
+#define CC_PL_REASON_LIST(X)                                                                            \
+    X(NONE, "")                                                                                         \
+    X(LANES, "it places work on the two vector lanes of one core")                                      \
+    X(MX, "it uses the A5 micro-scaling formats and their fixed layouts")                               \
+    X(LAYOUT, "it selects a hardware fractal layout")                                                   \
+    X(KIND, "it selects a compiler-internal function kind or core type")
+typedef enum cc_pl_reason {
+#define CC_PL_REASON_ENUM_(n, s) CC_PLR_##n,
+    CC_PL_REASON_LIST(CC_PL_REASON_ENUM_)
+#undef CC_PL_REASON_ENUM_
+} cc_pl_reason;
+
+/* pl names other than the supported ops and the dtypes: X(name, status, kind, reason). */
+#define CC_PL_NAME_LIST(X)                                                                              \
+    X(range, SUPPORTED, LOOP, NONE) X(at, SUPPORTED, SCOPE, NONE) X(scope, SUPPORTED, SCOPE, NONE)        \
+    X(manual_scope, SUPPORTED, SCOPE, NONE) X(submit, SUPPORTED, STATEMENT, NONE)                        \
+    X(set_cache_policy, SUPPORTED, STATEMENT, NONE) X(jit, SUPPORTED, DECORATOR, NONE)                   \
+    X(program, SUPPORTED, DECORATOR, NONE) X(function, SUPPORTED, DECORATOR, NONE)                       \
+    X(tensor, SUPPORTED, NAMESPACE, NONE) X(Tensor, SUPPORTED, ANNOTATION, NONE)                         \
+    X(Out, SUPPORTED, ANNOTATION, NONE) X(InOut, SUPPORTED, ANNOTATION, NONE)                            \
+    X(Scalar, SUPPORTED, ANNOTATION, NONE) X(TaskId, SUPPORTED, ANNOTATION, NONE)                        \
+    X(DataType, SUPPORTED, ENUM, NONE) X(Level, SUPPORTED, ENUM, NONE) X(ScopeMode, SUPPORTED, ENUM, NONE) \
+    X(CachePolicy, SUPPORTED, ENUM, NONE) X(FunctionType, SUPPORTED, ENUM, NONE)                         \
+    X(Mem, SUPPORTED, ENUM, NONE) X(MemorySpace, SUPPORTED, ENUM, NONE) X(Layout, SUPPORTED, ENUM, NONE)  \
+    X(ND, SUPPORTED, CONSTANT, NONE)                                                                     \
+    /* loops, scopes, statements */                                                                      \
+    X(spmd, LATER, LOOP, NONE) X(spmd_submit, LATER, LOOP, NONE) X(parallel, LATER, LOOP, NONE)           \
+    X(unroll, LATER, LOOP, NONE) X(pipeline, LATER, LOOP, NONE) X(while_, LATER, LOOP, NONE)              \
+    X(cluster, LATER, SCOPE, NONE) X(cond, LATER, SCOPE, NONE) X(yield_, LATER, STATEMENT, NONE)          \
+    X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
+    X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
+    /* ops */                                                                                            \
+    X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) X(move, LATER, OP, NONE)                       \
+    X(create_tile, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE)                    \
+    X(row_min, LATER, OP, NONE) X(col_sum, LATER, OP, NONE) X(col_max, LATER, OP, NONE)                   \
+    X(col_min, LATER, OP, NONE) X(col_expand, LATER, OP, NONE) X(row_expand, LATER, OP, NONE)             \
+    X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
+    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_acc, LATER, OP, NONE)                   \
+    X(matmul_bias, LATER, OP, NONE) X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)             \
+    X(or_, LATER, OP, NONE) X(xor, LATER, OP, NONE) X(shl, LATER, OP, NONE) X(shr, LATER, OP, NONE)        \
+    X(not_, LATER, OP, NONE) X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                \
+    X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
+    /* everything else */                                                                                \
+    X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
+    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, LATER, ANNOTATION, NONE) X(tile, LATER, NAMESPACE, NONE) \
+    X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
+    X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
+    X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX)
+
+/* pl dtypes this version does not support: X(NAME, pl.DataType value, status, reason)
+ * (the supported ones are CC_DTYPE_LIST, valued by position). */
+#define CC_DTYPE_LATER_LIST(X)                                                                          \
+    X(INT4, 8, HARDWARE, MX) X(INT16, 9, LATER, NONE) X(INT64, 10, LATER, NONE) X(UINT8, 11, LATER, NONE) \
+    X(UINT16, 12, LATER, NONE) X(UINT32, 13, LATER, NONE) X(UINT64, 14, LATER, NONE)                     \
+    X(FP4, 15, HARDWARE, MX) X(FP8E4M3FN, 16, HARDWARE, MX) X(FP8E5M2, 17, HARDWARE, MX)                \
+    X(HF4, 18, HARDWARE, MX) X(HF8, 19, HARDWARE, MX) X(UINT4, 20, LATER, NONE) X(FP8, 21, HARDWARE, MX)  \
+    X(FP64, 22, LATER, NONE)
+
+/* Keywords of pl forms that are recognised but not supported: X(form, keyword, status, reason).
+ * Later: "pl.<form>(<keyword>=...) is not supported in this version"; hardware: "<keyword>= ...". */
+#define CC_PL_KEYWORD_LIST(X)                                                                           \
+    X(at, role, HARDWARE, KIND) X(at, optimizations, LATER, NONE) X(at, no_dep_args, LATER, NONE)        \
+    X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
+    X(store, atomic, LATER, NONE)
+
+typedef struct cc_pl_name {
+    const char *name;
+    uint8_t status; /* cc_pl_status */
+    uint8_t kind;   /* cc_pl_kind */
+    uint8_t reason; /* cc_pl_reason (hardware-internal names) */
+} cc_pl_name;
+
+typedef struct cc_pl_keyword {
+    const char *form, *name;
+    uint8_t status; /* cc_pl_status: LATER or HARDWARE */
+    uint8_t reason; /* cc_pl_reason */
+} cc_pl_keyword;
+
+/* pl.<name>'s row, or NULL when name is not a pl name. */
+const cc_pl_name *cc_pl_name_find(const char *name);
+/* The row of keyword kw of pl.<form> (CC_PL_KEYWORD_LIST), or NULL. */
+const cc_pl_keyword *cc_pl_keyword_find(const char *form, const char *kw);
+const char *cc_pl_reason_text(cc_pl_reason r);
+/* The value of enum_name's member (enum_name a pl enum, "Mem" included),
+ * or -1. */
+int cc_pl_enum_value(const char *enum_name, const char *member);
+
+#endif

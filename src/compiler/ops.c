@@ -1,0 +1,45 @@
+/*
+ * ops.c - the op table's rows (ops.h) and the facts each class fixes.
+ *
+ * Invariants: one row per cc_ir_op, indexed by it; every row has at most
+ * CC_OP_MAX_SLOTS slots and no more required slots than slots (checked at
+ * compile time).
+ */
+#include "compiler/ops.h"
+
+#include <string.h>
+
+#define CC_OP_NSLOTS_(...) (sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *))
+
+#define CC_OP_CHECK_(n, s, cls, dt, where, entry, req, ...)                                                 \
+    _Static_assert(CC_OP_NSLOTS_(__VA_ARGS__) <= CC_OP_MAX_SLOTS && (req) <= CC_OP_NSLOTS_(__VA_ARGS__),   \
+                   "pl." s ": at most CC_OP_MAX_SLOTS slots, the required ones among them");
+CC_IR_OP_LIST(CC_OP_CHECK_)
+#undef CC_OP_CHECK_
+
+static const cc_op_info cc_ops[CC_IR_OP_COUNT] = {
+#define CC_OP_ROW_(n, s, cls, dt, where, entry, req, ...) \
+    [CC_IR_##n] = {s, CC_OPC_##cls, CC_OPD_##dt, CC_OPW_##where, req, CC_OP_NSLOTS_(__VA_ARGS__), {__VA_ARGS__}},
+    CC_IR_OP_LIST(CC_OP_ROW_)
+#undef CC_OP_ROW_
+};
+
+/* What each class fixes: the operands a TOP reads, and whether its result
+ * may be computed over an operand. */
+static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
+    [CC_OPC_MEMORY] = {0, 0}, [CC_OPC_BINARY] = {2, 1}, [CC_OPC_UNARY] = {1, 1},
+    [CC_OPC_ROW_REDUCE] = {1, 0}, [CC_OPC_CAST] = {1, 1}, [CC_OPC_MATMUL] = {2, 0}};
+
+const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
+const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }
+uint32_t cc_ir_op_nslots(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].nslots : 0; }
+int cc_ir_op_is_tile(cc_ir_op op) { return cc_ir_op_info(op)->where != CC_OPW_ORCH; }
+uint32_t cc_ir_op_operands(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].operands; }
+int cc_ir_op_elementwise(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].elementwise; }
+
+int cc_ir_op_lookup(const char *name)
+{
+    for (int op = 0; op < CC_IR_OP_COUNT; op++)
+        if (!strcmp(cc_ops[op].name, name)) return op;
+    return -1;
+}

@@ -1,0 +1,110 @@
+/*
+ * ops.h - the pl op table: one row per op with everything the layers above
+ * the tile kernels know about it.  The type checker (tc_ops.c), lowering
+ * (lower_tile.c), the printer (printer.c) and the tile VM (exec/tile_vm.c)
+ * read an op's row (its class, dtype rule, place, slots, tile entry); they
+ * compare op codes only for an op's own attributes (LOAD's cache=, CAST's
+ * mode).  A leaf: types.h includes it, it includes nothing.
+ *
+ * Invariants: the rows' order is the cc_ir_op values and nothing else
+ * depends on it; an op's IR node has one argument slot per slot name, the
+ * required (positional) ones first, the optional ones keyword-only and
+ * NULL when absent.
+ */
+#ifndef CC_OPS_H
+#define CC_OPS_H
+
+#include <stdint.h>
+
+/* What an op is; the class fixes how it is checked, lowered and run.
+ * (Column reductions, expands, shape ops and element access come later.) */
+typedef enum cc_op_class {
+    CC_OPC_MEMORY,     /* load, store, create_tensor: each with its own rules */
+    CC_OPC_BINARY,     /* element-wise lhs, rhs: a tile of equal shape and dtype, or a scalar on the right */
+    CC_OPC_UNARY,      /* element-wise x; an optional slot is a hint: a boolean literal, no effect */
+    CC_OPC_ROW_REDUCE, /* a rank-2 [R, C] tile -> [R, 1]; the optional slot is a scratch tile (unused) */
+    CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
+    CC_OPC_MATMUL      /* lhs [M, K] @ rhs [K, N] */
+} cc_op_class;
+
+/* The element dtypes an op takes (the float-only text is "pl.<op> requires
+ * a floating-point tile, got <DT>"). */
+typedef enum cc_op_dtypes { CC_OPD_ANY, CC_OPD_FLOAT, CC_OPD_INT } cc_op_dtypes;
+
+/* Where an op may appear: kernel code, orchestration (control) code, both. */
+typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where;
+
+/* X(NAME, "pl spelling", class, dtype rule, where, tile entry, required slots, slot names...)
+ *
+ * The tile entry is the op's tile kernel (a tile_binop, tile_unop or
+ * tile_rowop of tile/tile.h, by class), read by the tile VM only; -1 where
+ * the class has one kernel.  Slots (what the IR node holds, in order):
+ *   LOAD    tensor, offsets, shapes, valid_shape=    attrs: cache, clamp, implicit
+ *   STORE   tile, offsets, output_tensor, shapes=
+ *   CAST    x                                        attrs: dtype, mode
+ *   MATMUL  lhs, rhs                                 attrs: dtype (out_dtype as written, or 255)
+ *   CREATE_TENSOR  shape, init_value=                attrs: dtype
+ *
+ * To add an op: (1) its row here (an op of an existing class needs no other
+ * compiler code); (2) its kernel in src/tile, named by the row's tile entry
+ * (a unary op: a TILE_UNOP_LIST row in tile/tile.h, a UN_*_LIST row per
+ * dtype class in tile_elementwise.c); (3) drop its name from names.h's later
+ * names; (4) its line in docs/dsl.md, Operations; (5) its tests, as for pl.log. */
+#define CC_IR_OP_LIST(X)                                                                                    \
+    X(LOAD, "load", MEMORY, ANY, KERNEL, -1, 3, "tensor", "offsets", "shapes", "valid_shape")              \
+    X(STORE, "store", MEMORY, ANY, KERNEL, -1, 3, "tile", "offsets", "output_tensor", "shapes")            \
+    X(ADD, "add", BINARY, ANY, KERNEL, TILE_ADD, 2, "lhs", "rhs")                                          \
+    X(SUB, "sub", BINARY, ANY, KERNEL, TILE_SUB, 2, "lhs", "rhs")                                          \
+    X(MUL, "mul", BINARY, ANY, KERNEL, TILE_MUL, 2, "lhs", "rhs")                                          \
+    X(DIV, "div", BINARY, ANY, KERNEL, TILE_DIV, 2, "lhs", "rhs")                                          \
+    X(MAXIMUM, "maximum", BINARY, ANY, KERNEL, TILE_MAX, 2, "lhs", "rhs")                                  \
+    X(MINIMUM, "minimum", BINARY, ANY, KERNEL, TILE_MIN, 2, "lhs", "rhs")                                  \
+    X(EXP, "exp", UNARY, FLOAT, KERNEL, TILE_EXP, 1, "x")                                                  \
+    X(NEG, "neg", UNARY, ANY, KERNEL, TILE_NEG, 1, "x")                                                    \
+    X(SQRT, "sqrt", UNARY, FLOAT, KERNEL, TILE_SQRT, 1, "x")                                               \
+    X(ABS, "abs", UNARY, ANY, KERNEL, TILE_ABS, 1, "x")                                                    \
+    X(RELU, "relu", UNARY, ANY, KERNEL, TILE_RELU, 1, "x")                                                 \
+    X(LOG, "log", UNARY, FLOAT, KERNEL, TILE_LOG, 1, "x")                                                  \
+    X(RSQRT, "rsqrt", UNARY, FLOAT, KERNEL, TILE_RSQRT, 1, "x")                                            \
+    X(RECIP, "recip", UNARY, FLOAT, KERNEL, TILE_RECIP, 1, "x", "high_precision")                          \
+    X(ROW_SUM, "row_sum", ROW_REDUCE, ANY, KERNEL, TILE_ROW_SUM, 1, "tile", "tmp_tile")                    \
+    X(ROW_MAX, "row_max", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MAX, 1, "tile", "tmp_tile")                    \
+    X(CAST, "cast", CAST, ANY, BOTH, -1, 1, "x")                                                           \
+    X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                          \
+    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")
+
+typedef enum cc_ir_op {
+#define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
+    CC_IR_OP_LIST(CC_IR_OP_ENUM_)
+#undef CC_IR_OP_ENUM_
+    CC_IR_OP_COUNT
+} cc_ir_op;
+
+#define CC_OP_MAX_SLOTS 4
+
+/* An op's row. */
+typedef struct cc_op_info {
+    const char *name;                   /* "row_sum": pl.row_sum */
+    uint8_t cls;                        /* cc_op_class */
+    uint8_t dtypes;                     /* cc_op_dtypes */
+    uint8_t where;                      /* cc_op_where */
+    uint8_t nreq;                       /* required slots (positional) */
+    uint8_t nslots;                     /* all slots */
+    const char *slots[CC_OP_MAX_SLOTS]; /* parameter names; an optional slot's is its keyword */
+} cc_op_info;
+
+const cc_op_info *cc_ir_op_info(cc_ir_op op); /* op < CC_IR_OP_COUNT */
+const char *cc_ir_op_name(cc_ir_op op); /* "load" */
+uint32_t cc_ir_op_nslots(cc_ir_op op);
+/* The op spelled name ("row_sum"), or -1. */
+int cc_ir_op_lookup(const char *name);
+/* Is op a tile op (it may hold tiles)?  All but the orchestration-only ones. */
+int cc_ir_op_is_tile(cc_ir_op op);
+/* The slots a TOP reads as its operands a [, b]: 2 for binary ops and
+ * matmul, else 1 (optional slots are never operands). */
+uint32_t cc_ir_op_operands(cc_ir_op op);
+/* May the result be computed over an operand (element i reads operand
+ * elements i only)?  Binary, unary and cast ops. */
+int cc_ir_op_elementwise(cc_ir_op op);
+
+#endif

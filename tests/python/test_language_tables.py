@@ -1,0 +1,34 @@
+"""pypto.language's enums and names come from the compiler's tables
+(pto/language.h, handed over by pypto._C): the parity of every Python enum
+member with its C value, and every pl name the compiler knows being a
+pypto.language name."""
+import enum
+
+import pypto.language as pl
+from pypto import _C
+
+ENUMS = {"DataType": pl.DataType, "Level": pl.Level, "ScopeMode": pl.ScopeMode, "CachePolicy": pl.CachePolicy,
+         "FunctionType": pl.FunctionType, "MemorySpace": pl.MemorySpace, "Layout": pl.Layout}
+
+
+def test_every_python_enum_member_equals_its_c_value():
+    c = dict(_C.language_enums())
+    assert set(c) == set(ENUMS)
+    assert {v for v in vars(pl).values() if isinstance(v, type) and issubclass(v, enum.Enum)} == set(ENUMS.values())
+    for name, py in ENUMS.items():
+        assert [(m, int(v)) for m, v in py.__members__.items()] == list(c[name]), name  # aliases included, in order
+    assert pl.Level.L2CACHE is pl.Level.CHIP_DIE and pl.Mem is pl.MemorySpace and pl.ND is pl.Layout.ND
+    for dt in pl.DataType:
+        assert getattr(pl, dt.name) is dt
+    for value, name in enumerate(_C.pto_dtypes):  # the public pto_dtype list (pto/compile.h) agrees
+        assert pl.DataType[name] == value
+
+
+def test_every_compiler_pl_name_is_a_language_name():
+    names = _C.language_names()
+    assert len({n for n, _, _ in names}) == len(names)
+    assert {s for _, s, _ in names} == {"supported", "later", "hardware"}
+    for name, status, kind in names:
+        assert hasattr(pl, name), (name, status, kind)
+    for op in ("log", "rsqrt", "recip"):
+        assert (op, "supported", "op") in names
