@@ -107,6 +107,10 @@ typedef struct pto_compile_options {
     size_t nargs;
     int stop_after;              /* last stage to run (pto_stage); PTO_STAGE_ALL (0): every stage */
     unsigned skip_stages;        /* for tests: bit (1u << stage) skips that stage */
+    int entry_line;              /* an entry defined inside a function, a method or a class body: a line of its
+                                  * definition (its first decorator's, or one of its methods'); the source is then
+                                  * the whole file, and the entry sees the @pl definitions beside it.  0: the
+                                  * entry is defined at module level */
 } pto_compile_options;
 
 typedef struct pto_program pto_program;

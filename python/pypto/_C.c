@@ -4,11 +4,12 @@
  * §5.2) for the Python shim.
  *
  *   compile(source, filename, first_line, first_column, entry, function, constants, args,
- *           stop_after) -> (Program, [diagnostic, ...])
+ *           stop_after[, entry_line]) -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
  *       dtype name, shape)] or [("scalar", name, value)].  stop_after: a
- *       stage name or None.  A diagnostic is (class, message, hint, file,
+ *       stage name or None.  entry_line: pto_compile_options's (a nested
+ *       entry).  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
  *   text(program) -> the program's printed text after the last stage run.
  *   function(program) -> (name or None, n): a @pl.program's method the
@@ -189,11 +190,12 @@ static PyObject *py_compile(PyObject *mod, PyObject *args)
     (void)mod;
     PyObject *source, *entry, *function, *constants, *specs, *stop;
     const char *filename;
-    int first_line, first_column;
-    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
-                          &constants, &PyList_Type, &specs, &stop))
+    int first_line, first_column, entry_line = 0;
+    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O|i", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
+                          &constants, &PyList_Type, &specs, &stop, &entry_line))
         return NULL;
-    pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column};
+    pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column,
+                             .entry_line = entry_line};
     Py_ssize_t len;
     if (!(o.source = PyUnicode_AsUTF8AndSize(source, &len))) return NULL;
     o.source_len = (size_t)len;
@@ -309,7 +311,7 @@ PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
 PyObject *py_run(PyObject *mod, PyObject *args);               /* _C_run.c */
 
 static PyMethodDef py_methods[] = {
-    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after)"},
+    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after[, entry_line])"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
     {"function", py_function, METH_O, "function(program) -> (the method a program compiles through or None, Orchestration methods)"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},

@@ -1,260 +1,22 @@
-"""Kernel objects: decorators (§1.1, §4.2), source and constants (§2.1),
-argument specs (§2.2), the per-object cache (§2.3), lower() (§2.4),
-programs (§2.5) and the mapping of compiler diagnostics to classes (§2.6).
+"""@pl.jit functions and their decorators (docs/dsl.md, "Decorators and
+function kinds"): what they share with @pl.program classes is _kernel.py's.
 
 The compiler is C (pypto._C); nothing here judges kernel code.
 """
-import hashlib
 import inspect
-import linecache
-import os
 import sys
-import textwrap
-import time
-import types
-import warnings
 
 from . import _C
 from ._args import adapt_args, bind_args
-from ._errors import InternalError
+from ._kernel import KernelBase, ProgramText, _config, _defining_scope, _run, _Source
+from ._program import Program, parse_program, program  # noqa: F401  (pypto.language's names)
 from .language.parser import diagnostics as _diag
-
-_AUTO_SCOPE_KINDS = ("jit", "host", "inline")
-_LEVEL_KINDS = ("incore",)
-
-
-class ProgramText(str):
-    """A printed program (DSL text); as_python() returns itself."""
-
-    def as_python(self):
-        return self
-
-
-# ---- diagnostics ------------------------------------------------------------------------------
-
-def _raise_diagnostics(diags):
-    """Re-issues warnings as CompileWarning; raises the first error as its §2.6 class."""
-    first = None
-    for cls, msg, hint, fname, line, col, end_line, end_col, is_warning, text in diags:
-        if is_warning:
-            warnings.warn_explicit(_diag.CompileWarning(text), _diag.CompileWarning, fname or "<string>", line)
-        elif first is None:
-            first = (cls, msg, hint, fname, line, col, end_line, end_col, text)
-    if first is None:
-        return
-    cls, msg, hint, fname, line, col, end_line, end_col, text = first
-    if cls == "TypeError":
-        raise TypeError(msg)
-    exc = getattr(_diag, cls, None)
-    if not (isinstance(exc, type) and issubclass(exc, _diag.ParserError)):
-        if not text.endswith("(internal compiler error; please report)"):
-            text += " (internal compiler error; please report)"
-        raise InternalError(text)
-    span = {"filename": fname, "line": line, "column": col, "begin_line": line, "begin_column": col,
-            "end_line": end_line, "end_column": end_col}
-    raise exc(msg, hint, span, text)
-
-
-def _compile(src, entry, function, constants, specs, stop_after=None):
-    handle, diags = _C.compile(src.text, src.filename, src.first_line, src.first_column, entry, function, constants, specs,
-                               stop_after)
-    _raise_diagnostics(diags)
-    return handle
-
-
-# ---- source and referenced names (§2.1) -------------------------------------------------------
-
-def _is_language(value):
-    mod = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
-    name = getattr(value, "__name__", "")
-    return isinstance(value, types.ModuleType) and name.startswith("pypto") or str(mod).startswith("pypto")
-
-
-def _code_names(code):
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _code_names(c)
-    return names
-
-
-def _referenced(fn):
-    """(name, value) for the globals and closure values fn's code names."""
-    out = {}
-    g = fn.__globals__
-    for name in _code_names(fn.__code__):
-        if name in g:
-            out[name] = g[name]
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            out[name] = cell.cell_contents
-        except ValueError:
-            pass
-    return out
-
-
-def _key_value(v):
-    if type(v) in (int, float, bool, str) or v is None:
-        return (type(v).__name__, v)
-    if isinstance(v, (tuple, list)):
-        return (type(v).__name__, tuple(_key_value(x) for x in v))
-    if isinstance(v, KernelBase):
-        return ("kernel", v._source_key())
-    if _is_language(v):
-        return ("pl", repr(v))
-    return ("object", type(v).__name__)
-
-
-class _Source:
-    """Where a kernel's text comes from: the whole module file for top-level
-    definitions (first line 1), else the definition itself (dedented)."""
-
-    def __init__(self, obj, who):
-        code_file = inspect.getsourcefile(obj) or getattr(obj, "__code__", None) and obj.__code__.co_filename
-        mod_globals = getattr(obj, "__globals__", None) or vars(sys.modules.get(obj.__module__, types))
-        lines = linecache.getlines(code_file, mod_globals) if code_file else []
-        if not lines:
-            raise TypeError("%s: source code is not available; define kernels in a file" % who)
-        self.filename = code_file
-        if "<locals>" in obj.__qualname__:
-            try:
-                own, first = inspect.getsourcelines(obj)
-            except (OSError, TypeError):
-                raise TypeError("%s: source code is not available; define kernels in a file" % who) from None
-            self.text, self.first_line = textwrap.dedent("".join(own)), first
-            self.first_column = len(own[0]) - len(own[0].lstrip())  # what dedent removed
-        else:
-            self.text, self.first_line, self.first_column = "".join(lines), 1, 0
-        self.hash = hashlib.sha1(self.text.encode()).hexdigest()
-
-
-# ---- kernel objects ---------------------------------------------------------------------------
-
-class KernelBase:
-    """What @pl.jit objects and @pl.program classes share: source, cache, lower()."""
-
-    def _init_cache(self):
-        self._cache = {}
-        self._hits = self._misses = 0
-        self.last_work_dir = None
-        self._work_dirs = {}
-
-    def cache_info(self):
-        """(hits, misses, size) of this object's compile cache."""
-        return (self._hits, self._misses, len(self._cache))
-
-    def cache_clear(self):
-        self._cache.clear()
-        self._hits = self._misses = 0
-
-    def _functions(self):
-        """The Python functions whose referenced names matter (entry and methods)."""
-        raise NotImplementedError
-
-    def _source_key(self):
-        return (self._src.hash, self._src.filename, self._src.first_line, self._flags())
-
-    def _constants(self):
-        """Constants to send and their key: literal values (int/float/bool/str), and
-        uncapturable objects by type; language names, kernels and sequences are
-        read from the file by the compiler (kernels contribute their own key)."""
-        sent, key, seen = [], [], set()
-        pending = list(self._functions())
-        while pending:
-            fn = pending.pop()
-            for name, v in sorted(_referenced(fn).items()):
-                if (name, id(fn)) in seen:
-                    continue
-                seen.add((name, id(fn)))
-                key.append((name, _key_value(v)))
-                if isinstance(v, JitFunction):
-                    pending.append(v.__wrapped__)
-                elif type(v) in (int, float, bool, str):
-                    sent.append((name, v))
-                elif isinstance(v, (tuple, list, KernelBase)) or _is_language(v):
-                    continue
-                else:
-                    sent.append((name, v))
-        return sent, tuple(key)
-
-    def _compiled(self, entry, function, specs, config):
-        platform = config.platform if config is not None else "a2a3sim"
-        constants, ckey = self._constants()
-        skey = tuple(s if s[0] == "tensor" else s + (type(s[2]).__name__,) for s in specs)
-        key = (self._source_key(), entry, function, ckey, skey, platform)
-        handle = self._cache.get(key)
-        if handle is not None:
-            self._hits += 1
-            return handle
-        handle = _compile(self._src, entry, function,
-                          constants, list(specs))
-        self._misses += 1
-        self._cache[key] = handle
-        return handle
-
-
-def _run(kernel, entry, handle, call, config):
-    """Dispatch: the platform check, then the executor (pypto._C.run)."""
-    from .runtime import DeviceUnavailableError
-    if config.platform in ("a2a3", "a5"):
-        raise DeviceUnavailableError(
-            "platform '%s' needs an Ascend device; this build runs kernels only on 'a2a3sim' and "
-            "'a5sim' (CPU)" % config.platform)
-    _warn_no_output(config)
-    work_dir = kernel.last_work_dir = _work_dir(kernel, entry, handle, config)
-    fields = {name: getattr(config, name) for name in _RUNTIME_FIELDS}
-    stats = os.path.join(work_dir, "dfx_outputs", "scope_stats", "scope_stats.jsonl")
-    fields["output_prefix"] = os.path.join(work_dir, "dfx_outputs") if config.enable_scope_stats else None
-    who, specs, buffers = call
-    try:
-        _C.run(handle, who, list(specs), buffers, fields)
-    finally:
-        if config.enable_scope_stats and os.path.exists(stats):
-            print("pypto: scope stats written to %s (report: build/bin/pto-scope-stats %s, or "
-                  "python -m pypto.tools.scope_stats_plot %s)" % (stats, stats, stats), file=sys.stderr)
-
-
-_RUNTIME_FIELDS = ("ring_task_window", "ring_heap", "ring_dep_pool", "num_workers", "stall_timeout_ms")
-
-
-def _work_dir(kernel, entry, handle, config):
-    """<work_dir> (§5.4): save_kernels_dir, else one directory per compiled program."""
-    if config.save_kernels_dir:
-        return config.save_kernels_dir
-    kept = kernel._work_dirs.get(id(handle))
-    if kept is None or kept[0] is not handle:
-        base = os.environ.get("PYPTO_PROG_BUILD_DIR") or os.path.join(".", "build_output")
-        kept = kernel._work_dirs[id(handle)] = (handle, os.path.join(
-            base, "%s_%s" % (entry, time.strftime("%Y%m%d_%H%M%S"))))
-    return kept[1]
-
-
-_WARNED = set()
-
-
-def _warn_no_output(config):
-    for field, on in (("enable_chip_swimlane", config.enable_chip_swimlane > 0),
-                      ("enable_dump_args", config.enable_dump_args > 0),
-                      ("enable_pmu", config.enable_pmu > 0),
-                      ("enable_dep_gen", bool(config.enable_dep_gen))):
-        if on and field not in _WARNED:
-            _WARNED.add(field)
-            warnings.warn("RunConfig.%s produces no output in this version" % field, UserWarning, stacklevel=4)
-
-
-def _config(config):
-    from .runtime import RunConfig
-    if config is None:
-        return RunConfig()
-    if not isinstance(config, RunConfig):
-        raise TypeError("config must be a pypto.runtime.RunConfig, got %s" % type(config).__name__)
-    return config
 
 
 class JitFunction(KernelBase):
     """A @pl.jit function (entry) or a .incore/.inline/.opaque/.host sub-function."""
 
-    def __init__(self, fn, kind, flags):
+    def __init__(self, fn, kind, flags, scope=None):
         self.__wrapped__ = fn
         self.kind = kind
         self.flags = flags
@@ -264,7 +26,9 @@ class JitFunction(KernelBase):
         self._sig = inspect.signature(fn)
         if "config" in self._sig.parameters:
             raise TypeError("%s: parameter name 'config' is reserved" % self._who)
-        self._src = _Source(fn, self._who)
+        nested = fn.__qualname__ != fn.__name__  # in a function, a method or a class body
+        self._src = _Source(fn, self._who, fn.__code__.co_firstlineno if nested else 0)
+        self._scope = scope or {}
         self._init_cache()
 
     @property
@@ -276,6 +40,9 @@ class JitFunction(KernelBase):
 
     def _functions(self):
         return [self.__wrapped__]
+
+    def _followed(self):
+        return [(self.__wrapped__, self._scope)]
 
     def _entry_check(self):
         # @pl.jit.host compiles to the compiler's "not supported" error, with its span.
@@ -337,11 +104,12 @@ def _check_keywords(kind, kwargs):
 def _decorator(kind):
     def decorate(fn=None, /, **kwargs):
         flags = _check_keywords(kind, kwargs)
+        scope = _defining_scope(sys._getframe(1))  # where the def stands: its annotations' names
         if fn is None:
-            return lambda f: JitFunction(f, kind, flags)
+            return lambda f: JitFunction(f, kind, flags, scope)
         if not callable(fn):
             raise TypeError("@pl.jit%s must decorate a function" % ("" if kind == "jit" else "." + kind))
-        return JitFunction(fn, kind, flags)
+        return JitFunction(fn, kind, flags, scope)
     decorate.__name__ = kind
     return decorate
 
@@ -370,6 +138,3 @@ def function(fn=None, /, **kwargs):
         f._pl_function = dict(kwargs)
         return f
     return mark(fn) if fn is not None else mark
-
-
-from ._program import Program, parse_program, program  # noqa: E402

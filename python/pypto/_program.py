@@ -10,23 +10,27 @@ and printed: it needs no arguments.
 import inspect
 import itertools
 import linecache
+import sys
 
 from . import _C
 from ._args import adapt_args, bind_args
-from ._jit import KernelBase, ProgramText, _Source, _compile, _config, _run
+from ._kernel import KernelBase, ProgramText, _Source, _compile, _config, _defining_scope, _run
 
 
 class Program(KernelBase):
     """A @pl.program class: one compiled program per Orchestration method and arguments."""
 
-    def __init__(self, cls):
+    def __init__(self, cls, scope=None):
         self.__wrapped__ = cls
         self.__name__, self.__qualname__ = cls.__name__, cls.__qualname__
         self.__module__, self.__doc__ = cls.__module__, cls.__doc__
         self._methods = {n: f for n, f in vars(cls).items()
                          if inspect.isfunction(f) and hasattr(f, "_pl_function")}
         first = next(iter(self._methods.values()), None)
-        self._src = _Source(first if first is not None else cls, "@pl.program '%s'" % cls.__name__)
+        nested = cls.__qualname__ != cls.__name__  # in a function, a method or a class body
+        self._src = _Source(first if first is not None else cls, "@pl.program '%s'" % cls.__name__,
+                            _class_line(cls, first) if nested else 0)
+        self._scope = scope or {}
         self._init_cache()
         self._as_written = {}  # constants key -> the compile stopped at "syntax"
 
@@ -38,10 +42,10 @@ class Program(KernelBase):
 
     def _syntax(self):
         """The program parsed, its declarations checked, nothing specialized."""
-        constants, ckey = self._constants()
+        constants, spelled, ckey = self._constants()
         handle = self._as_written.get(ckey)
         if handle is None:
-            handle = self._as_written[ckey] = _compile(self._src, self.__name__, None, constants, [], "syntax")
+            handle = self._as_written[ckey] = _compile(self._src, self.__name__, None, constants, [], "syntax", spelled)
         return handle
 
     def _single(self):
@@ -102,11 +106,21 @@ class _ProgramFunction:
         return ProgramText(_C.text(handle))
 
 
+def _class_line(cls, method):
+    """A line of a nested class's definition: one of its methods' (0: none known)."""
+    if method is not None:
+        return method.__code__.co_firstlineno
+    try:
+        return inspect.getsourcelines(cls)[1]
+    except (OSError, TypeError):
+        return 0
+
+
 def program(cls):
     """@pl.program on a class."""
     if not inspect.isclass(cls):
         raise TypeError("@pl.program must decorate a class")
-    return Program(cls)
+    return Program(cls, _defining_scope(sys._getframe(1)))
 
 
 _parsed = itertools.count()

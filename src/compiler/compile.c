@@ -151,7 +151,7 @@ int pto_compile(const pto_compile_options *opts, pto_program **out)
     p->diags.col_offset = opts->first_column > 0 ? (uint32_t)opts->first_column : 0;
     *out = p;
     int failed = cc_lex(&p->src, &p->diags, &p->toks) != 0 ||
-                 cc_parse(&p->src, &p->toks, &p->arena, &p->diags, &p->mod) != 0;
+                 cc_parse_at(&p->src, &p->toks, opts->entry_line, &p->arena, &p->diags, &p->mod) != 0;
     if (failed || p->diags.out_of_memory) return -1;
     if (!p->diags.errors) pto_run_stages(p, opts);
     if (p->diags.errors) base_strbuf_free(&p->text), p->lowered = NULL;

@@ -151,6 +151,10 @@ static cc_expr *cc_parse_atom(cc_parser *p)
         return cc_unsupported_expr(p, t->span, "a dict or set literal");
     case CC_TOK_ELLIPSIS:
         return cc_unsupported_expr(p, t->span, "'...'");
+    case CC_TOK_STAR: { /* x, *rest = ...; [*a, b]: a call's f(*a) is cc_parse_call's */
+        const cc_token *n = cc_peek_at(p, 1);
+        return cc_unsupported_expr(p, n->kind == CC_TOK_NAME ? cc_join(t->span, n->span) : t->span, "starred unpacking");
+    }
     default:
         return cc_expected(p, "an expression");
     }

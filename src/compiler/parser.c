@@ -391,68 +391,164 @@ static int cc_decorated_by_pl(const cc_module *m, cc_list *decs)
     return 0;
 }
 
-int cc_parse(const cc_source *src, const cc_tokens *toks, base_arena *arena, cc_diags *diags, cc_module *out)
+/* The module's reader: what it gathered so far. */
+typedef struct cc_modparse {
+    cc_parser p;
+    cc_module *out;
+    uint32_t line;     /* a nested entry's first line; 0: none */
+    cc_stmt *target;   /* the @pl definition that holds line */
+    cc_list defs;      /* the module's definitions, in file order */
+    cc_list nested;    /* those beside the target, innermost block first */
+    cc_constant *consts;
+    uint64_t nconst, cap;
+} cc_modparse;
+
+enum { CC_MAX_ENCLOSING = 64 }; /* blocks entered around a nested entry (bounds the C stack) */
+
+/* The last line the tokens before the cursor reach (layout tokens skipped). */
+static uint32_t cc_last_line(const cc_parser *p)
 {
-    cc_parser p = {.src = src, .t = toks->items, .n = toks->n, .arena = arena, .diags = diags};
-    cc_list defs = {0};
-    cc_constant *consts = NULL;
-    uint64_t nconst = 0, cap = 0;
-    memset(out, 0, sizeof *out);
-    while (!cc_at(&p, CC_TOK_EOF) && !p.oom) {
-        if (cc_at(&p, CC_TOK_NEWLINE) || cc_at(&p, CC_TOK_INDENT) || cc_at(&p, CC_TOK_DEDENT)) {
-            cc_next(&p);
-        } else if (cc_at_word(&p, "import") || cc_at_word(&p, "from")) {
-            cc_parse_import(&p, out);
-        } else if (cc_at(&p, CC_TOK_AT)) {
-            cc_list decs = {0};
-            cc_span at = cc_peek(&p)->span;
-            int ok = 1;
-            while (ok && cc_at(&p, CC_TOK_AT)) {
-                cc_next(&p);
-                cc_expr *d = cc_parse_expr(&p);
-                ok = d && cc_list_push(&p, &decs, d) && cc_expect(&p, CC_TOK_NEWLINE, "a new line after the decorator");
+    for (uint32_t k = p->i; k-- > 0;)
+        if (p->t[k].kind != CC_TOK_NEWLINE && p->t[k].kind != CC_TOK_INDENT && p->t[k].kind != CC_TOK_DEDENT)
+            return p->t[k].span.end_line;
+    return 0;
+}
+
+static void cc_parse_items(cc_modparse *mp, uint32_t depth);
+
+/* Skips plain Python: the statement at the cursor and its block; but a
+ * block that holds the nested entry's line is read for @pl definitions,
+ * one level deeper. */
+static void cc_skip_or_enter(cc_modparse *mp, uint32_t depth)
+{
+    cc_parser *p = &mp->p;
+    uint32_t start = p->i, body = p->i;
+    cc_parse_sync(p);
+    if (!mp->line || mp->target || depth + 1 >= CC_MAX_ENCLOSING) return;
+    while (body < p->i && p->t[body].kind != CC_TOK_NEWLINE) body++;
+    if (body + 1 >= p->i || p->t[body + 1].kind != CC_TOK_INDENT) return; /* no indented block */
+    if (p->t[start].span.line > mp->line || cc_last_line(p) < mp->line) return;
+    uint32_t end = p->i;
+    p->i = body + 2;
+    cc_parse_items(mp, depth + 1);
+    if (p->i < end) p->i = end;
+}
+
+/* NAME (, NAME)* = literal at module level: module constants. */
+static void cc_parse_constants(cc_modparse *mp)
+{
+    cc_parser *p = &mp->p;
+    size_t ndiag = p->diags->n;
+    cc_stmt *s = cc_parse_simple(p);
+    cc_diags_truncate(p->diags, ndiag); /* plain Python at module level is not ours to judge */
+    if (s && s->kind == CC_S_ASSIGN && cc_at(p, CC_TOK_NEWLINE)) {
+        cc_expr *v = s->u.assign.value;
+        uint32_t nt = s->u.assign.ntargets;
+        int split = nt > 1 && (v->kind == CC_E_TUPLE || v->kind == CC_E_LIST) && v->u.seq.n == nt;
+        for (uint32_t k = 0; k < nt && (nt == 1 || split); k++) {
+            cc_expr *t = s->u.assign.targets[k], *val = split ? v->u.seq.items[k] : v;
+            if (t->kind != CC_E_NAME || !cc_is_literal(val)) continue;
+            if (mp->nconst == mp->cap) {
+                cc_constant *q = base_array_grow(mp->consts, &mp->cap, sizeof *q, 8);
+                if (!q) { p->oom = 1; break; }
+                mp->consts = q;
             }
-            cc_stmt *s = NULL;
-            if (ok && cc_decorated_by_pl(out, &decs) && cc_at_word(&p, "async")) {
-                cc_unsupported_stmt(&p, cc_peek(&p)->span, "async");
-                cc_parse_sync(&p);
-            } else if (ok && cc_decorated_by_pl(out, &decs) && (cc_at_word(&p, "def") || cc_at_word(&p, "class"))) {
-                s = cc_at_word(&p, "def") ? cc_parse_def(&p, &decs, at) : cc_parse_class(&p, &decs, at);
-                if (s) cc_list_push(&p, &defs, s);
-            } else {
-                cc_parse_sync(&p); /* not ours: plain Python */
-            }
-            free(decs.items);
-            if (!s && ok) continue;
-        } else if (cc_peek(&p)->kind == CC_TOK_NAME && !cc_is_keyword(&p, cc_peek(&p))) {
-            /* NAME (, NAME)* = literal: module constants; anything else is skipped */
-            size_t ndiag = diags->n;
-            cc_stmt *s = cc_parse_simple(&p);
-            cc_diags_truncate(diags, ndiag); /* plain Python at module level is not ours to judge */
-            if (s && s->kind == CC_S_ASSIGN && cc_at(&p, CC_TOK_NEWLINE)) {
-                cc_expr *v = s->u.assign.value;
-                uint32_t nt = s->u.assign.ntargets;
-                int split = nt > 1 && (v->kind == CC_E_TUPLE || v->kind == CC_E_LIST) && v->u.seq.n == nt;
-                for (uint32_t k = 0; k < nt && (nt == 1 || split); k++) {
-                    cc_expr *t = s->u.assign.targets[k], *val = split ? v->u.seq.items[k] : v;
-                    if (t->kind != CC_E_NAME || !cc_is_literal(val)) continue;
-                    if (nconst == cap) {
-                        cc_constant *q = base_array_grow(consts, &cap, sizeof *q, 8);
-                        if (!q) { p.oom = 1; break; }
-                        consts = q;
-                    }
-                    consts[nconst++] = (cc_constant){t->u.name, t->span, val};
-                }
-            }
-            cc_parse_sync(&p);
-        } else {
-            cc_parse_sync(&p);
+            mp->consts[mp->nconst++] = (cc_constant){t->u.name, t->span, val};
         }
     }
-    out->ndefs = defs.n;
-    out->defs = (cc_stmt **)cc_list_finish(&p, &defs);
-    out->nconstants = (uint32_t)nconst;
-    if (nconst && (out->constants = cc_new(&p, nconst * sizeof *consts))) memcpy(out->constants, consts, nconst * sizeof *consts);
-    free(consts);
-    return p.oom ? -1 : 0;
+    cc_parse_sync(p);
+}
+
+/* One block's statements (depth 0: the module's, to EOF; deeper: a block
+ * around the nested entry, to its DEDENT): imports, @pl definitions,
+ * module constants; the rest is skipped (or entered). */
+static void cc_parse_items(cc_modparse *mp, uint32_t depth)
+{
+    cc_parser *p = &mp->p;
+    cc_list own = {0}, *defs = depth ? &own : &mp->defs;
+    while (!cc_at(p, CC_TOK_EOF) && !p->oom) {
+        if (depth && cc_at(p, CC_TOK_DEDENT)) {
+            cc_next(p);
+            break;
+        }
+        if (cc_at(p, CC_TOK_NEWLINE) || cc_at(p, CC_TOK_INDENT) || cc_at(p, CC_TOK_DEDENT)) {
+            cc_next(p);
+        } else if (cc_at_word(p, "import") || cc_at_word(p, "from")) {
+            cc_parse_import(p, mp->out);
+        } else if (cc_at(p, CC_TOK_AT)) {
+            cc_list decs = {0};
+            cc_span at = cc_peek(p)->span;
+            size_t ndiag = p->diags->n;
+            int ok = 1, pl_named = 0;
+            while (ok && cc_at(p, CC_TOK_AT)) {
+                cc_next(p);
+                const cc_token *t = cc_peek(p);
+                const char *pl = mp->out->pl_name ? mp->out->pl_name : "pl";
+                pl_named |= t->kind == CC_TOK_NAME && t->len == strlen(pl) && !memcmp(p->src->text + t->off, pl, t->len);
+                cc_expr *d = cc_parse_expr(p);
+                ok = d && cc_list_push(p, &decs, d) && cc_expect(p, CC_TOK_NEWLINE, "a new line after the decorator");
+            }
+            int ours = ok && cc_decorated_by_pl(mp->out, &decs);
+            if (!pl_named) cc_diags_truncate(p->diags, ndiag); /* a plain Python decorator is not ours to judge */
+            if (ours && cc_at_word(p, "async")) {
+                cc_unsupported_stmt(p, cc_peek(p)->span, "async");
+                cc_parse_sync(p);
+            } else if (ours && (cc_at_word(p, "def") || cc_at_word(p, "class"))) {
+                cc_stmt *s = cc_at_word(p, "def") ? cc_parse_def(p, &decs, at) : cc_parse_class(p, &decs, at);
+                if (s && depth && !mp->target && at.line <= mp->line && mp->line <= cc_last_line(p))
+                    mp->target = s;
+                else if (s)
+                    cc_list_push(p, defs, s);
+            } else {
+                cc_skip_or_enter(mp, depth); /* not ours: plain Python (perhaps around the entry) */
+            }
+            free(decs.items);
+        } else if (!depth && cc_peek(p)->kind == CC_TOK_NAME && !cc_is_keyword(p, cc_peek(p))) {
+            cc_parse_constants(mp);
+        } else {
+            cc_skip_or_enter(mp, depth);
+        }
+    }
+    for (uint32_t k = 0; k < own.n && !p->oom; k++) cc_list_push(p, &mp->nested, own.items[k]);
+    free(own.items);
+}
+
+/* Is a definition named like s already among the n in list? */
+static int cc_shadowed(cc_stmt *const *list, uint32_t n, const cc_stmt *s)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(list[k]->u.def.name, s->u.def.name)) return 1;
+    return 0;
+}
+
+int cc_parse(const cc_source *src, const cc_tokens *toks, base_arena *arena, cc_diags *diags, cc_module *out)
+{
+    return cc_parse_at(src, toks, 0, arena, diags, out);
+}
+
+int cc_parse_at(const cc_source *src, const cc_tokens *toks, int line, base_arena *arena, cc_diags *diags, cc_module *out)
+{
+    cc_modparse mp = {.p = {.src = src, .t = toks->items, .n = toks->n, .arena = arena, .diags = diags},
+                      .out = out, .line = line > 0 ? (uint32_t)line : 0};
+    cc_parser *p = &mp.p;
+    memset(out, 0, sizeof *out);
+    cc_parse_items(&mp, 0);
+    if (mp.line) { /* the target, then the definitions it can see, inner before outer; a name once */
+        cc_list all = {0};
+        if (mp.target) cc_list_push(p, &all, mp.target);
+        for (int pass = 0; pass < 2 && !p->oom; pass++) {
+            cc_list *from = pass ? &mp.defs : &mp.nested;
+            for (uint32_t k = 0; k < from->n; k++)
+                if (!cc_shadowed((cc_stmt **)all.items, all.n, from->items[k])) cc_list_push(p, &all, from->items[k]);
+            free(from->items);
+        }
+        mp.defs = all;
+    }
+    out->ndefs = mp.defs.n;
+    out->defs = (cc_stmt **)cc_list_finish(p, &mp.defs);
+    out->nconstants = (uint32_t)mp.nconst;
+    if (mp.nconst && (out->constants = cc_new(p, mp.nconst * sizeof *mp.consts)))
+        memcpy(out->constants, mp.consts, mp.nconst * sizeof *mp.consts);
+    free(mp.consts);
+    return p->oom ? -1 : 0;
 }

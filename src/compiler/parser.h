@@ -20,5 +20,11 @@
 /* Parses toks (from cc_lex on src) into *out, nodes in arena.  Returns 0,
  * or -1 when out of memory; syntax errors go to diags. */
 int cc_parse(const cc_source *src, const cc_tokens *toks, base_arena *arena, cc_diags *diags, cc_module *out);
+/* As cc_parse, for an entry defined inside a function, a method or a class
+ * body whose definition (decorators included) holds line `line` (0: none):
+ * the blocks around it are read too, and the module's definitions are that
+ * one first, then the @pl definitions beside it (innermost block first),
+ * then the module's, each name once (an inner one shadows an outer one). */
+int cc_parse_at(const cc_source *src, const cc_tokens *toks, int line, base_arena *arena, cc_diags *diags, cc_module *out);
 
 #endif

@@ -20,6 +20,14 @@
 #include "base/strmap.h"
 #include "compiler/typecheck.h"
 
+/* A runtime scope the typecheck is in or has left: a `with pl.scope()` /
+ * `pl.manual_scope()` body, or a for body or if arm the scopes pass will
+ * wrap in one (an auto_scope Orchestration function, outside manual
+ * scopes); NULL stands for the function body. */
+typedef struct tc_rscope {
+    const struct tc_rscope *up;
+} tc_rscope;
+
 typedef struct tc_bind {
     const char *name;
     cc_type type;
@@ -29,6 +37,8 @@ typedef struct tc_bind {
     uint8_t definite;  /* bound on every path to here */
     uint8_t conflict;  /* ways merged here bring different kinds (DSL-SPEC §1.3) */
     uint8_t gone;      /* unbound again (a loop variable after its loop) */
+    uint32_t created;  /* bound to a pl.create_tensor result: its line (0: not) ... */
+    const tc_rscope *created_in; /* ... made in this runtime scope */
 } tc_bind;
 
 /* One change of the environment, to undo: the binding's previous state. */
@@ -95,6 +105,7 @@ typedef struct tc_ctx {
     int in_at;                /* inside a pl.at(CORE_GROUP) body */
     int manual;               /* open MANUAL scopes */
     int branches;             /* enclosing loops and branches */
+    const tc_rscope *scope;    /* the innermost runtime scope open here (NULL: the function body) */
     int returned;             /* the body's return was seen */
     const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
     tc_result_ann result;     /* its `-> T` */
@@ -117,6 +128,7 @@ typedef struct tc {
     tc_ctx c;
     const char *const_guard[16]; /* constants being evaluated (cycles) */
     int nconst_guard;
+    int unshaped;             /* an entry argument has no spec (tc_unshaped.c checks what needs none) */
 } tc;
 
 /* ---- diagnostics (each returns NULL) ---- */
@@ -158,6 +170,14 @@ int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b);
 /* Reports b's kind conflict, read at read: at the rebinding (§8).  Returns 0. */
 int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read);
 int tc_is_local(const tc *t, const char *name);
+/* Opens a runtime scope inside the current one (t->c.scope); 0 when out of memory. */
+int tc_scope_open(tc *t);
+/* Is s (NULL: the function body) open at the current point? */
+int tc_scope_is_open(const tc *t, const tc_rscope *s);
+/* A maybe-bound b read at sp: when b holds a pl.create_tensor result whose
+ * runtime scope has ended, that (verify.c's V4) is the error to report,
+ * not the way around the assignment; returns 1 after reporting it. */
+int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp);
 
 /* ---- tc_expr.c ---- */
 /* Is e `pl.<a>` (a == NULL: any), or `pl.<a>.<b>`?  Returns the final name. */
@@ -223,6 +243,21 @@ tc_fn *tc_callee(tc *t, const cc_expr *fn);
 
 /* ---- tc_stmt.c ---- */
 int tc_body(tc *t, const cc_block *b, cc_ir_block *out);
+/* The pl name a with statement's (first) context calls (scope, at, ...), or NULL. */
+const char *tc_with_kind(tc *t, const cc_stmt *s);
+/* A runtime scope's mode (*mode) and its placement rules in the current
+ * context (kernel code, open manual scopes, the function's auto_scope);
+ * 0 after reporting the broken one. */
+int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode);
+
+/* ---- tc_return.c ---- */
+/* Reports v, returned by the entry, not being one of its tensor parameters; NULL. */
+void *tc_entry_return(tc *t, const cc_ir_expr *v);
+
+/* ---- tc_unshaped.c ---- */
+/* The checks that need no argument shapes, over entry and what it calls
+ * (after the typecheck stopped at an argument without a spec). */
+void tc_check_unshaped(tc *t, tc_fn *entry);
 /* The values the function returns (asts: as written; n = 0: none, at:
  * where an error cites then) become its results (f->results, room for n),
  * checked against its `-> T` (DSL-SPEC §1.5): a constant takes an

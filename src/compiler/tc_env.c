@@ -180,6 +180,7 @@ static int tc_merge_one(tc *t, const tc_bind *x, const tc_bind *y)
     } else {
         nb.definite = 0, nb.value = NULL;
     }
+    if (!nb.created && y && !y->gone && y->created) nb.created = y->created, nb.created_in = y->created_in;
     return tc_env_set(t, &nb);
 }
 
@@ -204,4 +205,32 @@ int tc_is_local(const tc *t, const char *name)
     for (uint32_t k = 0; t->c.f && !t->c.module_scope && k < t->c.f->nparams; k++)
         if (!strcmp(t->c.f->params[k].name, name)) return 1;
     return 0;
+}
+
+/* ---- runtime scopes, for a tensor read after its scope ended ---- */
+
+int tc_scope_open(tc *t)
+{
+    tc_rscope *s = base_arena_alloc(t->a, sizeof *s);
+    if (!s) return tc_oom(t), 0;
+    s->up = t->c.scope, t->c.scope = s;
+    return 1;
+}
+
+int tc_scope_is_open(const tc *t, const tc_rscope *s)
+{
+    for (const tc_rscope *o = t->c.scope; s && o; o = o->up)
+        if (o == s) return 1;
+    return !s;
+}
+
+int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp)
+{
+    if (!b->created || tc_scope_is_open(t, b->created_in)) return 0;
+    /* verify.c's V4 text: the same error as for a tensor bound on every way */
+    tc_err(t, CC_DIAG_PASS, sp, NULL,
+           "[ScopedTensorEscapes] tensor '%s' is created inside a runtime scope (%s:%u) and used after that scope ends; "
+           "create it in an enclosing scope",
+           b->name, t->p->src->file, (unsigned)b->created);
+    return 1;
 }

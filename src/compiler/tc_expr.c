@@ -347,6 +347,7 @@ static cc_ir_expr *tc_name(tc *t, const cc_expr *e)
             if (v) v->span = e->span;
             return v ? v : tc_oom(t);
         }
+        if (!b->definite && tc_scope_escape(t, b, e->span)) return NULL;
         if (!b->definite)
             return tc_err(t, CC_DIAG_UNDEFINED, e->span, NULL, "'%s' may be used before assignment (assigned only in some branches)", n);
         cc_ir_expr *v = cc_ir_var(t->a, n, b->type, e->span);

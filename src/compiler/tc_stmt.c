@@ -116,11 +116,18 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     int constant_list = single_list && t->c.branches == 0 && base_strmap_get(&t->c.locals, s->u.assign.targets[0]->u.name) == 1;
     for (uint32_t k = 0; single_list && k < v->u.list.n; k++)
         constant_list &= v->u.list.items[k]->kind == CC_X_INT;
+    int create = n == 1 && v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR;
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         cc_type ty = single_list ? v->type : tc_result_type(v, k);
         st->u.assign.targets[k] = (cc_ir_target){x->u.name, ty, x->span};
+        const tc_bind *old = tc_lookup(&t->c.env, x->u.name);
+        tc_bind was = old ? *old : (tc_bind){0};
         if (!tc_bind_value(t, x->u.name, ty, constant_list ? v : NULL, x->span)) return NULL;
+        tc_bind *now = tc_lookup(&t->c.env, x->u.name);
+        /* the name stays the scope's tensor until it is bound again after the scope (V4) */
+        if (create) now->created = v->span.line, now->created_in = t->c.scope;
+        else if (was.created && !was.gone && tc_scope_is_open(t, was.created_in)) now->created = was.created, now->created_in = was.created_in;
     }
     return st;
 }
@@ -167,13 +174,18 @@ static int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
 /* Checks a body that may run or not (a loop body, an if arm) in place,
  * then takes its net changes back out into *d.  for_: the for loop whose
  * variable each run binds first, as INDEX (NULL: none). */
-static int tc_branch(tc *t, const cc_block *b, const cc_stmt *for_, cc_ir_block *out, tc_delta *d)
+static int tc_branch(tc *t, const cc_block *b, const cc_stmt *for_, int wrapped, cc_ir_block *out, tc_delta *d)
 {
     uint32_t mark = tc_env_mark(&t->c.env);
+    const tc_rscope *outer = t->c.scope;
     t->c.branches++;
-    int ok = !for_ || tc_bind_name(t, for_->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, for_->u.for_.var_span);
+    /* a for body or an if arm the scopes pass wraps in an AUTO scope */
+    int ok = !wrapped || t->c.fn->kind != CC_FUNC_ORCHESTRATION || !t->c.fn->auto_scope || t->c.manual ||
+             t->c.plane != TC_CONTROL || tc_scope_open(t);
+    ok = ok && (!for_ || tc_bind_name(t, for_->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, for_->u.for_.var_span));
     ok = ok && tc_block(t, b, out, 0, TC_BLOCK_PLAIN);
     t->c.branches--;
+    t->c.scope = outer;
     if (!tc_env_take(t, mark, d)) return 0;
     if (!ok) tc_delta_free(d);
     return ok;
@@ -274,7 +286,7 @@ static int tc_loop_body(tc *t, const cc_stmt *loop, cc_ir_block *out)
     const cc_expr *cond = is_for ? NULL : loop->u.while_.cond;
     const char *var = is_for ? loop->u.for_.var : NULL;
     tc_delta body, none = {0};
-    if (!tc_branch(t, b, is_for ? loop : NULL, out, &body)) return 0;
+    if (!tc_branch(t, b, is_for ? loop : NULL, is_for, out, &body)) return 0;
     int ok = tc_env_merge(t, &body, &none);
     for (uint32_t k = 0; ok && k < body.n; k++) {
         const tc_bind *m = tc_lookup(&t->c.env, body.b[k].name);
@@ -371,8 +383,8 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     if (!c || !tc_scalar_cond(t, c, "if condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_IF, s->span);
     tc_delta a = {0}, b = {0};
-    int ok = st && tc_branch(t, &s->u.if_.then, NULL, &st->u.if_.then, &a) &&
-             tc_branch(t, &s->u.if_.orelse, NULL, &st->u.if_.orelse, &b) && tc_env_merge(t, &a, &b);
+    int ok = st && tc_branch(t, &s->u.if_.then, NULL, 1, &st->u.if_.then, &a) &&
+             tc_branch(t, &s->u.if_.orelse, NULL, 1, &st->u.if_.orelse, &b) && tc_env_merge(t, &a, &b);
     if (ok) {
         st->u.if_.cond = c;
         st->u.if_.elif = s->u.if_.orelse.n == 1 && s->u.if_.orelse.items[0]->kind == CC_S_IF;
@@ -400,6 +412,7 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
             return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "InCore function '%s' may return only its Out/InOut tensor parameters", f->name);
         if (f->kind != CC_FUNC_INCORE && f->kind != CC_FUNC_INLINE && (v->kind != CC_X_VAR || v->type.kind != CC_T_TENSOR))
             return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "'%s' may return only tensors", f->name);
+        if (f->entry && param < 0) return tc_entry_return(t, v);
         st->u.ret.values[k] = v;
     }
     if (!tc_results(t, st->u.ret.values, (const cc_expr *const *)s->u.ret.values, n, s->span)) return NULL;
@@ -472,24 +485,32 @@ static int tc_scope_mode(tc *t, const cc_expr *ctx, const char *kind, const cc_w
     return 1;
 }
 
+int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode)
+{
+    if (!tc_scope_mode(t, ctx, kind, &s->u.with.items[0], mode)) return 0;
+    if (t->c.plane == TC_KERNEL)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
+                      "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", tc_where(t)), 0;
+    if (*mode == CC_SCOPE_MANUAL && t->c.manual)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "a manual scope may not be nested inside another manual scope"), 0;
+    if (*mode == CC_SCOPE_AUTO && t->c.fn->auto_scope)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, "set auto_scope=False on the decorator, or use pl.manual_scope()",
+                      "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)"), 0;
+    if (*mode == CC_SCOPE_AUTO && t->c.manual)
+        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "an AUTO scope may not be nested inside a manual scope"), 0;
+    return 1;
+}
+
 static cc_ir_stmt *tc_scope(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int last)
 {
     int mode;
-    if (!tc_scope_mode(t, ctx, kind, &s->u.with.items[0], &mode)) return NULL;
-    if (t->c.plane == TC_KERNEL)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
-                      "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", tc_where(t));
-    if (mode == CC_SCOPE_MANUAL && t->c.manual)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "a manual scope may not be nested inside another manual scope");
-    if (mode == CC_SCOPE_AUTO && t->c.fn->auto_scope)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, "set auto_scope=False on the decorator, or use pl.manual_scope()",
-                      "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)");
-    if (mode == CC_SCOPE_AUTO && t->c.manual)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "an AUTO scope may not be nested inside a manual scope");
+    if (!tc_scope_rules(t, s, ctx, kind, &mode)) return NULL;
     cc_ir_block body;
+    const tc_rscope *outer = t->c.scope;
     t->c.manual += mode == CC_SCOPE_MANUAL;
-    int ok = tc_block(t, &s->u.with.body, &body, last, TC_BLOCK_SCOPE);
+    int ok = tc_scope_open(t) && tc_block(t, &s->u.with.body, &body, last, TC_BLOCK_SCOPE);
     t->c.manual -= mode == CC_SCOPE_MANUAL;
+    t->c.scope = outer;
     if (!ok) return NULL;
     cc_ir_stmt *st = cc_ir_scope_new(t->a, (cc_scope_mode)mode, 0, body, ctx->span);
     return st ? st : tc_oom(t);
@@ -615,13 +636,19 @@ static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
     return st;
 }
 
+const char *tc_with_kind(tc *t, const cc_stmt *s)
+{
+    const cc_expr *ctx = s->u.with.items[0].context;
+    const char *kind = ctx->kind == CC_E_CALL ? tc_pl_attr(t, ctx->u.call.fn, NULL) : NULL;
+    return kind && ctx->u.call.fn->u.attr.value->kind == CC_E_NAME ? kind : NULL;
+}
+
 static cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
 {
     if (s->u.with.nitems > 1)
         return tc_err(t, CC_DIAG_SYNTAX, s->u.with.items[1].context->span, NULL, "Only single context manager supported in with statement");
     const cc_expr *ctx = s->u.with.items[0].context;
-    const char *kind = ctx->kind == CC_E_CALL ? tc_pl_attr(t, ctx->u.call.fn, NULL) : NULL;
-    if (kind && ctx->u.call.fn->u.attr.value->kind != CC_E_NAME) kind = NULL;
+    const char *kind = tc_with_kind(t, s);
     if (kind && (!strcmp(kind, "scope") || !strcmp(kind, "manual_scope"))) return tc_scope(t, s, ctx, kind, last);
     if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
     const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;

@@ -360,6 +360,7 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     const char *who = tc_who(t, t->c.fn->name);
     if (!sp) {
         if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
+        t->unshaped = 1;
         char hint[160];
         snprintf(hint, sizeof hint, "pass it (ptoc: --shape %s=ROWSxCOLS:fp32%s)", ip->name,
                  ip->type.kind == CC_T_SCALAR ? " or --const for a scalar" : "");
@@ -578,8 +579,8 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
                       "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
     uint32_t np = fn->def->u.def.nparams - (t->cls ? 1 : 0);
     cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
-    cc_ir_expr **args = np ? base_arena_alloc(t->a, np * sizeof *args) : NULL;
-    if (!e || (np && !args)) return tc_oom(t);
+    cc_ir_expr **args = base_arena_alloc(t->a, (np ? np : 1) * sizeof *args); /* never NULL: NULL args mean the entry */
+    if (!e || !args) return tc_oom(t);
     int ok = tc_bind_args(t, fn, call, first_arg, args);
     if (ok && fn->state == 0) ok = tc_check_fn(t, fn, args);
     else if (ok) {
@@ -705,7 +706,10 @@ int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_prog
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
                       entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),
                -1;
-    if (!tc_check_fn(&t, entry, NULL)) return -1;
+    if (!tc_check_fn(&t, entry, NULL)) {
+        if (t.unshaped) tc_check_unshaped(&t, entry);
+        return -1;
+    }
     /* the entry first, the functions it reaches after it in source order:
      * the printed program then lists its functions in the order a compile
      * of that text produces again (the round trip), whatever the calls'

@@ -120,8 +120,8 @@ static void test_ptoc_check_names_entries_it_cannot_specialize(void **s)
     char *out, *err;
     char *args[] = {"check", (char *)seed_file(), NULL};
     assert_int_equal(ptoc(&out, &err, args), 0);
-    assert_non_null(strstr(err, "ptoc: note: 'manual_placement' checked for syntax only (pass --shape)"));
-    assert_non_null(strstr(err, "ptoc: note: 'scaled' checked for syntax only (pass --shape)"));
+    assert_non_null(strstr(err, "ptoc: note: 'manual_placement' checked without shapes (pass --shape)"));
+    assert_non_null(strstr(err, "ptoc: note: 'scaled' checked without shapes (pass --shape)"));
     free(out), free(err);
 }
 

@@ -253,8 +253,8 @@ def test_program_as_python_round_trip(load):
 
 
 def test_nested_kernel_errors_point_into_the_file(load):
-    """A kernel defined inside a function is compiled from its dedented text; its
-    diagnostics still give the file's line and column (the dedent is added back)."""
+    """A kernel defined inside a function is compiled from its file (the line of
+    its definition picks it); its diagnostics give the file's line and column."""
     mod, path = load("""
         def make():
             @pl.jit

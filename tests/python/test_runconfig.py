@@ -177,7 +177,7 @@ def test_runtime_fields_num_workers_stall():
 
 
 def test_dfx_warning_at_dispatch_once(load):
-    import pypto._jit as j
+    import pypto._kernel as j
     import memory_page as s
     j._WARNED.discard("enable_dep_gen")
     cfg = RunConfig(enable_dep_gen=True)

@@ -10,8 +10,10 @@
  * prints every diagnostic of the file: syntax for all of it, then (when the
  * syntax is sound) a full compile of each entry (--func, or every @pl.jit
  * function and @pl.program class) whose tensor shapes are known from
- * annotations or --shape; entries without them are named on stderr.  Exit
- * status 0, or 1 with the diagnostics on stderr, 2 for bad usage.
+ * annotations or --shape; entries without them are named on stderr and
+ * get the checks that need no shapes (decorators, the placement of scopes
+ * and pl.at).  Exit status 0, or 1 with the diagnostics on stderr, 2 for
+ * bad usage.
  *
  * Everything goes through pto/compile.h, as the Python package does.
  */
@@ -112,12 +114,20 @@ static int ptoc_parse(int argc, char **argv, ptoc_args *a)
     return 1;
 }
 
-/* Prints p's diagnostics to stderr; returns the number of errors. */
-static int ptoc_report(const pto_program *p)
+/* Is diagnostic k of p an argument without a spec (an entry check cannot specialize)? */
+static int ptoc_unspecialized(const pto_program *p, size_t k)
+{
+    return strstr(pto_program_diag(p, k)->message, "missing a required argument") != NULL;
+}
+
+/* Prints p's diagnostics to stderr, but (unshaped) not an argument without
+ * a spec; returns the number of errors printed. */
+static int ptoc_report_but(const pto_program *p, int unshaped)
 {
     int errors = 0;
     static char buf[8192];
     for (size_t k = 0; k < pto_program_diag_count(p); k++) {
+        if (unshaped && ptoc_unspecialized(p, k)) continue;
         pto_program_diag_format(p, k, buf, sizeof buf);
         fprintf(stderr, "%s\n", buf);
         errors += !pto_program_diag(p, k)->is_warning;
@@ -125,12 +135,7 @@ static int ptoc_report(const pto_program *p)
     return errors;
 }
 
-/* Is p's only error a tensor without a shape (check skips such entries)? */
-static int ptoc_unspecialized(const pto_program *p)
-{
-    size_t n = pto_program_diag_count(p);
-    return n == 1 && strstr(pto_program_diag(p, 0)->message, "missing a required argument");
-}
+static int ptoc_report(const pto_program *p) { return ptoc_report_but(p, 0); }
 
 /* entry is NAME or CLASS.METHOD (a program's Orchestration function). */
 static int ptoc_compile(const ptoc_args *a, const char *text, size_t len, const char *entry, int stop, pto_program **out)
@@ -163,9 +168,13 @@ static int ptoc_check(const ptoc_args *a, const char *text, size_t len)
     int parse_errors = errors;
     for (int k = 0; k < n && !parse_errors; k++) { /* every entry, whatever the others found */
         pto_program *q;
-        if (ptoc_compile(a, text, len, entries[k], a->after, &q) < 0) errors++;
-        else if (!a->nfuncs && ptoc_unspecialized(q)) fprintf(stderr, "ptoc: note: '%s' checked for syntax only (pass --shape)\n", entries[k]);
-        else errors += ptoc_report(q);
+        if (ptoc_compile(a, text, len, entries[k], a->after, &q) < 0) {
+            errors++;
+        } else { /* an entry it cannot specialize: the checks that need no shapes (the compile ran them) */
+            int unshaped = !a->nfuncs && pto_program_diag_count(q) && ptoc_unspecialized(q, 0);
+            if (unshaped) fprintf(stderr, "ptoc: note: '%s' checked without shapes (pass --shape)\n", entries[k]);
+            errors += ptoc_report_but(q, unshaped);
+        }
         pto_program_free(q);
     }
     pto_program_free(p);

@@ -1,0 +1,297 @@
+"""What @pl.jit functions (_jit.py) and @pl.program classes (_program.py)
+share: the kernel object's source and constants, its compile cache, the
+mapping of compiler diagnostics to exception classes, and the dispatch to
+the executor (docs/dsl.md, "Using the compiler from C" and "Errors").
+
+The compiler is C (pypto._C); nothing here judges kernel code.
+"""
+import hashlib
+import inspect
+import enum
+import linecache
+import math
+import os
+import sys
+import time
+import types
+import warnings
+
+from . import _C
+from ._errors import InternalError
+from .language.parser import diagnostics as _diag
+
+
+class ProgramText(str):
+    """A printed program (DSL text); as_python() returns itself."""
+
+    def as_python(self):
+        return self
+
+
+# ---- diagnostics ------------------------------------------------------------------------------
+
+def _raise_diagnostics(diags):
+    """Re-issues warnings as CompileWarning; raises the first error as its class (docs/dsl.md, "Errors")."""
+    first = None
+    for cls, msg, hint, fname, line, col, end_line, end_col, is_warning, text in diags:
+        if is_warning:
+            warnings.warn_explicit(_diag.CompileWarning(text), _diag.CompileWarning, fname or "<string>", line)
+        elif first is None:
+            first = (cls, msg, hint, fname, line, col, end_line, end_col, text)
+    if first is None:
+        return
+    cls, msg, hint, fname, line, col, end_line, end_col, text = first
+    if cls == "TypeError":
+        raise TypeError(msg)
+    exc = getattr(_diag, cls, None)
+    if not (isinstance(exc, type) and issubclass(exc, _diag.ParserError)):
+        if not text.endswith("(internal compiler error; please report)"):
+            text += " (internal compiler error; please report)"
+        raise InternalError(text)
+    span = {"filename": fname, "line": line, "column": col, "begin_line": line, "begin_column": col,
+            "end_line": end_line, "end_column": end_col}
+    raise exc(msg, hint, span, text)
+
+
+def _compile(src, entry, function, constants, specs, stop_after=None, spelled=()):
+    """spelled: (name, DSL text) for the values only Python knows that are no
+    scalar (a factory's shape list): module constants after the file's text."""
+    text = src.text
+    if spelled:
+        text += ("" if text.endswith("\n") else "\n") + "".join("%s = %s\n" % nv for nv in spelled)
+    handle, diags = _C.compile(text, src.filename, src.first_line, src.first_column, entry, function, constants, specs,
+                               stop_after, src.entry_line)
+    _raise_diagnostics(diags)
+    return handle
+
+
+# ---- source and referenced names --------------------------------------------------------------
+
+def _is_language(value):
+    mod = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
+    name = getattr(value, "__name__", "")
+    return isinstance(value, types.ModuleType) and name.startswith("pypto") or str(mod).startswith("pypto")
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+def _referenced(fn, scope):
+    """name -> (value, in the file) for the globals fn's code names (in the
+    file), the defining scope's values (scope: what its annotations may name)
+    and fn's closure values, each shadowing the one before."""
+    out = {}
+    g = fn.__globals__
+    for name in _code_names(fn.__code__):
+        if name in g:
+            out[name] = (g[name], True)
+    out.update((name, (v, False)) for name, v in scope.items())
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = (cell.cell_contents, False)
+        except ValueError:
+            pass
+    return out
+
+
+_SCALARS = (int, float, bool, str)
+
+
+def _spelled(v, pl):
+    """v as DSL text (a list or tuple of numbers, a dtype, an enum member), or None."""
+    if type(v) in (int, bool) or type(v) is float and math.isfinite(v):
+        return repr(v)
+    if isinstance(v, enum.Enum) and _is_language(v):
+        return "%s.%s" % (pl, v.name) if type(v).__name__ == "DataType" else "%s.%s.%s" % (pl, type(v).__name__, v.name)
+    if isinstance(v, (tuple, list)):
+        items = [_spelled(x, pl) for x in v]
+        if None in items:
+            return None
+        if isinstance(v, list):
+            return "[%s]" % ", ".join(items)
+        return "(%s)" % (items[0] + "," if len(items) == 1 else ", ".join(items))
+    return None
+
+
+def _defining_scope(frame):
+    """The values a definition made in frame (a function or class body, not a
+    module) may name in its annotations: those the DSL can hold."""
+    if frame is None or frame.f_locals is frame.f_globals:
+        return {}
+    return {n: v for n, v in frame.f_locals.items()
+            if not n.startswith("__") and (type(v) in _SCALARS or _spelled(v, "pl") is not None)}
+
+
+def _pl_alias(fn):
+    """The name fn's module binds to pypto.language ("pl" if none)."""
+    for name, v in fn.__globals__.items():
+        if isinstance(v, types.ModuleType) and v.__name__ == "pypto.language":
+            return name
+    return "pl"
+
+
+def _key_value(v):
+    if type(v) in (int, float, bool, str) or v is None:
+        return (type(v).__name__, v)
+    if isinstance(v, (tuple, list)):
+        return (type(v).__name__, tuple(_key_value(x) for x in v))
+    if isinstance(v, KernelBase):
+        return ("kernel", v._source_key())
+    if _is_language(v):
+        return ("pl", repr(v))
+    return ("object", type(v).__name__)
+
+
+class _Source:
+    """Where a kernel's text comes from: always the whole module file, so that
+    spans are the file's and module constants and kernels are there; a
+    definition nested in a function, a method or a class body also gives a
+    line of it (entry_line; 0 at module level), from which the compiler
+    finds it and the @pl definitions beside it."""
+
+    def __init__(self, obj, who, entry_line=0):
+        code_file = inspect.getsourcefile(obj) or getattr(obj, "__code__", None) and obj.__code__.co_filename
+        mod_globals = getattr(obj, "__globals__", None) or vars(sys.modules.get(obj.__module__, types))
+        lines = linecache.getlines(code_file, mod_globals) if code_file else []
+        if not lines:
+            raise TypeError("%s: source code is not available; define kernels in a file" % who)
+        self.filename = code_file
+        self.text, self.first_line, self.first_column, self.entry_line = "".join(lines), 1, 0, entry_line
+        self.hash = hashlib.sha1(self.text.encode()).hexdigest()
+
+
+# ---- kernel objects ---------------------------------------------------------------------------
+
+class KernelBase:
+    """What @pl.jit objects and @pl.program classes share: source, cache, lower()."""
+
+    def _init_cache(self):
+        self._cache = {}
+        self._hits = self._misses = 0
+        self.last_work_dir = None
+        self._work_dirs = {}
+
+    def cache_info(self):
+        """(hits, misses, size) of this object's compile cache."""
+        return (self._hits, self._misses, len(self._cache))
+
+    def cache_clear(self):
+        self._cache.clear()
+        self._hits = self._misses = 0
+
+    def _functions(self):
+        """The Python functions whose referenced names matter (entry and methods)."""
+        raise NotImplementedError
+
+    def _followed(self):
+        """(function, scope) pairs whose names a kernel that calls this one also needs (none for a program)."""
+        return ()
+
+    def _source_key(self):
+        return (self._src.hash, self._src.filename, self._src.first_line, self._src.entry_line, self._flags())
+
+    def _constants(self):
+        """Constants to send, the values to spell as text, and their key.
+        Sent: literal values (int/float/bool/str), and uncapturable objects
+        by type.  Names in the file (globals: sequences, language names,
+        kernels) are read from it by the compiler; those of a defining scope
+        or a closure that are no scalar are spelled (kernels contribute their
+        own key)."""
+        sent, spelled, key, seen = [], [], [], set()
+        pending = [(fn, self._scope) for fn in self._functions()]
+        while pending:
+            fn, scope = pending.pop()
+            for name, (v, in_file) in sorted(_referenced(fn, scope).items()):
+                if (name, id(fn)) in seen:
+                    continue
+                seen.add((name, id(fn)))
+                key.append((name, _key_value(v)))
+                text = None if in_file or type(v) in _SCALARS else _spelled(v, _pl_alias(fn))
+                if isinstance(v, KernelBase):
+                    pending.extend(v._followed())
+                elif type(v) in _SCALARS:
+                    sent.append((name, v))
+                elif text is not None:
+                    spelled.append((name, text))
+                elif in_file and (isinstance(v, (tuple, list)) or _is_language(v)):
+                    continue
+                elif not _is_language(v):
+                    sent.append((name, v))
+        return sent, tuple(spelled), tuple(key)
+
+    def _compiled(self, entry, function, specs, config):
+        platform = config.platform if config is not None else "a2a3sim"
+        constants, spelled, ckey = self._constants()
+        skey = tuple(s if s[0] == "tensor" else s + (type(s[2]).__name__,) for s in specs)
+        key = (self._source_key(), entry, function, ckey, skey, platform)
+        handle = self._cache.get(key)
+        if handle is not None:
+            self._hits += 1
+            return handle
+        handle = _compile(self._src, entry, function, constants, list(specs), spelled=spelled)
+        self._misses += 1
+        self._cache[key] = handle
+        return handle
+
+
+def _run(kernel, entry, handle, call, config):
+    """Dispatch: the platform check, then the executor (pypto._C.run)."""
+    from .runtime import DeviceUnavailableError
+    if config.platform in ("a2a3", "a5"):
+        raise DeviceUnavailableError(
+            "platform '%s' needs an Ascend device; this build runs kernels only on 'a2a3sim' and "
+            "'a5sim' (CPU)" % config.platform)
+    _warn_no_output(config)
+    work_dir = kernel.last_work_dir = _work_dir(kernel, entry, handle, config)
+    fields = {name: getattr(config, name) for name in _RUNTIME_FIELDS}
+    stats = os.path.join(work_dir, "dfx_outputs", "scope_stats", "scope_stats.jsonl")
+    fields["output_prefix"] = os.path.join(work_dir, "dfx_outputs") if config.enable_scope_stats else None
+    who, specs, buffers = call
+    try:
+        _C.run(handle, who, list(specs), buffers, fields)
+    finally:
+        if config.enable_scope_stats and os.path.exists(stats):
+            print("pypto: scope stats written to %s (report: build/bin/pto-scope-stats %s, or "
+                  "python -m pypto.tools.scope_stats_plot %s)" % (stats, stats, stats), file=sys.stderr)
+
+
+_RUNTIME_FIELDS = ("ring_task_window", "ring_heap", "ring_dep_pool", "num_workers", "stall_timeout_ms")
+
+
+def _work_dir(kernel, entry, handle, config):
+    """<work_dir>: save_kernels_dir, else one directory per compiled program."""
+    if config.save_kernels_dir:
+        return config.save_kernels_dir
+    kept = kernel._work_dirs.get(id(handle))
+    if kept is None or kept[0] is not handle:
+        base = os.environ.get("PYPTO_PROG_BUILD_DIR") or os.path.join(".", "build_output")
+        kept = kernel._work_dirs[id(handle)] = (handle, os.path.join(
+            base, "%s_%s" % (entry, time.strftime("%Y%m%d_%H%M%S"))))
+    return kept[1]
+
+
+_WARNED = set()
+
+
+def _warn_no_output(config):
+    for field, on in (("enable_chip_swimlane", config.enable_chip_swimlane > 0),
+                      ("enable_dump_args", config.enable_dump_args > 0),
+                      ("enable_pmu", config.enable_pmu > 0),
+                      ("enable_dep_gen", bool(config.enable_dep_gen))):
+        if on and field not in _WARNED:
+            _WARNED.add(field)
+            warnings.warn("RunConfig.%s produces no output in this version" % field, UserWarning, stacklevel=4)
+
+
+def _config(config):
+    from .runtime import RunConfig
+    if config is None:
+        return RunConfig()
+    if not isinstance(config, RunConfig):
+        raise TypeError("config must be a pypto.runtime.RunConfig, got %s" % type(config).__name__)
+    return config
