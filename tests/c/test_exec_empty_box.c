@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/orch_vm.h"
 #include "harness.h"
 #include "dsl_compile.h"
