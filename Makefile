@@ -60,7 +60,7 @@ demo: build
 	./build/bin/two_phase build/demo
 	./build/bin/pto-scope-stats build/demo/scope_stats/scope_stats.jsonl --html build/demo/scope_stats.html
 
-# Benchmarks against OpenMP, StarPU and TBB (BENCHMARKS.md); installs the
+# Benchmarks against OpenMP, StarPU and TBB (docs/performance.md); installs the
 # peers' Debian packages, builds Release drivers, prints the table and
 # writes bench/results/latest.json.
 bench-build:

@@ -67,8 +67,8 @@ typedef struct pto_arg_spec {
 /* The stages of the pass pipeline, X(NAME, "name on the command line").
  * SYNTAX stops inside stage 0, before anything is specialized: the entry
  * as the parser read it, its declarations checked; it needs no argument
- * specs, and its text is the program as written (DSL-SPEC §2.4's
- * `Prog.as_python()`). */
+ * specs, and its text is the program as written (`Prog.as_python()`, docs/dsl.md,
+ * "What the compiler does"). */
 #define PTO_STAGE_LIST(X)            \
     X(SYNTAX, "syntax")              \
     X(PARSE, "parse")                \
@@ -159,8 +159,9 @@ const char *pto_program_function(const pto_program *p, unsigned *norchestration)
  * caller binding read-only memory asks it first. */
 int pto_program_writes(const pto_program *p, const char *param);
 
-/* The program as DSL text after the last stage that ran (the §2.4 printed
- * form; after SYNTAX the entry as written); "" when parsing failed. */
+/* The program as DSL text after the last stage that ran (the printed
+ * form of docs/dsl.md, "What the compiler does"; after SYNTAX the entry as
+ * written); "" when parsing failed. */
 const char *pto_program_text(const pto_program *p);
 /* The lowered program as a listing (after PTO_STAGE_LOWER; printed when
  * first asked for); "" otherwise or when out of memory. */

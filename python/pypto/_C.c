@@ -1,7 +1,7 @@
 /*
  * _C.c - pypto's C extension: the compiler (pto/compile.h) and RunConfig's
- * validation rules (pto/config.h plus the RunConfig-only rules of DSL-SPEC
- * §5.2) for the Python shim.
+ * validation rules (pto/config.h plus the RunConfig-only rules of
+ * docs/runconfig.md) for the Python shim.
  *
  *   compile(source, filename, first_line, first_column, entry, function, constants, args,
  *           stop_after[, entry_line]) -> (Program, [diagnostic, ...])
@@ -16,7 +16,7 @@
  *       compile goes through (pto_program_function) and how many
  *       Orchestration methods it has.
  *   config_check(fields: dict) -> dict of normalized values; raises the
- *       first violated rule's ValueError / TypeError (§5.2 order).
+ *       first violated rule's ValueError / TypeError (in docs/runconfig.md's order).
  *   run(program, who, specs, buffers, fields) -> None: runs the program
  *       (_C_run.c, which says more); the GIL is released while it runs.
  *   language_names() -> ((name, status, kind), ...) and language_enums()

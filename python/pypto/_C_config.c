@@ -1,5 +1,5 @@
 /*
- * _C_config.c - RunConfig.__post_init__'s rules (DSL-SPEC §5.2, §5.3) in
+ * _C_config.c - RunConfig.__post_init__'s rules (docs/runconfig.md) in
  * their order.  The ring, num_workers and stall rules and messages are the
  * library's (pto_config_check_* in pto/config.h), so C and Python users read
  * the same text; the rules only RunConfig has (platform, DFX levels,

@@ -1,5 +1,5 @@
 /*
- * _C_run.c - pypto._C.run: one call of a compiled program (DSL-SPEC §2.1
+ * _C_run.c - pypto._C.run: one call of a compiled program (docs/compiler.md, "One call from Python"
  * step 3) on this process's runtime.
  *
  *   run(program, who, specs, buffers, fields) -> None

@@ -1,4 +1,4 @@
-"""Argument binding and adaptation (DSL-SPEC §2.1 step 1, §2.2).
+"""Argument binding and adaptation (docs/compiler.md, "Arguments").
 
 A tensor becomes ("tensor", name, dtype, shape) for the compiler plus a
 buffer record for the executor (the object, base address, byte offset,

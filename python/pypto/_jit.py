@@ -71,7 +71,7 @@ class JitFunction(KernelBase):
         return "<pl.jit%s function %s>" % ("" if self.kind == "jit" else "." + self.kind, self.__qualname__)
 
 
-# ---- decorators (§1.1, §4.2) ------------------------------------------------------------------
+# ---- decorators (docs/dsl.md, "Decorators and function kinds") -----------------------------------
 
 _INCORE_SCOPE_MSG = ("@pl.jit.%s does not accept an auto_scope= argument (auto_scope is only meaningful for the "
                      "Orchestration entry, the HOST orchestrator, and inline sub-functions)")
@@ -133,7 +133,7 @@ jit = _Jit()
 
 def function(fn=None, /, **kwargs):
     """@pl.function(type=..., auto_scope=..., level=...) on a @pl.program method; the
-    compiler reads and checks the keywords from the source (§4.2)."""
+    compiler reads and checks the keywords from the source."""
     def mark(f):
         f._pl_function = dict(kwargs)
         return f

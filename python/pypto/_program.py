@@ -1,4 +1,4 @@
-"""@pl.program classes and pl.parse_program (DSL-SPEC §2.4, §2.5).
+"""@pl.program classes and pl.parse_program (docs/dsl.md, "What the compiler does").
 
 A program's methods carry their @pl.function keywords; the compiler reads
 and checks them from the source.  P(...) runs the Orchestration method the
@@ -74,7 +74,7 @@ class Program(KernelBase):
         return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
 
     def as_python(self):
-        """The program before the passes (§2.4): as written, parsed and printed,
+        """The program before the passes: as written, parsed and printed,
         with the constants its code names; parameters keep their annotations
         (a bare pl.Tensor stays bare), so no arguments are needed."""
         return ProgramText(_C.text(self._syntax()))

@@ -1,7 +1,7 @@
-"""pypto.runtime: RunConfig (DSL-SPEC §5) and the runtime's exceptions (§2.6).
+"""pypto.runtime: RunConfig (docs/runconfig.md) and the runtime's exceptions (docs/dsl.md, "Errors").
 
 RunConfig.__post_init__ sends the fields to pypto._C.config_check, which
-applies the rules of §5.2 in order with the library's messages; the shim
+applies the rules of docs/runconfig.md in order with the library's messages; the shim
 only moves the deprecated keyword and stores the normalized values.
 """
 import dataclasses
@@ -51,7 +51,7 @@ _NORMALIZED = (
 
 @dataclass
 class RunConfig:
-    """How one call runs: platform, ring sizes, DFX outputs (DSL-SPEC §5.1)."""
+    """How one call runs: platform, ring sizes, DFX outputs (docs/runconfig.md, "Fields")."""
 
     platform: str = "a2a3sim"
     device_id: int = 0

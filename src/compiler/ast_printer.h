@@ -1,6 +1,6 @@
 /*
  * ast_printer.h - the syntax tree back to DSL text: the program as the
- * user wrote it, before anything is specialized (DSL-SPEC §2.4,
+ * user wrote it, before anything is specialized (docs/dsl.md, "What the compiler does",
  * `Prog.as_python()`; the SYNTAX stage's text).
  *
  * The text parses back to the same tree (print -> parse -> print is a

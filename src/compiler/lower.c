@@ -1,5 +1,5 @@
 /*
- * lower.c - stage 7 (DSL-SPEC §3.5): each Orchestration or Opaque function
+ * lower.c - stage 7 (docs/compiler.md, "Lowering"): each Orchestration or Opaque function
  * becomes an orchestration procedure, each InCore function a tile program
  * (lower.h has the machine).  This file owns the procedures, statements,
  * control flow and the orchestration statements; lower_expr.c the scalar
@@ -92,7 +92,7 @@ static void lo_move(lo_b *b, cc_lo_ref dst, cc_lo_ref src, cc_span sp)
 }
 
 /* Binds dst[k] to the value at src[k] for every k at once, as Python binds
- * `a, b = b, a` (DSL-SPEC §1.3): a source that a binding before it
+ * `a, b = b, a` (docs/dsl.md, "Statements"): a source that a binding before it
  * overwrites is first copied into a temporary; every other binding is one
  * move, so targets that read no earlier target cost nothing extra. */
 static void lo_bind_all(lo_b *b, const cc_lo_ref *dst, cc_lo_ref *src, uint32_t n, cc_span sp)

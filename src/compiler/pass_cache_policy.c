@@ -1,6 +1,6 @@
 /*
- * pass_cache_policy.c - stage 6, ResolveCachePolicy (DSL-SPEC §6.3 row 3,
- * §6.4, §6.5).
+ * pass_cache_policy.c - stage 6, ResolveCachePolicy (docs/compiler.md,
+ * "Cache policy resolution"; docs/dsl.md, "Cache policy").
  *
  * Per LOAD of an InCore function, wherever it sits in an expression:
  *  1. an explicit cache= (cache != CC_CACHE_UNSET) wins;
@@ -9,7 +9,7 @@
  *  3. else DEFAULT.
  *
  * Invariants:
- *  - First every kernel is checked for §6.3 row 3 (an explicit BYPASS load
+ *  - First every kernel is checked for the coherency error (an explicit BYPASS load
  *    of a tensor the kernel writes: a parameter declared or derived Out or
  *    InOut, or one it stores to); on any such error the stage fails and no
  *    load is changed.
@@ -50,7 +50,7 @@ static const char *cc_cp_tensor(const cc_ir_expr *e, cc_ir_op op)
     return t && t->kind == CC_X_VAR ? t->u.name : NULL;
 }
 
-/* ---- §6.3 row 3 ---------------------------------------------------------------------------- */
+/* ---- BYPASS on a written tensor--------------------------------------------------------------------- */
 
 static int cc_cp_stores(cc_ir_expr *e, void *ctx)
 {
@@ -68,7 +68,7 @@ static const char *cc_cp_written(cc_cp *c, const char *tensor)
         return cc_dir_name(c->f->params[k].dir);
     c->name = tensor, c->found = 0;
     cc_ir_block_walk_exprs(&c->f->body, cc_cp_stores, c);
-    /* stored, and read by the load at hand: InOut by the usage rule (§3.2) */
+    /* stored, and read by the load at hand: InOut by the usage rule (docs/compiler.md, "Directions") */
     return c->found ? cc_dir_name(CC_DIR_INOUT) : NULL;
 }
 

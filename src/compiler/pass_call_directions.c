@@ -1,5 +1,6 @@
 /*
- * pass_call_directions.c - DeriveCallDirections (DSL-SPEC §3.2).
+ * pass_call_directions.c - DeriveCallDirections (docs/compiler.md,
+ * "Directions", "Footprints").
  *
  * After the pass:
  *  - every tensor parameter of every InCore function has its direction: a
@@ -70,7 +71,7 @@ typedef struct kernel {
     int oom;
 } kernel;
 
-/* ---- expressions ------------------------------------------------------------------------------ */
+/* ---- expressions ----------------------------------------------------------------------------- */
 
 /* Is e `x + c` or `x - c` with an integer c?  Then *x and *c (signed). */
 static int plus_const(const cc_ir_expr *e, cc_ir_expr **x, int64_t *c)
@@ -259,7 +260,7 @@ static cc_ir_expr *loop_last(kernel *k, cc_ir_expr *s, cc_ir_expr *e, cc_ir_expr
     return bin(k, CC_OP_ADD, cc_ir_expr_clone(k->p->arena, s), bin(k, CC_OP_MUL, bin(k, CC_OP_SUB, trips, num(k, 1)), st));
 }
 
-/* ---- accesses ------------------------------------------------------------------------------------ */
+/* ---- accesses -------------------------------------------------------------------------------- */
 
 static void merge(kernel *k, acc *a, uint32_t d, cc_ir_expr *lo, cc_ir_expr *hi)
 {
@@ -316,7 +317,7 @@ static int visit(cc_ir_expr *e, void *ctx)
     return 0;
 }
 
-/* ---- the body ------------------------------------------------------------------------------------ */
+/* ---- the body -------------------------------------------------------------------------------- */
 
 static void walk(kernel *k, const cc_ir_block *b);
 
@@ -380,7 +381,7 @@ static void walk(kernel *k, const cc_ir_block *b)
     for (uint32_t i = 0; i < b->n && !k->oom; i++) walk_stmt(k, b->items[i]);
 }
 
-/* ---- one InCore function ----------------------------------------------------------------------- */
+/* ---- one InCore function --------------------------------------------------------------------- */
 
 static int oom(cc_ir_program *p, cc_span sp)
 {
@@ -414,7 +415,7 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     if (!k.oom) cc_ir_block_each_stmt(&f->body, count_stmt, &k);
     if (!k.oom) walk(&k, &f->body);
     if (k.oom) rc = oom(p, f->span);
-    if (!rc && k.alias_access) { /* a kernel's tensors are its parameters: a local naming one hides the access from §3.2 */
+    if (!rc && k.alias_access) { /* a local naming a kernel's tensor hides its accesses from the footprint */
         const cc_ir_expr *e = k.alias_access, *t = e->u.op.args[e->u.op.op == CC_IR_LOAD ? 0 : 2];
         cc_diag_add(p->diags, CC_DIAG_UNSUPPORTED, t->span, "load and store the tensor through its own name",
                     "a tensor bound to another name ('%s') in kernel code is not supported in this version", t->u.name);
@@ -426,7 +427,7 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     return rc;
 }
 
-/* ---- call sites ------------------------------------------------------------------------------- */
+/* ---- call sites ------------------------------------------------------------------------------ */
 
 /* The boxes of one InCore call: the callee's, over the call's scalar arguments. */
 static int fill_call(cc_ir_program *p, cc_ir_expr *call)
@@ -462,7 +463,7 @@ static int fill_expr(cc_ir_expr *e, void *ctx)
     return e->kind == CC_X_CALL && e->u.call.callee && e->u.call.callee->kind == CC_FUNC_INCORE ? fill_call(ctx, e) : 0;
 }
 
-/* ---- control-plane parameters ------------------------------------------------------------------ */
+/* ---- control-plane parameters ---------------------------------------------------------------- */
 
 typedef struct control_dirs {
     cc_ir_func *f;
@@ -488,7 +489,7 @@ static int is_control(const cc_ir_func *f) { return f->kind == CC_FUNC_ORCHESTRA
 /* Undeclared tensor parameters of Orchestration and Opaque functions: the
  * union of what the calls they are passed to do with them (In, Out, both:
  * InOut), to a fixpoint across control-plane callers and callees; never
- * passed: In.  The caller (Python: the read-only check of §2.2) learns
+ * passed: In.  The caller (Python: the read-only check of docs/compiler.md, "Arguments") learns
  * which arguments the program writes. */
 static void derive_control_params(cc_ir_program *p)
 {

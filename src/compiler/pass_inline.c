@@ -1,8 +1,9 @@
 /*
- * pass_inline.c - stage 1, InlineFunctions (DSL-SPEC §3 row 1): every call
+ * pass_inline.c - stage 1, InlineFunctions (docs/compiler.md, "Inlining"): every call
  * of an Inline function is replaced by a copy of the callee's body, then the
  * Inline functions leave the program and the spliced code's plane is
- * checked against the caller's (§1.2).
+ * checked against the caller's (docs/dsl.md, "Decorators and function
+ * kinds").
  *
  * A call is spliced only in statement form (`x = g(..)`, `a, b = g(..)`,
  * `g(..)`); one nested inside another expression is rejected.  At a call:
@@ -509,7 +510,7 @@ static void inl_walk_stmt(inl_ctx *x, cc_ir_stmt *s, inl_list *out)
     inl_push(x, out, s);
 }
 
-/* ---- the plane check (§1.2) ------------------------------------------------------------ */
+/* ---- the plane check ---------------------------------------------------------------- */
 
 typedef struct inl_plane {
     int kernel;        /* kernel code: an InCore function or a pl.at(CORE_GROUP) body */

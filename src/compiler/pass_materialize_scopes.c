@@ -1,6 +1,6 @@
 /*
  * pass_materialize_scopes.c - stage 4, MaterializeRuntimeScopes: exactly the
- * algorithm of DSL-SPEC §3.3.
+ * algorithm of docs/compiler.md, "Scope placement".
  *
  * Invariants:
  *  - Only Orchestration functions with auto_scope set and a non-empty body

@@ -1,5 +1,5 @@
 /*
- * pass_outline_incore.c - OutlineIncoreScopes (DSL-SPEC §3.1, §1.9, §6.3
+ * pass_outline_incore.c - OutlineIncoreScopes (docs/compiler.md, "Outlining";
  * rows 1-2).
  *
  * After the pass:
@@ -15,7 +15,7 @@
  *    pl.at's cache declarations belong to the kernel;
  *  - every Opaque function called from control-plane code is Orchestration.
  * Errors: a captured TaskId (ParserTypeError), a name assigned in the body
- * and read after it (§1.9), §6.3 rows 1-2.  The pass stops at the first.
+ * and read after it, misplaced or conflicting pl.set_cache_policy.  The pass stops at the first.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,7 +196,7 @@ static int not_self_store(cc_ir_stmt *s, void *ctx)
     return 0;
 }
 
-/* ---- one pl.at -------------------------------------------------------------------------------- */
+/* ---- one pl.at ------------------------------------------------------------------------------- */
 
 typedef struct outliner {
     cc_ir_program *p;
@@ -242,7 +242,7 @@ static int oom(cc_ir_program *p, cc_span sp)
     return -1;
 }
 
-/* §1.9 row 3: a name assigned in the body (other than a captured tensor
+/* The live-after rule: a name assigned in the body (other than a captured tensor
  * rebound to itself by pl.store) and read after the pl.at. */
 static int check_live_after(outliner *o, const frame *fr, const capture *c)
 {
@@ -267,7 +267,7 @@ static int check_live_after(outliner *o, const frame *fr, const capture *c)
     return rc;
 }
 
-/* §6.3 rows 1-2 against the kernel's tensor parameters. */
+/* pl.set_cache_policy's pass errors against the kernel's tensor parameters. */
 static int check_cache_decls(cc_ir_program *p, const cc_ir_stmt *at, const cc_ir_func *k)
 {
     for (uint32_t d = 0; d < at->u.at.ndecls; d++) {
@@ -386,7 +386,7 @@ static int outline_at(outliner *o, const frame *fr)
     return 0;
 }
 
-/* ---- functions -------------------------------------------------------------------------------- */
+/* ---- functions ------------------------------------------------------------------------------- */
 
 static int outline_block(outliner *o, cc_ir_block *b, const cc_ir_stmt *owner, const frame *up)
 {

@@ -1,5 +1,5 @@
 /*
- * passes.h - the stages of the pass pipeline (DSL-SPEC §3), in order.
+ * passes.h - the stages of the pass pipeline (docs/compiler.md, "Stages"), in order.
  *
  * Each stage reads and rewrites p (nodes in p->arena) and returns 0, or -1
  * after recording an error in p->diags (or when out of memory, which it
@@ -26,26 +26,30 @@
 
 /* 1. InlineFunctions (pass_inline.c): splices every Inline call; removes the
  * Inline functions; checks the spliced code's plane against the caller's
- * (§1.2).  Scopes spliced in keep inlined_from / inlined_at for V2. */
+ * (docs/dsl.md, "Decorators and function kinds").  Scopes spliced in keep inlined_from / inlined_at for V2. */
 int cc_pass_inline(cc_ir_program *p);
 
 /* 2. OutlineIncoreScopes (pass_outline_incore.c): every pl.at(CORE_GROUP)
- * becomes an InCore function and one call (§3.1); §1.9 and §6.3 rows 1-2;
+ * becomes an InCore function and one call (docs/compiler.md, "Outlining"), with its live-after and
+ * set_cache_policy errors;
  * Opaque functions called from control-plane code become Orchestration. */
 int cc_pass_outline_incore(cc_ir_program *p);
 
 /* 3. DeriveCallDirections (pass_call_directions.c): parameter directions and
- * footprints (§3.2), then the boxes of every InCore call; P2. */
+ * footprints (docs/compiler.md, "Directions", "Footprints"), then the boxes
+ * of every InCore call; a store to a declared In parameter fails. */
 int cc_pass_call_directions(cc_ir_program *p);
 
-/* 4. MaterializeRuntimeScopes (pass_materialize_scopes.c): exactly §3.3. */
+/* 4. MaterializeRuntimeScopes (pass_materialize_scopes.c): exactly docs/compiler.md,
+ * "Scope placement". */
 int cc_pass_materialize_scopes(cc_ir_program *p);
 
-/* 5. Verify (verify.c): V1-V5 (§3.4). */
+/* 5. Verify (verify.c): V1-V5 (docs/compiler.md, "Verifier checks"). */
 int cc_verify(cc_ir_program *p);
 
 /* 6. ResolveCachePolicy (pass_cache_policy.c): every LOAD gets its policy,
- * §6.3 row 3, and the once-per-tensor-per-kernel warning (§6.5). */
+ * the BYPASS-on-a-written-tensor error, and the once-per-tensor-per-kernel
+ * warning (docs/compiler.md, "Cache policy resolution"). */
 int cc_pass_cache_policy(cc_ir_program *p);
 
 #endif

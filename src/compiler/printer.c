@@ -1,5 +1,6 @@
 /*
- * printer.c - IR back to DSL text, the printed form of DSL-SPEC §2.4.
+ * printer.c - IR back to DSL text, the printed form of docs/dsl.md, "What
+ * the compiler does".
  *
  * Invariants:
  *  - Every line written ends in '\n' and nothing follows the last one, so

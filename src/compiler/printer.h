@@ -1,5 +1,6 @@
 /*
- * printer.h - IR back to DSL text, in the printed form of DSL-SPEC §2.4.
+ * printer.h - IR back to DSL text, in the printed form of docs/dsl.md,
+ * "What the compiler does".
  *
  * The text parses back to the same program: print -> parse -> print is a
  * fixpoint.  Output: `import pypto.language as pl`, one `@pl.program`

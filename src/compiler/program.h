@@ -108,7 +108,7 @@ typedef struct cc_lo_ref {
 
 /* One tensor argument of a SUBMIT: the task's view is the tensor cut to
  * [lo, hi) per dimension (registers; lo -1: the whole dimension), clamped
- * to the tensor, the whole tensor when that is empty (§3.2 step 5). */
+ * to the tensor, the whole tensor when that is empty (docs/compiler.md, "Footprints", step 5). */
 typedef struct cc_lo_view {
     uint32_t tensor;
     uint8_t dir; /* cc_dir */

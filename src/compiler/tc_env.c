@@ -11,13 +11,13 @@
  * the changes a branch makes, never to the size of the environment; the
  * checker is linear in the program (measured in docs/performance.md).
  *
- * Merge rule (DSL-SPEC §1.3, §1.4): a name is definite after a statement
+ * Merge rule (docs/compiler.md, "Checking"): a name is definite after a statement
  * when it is definite on every way through it (the way that skips a loop
  * body or lacks an else keeps the state before).  Two ways that bind one
  * name to different kinds (kind, dtype, tile shape) leave it in conflict:
  * only a name live across the merge must keep its kind, so the error is
  * raised where a conflicting name is read before being assigned again
- * (tc_name; a loop's back-edge, tc_stmt.c), citing the rebinding (§8).
+ * (tc_name; a loop's back-edge, tc_stmt.c), citing the rebinding.
  */
 #include "compiler/tc.h"
 

@@ -5,7 +5,7 @@
  * scalar arithmetic with folding, a constant's conversion to a declared
  * scalar dtype, and the dispatch of every expression form.
  *
- * Name resolution order (DSL-SPEC §1.4): locals and parameters, caller
+ * Name resolution order (docs/compiler.md, "Checking"): locals and parameters, caller
  * constants, module constants, the builtins min and max.  A name assigned
  * anywhere in a body is local throughout.
  */

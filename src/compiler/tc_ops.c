@@ -1,5 +1,5 @@
 /*
- * tc_ops.c - the type checker's pl ops (DSL-SPEC §1.8): argument binding,
+ * tc_ops.c - the type checker's pl ops (docs/dsl.md, "Operations"): argument binding,
  * where each op may run, its result type, and the compile-time checks
  * with their exact messages (ranks, shapes, dtypes, static bounds).  The
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,

@@ -3,9 +3,9 @@
  *
  * Resolves names (locals and parameters, module and caller constants, the
  * pl names), specializes the entry to the caller's argument specs, folds
- * constants, type-checks statements and ops (DSL-SPEC §1), applies the
- * `with` rules (§4.1) and decorator rules (§4.2), and hoists
- * pl.set_cache_policy markers onto their pl.at (§6.1-6.2).
+ * constants, type-checks statements and ops (docs/dsl.md, "The surface"), applies the
+ * `with` rules and decorator rules (docs/compiler.md, "Checking"), and hoists
+ * pl.set_cache_policy markers onto their pl.at (docs/dsl.md, "Cache policy").
  */
 #ifndef CC_TYPECHECK_H
 #define CC_TYPECHECK_H

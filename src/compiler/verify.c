@@ -1,5 +1,5 @@
 /*
- * verify.c - stage 5, Verify: the checks of DSL-SPEC §3.4 on the IR the
+ * verify.c - stage 5, Verify: the checks of docs/compiler.md, "Verifier checks", on the IR the
  * passes hand to lowering.
  *
  *   V1  every Orchestration function with a body has auto_scope = 0

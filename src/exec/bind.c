@@ -2,7 +2,7 @@
  * bind.c - pto_program_run's arguments onto the entry's parameters
  * (orch_vm.h ex_bind): by name or position, each parameter exactly once,
  * tensors checked against the compiled specialization (dtype, rank,
- * shape); messages as DSL-SPEC §2.2 words them.
+ * shape); messages as docs/compiler.md, "Arguments", words them.
  */
 #include <stdarg.h>
 #include <stdio.h>

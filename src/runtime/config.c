@@ -122,7 +122,7 @@ static int rt_config_unknown_field(pto_ring_field field, char *msg, size_t len)
  * Checks one value, given as negative + magnitude, against a range row.
  * entry >= 0: that entry of a 4-list, where an integer 0 keeps the default
  * (a non-int, Python bool/float, is rejected before that test, so False is
- * no sentinel), with the list template of RUNTIME-SPEC; entry < 0: a scalar.
+ * no sentinel), with the list template of docs/runconfig.md, "Ring sizes"; entry < 0: a scalar.
  */
 static int rt_config_check_row(const rt_config_rule *r, int entry, int is_int, int negative,
                                uint64_t mag, const char *shown, char *msg, size_t len)

@@ -15,7 +15,7 @@
  * op or a cast (same shape); never of row_sum/row_max or matmul.
  *
  * Fallible functions return 0, or -1 after writing a one-line message
- * (the DSL-SPEC text, without location) into msg[cap].
+ * (the user-facing text, without location) into msg[cap].
  */
 #ifndef TILE_H
 #define TILE_H

@@ -148,7 +148,7 @@ static inline int dsl_scopes_around(const char *text, const char *marker)
 }
 
 /* The ring of a task submitted by the line holding marker, opened under
- * `outer` scopes of its callers (an Opaque subroutine's caller, §4.3). */
+ * `outer` scopes of its callers (an Opaque subroutine's caller, docs/dsl.md, "Runtime scopes and rings"). */
 static inline int dsl_ring(const char *text, const char *marker, int outer)
 {
     int depth = dsl_scopes_around(text, marker) + outer - 1;

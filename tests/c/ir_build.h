@@ -266,7 +266,7 @@ static inline cc_ir_func *FUNC(const char *name, cc_func_kind kind, const cc_ir_
 #define RESULTS(...) (cc_type[]){__VA_ARGS__}, NARGS_(cc_type, __VA_ARGS__)
 #define NO_RESULTS NULL, 0
 
-/* The seed's manual_placement (DSL-SPEC §4.4), lines 1-12 as on the seed
+/* The seed's manual_placement (docs/dsl.md, "Runtime scopes and rings"), lines 1-12 as on the seed
  * page, as the type checker leaves it. */
 static inline cc_ir_func *seed_manual_placement(void)
 {

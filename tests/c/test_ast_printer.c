@@ -1,7 +1,7 @@
 /*
  * test_ast_printer.c - the SYNTAX stage (src/compiler/ast_printer.c,
  * cc_check_entry): the entry printed as written with no argument specs
- * (DSL-SPEC §2.4, `Prog.as_python()`), the constants its code names, the
+ * (docs/dsl.md, "What the compiler does", `Prog.as_python()`), the constants its code names, the
  * declaration checks, and pto_program_function (the method a program
  * compiles through when none is named).
  */

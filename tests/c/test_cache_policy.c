@@ -1,8 +1,8 @@
 /*
  * test_cache_policy.c - stage 6, ResolveCachePolicy
  * (src/compiler/pass_cache_policy.c) on hand-built IR: the precedence of
- * §6.4, the coherency error of §6.3 row 3 and the warning of §6.5, by the
- * rows K08-K12 of DSL-SPEC §7.4.
+ * docs/compiler.md, "Cache policy resolution": precedence, the coherency error
+ * and the warning.
  */
 #include "compiler/passes.h"
 #include "compiler/printer.h"

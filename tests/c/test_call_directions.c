@@ -1,6 +1,6 @@
 /*
  * test_call_directions.c - DeriveCallDirections (src/compiler/
- * pass_call_directions.c, DSL-SPEC §3.2, §7.3 F01-F05) on hand-built IR:
+ * pass_call_directions.c, docs/compiler.md, "Footprints") on hand-built IR:
  * usage directions, P2, footprint boxes of InCore parameters (affine loop
  * elimination, substituted locals, unknown dimensions) and the boxes of
  * every call with the call's scalar arguments substituted.

@@ -1,6 +1,6 @@
 /*
  * test_dsl_cache.c - cache policy end to end, from DSL text through every
- * stage (DSL-SPEC §6; the rows K01-K12 of §7.4 that need no execution):
+ * stage (docs/dsl.md, "Cache policy"):
  * where pl.set_cache_policy may stand, its argument errors, the pass errors,
  * the per-load precedence as printed (`cache=` on every load) and the
  * CacheBypassUnsupported warning.  Lowered programs also pass the round

@@ -1,10 +1,10 @@
 /*
- * test_dsl_later.c - what v1 names and rejects (DSL-SPEC §1.10, §7.6 B07):
- * every construct of every §1.10 row embedded in a small program, each an
+ * test_dsl_later.c - what v1 names and rejects (docs/dsl.md, "Not in this version"):
+ * every construct of every docs/dsl.md, "Not in this version" row embedded in a small program, each an
  * UnsupportedFeatureError "... is not supported ..." at the construct's
- * line:col; and the Python statements of §1.3's last paragraph, each
+ * line:col; and the Python statements of docs/dsl.md, "Statements"'s last paragraph, each
  * "Python '<construct>' is not supported in kernel code".  One table per
- * §1.10 row.
+ * docs/dsl.md, "Not in this version" row.
  * Hardware-internal constructs: test_dsl_ascend_specific.c.
  */
 #include <stdlib.h>
@@ -74,7 +74,7 @@ static void test_dsl_later_spmd_and_clusters(void **s)
     RUN(rows);
 }
 
-/* ---- §1.10: loop forms, carries ------------------------------------------------------------ */
+/* ---- later: loop forms, carries ------------------------------------------------------------ */
 
 static void test_dsl_later_loop_forms_and_carries(void **s)
 {
@@ -98,7 +98,7 @@ static void test_dsl_later_loop_forms_and_carries(void **s)
     RUN(rows);
 }
 
-/* ---- §1.10: distributed --------------------------------------------------------------------- */
+/* ---- later: distributed --------------------------------------------------------------------- */
 
 static void test_dsl_later_distributed(void **s)
 {
@@ -113,7 +113,7 @@ static void test_dsl_later_distributed(void **s)
     RUN(rows);
 }
 
-/* ---- §1.10: data movement and views ---------------------------------------------------------- */
+/* ---- later: data movement and views ---------------------------------------------------------- */
 
 static void test_dsl_later_data_movement_and_views(void **s)
 {
@@ -137,7 +137,7 @@ static void test_dsl_later_data_movement_and_views(void **s)
     RUN(rows);
 }
 
-/* ---- §1.10: dependency opt-outs ------------------------------------------------------------ */
+/* ---- later: dependency opt-outs ------------------------------------------------------------ */
 
 #define MANUAL "    with pl.manual_scope():\n"
 
@@ -160,7 +160,7 @@ static void test_dsl_later_dependency_opt_outs(void **s)
     RUN(rows);
 }
 
-/* ---- §1.10: ops outside §1.8 --------------------------------------------------------------- */
+/* ---- later: ops not in "Operations" ---------------------------------------------------------- */
 
 static void test_dsl_later_ops_outside_v1(void **s)
 {
@@ -185,7 +185,7 @@ static void test_dsl_later_ops_outside_v1(void **s)
     RUN(rows);
 }
 
-/* ---- §1.10: misc ---------------------------------------------------------------------------- */
+/* ---- later: misc ---------------------------------------------------------------------------- */
 
 static void test_dsl_later_misc(void **s)
 {
@@ -211,7 +211,7 @@ static void test_dsl_later_misc(void **s)
     RUN(rows);
 }
 
-/* ---- §7.6 B07 ------------------------------------------------------------------------------- */
+/* ---- later constructs at their line:col ------------------------------------------------------ */
 
 static void test_dsl_later_b07_forms(void **s)
 {
@@ -226,7 +226,7 @@ static void test_dsl_later_b07_forms(void **s)
     RUN(rows);
 }
 
-/* ---- §1.4: expression forms that are later -------------------------------------------------- */
+/* ---- docs/dsl.md, "Expressions": expression forms that are later ----------------------------- */
 
 static void test_dsl_later_expression_forms(void **s)
 {
@@ -241,7 +241,7 @@ static void test_dsl_later_expression_forms(void **s)
     RUN(rows);
 }
 
-/* ---- §1.3: Python statements outside the DSL ------------------------------------------------- */
+/* ---- docs/dsl.md, "Statements": Python statements outside the DSL ---------------------------- */
 
 static void test_dsl_later_python_statements(void **s)
 {

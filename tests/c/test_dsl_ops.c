@@ -1,9 +1,10 @@
 /*
- * test_dsl_ops.c - the ops of DSL-SPEC §1.8 end to end through DSL source:
- * every accepted form (with its post-pass text where it says something)
- * and every error row with its exact message, class and span; the
- * cross-plane rules of §1.2 (B08, B10), the §1.9 live-after rule, the
- * operator forms of §1.4 and the B02/B03 texts of §7.6.
+ * test_dsl_ops.c - the ops of docs/dsl.md, "Operations" end to end through DSL
+ * source: every accepted form (with its post-pass text where it says
+ * something) and every error row with its exact message, class and span; the
+ * cross-plane rules of docs/dsl.md, "Decorators and function kinds" (B08,
+ * B10), the docs/dsl.md, "with pl.at(...)" live-after rule, the operator forms
+ * of docs/dsl.md, "Expressions" and the texts of its bound errors.
  */
 #include <stdlib.h>
 
@@ -425,7 +426,7 @@ static void test_dsl_ops_matmul_out_dtype_rule(void **s)
               "pl.matmul(b_trans=True) is not supported in this version", 7, 37);
 }
 
-/* ---- cross-plane rules (§1.2, B08, B10) --------------------------------------------------- */
+/* ---- cross-plane rules (docs/dsl.md, "Decorators and function kinds", B08, B10) -------------- */
 
 #define INCORE_K(body) HDR "@pl.jit.incore\ndef k(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n" body "    return out\n\n"
 #define CALL_K "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    out = k(a, out)\n    return out\n"
@@ -503,7 +504,7 @@ static void test_dsl_ops_b10_incore_returning_a_tile(void **s)
               "InCore function 'k' may return only its Out/InOut tensor parameters", 5, 12);
 }
 
-/* ---- §1.9: values crossing a pl.at boundary ----------------------------------------------- */
+/* ---- docs/dsl.md, "with pl.at(...)": values crossing a pl.at boundary ------------------------ */
 
 static void test_dsl_ops_value_read_after_pl_at(void **s)
 {
@@ -527,7 +528,7 @@ static void test_dsl_ops_self_store_rebinding_is_fine(void **s)
                   want);
 }
 
-/* ---- operator forms (§1.4) ---------------------------------------------------------------- */
+/* ---- operator forms (docs/dsl.md, "Expressions") --------------------------------------------- */
 
 static void test_dsl_ops_operator_forms(void **s)
 {
@@ -545,7 +546,7 @@ static void test_dsl_ops_operator_scalar_on_the_left(void **s)
     OPS_ERROR(K(LOAD_T "        x = 2 * t\n"), "InvalidOperationError", "pl.mul: the scalar operand must be on the right", 7, 13);
 }
 
-/* ---- §7.6 B02, B03 ------------------------------------------------------------------------ */
+/* ---- bound errors ---------------------------------------------------------------------------- */
 
 static void test_dsl_ops_b02_dtype_and_shape_mismatch(void **s)
 {

@@ -1,6 +1,6 @@
 /*
  * test_dsl_roundtrip.c - the printer's round-trip law over the corpus
- * (DSL-SPEC §2.4): the post-pass text compiled again is byte-identical,
+ * (docs/dsl.md, "What the compiler does"): the post-pass text compiled again is byte-identical,
  * and so is the pre-pass (after parse) text; the text as written (after
  * syntax) is the same program; and the compiler's
  * robustness: every prefix and thousands of random mutations of each

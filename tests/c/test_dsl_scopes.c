@@ -1,12 +1,13 @@
 /*
  * test_dsl_scopes.c - MaterializeRuntimeScopes and the verifier end to end,
- * from DSL text through every stage (DSL-SPEC §3.3, §3.4, §4.3, §4.4; the
- * rows M01-M13 and V01-V04 of §7.3 that need no execution).  "stats: ring N"
- * rows are read from the printed text: a task's depth is the number of
- * runtime scopes printed around its call, less one (§4.3).  Every program
- * compiled here also passes the round trip (M09): its printed text compiled
- * again prints byte-identical.  The seed's `orch` example (E03 as far as
- * text goes) is checked against the page's "after" text.
+ * from DSL text through every stage (docs/compiler.md, "Scope placement",
+ * "Verifier checks", docs/dsl.md, "Runtime scopes and rings").  "stats: ring
+ * N" rows are read from the printed text: a task's depth is the number of
+ * runtime scopes printed around its call, less one (docs/dsl.md, "Runtime
+ * scopes and rings").  Every program compiled here also passes the round trip
+ * (M09): its printed text compiled again prints byte-identical.  The seed's
+ * `orch` example (E03 as far as text goes) is checked against the page's
+ * "after" text.
  */
 #include <stdlib.h>
 
@@ -310,7 +311,7 @@ static void test_dsl_scopes_v03_inlined_auto_in_manual(void **s)
               "f", "PassError", "an AUTO scope may not be nested inside a manual scope (after inlining 'g' at k.py:36)", 29, 10);
 }
 
-/* D04 (§7.2): an auto_scope=False inline function's hand AUTO scope lands in
+/* An auto_scope=False inline function's hand AUTO scope lands in
  * a default entry's lowering. */
 static void test_dsl_scopes_d04_inline_hand_scope_lands_in_caller(void **s)
 {
@@ -345,7 +346,7 @@ static void test_dsl_scopes_v04_created_tensor_escapes_loop(void **s)
                                "f"));
 }
 
-/* §4.4, the seed's examples: manual_placement and scaled. */
+/* docs/dsl.md, "Runtime scopes and rings", the seed's examples: manual_placement and scaled. */
 static void test_dsl_scopes_rings_seed_examples(void **s)
 {
     (void)s;
@@ -366,7 +367,7 @@ static void test_dsl_scopes_rings_seed_examples(void **s)
     pto_program_free(p);
 }
 
-/* §4.4, the nesting rows. */
+/* docs/dsl.md, "Runtime scopes and rings", the nesting rows. */
 static void test_dsl_scopes_rings_nesting_examples(void **s)
 {
     (void)s;

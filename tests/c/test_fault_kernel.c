@@ -1,14 +1,14 @@
 /*
  * test_fault_kernel.c - a task failing in the middle of a graph, through
- * the C API and through the DSL (RUNTIME-SPEC §6 codes 9 and 12; DSL-SPEC
- * §8 "a run-time failure inside a tile program").
+ * the C API and through the DSL (docs/runtime.md, "Errors", codes 9 and 12;
+ * docs/dsl.md, "Errors": a run-time failure inside a tile program).
  *
  * Rules tested: the run ends with the failure's code and a message naming
  * the task (and, from the DSL, the op and its file:line); no task that
  * depends on the failed one runs; the run ends (no hang; ctest's timeout
  * bounds it); pto_runtime_finish / pto_program_run returns the error and
  * clears it, so the next run on the same runtime works and gives the right
- * numbers (RUNTIME-SPEC §5 pto_finish: "return 0 or the latched -code and
+ * numbers (docs/runtime.md, "The C API" pto_finish: "return 0 or the latched -code and
  * clear the latch, leaving the runtime reusable").  Leaks: make test-asan.
  */
 #include <stdatomic.h>

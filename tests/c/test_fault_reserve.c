@@ -1,6 +1,6 @@
 /*
  * test_fault_reserve.c - pto_runtime_create when the kernel refuses
- * address space (RUNTIME-SPEC §4.3, code 13 RESERVE_FAILED).
+ * address space (docs/runtime.md, "The ring model", code 13 RESERVE_FAILED).
  *
  * This executable is linked with ld --wrap=mmap --wrap=munmap
  * (tests/c/CMakeLists.txt): every reservation the runtime makes goes
@@ -107,7 +107,7 @@ static size_t page_round(uint64_t bytes)
 }
 
 /* Is `bytes` a size ring r's array `what` can have?  Heap and pools have
- * exact sizes (RUNTIME-SPEC §4.1: dep node 16 bytes, spill edge 8); the
+ * exact sizes (docs/runtime.md, "The ring model": dep node 16 bytes, spill edge 8); the
  * task window's arrays (slots, seen epochs, records) scale with w or w + 2. */
 static int fits_ring_array(int r, const char *what, uint64_t bytes)
 {

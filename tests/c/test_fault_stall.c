@@ -1,6 +1,6 @@
 /*
  * test_fault_stall.c - a kernel that does not return within the stall
- * bound while the orchestrator waits for room (RUNTIME-SPEC §6, V3), the
+ * bound while the orchestrator waits for room (docs/runtime.md, "Errors", V3), the
  * cases test_e2e_stall.c (pto_runtime_finish: S1; pto_view_wait: code 8)
  * leaves out.
  *

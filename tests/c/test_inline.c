@@ -3,7 +3,7 @@
  * hand-built IR: parameter binding (substitution, `p = arg`), tensors by
  * reference, return values, renaming on a clash, inline calls inside
  * inline functions, scope provenance, the removal of Inline functions,
- * and the plane errors of spliced code (DSL-SPEC §1.2); then the same
+ * and the plane errors of spliced code (docs/dsl.md, "Decorators and function kinds"); then the same
  * through real DSL text.
  */
 #include <stdlib.h>

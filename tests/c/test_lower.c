@@ -546,7 +546,7 @@ static void test_lower_grouping_pl_at_runs_in_place(void **state)
     lowered_end(&x);
 }
 
-/* ---- tuple assignment binds its targets at once (DSL-SPEC §1.3) ---- */
+/* ---- tuple assignment binds its targets at once (docs/dsl.md, "Statements") ---- */
 
 /* main(): a, b, c = 1, 2, 3; a, b, c = b, c, a; a, b = c, a; return a*100 + b*10 + c
  * Python: (2, 3, 1), then (1, 2, 1): 121; one name at a time gives 111. */

@@ -1,7 +1,7 @@
 /*
  * test_materialize_scopes.c - stage 4, MaterializeRuntimeScopes
- * (src/compiler/pass_materialize_scopes.c): DSL-SPEC §3.3 on hand-built IR,
- * one test per row M01-M13 of §7.3, plus the spans and flags of the scopes
+ * (src/compiler/pass_materialize_scopes.c): docs/compiler.md, "Scope placement" on hand-built IR,
+ * one test per rule, plus the spans and flags of the scopes
  * it places.
  */
 #include "compiler/passes.h"
@@ -324,7 +324,7 @@ static void test_materialize_m_placed_scopes_carry_the_wrapped_construct_span(vo
     irb_free();
 }
 
-/* §4.4 / the seed page: `for i in pl.range(4): out = self.kernel(a, out); return out`
+/* The seed page (docs/dsl.md, "Runtime scopes and rings"): `for i in pl.range(4): out = self.kernel(a, out); return out`
  * prints as the seed's "after" text. */
 static void test_materialize_seed_orch_prints_the_after_text(void **state)
 {

@@ -1,6 +1,6 @@
 /*
  * test_module_constants.c - module constants where the DSL expects a
- * literal (DSL-SPEC §1.3: module constants may hold lists and tuples, pl
+ * literal (docs/dsl.md, "Statements": module constants may hold lists and tuples, pl
  * dtypes and enum members): a list constant as offsets, shapes and a
  * create_tensor shape; a dtype constant as a create_tensor dtype and a cast
  * target; enum-member constants as pl.at's level and a load's cache
@@ -156,7 +156,7 @@ static void test_signature_annotations_read_module_constants_not_parameters(void
 
 /* A module name bound to a type (T = pl.Tensor[...]) serves as an
  * annotation, alone and inside pl.Out; one bound to a decorated function
- * (FN = k) calls it (DSL-SPEC §1.4: decorated functions are constants). */
+ * (FN = k) calls it (docs/dsl.md, "Expressions": decorated functions are constants). */
 static void test_module_alias_of_a_type_and_of_a_kernel(void **s)
 {
     (void)s;

@@ -1,6 +1,6 @@
 /*
  * test_outline.c - OutlineIncoreScopes (src/compiler/pass_outline_incore.c,
- * DSL-SPEC §3.1, §1.9, §6.3 rows 1-2) on hand-built IR: kernel names and
+ * docs/compiler.md, "Outlining") on hand-built IR: kernel names and
  * placement, parameters (captured tensors then scalars, order of first use,
  * usage directions), the call or submit left behind, the value-crossing
  * errors, cache declarations, and Opaque promotion.

@@ -1,6 +1,6 @@
 /*
  * test_printer.c - the IR printer (src/compiler/printer.c): each rule of the
- * printed form (DSL-SPEC §2.4) on a program built by hand, compared as
+ * printed form (docs/dsl.md, "What the compiler does") on a program built by hand, compared as
  * exact text.  Every test builds in its own arena.
  */
 #include <math.h>

@@ -2,7 +2,7 @@
  * test_tile_cast_mm.c - tile cast (rounding modes, saturation, NaN, one
  * rounding from INT32 to BF16; a scalar casts as a tile element does),
  * matmul per dtype against a triple loop, and load/store windows (valid
- * regions, clamp, the out-of-bounds messages of DSL-SPEC §1.8).
+ * regions, clamp, the out-of-bounds messages of docs/dsl.md, "Operations").
  */
 #include "compiler/scalar.h"
 #include "harness.h"

@@ -1,9 +1,9 @@
 /*
  * test_typecheck.c - stage 0 through pto_compile: the `with` rules of
- * DSL-SPEC §4.1 with their messages, order and spans (§7.2 P01-P10), the
- * decorator rules (§4.2, D01-D08 as far as C sees them), the statement
- * rules of §1.3, name resolution (§1.4) and specialization to the
- * argument specs (§2.2).
+ * docs/dsl.md, "pl.scope() and pl.manual_scope()" with their messages, order and spans, the
+ * decorator rules (docs/dsl.md, "Decorators and function kinds", D01-D08 as far as C sees them), the statement
+ * rules of docs/dsl.md, "Statements", name resolution (docs/dsl.md, "Expressions") and specialization to the
+ * argument specs (docs/compiler.md, "Arguments").
  */
 #include <stdlib.h>
 
@@ -303,7 +303,7 @@ static void test_names_kind_change_across_merge(void **s)
     pto_program_free(p);
 }
 
-/* DSL-SPEC §1.3: only a name live across a merge must keep its kind (read
+/* docs/dsl.md, "Statements": only a name live across a merge must keep its kind (read
  * after an if, or by the loop's next iteration or after the loop, before
  * being assigned again). */
 static void test_names_kind_change_of_a_name_not_read_after_the_merge_is_fine(void **s)
@@ -328,7 +328,7 @@ static void test_names_kind_change_of_a_name_not_read_after_the_merge_is_fine(vo
     }
 }
 
-/* The error cites the rebinding (§8); its hint, the read that makes the
+/* The error cites the rebinding ; its hint, the read that makes the
  * name live. */
 static void test_names_kind_change_read_after_the_merge_names_the_read(void **s)
 {

@@ -1,7 +1,7 @@
 /*
  * test_typecheck_annotations.c - the annotations a body carries: an
- * annotated local `x: T = e` (DSL-SPEC §1.3) whose value is a constant, and
- * a function's `-> T` (§1.5), checked against the returned values for every
+ * annotated local `x: T = e` (docs/dsl.md, "Statements") whose value is a constant, and
+ * a function's `-> T` (docs/dsl.md, "Annotations"), checked against the returned values for every
  * function kind.  One test per rule; each compiles a small program through
  * pto_compile and checks the first error's class, message and line:column,
  * or the printed program.
@@ -79,7 +79,7 @@ static void test_annotated_scalar_local_constant_must_fit(void **s)
                  "f", "'x' = 1e+39 does not fit pl.BF16", 5, 29);
 }
 
-/* ---- -> T ------------------------------------------------------------------------------------- */
+/* ---- -> T ------------------------------------------------------------------------------------ */
 
 /* Every function kind: the returned value's type against the annotation,
  * at the returned value. */

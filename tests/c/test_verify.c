@@ -1,7 +1,7 @@
 /*
  * test_verify.c - stage 5, Verify (src/compiler/verify.c): V1-V5 of
- * DSL-SPEC §3.4 on hand-built IR, with the exact messages; rows V01-V04 of
- * §7.3 and the cases next to them that must verify.
+ * docs/compiler.md, "Verifier checks" on hand-built IR, with the exact
+ * messages; each check and the cases next to them that must verify.
  */
 #include "compiler/passes.h"
 #include "harness.h"

@@ -4,7 +4,7 @@ program's text and its reference are one tree.
 
 Values in the reference: tensors are numpy arrays (stores write into them),
 scalars Python ints, tiles (data, (rows, cols)): data of the tile's shape,
-zero outside the valid region (a prefix box), as DSL-SPEC §1.7 says.  INT32
+zero outside the valid region (a prefix box), as docs/dsl.md, "Expressions" says.  INT32
 arithmetic wraps; FP32 arithmetic is numpy's float32, correctly rounded per
 op like the tile kernels (log: the C library's logf, the function the
 kernel calls); a non-finite FP32 value raises NonFinite.  Also
@@ -167,7 +167,7 @@ class KCopy:
 
 
 class KRotate:
-    """a, b[, c] = b[, c], a: tiles rebound at once, as Python does (DSL-SPEC §1.3)."""
+    """a, b[, c] = b[, c], a: tiles rebound at once, as Python does (docs/dsl.md, "Statements")."""
 
     def __init__(self, tiles):
         self.tiles = tiles

@@ -1,4 +1,4 @@
-"""Reading a run's scope-stats file (DSL-SPEC §7: "stats")."""
+"""Reading a run's scope-stats file (docs/runtime.md, "Scope stats")."""
 import json
 import os
 

@@ -1,6 +1,6 @@
 """Annotations in a body, from Python: an annotated scalar local given a
-constant (DSL-SPEC §1.3 `x: T = e`) runs in its dtype on both planes, and a
-function's `-> T` is checked against what it returns (§1.5)."""
+constant (docs/dsl.md, "Statements" `x: T = e`) runs in its dtype on both planes, and a
+function's `-> T` is checked against what it returns (docs/dsl.md, "Annotations")."""
 import pytest
 import torch
 

@@ -1,4 +1,4 @@
-"""§2.2 argument errors (§7.6 B01, B05, B06), the adapted buffers (C01,
+"""Argument errors (docs/compiler.md, "Arguments"), the adapted buffers (
 C02)."""
 import inspect
 

@@ -1,5 +1,4 @@
-"""Run-time failures inside tile programs and concurrent calls (DSL-SPEC §7.6
-B04, B10, C05; §8 "a run-time failure inside a tile program"), beyond what
+"""Run-time failures inside tile programs and concurrent calls (docs/dsl.md, "Errors"), beyond what
 test_args.py and test_run.py cover: a run-time out-of-bounds store, a negative
 run-time offset and an out-of-bounds load in an outlined `pl.at` body; integer
 division by zero (tile and scalar divisors, INT32 and INT8); concurrent

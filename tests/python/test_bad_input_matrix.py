@@ -1,4 +1,4 @@
-"""The bad-input matrix through pypto (DSL-SPEC §2.2, §2.6, §1.10, §5, §7.6):
+"""The bad-input matrix through pypto (docs/compiler.md, "Arguments", docs/dsl.md, "Errors", "Not in this version", docs/runconfig.md):
 one row per bad input, each giving the call, the exception class the spec
 names, its message and, where the error has a place in the user's file,
 that place (`file:line:col` for compile errors, `(at file:line:col)` for a
@@ -149,7 +149,7 @@ def unaligned_f32():
     return np.frombuffer(buf.data, np.float32, 64 * 128, offset=1).reshape(64, 128)
 
 
-# ---- arguments (§2.2, §7.6 B01, B02, B05, B06): TypeError / ValueError, no place ----------------
+# ---- arguments (docs/compiler.md, "Arguments"): TypeError / ValueError, no place ----------------
 # (id, call(mod), class, exact message)
 ARGUMENT_ROWS = [
     # dtypes without a pypto dtype
@@ -247,7 +247,7 @@ def test_bad_argument(km, name, call, cls, message):
     assert str(e.value) == message
 
 
-# ---- compile errors with their place (§2.6): class, message, needle for line:col ---------------
+# ---- compile errors with their place (docs/dsl.md, "Errors"): class, message, needle for line:col ----
 BODY = """
     @pl.jit
     def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
@@ -288,7 +288,7 @@ COMPILE_ROWS = [
     ("matmul_inner_dims", BODY, "pl.store(pl.matmul(pl.load(a, [0, 0], [64, 128]), pl.load(a, [0, 0], [64, 128])),"
      " [0, 0], out)", InvalidOperationError, "pl.matmul: inner dimensions differ: [64, 128] vs [64, 128]",
      "pl.matmul("),
-    # unsupported syntax: statements (§1.3) and later constructs (§1.10)
+    # unsupported syntax: statements (docs/dsl.md, "Statements") and later constructs (docs/dsl.md, "Not in this version")
     ("stmt_try", ORCH, "try:\n            pass\n        except Exception:\n            pass", UnsupportedFeatureError,
      "Python 'try' is not supported in kernel code", "try:"),
     ("stmt_import", ORCH, "import os", UnsupportedFeatureError, "Python 'import' is not supported in kernel code",
@@ -339,7 +339,7 @@ def test_bad_source(load, name, template, stmt, cls, message, needle):
     assert not out.any()  # nothing ran
 
 
-# ---- offsets from a specialized scalar argument: known at compile time (§2.3), so the call raises
+# ---- offsets from a specialized scalar argument: known at compile time (docs/compiler.md, "Specialization and the cache"), so the call raises
 # the compile error, with the load's place, and runs nothing ----------------------------------------
 SPECIALIZED_ROWS = [
     ("scalar_load_past_end", (200,), InvalidOperationError,
@@ -363,7 +363,7 @@ def test_bad_specialized_offset(km, name, args, cls, message):
     assert bool((out == 1).all())
 
 
-# ---- run-time failures in tasks (§2.6, §8): PTORuntimeError code 12 at the op's line ------------
+# ---- run-time failures in tasks (docs/dsl.md, "Errors"): PTORuntimeError code 12 at the op's line ----
 # (id, kernel, message, needle at the failing op, bad args, good args); the offsets come from
 # the orchestration's loop variable, so only the run knows them
 RUNTIME_ROWS = [
@@ -397,7 +397,7 @@ def test_bad_run(km, name, kernel, message, needle, bad, good):
     assert out.any()
 
 
-# ---- RunConfig values (§5): ValueError / TypeError, exact ---------------------------------------
+# ---- RunConfig values (docs/runconfig.md): ValueError / TypeError, exact -------------------------
 CONFIG_ROWS = [
     ("num_workers_too_many", dict(num_workers=1025), ValueError, "num_workers must be in [1, 1024], got 1025"),
     ("num_workers_negative", dict(num_workers=-1), ValueError, "num_workers must be in [1, 1024], got -1"),

@@ -1,4 +1,4 @@
-"""The seed's cache-policy fragment, run (DSL-SPEC §6, §7.4 K08, K10, K12):
+"""The seed's cache-policy fragment, run (docs/dsl.md, "Cache policy"):
 BYPASS compiles, runs like DEFAULT (bitwise), warns once per compilation for
 the declared tensor only, and is rejected on a tensor the scope writes."""
 import warnings
@@ -45,7 +45,7 @@ SEED = """
 
 def template(w):
     """The warning's message: its text is `<file>:<line>:<col>: warning: <message>` plus the source
-    line and a caret (the format of compile errors, §2.6); the file:line must be the cited one."""
+    line and a caret (the format of compile errors, docs/dsl.md, "Errors"); the file:line must be the cited one."""
     first = str(w.message).splitlines()[0]
     where, sep, msg = first.partition(": warning: ")
     assert sep and where.startswith("%s:%d:" % (w.filename, w.lineno)), first

@@ -1,4 +1,4 @@
-"""pl.create_tensor (DSL-SPEC §1.8): a tensor in the current ring's heap,
+"""pl.create_tensor (docs/dsl.md, "Operations"): a tensor in the current ring's heap,
 with init_value= setting every element when it is allocated (converted to
 the tensor's dtype: FP16/BF16 rounded to nearest even, integers wrapped),
 from a constant or from a scalar computed at run time; the type rules of
@@ -83,4 +83,4 @@ def test_create_tensor_init_value_type_rules(load, dt, value, text):
 def test_create_tensor_init_value_printed_after_dtype(load):
     mod, _ = load(KERNEL.replace("{dt}", "FP16"))
     text = mod.filled.lower(torch.zeros(10, 33, dtype=torch.float16), 0.5)
-    assert "tmp = pl.create_tensor([5, 33], pl.FP16, init_value=0.5)" in text  # a Python scalar is specialized (§2.3)
+    assert "tmp = pl.create_tensor([5, 33], pl.FP16, init_value=0.5)" in text  # a Python scalar is specialized (docs/compiler.md, "Specialization and the cache")

@@ -1,4 +1,4 @@
-"""DSL-SPEC §7.2 D01-D08: decorators and the auto_scope matrix (§1.1, §4.2)."""
+"""Decorators and the auto_scope matrix (docs/dsl.md, "Decorators and function kinds")."""
 import pytest
 import torch
 

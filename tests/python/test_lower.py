@@ -1,5 +1,5 @@
-"""lower() (§2.4) against `ptoc lower`, compile errors with the user's
-file:line:col (§2.6, §7.6 B02-B03, B07-B09), the cache (§2.3, C04)."""
+"""lower() (docs/dsl.md, "What the compiler does") against `ptoc lower`, compile errors with the user's
+file:line:col (docs/dsl.md, "Errors"), the cache (docs/compiler.md, "Specialization and the cache")."""
 import warnings
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""docs/memory.md as a doc test (DSL-SPEC §7.5 E04): every Python block of the page
+"""docs/memory.md as a doc test: every Python block of the page
 runs, in order, each after the blocks before it (the first block is the setup the
 others build on), from a real file so that kernels have their source."""
 import importlib.util

@@ -1,7 +1,7 @@
-"""Every tile op of DSL-SPEC §1.8, run through a small @pl.jit kernel on torch
+"""Every tile op of docs/dsl.md, "Operations", run through a small @pl.jit kernel on torch
 tensors (a few on numpy arrays), against torch as the reference, for every
 dtype it supports; `valid_shape`, `clamp=True` and implicit whole-tensor loads
-(§1.7, §7.6 B03).
+(docs/dsl.md, "Expressions").
 
 References: FP32 and integers are compared exactly where the spec pins the
 result (integer ops wrap, integer div truncates toward zero); FP16/BF16
@@ -197,7 +197,7 @@ def test_binary_tile_scalar(K, op, dt):
 
 @pytest.mark.parametrize("dt", ["FP32", "FP16", "BF16"])
 def test_binary_int_literal_scalar_on_float_tile(K, dt):
-    """§8: an int as the scalar operand of an FP tile op is converted to the tile dtype."""
+    """An int as the scalar operand of an FP tile op is converted to the tile dtype."""
     x = rand(dt, seed=4)
     out = zeros(dt)
     K.ts_mul(x, 3, out)

@@ -1,4 +1,4 @@
-"""The round trip (DSL-SPEC §2.4, §7.3 M09): lower(parse_program(lower(P))) is
+"""The round trip (docs/dsl.md, "What the compiler does"): lower(parse_program(lower(P))) is
 lower(P) byte for byte and the parsed program runs to the same numbers, for
 every program here: the seed kernels, the Memory page's program, the run
 tests' program, and programs with Opaque helpers (promoted: the printed
@@ -217,7 +217,7 @@ def test_round_trip_law_holds_with_opaque_helper(program):
 
 def test_round_trip_law_holds_with_several_orchestration_functions_written(load):
     """A program written with two Orchestration functions, one calling the other,
-    runs the one no other method calls, as its compile does (ptoc, §2.5);
+    runs the one no other method calls, as its compile does (ptoc, docs/dsl.md, "Decorators and function kinds");
     two that no method calls: P(...) says how many there are."""
     mod, _ = load("""
         @pl.program

@@ -1,5 +1,5 @@
 """Running programs through pypto._C.run: RunConfig reaching the runtime
-(DSL-SPEC §7.1 R19-R21), the calling convention (§7.6 C01-C03, C05) and
+(docs/runconfig.md), the calling convention (docs/compiler.md, "One call from Python") and
 run-time failures (B04, B11)."""
 import dataclasses
 import threading

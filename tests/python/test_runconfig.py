@@ -1,4 +1,5 @@
-"""DSL-SPEC §7.1: RunConfig (R01-R19, R21; R18 is C; R20 needs runs)."""
+"""RunConfig's rules (docs/runconfig.md), one test each; the C side of the
+ring rules is tests/c/test_config.c, the rules that need runs tests/python/test_run.py."""
 import dataclasses
 import warnings
 

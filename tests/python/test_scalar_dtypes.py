@@ -1,4 +1,4 @@
-"""Scalars of every dtype (DSL-SPEC §1.5, §1.6, §1.8): `pl.cast` of a scalar
+"""Scalars of every dtype (docs/dsl.md, "Annotations", "Operations"): `pl.cast` of a scalar
 to each dtype, run in kernel code, in orchestration code and folded at
 compile time, against numpy at and past each dtype's limits (the tile
 cast's rule: integers saturate, floats round to nearest even once); the
@@ -213,7 +213,7 @@ def test_scalar_cast_of_a_constant_folds_to_the_run_time_value(K, dt):
 
 
 def test_fp16_and_int8_scalars_promote_in_arithmetic(K):
-    """Scalar arithmetic is int64 or FP32 (§1.4): FP16 + FP32 is FP32 (65520, not FP16's inf); INT8 * 2 and -INT8
+    """Scalar arithmetic is int64 or FP32 (docs/dsl.md, "Expressions"): FP16 + FP32 is FP32 (65520, not FP16's inf); INT8 * 2 and -INT8
     are int64 (254 and 128, not INT8's wrap)."""
     out = np.zeros((7, 8), np.float32)
     K.promote(np.zeros_like(out), out, 1)

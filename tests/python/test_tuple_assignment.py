@@ -1,4 +1,4 @@
-"""Tuple assignment binds its names at once, as Python does (DSL-SPEC §1.3):
+"""Tuple assignment binds its names at once, as Python does (docs/dsl.md, "Statements"):
 `a, b = b, a` swaps; every value on the right is taken before any name is
 bound, for tiles and scalars in kernel code, scalars and tensors in
 orchestration code, the results of a kernel call, in loops and in inlined

@@ -1,6 +1,6 @@
 # The seed page's setup block, then its orch example ("Why the default placement
 # can waste them"): the "before" and "after" methods verbatim, each in a
-# @pl.program class with an InCore kernel that adds a to out (DSL-SPEC §7.5 E03).
+# @pl.program class with an InCore kernel that adds a to out.
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -1,4 +1,4 @@
-"""DSL-SPEC §7.5 E01-E03 and E05: the seed page's examples, verbatim in
+"""The seed page's examples, verbatim in
 seed_*.py (importing one runs the page's check), on the rings the page
 predicts."""
 import dataclasses
@@ -71,7 +71,7 @@ def test_E03_orch(tmp_path, program, platform):
     assert run_stats.tasks_per_ring(tmp_path) == [0, 4, 0, 0]
     if program == "After":
         body = ["seed_orch.py:%d" % line_of(orch, "# depth 0 — function body")]
-    else:  # the compiler's function-body scope: the function's site (DSL-SPEC §8 says the def line;
+    else:  # the compiler's function-body scope: the function's site (the def line;
         # the compiler cites the decorator line above it)
         d = line_of(orch, "# auto_scope=True (default)")
         body = ["seed_orch.py:%d" % d, "seed_orch.py:%d" % (d + 1)]

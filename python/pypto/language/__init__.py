@@ -1,8 +1,8 @@
-"""pypto.language: the DSL surface (DSL-SPEC §1).
+"""pypto.language: the DSL surface (docs/dsl.md, "The surface").
 
 Kernel bodies are never run by Python: the compiler (C) reads their source.
 The names here exist so that decoration, annotations and attribute lookups
-work; the decorators check their keywords (§4.2) and build kernel objects.
+work; the decorators check their keywords and build kernel objects.
 """
 import enum
 
@@ -32,7 +32,7 @@ globals().update(DataType.__members__)
 ND = Layout.ND
 
 
-# ---- annotations (§1.5) -----------------------------------------------------------------------
+# ---- annotations (docs/dsl.md, "Annotations") ----------------------------------------------------
 
 class _Annotation:
     """A subscripted annotation (pl.Tensor[[64, 128], pl.FP32], pl.Out[...])."""
@@ -64,7 +64,7 @@ Tile = _AnnotationForm("Tile")
 TensorView = _AnnotationForm("TensorView")
 
 
-# ---- operations and statements (§1.3, §1.8, §1.10) --------------------------------------------
+# ---- operations and statements (docs/dsl.md) --------------------------------------------
 
 class _KernelName:
     """A language name that only means something inside kernel code."""

@@ -1,4 +1,4 @@
-"""Compile-time error classes (DSL-SPEC §2.6, PyPTO-compatible names).
+"""Compile-time error classes (docs/dsl.md, "Errors"; PyPTO-compatible names).
 
 The compiler (C) decides the class, message, hint and span of every
 diagnostic and formats it; these classes only carry what it reported.
