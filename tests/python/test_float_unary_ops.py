@@ -1,12 +1,12 @@
 """pl.log, pl.rsqrt and pl.recip (docs/dsl.md, Operations): float-only
 element-wise ops, run on FP32, FP16 and BF16 tensors against numpy (FP16
-and BF16 computed in FP32 and rounded to nearest even once), their
-float-only error, and recip's high_precision= hint (a boolean literal, no
+and BF16 computed in FP32 and rounded to nearest even once) and recip's high_precision= hint (a boolean literal, no
 effect, printed back as written).
 
 rsqrt is 1 / sqrt(x) and recip 1 / x in FP32, so numpy's float32 gives the
 same bits; log is libm's logf, which numpy's log may miss by one unit in
-the last place."""
+the last place.  Their float-only error is test_ops.py's
+test_unary_float_only."""
 import importlib.util
 import sys
 import textwrap
@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import pypto.language as pl
-from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError
+from pypto.language.parser.diagnostics import ParserSyntaxError
 
 R, C = 7, 45
 OPS = ("log", "rsqrt", "recip")
@@ -98,22 +98,6 @@ def test_float_unary_ops_match_numpy_on_every_float_dtype(K, op, dt):
         out = torch.zeros(R, C, dtype=FLOATS[dt])
         kern(x, out)
         _check(out.float().numpy(), want, dt, 1 if op == "log" else 0)
-
-
-@pytest.mark.parametrize("dt", ["INT32", "INT8"])
-@pytest.mark.parametrize("op", OPS)
-def test_float_unary_ops_are_float_only(load, op, dt):
-    mod, _ = load("""
-        @pl.jit
-        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                pl.store(pl.%s(pl.load(a, [0, 0], [8, 8])), [0, 0], out)
-            return out
-        """ % op)
-    a = torch.zeros(8, 8, dtype=getattr(torch, dt.lower()))
-    with pytest.raises(ParserTypeError) as e:
-        mod.k(a, a)
-    assert e.value.message == "pl.%s requires a floating-point tile, got %s" % (op, dt)
 
 
 def test_recip_high_precision_is_a_hint_printed_as_written(K):

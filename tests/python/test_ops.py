@@ -294,8 +294,9 @@ def test_unary(K, op, dt):
         check(out, want, dt)
 
 
-@pytest.mark.parametrize("op", ["exp", "sqrt"])
-def test_unary_float_only(load, op):
+@pytest.mark.parametrize("dt", ["INT32", "INT8"])
+@pytest.mark.parametrize("op", ["exp", "sqrt", "log", "rsqrt", "recip"])
+def test_unary_float_only(load, op, dt):
     from pypto.language.parser.diagnostics import ParserTypeError
     mod, _ = load("""
         @pl.jit
@@ -304,10 +305,10 @@ def test_unary_float_only(load, op):
                 pl.store(pl.%s(pl.load(a, [0, 0], [8, 8])), [0, 0], out)
             return out
         """ % op)
-    a = torch.zeros(8, 8, dtype=torch.int32)
+    a = torch.zeros(8, 8, dtype=getattr(torch, dt.lower()))
     with pytest.raises(ParserTypeError) as e:
         mod.k(a, a)
-    assert e.value.message == "pl.%s requires a floating-point tile, got INT32" % op
+    assert e.value.message == "pl.%s requires a floating-point tile, got %s" % (op, dt)
 
 
 def test_sqrt_of_negative_is_nan(K):
