@@ -394,7 +394,8 @@ static void *lo_keep(lo_b *b, void *heap, uint32_t n, size_t elem)
 static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
 {
     lo_b b = {.x = x, .f = f, .at = f->span};
-    out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->col = f->span.col, out->nparams = f->nparams;
+    uint32_t shift = x->p->diags && f->span.col ? x->p->diags->col_offset : 0; /* the file's column, as lo_emit's */
+    out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->col = f->span.col + shift, out->nparams = f->nparams;
     out->params = lo_alloc(&b, f->nparams, sizeof *out->params, f->span);
     out->dirs = lo_alloc(&b, f->nparams, sizeof *out->dirs, f->span);
     for (uint32_t k = 0; k < f->nparams && !x->failed; k++) {

@@ -41,6 +41,14 @@ typedef struct lc {
     int checking_uses; /* the dataflow has settled: reads are checked */
 } lc;
 
+/* A diagnostic's span at (line, col) of the lowered program: its columns
+ * are the file's (lo_emit), a diagnostic's the text's (it adds col_offset). */
+static cc_span lc_span(const lc *c, uint32_t line, uint32_t col)
+{
+    uint32_t shift = c->d->col_offset;
+    return (cc_span){line, col > shift ? col - shift : col, 0, 0};
+}
+
 static int lc_fail(lc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int lc_fail(lc *c, const char *fmt, ...)
 {
@@ -51,7 +59,7 @@ static int lc_fail(lc *c, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     const cc_lo_insn *in = c->pc < c->p->ncode ? &c->p->code[c->pc] : NULL;
-    cc_span sp = {in ? in->line : c->p->line, in ? in->col : c->p->col, 0, 0};
+    cc_span sp = lc_span(c, in ? in->line : c->p->line, in ? in->col : c->p->col);
     cc_diag_add(c->d, CC_DIAG_INTERNAL, sp, NULL,
                 "lowered program check: %s '%s' instruction %u (%s): %s (internal compiler error; please report)",
                 c->kernel ? "kernel" : "procedure", c->p->name ? c->p->name : "?", c->pc,
@@ -268,7 +276,7 @@ static int lc_proc(lc *c, const cc_lo_proc *p, int kernel)
     c->cur = malloc(c->words * sizeof *c->cur);
     if (!c->in || !c->cur) {
         free(c->in), free(c->cur);
-        cc_diag_oom(c->d, (cc_span){p->line, p->col, 0, 0}, "out of memory while checking the lowered program");
+        cc_diag_oom(c->d, lc_span(c, p->line, p->col), "out of memory while checking the lowered program");
         return -1;
     }
     memset(c->in, 0xff, (size_t)p->ncode * c->words * sizeof *c->in); /* unreached: everything defined */

@@ -58,7 +58,10 @@ cc_lo_insn *lo_emit(lo_b *b, cc_lo_opcode code, cc_span sp)
     cc_lo_insn *in = &b->code[b->ncode++];
     memset(in, 0, sizeof *in);
     if (!sp.line) sp = b->at;
-    in->code = (uint8_t)code, in->line = sp.line, in->col = sp.col;
+    /* the file's column, as a diagnostic prints it: the text may be dedented
+     * (pto_compile_options.first_column); run-time errors cite it */
+    uint32_t shift = b->x->p->diags && sp.col ? b->x->p->diags->col_offset : 0;
+    in->code = (uint8_t)code, in->line = sp.line, in->col = sp.col + shift;
     in->dst = in->a = in->b = in->c = -1;
     return in;
 }

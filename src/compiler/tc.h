@@ -1,7 +1,8 @@
 /*
  * tc.h - the type checker's state and the helpers its files share
- * (typecheck.c: the program, functions, signatures and calls;
- * tc_stmt.c: statements, `with` rules, cache markers; tc_expr.c: names,
+ * (typecheck.c: the program and calls; tc_decl.c: declarations,
+ * decorators and signatures; tc_stmt.c: statements and blocks; tc_with.c:
+ * `with` items (scopes, pl.at) and cache markers; tc_expr.c: names,
  * constants, pl names, scalar arithmetic, annotations; tc_ops.c: pl ops).
  *
  * Invariants: a check that fails records one diagnostic and returns NULL
@@ -35,7 +36,7 @@ typedef struct tc_bind {
     cc_ir_expr *value; /* a specialized scalar argument's constant value */
     cc_span span;      /* where it was bound (conflict: the rebinding that changed the kind) */
     uint8_t definite;  /* bound on every path to here */
-    uint8_t conflict;  /* ways merged here bring different kinds (DSL-SPEC §1.3) */
+    uint8_t conflict;  /* ways merged here bring different kinds (docs/dsl.md, "Statements") */
     uint8_t gone;      /* unbound again (a loop variable after its loop) */
     uint32_t created;  /* bound to a pl.create_tensor result: its line (0: not) ... */
     const tc_rscope *created_in; /* ... made in this runtime scope */
@@ -79,7 +80,7 @@ typedef struct tc_fn {
     cc_ir_func *ir;
 } tc_fn;
 
-/* A function's `-> T` (DSL-SPEC §1.5): None (n = 0), one annotation, or
+/* A function's `-> T` (docs/dsl.md, "Annotations"): None (n = 0), one annotation, or
  * tuple[T1, ..., Tn]; each parsed as a parameter's (shaped 0: a bare
  * pl.Tensor or pl.Scalar, any tensor or scalar). */
 typedef struct tc_result_ann {
@@ -165,9 +166,10 @@ void tc_delta_free(tc_delta *d);
 /* Applies the merge of two ways through a statement (an empty delta: the
  * way that changes nothing).  A name the ways bind to different kinds is
  * left in conflict: an error only where it is read before being assigned
- * again (DSL-SPEC §1.3: only a live name must keep its kind). */
+ * again (docs/dsl.md, "Statements": only a live name must keep its kind). */
 int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b);
-/* Reports b's kind conflict, read at read: at the rebinding (§8).  Returns 0. */
+/* Reports b's kind conflict, read at read: at the rebinding, the read in
+ * the hint (docs/dsl.md, "Statements").  Returns 0. */
 int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read);
 int tc_is_local(const tc *t, const char *name);
 /* Opens a runtime scope inside the current one (t->c.scope); 0 when out of memory. */
@@ -197,7 +199,7 @@ int tc_dtype_arg(tc *t, const cc_expr *e, const char *what);
 /* e, or, when e names a module constant (not shadowed by a local), that
  * constant's expression (followed through constants naming constants):
  * where a literal list, dtype or enum member is expected, a module
- * constant bound to one serves (DSL-SPEC §1.3, module constants). */
+ * constant bound to one serves (docs/dsl.md, "Annotations": module constants). */
 const cc_expr *tc_module_constant_ast(tc *t, const cc_expr *e);
 cc_ir_expr *tc_expr(tc *t, const cc_expr *e);
 /* A constant of the module or the caller: its folded value, or NULL with
@@ -241,14 +243,46 @@ int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
 /* The function a callee expression names (bare name, self.f), or NULL. */
 tc_fn *tc_callee(tc *t, const cc_expr *fn);
 
+/* ---- tc_decl.c ---- */
+/* Gathers the functions (t->fns, t->cls) and checks their declarations;
+ * 0 when one the compile needs is broken (reported). */
+int tc_gather(tc *t);
+/* The checks of fn's declaration: one decorator, its rules, no parameter
+ * named config; 1 when they hold (fn's kind, auto_scope, host set). */
+int tc_check_decl(tc *t, tc_fn *fn);
+/* Checks fn: its signature (args NULL, the entry: from the specs; a
+ * callee: from its first call's args), then its body; fn->ir is set. */
+int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args);
+/* "'k' parameter 'p' expects T, got U" at the argument; returns 0. */
+int tc_param_mismatch(tc *t, const tc_fn *fn, const cc_ir_param *ip, const cc_ir_expr *arg);
+
 /* ---- tc_stmt.c ---- */
+/* What a block is the body of: markers are hoisted from AT bodies and
+ * rejected with a scope-specific message in SCOPE bodies. */
+typedef enum tc_block_kind { TC_BLOCK_PLAIN, TC_BLOCK_AT, TC_BLOCK_SCOPE } tc_block_kind;
+
 int tc_body(tc *t, const cc_block *b, cc_ir_block *out);
+/* Checks b's statements in order into out, stopping at the first that
+ * fails; tail: b ends the function (its last statement may return). */
+int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind);
+/* A new IR statement (NULL, reported, when out of memory). */
+cc_ir_stmt *tc_stmt_new(tc *t, cc_ir_stmt_kind k, cc_span sp);
+
+/* ---- tc_with.c ---- */
+/* A with statement: pl.scope / pl.manual_scope, pl.at, or the
+ * unsupported context managers; last as tc_block's tail. */
+cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last);
 /* The pl name a with statement's (first) context calls (scope, at, ...), or NULL. */
 const char *tc_with_kind(tc *t, const cc_stmt *s);
 /* A runtime scope's mode (*mode) and its placement rules in the current
  * context (kernel code, open manual scopes, the function's auto_scope);
  * 0 after reporting the broken one. */
 int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode);
+/* Is s a pl.set_cache_policy(...) / pl.tensor.set_cache_policy(...) statement? */
+int tc_is_marker(tc *t, const cc_stmt *s);
+/* Reports marker s standing in a block of kind (not a pl.at body, where
+ * markers are hoisted); returns 0. */
+int tc_marker_misplaced(tc *t, const cc_stmt *s, tc_block_kind kind);
 
 /* ---- tc_return.c ---- */
 /* Reports v, returned by the entry, not being one of its tensor parameters; NULL. */
@@ -260,7 +294,7 @@ void *tc_entry_return(tc *t, const cc_ir_expr *v);
 void tc_check_unshaped(tc *t, tc_fn *entry);
 /* The values the function returns (asts: as written; n = 0: none, at:
  * where an error cites then) become its results (f->results, room for n),
- * checked against its `-> T` (DSL-SPEC §1.5): a constant takes an
+ * checked against its `-> T` (docs/dsl.md, "Annotations"): a constant takes an
  * annotated scalar dtype as tc_constant_as says; then the count and every
  * value must match. */
 int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t n, cc_span at);

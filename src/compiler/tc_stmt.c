@@ -1,9 +1,9 @@
 /*
- * tc_stmt.c - the type checker's statements: assignments and unpacking,
- * loops, branches (with definite assignment across them, and the kind of
- * a name live across a loop's back-edge), returns against the function's
- * `-> T`, the `with` rules of DSL-SPEC §4.1 in their order, pl.at, and the
- * pl.set_cache_policy markers of §6.1-6.2, hoisted onto their pl.at.
+ * tc_stmt.c - the type checker's statements (docs/dsl.md, "Statements"):
+ * assignments and unpacking, expression statements, loops, branches (with
+ * definite assignment across them, and the kind of a name live across a
+ * loop's back-edge), returns against the function's `-> T`, and blocks.
+ * `with` statements and the pl.set_cache_policy markers are tc_with.c's.
  *
  * Invariant: a block is checked in order and stops at its first failing
  * statement (one error per block is enough to act on); its statements land
@@ -11,34 +11,14 @@
  */
 #include "compiler/tc.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/array.h"
 #include "base/text.h"
 #include "compiler/names.h"
 
-/* What a block is the body of: markers are hoisted from AT bodies and
- * rejected with a scope-specific message in SCOPE bodies. */
-typedef enum tc_block_kind { TC_BLOCK_PLAIN, TC_BLOCK_AT, TC_BLOCK_SCOPE } tc_block_kind;
-
-static int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind);
-
-static const char *const tc_marker_standalone =
-    "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body";
-
-/* Is s a pl.set_cache_policy(...) / pl.tensor.set_cache_policy(...) statement? */
-static int tc_is_marker(tc *t, const cc_stmt *s)
-{
-    if (s->kind != CC_S_EXPR || s->u.expr->kind != CC_E_CALL) return 0;
-    const cc_expr *fn = s->u.expr->u.call.fn;
-    return (tc_pl_attr(t, fn, "set_cache_policy") && fn->u.attr.value->kind == CC_E_NAME) ||
-           (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"));
-}
-
-static cc_ir_stmt *tc_stmt_new(tc *t, cc_ir_stmt_kind k, cc_span sp)
+cc_ir_stmt *tc_stmt_new(tc *t, cc_ir_stmt_kind k, cc_span sp)
 {
     cc_ir_stmt *s = cc_ir_stmt_new(t->a, k, sp);
     return s ? s : tc_oom(t);
@@ -111,7 +91,7 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, n * sizeof *st->u.assign.targets))) return tc_oom(t);
     st->u.assign.ntargets = n, st->u.assign.value = v;
     /* a list of constants bound once, outside any branch or loop, stands for itself
-     * (DSL-SPEC §1.3: lists may be bound to a name, immutable), so it serves as offsets or
+     * (docs/dsl.md, "Annotations": lists may be bound to a name, immutable), so it serves as offsets or
      * shapes; a name assigned again anywhere may hold another value where it is read */
     int constant_list = single_list && t->c.branches == 0 && base_strmap_get(&t->c.locals, s->u.assign.targets[0]->u.name) == 1;
     for (uint32_t k = 0; single_list && k < v->u.list.n; k++)
@@ -277,7 +257,7 @@ static tc_first tc_block_first(const cc_block *b, const char *name, const cc_exp
  * with the way around it.  A name the body leaves in conflict is live
  * across the back-edge when the next iteration reads it before assigning
  * it (in a while's condition, or in the body; a for's variable is
- * assigned by the head): that is the error (DSL-SPEC §1.3).  Scanned only
+ * assigned by the head): that is the error (docs/dsl.md, "Statements").  Scanned only
  * for names in conflict. */
 static int tc_loop_body(tc *t, const cc_stmt *loop, cc_ir_block *out)
 {
@@ -460,206 +440,6 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
     return !tc_err(t, CC_DIAG_TYPE, n ? values[bad]->span : at, NULL, "'%s' is annotated -> %s but returns %s", f->name, a, b);
 }
 
-/* ---- with: pl.scope, pl.manual_scope, pl.at ----------------------------------------------------- */
-
-static int tc_scope_mode(tc *t, const cc_expr *ctx, const char *kind, const cc_with_item *it, int *mode)
-{
-    if (it->as_name)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
-                      "`with pl.scope(...) as ...:` is not supported — the `as` clause only applies to pl.at"), 0;
-    if (!strcmp(kind, "manual_scope")) {
-        if (ctx->u.call.nargs || ctx->u.call.nkws)
-            return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.manual_scope() does not accept arguments"), 0;
-        return *mode = CC_SCOPE_MANUAL, 1;
-    }
-    if (ctx->u.call.nargs)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.scope() takes only a 'mode=' keyword, not positional arguments"), 0;
-    *mode = CC_SCOPE_AUTO;
-    for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
-        const cc_keyword *kw = &ctx->u.call.kws[k];
-        if (strcmp(kw->name, "mode"))
-            return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.scope() got an unexpected keyword '%s'", kw->name), 0;
-        if ((*mode = tc_enum_value(t, kw->value, "ScopeMode")) < 0)
-            return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.scope(mode=...) must be pl.ScopeMode.AUTO or pl.ScopeMode.MANUAL"), 0;
-    }
-    return 1;
-}
-
-int tc_scope_rules(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int *mode)
-{
-    if (!tc_scope_mode(t, ctx, kind, &s->u.with.items[0], mode)) return 0;
-    if (t->c.plane == TC_KERNEL)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL,
-                      "a runtime scope is not allowed in kernel code (%s); move it to the orchestration function", tc_where(t)), 0;
-    if (*mode == CC_SCOPE_MANUAL && t->c.manual)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "a manual scope may not be nested inside another manual scope"), 0;
-    if (*mode == CC_SCOPE_AUTO && t->c.fn->auto_scope)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, "set auto_scope=False on the decorator, or use pl.manual_scope()",
-                      "a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)"), 0;
-    if (*mode == CC_SCOPE_AUTO && t->c.manual)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "an AUTO scope may not be nested inside a manual scope"), 0;
-    return 1;
-}
-
-static cc_ir_stmt *tc_scope(tc *t, const cc_stmt *s, const cc_expr *ctx, const char *kind, int last)
-{
-    int mode;
-    if (!tc_scope_rules(t, s, ctx, kind, &mode)) return NULL;
-    cc_ir_block body;
-    const tc_rscope *outer = t->c.scope;
-    t->c.manual += mode == CC_SCOPE_MANUAL;
-    int ok = tc_scope_open(t) && tc_block(t, &s->u.with.body, &body, last, TC_BLOCK_SCOPE);
-    t->c.manual -= mode == CC_SCOPE_MANUAL;
-    t->c.scope = outer;
-    if (!ok) return NULL;
-    cc_ir_stmt *st = cc_ir_scope_new(t->a, (cc_scope_mode)mode, 0, body, ctx->span);
-    return st ? st : tc_oom(t);
-}
-
-/* One pl.set_cache_policy(t, P) marker of a pl.at body, checked against
- * the names bound where the pl.at starts (env). */
-static int tc_marker(tc *t, const cc_stmt *s, tc_env *env, cc_ir_stmt *at)
-{
-    const cc_expr *call = s->u.expr;
-    if (call->u.call.nargs != 2 || call->u.call.nkws)
-        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.set_cache_policy() takes exactly two positional arguments (no keywords)"), 0;
-    const cc_expr *name = call->u.call.args[0], *pol = call->u.call.args[1];
-    if (name->kind != CC_E_NAME)
-        return tc_err(t, CC_DIAG_SYNTAX, name->span, NULL, "pl.set_cache_policy() first argument must be a bare variable name"), 0;
-    tc_bind *b = tc_lookup(env, name->u.name);
-    if (b && b->conflict) return tc_kind_conflict(t, b, name->span);
-    int found = 0;
-    if (!b || !b->definite) {
-        if (!b && !tc_is_local(t, name->u.name)) tc_constant(t, name->u.name, name->span, &found);
-        if (!found)
-            return tc_err(t, CC_DIAG_SYNTAX, name->span, NULL, "pl.set_cache_policy() argument '%s' is not defined at this point",
-                          name->u.name), 0;
-    }
-    if (!b || b->type.kind != CC_T_TENSOR)
-        return tc_err(t, CC_DIAG_TYPE, name->span, NULL, "pl.set_cache_policy() argument '%s' is not a tensor", name->u.name), 0;
-    int p = tc_enum_value(t, pol, "CachePolicy");
-    if (p < 0)
-        return tc_err(t, CC_DIAG_SYNTAX, pol->span, NULL,
-                      "pl.set_cache_policy() second argument must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS"), 0;
-    for (uint32_t k = 0; k < at->u.at.ndecls; k++) {
-        cc_ir_cache_decl *d = &at->u.at.decls[k];
-        if (strcmp(d->tensor, name->u.name)) continue;
-        if (d->policy == p) return 1;
-        return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL,
-                      "pl.set_cache_policy() declares conflicting policies for '%s' (%s at line %u, %s at line %u)", name->u.name,
-                      cc_cache_policy_name(d->policy), d->span.line, cc_cache_policy_name((cc_cache_policy)p), s->span.line), 0;
-    }
-    cc_ir_cache_decl *d = base_arena_alloc(t->a, (at->u.at.ndecls + 1) * sizeof *d);
-    if (!d) return tc_oom(t), 0;
-    if (at->u.at.ndecls) memcpy(d, at->u.at.decls, at->u.at.ndecls * sizeof *d);
-    d[at->u.at.ndecls] = (cc_ir_cache_decl){name->u.name, (uint8_t)p, s->span};
-    at->u.at.decls = d;
-    at->u.at.ndecls++;
-    return 1;
-}
-
-static int tc_identifier(const char *s)
-{
-    static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-                                     "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-                                     "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-                                     "return", "try", "while", "with", "yield"};
-    if (!*s || isdigit((unsigned char)*s)) return 0;
-    for (const char *c = s; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_') return 0;
-    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-        if (!strcmp(kw[k], s)) return 0;
-    return 1;
-}
-
-/* pl.at's arguments into st. */
-static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_stmt *st)
-{
-    if (ctx->u.call.nargs > 2)
-        return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() takes at most 2 positional arguments, got %u", ctx->u.call.nargs), 0;
-    const cc_expr *level = ctx->u.call.nargs ? ctx->u.call.args[0] : NULL, *deps = NULL;
-    if (ctx->u.call.nargs == 2)
-        return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->u.call.args[1]->span, NULL, "pl.at() optimizations is not supported in this version"), 0;
-    for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
-        const cc_keyword *kw = &ctx->u.call.kws[k];
-        if (!strcmp(kw->name, "level") && !level) level = kw->value;
-        else if (!strcmp(kw->name, "deps")) deps = kw->value;
-        else if (!strcmp(kw->name, "name_hint")) {
-            if (kw->value->kind != CC_E_STRING)
-                return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL, "pl.at() 'name_hint' argument must be a string literal"), 0;
-            char *h = base_arena_strndup(t->a, kw->value->u.str.text, kw->value->u.str.len);
-            if (!h) return tc_oom(t), 0;
-            if (!tc_identifier(h) || strlen(h) != kw->value->u.str.len)
-                return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL,
-                              "pl.at() 'name_hint' must be a valid non-keyword identifier, got '%s'", h), 0;
-            st->u.at.name_hint = h;
-        } else {
-            if (tc_pl_keyword_unsupported(t, "at", kw)) return 0;
-            return tc_err(t, CC_DIAG_SYNTAX, kw->name_span, NULL, "pl.at() got an unexpected keyword '%s'", kw->name), 0;
-        }
-    }
-    if (!level) return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() requires a level argument"), 0;
-    int l = tc_enum_value(t, level, "Level");
-    if (l < 0) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must be a pl.Level member"), 0;
-    if (l == CC_LEVEL_AIV || l == CC_LEVEL_AIC)
-        return tc_err(t, CC_DIAG_UNSUPPORTED, level->span, NULL, "pl.at(level=pl.Level.%s) is not supported in this version",
-                      cc_level_name((cc_level)l)), 0;
-    if (l == CC_LEVEL_UNDEFINED) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must not be pl.Level.UNDEFINED"), 0;
-    st->u.at.level = (uint8_t)l;
-    if (l != CC_LEVEL_CORE_GROUP && (deps || it->as_name))
-        return tc_err(t, CC_DIAG_SYNTAX, deps ? deps->span : it->as_span, NULL,
-                      "pl.at(level=%s.Level.%s) creates no task; deps= and 'as' need level=pl.Level.CORE_GROUP", t->pl,
-                      cc_level_name((cc_level)l)), 0;
-    if (deps) {
-        st->u.at.has_deps = 1;
-        if (!tc_at_deps(t, deps, &st->u.at.deps, &st->u.at.ndeps)) return 0;
-    }
-    st->u.at.as_name = it->as_name;
-    return 1;
-}
-
-static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
-{
-    const cc_with_item *it = &s->u.with.items[0];
-    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, ctx->span, "pl.at");
-    cc_ir_stmt *st = tc_stmt_new(t, CC_I_AT, ctx->span);
-    if (!st || !tc_at_args(t, ctx, it, st)) return NULL;
-    for (uint32_t k = 0; k < s->u.with.body.n; k++)
-        if (tc_is_marker(t, s->u.with.body.items[k]) && !tc_marker(t, s->u.with.body.items[k], &t->c.env, st)) return NULL;
-    tc_ctx saved = t->c;
-    if (st->u.at.level == CC_LEVEL_CORE_GROUP) t->c.plane = TC_KERNEL, t->c.in_at = 1;
-    int ok = tc_block(t, &s->u.with.body, &st->u.at.body, 0, TC_BLOCK_AT);
-    saved.env = t->c.env; /* names bound in the body stay bound (a read after it is the outliner's §1.9 error) */
-    t->c = saved;
-    if (!ok) return NULL;
-    if (it->as_name && !tc_bind_name(t, it->as_name, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID}, it->as_span)) return NULL;
-    return st;
-}
-
-const char *tc_with_kind(tc *t, const cc_stmt *s)
-{
-    const cc_expr *ctx = s->u.with.items[0].context;
-    const char *kind = ctx->kind == CC_E_CALL ? tc_pl_attr(t, ctx->u.call.fn, NULL) : NULL;
-    return kind && ctx->u.call.fn->u.attr.value->kind == CC_E_NAME ? kind : NULL;
-}
-
-static cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
-{
-    if (s->u.with.nitems > 1)
-        return tc_err(t, CC_DIAG_SYNTAX, s->u.with.items[1].context->span, NULL, "Only single context manager supported in with statement");
-    const cc_expr *ctx = s->u.with.items[0].context;
-    const char *kind = tc_with_kind(t, s);
-    if (kind && (!strcmp(kind, "scope") || !strcmp(kind, "manual_scope"))) return tc_scope(t, s, ctx, kind, last);
-    if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
-    const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;
-    if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) {
-        const cc_pl_name *n = head->u.attr.value->kind == CC_E_NAME ? cc_pl_name_find(head->u.attr.name) : NULL;
-        if (n && n->status != CC_PL_SUPPORTED && (n->kind == CC_PLK_LOOP || n->kind == CC_PLK_SCOPE))
-            return tc_pl_unsupported(t, head->span, n->status, n->reason, tc_pl_path(t, head));
-    }
-    return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->span, NULL, "Unsupported context manager in with statement");
-}
-
 /* ---- blocks ------------------------------------------------------------------------------- */
 
 static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
@@ -677,7 +457,7 @@ static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
     }
 }
 
-static int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind)
+int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind)
 {
     cc_ir_stmt **items = b->n ? malloc(b->n * sizeof *items) : NULL;
     uint32_t n = 0;
@@ -688,9 +468,7 @@ static int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_blo
         if (s->kind == CC_S_PASS) continue;
         if (tc_is_marker(t, s)) {
             if (kind == TC_BLOCK_AT) continue; /* hoisted by tc_at */
-            ok = !tc_err(t, CC_DIAG_SYNTAX, s->span, t->c.plane == TC_KERNEL && !t->c.in_at ? "pass cache= to the pl.load" : NULL,
-                         kind == TC_BLOCK_SCOPE ? "pl.set_cache_policy() has nothing to attach to on this Runtime scope" : "%s",
-                         tc_marker_standalone);
+            ok = tc_marker_misplaced(t, s, kind);
             break;
         }
         cc_ir_stmt *st = tc_stmt(t, s, tail && k + 1 == b->n);
