@@ -8,7 +8,7 @@
  * before (the parse, tc_gather); everything that needs types waits for a
  * compile with shapes.
  *
- * The rules themselves are tc_stmt.c's (tc_scope_rules, the typecheck's
+ * The rules themselves are tc_with.c's (tc_scope_rules, the typecheck's
  * own); this file only walks the statements with the context they need:
  * the function, the plane (kernel code: an InCore function, a pl.at body
  * at CORE_GROUP), the open manual scopes.
