@@ -36,7 +36,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "compiler/compile_int.h"
+#include "compiler/program.h"
 #include "exec/orch_vm.h"
 #include "base/file.h"
 #include "exec/tile_vm.h"
