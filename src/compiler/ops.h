@@ -17,12 +17,13 @@
 #include <stdint.h>
 
 /* What an op is; the class fixes how it is checked, lowered and run.
- * (Column reductions, expands, shape ops and element access come later.) */
+ * (Shape ops and element access come later.) */
 typedef enum cc_op_class {
     CC_OPC_MEMORY,     /* load, store, create_tensor: each with its own rules */
     CC_OPC_BINARY,     /* element-wise lhs, rhs: a tile of equal shape and dtype, or a scalar on the right */
     CC_OPC_UNARY,      /* element-wise x; an optional slot is a hint: a boolean literal, no effect */
     CC_OPC_ROW_REDUCE, /* a rank-2 [R, C] tile -> [R, 1]; the optional slot is a scratch tile (unused) */
+    CC_OPC_COL_REDUCE, /* a rank-2 [R, C] tile -> [1, C] */
     CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
     CC_OPC_MATMUL      /* lhs [M, K] @ rhs [K, N] */
 } cc_op_class;
@@ -36,8 +37,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
 
 /* X(NAME, "pl spelling", class, dtype rule, where, tile entry, required slots, slot names...)
  *
- * The tile entry is the op's tile kernel (a tile_binop, tile_unop or
- * tile_rowop of tile/tile.h, by class), read by the tile VM only; -1 where
+ * The tile entry is the op's tile kernel (a tile_binop, tile_unop,
+ * tile_rowop or tile_colop of tile/tile.h, by class), read by the tile VM only; -1 where
  * the class has one kernel.  Slots (what the IR node holds, in order):
  *   LOAD    tensor, offsets, shapes, valid_shape=    attrs: cache, clamp, implicit
  *   STORE   tile, offsets, output_tensor, shapes=
@@ -71,7 +72,12 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(ROW_MAX, "row_max", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MAX, 1, "tile", "tmp_tile")                    \
     X(CAST, "cast", CAST, ANY, BOTH, -1, 1, "x")                                                           \
     X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                          \
-    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")
+    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")                   \
+    /* reductions and expands (p1-reduce) */                                                               \
+    X(ROW_MIN, "row_min", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MIN, 1, "tile", "tmp_tile")                    \
+    X(COL_SUM, "col_sum", COL_REDUCE, ANY, KERNEL, TILE_COL_SUM, 1, "tile")                                \
+    X(COL_MAX, "col_max", COL_REDUCE, ANY, KERNEL, TILE_COL_MAX, 1, "tile")                                \
+    X(COL_MIN, "col_min", COL_REDUCE, ANY, KERNEL, TILE_COL_MIN, 1, "tile")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

@@ -3,7 +3,7 @@
  * where each op may run, its result type, and the compile-time checks
  * with their exact messages (ranks, shapes, dtypes, static bounds).  The
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,
- * unary and row-reduction ops are checked from their row alone, the
+ * unary and reduction ops are checked from their row alone, the
  * others (load, store, cast, matmul, create_tensor) by their own code.
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
@@ -292,14 +292,14 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
 {
     const cc_op_info *row = cc_ir_op_info(op);
-    int reduce = row->cls == CC_OPC_ROW_REDUCE;
+    int reduce = row->cls == CC_OPC_ROW_REDUCE || row->cls == CC_OPC_COL_REDUCE;
     if (!tc_kernel_only(t, row->name, sp) || !(x = tc_tile_operand(t, x, sp)) || !tc_op_dtypes(t, row, x->type.dtype, sp)) return NULL;
     if (reduce && x->type.rank != 2)
         return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", row->name, x->type.rank);
     cc_ir_expr *u = cc_ir_op_new(t->a, op, sp);
     if (!u) return tc_oom(t);
     u->u.op.args[0] = x, u->type = x->type;
-    if (reduce) u->type.shape[1] = 1;
+    if (reduce) u->type.shape[row->cls == CC_OPC_ROW_REDUCE ? 1 : 0] = 1; /* [R, 1] or [1, C] */
     return u;
 }
 
@@ -313,7 +313,7 @@ static cc_ir_expr *tc_optional_slot(tc *t, const cc_op_info *row, uint32_t k, co
     return y && row->cls == CC_OPC_ROW_REDUCE ? tc_tile_operand(t, y, e->span) : y;
 }
 
-/* A binary, unary or row-reduction op called by name: its row's slots. */
+/* A binary, unary or reduction op called by name: its row's slots. */
 static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
 {
     const cc_op_info *row = cc_ir_op_info(op);

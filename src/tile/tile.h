@@ -1,7 +1,7 @@
 /*
  * tile.h - tile kernels: the CPU implementation of the tile ops of
  * docs/dsl.md, Operations (load/store of strided windows, element-wise
- * ops, row reductions, cast, matmul).
+ * ops, reductions, broadcasts, cast, matmul).
  *
  * A tile is a dense row-major buffer of its static shape (rank 1-4) and
  * dtype, plus a valid region: a prefix box valid[d] <= shape[d].
@@ -12,7 +12,7 @@
  * Each function dispatches on dtype and op once per call and then runs
  * tight loops over contiguous runs of the valid region (no per-element
  * calls or switches).  A destination may be an operand of an element-wise
- * op or a cast (same shape); never of row_sum/row_max or matmul.
+ * op or a cast (same shape); never of a reduction or matmul.
  *
  * Fallible functions return 0, or -1 after writing a one-line message
  * (the user-facing text, without location) into msg[cap].
@@ -33,17 +33,24 @@ typedef enum tile_dtype { TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT3
 #define TILE_BINOP_LIST(X) X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(MAX, "maximum") X(MIN, "minimum")
 #define TILE_UNOP_LIST(X) \
     X(EXP, "exp") X(NEG, "neg") X(SQRT, "sqrt") X(ABS, "abs") X(RELU, "relu") X(LOG, "log") X(RSQRT, "rsqrt") X(RECIP, "recip")
-#define TILE_ROWOP_LIST(X) X(ROW_SUM, "row_sum") X(ROW_MAX, "row_max")
+#define TILE_ROWOP_LIST(X) X(ROW_SUM, "row_sum") X(ROW_MAX, "row_max") X(ROW_MIN, "row_min")
+#define TILE_COLOP_LIST(X) X(COL_SUM, "col_sum") X(COL_MAX, "col_max") X(COL_MIN, "col_min")
+#define TILE_BCASTOP_LIST(X) \
+    X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif")
 
 #define TILE_OP_ENUM_(n, s) TILE_##n,
 #define TILE_OP_ONE_(n, s) +1
 typedef enum tile_binop { TILE_BINOP_LIST(TILE_OP_ENUM_) } tile_binop;
 typedef enum tile_unop { TILE_UNOP_LIST(TILE_OP_ENUM_) } tile_unop;
 typedef enum tile_rowop { TILE_ROWOP_LIST(TILE_OP_ENUM_) } tile_rowop;
+typedef enum tile_colop { TILE_COLOP_LIST(TILE_OP_ENUM_) } tile_colop;
+typedef enum tile_bcastop { TILE_BCASTOP_LIST(TILE_OP_ENUM_) } tile_bcastop;
 enum {
     TILE_BINOP_COUNT = 0 TILE_BINOP_LIST(TILE_OP_ONE_),
     TILE_UNOP_COUNT = 0 TILE_UNOP_LIST(TILE_OP_ONE_),
-    TILE_ROWOP_COUNT = 0 TILE_ROWOP_LIST(TILE_OP_ONE_)
+    TILE_ROWOP_COUNT = 0 TILE_ROWOP_LIST(TILE_OP_ONE_),
+    TILE_COLOP_COUNT = 0 TILE_COLOP_LIST(TILE_OP_ONE_),
+    TILE_BCASTOP_COUNT = 0 TILE_BCASTOP_LIST(TILE_OP_ONE_)
 };
 #undef TILE_OP_ENUM_
 #undef TILE_OP_ONE_
@@ -113,9 +120,18 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar s, tile_binop op, c
  * RECIP) on an integer tile is an error. */
 int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap);
 
-/* dst [R, 1] = op (sum, max) of each valid row of a [R, C] (same dtype);
- * FP16/BF16 sums accumulate in FP32, integer sums wrap. */
+/* dst [R, 1] = op (sum, max, min) of each valid row of a [R, C] (same
+ * dtype); FP16/BF16 sums accumulate in FP32, integer sums wrap. */
 int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t cap);
+/* dst [1, C] = op (sum, max, min) of each valid column of a [R, C], as
+ * tile_row_reduce. */
+int tile_col_reduce(tile *dst, const tile *a, tile_colop op, char *msg, size_t cap);
+
+/* dst [R, C] = a [R, C] <op> v broadcast: v [R, 1] per row (cols 0:
+ * pl.row_expand_<op>) or v [1, C] per column (cols 1: pl.col_expand_<op>);
+ * same dtype; valid region = a's.  EXPDIF is exp(a - v), float only;
+ * integer division by zero in the valid region is an error. */
+int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op, int cols, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
  * float->int by mode, saturating, NaN -> 0; int->int saturating. */

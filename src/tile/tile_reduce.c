@@ -1,12 +1,16 @@
 /*
- * tile_reduce.c - the row reductions (pl.row_sum, pl.row_max): [R, C] ->
- * [R, 1] over the valid region only; one kernel per op, chosen from a
+ * tile_reduce.c - the reductions: rows (pl.row_sum, row_max, row_min:
+ * [R, C] -> [R, 1]) and columns (pl.col_sum, col_max, col_min: [R, C] ->
+ * [1, C]), over the valid region only; one kernel per op, chosen from a
  * table indexed by the op.
  *
  * Sums of FP16/BF16 accumulate in FP32 and round once; integer sums wrap
- * in the tile's dtype; float max ignores nothing (a NaN compares false, so
- * it is skipped unless first).  The result's valid region is [valid rows,
- * 1] (0 columns when the input has no valid column).
+ * in the tile's dtype; float max/min ignore nothing (a NaN compares false,
+ * so it is skipped unless first).  A row reduction's valid region is
+ * [valid rows, 1] (0 columns when the input has no valid column), a column
+ * reduction's [1, valid columns] (0 rows when it has no valid row).
+ * Column reductions walk the rows in order, each a contiguous run, into an
+ * accumulator block of COL_BLOCK columns.
  */
 #include "base/half.h"
 #include "tile/tile_int.h"
@@ -54,15 +58,108 @@ static void red_max(tile *dst, const tile *a)
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
 }
 
+static void red_min(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
+    if (V == 0) R = 0;
+    switch ((tile_dtype)a->dtype) {
+    case TILE_FP32: RED_LOOP(float, float, row[0], x < acc ? x : acc, acc) break;
+    case TILE_FP16: RED_LOOP(uint16_t, float, base_f16_to_f32(row[0]), base_f16_to_f32(x) < acc ? base_f16_to_f32(x) : acc, base_f32_to_f16(acc)) break;
+    case TILE_BF16: RED_LOOP(uint16_t, float, base_bf16_to_f32(row[0]), base_bf16_to_f32(x) < acc ? base_bf16_to_f32(x) : acc, base_f32_to_bf16(acc)) break;
+    case TILE_INT32: RED_LOOP(int32_t, int32_t, row[0], x < acc ? x : acc, acc) break;
+    case TILE_INT8: RED_LOOP(int8_t, int8_t, row[0], x < acc ? x : acc, acc) break;
+    }
+    dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
+}
+
 #define RED_NAME_(n, s) [TILE_##n] = s,
 static const char *const red_names[TILE_ROWOP_COUNT] = {TILE_ROWOP_LIST(RED_NAME_)};
+static const char *const col_names[TILE_COLOP_COUNT] = {TILE_COLOP_LIST(RED_NAME_)};
 #undef RED_NAME_
-static void (*const red_run[TILE_ROWOP_COUNT])(tile *, const tile *) = {[TILE_ROW_SUM] = red_sum, [TILE_ROW_MAX] = red_max};
+static void (*const red_run[TILE_ROWOP_COUNT])(tile *, const tile *) = {
+    [TILE_ROW_SUM] = red_sum, [TILE_ROW_MAX] = red_max, [TILE_ROW_MIN] = red_min};
 
 int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t cap)
 {
     if (red_check(dst, a, red_names[op], msg, cap)) return -1;
     red_run[op](dst, a);
+    tile_clear_outside(dst);
+    return 0;
+}
+
+/* ---- column reductions ---- */
+
+#define COL_BLOCK 256
+
+/* Columns [c0, c0 + n) of rows 0..R-1: acc = load(row 0), then acc = step
+ * with x = load(element) for each later row; out = store(acc). */
+#define COL_LOOP(T, ACC, load, step, store)                                         \
+    for (int64_t c0 = 0; c0 < V; c0 += COL_BLOCK) {                                 \
+        int64_t n = V - c0 < COL_BLOCK ? V - c0 : COL_BLOCK;                        \
+        ACC acc[COL_BLOCK];                                                         \
+        const T *src = (const T *)a->data + c0;                                     \
+        for (int64_t c = 0; c < n; c++) { T e = src[c]; acc[c] = (ACC)(load); }     \
+        for (int64_t r = 1; r < R; r++) {                                           \
+            const T *row = src + r * C;                                             \
+            for (int64_t c = 0; c < n; c++) {                                       \
+                T e = row[c];                                                       \
+                ACC x = (ACC)(load);                                                \
+                acc[c] = (ACC)(step);                                               \
+            }                                                                       \
+        }                                                                           \
+        T *out = (T *)dst->data + c0;                                               \
+        for (int64_t c = 0; c < n; c++) out[c] = (T)(store);                        \
+    }
+
+/* One column op over every dtype: step of acc[c] and x. */
+#define COL_DTYPES(step)                                                                                    \
+    switch ((tile_dtype)a->dtype) {                                                                         \
+    case TILE_FP32: COL_LOOP(float, float, e, step, acc[c]) break;                                          \
+    case TILE_FP16: COL_LOOP(uint16_t, float, base_f16_to_f32(e), step, base_f32_to_f16(acc[c])) break;     \
+    case TILE_BF16: COL_LOOP(uint16_t, float, base_bf16_to_f32(e), step, base_f32_to_bf16(acc[c])) break;   \
+    case TILE_INT32: COL_LOOP(int32_t, COL_ACC_I32, e, step, acc[c]) break;                                 \
+    case TILE_INT8: COL_LOOP(int8_t, COL_ACC_I8, e, step, acc[c]) break;                                    \
+    }
+
+static void col_sum(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
+#define COL_ACC_I32 uint32_t /* sums wrap */
+#define COL_ACC_I8 uint8_t
+    COL_DTYPES(acc[c] + x)
+#undef COL_ACC_I32
+#undef COL_ACC_I8
+    dst->valid[0] = R > 0, dst->valid[1] = V;
+}
+
+#define COL_ACC_I32 int32_t
+#define COL_ACC_I8 int8_t
+static void col_max(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
+    COL_DTYPES(x > acc[c] ? x : acc[c])
+    dst->valid[0] = R > 0, dst->valid[1] = V;
+}
+
+static void col_min(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
+    COL_DTYPES(x < acc[c] ? x : acc[c])
+    dst->valid[0] = R > 0, dst->valid[1] = V;
+}
+#undef COL_ACC_I32
+#undef COL_ACC_I8
+
+static void (*const col_run[TILE_COLOP_COUNT])(tile *, const tile *) = {
+    [TILE_COL_SUM] = col_sum, [TILE_COL_MAX] = col_max, [TILE_COL_MIN] = col_min};
+
+int tile_col_reduce(tile *dst, const tile *a, tile_colop op, char *msg, size_t cap)
+{
+    const char *name = col_names[op];
+    if (a->rank != 2) return tile_fail(msg, cap, "pl.%s requires a rank-2 tile, got rank %d", name, a->rank);
+    if (dst->rank != 2 || dst->shape[0] != 1 || dst->shape[1] != a->shape[1] || dst->dtype != a->dtype)
+        return tile_fail(msg, cap, "pl.%s: the result tile is not [1, %lld] of the input dtype", name, (long long)a->shape[1]);
+    col_run[op](dst, a);
     tile_clear_outside(dst);
     return 0;
 }

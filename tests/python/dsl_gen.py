@@ -14,7 +14,8 @@ and in kernels, `if` on scalars (the parameter n, loop variables), nested
 (default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
 that load and store tiles over disjoint and overlapping windows, element-wise
 add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and on FP32
-sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max (and row_sum on INT32), loads with valid_shape= and
+sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_min and col_max/col_min
+(and row_sum/col_sum on INT32), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -183,13 +184,16 @@ class Gen:
                 tiles.append(t)
             cur = t
         dst = rng.choice(writable)
-        if rng.random() < 0.15:  # a row reduction, stored as a column
-            reductions = ("row_max", "row_sum") if self.dtype == "INT32" else ("row_max",)
-            red = self.fresh("t")
-            body.append(KOp(red, rng.choice(reductions), cur, None, self.dtype, False))
-            offs = self.offsets((shape[0], 1), ranges)
-            body.append(KStore(red, dst, offs, (shape[0], 1)))
-            acc.append((dst, True, offs, (shape[0], 1), dict(ranges)))
+        if rng.random() < 0.15:  # a reduction, stored as a column (row_*) or a row (col_*)
+            reductions = ("row_max", "row_min", "col_max", "col_min")
+            if self.dtype == "INT32":
+                reductions += ("row_sum", "col_sum")
+            red, op = self.fresh("t"), rng.choice(reductions)
+            body.append(KOp(red, op, cur, None, self.dtype, False))
+            rshape = (shape[0], 1) if op.startswith("row") else (1, shape[1])
+            offs = self.offsets(rshape, ranges)
+            body.append(KStore(red, dst, offs, rshape))
+            acc.append((dst, True, offs, rshape, dict(ranges)))
         else:
             offs = self.offsets(shape, ranges)
             body.append(KStore(cur, dst, offs, shape))

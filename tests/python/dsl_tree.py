@@ -182,9 +182,12 @@ class KRotate:
             env[t] = v
 
 
+REDUCTIONS = ("row_sum", "row_max", "row_min", "col_sum", "col_max", "col_min")
+
+
 class KOp:
     """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names; op may be
-    a row reduction (row_sum, row_max: [R, C] -> [R, 1])."""
+    a reduction (REDUCTIONS: row_* [R, C] -> [R, 1], col_* [R, C] -> [1, C])."""
 
     def __init__(self, tile, op, a, b, dtype, style):
         self.tile, self.op, self.a, self.b, self.dtype, self.style = tile, op, a, b, dtype, style
@@ -210,14 +213,16 @@ class KOp:
 
     def run(self, env):
         a, va = env[self.a]
-        if self.op in ("row_sum", "row_max"):
+        if self.op in REDUCTIONS:
             part = a[:va[0], :va[1]]
-            out = np.zeros((a.shape[0], 1), a.dtype)
-            if self.op == "row_max":
-                out[:va[0], 0] = part.max(axis=1)
-            else:  # INT32 only: wraps
-                out[:va[0], 0] = _wrap32(part.astype(np.int64).sum(axis=1))
-            env[self.tile] = (out, (va[0], 1))
+            axis = 1 if self.op.startswith("row") else 0
+            if self.op.endswith("sum"):  # INT32 only: wraps
+                red = _wrap32(part.astype(np.int64).sum(axis=axis, keepdims=True))
+            else:
+                red = (part.max if self.op.endswith("max") else part.min)(axis=axis, keepdims=True)
+            out = np.zeros((a.shape[0], 1) if axis else (1, a.shape[1]), a.dtype)
+            out[:red.shape[0], :red.shape[1]] = red
+            env[self.tile] = (out, red.shape)
             return
         if self.b is None:
             env[self.tile] = _tile(apply_unary(self.op, a, self.dtype), va)

@@ -1,0 +1,143 @@
+"""pl.row_min, pl.col_sum/col_max/col_min and the row_expand_* / col_expand_*
+families (docs/dsl.md, Operations) run on FP32, FP16, BF16 and INT32
+tensors against numpy, over whole and narrowed valid regions.
+
+Sums use small integer values, so every order of addition gives the same
+exact result (FP16/BF16 sums accumulate in FP32 and round once); max/min
+and the expands are exact per element (FP16/BF16 computed in FP32 and
+rounded to nearest even once: numpy's float32 then a rounding)."""
+import importlib.util
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+R, C = 7, 45
+VR, VC = 5, 20  # the narrowed valid region
+DT = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}
+FLOATS = ("FP32", "FP16", "BF16")
+REDUCE = ("row_min", "col_sum", "col_max", "col_min")
+ROW_EXPAND = ("add", "sub", "mul", "div", "max", "min", "expdif")
+COL_EXPAND = ("add", "sub", "mul", "div", "max", "min")
+
+
+def _kernel(name, params, expr):
+    return textwrap.dedent("""
+        @pl.jit
+        def {name}({params}, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store({expr}, [0, 0], out)
+            return out
+        """).format(name=name, params=params, expr=expr)
+
+
+def _sources():
+    whole = "pl.load(a, [0, 0], [%d, %d])" % (R, C)
+    narrow = "pl.load(a, [0, 0], [%d, %d], valid_shape=[%d, %d])" % (R, C, VR, VC)
+    src = ["import pypto.language as pl\n"]
+    for op in REDUCE:
+        src.append(_kernel("red_" + op, "a: pl.Tensor", "pl.%s(%s)" % (op, whole)))
+        src.append(_kernel("vred_" + op, "a: pl.Tensor", "pl.%s(%s)" % (op, narrow)))
+    for op in ROW_EXPAND:
+        vec = "pl.load(v, [0, 0], [%d, 1])" % R
+        src.append(_kernel("rx_" + op, "a: pl.Tensor, v: pl.Tensor", "pl.row_expand_%s(%s, %s)" % (op, whole, vec)))
+        src.append(_kernel("vrx_" + op, "a: pl.Tensor, v: pl.Tensor", "pl.row_expand_%s(%s, %s)" % (op, narrow, vec)))
+    for op in COL_EXPAND:
+        vec = "pl.load(v, [0, 0], [1, %d])" % C
+        src.append(_kernel("cx_" + op, "a: pl.Tensor, v: pl.Tensor", "pl.col_expand_%s(%s, %s)" % (op, whole, vec)))
+        src.append(_kernel("vcx_" + op, "a: pl.Tensor, v: pl.Tensor", "pl.col_expand_%s(%s, %s)" % (op, narrow, vec)))
+    return "".join(src)
+
+
+@pytest.fixture(scope="module")
+def K(tmp_path_factory):
+    path = tmp_path_factory.mktemp("reduce_expand") / "reduce_expand_kernels.py"
+    path.write_text(_sources())
+    spec = importlib.util.spec_from_file_location("reduce_expand_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["reduce_expand_kernels"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _round(dt, x):
+    """float32 -> the dtype's value (as float32), to nearest even."""
+    x = np.asarray(x, dtype=np.float32)
+    if dt == "FP16":
+        return x.astype(np.float16).astype(np.float32)
+    if dt == "BF16":
+        u = x.view(np.uint32).astype(np.uint64)
+        u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16 << 16  # no NaN in these inputs
+        return u.astype(np.uint32).view(np.float32)
+    return x
+
+
+def _input(dt, shape, seed, ints=False, positive=False):
+    rng = np.random.default_rng(seed)
+    if dt == "INT32" or ints:
+        x = rng.integers(1 if positive else -30, 31, size=shape).astype(np.float32)
+    else:
+        x = rng.standard_normal(shape).astype(np.float32) * 4
+        if positive:
+            x = np.abs(x) + 0.5
+    x = _round(dt, x)
+    if dt == "INT32":
+        return torch.from_numpy(x.astype(np.int32))
+    return torch.from_numpy(x).to(DT[dt])
+
+
+def _np(t):
+    return t.numpy() if t.dtype in (torch.float32, torch.int32) else t.float().numpy()
+
+
+def _bits(t):
+    """Comparable bits of a result (the dtype's own patterns)."""
+    if t.dtype in (torch.float16, torch.bfloat16):
+        return t.view(torch.int16).numpy()
+    return t.view(torch.int32).numpy() if t.dtype == torch.float32 else t.numpy()
+
+
+def _as(dt, ref):
+    """A float32/int64 numpy reference as a tensor of dtype dt (one rounding)."""
+    if dt == "INT32":
+        return torch.from_numpy(ref.astype(np.int64).astype(np.int32))
+    return torch.from_numpy(_round(dt, ref.astype(np.float32))).to(DT[dt])
+
+
+# ---- reductions -------------------------------------------------------------------------------
+
+def _reduce_ref(op, a):
+    fn = {"sum": np.sum, "max": np.max, "min": np.min}[op[4:]]
+    return fn(a, axis=1 if op.startswith("row") else 0, keepdims=True)
+
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("op", REDUCE)
+def test_reductions_match_numpy(K, op, dt):
+    x = _input(dt, (R, C), seed=3, ints=op == "col_sum")
+    a = _np(x).astype(np.int64 if dt == "INT32" else np.float32)
+    for kern, rows, cols in ((getattr(K, "red_" + op), R, C), (getattr(K, "vred_" + op), VR, VC)):
+        shape = (R, 1) if op.startswith("row") else (1, C)
+        out = torch.zeros(shape, dtype=DT[dt])
+        kern(x, out)
+        want = np.zeros(shape, dtype=a.dtype)
+        ref = _reduce_ref(op, a[:rows, :cols])
+        want[:ref.shape[0], :ref.shape[1]] = ref  # the store writes the valid region only
+        assert np.array_equal(_bits(out), _bits(_as(dt, want))), (op, dt, rows, cols)
+
+
+def test_col_sum_fp16_accumulates_in_fp32(K):
+    x = torch.ones(R, C).half()
+    x[0, :] = 2048.0  # 2048 + 1 in FP16 stays 2048; in FP32 the sum is exact, then rounded
+    out = torch.zeros(1, C).half()
+    K.red_col_sum(x, out)
+    assert out.float().view(-1).tolist() == [2048.0 + R - 1] * C
+
+
+def test_col_sum_int32_wraps(K):
+    x = torch.full((R, C), 2**30, dtype=torch.int32)
+    out = torch.zeros(1, C, dtype=torch.int32)
+    K.red_col_sum(x, out)
+    assert out.view(-1).tolist() == [int(np.int64(R * 2**30).astype(np.int32))] * C
