@@ -24,6 +24,8 @@ typedef enum cc_op_class {
     CC_OPC_UNARY,      /* element-wise x; an optional slot is a hint: a boolean literal, no effect */
     CC_OPC_ROW_REDUCE, /* a rank-2 [R, C] tile -> [R, 1]; the optional slot is a scratch tile (unused) */
     CC_OPC_COL_REDUCE, /* a rank-2 [R, C] tile -> [1, C] */
+    CC_OPC_ROW_EXPAND, /* tile [R, C] <op> row_vec [R, 1] broadcast along each row -> [R, C] */
+    CC_OPC_COL_EXPAND, /* tile [R, C] <op> col_vec [1, C] broadcast down each column -> [R, C] */
     CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
     CC_OPC_MATMUL      /* lhs [M, K] @ rhs [K, N] */
 } cc_op_class;
@@ -38,7 +40,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
 /* X(NAME, "pl spelling", class, dtype rule, where, tile entry, required slots, slot names...)
  *
  * The tile entry is the op's tile kernel (a tile_binop, tile_unop,
- * tile_rowop or tile_colop of tile/tile.h, by class), read by the tile VM only; -1 where
+ * tile_rowop, tile_colop or tile_bcastop of tile/tile.h, by class), read by the tile VM only; -1 where
  * the class has one kernel.  Slots (what the IR node holds, in order):
  *   LOAD    tensor, offsets, shapes, valid_shape=    attrs: cache, clamp, implicit
  *   STORE   tile, offsets, output_tensor, shapes=
@@ -77,7 +79,20 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(ROW_MIN, "row_min", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MIN, 1, "tile", "tmp_tile")                    \
     X(COL_SUM, "col_sum", COL_REDUCE, ANY, KERNEL, TILE_COL_SUM, 1, "tile")                                \
     X(COL_MAX, "col_max", COL_REDUCE, ANY, KERNEL, TILE_COL_MAX, 1, "tile")                                \
-    X(COL_MIN, "col_min", COL_REDUCE, ANY, KERNEL, TILE_COL_MIN, 1, "tile")
+    X(COL_MIN, "col_min", COL_REDUCE, ANY, KERNEL, TILE_COL_MIN, 1, "tile")                                 \
+    X(ROW_EXPAND_ADD, "row_expand_add", ROW_EXPAND, ANY, KERNEL, TILE_BC_ADD, 2, "tile", "row_vec")         \
+    X(ROW_EXPAND_SUB, "row_expand_sub", ROW_EXPAND, ANY, KERNEL, TILE_BC_SUB, 2, "tile", "row_vec")         \
+    X(ROW_EXPAND_MUL, "row_expand_mul", ROW_EXPAND, ANY, KERNEL, TILE_BC_MUL, 2, "tile", "row_vec")         \
+    X(ROW_EXPAND_DIV, "row_expand_div", ROW_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "row_vec")         \
+    X(ROW_EXPAND_MAX, "row_expand_max", ROW_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "row_vec")         \
+    X(ROW_EXPAND_MIN, "row_expand_min", ROW_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "row_vec")         \
+    X(ROW_EXPAND_EXPDIF, "row_expand_expdif", ROW_EXPAND, FLOAT, KERNEL, TILE_BC_EXPDIF, 2, "tile", "row_vec")\
+    X(COL_EXPAND_ADD, "col_expand_add", COL_EXPAND, ANY, KERNEL, TILE_BC_ADD, 2, "tile", "col_vec")         \
+    X(COL_EXPAND_SUB, "col_expand_sub", COL_EXPAND, ANY, KERNEL, TILE_BC_SUB, 2, "tile", "col_vec")         \
+    X(COL_EXPAND_MUL, "col_expand_mul", COL_EXPAND, ANY, KERNEL, TILE_BC_MUL, 2, "tile", "col_vec")         \
+    X(COL_EXPAND_DIV, "col_expand_div", COL_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "col_vec")         \
+    X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")         \
+    X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

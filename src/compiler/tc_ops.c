@@ -3,7 +3,7 @@
  * where each op may run, its result type, and the compile-time checks
  * with their exact messages (ranks, shapes, dtypes, static bounds).  The
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,
- * unary and reduction ops are checked from their row alone, the
+ * unary, reduction and expand ops are checked from their row alone, the
  * others (load, store, cast, matmul, create_tensor) by their own code.
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
@@ -303,6 +303,34 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
     return u;
 }
 
+/* pl.row_expand_<op> / pl.col_expand_<op>: tile [R, C] with a [R, 1] /
+ * [1, C] vector of its dtype; the result is the tile's type. */
+static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
+{
+    const cc_op_info *row = cc_ir_op_info(op);
+    const char *name = row->name;
+    int cols = row->cls == CC_OPC_COL_EXPAND;
+    if (!(l = tc_tile_operand(t, l, sp)) || !(r = tc_tile_operand(t, r, sp)) || !tc_op_dtypes(t, row, l->type.dtype, sp)) return NULL;
+    const cc_type *tt = &l->type, *vt = &r->type;
+    if (tt->rank != 2 || vt->rank != 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", name, tt->rank != 2 ? tt->rank : vt->rank);
+    if (tt->dtype != vt->dtype)
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", name, cc_dtype_name(tt->dtype),
+                      cc_dtype_name(vt->dtype));
+    int ax = cols ? 0 : 1; /* the vector's unit axis */
+    if (vt->shape[ax] != 1)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires second argument's %s dimension to be 1, but got %lld", name,
+                      cols ? "first" : "last", (long long)vt->shape[ax]);
+    if (vt->shape[1 - ax] != tt->shape[1 - ax])
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires matching %s dimensions, but got tile %s=%lld and %s %s=%lld", name,
+                      cols ? "column" : "row", cols ? "cols" : "rows", (long long)tt->shape[1 - ax], row->slots[1], cols ? "cols" : "rows",
+                      (long long)vt->shape[1 - ax]);
+    cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
+    if (!x) return tc_oom(t);
+    x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
+    return x;
+}
+
 /* An optional slot: of a unary op a hint (a boolean literal, kept as
  * written), of a row reduction a scratch tile. */
 static cc_ir_expr *tc_optional_slot(tc *t, const cc_op_info *row, uint32_t k, const cc_expr *e)
@@ -313,7 +341,7 @@ static cc_ir_expr *tc_optional_slot(tc *t, const cc_op_info *row, uint32_t k, co
     return y && row->cls == CC_OPC_ROW_REDUCE ? tc_tile_operand(t, y, e->span) : y;
 }
 
-/* A binary, unary or reduction op called by name: its row's slots. */
+/* A binary, unary, reduction or expand op called by name: its row's slots. */
 static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
 {
     const cc_op_info *row = cc_ir_op_info(op);
@@ -323,6 +351,8 @@ static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
     cc_ir_expr *x = tc_expr(t, a.v[0]), *y;
     if (!x) return NULL;
     if (row->cls == CC_OPC_BINARY) return (y = tc_expr(t, a.v[1])) ? tc_tile_binary(t, op, x, y, call->span) : NULL;
+    if (row->cls == CC_OPC_ROW_EXPAND || row->cls == CC_OPC_COL_EXPAND)
+        return (y = tc_expr(t, a.v[1])) ? tc_tile_expand(t, op, x, y, call->span) : NULL;
     cc_ir_expr *u = tc_tile_unary(t, op, x, call->span);
     for (uint32_t k = row->nreq; u && k < row->nslots; k++)
         if (a.v[k] && !(u->u.op.args[k] = tc_optional_slot(t, row, k, a.v[k]))) return NULL;

@@ -23,7 +23,7 @@
 
 _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8, "tile dtypes mirror cc_dtype");
 
-/* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop or tile_colop by class), from its row. */
+/* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop or tile_bcastop by class), from its row. */
 static const int8_t vm_tile_entry[CC_IR_OP_COUNT] = {
 #define VM_TILE_ENTRY_(n, s, cls, dt, where, entry, ...) [CC_IR_##n] = (entry),
     CC_IR_OP_LIST(VM_TILE_ENTRY_)
@@ -157,7 +157,8 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     tile *d = &m->v[in->dst], *a = &m->v[in->a];
     cc_ir_op op = (cc_ir_op)in->op;
     int entry = vm_tile_entry[op], rc;
-    switch ((cc_op_class)cc_ir_op_info(op)->cls) {
+    cc_op_class cls = (cc_op_class)cc_ir_op_info(op)->cls;
+    switch (cls) {
     case CC_OPC_BINARY:
         if (in->b_scalar) {
             ex_reg r = m->r[in->b];
@@ -171,6 +172,10 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_UNARY: rc = tile_unary(d, a, (tile_unop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_COL_REDUCE: rc = tile_col_reduce(d, a, (tile_colop)entry, m->msg, sizeof m->msg); break;
+    case CC_OPC_ROW_EXPAND:
+    case CC_OPC_COL_EXPAND:
+        rc = tile_expand_binary(d, a, &m->v[in->b], (tile_bcastop)entry, cls == CC_OPC_COL_EXPAND, m->msg, sizeof m->msg);
+        break;
     case CC_OPC_CAST: rc = tile_cast(d, a, (tile_round)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL: rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg); break;
     default: return vm_fail(m, in, "internal error: tile op %d", op);

@@ -87,6 +87,102 @@ static void test_col_reductions_take_no_scratch_tile(void **s)
              "pl.col_max() got an unexpected keyword argument 'tmp_tile'", 7, 27);
 }
 
+/* ---- row_expand_* / col_expand_* ------------------------------------------------------------- */
+
+#define ROWV "        r = pl.load(a, [0, 0], [64, 1])\n"
+#define COLV "        c = pl.load(a, [0, 0], [1, 128])\n"
+
+static void test_expand_families_accepted(void **s)
+{
+    (void)s;
+    static const char *const rops[] = {"add", "sub", "mul", "div", "max", "min", "expdif"};
+    char src[1024], line[128];
+    for (size_t k = 0; k < sizeof rops / sizeof rops[0]; k++)
+        for (int cols = 0; cols < 2 && (!cols || k < 6); cols++) {
+            snprintf(line, sizeof line, "x = pl.%s_expand_%s(t, %s)\n", cols ? "col" : "row", rops[k], cols ? "c" : "r");
+            snprintf(src, sizeof src, "%s", K(LOAD_T ROWV COLV "        XX        pl.store(x, [0, 0], out)\n"));
+            char *at = strstr(src, "XX");
+            char tail[512];
+            snprintf(tail, sizeof tail, "%s", at + 2);
+            snprintf(at, sizeof src - (size_t)(at - src), "%s%s", line, tail);
+            const char *const want[] = {line, "out: Out [0:64, 0:128]", NULL};
+            rx_expect_ok(src, want);
+        }
+}
+
+static void test_expand_keywords_are_tile_and_vec(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"x = pl.row_expand_sub(t, r)\n", "y = pl.col_expand_mul(t, c)\n", NULL};
+    rx_expect_ok(K(LOAD_T ROWV COLV "        x = pl.row_expand_sub(tile=t, row_vec=r)\n        y = pl.col_expand_mul(t, col_vec=c)\n"
+                                    "        pl.store(pl.add(x, y), [0, 0], out)\n"),
+                 want);
+}
+
+static void test_row_expand_vector_last_dimension_is_1(void **s)
+{
+    (void)s;
+    RX_ERROR(K(LOAD_T "        r = pl.load(a, [0, 0], [64, 2])\n        x = pl.row_expand_add(t, r)\n"), "InvalidOperationError",
+             "pl.row_expand_add requires second argument's last dimension to be 1, but got 2", 8, 13);
+}
+
+static void test_row_expand_rows_match(void **s)
+{
+    (void)s;
+    RX_ERROR(K(LOAD_T "        r = pl.load(a, [0, 0], [32, 1])\n        x = pl.row_expand_expdif(t, r)\n"), "InvalidOperationError",
+             "pl.row_expand_expdif requires matching row dimensions, but got tile rows=64 and row_vec rows=32", 8, 13);
+}
+
+static void test_col_expand_vector_first_dimension_is_1(void **s)
+{
+    (void)s;
+    RX_ERROR(K(LOAD_T "        c = pl.load(a, [0, 0], [2, 128])\n        x = pl.col_expand_div(t, c)\n"), "InvalidOperationError",
+             "pl.col_expand_div requires second argument's first dimension to be 1, but got 2", 8, 13);
+}
+
+static void test_col_expand_columns_match(void **s)
+{
+    (void)s;
+    RX_ERROR(K(LOAD_T "        c = pl.load(a, [0, 0], [1, 64])\n        x = pl.col_expand_max(t, c)\n"), "InvalidOperationError",
+             "pl.col_expand_max requires matching column dimensions, but got tile cols=128 and col_vec cols=64", 8, 13);
+}
+
+static void test_expand_dtypes_must_match(void **s)
+{
+    (void)s;
+    RX_ERROR(KP("a: pl.Tensor, h: pl.Tensor, out: pl.Out[pl.Tensor]", LOAD_T "        r = pl.load(h, [0, 0], [64, 1])\n        x = pl.row_expand_mul(t, r)\n"),
+             "ParserTypeError", "pl.row_expand_mul: operand dtypes FP32 and FP16 differ; insert pl.cast", 8, 13);
+}
+
+static void test_expdif_is_float_only(void **s)
+{
+    (void)s;
+    RX_ERROR(KP("i: pl.Tensor, out: pl.Out[pl.Tensor]", "        t = pl.load(i, [0, 0], [64, 128])\n        r = pl.load(i, [0, 0], [64, 1])\n"
+                                                     "        x = pl.row_expand_expdif(t, r)\n"),
+             "ParserTypeError", "pl.row_expand_expdif requires a floating-point tile, got INT32", 8, 13);
+}
+
+static void test_expand_needs_rank_2_and_a_tile(void **s)
+{
+    (void)s;
+    RX_ERROR(KP("a: pl.Tensor, v: pl.Tensor, out: pl.Out[pl.Tensor]", "        x = pl.row_expand_add(v, v)\n"), "InvalidOperationError",
+             "pl.row_expand_add requires a rank-2 tile, got rank 1", 6, 13);
+    RX_ERROR(K(LOAD_T "        x = pl.col_expand_add(t, 1.0)\n"), "ParserTypeError", "expected a tile, got pl.Scalar[pl.FP32]", 7, 34);
+}
+
+/* ---- round trip ------------------------------------------------------------------------------ */
+
+static void test_reduce_and_expand_round_trip(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_lower_with(K(LOAD_T "        m = pl.row_min(t, tmp_tile=t)\n        c = pl.col_sum(t)\n"
+                                             "        x = pl.row_expand_expdif(t, m)\n        y = pl.col_expand_sub(x, pl.col_max(t))\n"
+                                             "        z = pl.col_expand_min(pl.row_expand_div(y, pl.row_min(y)), pl.col_min(y))\n"
+                                             "        pl.store(pl.col_expand_add(z, c), [0, 0], out)\n"),
+                                    "f", rx_args, sizeof rx_args / sizeof rx_args[0]);
+    pto_program_free(p);
+}
+
 /* ---- the tests --------------------------------------------------------------------------------- */
 
 static const struct CMUnitTest tests[] = {
@@ -94,6 +190,16 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_col_reductions_give_one_row),
     cmocka_unit_test(test_col_reductions_need_rank_2),
     cmocka_unit_test(test_col_reductions_take_no_scratch_tile),
+    cmocka_unit_test(test_expand_families_accepted),
+    cmocka_unit_test(test_expand_keywords_are_tile_and_vec),
+    cmocka_unit_test(test_row_expand_vector_last_dimension_is_1),
+    cmocka_unit_test(test_row_expand_rows_match),
+    cmocka_unit_test(test_col_expand_vector_first_dimension_is_1),
+    cmocka_unit_test(test_col_expand_columns_match),
+    cmocka_unit_test(test_expand_dtypes_must_match),
+    cmocka_unit_test(test_expdif_is_float_only),
+    cmocka_unit_test(test_expand_needs_rank_2_and_a_tile),
+    cmocka_unit_test(test_reduce_and_expand_round_trip),
 };
 
 PTO_TEST_MAIN(tests)

@@ -235,6 +235,29 @@ class KOp:
         env[self.tile] = _tile(apply_binary(self.op, a, b, self.dtype), va)
 
 
+EXPAND_OPS = {"add": "add", "sub": "sub", "mul": "mul", "max": "maximum", "min": "minimum"}
+
+
+class KExpand:
+    """tile = pl.<axis>_expand_<op>(a, pl.<axis>_max(a)): a broadcast of a's own row
+    maxima ([R, 1], axis "row") or column maxima ([1, C], axis "col")."""
+
+    def __init__(self, tile, axis, op, a, dtype):
+        self.tile, self.axis, self.op, self.a, self.dtype = tile, axis, op, a, dtype
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.%s_expand_%s(%s, pl.%s_max(%s))" % (ind, self.tile, self.axis, self.op, self.a, self.axis, self.a))
+
+    def run(self, env):
+        a, va = env[self.a]
+        part = a[:va[0], :va[1]]
+        out = np.zeros_like(a)
+        if part.size:
+            vec = part.max(axis=1 if self.axis == "row" else 0, keepdims=True)
+            out[:va[0], :va[1]] = apply_binary(EXPAND_OPS[self.op], part, vec, self.dtype)
+        env[self.tile] = _tile(out, va)
+
+
 class For:
     def __init__(self, var, start, stop, step, body):
         self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body

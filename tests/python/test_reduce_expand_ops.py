@@ -141,3 +141,55 @@ def test_col_sum_int32_wraps(K):
     out = torch.zeros(1, C, dtype=torch.int32)
     K.red_col_sum(x, out)
     assert out.view(-1).tolist() == [int(np.int64(R * 2**30).astype(np.int32))] * C
+
+
+# ---- row_expand_* / col_expand_* ---------------------------------------------------------------
+
+def _expand_ref(op, a, v, dt):
+    """a <op> v broadcast, in float32 (floats) or int64 (INT32, wrapped after)."""
+    if op == "expdif":
+        return np.exp((a - v).astype(np.float64)).astype(np.float32)  # x - v in FP32, exp correctly rounded
+    if op == "div" and dt == "INT32":
+        return np.trunc(a / v)
+    return {"add": a + v, "sub": a - v, "mul": a * v, "div": a / v if dt != "INT32" else None,
+            "max": np.maximum(a, v), "min": np.minimum(a, v)}[op]
+
+
+def _expand_case(K, prefix, op, dt, rows_vec):
+    if op == "expdif" and dt == "INT32":
+        return
+    x = _input(dt, (R, C), seed=5)
+    vshape = (R, 1) if rows_vec else (1, C)
+    v = _input(dt, vshape, seed=6, positive=op == "div")
+    if op == "expdif":  # keep exp in range
+        x, v = (x.float() / 4).to(DT[dt]), (v.float() / 4).to(DT[dt])
+    a, b = _np(x).astype(np.float32), _np(v).astype(np.float32)
+    if dt == "INT32":
+        a, b = a.astype(np.int64), b.astype(np.int64)
+    for kern, rows, cols in ((getattr(K, prefix + op), R, C), (getattr(K, "v" + prefix + op), VR, VC)):
+        out = torch.zeros((R, C), dtype=DT[dt])
+        kern(x, v, out)
+        want = np.zeros((R, C), dtype=a.dtype)
+        ref = _expand_ref(op, a, b, dt)
+        want[:rows, :cols] = ref[:rows, :cols]
+        if dt == "INT32":
+            want = (want.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32).astype(np.int64)
+        got, exp = _bits(out), _bits(_as(dt, want))
+        if op == "expdif" and dt == "FP32":  # libm's expf: within one unit in the last place
+            assert np.abs(got.astype(np.int64) - exp.astype(np.int64)).max() <= 1, (op, dt)
+        elif op == "expdif":
+            np.testing.assert_allclose(out.float().numpy(), _np(_as(dt, want)), rtol=1e-2)
+        else:
+            assert np.array_equal(got, exp), (prefix, op, dt, rows, cols)
+
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("op", ROW_EXPAND)
+def test_row_expand_matches_numpy(K, op, dt):
+    _expand_case(K, "rx_", op, dt, True)
+
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("op", COL_EXPAND)
+def test_col_expand_matches_numpy(K, op, dt):
+    _expand_case(K, "cx_", op, dt, False)

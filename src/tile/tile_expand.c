@@ -1,0 +1,145 @@
+/*
+ * tile_expand.c - the broadcast ops of docs/dsl.md, Operations:
+ * pl.row_expand_<op> (a [R, C] tile with a [R, 1] vector: element [r, c]
+ * combines with v[r, 0]) and pl.col_expand_<op> (with a [1, C] vector:
+ * v[0, c]); <op> is add, sub, mul, div, max, min, or expdif (exp(x - v),
+ * float only, rows only).
+ *
+ * Each valid row of the tile is one contiguous run: a row expand runs a
+ * tile-scalar kernel over it, a column expand a tile-vector kernel against
+ * the vector's row.  The op is chosen once per call from a table indexed by
+ * it.  FP16/BF16 go through FP32 in blocks of BX_BLOCK (convert, compute,
+ * round to nearest even once).  Integer ops wrap; division truncates and a
+ * zero divisor read by the valid region fails the op before anything is
+ * written.  The result's shape and valid region are the tile's (vector
+ * elements outside the vector's valid region read as 0); the rest is zeroed.
+ */
+#include <math.h>
+
+#include "base/half.h"
+#include "tile/tile_int.h"
+
+#define BX_BLOCK 256
+
+/* X(OP, name, expression of x (the tile's element) and y (the vector's)). */
+#define BX_F32_LIST(X)                                                                                          \
+    X(BC_ADD, add, x + y) X(BC_SUB, sub, x - y) X(BC_MUL, mul, x * y) X(BC_DIV, div, x / y)                     \
+    X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) X(BC_EXPDIF, expdif, expf(x - y))
+#define BX_INT_LIST(X, U, T)                                                                                     \
+    X(BC_ADD, add, (U)x + (U)y) X(BC_SUB, sub, (U)x - (U)y) X(BC_MUL, mul, (U)x * (U)y)                          \
+    X(BC_DIV, div, y == -1 ? (T)(0u - (U)x) : x / y) X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y)
+
+/* Row kernels over n elements: _s with the scalar y, _v with the vector b. */
+#define BX_DEF(T, sfx, name, expr)                                                                              \
+    static void bx_##name##_##sfx##_s(T *d, const T *a, T y, int64_t n)                                         \
+    {                                                                                                           \
+        for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); }                                       \
+    }                                                                                                           \
+    static void bx_##name##_##sfx##_v(T *d, const T *a, const T *b, int64_t n)                                  \
+    {                                                                                                           \
+        for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; d[i] = (T)(expr); }                             \
+    }
+#define BX_DEF_F32_(op, name, expr) BX_DEF(float, f32, name, expr)
+#define BX_DEF_I32_(op, name, expr) BX_DEF(int32_t, i32, name, expr)
+#define BX_DEF_I8_(op, name, expr) BX_DEF(int8_t, i8, name, expr)
+BX_F32_LIST(BX_DEF_F32_)
+BX_INT_LIST(BX_DEF_I32_, uint32_t, int32_t)
+BX_INT_LIST(BX_DEF_I8_, uint8_t, int8_t)
+
+typedef struct bx_f32 { void (*s)(float *, const float *, float, int64_t); void (*v)(float *, const float *, const float *, int64_t); } bx_f32;
+typedef struct bx_i32 { void (*s)(int32_t *, const int32_t *, int32_t, int64_t); void (*v)(int32_t *, const int32_t *, const int32_t *, int64_t); } bx_i32;
+typedef struct bx_i8 { void (*s)(int8_t *, const int8_t *, int8_t, int64_t); void (*v)(int8_t *, const int8_t *, const int8_t *, int64_t); } bx_i8;
+#define BX_F32_ENTRY_(op, name, expr) [TILE_##op] = {bx_##name##_f32_s, bx_##name##_f32_v},
+#define BX_I32_ENTRY_(op, name, expr) [TILE_##op] = {bx_##name##_i32_s, bx_##name##_i32_v},
+#define BX_I8_ENTRY_(op, name, expr) [TILE_##op] = {bx_##name##_i8_s, bx_##name##_i8_v},
+static const bx_f32 bx_f32_tab[TILE_BCASTOP_COUNT] = {BX_F32_LIST(BX_F32_ENTRY_)};
+static const bx_i32 bx_i32_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_I32_ENTRY_, uint32_t, int32_t)};
+static const bx_i8 bx_i8_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_I8_ENTRY_, uint8_t, int8_t)};
+
+#define BX_NAME_(n, s) [TILE_##n] = s,
+static const char *const bx_names[TILE_BCASTOP_COUNT] = {TILE_BCASTOP_LIST(BX_NAME_)};
+#undef BX_NAME_
+
+/* Does the vector hold 0 in any of its n leading elements (the ones the
+ * valid region reads)? */
+static int bx_has_zero(const tile *v, int64_t n)
+{
+    int zero = 0;
+    if (v->dtype == TILE_INT32)
+        for (int64_t i = 0; i < n; i++) zero |= ((const int32_t *)v->data)[i] == 0;
+    else
+        for (int64_t i = 0; i < n; i++) zero |= ((const int8_t *)v->data)[i] == 0;
+    return zero;
+}
+
+/* One FP16/BF16 row through FP32: b NULL means the scalar y. */
+static void bx_half_row(uint16_t *d, const uint16_t *a, const uint16_t *b, float y, int64_t n, int bf16, const bx_f32 *k)
+{
+    float fa[BX_BLOCK], fb[BX_BLOCK];
+    for (int64_t j = 0; j < n; j += BX_BLOCK) {
+        int64_t m = n - j < BX_BLOCK ? n - j : BX_BLOCK;
+        base_half_to_f32(fa, a + j, m, bf16);
+        if (b) {
+            base_half_to_f32(fb, b + j, m, bf16);
+            k->v(fa, fa, fb, m);
+        } else {
+            k->s(fa, fa, y, m);
+        }
+        base_f32_to_half(d + j, fa, m, bf16);
+    }
+}
+
+int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op, int cols, char *msg, size_t cap)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s_expand_%s", cols ? "col" : "row", bx_names[op]);
+    if (a->rank != 2 || v->rank != 2) return tile_fail(msg, cap, "pl.%s requires rank-2 tiles", name);
+    int64_t R = a->shape[0], C = a->shape[1];
+    if (dst->rank != 2 || dst->shape[0] != R || dst->shape[1] != C || dst->dtype != a->dtype || v->dtype != a->dtype ||
+        (cols ? v->shape[0] != 1 || v->shape[1] != C : v->shape[0] != R || v->shape[1] != 1))
+        return tile_fail(msg, cap, "pl.%s: operand and result tiles differ in shape or dtype", name);
+    tile_dtype dt = (tile_dtype)a->dtype;
+    int64_t VR = a->valid[0], VC = a->valid[1];
+    if (VC == 0) VR = 0;
+    if (!tile_dtype_is_float(dt) && op == TILE_BC_EXPDIF)
+        return tile_fail(msg, cap, "pl.%s requires a floating-point tile, got %s", name, tile_dtype_name(dt));
+    if (!tile_dtype_is_float(dt) && op == TILE_BC_DIV && bx_has_zero(v, cols ? VC * (VR > 0) : VR))
+        return tile_fail(msg, cap, "pl.%s: integer division by zero", name);
+    int bf16 = dt == TILE_BF16;
+    for (int64_t r = 0; r < VR; r++) {
+        int64_t s = r * C, vs = cols ? 0 : r; /* the vector: its row (cols) or its element r */
+        switch (dt) {
+        case TILE_FP32: {
+            float *d = (float *)dst->data + s;
+            const float *x = (const float *)a->data + s, *y = (const float *)v->data;
+            if (cols) bx_f32_tab[op].v(d, x, y, VC);
+            else bx_f32_tab[op].s(d, x, y[vs], VC);
+            break;
+        }
+        case TILE_FP16:
+        case TILE_BF16: {
+            const uint16_t *y = (const uint16_t *)v->data;
+            float ys = cols ? 0.0f : bf16 ? base_bf16_to_f32(y[vs]) : base_f16_to_f32(y[vs]);
+            bx_half_row((uint16_t *)dst->data + s, (const uint16_t *)a->data + s, cols ? y : NULL, ys, VC, bf16, &bx_f32_tab[op]);
+            break;
+        }
+        case TILE_INT32: {
+            int32_t *d = (int32_t *)dst->data + s;
+            const int32_t *x = (const int32_t *)a->data + s, *y = (const int32_t *)v->data;
+            if (cols) bx_i32_tab[op].v(d, x, y, VC);
+            else bx_i32_tab[op].s(d, x, y[vs], VC);
+            break;
+        }
+        case TILE_INT8: {
+            int8_t *d = (int8_t *)dst->data + s;
+            const int8_t *x = (const int8_t *)a->data + s, *y = (const int8_t *)v->data;
+            if (cols) bx_i8_tab[op].v(d, x, y, VC);
+            else bx_i8_tab[op].s(d, x, y[vs], VC);
+            break;
+        }
+        }
+    }
+    dst->valid[0] = a->valid[0], dst->valid[1] = a->valid[1];
+    tile_clear_outside(dst);
+    return 0;
+}
