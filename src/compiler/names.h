@@ -72,8 +72,8 @@ typedef enum cc_pl_reason {
     X(row_min, LATER, OP, NONE) X(col_sum, LATER, OP, NONE) X(col_max, LATER, OP, NONE)                   \
     X(col_min, LATER, OP, NONE) X(col_expand, LATER, OP, NONE) X(row_expand, LATER, OP, NONE)             \
     X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
-    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_acc, LATER, OP, NONE)                   \
-    X(matmul_bias, LATER, OP, NONE) X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)             \
+    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
+    X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \
     X(or_, LATER, OP, NONE) X(xor, LATER, OP, NONE) X(shl, LATER, OP, NONE) X(shr, LATER, OP, NONE)        \
     X(not_, LATER, OP, NONE) X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \

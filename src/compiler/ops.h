@@ -24,7 +24,9 @@ typedef enum cc_op_class {
     CC_OPC_UNARY,      /* element-wise x; an optional slot is a hint: a boolean literal, no effect */
     CC_OPC_ROW_REDUCE, /* a rank-2 [R, C] tile -> [R, 1]; the optional slot is a scratch tile (unused) */
     CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
-    CC_OPC_MATMUL      /* lhs [M, K] @ rhs [K, N] */
+    CC_OPC_MATMUL,     /* lhs [M, K] @ rhs [K, N] */
+    /* p1-misc: the ops with their own operand layout */
+    CC_OPC_MATMUL_ACC  /* acc [M, N] + lhs [M, K] @ rhs [K, N]; init_cond true: the product alone */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -44,6 +46,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *   CAST    x                                        attrs: dtype, mode
  *   MATMUL  lhs, rhs                                 attrs: dtype (out_dtype as written, or 255)
  *   CREATE_TENSOR  shape, init_value=                attrs: dtype
+ *   MATMUL_ACC     acc, lhs, rhs, init_cond=          (lowered: TCOPY acc into the result, then
+ *                                                     TOP a=lhs b=rhs c=init_cond register or -1)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -71,7 +75,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(ROW_MAX, "row_max", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MAX, 1, "tile", "tmp_tile")                    \
     X(CAST, "cast", CAST, ANY, BOTH, -1, 1, "x")                                                           \
     X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                          \
-    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")
+    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")                   \
+    /* p1-misc */                                                                                           \
+    X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

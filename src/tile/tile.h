@@ -124,5 +124,9 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap);
 /* dst [M, N] = a [M, K] @ b [K, N]; FP32 result for float operands, INT32
  * for INT8; valid = [a.valid[0], b.valid[1]]. */
 int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap);
+/* acc [M, N] (FP32, INT32 for INT8 operands) += a [M, K] @ b [K, N], in place;
+ * valid = acc's valid region intersected with the product's.  init: acc =
+ * a @ b as tile_matmul (acc's old value ignored). */
+int tile_matmul_acc(tile *acc, const tile *a, const tile *b, int init, tile_scratch *s, char *msg, size_t cap);
 
 #endif
