@@ -26,7 +26,9 @@ typedef enum cc_op_class {
     CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
     CC_OPC_MATMUL,     /* lhs [M, K] @ rhs [K, N] */
     /* p1-misc: the ops with their own operand layout */
-    CC_OPC_MATMUL_ACC  /* acc [M, N] + lhs [M, K] @ rhs [K, N]; init_cond true: the product alone */
+    CC_OPC_MATMUL_ACC, /* acc [M, N] + lhs [M, K] @ rhs [K, N]; init_cond true: the product alone */
+    CC_OPC_CONCAT,     /* src0 [R, C0], src1 [R, C1] -> [R, C0 + C1], fully valid */
+    CC_OPC_FILLPAD     /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -48,6 +50,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *   CREATE_TENSOR  shape, init_value=                attrs: dtype
  *   MATMUL_ACC     acc, lhs, rhs, init_cond=          (lowered: TCOPY acc into the result, then
  *                                                     TOP a=lhs b=rhs c=init_cond register or -1)
+ *   CONCAT  src0, src1
+ *   FILLPAD x                                        attrs: mode (the pl.PadValue, never null)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -77,7 +81,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                          \
     X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")                   \
     /* p1-misc */                                                                                           \
-    X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")
+    X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")          \
+    X(CONCAT, "concat", CONCAT, ANY, KERNEL, -1, 2, "src0", "src1")                                        \
+    X(FILLPAD, "fillpad", FILLPAD, ANY, KERNEL, -1, 1, "x")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

@@ -467,7 +467,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
-        case CC_IR_MATMUL_ACC: return tc_misc_op(t, call, (cc_ir_op)op);
+        case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: return tc_misc_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }

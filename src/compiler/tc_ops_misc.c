@@ -1,12 +1,15 @@
 /*
  * tc_ops_misc.c - the type checker's pl ops with their own operand layout
- * (docs/dsl.md, "Operations"): pl.matmul_acc.  Binding, placement and the
+ * (docs/dsl.md, "Operations"): pl.matmul_acc, pl.concat, pl.fillpad.  Binding, placement and the
  * helpers are tc_ops.c's; this file holds each op's checks with their exact
  * messages and its result type.
  */
 #include "compiler/tc.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "compiler/names.h"
 
 #define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
 
@@ -66,10 +69,75 @@ static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
     return m;
 }
 
+static cc_ir_expr *tc_concat(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"src0", "src1"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "concat", ps, TC_N(ps), &a) || !tc_need(t, call, "concat", &a, 2, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *y = x ? tc_tile_arg(t, a.v[1]) : NULL;
+    if (!y) return NULL;
+    if (x->type.rank != 2 || y->type.rank != 2) return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.concat requires 2D tiles");
+    if (x->type.dtype != y->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "tile.concat: inputs must have same dtype, got %s vs %s",
+                      cc_dtype_name((cc_dtype)x->type.dtype), cc_dtype_name((cc_dtype)y->type.dtype));
+    if (x->type.shape[0] != y->type.shape[0])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.concat: row count must match, got %lld vs %lld",
+                      (long long)x->type.shape[0], (long long)y->type.shape[0]);
+    cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CONCAT, call->span);
+    if (!c) return tc_oom(t);
+    c->u.op.args[0] = x, c->u.op.args[1] = y;
+    c->type = x->type;
+    c->type.shape[1] = x->type.shape[1] + y->type.shape[1];
+    c->type.partial = 0;
+    return c;
+}
+
+static int tc_is_math_inf(const cc_expr *e)
+{
+    return e->kind == CC_E_ATTR && !strcmp(e->u.attr.name, "inf") && e->u.attr.value->kind == CC_E_NAME &&
+           !strcmp(e->u.attr.value->u.name, "math");
+}
+
+/* pad_value=: a pl.PadValue member but null, or 0, math.inf, -math.inf; -1 when reported. */
+static int tc_pad_value(tc *t, const cc_expr *e)
+{
+    static const char text[] = "fillpad pad_value only accepts PadValue.zero, PadValue.max, PadValue.min, 0, math.inf or -math.inf, got %s";
+    if (!e) return 1;
+    int v = tc_enum_value(t, e, "PadValue");
+    if (v == 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "fillpad pad_value cannot be PadValue.null"), -1;
+    if (v > 0) return v;
+    if (e->kind == CC_E_INT && e->u.i == 0) return 1;
+    if (tc_is_math_inf(e)) return 2;
+    if (e->kind == CC_E_UNARY && e->u.un.op == CC_OP_NEG && tc_is_math_inf(e->u.un.operand)) return 3;
+    const char *got = "this value";
+    char buf[64];
+    if (e->kind == CC_E_INT) snprintf(buf, sizeof buf, "%lld", (long long)e->u.i), got = buf;
+    else if (e->kind == CC_E_FLOAT) snprintf(buf, sizeof buf, "%g", e->u.f), got = buf;
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, text, got), -1;
+}
+
+static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"x", "pad_value"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "fillpad", ps, TC_N(ps), &a) || !tc_need(t, call, "fillpad", &a, 1, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
+    int pad = x ? tc_pad_value(t, a.v[1]) : -1;
+    if (pad < 0) return NULL;
+    cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD, call->span);
+    if (!f) return tc_oom(t);
+    f->u.op.args[0] = x, f->u.op.mode = (uint8_t)pad;
+    f->type = x->type;
+    f->type.partial = 0;
+    return f;
+}
+
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     switch (op) {
     case CC_IR_MATMUL_ACC: return tc_matmul_acc(t, call);
+    case CC_IR_CONCAT: return tc_concat(t, call);
+    case CC_IR_FILLPAD: return tc_fillpad(t, call);
     default: return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "internal error: pl.%s has no checks", cc_ir_op_name(op));
     }
 }
