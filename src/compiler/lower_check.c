@@ -217,6 +217,10 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
         lc_use(c, CC_LO_TILE, in->a, "operand");
         if (in->b_scalar) lc_use(c, CC_LO_REG, in->b, "scalar operand");
         else if (in->b >= 0) lc_use(c, CC_LO_TILE, in->b, "operand");
+        if (in->op == CC_IR_MATMUL_ACC) {
+            lc_use(c, CC_LO_TILE, in->dst, "accumulator");
+            if (in->c >= 0) lc_use(c, CC_LO_REG, in->c, "condition");
+        }
         lc_def(c, CC_LO_TILE, in->dst, "destination");
         break;
     case CC_LO_TCOPY: lc_use(c, CC_LO_TILE, in->a, "source"), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;

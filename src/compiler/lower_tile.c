@@ -74,7 +74,23 @@ static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
     in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar;
-    if (op == CC_IR_CAST) in->mode = e->u.op.mode;
+    if (op == CC_IR_CAST || op == CC_IR_FILLPAD) in->mode = e->u.op.mode;
+    lo_copy(b, dst, out, e->span);
+}
+
+/* pl.matmul_acc: the accumulator copied into the result (a temporary when
+ * the result is lhs or rhs), then TOP a=lhs, b=rhs, c=init_cond's register
+ * (-1: none), which reads and writes its destination. */
+static void lo_matmul_acc(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t acc = lo_tile(b, arg[0]), l = lo_tile(b, arg[1]), r = lo_tile(b, arg[2]);
+    int32_t cond = arg[3] ? lo_scalar(b, arg[3], -1) : -1;
+    int32_t out = dst == l || dst == r ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    lo_copy(b, out, acc, e->span);
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = CC_IR_MATMUL_ACC, in->dtype = e->type.dtype, in->dst = out, in->a = l, in->b = r, in->c = cond;
     lo_copy(b, dst, out, e->span);
 }
 
@@ -84,6 +100,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind == CC_X_VAR && e->type.kind == CC_T_TILE) return lo_copy(b, dst, lo_var(b, e->u.name, e->type), e->span);
     if (e->kind != CC_X_OP || e->type.kind != CC_T_TILE) return (void)lo_internal(b, e->span, "a tile operand that is not a tile");
     if (e->u.op.op == CC_IR_LOAD) return lo_load(b, e, dst);
+    if (e->u.op.op == CC_IR_MATMUL_ACC) return lo_matmul_acc(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 
@@ -127,14 +144,16 @@ void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
 /* Tile bit sets, one per instruction, words 64-bit words each. */
 static uint64_t *lo_bit(uint64_t *sets, uint32_t i, uint32_t words) { return sets + (size_t)i * words; }
 
-/* The tiles an instruction reads (up to two) and the one it writes (-1: none). */
-static int lo_tile_uses(const cc_lo_insn *in, int32_t use[2], int32_t *def)
+/* The tiles an instruction reads (up to three: matmul_acc reads its
+ * destination) and the one it writes (-1: none). */
+static int lo_tile_uses(const cc_lo_insn *in, int32_t use[3], int32_t *def)
 {
-    use[0] = use[1] = *def = -1;
+    use[0] = use[1] = use[2] = *def = -1;
     if (in->code == CC_LO_LOAD) *def = in->dst;
     if (in->code == CC_LO_STORE) use[0] = in->b;
     if (in->code == CC_LO_TCOPY) use[0] = in->a, *def = in->dst;
     if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
+    if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) use[2] = in->dst;
     return use[0] >= 0 || *def >= 0;
 }
 
@@ -156,12 +175,12 @@ static uint64_t *lo_tile_live_out(const cc_lo_insn *code, uint32_t n, uint32_t w
             for (uint32_t k = 0; k < ns; k++)
                 if (succ[k] < n)
                     for (uint32_t w = 0; w < words; w++) out[w] |= lo_bit(live_in, succ[k], words)[w];
-            int32_t use[2], def;
+            int32_t use[3], def;
             lo_tile_uses(in, use, &def);
             for (uint32_t w = 0; w < words; w++) {
                 uint64_t v = out[w];
                 if (def >= 0 && (uint32_t)def / 64 == w) v &= ~(1ull << (def % 64));
-                for (int u = 0; u < 2; u++)
+                for (int u = 0; u < 3; u++)
                     if (use[u] >= 0 && (uint32_t)use[u] / 64 == w) v |= 1ull << (use[u] % 64);
                 if (v != inb[w]) inb[w] = v, changed = 1;
             }
@@ -191,6 +210,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
         if (in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) reads[in->a]++;
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
+        if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) reads[in->dst]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;
     }
     for (uint32_t i = 1; i < n; i++) {
@@ -203,10 +223,10 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         int clobbered = 0;
         for (uint32_t k = j + 1; k < i; k++) clobbered |= target[k] || (op->b_scalar && code[k].dst == op->b);
         if (clobbered) continue;
-        int32_t use[2], def;
+        int32_t use[3], def;
         lo_tile_uses(op, use, &def);
         int kept = 0;
-        for (int u = 0; u < 2; u++)
+        for (int u = 0; u < 3; u++)
             if (use[u] >= 0) kept |= (int)(lo_bit(live_out, j, words)[use[u] / 64] >> (use[u] % 64) & 1);
         st->mode = kept ? 2 : 1;
     }

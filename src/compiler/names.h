@@ -59,7 +59,7 @@ typedef enum cc_pl_reason {
     X(DataType, SUPPORTED, ENUM, NONE) X(Level, SUPPORTED, ENUM, NONE) X(ScopeMode, SUPPORTED, ENUM, NONE) \
     X(CachePolicy, SUPPORTED, ENUM, NONE) X(FunctionType, SUPPORTED, ENUM, NONE)                         \
     X(Mem, SUPPORTED, ENUM, NONE) X(MemorySpace, SUPPORTED, ENUM, NONE) X(Layout, SUPPORTED, ENUM, NONE)  \
-    X(ND, SUPPORTED, CONSTANT, NONE)                                                                     \
+    X(ND, SUPPORTED, CONSTANT, NONE) X(PadValue, SUPPORTED, ENUM, NONE)                                   \
     /* loops, scopes, statements */                                                                      \
     X(spmd, LATER, LOOP, NONE) X(spmd_submit, LATER, LOOP, NONE) X(parallel, LATER, LOOP, NONE)           \
     X(unroll, LATER, LOOP, NONE) X(pipeline, LATER, LOOP, NONE) X(while_, LATER, LOOP, NONE)              \
@@ -71,8 +71,8 @@ typedef enum cc_pl_reason {
     X(create_tile, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE)                    \
     X(col_expand, LATER, OP, NONE) X(row_expand, LATER, OP, NONE)             \
     X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
-    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_acc, LATER, OP, NONE)                   \
-    X(matmul_bias, LATER, OP, NONE) X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)             \
+    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
+    X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \
     X(or_, LATER, OP, NONE) X(xor, LATER, OP, NONE) X(shl, LATER, OP, NONE) X(shr, LATER, OP, NONE)        \
     X(not_, LATER, OP, NONE) X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
@@ -98,6 +98,11 @@ typedef enum cc_pl_reason {
     X(at, role, HARDWARE, KIND) X(at, optimizations, LATER, NONE) X(at, no_dep_args, LATER, NONE)        \
     X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
     X(store, atomic, LATER, NONE)
+
+/* pl.PadValue (pl.fillpad's pad_value=): X(member, value); the values are tile_pad's. */
+#define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)
+/* "zero": a pl.PadValue member's name. */
+const char *cc_pad_value_name(int v);
 
 typedef struct cc_pl_name {
     const char *name;

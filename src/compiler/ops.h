@@ -27,7 +27,11 @@ typedef enum cc_op_class {
     CC_OPC_ROW_EXPAND, /* tile [R, C] <op> row_vec [R, 1] broadcast along each row -> [R, C] */
     CC_OPC_COL_EXPAND, /* tile [R, C] <op> col_vec [1, C] broadcast down each column -> [R, C] */
     CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
-    CC_OPC_MATMUL      /* lhs [M, K] @ rhs [K, N] */
+    CC_OPC_MATMUL,     /* lhs [M, K] @ rhs [K, N] */
+    /* the ops with their own operand layout */
+    CC_OPC_MATMUL_ACC, /* acc [M, N] + lhs [M, K] @ rhs [K, N]; init_cond true: the product alone */
+    CC_OPC_CONCAT,     /* src0 [R, C0], src1 [R, C1] -> [R, C0 + C1], fully valid */
+    CC_OPC_FILLPAD     /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -47,52 +51,60 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *   CAST    x                                        attrs: dtype, mode
  *   MATMUL  lhs, rhs                                 attrs: dtype (out_dtype as written, or 255)
  *   CREATE_TENSOR  shape, init_value=                attrs: dtype
+ *   MATMUL_ACC     acc, lhs, rhs, init_cond=          (lowered: TCOPY acc into the result, then
+ *                                                     TOP a=lhs b=rhs c=init_cond register or -1)
+ *   CONCAT  src0, src1
+ *   FILLPAD x                                        attrs: mode (the pl.PadValue, never null)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
  * (a unary op: a TILE_UNOP_LIST row in tile/tile.h, a UN_*_LIST row per
  * dtype class in tile_elementwise.c); (3) drop its name from names.h's later
  * names; (4) its line in docs/dsl.md, Operations; (5) its tests, as for pl.log. */
-#define CC_IR_OP_LIST(X)                                                                                    \
-    X(LOAD, "load", MEMORY, ANY, KERNEL, -1, 3, "tensor", "offsets", "shapes", "valid_shape")              \
-    X(STORE, "store", MEMORY, ANY, KERNEL, -1, 3, "tile", "offsets", "output_tensor", "shapes")            \
-    X(ADD, "add", BINARY, ANY, KERNEL, TILE_ADD, 2, "lhs", "rhs")                                          \
-    X(SUB, "sub", BINARY, ANY, KERNEL, TILE_SUB, 2, "lhs", "rhs")                                          \
-    X(MUL, "mul", BINARY, ANY, KERNEL, TILE_MUL, 2, "lhs", "rhs")                                          \
-    X(DIV, "div", BINARY, ANY, KERNEL, TILE_DIV, 2, "lhs", "rhs")                                          \
-    X(MAXIMUM, "maximum", BINARY, ANY, KERNEL, TILE_MAX, 2, "lhs", "rhs")                                  \
-    X(MINIMUM, "minimum", BINARY, ANY, KERNEL, TILE_MIN, 2, "lhs", "rhs")                                  \
-    X(EXP, "exp", UNARY, FLOAT, KERNEL, TILE_EXP, 1, "x")                                                  \
-    X(NEG, "neg", UNARY, ANY, KERNEL, TILE_NEG, 1, "x")                                                    \
-    X(SQRT, "sqrt", UNARY, FLOAT, KERNEL, TILE_SQRT, 1, "x")                                               \
-    X(ABS, "abs", UNARY, ANY, KERNEL, TILE_ABS, 1, "x")                                                    \
-    X(RELU, "relu", UNARY, ANY, KERNEL, TILE_RELU, 1, "x")                                                 \
-    X(LOG, "log", UNARY, FLOAT, KERNEL, TILE_LOG, 1, "x")                                                  \
-    X(RSQRT, "rsqrt", UNARY, FLOAT, KERNEL, TILE_RSQRT, 1, "x")                                            \
-    X(RECIP, "recip", UNARY, FLOAT, KERNEL, TILE_RECIP, 1, "x", "high_precision")                          \
-    X(ROW_SUM, "row_sum", ROW_REDUCE, ANY, KERNEL, TILE_ROW_SUM, 1, "tile", "tmp_tile")                    \
-    X(ROW_MAX, "row_max", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MAX, 1, "tile", "tmp_tile")                    \
-    X(CAST, "cast", CAST, ANY, BOTH, -1, 1, "x")                                                           \
-    X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                          \
-    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")                   \
-    /* reductions and expands (p1-reduce) */                                                               \
-    X(ROW_MIN, "row_min", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MIN, 1, "tile", "tmp_tile")                    \
-    X(COL_SUM, "col_sum", COL_REDUCE, ANY, KERNEL, TILE_COL_SUM, 1, "tile")                                \
-    X(COL_MAX, "col_max", COL_REDUCE, ANY, KERNEL, TILE_COL_MAX, 1, "tile")                                \
-    X(COL_MIN, "col_min", COL_REDUCE, ANY, KERNEL, TILE_COL_MIN, 1, "tile")                                 \
-    X(ROW_EXPAND_ADD, "row_expand_add", ROW_EXPAND, ANY, KERNEL, TILE_BC_ADD, 2, "tile", "row_vec")         \
-    X(ROW_EXPAND_SUB, "row_expand_sub", ROW_EXPAND, ANY, KERNEL, TILE_BC_SUB, 2, "tile", "row_vec")         \
-    X(ROW_EXPAND_MUL, "row_expand_mul", ROW_EXPAND, ANY, KERNEL, TILE_BC_MUL, 2, "tile", "row_vec")         \
-    X(ROW_EXPAND_DIV, "row_expand_div", ROW_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "row_vec")         \
-    X(ROW_EXPAND_MAX, "row_expand_max", ROW_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "row_vec")         \
-    X(ROW_EXPAND_MIN, "row_expand_min", ROW_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "row_vec")         \
-    X(ROW_EXPAND_EXPDIF, "row_expand_expdif", ROW_EXPAND, FLOAT, KERNEL, TILE_BC_EXPDIF, 2, "tile", "row_vec")\
-    X(COL_EXPAND_ADD, "col_expand_add", COL_EXPAND, ANY, KERNEL, TILE_BC_ADD, 2, "tile", "col_vec")         \
-    X(COL_EXPAND_SUB, "col_expand_sub", COL_EXPAND, ANY, KERNEL, TILE_BC_SUB, 2, "tile", "col_vec")         \
-    X(COL_EXPAND_MUL, "col_expand_mul", COL_EXPAND, ANY, KERNEL, TILE_BC_MUL, 2, "tile", "col_vec")         \
-    X(COL_EXPAND_DIV, "col_expand_div", COL_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "col_vec")         \
-    X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")         \
-    X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")
+#define CC_IR_OP_LIST(X)                                                                                       \
+    X(LOAD, "load", MEMORY, ANY, KERNEL, -1, 3, "tensor", "offsets", "shapes", "valid_shape")                  \
+    X(STORE, "store", MEMORY, ANY, KERNEL, -1, 3, "tile", "offsets", "output_tensor", "shapes")                \
+    X(ADD, "add", BINARY, ANY, KERNEL, TILE_ADD, 2, "lhs", "rhs")                                              \
+    X(SUB, "sub", BINARY, ANY, KERNEL, TILE_SUB, 2, "lhs", "rhs")                                              \
+    X(MUL, "mul", BINARY, ANY, KERNEL, TILE_MUL, 2, "lhs", "rhs")                                              \
+    X(DIV, "div", BINARY, ANY, KERNEL, TILE_DIV, 2, "lhs", "rhs")                                              \
+    X(MAXIMUM, "maximum", BINARY, ANY, KERNEL, TILE_MAX, 2, "lhs", "rhs")                                      \
+    X(MINIMUM, "minimum", BINARY, ANY, KERNEL, TILE_MIN, 2, "lhs", "rhs")                                      \
+    X(EXP, "exp", UNARY, FLOAT, KERNEL, TILE_EXP, 1, "x")                                                      \
+    X(NEG, "neg", UNARY, ANY, KERNEL, TILE_NEG, 1, "x")                                                        \
+    X(SQRT, "sqrt", UNARY, FLOAT, KERNEL, TILE_SQRT, 1, "x")                                                   \
+    X(ABS, "abs", UNARY, ANY, KERNEL, TILE_ABS, 1, "x")                                                        \
+    X(RELU, "relu", UNARY, ANY, KERNEL, TILE_RELU, 1, "x")                                                     \
+    X(LOG, "log", UNARY, FLOAT, KERNEL, TILE_LOG, 1, "x")                                                      \
+    X(RSQRT, "rsqrt", UNARY, FLOAT, KERNEL, TILE_RSQRT, 1, "x")                                                \
+    X(RECIP, "recip", UNARY, FLOAT, KERNEL, TILE_RECIP, 1, "x", "high_precision")                              \
+    X(ROW_SUM, "row_sum", ROW_REDUCE, ANY, KERNEL, TILE_ROW_SUM, 1, "tile", "tmp_tile")                        \
+    X(ROW_MAX, "row_max", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MAX, 1, "tile", "tmp_tile")                        \
+    X(CAST, "cast", CAST, ANY, BOTH, -1, 1, "x")                                                               \
+    X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                              \
+    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")                         \
+    /* reductions and expands */                                                                               \
+    X(ROW_MIN, "row_min", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MIN, 1, "tile", "tmp_tile")                        \
+    X(COL_SUM, "col_sum", COL_REDUCE, ANY, KERNEL, TILE_COL_SUM, 1, "tile")                                    \
+    X(COL_MAX, "col_max", COL_REDUCE, ANY, KERNEL, TILE_COL_MAX, 1, "tile")                                    \
+    X(COL_MIN, "col_min", COL_REDUCE, ANY, KERNEL, TILE_COL_MIN, 1, "tile")                                    \
+    X(ROW_EXPAND_ADD, "row_expand_add", ROW_EXPAND, ANY, KERNEL, TILE_BC_ADD, 2, "tile", "row_vec")            \
+    X(ROW_EXPAND_SUB, "row_expand_sub", ROW_EXPAND, ANY, KERNEL, TILE_BC_SUB, 2, "tile", "row_vec")            \
+    X(ROW_EXPAND_MUL, "row_expand_mul", ROW_EXPAND, ANY, KERNEL, TILE_BC_MUL, 2, "tile", "row_vec")            \
+    X(ROW_EXPAND_DIV, "row_expand_div", ROW_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "row_vec")            \
+    X(ROW_EXPAND_MAX, "row_expand_max", ROW_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "row_vec")            \
+    X(ROW_EXPAND_MIN, "row_expand_min", ROW_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "row_vec")            \
+    X(ROW_EXPAND_EXPDIF, "row_expand_expdif", ROW_EXPAND, FLOAT, KERNEL, TILE_BC_EXPDIF, 2, "tile", "row_vec") \
+    X(COL_EXPAND_ADD, "col_expand_add", COL_EXPAND, ANY, KERNEL, TILE_BC_ADD, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_SUB, "col_expand_sub", COL_EXPAND, ANY, KERNEL, TILE_BC_SUB, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_MUL, "col_expand_mul", COL_EXPAND, ANY, KERNEL, TILE_BC_MUL, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_DIV, "col_expand_div", COL_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")            \
+    /* matmul_acc, concat, fillpad */                                                                          \
+    X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")              \
+    X(CONCAT, "concat", CONCAT, ANY, KERNEL, -1, 2, "src0", "src1")                                            \
+    X(FILLPAD, "fillpad", FILLPAD, ANY, KERNEL, -1, 1, "x")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

@@ -14,6 +14,7 @@
  *  - The printer only reads the IR; failures are out->oom.
  */
 #include "compiler/printer.h"
+#include "compiler/names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -166,6 +167,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         break;
     case CC_IR_CREATE_TENSOR:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    case CC_IR_FILLPAD:
+        if (!positional && e->u.op.mode != 1) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
         break;
     default: break;
     }

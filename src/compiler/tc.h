@@ -234,6 +234,22 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp);
 /* The tile op for a binary operator with a tile on the left. */
 cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp);
+/* An op call's arguments bound to its parameter names (NULL: absent). */
+typedef struct tc_args {
+    const cc_expr *v[8];
+} tc_args;
+/* Binds call's arguments to the np parameter names of pl.<op>; 0 when reported. */
+int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a);
+/* The first n parameters are present; 0 when one is missing (reported). */
+int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params);
+/* "[4, 8]": a tile's shape, in the arena. */
+const char *tc_shape_text(tc *t, const cc_type *ty);
+/* Tile ops run in kernel code only; 0 when reported. */
+int tc_kernel_only(tc *t, const char *op, cc_span sp);
+
+/* ---- tc_ops_misc.c ---- */
+/* pl.matmul_acc, pl.concat, pl.fillpad called by name; NULL when reported. */
+cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* ---- typecheck.c ---- */
 /* A call of a program function (bare name or self.f); submit: pl.submit. */

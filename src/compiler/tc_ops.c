@@ -19,16 +19,12 @@
 #include "compiler/names.h"
 #include "compiler/scalar.h"
 
-typedef struct tc_args {
-    const cc_expr *v[8];
-} tc_args;
-
 #define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
 
 /* Binds call's arguments to the np parameter names of an op (positional
  * first, then keywords); unknown keywords: those names.h lists are
  * reported as it says, others as unexpected. */
-static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a)
+int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a)
 {
     memset(a, 0, sizeof *a);
     if (call->u.call.nargs > np)
@@ -49,14 +45,14 @@ static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *co
     return 1;
 }
 
-static int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params)
+int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params)
 {
     for (uint32_t k = 0; k < n; k++)
         if (!a->v[k]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s() missing required argument '%s'", op, params[k]), 0;
     return 1;
 }
 
-static const char *tc_shape_text(tc *t, const cc_type *ty)
+const char *tc_shape_text(tc *t, const cc_type *ty)
 {
     char buf[96];
     size_t len = 0;
@@ -69,7 +65,7 @@ static const char *tc_shape_text(tc *t, const cc_type *ty)
 }
 
 /* Tile ops run in kernel code only. */
-static int tc_kernel_only(tc *t, const char *op, cc_span sp)
+int tc_kernel_only(tc *t, const char *op, cc_span sp)
 {
     if (t->c.plane != TC_CONTROL) return 1;
     tc_err(t, CC_DIAG_INVALID_OP, sp, "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
@@ -501,6 +497,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
+        case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: return tc_misc_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }

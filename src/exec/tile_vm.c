@@ -178,6 +178,13 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         break;
     case CC_OPC_CAST: rc = tile_cast(d, a, (tile_round)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL: rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg); break;
+    case CC_OPC_CONCAT: rc = tile_concat(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
+    case CC_OPC_FILLPAD: rc = tile_fillpad(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
+    case CC_OPC_MATMUL_ACC: {
+        int init = in->c >= 0 && !cc_scalar_is_zero(m->r[in->c], (cc_dtype)m->k->regs[in->c].type.dtype);
+        rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);
+        break;
+    }
     default: return vm_fail(m, in, "internal error: tile op %d", op);
     }
     return rc ? vm_fail(m, in, NULL) : 0;
@@ -185,7 +192,8 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
 
 static int vm_top(vm *m, const cc_lo_insn *in)
 {
-    vm_own(m, in->dst, in->dst == in->a || (!in->b_scalar && in->dst == in->b));
+    int reads_dst = in->op == CC_IR_MATMUL_ACC; /* the accumulator */
+    vm_own(m, in->dst, reads_dst || in->dst == in->a || (!in->b_scalar && in->dst == in->b));
     return vm_top_run(m, in);
 }
 

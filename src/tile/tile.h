@@ -54,6 +54,8 @@ enum {
 };
 #undef TILE_OP_ENUM_
 #undef TILE_OP_ONE_
+/* pl.fillpad's pad values, in pl.PadValue order (null is no pad). */
+typedef enum tile_pad { TILE_PAD_NULL, TILE_PAD_ZERO, TILE_PAD_MAX, TILE_PAD_MIN } tile_pad;
 /* float -> int cast modes, in cc_cast_mode order. */
 typedef enum tile_round { TILE_ROUND, TILE_RINT, TILE_FLOOR, TILE_CEIL, TILE_TRUNC } tile_round;
 
@@ -140,5 +142,19 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap);
 /* dst [M, N] = a [M, K] @ b [K, N]; FP32 result for float operands, INT32
  * for INT8; valid = [a.valid[0], b.valid[1]]. */
 int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap);
+/* acc [M, N] (FP32, INT32 for INT8 operands) += a [M, K] @ b [K, N], in place;
+ * valid = acc's valid region intersected with the product's.  init: acc =
+ * a @ b as tile_matmul (acc's old value ignored). */
+int tile_matmul_acc(tile *acc, const tile *a, const tile *b, int init, tile_scratch *s, char *msg, size_t cap);
+
+/* dst [R, C0 + C1] = a [R, C0] beside b [R, C1] (same dtype), fully valid:
+ * outside a source's valid region its zero pad.  dst is neither source. */
+int tile_concat(tile *dst, const tile *a, const tile *b, char *msg, size_t cap);
+/* dst (a's shape and dtype; may be a) = a, fully valid: outside a's valid
+ * region 0 (ZERO), +inf or the integer max (MAX), -inf or the integer min
+ * (MIN). */
+int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
+/* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
+void tile_full(tile *dst, tile_scalar v);
 
 #endif

@@ -7,6 +7,11 @@
  * the tile buffers; FP16/BF16 widen into scratch FP32 first; INT8
  * accumulates in INT32 (wrapping) with an i-k-j loop that vectorizes.
  * OpenBLAS runs single-threaded: each runtime worker is one core.
+ *
+ * pl.matmul_acc adds the product into the accumulator in place (the
+ * GEMM's beta = 1, the INT8 loop without its clearing), over the
+ * intersection of the accumulator's valid region and the product's, as
+ * pl.add would; with init_cond true it is pl.matmul into the accumulator.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,16 +35,12 @@ static float *mm_scratch(tile_scratch *s, size_t bytes)
     return s->buf;
 }
 
-int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap)
+/* dst[:M, :N] = beta * dst[:M, :N] + a[:M, :K] @ b[:K, :N] (beta 0 or 1), then
+ * zero outside [M, N]; dst's valid region becomes [M, N]. */
+static int mm_run(tile *dst, const tile *a, const tile *b, int64_t M, int64_t N, int64_t K, int beta, tile_scratch *s,
+                  const char *op, char *msg, size_t cap)
 {
-    if (a->rank != 2 || b->rank != 2 || a->shape[1] != b->shape[0] || a->dtype != b->dtype)
-        return tile_fail(msg, cap, "pl.matmul: inner dimensions or dtypes differ");
-    tile_dtype dt = (tile_dtype)a->dtype, rt = dt == TILE_INT8 ? TILE_INT32 : TILE_FP32;
-    if (dt == TILE_INT32) return tile_fail(msg, cap, "pl.matmul: INT32 operands are not supported; cast to FP32 or INT8");
-    if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != b->shape[1] || dst->dtype != rt)
-        return tile_fail(msg, cap, "pl.matmul: the result tile is not [%lld, %lld] %s", (long long)a->shape[0],
-                         (long long)b->shape[1], tile_dtype_name(rt));
-    int64_t M = a->valid[0], N = b->valid[1], K = a->valid[1] < b->valid[0] ? a->valid[1] : b->valid[0];
+    tile_dtype dt = (tile_dtype)a->dtype;
     int64_t lda = a->shape[1], ldb = b->shape[1], ldc = dst->shape[1];
     dst->valid[0] = M, dst->valid[1] = N;
     if (M == 0 || N == 0) {
@@ -51,7 +52,7 @@ int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *
         int32_t *C = dst->data;
         for (int64_t i = 0; i < M; i++) {
             uint32_t *c = (uint32_t *)(C + i * ldc);
-            memset(c, 0, (size_t)N * 4);
+            if (!beta) memset(c, 0, (size_t)N * 4);
             for (int64_t k = 0; k < K; k++) {
                 uint32_t x = (uint32_t)(int32_t)A[i * lda + k];
                 const int8_t *brow = B + k * ldb;
@@ -62,20 +63,53 @@ int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *
         return 0;
     }
     const float *A = a->data, *B = b->data;
-    if (dt != TILE_FP32) {
+    if (dt != TILE_FP32 && K > 0) {
         float *w = mm_scratch(s, (size_t)(M * K + K * N) * sizeof(float));
-        if (!w) return tile_fail(msg, cap, "pl.matmul: out of memory for %lld FP32 elements", (long long)(M * K + K * N));
+        if (!w) return tile_fail(msg, cap, "pl.%s: out of memory for %lld FP32 elements", op, (long long)(M * K + K * N));
         for (int64_t i = 0; i < M; i++) base_half_to_f32(w + i * K, (const uint16_t *)a->data + i * lda, K, dt == TILE_BF16);
         for (int64_t k = 0; k < K; k++) base_half_to_f32(w + M * K + k * N, (const uint16_t *)b->data + k * ldb, N, dt == TILE_BF16);
         A = w, B = w + M * K, lda = K, ldb = N;
     }
     if (K == 0) {
-        for (int64_t i = 0; i < M; i++) memset((float *)dst->data + i * ldc, 0, (size_t)N * 4);
+        if (!beta)
+            for (int64_t i = 0; i < M; i++) memset((float *)dst->data + i * ldc, 0, (size_t)N * 4);
     } else {
         pthread_once(&mm_once, mm_single_thread);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, (blasint)lda, B,
-                    (blasint)ldb, 0.0f, dst->data, (blasint)ldc);
+                    (blasint)ldb, beta ? 1.0f : 0.0f, dst->data, (blasint)ldc);
     }
     tile_clear_outside(dst);
     return 0;
+}
+
+/* The operand checks of matmul and matmul_acc; *rt gets the result dtype. */
+static int mm_check(const tile *dst, const tile *a, const tile *b, const char *op, tile_dtype *rt, char *msg, size_t cap)
+{
+    if (a->rank != 2 || b->rank != 2 || a->shape[1] != b->shape[0] || a->dtype != b->dtype)
+        return tile_fail(msg, cap, "pl.%s: inner dimensions or dtypes differ", op);
+    tile_dtype dt = (tile_dtype)a->dtype;
+    *rt = dt == TILE_INT8 ? TILE_INT32 : TILE_FP32;
+    if (dt == TILE_INT32) return tile_fail(msg, cap, "pl.%s: INT32 operands are not supported; cast to FP32 or INT8", op);
+    if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != b->shape[1] || dst->dtype != *rt)
+        return tile_fail(msg, cap, "pl.%s: the result tile is not [%lld, %lld] %s", op, (long long)a->shape[0], (long long)b->shape[1],
+                         tile_dtype_name(*rt));
+    return 0;
+}
+
+static int64_t mm_min(int64_t x, int64_t y) { return x < y ? x : y; }
+
+int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap)
+{
+    tile_dtype rt;
+    if (mm_check(dst, a, b, "matmul", &rt, msg, cap)) return -1;
+    return mm_run(dst, a, b, a->valid[0], b->valid[1], mm_min(a->valid[1], b->valid[0]), 0, s, "matmul", msg, cap);
+}
+
+int tile_matmul_acc(tile *acc, const tile *a, const tile *b, int init, tile_scratch *s, char *msg, size_t cap)
+{
+    tile_dtype rt;
+    if (mm_check(acc, a, b, "matmul_acc", &rt, msg, cap)) return -1;
+    int64_t K = mm_min(a->valid[1], b->valid[0]);
+    if (init) return mm_run(acc, a, b, a->valid[0], b->valid[1], K, 0, s, "matmul_acc", msg, cap);
+    return mm_run(acc, a, b, mm_min(acc->valid[0], a->valid[0]), mm_min(acc->valid[1], b->valid[1]), K, 1, s, "matmul_acc", msg, cap);
 }

@@ -167,7 +167,7 @@ static void test_dsl_later_ops_outside_v1(void **s)
     (void)s;
     static const char *const ops[] = {"col_expand", "row_expand",
                                       "expand", "cmp", "sel", "and_", "or_", "xor", "shl", "shr", "not_", "gather", "scatter", "sort",
-                                      "matmul_acc", "matmul_bias", "batch_matmul", "atomic_add"};
+                                      "matmul_bias", "batch_matmul", "atomic_add"};
     char body[128], msg[128];
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         snprintf(body, sizeof body, "        t = pl.%s(a, a)\n", ops[k]);

@@ -8,7 +8,8 @@ import pypto.language as pl
 from pypto import _C
 
 ENUMS = {"DataType": pl.DataType, "Level": pl.Level, "ScopeMode": pl.ScopeMode, "CachePolicy": pl.CachePolicy,
-         "FunctionType": pl.FunctionType, "MemorySpace": pl.MemorySpace, "Layout": pl.Layout}
+         "FunctionType": pl.FunctionType, "MemorySpace": pl.MemorySpace, "Layout": pl.Layout,
+         "PadValue": pl.PadValue}
 
 
 def test_every_python_enum_member_equals_its_c_value():

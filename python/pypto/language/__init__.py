@@ -12,7 +12,7 @@ from .parser import diagnostics  # noqa: F401
 
 __all__ = [
     "jit", "program", "function", "parse_program", "ProgramText", "JitFunction", "Program",
-    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType",
+    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue",
     "Tensor", "Out", "InOut", "Scalar", "TaskId", "range", "at", "scope", "manual_scope",
 ]
 
@@ -27,6 +27,7 @@ CachePolicy = enum.IntEnum("CachePolicy", _ENUMS["CachePolicy"], module=__name__
 FunctionType = enum.IntEnum("FunctionType", _ENUMS["FunctionType"], module=__name__)
 MemorySpace = enum.IntEnum("MemorySpace", _ENUMS["MemorySpace"], module=__name__)
 Layout = enum.IntEnum("Layout", _ENUMS["Layout"], module=__name__)
+PadValue = enum.IntEnum("PadValue", _ENUMS["PadValue"], module=__name__)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND

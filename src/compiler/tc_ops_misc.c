@@ -1,0 +1,143 @@
+/*
+ * tc_ops_misc.c - the type checker's pl ops with their own operand layout
+ * (docs/dsl.md, "Operations"): pl.matmul_acc, pl.concat, pl.fillpad.  Binding, placement and the
+ * helpers are tc_ops.c's; this file holds each op's checks with their exact
+ * messages and its result type.
+ */
+#include "compiler/tc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/names.h"
+
+#define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
+
+static cc_ir_expr *tc_tile_arg(tc *t, const cc_expr *e)
+{
+    cc_ir_expr *x = tc_expr(t, e);
+    return x ? tc_tile_operand(t, x, e->span) : NULL;
+}
+
+/* init_cond=: a BOOL or integer scalar (a run-time value allowed); None: absent. */
+static int tc_init_cond(tc *t, const cc_expr *e, cc_ir_expr **out)
+{
+    *out = NULL;
+    if (!e || e->kind == CC_E_NONE) return 1;
+    cc_ir_expr *c = tc_expr(t, e);
+    if (!c) return 0;
+    if (c->type.kind != CC_T_SCALAR || cc_dtype_is_float(c->type.dtype) || c->type.dtype == CC_DT_TASK_ID)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.matmul_acc init_cond= must be a BOOL or integer scalar"), 0;
+    *out = c;
+    return 1;
+}
+
+static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"acc", "lhs", "rhs", "init_cond"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "matmul_acc", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul_acc", &a, 3, ps)) return NULL;
+    cc_ir_expr *acc = tc_tile_arg(t, a.v[0]), *l = acc ? tc_tile_arg(t, a.v[1]) : NULL, *r = l ? tc_tile_arg(t, a.v[2]) : NULL, *cond;
+    if (!r || !tc_init_cond(t, a.v[3], &cond)) return NULL;
+    if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul_acc: inner dimensions differ: %s vs %s",
+                      tc_shape_text(t, &l->type), tc_shape_text(t, &r->type));
+    if (l->type.dtype != r->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc: operand dtypes %s and %s differ; insert pl.cast",
+                      cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
+    if (l->type.dtype == CC_DT_INT32)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc takes FP32, FP16, BF16 or INT8 operands, got INT32");
+    cc_dtype want = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
+    if (acc->type.dtype != want)
+        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "tile.matmul_acc requires accumulator dtype %s, but got %s", cc_dtype_name(want),
+                      cc_dtype_name((cc_dtype)acc->type.dtype));
+    if (acc->type.rank != 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.matmul_acc requires a rank-2 accumulator, got rank %u", acc->type.rank);
+    if (acc->type.shape[0] != l->type.shape[0])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL,
+                      "tile.matmul_acc requires matching physical M dimensions, but got acc M=%lld and lhs M=%lld",
+                      (long long)acc->type.shape[0], (long long)l->type.shape[0]);
+    if (acc->type.shape[1] != r->type.shape[1])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL,
+                      "tile.matmul_acc requires matching physical N dimensions, but got acc N=%lld and rhs N=%lld",
+                      (long long)acc->type.shape[1], (long long)r->type.shape[1]);
+    cc_ir_expr *m = cc_ir_op_new(t->a, CC_IR_MATMUL_ACC, call->span);
+    if (!m) return tc_oom(t);
+    m->u.op.args[0] = acc, m->u.op.args[1] = l, m->u.op.args[2] = r, m->u.op.args[3] = cond;
+    m->type = acc->type;
+    m->type.partial = (uint8_t)(acc->type.partial || l->type.partial || r->type.partial);
+    return m;
+}
+
+static cc_ir_expr *tc_concat(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"src0", "src1"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "concat", ps, TC_N(ps), &a) || !tc_need(t, call, "concat", &a, 2, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *y = x ? tc_tile_arg(t, a.v[1]) : NULL;
+    if (!y) return NULL;
+    if (x->type.rank != 2 || y->type.rank != 2) return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.concat requires 2D tiles");
+    if (x->type.dtype != y->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "tile.concat: inputs must have same dtype, got %s vs %s",
+                      cc_dtype_name((cc_dtype)x->type.dtype), cc_dtype_name((cc_dtype)y->type.dtype));
+    if (x->type.shape[0] != y->type.shape[0])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.concat: row count must match, got %lld vs %lld",
+                      (long long)x->type.shape[0], (long long)y->type.shape[0]);
+    cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CONCAT, call->span);
+    if (!c) return tc_oom(t);
+    c->u.op.args[0] = x, c->u.op.args[1] = y;
+    c->type = x->type;
+    c->type.shape[1] = x->type.shape[1] + y->type.shape[1];
+    c->type.partial = 0;
+    return c;
+}
+
+static int tc_is_math_inf(const cc_expr *e)
+{
+    return e->kind == CC_E_ATTR && !strcmp(e->u.attr.name, "inf") && e->u.attr.value->kind == CC_E_NAME &&
+           !strcmp(e->u.attr.value->u.name, "math");
+}
+
+/* pad_value=: a pl.PadValue member but null, or 0, math.inf, -math.inf; -1 when reported. */
+static int tc_pad_value(tc *t, const cc_expr *e)
+{
+    static const char text[] = "fillpad pad_value only accepts PadValue.zero, PadValue.max, PadValue.min, 0, math.inf or -math.inf, got %s";
+    if (!e) return 1;
+    int v = tc_enum_value(t, e, "PadValue");
+    if (v == 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "fillpad pad_value cannot be PadValue.null"), -1;
+    if (v > 0) return v;
+    if (e->kind == CC_E_INT && e->u.i == 0) return 1;
+    if (tc_is_math_inf(e)) return 2;
+    if (e->kind == CC_E_UNARY && e->u.un.op == CC_OP_NEG && tc_is_math_inf(e->u.un.operand)) return 3;
+    const char *got = "this value";
+    char buf[64];
+    if (e->kind == CC_E_INT) snprintf(buf, sizeof buf, "%lld", (long long)e->u.i), got = buf;
+    else if (e->kind == CC_E_FLOAT) snprintf(buf, sizeof buf, "%g", e->u.f), got = buf;
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, text, got), -1;
+}
+
+static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"x", "pad_value"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "fillpad", ps, TC_N(ps), &a) || !tc_need(t, call, "fillpad", &a, 1, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
+    int pad = x ? tc_pad_value(t, a.v[1]) : -1;
+    if (pad < 0) return NULL;
+    cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD, call->span);
+    if (!f) return tc_oom(t);
+    f->u.op.args[0] = x, f->u.op.mode = (uint8_t)pad;
+    f->type = x->type;
+    f->type.partial = 0;
+    return f;
+}
+
+cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
+{
+    switch (op) {
+    case CC_IR_MATMUL_ACC: return tc_matmul_acc(t, call);
+    case CC_IR_CONCAT: return tc_concat(t, call);
+    case CC_IR_FILLPAD: return tc_fillpad(t, call);
+    default: return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "internal error: pl.%s has no checks", cc_ir_op_name(op));
+    }
+}

@@ -1,0 +1,82 @@
+/*
+ * tile_shape.c - the tile kernels that build a fully valid tile from the
+ * buffers as they are: pl.concat (two rank-2 tiles side by side), pl.fillpad
+ * (the elements outside the valid region set to a pad value) and
+ * pl.tile.full (a constant tile).  Each relies on tile.h's invariant (0
+ * outside the valid region) and works by whole rows: memcpy, or tile_fill
+ * over a row's tail.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tile/tile_int.h"
+
+int tile_concat(tile *dst, const tile *a, const tile *b, char *msg, size_t cap)
+{
+    if (a->rank != 2 || b->rank != 2 || dst->rank != 2) return tile_fail(msg, cap, "tile.concat requires 2D tiles");
+    if (a->dtype != b->dtype || dst->dtype != a->dtype)
+        return tile_fail(msg, cap, "tile.concat: inputs must have same dtype, got %s vs %s", tile_dtype_name((tile_dtype)a->dtype),
+                         tile_dtype_name((tile_dtype)b->dtype));
+    int64_t R = a->shape[0], C0 = a->shape[1], C1 = b->shape[1];
+    if (b->shape[0] != R || dst->shape[0] != R || dst->shape[1] != C0 + C1)
+        return tile_fail(msg, cap, "tile.concat: row count must match, got %lld vs %lld", (long long)R, (long long)b->shape[0]);
+    size_t es = tile_dtype_size((tile_dtype)a->dtype);
+    const char *pa = a->data, *pb = b->data;
+    char *pd = dst->data;
+    for (int64_t i = 0; i < R; i++) {
+        memcpy(pd + (size_t)(i * (C0 + C1)) * es, pa + (size_t)(i * C0) * es, (size_t)C0 * es);
+        memcpy(pd + (size_t)(i * (C0 + C1) + C0) * es, pb + (size_t)(i * C1) * es, (size_t)C1 * es);
+    }
+    memcpy(dst->valid, dst->shape, sizeof dst->valid);
+    return 0;
+}
+
+/* The pad value of kind pad (tile_pad) for dtype dt. */
+static tile_scalar pad_scalar(tile_dtype dt, tile_pad pad)
+{
+    tile_scalar v = {.i = 0};
+    if (tile_dtype_is_float(dt)) {
+        if (pad != TILE_PAD_ZERO) v.f = pad == TILE_PAD_MAX ? INFINITY : -INFINITY;
+        else v.f = 0;
+        return v;
+    }
+    int64_t hi = dt == TILE_INT8 ? INT8_MAX : INT32_MAX;
+    if (pad == TILE_PAD_MAX) v.i = hi;
+    if (pad == TILE_PAD_MIN) v.i = -hi - 1;
+    return v;
+}
+
+int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap)
+{
+    if (dst->dtype != a->dtype || dst->rank != a->rank || memcmp(dst->shape, a->shape, a->rank * sizeof a->shape[0]))
+        return tile_fail(msg, cap, "pl.fillpad: the result tile does not match the source");
+    if (pad != TILE_PAD_ZERO && pad != TILE_PAD_MAX && pad != TILE_PAD_MIN)
+        return tile_fail(msg, cap, "fillpad pad_value cannot be PadValue.null");
+    if (dst->data != a->data) memcpy(dst->data, a->data, (size_t)tile_bytes(a));
+    int r = a->rank, full = 1;
+    int64_t valid[TILE_MAX_RANK];
+    memcpy(valid, a->valid, sizeof valid);
+    for (int d = 0; d < r; d++) full &= valid[d] == a->shape[d];
+    memcpy(dst->valid, dst->shape, sizeof dst->valid);
+    if (full || pad == TILE_PAD_ZERO) return 0; /* outside the valid region the buffer holds 0 already */
+    tile_dtype dt = (tile_dtype)a->dtype;
+    tile_scalar v = pad_scalar(dt, pad);
+    size_t es = tile_dtype_size(dt);
+    char *p = dst->data;
+    int64_t rows = tile_count(a) / a->shape[r - 1], row_len = a->shape[r - 1];
+    int64_t idx[TILE_MAX_RANK] = {0};
+    for (int64_t k = 0; k < rows; k++) {
+        int inside = 1;
+        for (int d = 0; d < r - 1; d++) inside &= idx[d] < valid[d];
+        int64_t from = inside ? valid[r - 1] : 0;
+        if (from < row_len) tile_fill(p + (size_t)(k * row_len + from) * es, dt, v, row_len - from);
+        for (int d = r - 2; d >= 0 && ++idx[d] == a->shape[d]; d--) idx[d] = 0;
+    }
+    return 0;
+}
+
+void tile_full(tile *dst, tile_scalar v)
+{
+    tile_fill(dst->data, (tile_dtype)dst->dtype, v, tile_count(dst));
+    memcpy(dst->valid, dst->shape, sizeof dst->valid);
+}
