@@ -19,7 +19,7 @@
 /* What an op is; the class fixes how it is checked, lowered and run.
  * (Column reductions, expands, shape ops and element access come later.) */
 typedef enum cc_op_class {
-    CC_OPC_MEMORY,     /* load, store, create_tensor: each with its own rules */
+    CC_OPC_MEMORY,     /* load, store, create_tensor, move, create_tile: each with its own rules */
     CC_OPC_BINARY,     /* element-wise lhs, rhs: a tile of equal shape and dtype, or a scalar on the right */
     CC_OPC_UNARY,      /* element-wise x; an optional slot is a hint: a boolean literal, no effect */
     CC_OPC_ROW_REDUCE, /* a rank-2 [R, C] tile -> [R, 1]; the optional slot is a scratch tile (unused) */
@@ -44,6 +44,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *   CAST    x                                        attrs: dtype, mode
  *   MATMUL  lhs, rhs                                 attrs: dtype (out_dtype as written, or 255)
  *   CREATE_TENSOR  shape, init_value=                attrs: dtype
+ *   MOVE    tile                                     (its target_memory is the result's tag)
+ *   CREATE_TILE    shape, transpose= (a hint)        attrs: dtype (target_memory: the tag)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -71,7 +73,10 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(ROW_MAX, "row_max", ROW_REDUCE, ANY, KERNEL, TILE_ROW_MAX, 1, "tile", "tmp_tile")                    \
     X(CAST, "cast", CAST, ANY, BOTH, -1, 1, "x")                                                           \
     X(MATMUL, "matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                          \
-    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")
+    X(CREATE_TENSOR, "create_tensor", MEMORY, ANY, ORCH, -1, 1, "shape", "init_value")                    \
+    /* memory spaces (tc_mem.c) */                                                                          \
+    X(MOVE, "move", MEMORY, ANY, KERNEL, -1, 1, "tile")                                                    \
+    X(CREATE_TILE, "create_tile", MEMORY, ANY, KERNEL, -1, 1, "shape", "transpose")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

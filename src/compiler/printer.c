@@ -153,6 +153,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     switch (e->u.op.op) {
     case CC_IR_LOAD:
         if (positional) break;
+        if (cc_type_mem(&e->type) != CC_MEM_Vec) base_strbuf_printf(out, "%starget_memory=pl.Mem.%s", s, cc_mem_name(cc_type_mem(&e->type)));
         if (e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
         if (e->u.op.cache != CC_CACHE_UNSET)
             base_strbuf_printf(out, "%scache=pl.CachePolicy.%s", s, cc_cache_policy_name(e->u.op.cache));
@@ -166,6 +167,13 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         break;
     case CC_IR_CREATE_TENSOR:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    case CC_IR_MOVE: /* the tag is the result's */
+        if (positional) base_strbuf_printf(out, "%starget_memory=pl.Mem.%s", s, cc_mem_name(cc_type_mem(&e->type)));
+        break;
+    case CC_IR_CREATE_TILE:
+        if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        else if (cc_type_mem(&e->type) != CC_MEM_Vec) base_strbuf_printf(out, "%starget_memory=pl.Mem.%s", s, cc_mem_name(cc_type_mem(&e->type)));
         break;
     default: break;
     }

@@ -470,7 +470,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
             return tc_func_call(t, k, e, 1, 1);
         }
         const cc_pl_name *n = cc_pl_name_find(op);
-        if (n && n->status == CC_PL_SUPPORTED) return tc_pl_call(t, e, op);
+        if (n && n->status == CC_PL_SUPPORTED) return tc_mem_result(tc_pl_call(t, e, op));
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {

@@ -19,16 +19,12 @@
 #include "compiler/names.h"
 #include "compiler/scalar.h"
 
-typedef struct tc_args {
-    const cc_expr *v[8];
-} tc_args;
-
 #define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
 
 /* Binds call's arguments to the np parameter names of an op (positional
  * first, then keywords); unknown keywords: those names.h lists are
  * reported as it says, others as unexpected. */
-static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a)
+int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a)
 {
     memset(a, 0, sizeof *a);
     if (call->u.call.nargs > np)
@@ -49,7 +45,7 @@ static int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *co
     return 1;
 }
 
-static int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params)
+int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params)
 {
     for (uint32_t k = 0; k < n; k++)
         if (!a->v[k]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s() missing required argument '%s'", op, params[k]), 0;
@@ -201,8 +197,8 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     if (a.v[3] && !(valid = tc_list_of(t, a.v[3], "valid_shape"))) return NULL;
     if (valid && valid->u.list.n != n)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[3]->span, NULL, "pl.load: valid_shape has %u entries for a rank-%u tile", valid->u.list.n, n);
-    if (a.v[4] && tc_enum_value(t, a.v[4], "Mem") < 0 && tc_enum_value(t, a.v[4], "MemorySpace") < 0)
-        return tc_err(t, CC_DIAG_TYPE, a.v[4]->span, NULL, "pl.load target_memory= must be a pl.Mem member");
+    uint8_t mem = CC_MEM_Vec;
+    if (a.v[4] && !tc_load_target(t, a.v[4], &mem)) return NULL;
     if (a.v[6]) {
         int c = tc_enum_value(t, a.v[6], "CachePolicy");
         if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
@@ -211,7 +207,7 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
-    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid)};
+    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid), .mem = mem};
     memcpy(ld->type.shape, ext, n * sizeof ext[0]);
     return ld;
 }
@@ -286,7 +282,7 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
     if (!x) return tc_oom(t);
     x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
     x->type.partial = l->type.partial || (r->type.kind == CC_T_TILE && r->type.partial);
-    return x;
+    return tc_mem_result(x);
 }
 
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
@@ -300,7 +296,7 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
     if (!u) return tc_oom(t);
     u->u.op.args[0] = x, u->type = x->type;
     if (reduce) u->type.shape[1] = 1;
-    return u;
+    return tc_mem_result(u);
 }
 
 /* An optional slot: of a unary op a hint (a boolean literal, kept as
@@ -471,6 +467,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
+        case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
