@@ -78,7 +78,7 @@ typedef enum cc_pl_reason {
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
-    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, LATER, ANNOTATION, NONE) X(tile, LATER, NAMESPACE, NONE) \
+    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(tile, LATER, NAMESPACE, NONE) \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
     X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
     X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX)

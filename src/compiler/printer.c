@@ -275,12 +275,30 @@ static void print_footprints(const cc_ir_expr *v, base_strbuf *out)
 
 static void print_block(const cc_ir_block *b, int depth, base_strbuf *out);
 
+static void print_type(const cc_type *t, base_strbuf *out);
+
+/* Does the value show its tile's memory space itself (or is it Vec)? */
+static int print_shows_mem(const cc_ir_expr *v)
+{
+    if (v->type.kind != CC_T_TILE || cc_type_mem(&v->type) == CC_MEM_Vec || v->kind == CC_X_VAR) return 1;
+    if (v->kind != CC_X_OP) return 0;
+    cc_ir_op op = (cc_ir_op)v->u.op.op;
+    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_info(op)->cls == CC_OPC_MATMUL ||
+           (int)op == cc_ir_op_lookup("matmul_acc");
+}
+
+/* A tile whose space the value does not show (an add tagged by a pl.Tile
+ * annotation) is printed with its annotation, so the tag survives. */
 static void print_assign(const cc_ir_stmt *s, base_strbuf *out)
 {
     for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
         base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.assign.targets[k].name);
-    base_strbuf_puts(out, " = ");
     const cc_ir_expr *v = s->u.assign.value;
+    if (s->u.assign.ntargets == 1 && !print_shows_mem(v)) {
+        base_strbuf_puts(out, ": ");
+        print_type(&v->type, out);
+    }
+    base_strbuf_puts(out, " = ");
     if (s->u.assign.ntargets > 1 && v->kind == CC_X_LIST) /* a, b = 1, 2: the tuple as written */
         for (uint32_t k = 0; k < v->u.list.n; k++) {
             if (k) base_strbuf_puts(out, ", ");

@@ -250,6 +250,11 @@ int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
 /* x (an op node or NULL) with its result's memory-space tag set by its op:
  * matmul Acc, every op but load, move and create_tile Vec. */
 cc_ir_expr *tc_mem_result(cc_ir_expr *x);
+/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.Mem.<space>)]:
+ * checked against v (shape and dtype; the space against the tag of an op
+ * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
+ * annotation, -1 reported. */
+int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v);
 /* pl.move or pl.create_tile. */
 cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 

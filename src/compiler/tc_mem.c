@@ -126,3 +126,48 @@ cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op)
     if (!tc_op_bind(t, call, name, ps, np, &a) || !tc_need(t, call, name, &a, 2, ps)) return NULL;
     return move ? tc_move(t, call, &a) : tc_create_tile(t, call, &a);
 }
+
+/* Does v's op fix its tag (a pl.Tile annotation must then agree with it)?
+ * pl.load, pl.move, pl.create_tile, matmul, and a variable (its own tag). */
+static int tc_mem_fixed(const cc_ir_expr *v)
+{
+    if (v->kind != CC_X_OP) return 1;
+    cc_ir_op op = (cc_ir_op)v->u.op.op;
+    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_info(op)->cls == CC_OPC_MATMUL ||
+           (int)op == cc_ir_op_lookup("matmul_acc");
+}
+
+int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
+{
+    ann = tc_module_constant_ast(t, ann);
+    if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tile") || ann->u.sub.value->u.attr.value->kind != CC_E_NAME)
+        return 0;
+    const cc_expr *ix = ann->u.sub.index;
+    uint32_t n = ix->kind == CC_E_TUPLE ? ix->u.seq.n : 1;
+    const cc_expr *const *items = ix->kind == CC_E_TUPLE ? (const cc_expr *const *)ix->u.seq.items : &ix;
+    const cc_expr *dims = n >= 2 ? tc_module_constant_ast(t, items[0]) : NULL;
+    if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE) || n > 3)
+        return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a tile annotation reads pl.Tile[[d0, d1, ...], dtype] or pl.Tile[[d0, d1, ...], dtype, pl.Mem.<space>]"), -1;
+    if (dims->u.seq.n < 1 || dims->u.seq.n > CC_MAX_RANK)
+        return tc_err(t, CC_DIAG_TYPE, dims->span, NULL, "tile rank must be 1 to 4, got %u", dims->u.seq.n), -1;
+    cc_type a = {.kind = CC_T_TILE, .rank = (uint8_t)dims->u.seq.n};
+    for (uint32_t d = 0; d < a.rank; d++) {
+        if (!tc_const_int(t, dims->u.seq.items[d], &a.shape[d], "tile annotation shapes")) return -1;
+        if (a.shape[d] <= 0)
+            return tc_err(t, CC_DIAG_TYPE, dims->u.seq.items[d]->span, NULL, "tile dimension %u must be positive, got %lld", d, (long long)a.shape[d]), -1;
+    }
+    int dt = tc_dtype_arg(t, items[1], "the tile annotation's dtype");
+    if (dt < 0) return -1;
+    a.dtype = (uint8_t)dt;
+    int mem = -1;
+    if (n == 3 && (mem = tc_mem_member(t, items[2], "Tile")) < 0) return -1;
+    int tile = v->type.kind == CC_T_TILE;
+    a.mem = (uint8_t)(mem >= 0 ? mem : tile ? (int)cc_type_mem(&v->type) : (int)CC_MEM_Vec);
+    if (!tile || !cc_type_equal(&a, &v->type) || (mem >= 0 && tc_mem_fixed(v) && cc_type_mem(&v->type) != (cc_mem)mem)) {
+        char as[128], bs[128];
+        cc_type_format(&a, as, sizeof as), cc_type_format(&v->type, bs, sizeof bs);
+        return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "annotation %s does not match the value's type %s", as, bs), -1;
+    }
+    if (mem >= 0) v->type.mem = (uint8_t)mem; /* the annotation sets the tag of an op that does not fix it */
+    return 1;
+}

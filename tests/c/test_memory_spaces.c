@@ -181,7 +181,46 @@ static void test_mem_lowered_forms(void **s)
     pto_program_free(p);
 }
 
+/* ---- pl.Tile annotations on assignments --------------------------------------------------- */
+
+static void test_mem_tile_annotation_accepted(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"x = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat, cache=pl.CachePolicy.DEFAULT)\n",
+                                       "y = pl.add(x, x)\n", "z: pl.Tile[[64, 128], pl.FP32, pl.Mem.Left] = pl.add(x, y)\n", "u = z\n",
+                                       "c = pl.matmul(", NULL};
+    mem_expect_ok(KP("a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]",
+                     "        x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)\n"
+                     "        y: pl.Tile[[64, 128], pl.FP32] = pl.add(x, x)\n"
+                     "        z: pl.Tile[[64, 128], pl.FP32, pl.MemorySpace.Left] = pl.add(x, y)\n"
+                     "        u: pl.Tile[[64, 128], pl.FP32, pl.Mem.Left] = z\n"
+                     "        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(u, pl.load(w, [0, 0], [128, 64]))\n"
+                     "        pl.store(u, [0, 0], out)\n        pl.store(c, [64, 0], out)\n"),
+                  want);
+}
+
+static void test_mem_tile_annotation_mismatch(void **s)
+{
+    (void)s;
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 64], pl.FP32] = t\n"), "ParserTypeError",
+              "annotation pl.Tile[[64, 64], pl.FP32] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 7, 12);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP16] = pl.exp(t)\n"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP16] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 7, 12);
+    MEM_ERROR(K("        x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 128])\n"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 6, 12);
+    MEM_ERROR(K(LOAD_T "        m = pl.move(t, target_memory=pl.Mem.Left)\n        x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Right] = m\n"),
+              "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32, pl.Mem.Right] does not match the value's type pl.Tile[[64, 128], pl.FP32, pl.Mem.Left]", 8,
+              12);
+    MEM_ERROR(K("        n = 3\n        x: pl.Tile[[64, 128], pl.FP32] = n\n"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32] does not match the value's type pl.Scalar[pl.INDEX]", 7, 12);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec, pl.Mem.Mat] = t\n"), "ParserTypeError",
+              "a tile annotation reads pl.Tile[[d0, d1, ...], dtype] or pl.Tile[[d0, d1, ...], dtype, pl.Mem.<space>]", 7, 12);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_mem_tile_annotation_accepted),
+    cmocka_unit_test(test_mem_tile_annotation_mismatch),
     cmocka_unit_test(test_mem_load_target_vec_or_mat),
     cmocka_unit_test(test_mem_load_target_other_spaces),
     cmocka_unit_test(test_mem_move_accepted),

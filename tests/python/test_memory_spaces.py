@@ -134,3 +134,31 @@ def test_errors_reach_python(load):
     assert type(e.value).__name__ == "InvalidOperationError"
     with pytest.raises(ParserSyntaxError, match=r"pl.create_tile\(\) transpose must be None or a boolean literal"):
         mod.bad_transpose(a, out)
+
+
+def test_tile_annotations(load):
+    mod, path = load("""
+        @pl.jit
+        def tagged(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                x: pl.Tile[[4, 8], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [4, 8], target_memory=pl.Mem.Mat)
+                y: pl.Tile[[4, 8], pl.FP32, pl.Mem.Left] = pl.add(x, x)
+                pl.store(y, [0, 0], out)
+            return out
+
+        @pl.jit
+        def mismatch(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                x: pl.Tile[[4, 8], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [4, 8])
+                pl.store(x, [0, 0], out)
+            return out
+        """)
+    a, out = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 8), np.float32)
+    text = mod.tagged.lower(a, out)
+    assert "y: pl.Tile[[4, 8], pl.FP32, pl.Mem.Left] = pl.add(x, x)" in text
+    assert pl.parse_program(text).lower(a, out) == text
+    mod.tagged(a, out)
+    np.testing.assert_array_equal(out, a * 2)
+    with pytest.raises(Exception, match=r"annotation pl.Tile\[\[4, 8\], pl.FP32, pl.Mem.Mat\] does not match the value's type pl.Tile\[\[4, 8\], pl.FP32\]") as e:
+        mod.mismatch(a, out)
+    assert type(e.value).__name__ == "ParserTypeError"
