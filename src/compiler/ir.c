@@ -76,6 +76,8 @@ size_t cc_shape_format(const cc_type *t, char *buf, size_t cap)
     return len;
 }
 
+cc_mem cc_type_mem(const cc_type *t) { return t->mem == CC_MEM_DDR ? CC_MEM_Vec : (cc_mem)t->mem; }
+
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -89,7 +91,9 @@ size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
     case CC_T_TILE:
         base_appendf(buf, cap, &len, t->kind == CC_T_TENSOR ? "pl.Tensor[" : "pl.Tile[");
         cc_shape_append(buf, cap, &len, t);
-        base_appendf(buf, cap, &len, ", pl.%s]", cc_dtype_name(t->dtype));
+        base_appendf(buf, cap, &len, ", pl.%s", cc_dtype_name(t->dtype));
+        if (t->kind == CC_T_TILE && cc_type_mem(t) != CC_MEM_Vec) base_appendf(buf, cap, &len, ", pl.Mem.%s", cc_mem_name(cc_type_mem(t)));
+        base_appendf(buf, cap, &len, "]");
         break;
     case CC_T_LIST: base_appendf(buf, cap, &len, "list"); break;
     case CC_T_STR: base_appendf(buf, cap, &len, "str"); break;

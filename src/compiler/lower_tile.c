@@ -6,7 +6,9 @@
  * when the op allows it, else a temporary.  Element-wise ops (binary,
  * unary, cast: cc_ir_op_elementwise) may write a tile they read; matmul
  * and row reductions never do: when the target is one of their operands
- * they go through a temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY).
+ * they go through a temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY),
+ * and so does pl.move (its memory space is a type tag only); pl.create_tile
+ * is a TOP without operands.
  */
 #include <stdlib.h>
 
@@ -101,6 +103,12 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind != CC_X_OP || e->type.kind != CC_T_TILE) return (void)lo_internal(b, e->span, "a tile operand that is not a tile");
     if (e->u.op.op == CC_IR_LOAD) return lo_load(b, e, dst);
     if (e->u.op.op == CC_IR_MATMUL_ACC) return lo_matmul_acc(b, e, dst);
+    if (e->u.op.op == CC_IR_MOVE) return lo_tile_into(b, e->u.op.args[0], dst); /* a copy: only the tag differs */
+    if (e->u.op.op == CC_IR_CREATE_TILE) { /* a TOP without operands: zeros */
+        cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+        if (in) in->op = CC_IR_CREATE_TILE, in->dtype = e->type.dtype, in->dst = dst, in->a = in->b = -1;
+        return;
+    }
     lo_tile_op(b, e, dst);
 }
 
@@ -208,7 +216,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
     for (uint32_t i = 0; i < n; i++) {
         const cc_lo_insn *in = &code[i];
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
-        if (in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) reads[in->a]++;
+        if ((in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) && in->a >= 0) reads[in->a]++;
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
         if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) reads[in->dst]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;

@@ -98,6 +98,8 @@ const char *cc_cache_policy_name(cc_cache_policy c)
     return cc_member_name(cc_cache_policy_members, CC_N(cc_cache_policy_members), (int)c, "DEFAULT");
 }
 
+const char *cc_mem_name(cc_mem m) { return cc_member_name(cc_memory_space_members, CC_N(cc_memory_space_members), (int)m, "Vec"); }
+
 const char *cc_func_kind_name(cc_func_kind k) { return cc_member_name(cc_func_kind_members, CC_N(cc_func_kind_members), (int)k, "Opaque"); }
 
 const char *cc_pad_value_name(int v) { return cc_member_name(cc_pad_value_members, CC_N(cc_pad_value_members), v, "zero"); }

@@ -67,9 +67,8 @@ typedef enum cc_pl_reason {
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
-    X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) X(move, LATER, OP, NONE)                       \
-    X(create_tile, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE)                    \
-    X(col_expand, LATER, OP, NONE) X(row_expand, LATER, OP, NONE)             \
+    X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE) \
+    X(col_expand, LATER, OP, NONE) X(row_expand, LATER, OP, NONE)                                        \
     X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
     X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
     X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \
@@ -78,7 +77,7 @@ typedef enum cc_pl_reason {
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
-    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, LATER, ANNOTATION, NONE) X(tile, LATER, NAMESPACE, NONE) \
+    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(tile, LATER, NAMESPACE, NONE) \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
     X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
     X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX)
@@ -97,7 +96,8 @@ typedef enum cc_pl_reason {
 #define CC_PL_KEYWORD_LIST(X)                                                                           \
     X(at, role, HARDWARE, KIND) X(at, optimizations, LATER, NONE) X(at, no_dep_args, LATER, NONE)        \
     X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
-    X(store, atomic, LATER, NONE)
+    X(store, atomic, LATER, NONE)                                                                        \
+    X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)
 
 /* pl.PadValue (pl.fillpad's pad_value=): X(member, value); the values are tile_pad's. */
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)

@@ -19,7 +19,7 @@
 /* What an op is; the class fixes how it is checked, lowered and run.
  * (Shape ops and element access come later.) */
 typedef enum cc_op_class {
-    CC_OPC_MEMORY,     /* load, store, create_tensor: each with its own rules */
+    CC_OPC_MEMORY,     /* load, store, create_tensor, move, create_tile: each with its own rules */
     CC_OPC_BINARY,     /* element-wise lhs, rhs: a tile of equal shape and dtype, or a scalar on the right */
     CC_OPC_UNARY,      /* element-wise x; an optional slot is a hint: a boolean literal, no effect */
     CC_OPC_ROW_REDUCE, /* a rank-2 [R, C] tile -> [R, 1]; the optional slot is a scratch tile (unused) */
@@ -55,6 +55,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     TOP a=lhs b=rhs c=init_cond register or -1)
  *   CONCAT  src0, src1
  *   FILLPAD x                                        attrs: mode (the pl.PadValue, never null)
+ *   MOVE    tile                                     (its target_memory is the result's tag)
+ *   CREATE_TILE    shape, transpose= (a hint)        attrs: dtype (target_memory: the tag)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -104,7 +106,10 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     /* matmul_acc, concat, fillpad */                                                                          \
     X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")              \
     X(CONCAT, "concat", CONCAT, ANY, KERNEL, -1, 2, "src0", "src1")                                            \
-    X(FILLPAD, "fillpad", FILLPAD, ANY, KERNEL, -1, 1, "x")
+    X(FILLPAD, "fillpad", FILLPAD, ANY, KERNEL, -1, 1, "x")                                                    \
+    /* memory spaces (tc_mem.c) */                                                                             \
+    X(MOVE, "move", MEMORY, ANY, KERNEL, -1, 1, "tile")                                                        \
+    X(CREATE_TILE, "create_tile", MEMORY, ANY, KERNEL, -1, 1, "shape", "transpose")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

@@ -154,6 +154,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     switch (e->u.op.op) {
     case CC_IR_LOAD:
         if (positional) break;
+        if (cc_type_mem(&e->type) != CC_MEM_Vec) base_strbuf_printf(out, "%starget_memory=pl.Mem.%s", s, cc_mem_name(cc_type_mem(&e->type)));
         if (e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
         if (e->u.op.cache != CC_CACHE_UNSET)
             base_strbuf_printf(out, "%scache=pl.CachePolicy.%s", s, cc_cache_policy_name(e->u.op.cache));
@@ -170,6 +171,13 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         break;
     case CC_IR_FILLPAD:
         if (!positional && e->u.op.mode != 1) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
+        break;
+    case CC_IR_MOVE: /* the tag is the result's */
+        if (positional) base_strbuf_printf(out, "%starget_memory=pl.Mem.%s", s, cc_mem_name(cc_type_mem(&e->type)));
+        break;
+    case CC_IR_CREATE_TILE:
+        if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        else if (cc_type_mem(&e->type) != CC_MEM_Vec) base_strbuf_printf(out, "%starget_memory=pl.Mem.%s", s, cc_mem_name(cc_type_mem(&e->type)));
         break;
     default: break;
     }
@@ -271,12 +279,30 @@ static void print_footprints(const cc_ir_expr *v, base_strbuf *out)
 
 static void print_block(const cc_ir_block *b, int depth, base_strbuf *out);
 
+static void print_type(const cc_type *t, base_strbuf *out);
+
+/* Does the value show its tile's memory space itself (or is it Vec)? */
+static int print_shows_mem(const cc_ir_expr *v)
+{
+    if (v->type.kind != CC_T_TILE || cc_type_mem(&v->type) == CC_MEM_Vec || v->kind == CC_X_VAR) return 1;
+    if (v->kind != CC_X_OP) return 0;
+    cc_ir_op op = (cc_ir_op)v->u.op.op;
+    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_info(op)->cls == CC_OPC_MATMUL ||
+           (int)op == cc_ir_op_lookup("matmul_acc");
+}
+
+/* A tile whose space the value does not show (an add tagged by a pl.Tile
+ * annotation) is printed with its annotation, so the tag survives. */
 static void print_assign(const cc_ir_stmt *s, base_strbuf *out)
 {
     for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
         base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.assign.targets[k].name);
-    base_strbuf_puts(out, " = ");
     const cc_ir_expr *v = s->u.assign.value;
+    if (s->u.assign.ntargets == 1 && !print_shows_mem(v)) {
+        base_strbuf_puts(out, ": ");
+        print_type(&v->type, out);
+    }
+    base_strbuf_puts(out, " = ");
     if (s->u.assign.ntargets > 1 && v->kind == CC_X_LIST) /* a, b = 1, 2: the tuple as written */
         for (uint32_t k = 0; k < v->u.list.n; k++) {
             if (k) base_strbuf_puts(out, ", ");

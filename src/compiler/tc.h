@@ -227,6 +227,15 @@ int tc_constant_ast(tc *t, const cc_expr *e);
 cc_ir_expr *tc_constant_as(tc *t, cc_ir_expr *v, int dt, const char *who);
 
 /* ---- tc_ops.c ---- */
+/* An op call's arguments bound to its parameter names (NULL: absent). */
+typedef struct tc_args {
+    const cc_expr *v[8];
+} tc_args;
+/* Binds call's arguments to the np parameter names of pl.<op> (positional
+ * first, then keywords); 0 when reported. */
+int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a);
+/* The first n parameters are given; 0 when reported. */
+int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params);
 /* A call of pl.<name> (name is the op's pl spelling). */
 cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name);
 /* A tile operand: a tile, or a tensor in kernel code (an implicit load). */
@@ -234,14 +243,6 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp);
 /* The tile op for a binary operator with a tile on the left. */
 cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp);
-/* An op call's arguments bound to its parameter names (NULL: absent). */
-typedef struct tc_args {
-    const cc_expr *v[8];
-} tc_args;
-/* Binds call's arguments to the np parameter names of pl.<op>; 0 when reported. */
-int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a);
-/* The first n parameters are present; 0 when one is missing (reported). */
-int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params);
 /* "[4, 8]": a tile's shape, in the arena. */
 const char *tc_shape_text(tc *t, const cc_type *ty);
 /* Tile ops run in kernel code only; 0 when reported. */
@@ -250,6 +251,20 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+
+/* ---- tc_mem.c ---- */
+/* pl.load's target_memory=: Vec or Mat into *mem; 0 when reported. */
+int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
+/* x (an op node or NULL) with its result's memory-space tag set by its op:
+ * matmul Acc, every op but load, move and create_tile Vec. */
+cc_ir_expr *tc_mem_result(cc_ir_expr *x);
+/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.Mem.<space>)]:
+ * checked against v (shape and dtype; the space against the tag of an op
+ * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
+ * annotation, -1 reported. */
+int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v);
+/* pl.move or pl.create_tile. */
+cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* ---- typecheck.c ---- */
 /* A call of a program function (bare name or self.f); submit: pl.submit. */

@@ -261,6 +261,8 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
         return *shaped = 1, 1;
     }
     const cc_expr *head = ann->kind == CC_E_SUBSCRIPT ? ann->u.sub.value : ann;
+    if (tc_pl_attr(t, head, "Tile") && head->u.attr.value->kind == CC_E_NAME) /* tc_mem.c checks it on an assignment */
+        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "a pl.Tile annotation of a parameter or result is not supported in this version"), 0;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) return tc_pl_name_error(t, head), 0;
     return tc_err(t, CC_DIAG_TYPE, ann->span, NULL,
                   "an annotation must be pl.Tensor, pl.Tensor[[...], dtype], pl.Out[...], pl.InOut[...], pl.Scalar[...] or pl.TaskId"), 0;
@@ -470,7 +472,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
             return tc_func_call(t, k, e, 1, 1);
         }
         const cc_pl_name *n = cc_pl_name_find(op);
-        if (n && n->status == CC_PL_SUPPORTED) return tc_pl_call(t, e, op);
+        if (n && n->status == CC_PL_SUPPORTED) return tc_mem_result(tc_pl_call(t, e, op));
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {

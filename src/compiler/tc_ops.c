@@ -197,8 +197,8 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     if (a.v[3] && !(valid = tc_list_of(t, a.v[3], "valid_shape"))) return NULL;
     if (valid && valid->u.list.n != n)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[3]->span, NULL, "pl.load: valid_shape has %u entries for a rank-%u tile", valid->u.list.n, n);
-    if (a.v[4] && tc_enum_value(t, a.v[4], "Mem") < 0 && tc_enum_value(t, a.v[4], "MemorySpace") < 0)
-        return tc_err(t, CC_DIAG_TYPE, a.v[4]->span, NULL, "pl.load target_memory= must be a pl.Mem member");
+    uint8_t mem = CC_MEM_Vec;
+    if (a.v[4] && !tc_load_target(t, a.v[4], &mem)) return NULL;
     if (a.v[6]) {
         int c = tc_enum_value(t, a.v[6], "CachePolicy");
         if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
@@ -207,7 +207,7 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
-    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid)};
+    ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid), .mem = mem};
     memcpy(ld->type.shape, ext, n * sizeof ext[0]);
     return ld;
 }
@@ -282,7 +282,7 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
     if (!x) return tc_oom(t);
     x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
     x->type.partial = l->type.partial || (r->type.kind == CC_T_TILE && r->type.partial);
-    return x;
+    return tc_mem_result(x);
 }
 
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
@@ -296,7 +296,7 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
     if (!u) return tc_oom(t);
     u->u.op.args[0] = x, u->type = x->type;
     if (reduce) u->type.shape[row->cls == CC_OPC_ROW_REDUCE ? 1 : 0] = 1; /* [R, 1] or [1, C] */
-    return u;
+    return tc_mem_result(u);
 }
 
 /* pl.row_expand_<op> / pl.col_expand_<op>: tile [R, C] with a [R, 1] /
@@ -498,6 +498,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
         case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: return tc_misc_op(t, call, (cc_ir_op)op);
+        case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }

@@ -70,7 +70,9 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "cannot unpack %d value(s) into %u name(s)", m, n);
     }
     if (v->type.kind == CC_T_VOID) return tc_err(t, CC_DIAG_TYPE, s->u.assign.value->span, NULL, "this call returns no value");
-    if (s->u.assign.annotation) {
+    int tiled = s->u.assign.annotation ? tc_tile_annotation(t, s->u.assign.annotation, v) : 0;
+    if (tiled < 0) return NULL;
+    if (s->u.assign.annotation && !tiled) {
         cc_type ann;
         uint8_t dir;
         int shaped;

@@ -71,6 +71,14 @@ int cc_dtype_lookup(const char *name);
 #define CC_MEMORY_SPACE_LIST(X) X(DDR, 0) X(Vec, 1) X(Mat, 2) X(Left, 3) X(Right, 4) X(Acc, 5) X(Bias, 6)
 #define CC_LAYOUT_LIST(X) X(ND, 0)
 
+/* A memory space (pl.Mem member), valued as pl.Mem. */
+typedef enum cc_mem {
+#define CC_MEM_ENUM_(n, v) CC_MEM_##n = v,
+    CC_MEMORY_SPACE_LIST(CC_MEM_ENUM_)
+#undef CC_MEM_ENUM_
+} cc_mem;
+const char *cc_mem_name(cc_mem m); /* "Mat" */
+
 #define CC_LEVEL_ENUM_(n, v) CC_LEVEL_##n = v,
 #define CC_SCOPE_MODE_ENUM_(n, v) CC_SCOPE_##n = v,
 #define CC_CACHE_POLICY_ENUM_(n, v) CC_CACHE_##n = v,
@@ -118,11 +126,17 @@ typedef struct cc_type {
     int64_t shape[CC_MAX_RANK];
     uint8_t partial; /* TILE: its valid region may be smaller than its shape (clamp=,
                       * valid_shape=, or an op on such a tile); not part of equality */
+    uint8_t mem;     /* TILE: its memory-space tag (cc_mem; docs/dsl.md, "Memory spaces");
+                      * 0 (DDR, never a tile's space) reads as Vec, so a type built without
+                      * a tag is in Vec; read it with cc_type_mem; not part of equality */
 } cc_type;
+
+/* A tile's memory space (Vec when untagged). */
+cc_mem cc_type_mem(const cc_type *t);
 
 int cc_type_equal(const cc_type *a, const cc_type *b);
 /* The DSL spelling: "pl.Tensor[[256, 128], pl.FP32]", "pl.Scalar[pl.INDEX]",
- * "pl.TaskId", "Tile[[64, 128], FP32]".  Returns the length (cut at cap). */
+ * "pl.TaskId", "Tile[[64, 128], FP32]" ("Tile[[64, 128], FP32, Mat]" outside Vec).  Returns the length (cut at cap). */
 size_t cc_type_format(const cc_type *t, char *buf, size_t cap);
 /* A tensor's or tile's shape alone: "[64, 128]". */
 size_t cc_shape_format(const cc_type *t, char *buf, size_t cap);

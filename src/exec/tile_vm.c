@@ -154,8 +154,14 @@ static void vm_own_all(vm *m, const char *addr)
 /* Runs a TOP on the tiles as they are (their buffers chosen by the caller). */
 static int vm_top_run(vm *m, const cc_lo_insn *in)
 {
-    tile *d = &m->v[in->dst], *a = &m->v[in->a];
+    tile *d = &m->v[in->dst];
     cc_ir_op op = (cc_ir_op)in->op;
+    if (op == CC_IR_CREATE_TILE) { /* a fully valid tile of zeros */
+        memset(d->data, 0, (size_t)tile_bytes(d));
+        memcpy(d->valid, d->shape, sizeof d->valid);
+        return 0;
+    }
+    tile *a = &m->v[in->a];
     int entry = vm_tile_entry[op], rc;
     cc_op_class cls = (cc_op_class)cc_ir_op_info(op)->cls;
     switch (cls) {

@@ -107,15 +107,15 @@ static void test_scalar_annotation_of_a_float_value_is_type_error(void **s)
               "f", "ParserTypeError", "'x' = 1.5 does not fit pl.INT32", 5, 30);
 }
 
-static void test_tile_annotation_is_unsupported(void **s)
+static void test_tile_annotation_mismatch(void **s)
 {
     (void)s;
     DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
-              "        x: pl.Tile[[64, 128], pl.FP32] = t\n"
+              "        x: pl.Tile[[64, 64], pl.FP32] = t\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "pl.Tile is not supported in this version", 7, 12);
+              "f", "ParserTypeError", "annotation pl.Tile[[64, 64], pl.FP32] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 7, 12);
 }
 
 /* a pl.TaskId-annotated copy of a task id, and a shaped annotation with tuple dims */
@@ -144,7 +144,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tensor_annotation_float_dimension_is_not_constant),
     cmocka_unit_test(test_annotated_assignment_of_other_type_is_type_error),
     cmocka_unit_test(test_scalar_annotation_of_a_float_value_is_type_error),
-    cmocka_unit_test(test_tile_annotation_is_unsupported),
+    cmocka_unit_test(test_tile_annotation_mismatch),
     cmocka_unit_test(test_task_id_annotation_and_tuple_dims_are_accepted),
 };
 

@@ -70,7 +70,7 @@ static void test_dsl_ops_load_accepted_forms(void **s)
     static const char *const want[] = {
         "t = pl.load(a, [0, 0], [64, 128], valid_shape=[5, 128], cache=pl.CachePolicy.DEFAULT)\n",
         "u = pl.load(a, [64, 0], [64, 128], cache=pl.CachePolicy.BYPASS)\n",
-        "x = pl.load(a, [192, 0], [64, 128], cache=pl.CachePolicy.DEFAULT)\n",
+        "x = pl.load(a, [192, 0], [64, 128], target_memory=pl.Mem.Mat, cache=pl.CachePolicy.DEFAULT)\n",
         "# a: In [0:256, 0:128]; out: Out [0:64, 0:128]", NULL};
     ops_expect_ok(KP("a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar",
                      "        t = pl.load(a, [0, 0], [64, 128], valid_shape=[n, 128], target_memory=pl.Mem.Vec)\n"
