@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import torch
 
+from pypto.runtime import PTORuntimeError
+
 R, C = 7, 45
 VR, VC = 5, 20  # the narrowed valid region
 DT = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}
@@ -228,3 +230,20 @@ def test_expands_fills_the_target(K, dt):
         want = torch.full((R, C), 99, dtype=DT[dt])
         want[:rows, :cols] = value
         assert torch.equal(out, want), (dt, rows, cols)
+
+
+@pytest.mark.parametrize("axis", ["row", "col"])
+def test_integer_division_by_a_zero_vector_element(K, axis):
+    """A zero the valid region divides by fails the task before it writes; one outside it
+    (row VR or column VC of the narrowed tile) is never read."""
+    x = torch.arange(R * C, dtype=torch.int32).reshape(R, C)
+    v = torch.full((R, 1) if axis == "row" else (1, C), 3, dtype=torch.int32)
+    v.view(-1)[VR if axis == "row" else VC] = 0
+    out = torch.full((R, C), 77, dtype=torch.int32)
+    prefix = "rx_" if axis == "row" else "cx_"
+    with pytest.raises(PTORuntimeError) as e:
+        getattr(K, prefix + "div")(x, v, out)
+    assert "pl.%s_expand_div: integer division by zero" % axis in str(e.value)
+    assert bool((out == 77).all())
+    getattr(K, "v" + prefix + "div")(x, v, out)
+    assert torch.equal(out[:VR, :VC], torch.div(x, 3, rounding_mode="trunc")[:VR, :VC])
