@@ -247,3 +247,21 @@ def test_integer_division_by_a_zero_vector_element(K, axis):
     assert bool((out == 77).all())
     getattr(K, "v" + prefix + "div")(x, v, out)
     assert torch.equal(out[:VR, :VC], torch.div(x, 3, rounding_mode="trunc")[:VR, :VC])
+
+
+def test_docs_softmax_example(tmp_path):
+    """docs/dsl.md's reductions-and-broadcasts example, as written there, against torch."""
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "dsl.md").read_text()
+    start = doc.index("```python\n@pl.jit\ndef softmax(")
+    code = doc[start + len("```python\n"):doc.index("```", start + 3)]
+    path = tmp_path / "docs_softmax.py"
+    path.write_text("import pypto.language as pl\n" + code)
+    spec = importlib.util.spec_from_file_location("docs_softmax", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(64, 128, generator=torch.Generator().manual_seed(4))
+    out, shifted = torch.zeros(64, 128), torch.zeros(64, 128)
+    mod.softmax(x, out, shifted)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+    assert torch.equal(shifted, x - x.amin(0, keepdim=True))
