@@ -68,7 +68,6 @@ typedef enum cc_pl_reason {
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
     X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE) \
-    X(col_expand, LATER, OP, NONE) X(row_expand, LATER, OP, NONE)                                        \
     X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
     X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
     X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \

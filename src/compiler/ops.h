@@ -26,6 +26,7 @@ typedef enum cc_op_class {
     CC_OPC_COL_REDUCE, /* a rank-2 [R, C] tile -> [1, C] */
     CC_OPC_ROW_EXPAND, /* tile [R, C] <op> row_vec [R, 1] broadcast along each row -> [R, C] */
     CC_OPC_COL_EXPAND, /* tile [R, C] <op> col_vec [1, C] broadcast down each column -> [R, C] */
+    CC_OPC_EXPANDS,    /* a scalar broadcast to a target tile's shape, dtype and valid region */
     CC_OPC_CAST,       /* x to a dtype (attrs: dtype, mode) */
     CC_OPC_MATMUL,     /* lhs [M, K] @ rhs [K, N] */
     /* the ops with their own operand layout */
@@ -103,6 +104,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(COL_EXPAND_DIV, "col_expand_div", COL_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")            \
+    X(ROW_EXPAND, "row_expand", ROW_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
+    X(COL_EXPAND, "col_expand", COL_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
+    X(EXPANDS, "expands", EXPANDS, ANY, KERNEL, -1, 2, "target", "scalar")                                     \
     /* matmul_acc, concat, fillpad */                                                                          \
     X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")              \
     X(CONCAT, "concat", CONCAT, ANY, KERNEL, -1, 2, "src0", "src1")                                            \

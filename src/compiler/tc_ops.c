@@ -319,9 +319,26 @@ static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr 
                       cols ? "first" : "last", (long long)vt->shape[ax]);
     if (vt->shape[1 - ax] != tt->shape[1 - ax])
         return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires matching %s dimensions, but got tile %s=%lld and %s %s=%lld", name,
-                      cols ? "column" : "row", cols ? "cols" : "rows", (long long)tt->shape[1 - ax], row->slots[1], cols ? "cols" : "rows",
+                      cols ? "column" : "row", cols ? "cols" : "rows", (long long)tt->shape[1 - ax], cols ? "col_vec" : "row_vec", cols ? "cols" : "rows",
                       (long long)vt->shape[1 - ax]);
     cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
+    if (!x) return tc_oom(t);
+    x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
+    return x;
+}
+
+/* pl.expands(target, scalar): the scalar (a number that fits the target's
+ * dtype) over the target's shape, dtype and valid region. */
+static cc_ir_expr *tc_tile_expands(tc *t, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
+{
+    if (!(l = tc_tile_operand(t, l, sp))) return NULL;
+    if (r->type.kind != CC_T_SCALAR) {
+        char ty[96];
+        cc_type_format(&r->type, ty, sizeof ty);
+        return tc_err(t, CC_DIAG_TYPE, r->span, NULL, "pl.expands: the value to broadcast must be a scalar, got %s", ty);
+    }
+    if (!tc_scalar_fits_tile(t, "expands", r, &l->type)) return NULL;
+    cc_ir_expr *x = cc_ir_op_new(t->a, CC_IR_EXPANDS, sp);
     if (!x) return tc_oom(t);
     x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
     return x;
@@ -347,6 +364,7 @@ static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
     cc_ir_expr *x = tc_expr(t, a.v[0]), *y;
     if (!x) return NULL;
     if (row->cls == CC_OPC_BINARY) return (y = tc_expr(t, a.v[1])) ? tc_tile_binary(t, op, x, y, call->span) : NULL;
+    if (row->cls == CC_OPC_EXPANDS) return (y = tc_expr(t, a.v[1])) ? tc_tile_expands(t, x, y, call->span) : NULL;
     if (row->cls == CC_OPC_ROW_EXPAND || row->cls == CC_OPC_COL_EXPAND)
         return (y = tc_expr(t, a.v[1])) ? tc_tile_expand(t, op, x, y, call->span) : NULL;
     cc_ir_expr *u = tc_tile_unary(t, op, x, call->span);

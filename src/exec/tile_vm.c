@@ -178,6 +178,12 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_UNARY: rc = tile_unary(d, a, (tile_unop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_COL_REDUCE: rc = tile_col_reduce(d, a, (tile_colop)entry, m->msg, sizeof m->msg); break;
+    case CC_OPC_EXPANDS: {
+        ex_reg r = m->r[in->b];
+        int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
+        rc = tile_expands(d, a, tile_scalar_for((tile_dtype)a->dtype, rf, r.i, r.f), m->msg, sizeof m->msg);
+        break;
+    }
     case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND:
         rc = tile_expand_binary(d, a, &m->v[in->b], (tile_bcastop)entry, cls == CC_OPC_COL_EXPAND, m->msg, sizeof m->msg);

@@ -36,7 +36,8 @@ typedef enum tile_dtype { TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT3
 #define TILE_ROWOP_LIST(X) X(ROW_SUM, "row_sum") X(ROW_MAX, "row_max") X(ROW_MIN, "row_min")
 #define TILE_COLOP_LIST(X) X(COL_SUM, "col_sum") X(COL_MAX, "col_max") X(COL_MIN, "col_min")
 #define TILE_BCASTOP_LIST(X) \
-    X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif")
+    X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
+    X(BC_COPY, "")
 
 #define TILE_OP_ENUM_(n, s) TILE_##n,
 #define TILE_OP_ONE_(n, s) +1
@@ -134,6 +135,10 @@ int tile_col_reduce(tile *dst, const tile *a, tile_colop op, char *msg, size_t c
  * same dtype; valid region = a's.  EXPDIF is exp(a - v), float only;
  * integer division by zero in the valid region is an error. */
 int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op, int cols, char *msg, size_t cap);
+/* (COPY is v itself: pl.row_expand / pl.col_expand, a giving only shape,
+ * dtype and valid region.)  dst = s (tile_scalar_for a's dtype) over a's
+ * valid region, of a's shape and dtype: pl.expands. */
+int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
  * float->int by mode, saturating, NaN -> 0; int->int saturating. */

@@ -3,7 +3,8 @@
  * pl.row_expand_<op> (a [R, C] tile with a [R, 1] vector: element [r, c]
  * combines with v[r, 0]) and pl.col_expand_<op> (with a [1, C] vector:
  * v[0, c]); <op> is add, sub, mul, div, max, min, or expdif (exp(x - v),
- * float only, rows only).
+ * float only, rows only); pl.row_expand / pl.col_expand are the vector
+ * itself broadcast (COPY), pl.expands a scalar broadcast.
  *
  * Each valid row of the tile is one contiguous run: a row expand runs a
  * tile-scalar kernel over it, a column expand a tile-vector kernel against
@@ -24,20 +25,22 @@
 /* X(OP, name, expression of x (the tile's element) and y (the vector's)). */
 #define BX_F32_LIST(X)                                                                                          \
     X(BC_ADD, add, x + y) X(BC_SUB, sub, x - y) X(BC_MUL, mul, x * y) X(BC_DIV, div, x / y)                     \
-    X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) X(BC_EXPDIF, expdif, expf(x - y))
+    X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) X(BC_EXPDIF, expdif, expf(x - y)) \
+    X(BC_COPY, copy, y)
 #define BX_INT_LIST(X, U, T)                                                                                     \
     X(BC_ADD, add, (U)x + (U)y) X(BC_SUB, sub, (U)x - (U)y) X(BC_MUL, mul, (U)x * (U)y)                          \
-    X(BC_DIV, div, y == -1 ? (T)(0u - (U)x) : x / y) X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y)
+    X(BC_DIV, div, y == -1 ? (T)(0u - (U)x) : x / y) X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) \
+    X(BC_COPY, copy, y)
 
 /* Row kernels over n elements: _s with the scalar y, _v with the vector b. */
 #define BX_DEF(T, sfx, name, expr)                                                                              \
     static void bx_##name##_##sfx##_s(T *d, const T *a, T y, int64_t n)                                         \
     {                                                                                                           \
-        for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); }                                       \
+        for (int64_t i = 0; i < n; i++) { T x = a[i]; (void)x; d[i] = (T)(expr); }                              \
     }                                                                                                           \
     static void bx_##name##_##sfx##_v(T *d, const T *a, const T *b, int64_t n)                                  \
     {                                                                                                           \
-        for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; d[i] = (T)(expr); }                             \
+        for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; (void)x; d[i] = (T)(expr); }                    \
     }
 #define BX_DEF_F32_(op, name, expr) BX_DEF(float, f32, name, expr)
 #define BX_DEF_I32_(op, name, expr) BX_DEF(int32_t, i32, name, expr)
@@ -92,7 +95,7 @@ static void bx_half_row(uint16_t *d, const uint16_t *a, const uint16_t *b, float
 int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op, int cols, char *msg, size_t cap)
 {
     char name[32];
-    snprintf(name, sizeof name, "%s_expand_%s", cols ? "col" : "row", bx_names[op]);
+    snprintf(name, sizeof name, "%s_expand%s%s", cols ? "col" : "row", *bx_names[op] ? "_" : "", bx_names[op]);
     if (a->rank != 2 || v->rank != 2) return tile_fail(msg, cap, "pl.%s requires rank-2 tiles", name);
     int64_t R = a->shape[0], C = a->shape[1];
     if (dst->rank != 2 || dst->shape[0] != R || dst->shape[1] != C || dst->dtype != a->dtype || v->dtype != a->dtype ||
@@ -140,6 +143,19 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
         }
     }
     dst->valid[0] = a->valid[0], dst->valid[1] = a->valid[1];
+    tile_clear_outside(dst);
+    return 0;
+}
+
+int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap)
+{
+    int same = dst->rank == a->rank && dst->dtype == a->dtype;
+    for (int d = 0; d < a->rank && same; d++) same = dst->shape[d] == a->shape[d];
+    if (!same) return tile_fail(msg, cap, "pl.expands: target and result tiles differ in shape or dtype");
+    size_t es = tile_dtype_size((tile_dtype)a->dtype);
+    tile_iter it;
+    TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) tile_fill((char *)dst->data + (size_t)it.start * es, (tile_dtype)a->dtype, s, it.len);
+    for (int d = 0; d < a->rank; d++) dst->valid[d] = a->valid[d];
     tile_clear_outside(dst);
     return 0;
 }

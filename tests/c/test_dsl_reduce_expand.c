@@ -1,7 +1,8 @@
 /*
  * test_dsl_reduce_expand.c - pl.row_min, the column reductions (pl.col_sum,
- * col_max, col_min) and the row_expand_* / col_expand_* families of
- * docs/dsl.md, "Operations" through DSL source: the accepted forms with
+ * col_max, col_min), the row_expand_* / col_expand_* families and
+ * pl.row_expand, pl.col_expand, pl.expands of docs/dsl.md, "Operations"
+ * through DSL source: the accepted forms with
  * their printed text and result shapes, and every error with its exact
  * message, class and span.  Values are tests/python/test_reduce_expand_ops.py's.
  */
@@ -170,6 +171,41 @@ static void test_expand_needs_rank_2_and_a_tile(void **s)
     RX_ERROR(K(LOAD_T "        x = pl.col_expand_add(t, 1.0)\n"), "ParserTypeError", "expected a tile, got pl.Scalar[pl.FP32]", 7, 34);
 }
 
+/* ---- row_expand / col_expand / expands ---------------------------------------------------------- */
+
+static void test_vector_and_scalar_broadcasts_accepted(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"x = pl.row_expand(t, r)\n", "y = pl.col_expand(t, c)\n", "z = pl.expands(t, 2.5)\n",
+                                       "w = pl.expands(t, 3)\n", "out: Out [0:64, 0:128]", NULL};
+    rx_expect_ok(K(LOAD_T ROWV COLV "        x = pl.row_expand(t, r)\n        y = pl.col_expand(target=t, vec=c)\n"
+                                    "        z = pl.expands(t, 2.5)\n        w = pl.expands(target=t, scalar=3)\n"
+                                    "        pl.store(pl.add(pl.add(x, y), pl.add(z, w)), [0, 0], out)\n"),
+                 want);
+}
+
+static void test_vector_broadcasts_check_the_vector_shape(void **s)
+{
+    (void)s;
+    RX_ERROR(K(LOAD_T "        r = pl.load(a, [0, 0], [64, 2])\n        x = pl.row_expand(t, r)\n"), "InvalidOperationError",
+             "pl.row_expand requires second argument's last dimension to be 1, but got 2", 8, 13);
+    RX_ERROR(K(LOAD_T "        r = pl.load(a, [0, 0], [16, 1])\n        x = pl.row_expand(t, r)\n"), "InvalidOperationError",
+             "pl.row_expand requires matching row dimensions, but got tile rows=64 and row_vec rows=16", 8, 13);
+    RX_ERROR(K(LOAD_T "        c = pl.load(a, [0, 0], [4, 128])\n        x = pl.col_expand(t, c)\n"), "InvalidOperationError",
+             "pl.col_expand requires second argument's first dimension to be 1, but got 4", 8, 13);
+    RX_ERROR(K(LOAD_T "        c = pl.load(a, [0, 0], [1, 8])\n        x = pl.col_expand(t, c)\n"), "InvalidOperationError",
+             "pl.col_expand requires matching column dimensions, but got tile cols=128 and col_vec cols=8", 8, 13);
+}
+
+static void test_expands_takes_a_scalar_that_fits(void **s)
+{
+    (void)s;
+    RX_ERROR(K(LOAD_T "        x = pl.expands(t, t)\n"), "ParserTypeError",
+             "pl.expands: the value to broadcast must be a scalar, got pl.Tile[[64, 128], pl.FP32]", 7, 27);
+    RX_ERROR(KP("i: pl.Tensor, out: pl.Out[pl.Tensor]", "        t = pl.load(i, [0, 0], [64, 128])\n        x = pl.expands(t, 0.5)\n"),
+             "ParserTypeError", "pl.expands: float scalar 0.5 with an INT32 tile; cast the tile first", 7, 27);
+}
+
 /* ---- round trip ------------------------------------------------------------------------------ */
 
 static void test_reduce_and_expand_round_trip(void **s)
@@ -178,7 +214,8 @@ static void test_reduce_and_expand_round_trip(void **s)
     pto_program *p = dsl_lower_with(K(LOAD_T "        m = pl.row_min(t, tmp_tile=t)\n        c = pl.col_sum(t)\n"
                                              "        x = pl.row_expand_expdif(t, m)\n        y = pl.col_expand_sub(x, pl.col_max(t))\n"
                                              "        z = pl.col_expand_min(pl.row_expand_div(y, pl.row_min(y)), pl.col_min(y))\n"
-                                             "        pl.store(pl.col_expand_add(z, c), [0, 0], out)\n"),
+                                             "        z = pl.row_expand(z, pl.row_max(z))\n        z = pl.col_expand(z, pl.col_sum(z))\n"
+                                             "        pl.store(pl.col_expand_add(pl.expands(z, -1.5), c), [0, 0], out)\n"),
                                     "f", rx_args, sizeof rx_args / sizeof rx_args[0]);
     pto_program_free(p);
 }
@@ -199,6 +236,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_expand_dtypes_must_match),
     cmocka_unit_test(test_expdif_is_float_only),
     cmocka_unit_test(test_expand_needs_rank_2_and_a_tile),
+    cmocka_unit_test(test_vector_and_scalar_broadcasts_accepted),
+    cmocka_unit_test(test_vector_broadcasts_check_the_vector_shape),
+    cmocka_unit_test(test_expands_takes_a_scalar_that_fits),
     cmocka_unit_test(test_reduce_and_expand_round_trip),
 };
 

@@ -235,18 +235,20 @@ class KOp:
         env[self.tile] = _tile(apply_binary(self.op, a, b, self.dtype), va)
 
 
-EXPAND_OPS = {"add": "add", "sub": "sub", "mul": "mul", "max": "maximum", "min": "minimum"}
+EXPAND_OPS = {"add": "add", "sub": "sub", "mul": "mul", "max": "maximum", "min": "minimum", "": None}
 
 
 class KExpand:
     """tile = pl.<axis>_expand_<op>(a, pl.<axis>_max(a)): a broadcast of a's own row
-    maxima ([R, 1], axis "row") or column maxima ([1, C], axis "col")."""
+    maxima ([R, 1], axis "row") or column maxima ([1, C], axis "col"); op "" is
+    pl.<axis>_expand(a, ...), the maxima themselves over a's valid region."""
 
     def __init__(self, tile, axis, op, a, dtype):
         self.tile, self.axis, self.op, self.a, self.dtype = tile, axis, op, a, dtype
 
     def emit(self, out, ind):
-        out.append("%s%s = pl.%s_expand_%s(%s, pl.%s_max(%s))" % (ind, self.tile, self.axis, self.op, self.a, self.axis, self.a))
+        op = "_" + self.op if self.op else ""
+        out.append("%s%s = pl.%s_expand%s(%s, pl.%s_max(%s))" % (ind, self.tile, self.axis, op, self.a, self.axis, self.a))
 
     def run(self, env):
         a, va = env[self.a]
@@ -254,8 +256,25 @@ class KExpand:
         out = np.zeros_like(a)
         if part.size:
             vec = part.max(axis=1 if self.axis == "row" else 0, keepdims=True)
-            out[:va[0], :va[1]] = apply_binary(EXPAND_OPS[self.op], part, vec, self.dtype)
+            if self.op:
+                out[:va[0], :va[1]] = apply_binary(EXPAND_OPS[self.op], part, vec, self.dtype)
+            else:
+                out[:va[0], :va[1]] = np.broadcast_to(vec, part.shape)
         env[self.tile] = _tile(out, va)
+
+
+class KExpands:
+    """tile = pl.expands(a, value): the integer literal value over a's shape and valid region."""
+
+    def __init__(self, tile, a, value):
+        self.tile, self.a, self.value = tile, a, value
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.expands(%s, %d)" % (ind, self.tile, self.a, self.value))
+
+    def run(self, env):
+        a, va = env[self.a]
+        env[self.tile] = _tile(np.full_like(a, self.value), va)
 
 
 class For:

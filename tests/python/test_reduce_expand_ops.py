@@ -1,5 +1,5 @@
-"""pl.row_min, pl.col_sum/col_max/col_min and the row_expand_* / col_expand_*
-families (docs/dsl.md, Operations) run on FP32, FP16, BF16 and INT32
+"""pl.row_min, pl.col_sum/col_max/col_min, the row_expand_* / col_expand_*
+families and pl.row_expand, pl.col_expand, pl.expands (docs/dsl.md, Operations) run on FP32, FP16, BF16 and INT32
 tensors against numpy, over whole and narrowed valid regions.
 
 Sums use small integer values, so every order of addition gives the same
@@ -13,6 +13,8 @@ import textwrap
 import numpy as np
 import pytest
 import torch
+
+from pypto.runtime import PTORuntimeError
 
 R, C = 7, 45
 VR, VC = 5, 20  # the narrowed valid region
@@ -48,6 +50,13 @@ def _sources():
         vec = "pl.load(v, [0, 0], [1, %d])" % C
         src.append(_kernel("cx_" + op, "a: pl.Tensor, v: pl.Tensor", "pl.col_expand_%s(%s, %s)" % (op, whole, vec)))
         src.append(_kernel("vcx_" + op, "a: pl.Tensor, v: pl.Tensor", "pl.col_expand_%s(%s, %s)" % (op, narrow, vec)))
+    for axis, vshape in (("row", (R, 1)), ("col", (1, C))):
+        vec = "pl.load(v, [0, 0], [%d, %d])" % vshape
+        src.append(_kernel(axis + "_bcast", "a: pl.Tensor, v: pl.Tensor", "pl.%s_expand(%s, %s)" % (axis, whole, vec)))
+        src.append(_kernel("v" + axis + "_bcast", "a: pl.Tensor, v: pl.Tensor", "pl.%s_expand(%s, vec=%s)" % (axis, narrow, vec)))
+    for tag, value in (("f", "0.1"), ("i", "-7")):
+        src.append(_kernel("expands_" + tag, "a: pl.Tensor", "pl.expands(%s, %s)" % (whole, value)))
+        src.append(_kernel("vexpands_" + tag, "a: pl.Tensor", "pl.expands(target=%s, scalar=%s)" % (narrow, value)))
     return "".join(src)
 
 
@@ -193,3 +202,66 @@ def test_row_expand_matches_numpy(K, op, dt):
 @pytest.mark.parametrize("op", COL_EXPAND)
 def test_col_expand_matches_numpy(K, op, dt):
     _expand_case(K, "cx_", op, dt, False)
+
+
+# ---- row_expand / col_expand / expands ---------------------------------------------------------
+
+@pytest.mark.parametrize("dt", list(DT))
+@pytest.mark.parametrize("axis", ["row", "col"])
+def test_vector_broadcast_over_the_target(K, axis, dt):
+    x = _input(dt, (R, C), seed=8)
+    v = _input(dt, (R, 1) if axis == "row" else (1, C), seed=9)
+    for kern, rows, cols in ((getattr(K, axis + "_bcast"), R, C), (getattr(K, "v" + axis + "_bcast"), VR, VC)):
+        out = torch.full((R, C), 99, dtype=DT[dt])
+        kern(x, v, out)
+        want = torch.full((R, C), 99, dtype=DT[dt])
+        want[:rows, :cols] = v.expand(R, C)[:rows, :cols]  # the store writes the target's valid region only
+        assert torch.equal(out, want), (axis, dt, rows, cols)
+
+
+@pytest.mark.parametrize("dt", list(DT))
+def test_expands_fills_the_target(K, dt):
+    x = _input(dt, (R, C), seed=10)
+    tag = "i" if dt == "INT32" else "f"
+    value = -7 if dt == "INT32" else float(_as(dt, np.array([0.1], np.float32)).float()[0])
+    for kern, rows, cols in ((getattr(K, "expands_" + tag), R, C), (getattr(K, "vexpands_" + tag), VR, VC)):
+        out = torch.full((R, C), 99, dtype=DT[dt])
+        kern(x, out)
+        want = torch.full((R, C), 99, dtype=DT[dt])
+        want[:rows, :cols] = value
+        assert torch.equal(out, want), (dt, rows, cols)
+
+
+@pytest.mark.parametrize("axis", ["row", "col"])
+def test_integer_division_by_a_zero_vector_element(K, axis):
+    """A zero the valid region divides by fails the task before it writes; one outside it
+    (row VR or column VC of the narrowed tile) is never read."""
+    x = torch.arange(R * C, dtype=torch.int32).reshape(R, C)
+    v = torch.full((R, 1) if axis == "row" else (1, C), 3, dtype=torch.int32)
+    v.view(-1)[VR if axis == "row" else VC] = 0
+    out = torch.full((R, C), 77, dtype=torch.int32)
+    prefix = "rx_" if axis == "row" else "cx_"
+    with pytest.raises(PTORuntimeError) as e:
+        getattr(K, prefix + "div")(x, v, out)
+    assert "pl.%s_expand_div: integer division by zero" % axis in str(e.value)
+    assert bool((out == 77).all())
+    getattr(K, "v" + prefix + "div")(x, v, out)
+    assert torch.equal(out[:VR, :VC], torch.div(x, 3, rounding_mode="trunc")[:VR, :VC])
+
+
+def test_docs_softmax_example(tmp_path):
+    """docs/dsl.md's reductions-and-broadcasts example, as written there, against torch."""
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "dsl.md").read_text()
+    start = doc.index("```python\n@pl.jit\ndef softmax(")
+    code = doc[start + len("```python\n"):doc.index("```", start + 3)]
+    path = tmp_path / "docs_softmax.py"
+    path.write_text("import pypto.language as pl\n" + code)
+    spec = importlib.util.spec_from_file_location("docs_softmax", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(64, 128, generator=torch.Generator().manual_seed(4))
+    out, shifted = torch.zeros(64, 128), torch.zeros(64, 128)
+    mod.softmax(x, out, shifted)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+    assert torch.equal(shifted, x - x.amin(0, keepdim=True))
