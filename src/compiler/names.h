@@ -40,7 +40,8 @@ typedef enum cc_pl_kind {
     X(LANES, "it places work on the two vector lanes of one core")                                      \
     X(MX, "it uses the A5 micro-scaling formats and their fixed layouts")                               \
     X(LAYOUT, "it selects a hardware fractal layout")                                                   \
-    X(KIND, "it selects a compiler-internal function kind or core type")
+    X(KIND, "it selects a compiler-internal function kind or core type")                                 \
+    X(ADDRESS, "it fixes an on-chip address")
 typedef enum cc_pl_reason {
 #define CC_PL_REASON_ENUM_(n, s) CC_PLR_##n,
     CC_PL_REASON_LIST(CC_PL_REASON_ENUM_)
@@ -76,7 +77,7 @@ typedef enum cc_pl_reason {
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
-    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(tile, LATER, NAMESPACE, NONE) \
+    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, LATER, NAMESPACE, NONE) \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
     X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
     X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX)

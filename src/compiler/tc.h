@@ -258,7 +258,8 @@ int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
 /* x (an op node or NULL) with its result's memory-space tag set by its op:
  * matmul Acc, every op but load, move and create_tile Vec. */
 cc_ir_expr *tc_mem_result(cc_ir_expr *x);
-/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.Mem.<space>)]:
+/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)]
+ * (a MemRef is a hint: validated, no effect):
  * checked against v (shape and dtype; the space against the tag of an op
  * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
  * annotation, -1 reported. */

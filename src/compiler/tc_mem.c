@@ -137,6 +137,58 @@ static int tc_mem_fixed(const cc_ir_expr *v)
            (int)op == cc_ir_op_lookup("matmul_acc");
 }
 
+static int tc_tile_entries_error(tc *t, const cc_expr *e)
+{
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.Tile annotation takes at most one MemRef, one MemorySpace and one TileView"), -1;
+}
+
+/* Is e `pl.MemRef(...)`, or one indexed `pl.MemRef(...)[k]`? */
+static const cc_expr *tc_memref_call(tc *t, const cc_expr *e)
+{
+    if (e->kind == CC_E_SUBSCRIPT) e = e->u.sub.value;
+    return e->kind == CC_E_CALL && tc_pl_attr(t, e->u.call.fn, "MemRef") && e->u.call.fn->u.attr.value->kind == CC_E_NAME ? e : NULL;
+}
+
+/* pl.MemRef(name=None, *, slots=1)[k]: a placement hint, validated, no
+ * effect; 0 when reported. */
+static int tc_memref(tc *t, const cc_expr *e)
+{
+    const cc_expr *call = tc_memref_call(t, e), *name = call->u.call.nargs ? call->u.call.args[0] : NULL, *slots = NULL;
+    if (call->u.call.nargs > 1)
+        return tc_pl_unsupported(t, call->span, CC_PL_HARDWARE, CC_PLR_ADDRESS, "pl.MemRef(<base or addr>, <offset>, <size>)"), 0;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++) {
+        const cc_keyword *kw = &call->u.call.kws[k];
+        if (!strcmp(kw->name, "name") && !name) name = kw->value;
+        else if (!strcmp(kw->name, "slots") && !slots) slots = kw->value;
+        else return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.MemRef() got an unexpected keyword argument '%s'", kw->name), 0;
+    }
+    if (name && name->kind != CC_E_STRING && name->kind != CC_E_NONE)
+        return tc_err(t, CC_DIAG_TYPE, name->span, NULL, "pl.MemRef name must be a string literal or None"), 0;
+    if (slots) {
+        cc_ir_expr *x = tc_expr(t, slots);
+        int64_t n;
+        if (!x) return 0;
+        if (x->type.kind != CC_T_SCALAR || cc_dtype_is_float(x->type.dtype) || x->type.dtype == CC_DT_BOOL || !cc_ir_const_int(x, &n) || n <= 0) {
+            char v[96];
+            if (x->kind == CC_X_INT) snprintf(v, sizeof v, "%lld", (long long)x->u.i);
+            else if (x->kind == CC_X_FLOAT) snprintf(v, sizeof v, "%g", x->u.f);
+            else if (x->kind == CC_X_BOOL) snprintf(v, sizeof v, "%s", x->u.i ? "True" : "False");
+            else cc_type_format(&x->type, v, sizeof v);
+            return tc_err(t, CC_DIAG_TYPE, slots->span, NULL, "pl.MemRef slots must be a positive integer constant, got %s", v), 0;
+        }
+    }
+    if (e->kind == CC_E_SUBSCRIPT) {
+        cc_ir_expr *k = tc_expr(t, e->u.sub.index);
+        if (!k) return 0;
+        if (k->type.kind != CC_T_SCALAR || cc_dtype_is_float(k->type.dtype) || k->type.dtype == CC_DT_BOOL || k->type.dtype == CC_DT_TASK_ID) {
+            char ty[96];
+            cc_type_format(&k->type, ty, sizeof ty);
+            return tc_err(t, CC_DIAG_TYPE, e->u.sub.index->span, NULL, "pl.MemRef index must be an integer scalar, got %s", ty), 0;
+        }
+    }
+    return 1;
+}
+
 int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
 {
     ann = tc_module_constant_ast(t, ann);
@@ -146,8 +198,8 @@ int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
     uint32_t n = ix->kind == CC_E_TUPLE ? ix->u.seq.n : 1;
     const cc_expr *const *items = ix->kind == CC_E_TUPLE ? (const cc_expr *const *)ix->u.seq.items : &ix;
     const cc_expr *dims = n >= 2 ? tc_module_constant_ast(t, items[0]) : NULL;
-    if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE) || n > 3)
-        return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a tile annotation reads pl.Tile[[d0, d1, ...], dtype] or pl.Tile[[d0, d1, ...], dtype, pl.Mem.<space>]"), -1;
+    if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE) || n > 5)
+        return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a tile annotation reads pl.Tile[[d0, d1, ...], dtype] or pl.Tile[[d0, d1, ...], dtype, pl.MemRef(...), pl.Mem.<space>]"), -1;
     if (dims->u.seq.n < 1 || dims->u.seq.n > CC_MAX_RANK)
         return tc_err(t, CC_DIAG_TYPE, dims->span, NULL, "tile rank must be 1 to 4, got %u", dims->u.seq.n), -1;
     cc_type a = {.kind = CC_T_TILE, .rank = (uint8_t)dims->u.seq.n};
@@ -159,8 +211,16 @@ int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
     int dt = tc_dtype_arg(t, items[1], "the tile annotation's dtype");
     if (dt < 0) return -1;
     a.dtype = (uint8_t)dt;
-    int mem = -1;
-    if (n == 3 && (mem = tc_mem_member(t, items[2], "Tile")) < 0) return -1;
+    int mem = -1, memrefs = 0;
+    for (uint32_t k = 2; k < n; k++) {
+        if (tc_memref_call(t, items[k])) {
+            if (memrefs++ || !tc_memref(t, items[k])) return memrefs > 1 ? tc_tile_entries_error(t, items[k]) : -1;
+            continue;
+        }
+        if (mem >= 0) return tc_tile_entries_error(t, items[k]);
+        if ((mem = tc_mem_member(t, items[k], "Tile")) < 0) return -1;
+    }
+    if (memrefs && mem < 0) return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "Tile annotation with MemRef must also specify an explicit MemorySpace"), -1;
     int tile = v->type.kind == CC_T_TILE;
     a.mem = (uint8_t)(mem >= 0 ? mem : tile ? (int)cc_type_mem(&v->type) : (int)CC_MEM_Vec);
     if (!tile || !cc_type_equal(&a, &v->type) || (mem >= 0 && tc_mem_fixed(v) && cc_type_mem(&v->type) != (cc_mem)mem)) {

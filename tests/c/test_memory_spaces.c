@@ -215,10 +215,43 @@ static void test_mem_tile_annotation_mismatch(void **s)
     MEM_ERROR(K("        n = 3\n        x: pl.Tile[[64, 128], pl.FP32] = n\n"), "ParserTypeError",
               "annotation pl.Tile[[64, 128], pl.FP32] does not match the value's type pl.Scalar[pl.INDEX]", 7, 12);
     MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec, pl.Mem.Mat] = t\n"), "ParserTypeError",
-              "a tile annotation reads pl.Tile[[d0, d1, ...], dtype] or pl.Tile[[d0, d1, ...], dtype, pl.Mem.<space>]", 7, 12);
+              "pl.Tile annotation takes at most one MemRef, one MemorySpace and one TileView", 7, 52);
+}
+
+/* ---- pl.MemRef inside pl.Tile: a hint, validated, no effect ------------------------------ */
+
+#define LOOP_T "        for i in pl.range(2):\n            t = pl.load(a, [i * 64, 0], [64, 128])\n"
+
+static void test_mem_memref_accepted(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"x = pl.exp(t)\n", NULL};
+    mem_expect_ok(K(LOOP_T "            x: pl.Tile[[64, 128], pl.FP32, pl.MemRef(\"ub\", slots=2)[i % 2], pl.Mem.Vec] = pl.exp(t)\n"
+                           "            y: pl.Tile[[64, 128], pl.FP32, pl.MemRef(), pl.Mem.Vec] = x\n"
+                           "            z: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec, pl.MemRef(name=None, slots=1)] = y\n"
+                           "            pl.store(z, [i * 64, 0], out)\n"),
+                  want);
+}
+
+static void test_mem_memref_errors(void **s)
+{
+    (void)s;
+    MEM_ERROR(K(LOOP_T "            x: pl.Tile[[64, 128], pl.FP32, pl.MemRef(\"ub\", slots=0), pl.Mem.Vec] = t\n"), "ParserTypeError",
+              "pl.MemRef slots must be a positive integer constant, got 0", 8, 66);
+    MEM_ERROR(K(LOOP_T "            x: pl.Tile[[64, 128], pl.FP32, pl.MemRef(slots=2)[1.5], pl.Mem.Vec] = t\n"), "ParserTypeError",
+              "pl.MemRef index must be an integer scalar, got pl.Scalar[pl.FP32]", 8, 63);
+    MEM_ERROR(K(LOOP_T "            x: pl.Tile[[64, 128], pl.FP32, pl.MemRef()] = t\n"), "ParserTypeError",
+              "Tile annotation with MemRef must also specify an explicit MemorySpace", 8, 16);
+    MEM_ERROR(K(LOOP_T "            x: pl.Tile[[64, 128], pl.FP32, pl.MemRef(), pl.MemRef(), pl.Mem.Vec] = t\n"), "ParserTypeError",
+              "pl.Tile annotation takes at most one MemRef, one MemorySpace and one TileView", 8, 57);
+    MEM_ERROR(K(LOOP_T "            x: pl.Tile[[64, 128], pl.FP32, pl.MemRef(0, 0, 512), pl.Mem.Vec] = t\n"), "UnsupportedFeatureError",
+              "pl.MemRef(<base or addr>, <offset>, <size>) is Ascend-specific: it fixes an on-chip address; it has no meaning on the CPU backend", 8,
+              44);
 }
 
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_mem_memref_accepted),
+    cmocka_unit_test(test_mem_memref_errors),
     cmocka_unit_test(test_mem_tile_annotation_accepted),
     cmocka_unit_test(test_mem_tile_annotation_mismatch),
     cmocka_unit_test(test_mem_load_target_vec_or_mat),

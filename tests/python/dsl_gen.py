@@ -13,7 +13,7 @@ and in kernels, `if` on scalars (the parameter n, loop variables), nested
 `with pl.scope()` (auto_scope=False entries) or compiler-placed scopes
 (default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
 that load and store tiles over disjoint and overlapping windows, element-wise
-add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and on FP32
+add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu, pl.move to Mat or Left (a copy; and on FP32
 sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_min and col_max/col_min
 (and row_sum/col_sum on INT32),
 row_expand_*/col_expand_* (add, sub, mul, max, min) and row_expand/col_expand of a tile with its
@@ -176,7 +176,7 @@ class Gen:
             style = rng.random() < 0.4
             r = rng.random()
             if r < 0.3:
-                ops = ("neg", "abs", "relu") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
+                ops = ("neg", "abs", "relu", "move") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
                 body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
             elif r < 0.38:
                 body.append(KExpand(t, rng.choice(("row", "col")), rng.choice(tuple(EXPAND_OPS)), cur, self.dtype))

@@ -92,10 +92,10 @@ FLOAT_UNARY = {
 def apply_unary(op, a, dtype):
     if dtype == "INT32":
         a64 = np.asarray(a, np.int64)
-        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0)}[op])
+        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0), "move": a64}[op])
     if op in FLOAT_UNARY:
         return FLOAT_UNARY[op][1](np.asarray(a, np.float32))
-    return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0))}[op]
+    return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0)), "move": np.array(a)}[op]
 
 
 # ---- kernel statements (tile code) ---------------------------------------------------------------
@@ -203,6 +203,8 @@ class KOp:
                     e = e[:-1] + ", high_precision=True)"
             elif self.op == "neg" and self.style:
                 e = "-%s" % self.a
+            elif self.op == "move":  # a copy tagged Mat or Left: values never change
+                e = "pl.move(%s, target_memory=pl.Mem.%s)" % (self.a, "Mat" if self.style else "Left")
             else:
                 e = "pl.%s(%s)" % (self.op, self.a)
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):

@@ -162,3 +162,41 @@ def test_tile_annotations(load):
     with pytest.raises(Exception, match=r"annotation pl.Tile\[\[4, 8\], pl.FP32, pl.Mem.Mat\] does not match the value's type pl.Tile\[\[4, 8\], pl.FP32\]") as e:
         mod.mismatch(a, out)
     assert type(e.value).__name__ == "ParserTypeError"
+
+
+def test_memref_hint_has_no_effect(load):
+    mod, _ = load("""
+        @pl.jit
+        def plain(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for i in pl.range(4):
+                    t = pl.load(a, [i * 2, 0], [2, 8])
+                    x = pl.exp(t)
+                    pl.store(x, [i * 2, 0], out)
+            return out
+
+        @pl.jit
+        def pinned(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for i in pl.range(4):
+                    t = pl.load(a, [i * 2, 0], [2, 8])
+                    x: pl.Tile[[2, 8], pl.FP32, pl.MemRef("ub", slots=2)[i % 2], pl.Mem.Vec] = pl.exp(t)
+                    pl.store(x, [i * 2, 0], out)
+            return out
+
+        @pl.jit
+        def zero_slots(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [2, 8])
+                x: pl.Tile[[2, 8], pl.FP32, pl.MemRef("ub", slots=0), pl.Mem.Vec] = t
+                pl.store(x, [0, 0], out)
+            return out
+        """)
+    a = np.random.default_rng(3).standard_normal((8, 8)).astype(np.float32)
+    o1, o2 = np.zeros((8, 8), np.float32), np.zeros((8, 8), np.float32)
+    mod.plain(a, o1)
+    mod.pinned(a, o2)
+    np.testing.assert_array_equal(o1, o2)
+    assert mod.pinned.lower(a, o2) == mod.plain.lower(a, o1).replace("plain", "pinned")
+    with pytest.raises(Exception, match="pl.MemRef slots must be a positive integer constant, got 0"):
+        mod.zero_slots(a, o1)
