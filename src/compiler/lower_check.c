@@ -214,7 +214,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_LOAD: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;
     case CC_LO_STORE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_use(c, CC_LO_TILE, in->b, "source"), lc_window(c, in); break;
     case CC_LO_TOP:
-        lc_use(c, CC_LO_TILE, in->a, "operand");
+        if (in->a >= 0 || in->op != CC_IR_FULL) lc_use(c, CC_LO_TILE, in->a, "operand");
         if (in->b_scalar) lc_use(c, CC_LO_REG, in->b, "scalar operand");
         else if (in->b >= 0) lc_use(c, CC_LO_TILE, in->b, "operand");
         if (in->op == CC_IR_MATMUL_ACC) {

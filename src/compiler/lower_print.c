@@ -100,8 +100,9 @@ static void lo_put_const(base_strbuf *o, const cc_lo_insn *in)
 static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
 {
     base_strbuf_puts(o, "T"), lo_put_upper(o, cc_ir_op_name((cc_ir_op)in->op));
-    base_strbuf_printf(o, " v%d = v%d", in->dst, in->a);
-    if (in->b >= 0) base_strbuf_printf(o, ", %c%d", in->b_scalar ? 'r' : 'v', in->b);
+    base_strbuf_printf(o, " v%d = ", in->dst);
+    if (in->a >= 0) base_strbuf_printf(o, "v%d%s", in->a, in->b >= 0 ? ", " : "");
+    if (in->b >= 0) base_strbuf_printf(o, "%c%d", in->b_scalar ? 'r' : 'v', in->b);
     if (in->op == CC_IR_MATMUL_ACC && in->c >= 0) base_strbuf_printf(o, " init r%d", in->c);
     base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
     if (in->op == CC_IR_FILLPAD) base_strbuf_printf(o, " %s", cc_pad_value_name(in->mode));

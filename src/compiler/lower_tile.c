@@ -94,6 +94,14 @@ static void lo_matmul_acc(lo_b *b, const cc_ir_expr *e, int32_t dst)
     lo_copy(b, dst, out, e->span);
 }
 
+/* pl.tile.full: TOP with no tile operand (a = -1), b the value's register. */
+static void lo_full(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int32_t v = lo_scalar(b, e->u.op.args[1], -1);
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (in) in->op = CC_IR_FULL, in->dtype = e->type.dtype, in->dst = dst, in->a = -1, in->b = v, in->b_scalar = 1;
+}
+
 static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     if (b->x->failed) return;
@@ -101,6 +109,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind != CC_X_OP || e->type.kind != CC_T_TILE) return (void)lo_internal(b, e->span, "a tile operand that is not a tile");
     if (e->u.op.op == CC_IR_LOAD) return lo_load(b, e, dst);
     if (e->u.op.op == CC_IR_MATMUL_ACC) return lo_matmul_acc(b, e, dst);
+    if (e->u.op.op == CC_IR_FULL) return lo_full(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 
@@ -208,7 +217,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
     for (uint32_t i = 0; i < n; i++) {
         const cc_lo_insn *in = &code[i];
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
-        if (in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) reads[in->a]++;
+        if ((in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) && in->a >= 0) reads[in->a]++;
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
         if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) reads[in->dst]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;

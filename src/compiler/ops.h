@@ -28,7 +28,8 @@ typedef enum cc_op_class {
     /* p1-misc: the ops with their own operand layout */
     CC_OPC_MATMUL_ACC, /* acc [M, N] + lhs [M, K] @ rhs [K, N]; init_cond true: the product alone */
     CC_OPC_CONCAT,     /* src0 [R, C0], src1 [R, C1] -> [R, C0 + C1], fully valid */
-    CC_OPC_FILLPAD     /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
+    CC_OPC_FILLPAD,    /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
+    CC_OPC_FULL        /* a constant tile of a shape and dtype, fully valid */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -52,6 +53,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     TOP a=lhs b=rhs c=init_cond register or -1)
  *   CONCAT  src0, src1
  *   FILLPAD x                                        attrs: mode (the pl.PadValue, never null)
+ *   FULL    shape, value=                            attrs: dtype (value is required; printed
+ *                                                     as a keyword after the dtype; lowered:
+ *                                                     TOP a=-1, b=the value's register)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -83,7 +87,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     /* p1-misc */                                                                                           \
     X(MATMUL_ACC, "matmul_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs", "init_cond")          \
     X(CONCAT, "concat", CONCAT, ANY, KERNEL, -1, 2, "src0", "src1")                                        \
-    X(FILLPAD, "fillpad", FILLPAD, ANY, KERNEL, -1, 1, "x")
+    X(FILLPAD, "fillpad", FILLPAD, ANY, KERNEL, -1, 1, "x")                                                \
+    X(FULL, "tile.full", FULL, ANY, KERNEL, -1, 1, "shape", "value")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

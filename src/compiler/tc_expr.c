@@ -491,6 +491,9 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
+        if (!strcmp(fn->u.attr.name, "full") && fn->u.attr.value->kind == CC_E_ATTR && tc_pl_attr(t, fn->u.attr.value, "tile") &&
+            fn->u.attr.value->u.attr.value->kind == CC_E_NAME)
+            return tc_misc_op(t, e, CC_IR_FULL); /* pl.tile.full; the rest of pl.tile comes later */
         if (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"))
             return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL,
                           "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");

@@ -150,7 +150,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
     return 1;
 }
 
-static int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list)
+int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list)
 {
     if (!(*list = tc_list_of(t, e, "shapes"))) return 0;
     *n = (*list)->u.list.n;

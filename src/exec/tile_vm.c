@@ -154,7 +154,7 @@ static void vm_own_all(vm *m, const char *addr)
 /* Runs a TOP on the tiles as they are (their buffers chosen by the caller). */
 static int vm_top_run(vm *m, const cc_lo_insn *in)
 {
-    tile *d = &m->v[in->dst], *a = &m->v[in->a];
+    tile *d = &m->v[in->dst], *a = in->a >= 0 ? &m->v[in->a] : d; /* FULL has no tile operand */
     cc_ir_op op = (cc_ir_op)in->op;
     int entry = vm_tile_entry[op], rc;
     switch ((cc_op_class)cc_ir_op_info(op)->cls) {
@@ -172,6 +172,13 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_CAST: rc = tile_cast(d, a, (tile_round)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL: rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg); break;
+    case CC_OPC_FULL: {
+        ex_reg r = m->r[in->b];
+        int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
+        tile_full(d, tile_scalar_for((tile_dtype)d->dtype, rf, r.i, r.f));
+        rc = 0;
+        break;
+    }
     case CC_OPC_CONCAT: rc = tile_concat(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
     case CC_OPC_FILLPAD: rc = tile_fillpad(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL_ACC: {

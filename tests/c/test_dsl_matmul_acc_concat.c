@@ -140,7 +140,27 @@ static void test_scalar_min_max_and_bare_dtype_annotations(void **s)
     MISC_ERROR(K("        y = pl.max(n)\n"), "ParserTypeError", "pl.max() takes exactly 2 arguments", 6, 13);
 }
 
+/* ---- pl.tile.full --------------------------------------------------------------------------- */
+
+static void test_tile_full(void **s)
+{
+    (void)s;
+    misc_expect_ok(K("        t = pl.tile.full([8, 16], pl.FP16, 1.5)\n        u = pl.tile.full([4, 4], dtype=pl.INT8, value=n)\n"
+                     "        pl.store(pl.cast(t, pl.FP32), [0, 0], out)\n"),
+                   (const char *const[]){"t = pl.tile.full([8, 16], pl.FP16, value=1.5)\n", "u = pl.tile.full([4, 4], pl.INT8, value=5)\n", NULL});
+    MISC_ERROR(K("        t = pl.tile.full([8, 16], pl.INT32, 1.5)\n"), "ParserTypeError",
+               "pl.tile.full: a float value for an INT32 tile; pass an int", 6, 45);
+    MISC_ERROR(K("        t = pl.tile.full([8, 16], pl.INDEX, 1)\n"), "ParserTypeError",
+               "a tile dtype must be FP32, FP16, BF16, INT32 or INT8", 6, 35);
+    MISC_ERROR(K("        for k in pl.range(2):\n            t = pl.tile.full([8, k], pl.FP32, 1)\n"), "ParserTypeError",
+               "pl.tile.full shapes must be compile-time constants", 7, 34);
+    MISC_ERROR(K("        t = pl.tile.full([8, 8], pl.FP32)\n"), "ParserTypeError",
+               "pl.tile.full() missing required argument 'value'", 6, 13);
+    MISC_ERROR(K("        t = pl.tile.exp(a)\n"), "UnsupportedFeatureError", "pl.tile.exp is not supported in this version", 6, 13);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_tile_full),
     cmocka_unit_test(test_scalar_min_max_and_bare_dtype_annotations),
     cmocka_unit_test(test_concat_fillpad_accepted),
     cmocka_unit_test(test_concat_fillpad_errors),
