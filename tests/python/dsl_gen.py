@@ -14,7 +14,7 @@ and in kernels, `if` on scalars (the parameter n, loop variables), nested
 (default entries), `pl.at(level=pl.Level.CORE_GROUP)` bodies and kernel calls
 that load and store tiles over disjoint and overlapping windows, element-wise
 add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu (and on FP32
-sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max (and row_sum on INT32), loads with valid_shape= and
+sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), fillpad (zero pad), row_max (and row_sum on INT32), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -173,7 +173,7 @@ class Gen:
             style = rng.random() < 0.4
             r = rng.random()
             if r < 0.3:
-                ops = ("neg", "abs", "relu") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
+                ops = ("neg", "abs", "relu", "fillpad") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
                 body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
             elif r < 0.65 and len(tiles) + len(pool) > 1:
                 body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))

@@ -184,7 +184,7 @@ class KRotate:
 
 class KOp:
     """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names; op may be
-    a row reduction (row_sum, row_max: [R, C] -> [R, 1])."""
+    a row reduction (row_sum, row_max: [R, C] -> [R, 1]) or fillpad (the zero pad: fully valid)."""
 
     def __init__(self, tile, op, a, b, dtype, style):
         self.tile, self.op, self.a, self.b, self.dtype, self.style = tile, op, a, b, dtype, style
@@ -200,6 +200,8 @@ class KOp:
                     e = e[:-1] + ", high_precision=True)"
             elif self.op == "neg" and self.style:
                 e = "-%s" % self.a
+            elif self.op == "fillpad" and self.style:
+                e = "pl.fillpad(%s, pad_value=pl.PadValue.zero)" % self.a
             else:
                 e = "pl.%s(%s)" % (self.op, self.a)
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
@@ -218,6 +220,9 @@ class KOp:
             else:  # INT32 only: wraps
                 out[:va[0], 0] = _wrap32(part.astype(np.int64).sum(axis=1))
             env[self.tile] = (out, (va[0], 1))
+            return
+        if self.op == "fillpad":  # zero outside the valid region already: now all of it is valid
+            env[self.tile] = (a.copy(), a.shape)
             return
         if self.b is None:
             env[self.tile] = _tile(apply_unary(self.op, a, self.dtype), va)
