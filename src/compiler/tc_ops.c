@@ -4,7 +4,8 @@
  * with their exact messages (ranks, shapes, dtypes, static bounds).  The
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,
  * unary and row-reduction ops are checked from their row alone, the
- * others (load, store, cast, matmul, create_tensor) by their own code.
+ * others (load, store, cast, matmul, create_tensor) by their own code,
+ * here or in tc_ops_misc.c (matmul_acc, concat, fillpad, tile.full).
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
  * kernel code becomes an explicit whole-tensor LOAD marked implicit);
