@@ -96,6 +96,14 @@ static void lo_matmul_acc(lo_b *b, const cc_ir_expr *e, int32_t dst)
     lo_copy(b, dst, out, e->span);
 }
 
+/* pl.tile.full: TOP with no tile operand (a = -1), b the value's register. */
+static void lo_full(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int32_t v = lo_scalar(b, e->u.op.args[1], -1);
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (in) in->op = CC_IR_FULL, in->dtype = e->type.dtype, in->dst = dst, in->a = -1, in->b = v, in->b_scalar = 1;
+}
+
 static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     if (b->x->failed) return;
@@ -109,6 +117,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         if (in) in->op = CC_IR_CREATE_TILE, in->dtype = e->type.dtype, in->dst = dst, in->a = in->b = -1;
         return;
     }
+    if (e->u.op.op == CC_IR_FULL) return lo_full(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 

@@ -60,7 +60,8 @@ typedef enum cc_pl_reason {
     X(DataType, SUPPORTED, ENUM, NONE) X(Level, SUPPORTED, ENUM, NONE) X(ScopeMode, SUPPORTED, ENUM, NONE) \
     X(CachePolicy, SUPPORTED, ENUM, NONE) X(FunctionType, SUPPORTED, ENUM, NONE)                         \
     X(Mem, SUPPORTED, ENUM, NONE) X(MemorySpace, SUPPORTED, ENUM, NONE) X(Layout, SUPPORTED, ENUM, NONE)  \
-    X(ND, SUPPORTED, CONSTANT, NONE) X(PadValue, SUPPORTED, ENUM, NONE)                                   \
+    X(ND, SUPPORTED, CONSTANT, NONE) X(PadValue, SUPPORTED, ENUM, NONE) X(min, SUPPORTED, BUILTIN, NONE)   \
+    X(max, SUPPORTED, BUILTIN, NONE)                                                                     \
     /* loops, scopes, statements */                                                                      \
     X(spmd, LATER, LOOP, NONE) X(spmd_submit, LATER, LOOP, NONE) X(parallel, LATER, LOOP, NONE)           \
     X(unroll, LATER, LOOP, NONE) X(pipeline, LATER, LOOP, NONE) X(while_, LATER, LOOP, NONE)              \

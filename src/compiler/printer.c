@@ -167,6 +167,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_CREATE_TENSOR:
+    case CC_IR_FULL:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_FILLPAD:

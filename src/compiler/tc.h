@@ -245,11 +245,13 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
 cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp);
 /* "[4, 8]": a tile's shape, in the arena. */
 const char *tc_shape_text(tc *t, const cc_type *ty);
+/* A constant shape list (1 to 4 positive entries) into ext[*n]; 0 when reported. */
+int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list);
 /* Tile ops run in kernel code only; 0 when reported. */
 int tc_kernel_only(tc *t, const char *op, cc_span sp);
 
 /* ---- tc_ops_misc.c ---- */
-/* pl.matmul_acc, pl.concat, pl.fillpad called by name; NULL when reported. */
+/* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* ---- tc_mem.c ---- */

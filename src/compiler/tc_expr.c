@@ -254,6 +254,14 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
         *ty = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX};
         return 1;
     }
+    const char *bare = ann->kind == CC_E_ATTR && ann->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, ann, NULL) : NULL;
+    const cc_pl_name *bn = bare ? cc_pl_name_find(bare) : NULL;
+    if (bn && bn->kind == CC_PLK_DTYPE && bn->status == CC_PL_SUPPORTED && strcmp(bare, "TASK_ID")) { /* n: pl.INDEX */
+        int dt = tc_dtype_arg(t, ann, "a scalar annotation");
+        if (dt < 0) return 0;
+        *ty = (cc_type){.kind = CC_T_SCALAR, .dtype = (uint8_t)dt};
+        return *shaped = 1, 1;
+    }
     if (ann->kind == CC_E_SUBSCRIPT && tc_pl_attr(t, ann->u.sub.value, "Scalar")) {
         int dt = tc_dtype_arg(t, ann->u.sub.index, "pl.Scalar[...]");
         if (dt < 0) return 0;
@@ -462,6 +470,15 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         return tc_scalar_binary(t, fn->u.name[1] == 'i' ? CC_OP_MIN : CC_OP_MAX, l, r, e->span);
     }
     const char *op = tc_pl_attr(t, fn, NULL);
+    if (op && fn->u.attr.value->kind == CC_E_NAME && (!strcmp(op, "min") || !strcmp(op, "max"))) { /* builtin min/max */
+        if (e->u.call.nargs != 2 || e->u.call.nkws)
+            return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s() takes exactly 2 arguments", op);
+        cc_ir_expr *l = tc_expr(t, e->u.call.args[0]), *r = l ? tc_expr(t, e->u.call.args[1]) : NULL;
+        if (!r) return NULL;
+        if (!tc_is_scalar(l) || !tc_is_scalar(r))
+            return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.min/pl.max take scalars; use pl.minimum/pl.maximum for tiles");
+        return tc_scalar_binary(t, op[1] == 'i' ? CC_OP_MIN : CC_OP_MAX, l, r, e->span);
+    }
     if (op && fn->u.attr.value->kind == CC_E_NAME) {
         if (!strcmp(op, "submit")) {
             tc_fn *k = e->u.call.nargs ? tc_callee(t, e->u.call.args[0]) : NULL;
@@ -476,6 +493,9 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
+        if (!strcmp(fn->u.attr.name, "full") && fn->u.attr.value->kind == CC_E_ATTR && tc_pl_attr(t, fn->u.attr.value, "tile") &&
+            fn->u.attr.value->u.attr.value->kind == CC_E_NAME)
+            return tc_misc_op(t, e, CC_IR_FULL); /* pl.tile.full; the rest of pl.tile comes later */
         if (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"))
             return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL,
                           "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");

@@ -4,7 +4,8 @@
  * with their exact messages (ranks, shapes, dtypes, static bounds).  The
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,
  * unary, reduction and expand ops are checked from their row alone, the
- * others (load, store, cast, matmul, create_tensor) by their own code.
+ * others (load, store, cast, matmul, create_tensor) by their own code,
+ * here or in tc_ops_misc.c (matmul_acc, concat, fillpad, tile.full).
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
  * kernel code becomes an explicit whole-tensor LOAD marked implicit);
@@ -150,7 +151,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
     return 1;
 }
 
-static int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list)
+int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list)
 {
     if (!(*list = tc_list_of(t, e, "shapes"))) return 0;
     *n = (*list)->u.list.n;

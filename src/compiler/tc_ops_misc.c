@@ -1,6 +1,7 @@
 /*
  * tc_ops_misc.c - the type checker's pl ops with their own operand layout
- * (docs/dsl.md, "Operations"): pl.matmul_acc, pl.concat, pl.fillpad.  Binding, placement and the
+ * (docs/dsl.md, "Operations"): pl.matmul_acc, pl.concat, pl.fillpad,
+ * pl.tile.full.  Binding, placement and the
  * helpers are tc_ops.c's; this file holds each op's checks with their exact
  * messages and its result type.
  */
@@ -132,9 +133,40 @@ static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
     return f;
 }
 
+static cc_ir_expr *tc_full(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"shape", "dtype", "value"};
+    tc_args a;
+    if (!tc_kernel_only(t, "tile.full", call->span) || !tc_op_bind(t, call, "tile.full", ps, TC_N(ps), &a) ||
+        !tc_need(t, call, "tile.full", &a, 3, ps))
+        return NULL;
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n;
+    cc_ir_expr *shp;
+    if (!tc_shapes(t, a.v[0], "tile.full", ext, &n, &shp)) return NULL;
+    if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.tile.full: the shape needs 1 to 4 entries");
+    int dt = tc_dtype_arg(t, a.v[1], "pl.tile.full dtype");
+    if (dt < 0) return NULL;
+    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL || dt == CC_DT_TASK_ID)
+        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "a tile dtype must be FP32, FP16, BF16, INT32 or INT8");
+    cc_ir_expr *v = tc_expr(t, a.v[2]);
+    if (!v) return NULL;
+    if (v->type.kind != CC_T_SCALAR || v->type.dtype == CC_DT_TASK_ID || v->type.dtype == CC_DT_BOOL)
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.tile.full value must be an int or float scalar");
+    if (cc_dtype_is_float(v->type.dtype) && !cc_dtype_is_float((cc_dtype)dt))
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.tile.full: a float value for an %s tile; pass an int", cc_dtype_name((cc_dtype)dt));
+    cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FULL, call->span);
+    if (!f) return tc_oom(t);
+    f->u.op.args[0] = shp, f->u.op.args[1] = v, f->u.op.dtype = (uint8_t)dt;
+    f->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
+    memcpy(f->type.shape, ext, n * sizeof ext[0]);
+    return f;
+}
+
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     switch (op) {
+    case CC_IR_FULL: return tc_full(t, call);
     case CC_IR_MATMUL_ACC: return tc_matmul_acc(t, call);
     case CC_IR_CONCAT: return tc_concat(t, call);
     case CC_IR_FILLPAD: return tc_fillpad(t, call);

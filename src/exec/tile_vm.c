@@ -151,6 +151,13 @@ static void vm_own_all(vm *m, const char *addr)
         if (m->alias[i] >= 0 && m->tensors[m->alias[i]].addr == addr) vm_own(m, (int32_t)i, 1);
 }
 
+/* Register reg as the scalar operand of a dtype-dt tile op. */
+static tile_scalar vm_scalar_operand(const vm *m, int32_t reg, uint8_t dt)
+{
+    ex_reg r = m->r[reg];
+    return tile_scalar_for((tile_dtype)dt, cc_dtype_is_float((cc_dtype)m->k->regs[reg].type.dtype), r.i, r.f);
+}
+
 /* Runs a TOP on the tiles as they are (their buffers chosen by the caller). */
 static int vm_top_run(vm *m, const cc_lo_insn *in)
 {
@@ -161,16 +168,13 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         memcpy(d->valid, d->shape, sizeof d->valid);
         return 0;
     }
-    tile *a = &m->v[in->a];
+    tile *a = in->a >= 0 ? &m->v[in->a] : d; /* FULL has no tile operand */
     int entry = vm_tile_entry[op], rc;
     cc_op_class cls = (cc_op_class)cc_ir_op_info(op)->cls;
     switch (cls) {
     case CC_OPC_BINARY:
         if (in->b_scalar) {
-            ex_reg r = m->r[in->b];
-            int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
-            tile_scalar s = tile_scalar_for((tile_dtype)a->dtype, rf, r.i, r.f);
-            rc = tile_binary_scalar(d, a, s, (tile_binop)entry, m->msg, sizeof m->msg);
+            rc = tile_binary_scalar(d, a, vm_scalar_operand(m, in->b, a->dtype), (tile_binop)entry, m->msg, sizeof m->msg);
         } else {
             rc = tile_binary(d, a, &m->v[in->b], (tile_binop)entry, m->msg, sizeof m->msg);
         }
@@ -178,18 +182,18 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_UNARY: rc = tile_unary(d, a, (tile_unop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_COL_REDUCE: rc = tile_col_reduce(d, a, (tile_colop)entry, m->msg, sizeof m->msg); break;
-    case CC_OPC_EXPANDS: {
-        ex_reg r = m->r[in->b];
-        int rf = cc_dtype_is_float((cc_dtype)m->k->regs[in->b].type.dtype);
-        rc = tile_expands(d, a, tile_scalar_for((tile_dtype)a->dtype, rf, r.i, r.f), m->msg, sizeof m->msg);
-        break;
-    }
+    case CC_OPC_EXPANDS: rc = tile_expands(d, a, vm_scalar_operand(m, in->b, a->dtype), m->msg, sizeof m->msg); break;
     case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND:
         rc = tile_expand_binary(d, a, &m->v[in->b], (tile_bcastop)entry, cls == CC_OPC_COL_EXPAND, m->msg, sizeof m->msg);
         break;
     case CC_OPC_CAST: rc = tile_cast(d, a, (tile_round)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL: rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg); break;
+    case CC_OPC_FULL: {
+        tile_full(d, vm_scalar_operand(m, in->b, d->dtype));
+        rc = 0;
+        break;
+    }
     case CC_OPC_CONCAT: rc = tile_concat(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
     case CC_OPC_FILLPAD: rc = tile_fillpad(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL_ACC: {

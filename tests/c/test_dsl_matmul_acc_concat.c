@@ -121,7 +121,47 @@ static void test_concat_fillpad_errors(void **s)
     MISC_ERROR(K(XY "        f = pl.fillpad(x, pad=0)\n"), "ParserTypeError", "pl.fillpad() got an unexpected keyword argument 'pad'", 8, 27);
 }
 
+/* ---- scalar pl.min / pl.max, bare-dtype annotations --------------------------------------- */
+
+static void test_scalar_min_max_and_bare_dtype_annotations(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"x = pl.load(a, [0, 0], [8, 4], valid_shape=[3, 2], cache=", NULL};
+    misc_expect_ok(K("        x = pl.load(a, [0, 0], [8, 4], valid_shape=[pl.min(n, 3), pl.max(1, 2)])\n        pl.store(x, [0, 0], out)\n"),
+                   want);
+    /* n: pl.INDEX is pl.Scalar[pl.INDEX]: the same program text */
+    misc_expect_ok(KP("a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.INDEX",
+                      "        x = pl.load(a, [0, 0], [8, 4], valid_shape=[n, 4])\n        pl.store(x, [0, 0], out)\n"),
+                   (const char *const[]){"n: pl.Scalar[pl.INDEX]", "valid_shape=[5, 4]", NULL});
+    MISC_ERROR(KP("a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.FP32", "        x = pl.load(a, [0, 0], [8, 4], valid_shape=[n, 4])\n"),
+               "ParserTypeError", "valid_shape entries must be integer scalars", 6, 53);
+    MISC_ERROR(K("        x = pl.load(a, [0, 0], [8, 4])\n        y = pl.min(x, 1.0)\n"), "ParserTypeError",
+               "pl.min/pl.max take scalars; use pl.minimum/pl.maximum for tiles", 7, 13);
+    MISC_ERROR(K("        y = pl.max(n)\n"), "ParserTypeError", "pl.max() takes exactly 2 arguments", 6, 13);
+}
+
+/* ---- pl.tile.full --------------------------------------------------------------------------- */
+
+static void test_tile_full(void **s)
+{
+    (void)s;
+    misc_expect_ok(K("        t = pl.tile.full([8, 16], pl.FP16, 1.5)\n        u = pl.tile.full([4, 4], dtype=pl.INT8, value=n)\n"
+                     "        pl.store(pl.cast(t, pl.FP32), [0, 0], out)\n"),
+                   (const char *const[]){"t = pl.tile.full([8, 16], pl.FP16, value=1.5)\n", "u = pl.tile.full([4, 4], pl.INT8, value=5)\n", NULL});
+    MISC_ERROR(K("        t = pl.tile.full([8, 16], pl.INT32, 1.5)\n"), "ParserTypeError",
+               "pl.tile.full: a float value for an INT32 tile; pass an int", 6, 45);
+    MISC_ERROR(K("        t = pl.tile.full([8, 16], pl.INDEX, 1)\n"), "ParserTypeError",
+               "a tile dtype must be FP32, FP16, BF16, INT32 or INT8", 6, 35);
+    MISC_ERROR(K("        for k in pl.range(2):\n            t = pl.tile.full([8, k], pl.FP32, 1)\n"), "ParserTypeError",
+               "pl.tile.full shapes must be compile-time constants", 7, 34);
+    MISC_ERROR(K("        t = pl.tile.full([8, 8], pl.FP32)\n"), "ParserTypeError",
+               "pl.tile.full() missing required argument 'value'", 6, 13);
+    MISC_ERROR(K("        t = pl.tile.exp(a)\n"), "UnsupportedFeatureError", "pl.tile.exp is not supported in this version", 6, 13);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_tile_full),
+    cmocka_unit_test(test_scalar_min_max_and_bare_dtype_annotations),
     cmocka_unit_test(test_concat_fillpad_accepted),
     cmocka_unit_test(test_concat_fillpad_errors),
     cmocka_unit_test(test_matmul_acc_accepted),

@@ -17,7 +17,7 @@ add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu, pl.move to Mat
 sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_min and col_max/col_min
 (and row_sum/col_sum on INT32),
 row_expand_*/col_expand_* (add, sub, mul, max, min) and row_expand/col_expand of a tile with its
-own row/column maxima, expands of an integer literal, loads with valid_shape= and
+own row/column maxima, fillpad (zero pad), expands of an integer literal, loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -176,7 +176,7 @@ class Gen:
             style = rng.random() < 0.4
             r = rng.random()
             if r < 0.3:
-                ops = ("neg", "abs", "relu", "move") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
+                ops = ("neg", "abs", "relu", "move", "fillpad") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
                 body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
             elif r < 0.38:
                 body.append(KExpand(t, rng.choice(("row", "col")), rng.choice(tuple(EXPAND_OPS)), cur, self.dtype))

@@ -187,7 +187,8 @@ REDUCTIONS = ("row_sum", "row_max", "row_min", "col_sum", "col_max", "col_min")
 
 class KOp:
     """tile = op(a[, b]); b is a tile name, a literal or a Lin of scalar names; op may be
-    a reduction (REDUCTIONS: row_* [R, C] -> [R, 1], col_* [R, C] -> [1, C])."""
+    a reduction (REDUCTIONS: row_* [R, C] -> [R, 1], col_* [R, C] -> [1, C]) or fillpad (the
+    zero pad: fully valid)."""
 
     def __init__(self, tile, op, a, b, dtype, style):
         self.tile, self.op, self.a, self.b, self.dtype, self.style = tile, op, a, b, dtype, style
@@ -205,6 +206,8 @@ class KOp:
                 e = "-%s" % self.a
             elif self.op == "move":  # a copy tagged Mat or Left: values never change
                 e = "pl.move(%s, target_memory=pl.Mem.%s)" % (self.a, "Mat" if self.style else "Left")
+            elif self.op == "fillpad" and self.style:
+                e = "pl.fillpad(%s, pad_value=pl.PadValue.zero)" % self.a
             else:
                 e = "pl.%s(%s)" % (self.op, self.a)
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
@@ -225,6 +228,9 @@ class KOp:
             out = np.zeros((a.shape[0], 1) if axis else (1, a.shape[1]), a.dtype)
             out[:red.shape[0], :red.shape[1]] = red
             env[self.tile] = (out, red.shape)
+            return
+        if self.op == "fillpad":  # zero outside the valid region already: now all of it is valid
+            env[self.tile] = (a.copy(), a.shape)
             return
         if self.b is None:
             env[self.tile] = _tile(apply_unary(self.op, a, self.dtype), va)

@@ -261,3 +261,80 @@ def test_concat_and_fillpad_errors(load, call, exc, want):
     with pytest.raises(exc) as e:
         mod.k(torch.zeros(8, 8), torch.zeros(8, 8, dtype=torch.int32), torch.zeros(8), torch.zeros(8, 8))
     assert e.value.message == want
+
+
+# ---- scalar pl.min / pl.max, bare-dtype annotations --------------------------------------------
+
+MINMAX = """
+    @pl.jit
+    def clip(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.INDEX, f: pl.FP32, flag: pl.BOOL):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            rows = pl.max(pl.min(n, 6), 1)
+            t = pl.fillpad(pl.load(a, [0, 0], [6, 4], valid_shape=[rows, 4]))
+            if flag:
+                t = pl.add(t, pl.min(f, 2.5))
+            pl.store(t, [0, 0], out)
+        return out
+"""
+
+
+@pytest.mark.parametrize("n, f, flag", [(3, 1.0, True), (9, 7.0, True), (0, -4.0, False), (-5, 0.5, True)])
+def test_scalar_min_max_and_bare_dtype_annotations(load, n, f, flag):
+    mod, _ = load(MINMAX)
+    a = torch.from_numpy(np.arange(24, dtype=np.float32).reshape(6, 4))
+    out = torch.full((6, 4), 99.0)
+    mod.clip(a, out, n, f, flag)
+    rows = max(min(n, 6), 1)
+    want = np.zeros((6, 4), np.float32)
+    want[:rows] = a.numpy()[:rows]
+    if flag:
+        want += np.float32(min(f, 2.5))
+    assert np.array_equal(out.numpy(), want)
+
+
+def test_scalar_min_max_on_tiles_is_a_type_error(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(pl.max(pl.load(a, [0, 0], [4, 4]), 1.0), [0, 0], out)
+            return out
+        """)
+    with pytest.raises(ParserTypeError) as e:
+        mod.k(torch.zeros(4, 4), torch.zeros(4, 4))
+    assert e.value.message == "pl.min/pl.max take scalars; use pl.minimum/pl.maximum for tiles"
+
+
+# ---- pl.tile.full ----------------------------------------------------------------------------
+
+FULL = """
+    @pl.jit
+    def full(a: pl.Tensor, out: pl.Out[pl.Tensor], v: pl.Scalar):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.tile.full([5, 9], pl.%s, v)
+            c = pl.tile.full([5, 9], pl.%s, 3)
+            pl.store(pl.add(pl.add(t, c), pl.load(a, [0, 0], [5, 9])), [0, 0], out)
+        return out
+"""
+
+
+@pytest.mark.parametrize("dt", list(ALL))
+def test_tile_full_is_a_constant_fully_valid_tile(load, dt):
+    mod, _ = load(FULL % (dt, dt))
+    a = _tensor((5, 9), dt, 6)
+    out = torch.zeros(5, 9, dtype=ALL[dt])
+    v = 2.75 if dt in ("FP32", "FP16", "BF16") else -7
+    mod.full(a, out, v)
+    want = ((torch.full((5, 9), v, dtype=ALL[dt]) + torch.full((5, 9), 3, dtype=ALL[dt])) + a)
+    assert torch.equal(out, want)
+    text = mod.full.lower(a, out, v)
+    assert "pl.tile.full([5, 9], pl.%s, value=" % dt in text
+    assert pl.parse_program(text).lower(a, out, v) == text
+
+
+def test_tile_full_float_value_for_an_integer_tile(load):
+    mod, _ = load(FULL % ("INT32", "INT32"))
+    x = torch.zeros(5, 9, dtype=torch.int32)
+    with pytest.raises(ParserTypeError) as e:
+        mod.full(x, x, 1.5)
+    assert e.value.message == "pl.tile.full: a float value for an INT32 tile; pass an int"
