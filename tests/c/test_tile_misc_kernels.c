@@ -28,6 +28,7 @@ static void test_tile_matmul_acc_valid_regions_and_init(void **state)
 {
     (void)state;
     char msg[256];
+    tile_scratch sc = {0}; /* one workspace for every call, freed at the end */
     static const tile_dtype dts[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_INT8};
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++)
         for (int init = 0; init < 2; init++) {
@@ -38,7 +39,7 @@ static void test_tile_matmul_acc_valid_regions_and_init(void **state)
             double want[42];
             int64_t M = 5, N = init ? 6 : 3; /* init: the product's region; else cut to acc's */
             ref_mm_acc(&acc, &a, &b, M, N, 4, init, want);
-            assert_int_equal(tile_matmul_acc(&acc, &a, &b, init, &(tile_scratch){0}, msg, sizeof msg), 0);
+            assert_int_equal(tile_matmul_acc(&acc, &a, &b, init, &sc, msg, sizeof msg), 0);
             assert_int_equal(acc.valid[0], M);
             assert_int_equal(acc.valid[1], N);
             for (int64_t e = 0; e < 42; e++) assert_true(fabs(ref_get(&acc, e) - want[e]) <= 1e-3);
@@ -47,12 +48,13 @@ static void test_tile_matmul_acc_valid_regions_and_init(void **state)
     tile a = ref_tile2(TILE_INT8, 1, 2), b = ref_tile2(TILE_INT8, 2, 1), acc = ref_tile2(TILE_INT32, 1, 1);
     ((int8_t *)a.data)[0] = ((int8_t *)a.data)[1] = -128, ((int8_t *)b.data)[0] = ((int8_t *)b.data)[1] = -128;
     ((int32_t *)acc.data)[0] = INT32_MAX;
-    assert_int_equal(tile_matmul_acc(&acc, &a, &b, 0, &(tile_scratch){0}, msg, sizeof msg), 0);
+    assert_int_equal(tile_matmul_acc(&acc, &a, &b, 0, &sc, msg, sizeof msg), 0);
     assert_int_equal(((int32_t *)acc.data)[0], (int32_t)((uint32_t)INT32_MAX + 32768u)); /* wraps */
     tile bad = ref_tile2(TILE_FP32, 1, 1);
-    assert_int_equal(tile_matmul_acc(&bad, &a, &b, 0, &(tile_scratch){0}, msg, sizeof msg), -1);
+    assert_int_equal(tile_matmul_acc(&bad, &a, &b, 0, &sc, msg, sizeof msg), -1);
     assert_string_equal(msg, "pl.matmul_acc: the result tile is not [1, 1] INT32");
     free(a.data), free(b.data), free(acc.data), free(bad.data);
+    tile_scratch_free(&sc);
 }
 
 static void test_tile_concat_and_its_errors(void **state)
