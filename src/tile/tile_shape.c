@@ -97,7 +97,7 @@ static void reshape_dims(char *buf, size_t cap, const int64_t *v, int r)
 
 int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap)
 {
-    if (dst->dtype != a->dtype || tile_count(dst) != tile_count(a) || dst->data == a->data)
+    if (dst->dtype != a->dtype || tile_count(dst) != tile_count(a))
         return tile_fail(msg, cap, "tile.reshape: cannot reshape tile of size %lld into shape with size %lld", (long long)tile_count(a),
                          (long long)tile_count(dst));
     int full = 1, empty = 0;
@@ -126,7 +126,7 @@ int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap)
         if (empty) memset(valid, 0, sizeof valid);
     }
     for (int d = dst->rank; d < TILE_MAX_RANK; d++) valid[d] = 0;
-    memcpy(dst->data, a->data, (size_t)tile_bytes(a));
+    if (dst->data != a->data) memcpy(dst->data, a->data, (size_t)tile_bytes(a));
     memcpy(dst->valid, valid, sizeof valid);
     return 0;
 }
