@@ -1,7 +1,7 @@
 /*
  * tc_ops_misc.c - the type checker's pl ops with their own operand layout
  * (docs/dsl.md, "Operations"): pl.matmul_acc, pl.concat, pl.fillpad,
- * pl.tile.full.  Binding, placement and the
+ * pl.tile.full, pl.reshape.  Binding, placement and the
  * helpers are tc_ops.c's; this file holds each op's checks with their exact
  * messages and its result type.
  */
@@ -163,6 +163,47 @@ static cc_ir_expr *tc_full(tc *t, const cc_expr *call)
     return f;
 }
 
+/* pl.reshape(x, shape): the shape a list of positive constants with x's
+ * element count.  A partial x keeps its valid region only where the VM
+ * finds it a box in the new shape (tile_reshape). */
+static cc_ir_expr *tc_reshape(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"x", "shape"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "reshape", ps, TC_N(ps), &a) || !tc_need(t, call, "reshape", &a, 2, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
+    if (!x) return NULL;
+    const cc_expr *se = tc_module_constant_ast(t, a.v[1]);
+    if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
+        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.reshape: shape must be a list like [1, 32]");
+    cc_ir_expr *shp = tc_expr(t, se);
+    if (!shp) return NULL;
+    shp->span = a.v[1]->span;
+    uint32_t n = shp->u.list.n;
+    if (n < 1 || n > CC_MAX_RANK) return tc_err(t, CC_DIAG_INVALID_OP, a.v[1]->span, NULL, "pl.reshape: the shape needs 1 to 4 entries");
+    int64_t ext[CC_MAX_RANK], want = 1, have = 1;
+    for (uint32_t d = 0; d < n; d++) {
+        const cc_ir_expr *it = shp->u.list.items[d];
+        if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || !cc_ir_const_int(it, &ext[d]))
+            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.reshape shape element %u must be a compile-time constant", d);
+        if (ext[d] <= 0)
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.reshape: shape element %u must be positive, got %lld", d, (long long)ext[d]);
+        want *= ext[d];
+    }
+    for (uint32_t d = 0; d < x->type.rank; d++) have *= x->type.shape[d];
+    if (have != want)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.reshape: cannot reshape tile of size %lld into shape with size %lld",
+                      (long long)have, (long long)want);
+    cc_ir_expr *r = cc_ir_op_new(t->a, CC_IR_RESHAPE, call->span);
+    if (!r) return tc_oom(t);
+    r->u.op.args[0] = x, r->u.op.args[1] = shp;
+    r->type = x->type;
+    r->type.rank = (uint8_t)n;
+    memset(r->type.shape, 0, sizeof r->type.shape);
+    memcpy(r->type.shape, ext, n * sizeof ext[0]);
+    return r;
+}
+
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     switch (op) {
@@ -170,6 +211,7 @@ cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
     case CC_IR_MATMUL_ACC: return tc_matmul_acc(t, call);
     case CC_IR_CONCAT: return tc_concat(t, call);
     case CC_IR_FILLPAD: return tc_fillpad(t, call);
+    case CC_IR_RESHAPE: return tc_reshape(t, call);
     default: return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "internal error: pl.%s has no checks", cc_ir_op_name(op));
     }
 }

@@ -159,6 +159,13 @@ int tile_concat(tile *dst, const tile *a, const tile *b, char *msg, size_t cap);
  * region 0 (ZERO), +inf or the integer max (MAX), -inf or the integer min
  * (MIN). */
 int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
+/* dst (its own shape and rank, a's dtype and element count; may share a's buffer) = a's
+ * elements in row-major order.  Valid region: dst's shape when a is fully
+ * valid; else, when the two shapes differ only in unit axes, a's extents on
+ * its non-unit axes placed on dst's (1 or 0 on dst's unit axes); any other
+ * partial region fails with "pl.reshape: the valid region [2, 16] of a
+ * [4, 16] tile is not a box in shape [8, 8]; pl.fillpad it first". */
+int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap);
 /* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
 void tile_full(tile *dst, tile_scalar v);
 

@@ -2,11 +2,13 @@
  * tile_shape.c - the tile kernels that build a fully valid tile from the
  * buffers as they are: pl.concat (two rank-2 tiles side by side), pl.fillpad
  * (the elements outside the valid region set to a pad value) and
- * pl.tile.full (a constant tile).  Each relies on tile.h's invariant (0
+ * pl.tile.full (a constant tile), and pl.reshape (the buffer re-read in a
+ * new shape).  Each relies on tile.h's invariant (0
  * outside the valid region) and works by whole rows: memcpy, or tile_fill
  * over a row's tail.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tile/tile_int.h"
@@ -79,4 +81,52 @@ void tile_full(tile *dst, tile_scalar v)
 {
     tile_fill(dst->data, (tile_dtype)dst->dtype, v, tile_count(dst));
     memcpy(dst->valid, dst->shape, sizeof dst->valid);
+}
+
+static void reshape_dims(char *buf, size_t cap, const int64_t *v, int r)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int d = 0; d < r && n < cap; d++) {
+        int k = snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "[", (long long)v[d]);
+        if (k < 0) return;
+        n += (size_t)k;
+    }
+    if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap)
+{
+    if (dst->dtype != a->dtype || tile_count(dst) != tile_count(a))
+        return tile_fail(msg, cap, "tile.reshape: cannot reshape tile of size %lld into shape with size %lld", (long long)tile_count(a),
+                         (long long)tile_count(dst));
+    int full = 1, empty = 0;
+    for (int d = 0; d < a->rank; d++) full &= a->valid[d] == a->shape[d], empty |= a->valid[d] == 0;
+    int64_t valid[TILE_MAX_RANK];
+    if (full) {
+        memcpy(valid, dst->shape, sizeof valid);
+    } else { /* the non-unit axes of a and dst, in order, must agree */
+        int i = 0, j = 0, box = 1;
+        for (;;) {
+            while (i < a->rank && a->shape[i] == 1) i++;
+            while (j < dst->rank && dst->shape[j] == 1) valid[j++] = empty ? 0 : 1;
+            if (i == a->rank || j == dst->rank) break;
+            if (a->shape[i] != dst->shape[j]) {
+                box = 0;
+                break;
+            }
+            valid[j++] = a->valid[i++];
+        }
+        if (!box || i != a->rank || j != dst->rank) {
+            char v[96], s[96], t[96];
+            reshape_dims(v, sizeof v, a->valid, a->rank), reshape_dims(s, sizeof s, a->shape, a->rank);
+            reshape_dims(t, sizeof t, dst->shape, dst->rank);
+            return tile_fail(msg, cap, "pl.reshape: the valid region %s of a %s tile is not a box in shape %s; pl.fillpad it first", v, s, t);
+        }
+        if (empty) memset(valid, 0, sizeof valid);
+    }
+    for (int d = dst->rank; d < TILE_MAX_RANK; d++) valid[d] = 0;
+    if (dst->data != a->data) memcpy(dst->data, a->data, (size_t)tile_bytes(a));
+    memcpy(dst->valid, valid, sizeof valid);
+    return 0;
 }

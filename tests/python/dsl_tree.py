@@ -285,6 +285,22 @@ class KExpands:
         env[self.tile] = _tile(np.full_like(a, self.value), va)
 
 
+class KReshape:
+    """tile = pl.reshape(pl.reshape(a, [1, R, C]), [R, C]): a unit axis added and removed, so
+    the data and the valid region (narrowed or not) come back unchanged."""
+
+    def __init__(self, tile, a, shape):
+        self.tile, self.a, self.shape = tile, a, shape
+
+    def emit(self, out, ind):
+        r, c = self.shape
+        out.append("%s%s = pl.reshape(pl.reshape(%s, [1, %d, %d]), [%d, %d])" % (ind, self.tile, self.a, r, c, r, c))
+
+    def run(self, env):
+        data, valid = env[self.a]
+        env[self.tile] = (data.copy(), valid)
+
+
 class For:
     def __init__(self, var, start, stop, step, body):
         self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
