@@ -196,6 +196,8 @@ void *tc_pl_unsupported(tc *t, cc_span sp, uint8_t status, uint8_t reason, const
 int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw);
 /* A dtype `pl.FP32` -> cc_dtype; reports and returns -1 otherwise. */
 int tc_dtype_arg(tc *t, const cc_expr *e, const char *what);
+/* tc_dtype_arg, and the dtype must be a tile's (not INDEX or BOOL). */
+int tc_tile_dtype_arg(tc *t, const cc_expr *e, const char *what);
 /* e, or, when e names a module constant (not shadowed by a local), that
  * constant's expression (followed through constants naming constants):
  * where a literal list, dtype or enum member is expected, a module

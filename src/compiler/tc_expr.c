@@ -131,6 +131,16 @@ int tc_dtype_arg(tc *t, const cc_expr *e, const char *what)
     return -1;
 }
 
+int tc_tile_dtype_arg(tc *t, const cc_expr *e, const char *what)
+{
+    int dt = tc_dtype_arg(t, e, what);
+    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL) {
+        tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a tile dtype must be FP32, FP16, BF16, INT32 or INT8");
+        return -1;
+    }
+    return dt;
+}
+
 /* ---- constants ------------------------------------------------------------------------- */
 
 static cc_ir_expr *tc_const_eval(tc *t, const cc_expr *e);

@@ -94,10 +94,8 @@ static cc_ir_expr *tc_create_tile(tc *t, const cc_expr *call, tc_args *a)
         if (ext[d] <= 0)
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.create_tile: shape element %u must be positive, got %lld", d, (long long)ext[d]);
     }
-    int dt = tc_dtype_arg(t, a->v[1], "pl.create_tile dtype");
+    int dt = tc_tile_dtype_arg(t, a->v[1], "pl.create_tile dtype");
     if (dt < 0) return NULL;
-    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL || dt == CC_DT_TASK_ID)
-        return tc_err(t, CC_DIAG_TYPE, a->v[1]->span, NULL, "a tile dtype must be FP32, FP16, BF16, INT32 or INT8");
     int v = CC_MEM_Vec;
     if (a->v[2] && (v = tc_mem_member(t, a->v[2], "create_tile")) < 0) return NULL;
     if (v == CC_MEM_DDR)

@@ -145,10 +145,8 @@ static cc_ir_expr *tc_full(tc *t, const cc_expr *call)
     cc_ir_expr *shp;
     if (!tc_shapes(t, a.v[0], "tile.full", ext, &n, &shp)) return NULL;
     if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.tile.full: the shape needs 1 to 4 entries");
-    int dt = tc_dtype_arg(t, a.v[1], "pl.tile.full dtype");
+    int dt = tc_tile_dtype_arg(t, a.v[1], "pl.tile.full dtype");
     if (dt < 0) return NULL;
-    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL || dt == CC_DT_TASK_ID)
-        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "a tile dtype must be FP32, FP16, BF16, INT32 or INT8");
     cc_ir_expr *v = tc_expr(t, a.v[2]);
     if (!v) return NULL;
     if (v->type.kind != CC_T_SCALAR || v->type.dtype == CC_DT_TASK_ID || v->type.dtype == CC_DT_BOOL)

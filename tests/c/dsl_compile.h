@@ -86,11 +86,11 @@ static inline void dsl_expect_text(const pto_program *p, const char *expected)
 }
 
 /* p compiled without errors and its printed program contains each of want[]
- * (NULL-terminated). */
+ * (NULL-terminated; want NULL: nothing to find). */
 static inline void dsl_expect_text_contains(const pto_program *p, const char *const *want)
 {
     dsl_expect_ok(p);
-    for (const char *const *w = want; *w; w++) {
+    for (const char *const *w = want; w && *w; w++) {
         if (!strstr(pto_program_text(p), *w)) fprintf(stderr, "missing \"%s\" in:\n%s\n", *w, pto_program_text(p));
         assert_non_null(strstr(pto_program_text(p), *w));
     }

@@ -45,12 +45,7 @@ static pto_program *misc_compile(const char *src)
 static void misc_expect_ok(const char *src, const char *const *want)
 {
     pto_program *p = misc_compile(src);
-    dsl_expect_ok(p);
-    for (; want && *want; want++)
-        if (!strstr(pto_program_text(p), *want)) {
-            fprintf(stderr, "missing \"%s\" in:\n%s\n", *want, pto_program_text(p));
-            fail();
-        }
+    dsl_expect_text_contains(p, want);
     pto_program_free(p);
 }
 

@@ -53,12 +53,7 @@ static const pto_diagnostic *ops_error_in(pto_program *p, const char *cls, const
 static void ops_expect_ok(const char *src, const char *const *want)
 {
     pto_program *p = ops_compile(src);
-    dsl_expect_ok(p);
-    for (; want && *want; want++)
-        if (!strstr(pto_program_text(p), *want)) {
-            fprintf(stderr, "missing \"%s\" in:\n%s\n", *want, pto_program_text(p));
-            fail();
-        }
+    dsl_expect_text_contains(p, want);
     pto_program_free(p);
 }
 

@@ -43,12 +43,7 @@ static pto_program *rx_compile(const char *src)
 static void rx_expect_ok(const char *src, const char *const *want)
 {
     pto_program *p = rx_compile(src);
-    dsl_expect_ok(p);
-    for (; want && *want; want++)
-        if (!strstr(pto_program_text(p), *want)) {
-            fprintf(stderr, "missing \"%s\" in:\n%s\n", *want, pto_program_text(p));
-            fail();
-        }
+    dsl_expect_text_contains(p, want);
     pto_program_free(p);
 }
 

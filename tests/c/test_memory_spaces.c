@@ -39,12 +39,7 @@ static pto_program *mem_compile(const char *src) { return dsl_compile_with(src, 
 static void mem_expect_ok(const char *src, const char *const *want)
 {
     pto_program *p = mem_compile(src);
-    dsl_expect_ok(p);
-    for (; want && *want; want++)
-        if (!strstr(pto_program_text(p), *want)) {
-            fprintf(stderr, "missing \"%s\" in:\n%s\n", *want, pto_program_text(p));
-            fail();
-        }
+    dsl_expect_text_contains(p, want);
     dsl_expect_roundtrip(p, mem_args, NARGS);
     pto_program_free(p);
 }
