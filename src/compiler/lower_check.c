@@ -221,6 +221,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
             lc_use(c, CC_LO_TILE, in->dst, "accumulator");
             if (in->c >= 0) lc_use(c, CC_LO_REG, in->c, "condition");
         }
+        if (in->op == CC_IR_ASSEMBLE || in->op == CC_IR_SLICE) lc_window(c, in); /* the window's offsets (and valid extents) */
         lc_def(c, CC_LO_TILE, in->dst, "destination");
         break;
     case CC_LO_TCOPY: lc_use(c, CC_LO_TILE, in->a, "source"), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;

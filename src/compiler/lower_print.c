@@ -107,6 +107,13 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
     if (in->op == CC_IR_FILLPAD) base_strbuf_printf(o, " %s", cc_pad_value_name(in->mode));
     if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
+    if (in->op != CC_IR_ASSEMBLE && in->op != CC_IR_SLICE) return;
+    base_strbuf_puts(o, " at"), lo_put_regs(o, in->u.mem.off, in->u.mem.rank); /* `TSLICE v2 = v0 FP32 at [r3, r4] shape=[1, 16]` */
+    if (in->op == CC_IR_ASSEMBLE) return;
+    base_strbuf_puts(o, " shape="), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+    int any = 0;
+    for (uint32_t d = 0; d < in->u.mem.rank; d++) any |= in->u.mem.ext[d] >= 0;
+    if (any) base_strbuf_puts(o, " valid="), lo_put_regs(o, in->u.mem.ext, in->u.mem.rank);
 }
 
 static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)

@@ -96,6 +96,33 @@ static void lo_matmul_acc(lo_b *b, const cc_ir_expr *e, int32_t dst)
     lo_copy(b, dst, out, e->span);
 }
 
+/* pl.assemble and pl.slice: TOP a=target (pl.slice: x), b=source (-1), the
+ * window's offsets (and pl.slice's valid_shape, -1: none) in u.mem's
+ * registers, its shape in u.mem.shape.  pl.assemble may write its target
+ * in place (dst == a), never its source; pl.slice never its operand. */
+static void lo_window(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int assemble = e->u.op.op == CC_IR_ASSEMBLE;
+    int32_t a = lo_tile(b, arg[0]), src = assemble ? lo_tile(b, arg[1]) : -1;
+    uint32_t rank = arg[0]->type.rank;
+    int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    lo_index_list(b, arg[2], off, rank);
+    lo_index_list(b, assemble ? NULL : arg[3], ext, rank);
+    int32_t out = dst == (assemble ? src : a) ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = e->u.op.op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = src;
+    in->u.mem.rank = (uint8_t)rank;
+    for (uint32_t d = 0; d < rank; d++) {
+        int64_t n = 0;
+        if (assemble) n = arg[1]->type.shape[d];
+        else if (!cc_ir_const_int(arg[1]->u.list.items[d], &n)) return (void)lo_internal(b, e->span, "a slice shape that is not constant");
+        in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = n;
+    }
+    lo_copy(b, dst, out, e->span);
+}
+
 /* pl.tile.full: TOP with no tile operand (a = -1), b the value's register. */
 static void lo_full(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
@@ -118,6 +145,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         return;
     }
     if (e->u.op.op == CC_IR_FULL) return lo_full(b, e, dst);
+    if (e->u.op.op == CC_IR_ASSEMBLE || e->u.op.op == CC_IR_SLICE) return lo_window(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 

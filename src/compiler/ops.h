@@ -34,7 +34,9 @@ typedef enum cc_op_class {
     CC_OPC_CONCAT,     /* src0 [R, C0], src1 [R, C1] -> [R, C0 + C1], fully valid */
     CC_OPC_FILLPAD,    /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
     CC_OPC_FULL,       /* a constant tile of a shape and dtype, fully valid */
-    CC_OPC_RESHAPE     /* x -> the same elements row-major in a constant shape of equal count */
+    CC_OPC_RESHAPE,    /* x -> the same elements row-major in a constant shape of equal count */
+    CC_OPC_ASSEMBLE,   /* target with the whole of source written at offset (TOP a=target, b=source; u.mem.off) */
+    CC_OPC_SLICE       /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -64,6 +66,12 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     as a keyword after the dtype; lowered:
  *                                                     TOP a=-1, b=the value's register)
  *   RESHAPE x, shape                                 (shape: a list of constants, the result's)
+ *   ASSEMBLE target, source, offset                  (offset: a list literal, run-time entries allowed;
+ *                                                     lowered: TOP a=target (may be the destination),
+ *                                                     b=source, u.mem.off the offsets' registers)
+ *   SLICE   x, shape, offset, valid_shape=, drop_dims=  attrs: mode (pad_value=: the pl.PadValue, 0 when
+ *                                                     not written); shape and drop_dims constants;
+ *                                                     lowered: TOP a=x, u.mem.off/ext/shape the window
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -122,7 +130,10 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(CREATE_TILE, "create_tile", MEMORY, ANY, KERNEL, -1, 1, "shape", "transpose")                            \
     X(FULL, "tile.full", FULL, ANY, KERNEL, -1, 1, "shape", "value")                                           \
     /* shape ops */                                                                                            \
-    X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")
+    X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")                                          \
+    /* windows (tc_window.c) */                                                                                \
+    X(ASSEMBLE, "assemble", ASSEMBLE, ANY, KERNEL, -1, 3, "target", "source", "offset")                        \
+    X(SLICE, "slice", SLICE, ANY, KERNEL, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -131,7 +142,7 @@ typedef enum cc_ir_op {
     CC_IR_OP_COUNT
 } cc_ir_op;
 
-#define CC_OP_MAX_SLOTS 4
+#define CC_OP_MAX_SLOTS 5
 
 /* An op's row. */
 typedef struct cc_op_info {

@@ -82,7 +82,10 @@
  *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op of class binary, unary, row reduction,
  *                  cast or matmul (ops.h; b for two operands); dtype: the result's; b_scalar: b is a
  *                  register (the tile op's scalar operand, converted to dtype); CAST's mode in mode
- *                  (CREATE_TILE: no operands, a = b = -1; vdst = zeros, fully valid)
+ *                  (CREATE_TILE: no operands, a = b = -1; vdst = zeros, fully valid); ASSEMBLE
+ *                  (vdst = va with vb written at offsets u.mem.off; vdst may be va) and SLICE (vdst =
+ *                  va's window of shape u.mem.shape at u.mem.off, valid_shape u.mem.ext, -1: none)
+ *                  read their window's registers from u.mem (rank u.mem.rank: va's)
  *   TCOPY          vdst = va (a copy: tiles are values)
  */
 #define CC_LO_OPCODE_LIST(X) \

@@ -255,6 +255,14 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* pad_value= (e NULL: absent, the zero pad): a pl.PadValue member but null,
+ * or 0, math.inf, -math.inf -> its value; -1 when reported, the texts
+ * starting with who ("fillpad", "pl.slice"). */
+int tc_pad_value(tc *t, const cc_expr *e, const char *who);
+
+/* ---- tc_window.c ---- */
+/* pl.assemble or pl.slice called by name; NULL when reported. */
+cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* ---- tc_mem.c ---- */
 /* pl.load's target_memory=: Vec or Mat into *mem; 0 when reported. */

@@ -5,7 +5,8 @@
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,
  * unary, reduction and expand ops are checked from their row alone, the
  * others (load, store, cast, matmul, create_tensor) by their own code,
- * here or in tc_ops_misc.c (matmul_acc, concat, fillpad, tile.full).
+ * here or in tc_ops_misc.c (matmul_acc, concat, fillpad, tile.full) and
+ * tc_window.c (assemble, slice).
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
  * kernel code becomes an explicit whole-tensor LOAD marked implicit);
@@ -506,6 +507,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
         if (op == CC_IR_RESHAPE && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
             return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.reshape of a Tensor is not supported in this version");
+        if (op == CC_IR_ASSEMBLE || op == CC_IR_SLICE) return tc_window_op(t, call, (cc_ir_op)op); /* their own placement */
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
         if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL) {
             char what[64];

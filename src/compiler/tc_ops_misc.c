@@ -99,13 +99,12 @@ static int tc_is_math_inf(const cc_expr *e)
            !strcmp(e->u.attr.value->u.name, "math");
 }
 
-/* pad_value=: a pl.PadValue member but null, or 0, math.inf, -math.inf; -1 when reported. */
-static int tc_pad_value(tc *t, const cc_expr *e)
+int tc_pad_value(tc *t, const cc_expr *e, const char *who)
 {
-    static const char text[] = "fillpad pad_value only accepts PadValue.zero, PadValue.max, PadValue.min, 0, math.inf or -math.inf, got %s";
+    static const char text[] = "%s pad_value only accepts PadValue.zero, PadValue.max, PadValue.min, 0, math.inf or -math.inf, got %s";
     if (!e) return 1;
     int v = tc_enum_value(t, e, "PadValue");
-    if (v == 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "fillpad pad_value cannot be PadValue.null"), -1;
+    if (v == 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s pad_value cannot be PadValue.null", who), -1;
     if (v > 0) return v;
     if (e->kind == CC_E_INT && e->u.i == 0) return 1;
     if (tc_is_math_inf(e)) return 2;
@@ -114,7 +113,7 @@ static int tc_pad_value(tc *t, const cc_expr *e)
     char buf[64];
     if (e->kind == CC_E_INT) snprintf(buf, sizeof buf, "%lld", (long long)e->u.i), got = buf;
     else if (e->kind == CC_E_FLOAT) snprintf(buf, sizeof buf, "%g", e->u.f), got = buf;
-    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, text, got), -1;
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, text, who, got), -1;
 }
 
 static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
@@ -123,7 +122,7 @@ static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "fillpad", ps, TC_N(ps), &a) || !tc_need(t, call, "fillpad", &a, 1, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
-    int pad = x ? tc_pad_value(t, a.v[1]) : -1;
+    int pad = x ? tc_pad_value(t, a.v[1], "fillpad") : -1;
     if (pad < 0) return NULL;
     cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD, call->span);
     if (!f) return tc_oom(t);

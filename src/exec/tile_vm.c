@@ -95,7 +95,7 @@ static int vm_fail(vm *m, const cc_lo_insn *in, const char *fmt, ...)
     return -1;
 }
 
-/* Offsets (and extents: -1 stays -1) of a LOAD/STORE from its registers. */
+/* Offsets (and extents: -1 stays -1) of a LOAD/STORE (or a window TOP) from its registers. */
 static void vm_mem_regs(const vm *m, const cc_lo_insn *in, int64_t *off, int64_t *ext)
 {
     for (int d = 0; d < in->u.mem.rank; d++) {
@@ -197,6 +197,14 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_CONCAT: rc = tile_concat(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
     case CC_OPC_FILLPAD: rc = tile_fillpad(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_RESHAPE: rc = tile_reshape(d, a, m->msg, sizeof m->msg); break;
+    case CC_OPC_ASSEMBLE:
+    case CC_OPC_SLICE: {
+        int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+        vm_mem_regs(m, in, off, ext);
+        rc = cls == CC_OPC_SLICE ? tile_slice(d, a, off, in->u.mem.shape, ext, m->msg, sizeof m->msg)
+                                 : tile_assemble(d, a, &m->v[in->b], off, m->msg, sizeof m->msg);
+        break;
+    }
     case CC_OPC_MATMUL_ACC: {
         int init = in->c >= 0 && !cc_scalar_is_zero(m->r[in->c], (cc_dtype)m->k->regs[in->c].type.dtype);
         rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);

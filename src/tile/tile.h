@@ -166,6 +166,20 @@ int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
  * partial region fails with "pl.reshape: the valid region [2, 16] of a
  * [4, 16] tile is not a box in shape [8, 8]; pl.fillpad it first". */
 int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap);
+/* dst (a's dtype; a's element count in the window's shape less or plus unit
+ * axes; not a) = the window of shape shape at off of a (a's rank): a copy;
+ * valid region = a's shifted by -off, cut to the window, cut to valid[d]
+ * where valid is not NULL and valid[d] >= 0, carried to dst's axes as
+ * tile_reshape does.  A window past a's edge fails: "pl.slice: offset 24 +
+ * extent 16 exceeds dimension 0 of extent 32" (negative: "pl.slice:
+ * offset 0 is negative (-1)"). */
+int tile_slice(tile *dst, const tile *a, const int64_t *off, const int64_t *shape, const int64_t *valid, char *msg, size_t cap);
+/* dst (target's shape and dtype; may be target, never src) = target with the
+ * whole of src (same rank; same dtype, or FP32 into FP16/BF16 rounded to
+ * nearest even) written at off; valid region = the smallest prefix box
+ * holding target's and the written box (newly valid unwritten elements
+ * read 0).  Past target's edge fails as tile_slice, with "pl.assemble". */
+int tile_assemble(tile *dst, const tile *target, const tile *src, const int64_t *off, char *msg, size_t cap);
 /* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
 void tile_full(tile *dst, tile_scalar v);
 
