@@ -225,3 +225,22 @@ def test_window_ops_in_orchestration_are_not_supported(load, stmt):
     with pytest.raises(UnsupportedFeatureError) as e:
         mod.k(torch.zeros(8, 8), torch.zeros(8, 8))
     assert "is not supported in this version" in e.value.message
+
+
+def test_docs_window_example(tmp_path):
+    """docs/dsl.md's window example, as written there, against numpy."""
+    import importlib.util
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "dsl.md").read_text()
+    start = doc.index("```python\n@pl.jit\ndef flip_rows(")
+    code = doc[start + len("```python\n"):doc.index("```", start + 3)]
+    path = tmp_path / "docs_window.py"
+    path.write_text("import pypto.language as pl\n" + code)
+    spec = importlib.util.spec_from_file_location("docs_window", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, src, y = _rand((32, 32), 14), _rand((32, 16), 15), torch.zeros(32, 32)
+    mod.flip_rows(x, src, y)
+    want = x.numpy().copy()
+    want[:, 16:] = src.numpy()[::-1]
+    assert np.array_equal(y.numpy(), want)
