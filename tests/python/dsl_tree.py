@@ -301,6 +301,25 @@ class KReshape:
         env[self.tile] = (data.copy(), valid)
 
 
+class KWindow:
+    """tile = pl.assemble(a, pl.slice(a, [1, C], [k, 0]), [j, 0]): row k of a (the window's
+    valid region: a's shifted up by k, cut to one row; zeros outside it) written over row j;
+    the result's valid region is the prefix box holding a's and row j (the cells it adds read 0)."""
+
+    def __init__(self, tile, a, shape, k, j):
+        self.tile, self.a, self.shape, self.k, self.j = tile, a, shape, k, j
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.assemble(%s, pl.slice(%s, [1, %d], [%d, 0]), [%d, 0])" % (ind, self.tile, self.a, self.a, self.shape[1], self.k, self.j))
+
+    def run(self, env):
+        a, va = env[self.a]
+        data = a.copy()
+        data[self.j] = a[self.k] if self.k < va[0] else 0
+        rows = self.j + 1 if va[0] == 0 or va[1] == 0 else max(va[0], self.j + 1)
+        env[self.tile] = (data, (rows, self.shape[1]))
+
+
 class For:
     def __init__(self, var, start, stop, step, body):
         self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
