@@ -156,6 +156,14 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         break;
     case CC_LO_TOP: lo_put_top(o, in); break;
     case CC_LO_TCOPY: base_strbuf_printf(o, "TCOPY v%d = v%d", in->dst, in->a); break;
+    case CC_LO_READ:
+        base_strbuf_printf(o, "READ r%d = %c%d", in->dst, in->mode ? 't' : 'v', in->a), lo_put_regs(o, in->u.mem.off, in->u.mem.rank);
+        base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+        break;
+    case CC_LO_WRITE:
+        base_strbuf_puts(o, "WRITE "), lo_put_window(o, in, in->a, "");
+        base_strbuf_printf(o, " = r%d %s", in->b, cc_dtype_name((cc_dtype)in->dtype));
+        break;
     default: base_strbuf_puts(o, name); break;
     }
 }

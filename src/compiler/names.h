@@ -69,7 +69,7 @@ typedef enum cc_pl_reason {
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
-    X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE) \
+    X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) \
     X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
     X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
     X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \

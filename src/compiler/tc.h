@@ -3,7 +3,8 @@
  * (typecheck.c: the program and calls; tc_decl.c: declarations,
  * decorators and signatures; tc_stmt.c: statements and blocks; tc_with.c:
  * `with` items (scopes, pl.at) and cache markers; tc_expr.c: names,
- * constants, pl names, scalar arithmetic, annotations; tc_ops.c: pl ops).
+ * constants, pl names, scalar arithmetic, annotations; tc_ops.c: pl ops;
+ * tc_elem.c: element access).
  *
  * Invariants: a check that fails records one diagnostic and returns NULL
  * (expressions) or 0 (statements); the caller stops the statement there.
@@ -255,6 +256,10 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+
+/* ---- tc_elem.c ---- */
+/* pl.read or pl.write (kernel code) called by name; NULL when reported. */
+cc_ir_expr *tc_elem_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* ---- tc_mem.c ---- */
 /* pl.load's target_memory=: Vec or Mat into *mem; 0 when reported. */

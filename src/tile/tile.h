@@ -169,4 +169,17 @@ int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap);
 /* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
 void tile_full(tile *dst, tile_scalar v);
 
+/* One element (tile_elem.c), named by idx: nidx == rank, one index per
+ * axis; else (nidx 1) one flat row-major index over the whole shape.  An
+ * index out of range fails with "pl.read: index 9 is out of range for
+ * dimension 1 of extent 8" (a flat index: dimension 0, extent the element
+ * count); pl.write for tile_tensor_write. */
+/* *v = t's element (f for float dtypes, FP16/BF16 widened exactly; i for
+ * integer ones); outside the valid region 0, the pad. */
+int tile_read(const tile *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
+/* *v = the element of tensor t (whole-tensor coordinates), as tile_read. */
+int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
+/* t's element = v (tile_scalar_for t's dtype; tile_fill's rounding). */
+int tile_tensor_write(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar v, char *msg, size_t cap);
+
 #endif
