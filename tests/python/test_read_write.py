@@ -182,3 +182,26 @@ def test_orchestration_element_access_is_not_supported(load, stmt, op):
     with pytest.raises(UnsupportedFeatureError) as e:
         mod.k(torch.zeros(4, 8))
     assert e.value.message == "pl.%s in orchestration code is not supported in this version" % op
+
+
+def test_docs_pick_example(tmp_path):
+    """docs/dsl.md's element-access example, as written there, against numpy."""
+    import importlib.util
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "dsl.md").read_text()
+    start = doc.index("```python\n@pl.jit\ndef pick(")
+    code = doc[start + len("```python\n"):doc.index("```", start + 3)]
+    path = tmp_path / "docs_pick.py"
+    path.write_text("import pypto.language as pl\n" + code)
+    spec = importlib.util.spec_from_file_location("docs_pick", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, rows, out = _tensor((8, 16), "FP32", 5), torch.tensor([3, 0, 7, 3], dtype=torch.int32), torch.zeros(4, 16)
+    mod.pick(x, rows, out)
+    xs = x.numpy()[rows.numpy()]
+    s = xs[:, :1] + xs[:, 15:16]
+    want = xs + s
+    want[:, 15] = s[:, 0]
+    assert np.array_equal(out.numpy(), want)
+    text = mod.pick.lower(x, rows, out)
+    assert "out: pl.Out[pl.Tensor[[4, 16], pl.FP32]]" in text and "rows: In [0:4]" in text, text
