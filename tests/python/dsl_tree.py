@@ -301,6 +301,24 @@ class KReshape:
         env[self.tile] = (data.copy(), valid)
 
 
+class KRead:
+    """tile = pl.<op>(a, pl.read(a, index)): one element of a (by [i, j], or flat i * C + j)
+    as the scalar operand; an element outside a's valid region reads as 0."""
+
+    def __init__(self, tile, op, a, ij, flat, dtype):
+        self.tile, self.op, self.a, self.ij, self.flat, self.dtype = tile, op, a, ij, flat, dtype
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.%s(%s, pl.read(%s, %s))" % (ind, self.tile, self.op, self.a, self.a, self.index_text()))
+
+    def index_text(self):
+        return "[%d, %d]" % self.ij if self.flat is None else "%d" % self.flat
+
+    def run(self, env):
+        a, va = env[self.a]
+        env[self.tile] = _tile(apply_binary(self.op, a, a[self.ij], self.dtype), va)
+
+
 class For:
     def __init__(self, var, start, stop, step, body):
         self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
