@@ -208,12 +208,12 @@ class KOp:
                 e = "pl.move(%s, target_memory=pl.Mem.%s)" % (self.a, "Mat" if self.style else "Left")
             elif self.op == "fillpad" and self.style:
                 e = "pl.fillpad(%s, pad_value=pl.PadValue.zero)" % self.a
-            else:
-                e = "pl.%s(%s)" % (self.op, self.a)
+            else:  # style: the pl.tile spelling of the same op
+                e = "pl.%s%s(%s)" % ("tile." if self.style else "", self.op, self.a)
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
             e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
         else:
-            e = "pl.%s(%s, %s)" % (self.op, self.a, self._operand())
+            e = "pl.%s%s(%s, %s)" % ("tile." if self.style else "", self.op, self.a, self._operand())
         out.append("%s%s = %s" % (ind, self.tile, e))
 
     def run(self, env):
