@@ -164,4 +164,19 @@ uint32_t cc_ir_op_operands(cc_ir_op op);
  * elements i only)?  Binary, unary and cast ops. */
 int cc_ir_op_elementwise(cc_ir_op op);
 
+/* The pl.tile.<op> and pl.tensor.<op> spellings (DSL-V2-SPEC §9): the same
+ * op, restricted to Tile / Tensor operands, printed as pl.<op>.  pl.tile
+ * spells every tile op; pl.tensor every op but the tile-only ones (the
+ * kernel's memory ops and pl.tile.full).  A row's own "tile.<name>" spelling
+ * is its pl.tile name.  Other spellings: X(namespace or NULL for both,
+ * spelling, op, scalar right operand required). */
+#define CC_OP_ALIAS_LIST(X)                                                                   \
+    X(NULL, "adds", ADD, 1) X(NULL, "subs", SUB, 1) X(NULL, "muls", MUL, 1)                    \
+    X(NULL, "divs", DIV, 1) X(NULL, "maximums", MAXIMUM, 1) X(NULL, "minimums", MINIMUM, 1)   \
+    X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)
+typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
+/* The op pl.<ns>.<name> spells, or -1; *scalar_rhs: whether the spelling
+ * requires a scalar right operand (pl.tile.adds). */
+int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs);
+
 #endif

@@ -1,8 +1,9 @@
 /*
  * test_dsl_transpose.c - pl.transpose and pl.transpose_view of docs/dsl.md,
- * "Operations" through DSL source: the accepted forms with their printed
- * text, result shapes and lowered axes, the round trip, and every
- * compile-time error with its exact message, class and line:col.
+ * "Operations" through DSL source: the accepted forms (pl.tile.transpose_view
+ * too) with their printed text, result shapes and lowered axes, the round
+ * trip, and every compile-time error with its exact message, class and
+ * line:col.
  */
 #include <stdlib.h>
 
@@ -41,22 +42,23 @@ static pto_program *tr_compile(const char *src, int stop)
 static void test_transpose_accepted_forms(void **s)
 {
     (void)s;
-    static const char *const want[] = {"v = pl.transpose_view(t)\n", "w = pl.transpose(t, -1, 0)\n",
+    static const char *const want[] = {"v = pl.transpose_view(t)\n", "w = pl.transpose(t, -1, 0)\n", "y = pl.transpose_view(t)\n",
                                        "q = pl.transpose(u, 0, -1)\n", "z = pl.transpose(pl.transpose(u, 2, 1), -3, 1)\n", NULL};
     pto_program *p = tr_compile(K(LOAD "        v: pl.Tile[[32, 16], pl.FP32] = pl.transpose_view(t)\n"
                                        "        w: pl.Tile[[32, 16], pl.FP32] = pl.transpose(t, -1, 0)\n"
+                                       "        y = pl.tile.transpose_view(t)\n"
                                        "        u = pl.reshape(t, [2, 8, 32])\n"
                                        "        q: pl.Tile[[32, 8, 2], pl.FP32] = pl.transpose(x=u, axis1=0, axis2=-1)\n"
                                        "        z: pl.Tile[[32, 2, 8], pl.FP32] = pl.transpose(pl.transpose(u, 2, 1), -3, 1)\n"
-                                       "        pl.store(pl.add(v, w), [0, 0], out)\n"),
+                                       "        pl.store(pl.add(pl.add(v, w), y), [0, 0], out)\n"),
                                 PTO_STAGE_ALL);
     dsl_expect_text_contains(p, want);
     const char *l = pto_program_listing(p);
     assert_non_null(strstr(l, "TTRANSPOSE_VIEW v1 = v0 FP32 axes 0 1 @7:"));
     assert_non_null(strstr(l, "TTRANSPOSE v2 = v0 FP32 axes 1 0 @8:"));
-    assert_non_null(strstr(l, "FP32 axes 0 2 @10:"));
-    assert_non_null(strstr(l, "FP32 axes 2 1 @11:"));
-    assert_non_null(strstr(l, "FP32 axes 0 1 @11:"));
+    assert_non_null(strstr(l, "FP32 axes 0 2 @11:"));
+    assert_non_null(strstr(l, "FP32 axes 2 1 @12:"));
+    assert_non_null(strstr(l, "FP32 axes 0 1 @12:"));
     dsl_expect_roundtrip(p, tr_args, TR_NARGS);
     pto_program_free(p);
 }

@@ -1,6 +1,6 @@
 """pl.transpose_view and pl.transpose in kernel code (docs/dsl.md, Operations) against numpy:
 a [16, 32] transpose_view for every dtype, the valid region of a narrowed load transposed,
-rank-3 transposes with negative axes, transpose_view feeding pl.matmul (q @ k.T), the
+rank-3 transposes with negative axes, pl.tile.transpose_view feeding pl.matmul (q @ k.T), the
 docs example, the compile-time texts with their spans, and the printed form parsing back
 to the same program."""
 import importlib.util
@@ -51,7 +51,7 @@ TRANSPOSES = """
         with pl.at(level=pl.Level.CORE_GROUP):
             ql = pl.load(q, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
             kl = pl.load(k, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
-            kt = pl.transpose_view(kl)
+            kt = pl.tile.transpose_view(kl)  # upstream's spelling, printed pl.transpose_view
             s = pl.matmul(pl.move(ql, target_memory=pl.Mem.Left), pl.move(kt, target_memory=pl.Mem.Right))
             pl.store(s, [0, 0], out)
         return out
