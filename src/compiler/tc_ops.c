@@ -505,8 +505,8 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     int op = cc_ir_op_lookup(name);
     if (op >= 0) {
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
-        if (op == CC_IR_RESHAPE && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
-            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.reshape of a Tensor is not supported in this version");
+        if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
+            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s of a Tensor is not supported in this version", name);
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
         if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL) {
             char what[64];
@@ -520,7 +520,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
         case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_FULL: case CC_IR_RESHAPE:
-            return tc_misc_op(t, call, (cc_ir_op)op);
+        case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: return tc_misc_op(t, call, (cc_ir_op)op);
         case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
