@@ -17,7 +17,7 @@ add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu, pl.move to Mat
 sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_min and col_max/col_min
 (and row_sum/col_sum on INT32),
 row_expand_*/col_expand_* (add, sub, mul, max, min) and row_expand/col_expand of a tile with its
-own row/column maxima, fillpad (zero pad), expands of an integer literal, pl.reshape through a unit axis and back, a tile op on one of
+own row/column maxima, fillpad (zero pad), expands of an integer literal, pl.reshape through a unit axis and back, pl.transpose_view / pl.transpose (of a square tile, or twice), a tile op on one of
 the tile's own elements (pl.read, full or flat index), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
@@ -45,7 +45,7 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KRead, For, If, At, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KTranspose, KRead, For, If, At, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
@@ -185,7 +185,9 @@ class Gen:
                 body.append(KExpands(t, cur, rng.randint(-9, 9)))
             elif r < 0.43:
                 body.append(KReshape(t, cur, shape))
-            elif r < 0.46:  # one of cur's elements as the scalar operand
+            elif r < 0.46:
+                body.append(KTranspose(t, cur, shape, style))
+            elif r < 0.49:  # one of cur's elements as the scalar operand
                 ij = (rng.randrange(shape[0]), rng.randrange(shape[1]))
                 flat = ij[0] * shape[1] + ij[1] if rng.random() < 0.5 else None
                 body.append(KRead(t, rng.choice(BINOPS), cur, ij, flat, self.dtype))
