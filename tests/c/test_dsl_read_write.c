@@ -114,6 +114,22 @@ static void test_write_errors(void **s)
              "PassError", "kernel 'k' writes its In parameter 'a' (pl.write at k.py:5); declare it pl.Out[...] or pl.InOut[...]", 5, 5);
 }
 
+/* pl.tile.read / pl.tensor.read / pl.tensor.write spell the same ops (printed
+ * pl.read, pl.write), restricted to Tile / Tensor operands; pl.write has no
+ * pl.tile spelling. */
+static void test_read_write_namespace_spellings(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"v = pl.read(t, [0, 1])\n", "pl.write(out, [0, 0], v + pl.read(cfg, [2]))\n", NULL};
+    pto_program *p = rw_compile(K(LOAD "        v = pl.tile.read(t, [0, 1])\n        pl.tensor.write(out, [0, 0], v + pl.tensor.read(cfg, [2]))\n"));
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
+    RW_ERROR(K("        v = pl.tile.read(cfg, [0])\n"), "ParserTypeError", "pl.tile.read expects Tile operands, got pl.Tensor[[3], pl.INT32]", 6, 26);
+    RW_ERROR(K(LOAD "        v = pl.tensor.read(t, [0, 0])\n"), "ParserTypeError", "pl.tensor.read expects Tensor operands, got pl.Tile[[4, 8], pl.FP32]",
+             7, 28);
+    RW_ERROR(K("        pl.tile.write(out, [0, 0], 1.0)\n"), "UndefinedVariableError", "pl.tile.write is not a pl.tile op; use pl.write", 6, 9);
+}
+
 /* Element access on the orchestrator is a later package (written there,
  * or reaching it through an Inline function). */
 static void test_read_write_in_orchestration_not_supported(void **s)
@@ -132,6 +148,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_write_makes_the_parameter_out_or_inout),
     cmocka_unit_test(test_read_errors),
     cmocka_unit_test(test_write_errors),
+    cmocka_unit_test(test_read_write_namespace_spellings),
     cmocka_unit_test(test_read_write_in_orchestration_not_supported),
 };
 
