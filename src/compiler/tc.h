@@ -191,6 +191,13 @@ int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name);
 /* Reports construct, a pl name or keyword of status (names.h) later or
  * hardware-internal (for the reason), as UnsupportedFeatureError. */
 void *tc_pl_unsupported(tc *t, cc_span sp, uint8_t status, uint8_t reason, const char *construct);
+/* Reports e when it spells a hardware-internal name (names.h: a HARDWARE
+ * row, a CC_PL_MEMBER_LIST member, pl.DataType.<DT>), through module
+ * constants; returns 1 then, else 0 (nothing reported). */
+int tc_pl_hardware(tc *t, const cc_expr *e);
+/* tc_pl_hardware, and pl.TensorView(..., layout=<hardware layout>): a
+ * layout entry of an annotation or a call; returns 1 when reported. */
+int tc_layout_hardware(tc *t, const cc_expr *e);
 /* Reports keyword kw of pl.<form> when names.h lists it (later or
  * hardware-internal); returns 1 then, else 0 (nothing reported). */
 int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw);

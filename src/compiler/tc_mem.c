@@ -22,10 +22,7 @@ static int tc_mem_member(tc *t, const cc_expr *e, const char *form)
     int v = tc_enum_value(t, e, "Mem");
     if (v < 0) v = tc_enum_value(t, e, "MemorySpace");
     if (v >= 0) return v;
-    const cc_expr *c = tc_module_constant_ast(t, e);
-    const char *m = c->kind == CC_E_ATTR && c->u.attr.value->kind == CC_E_ATTR ? tc_pl_attr(t, c, NULL) : NULL;
-    if (m && (!strcmp(m, "LeftScale") || !strcmp(m, "RightScale")))
-        return tc_pl_unsupported(t, e->span, CC_PL_HARDWARE, CC_PLR_MX, tc_pl_path(t, c)), -1;
+    if (tc_pl_hardware(t, e)) return -1;
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s target_memory= must be a pl.Mem member", form), -1;
 }
 
@@ -158,6 +155,7 @@ static int tc_memref(tc *t, const cc_expr *e)
         const cc_keyword *kw = &call->u.call.kws[k];
         if (!strcmp(kw->name, "name") && !name) name = kw->value;
         else if (!strcmp(kw->name, "slots") && !slots) slots = kw->value;
+        else if (tc_pl_keyword_unsupported(t, "MemRef", kw)) return 0;
         else return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.MemRef() got an unexpected keyword argument '%s'", kw->name), 0;
     }
     if (name && name->kind != CC_E_STRING && name->kind != CC_E_NONE)

@@ -423,6 +423,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
     for (int k = 3; k < 6; k++) {
         int v;
         if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
+        for (uint32_t j = 0; v && j < call->u.call.nkws; j++) /* c_matrix_nz=True: names.h's keyword row */
+            if (call->u.call.kws[j].value == a.v[k] && tc_pl_keyword_unsupported(t, "matmul", &call->u.call.kws[j])) return NULL;
         if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
     }
     cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
@@ -476,8 +478,7 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
     const char *layout = a.v[2] && a.v[2]->kind == CC_E_ATTR && a.v[2]->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, a.v[2], NULL) : NULL;
-    const cc_pl_name *hw = layout ? cc_pl_name_find(layout) : NULL;
-    if (hw && hw->status == CC_PL_HARDWARE) return tc_pl_unsupported(t, a.v[2]->span, hw->status, hw->reason, tc_pl_path(t, a.v[2]));
+    if (a.v[2] && tc_pl_hardware(t, a.v[2])) return NULL;
     if (a.v[2] && !(layout && !strcmp(layout, "ND")))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     int64_t ext[CC_MAX_RANK];

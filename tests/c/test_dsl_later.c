@@ -177,7 +177,6 @@ static void test_dsl_later_ops_outside_v1(void **s)
         {KERN, "        pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out, atomic=True)\n", 6, 59,
          "pl.store(atomic=...) is not supported in this version"},
         {KERN, "        t = pl.matmul(a, a, a_trans=True)\n", 6, 37, "pl.matmul(a_trans=True) is not supported in this version"},
-        {KERN, "        t = pl.matmul(a, a, c_matrix_nz=True)\n", 6, 41, "pl.matmul(c_matrix_nz=True) is not supported in this version"},
     };
     RUN(rows);
 }
@@ -199,10 +198,6 @@ static void test_dsl_later_misc(void **s)
         {CTRL, "    x = pl.create_tensor([64, 128], pl.FP32, layout=\"NZ\")\n", 5, 53, "a layout other than pl.ND is not supported in this version"},
         {RAW, "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.UINT8]):\n    return out\n", 4, 58,
          "dtype pl.UINT8 is not supported in this version"},
-        {RAW, "@pl.jit.extern\ndef g(out):\n    return out\n\n" ENTRY "    g(out)\n    return out\n", 3, 2,
-         "@pl.jit.extern is not supported in this version"},
-        {RAW, "@pl.jit.extern(name=\"x\")\ndef g(out):\n    return out\n\n" ENTRY "    g(out)\n    return out\n", 3, 2,
-         "@pl.jit.extern is not supported in this version"},
     };
     RUN(rows);
 }
