@@ -128,7 +128,8 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
 }
 
 /* Offsets against a window of extents ext in a tensor: rank, negative
- * constants, constant overruns (unless clamp). */
+ * constants, constant overruns (unless clamp; ext[d] < 0: a runtime extent,
+ * checked when the task runs). */
 static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *offs, const int64_t *ext, uint32_t next,
                      int clamp, cc_span sp)
 {
@@ -140,7 +141,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
         int64_t o;
         if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (!clamp && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
+        if (!clamp && ext[d] >= 0 && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
             int load = !strcmp(op, "load");
             return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
                           "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,
@@ -205,7 +206,14 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
         if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
         ld->u.op.cache = (uint8_t)c;
     }
-    if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
+    int64_t reads[CC_MAX_RANK]; /* a load's bounds are its valid region (tile_load's rule: < 0 or > shape: the shape) */
+    for (uint32_t d = 0; d < n; d++) {
+        int64_t v;
+        if (!valid) reads[d] = ext[d];
+        else if (!cc_ir_const_int(valid->u.list.items[d], &v)) reads[d] = -1; /* known when the task runs */
+        else reads[d] = v < 0 || v > ext[d] ? ext[d] : v;
+    }
+    if (!tc_window(t, "load", &src->type, offs, reads, n, clamp, call->span)) return NULL;
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
     ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid), .mem = mem};
