@@ -263,14 +263,19 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
 
+/* e as a list of integer scalars (a literal, a module constant, a local bound to one)
+ * for `what` ("offsets"); NULL when reported. */
+cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what);
+
 /* ---- tc_mem.c ---- */
 /* pl.load's target_memory=: Vec or Mat into *mem; 0 when reported. */
 int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
 /* x (an op node or NULL) with its result's memory-space tag set by its op:
  * matmul Acc, every op but load, move and create_tile Vec. */
 cc_ir_expr *tc_mem_result(cc_ir_expr *x);
-/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)]
- * (a MemRef is a hint: validated, no effect):
+/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)(, pl.TileView(...))]
+ * (a MemRef and a TileView are hints: validated, no effect; a TileView's
+ * valid_shape= equals v's valid region where both are constant):
  * checked against v (shape and dtype; the space against the tag of an op
  * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
  * annotation, -1 reported. */

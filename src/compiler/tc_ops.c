@@ -75,7 +75,7 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp)
     return 0;
 }
 
-static cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
+cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
 {
     const cc_expr *named = tc_module_constant_ast(t, e);
     if (named != e && (named->kind == CC_E_LIST || named->kind == CC_E_TUPLE)) {
