@@ -89,6 +89,7 @@ typedef struct tc_result_ann {
     uint8_t *shaped;
     uint32_t n;
     uint8_t tuple;      /* written tuple[...] */
+    const cc_expr **tiles; /* per result: its pl.Tile[...] annotation (checked by tc_tile_annotation), or NULL */
 } tc_result_ann;
 
 /* Where code runs: the control plane (orchestration), kernel code, or an
@@ -280,6 +281,8 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x);
  * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
  * annotation, -1 reported. */
 int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v);
+/* Is ann (through module constants) a pl.Tile[...] annotation? */
+int tc_is_tile_annotation(tc *t, const cc_expr *ann);
 /* pl.move or pl.create_tile. */
 cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 

@@ -388,6 +388,15 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         int shaped = 0;
         if (cp->default_value)
             ok = !tc_err(t, CC_DIAG_UNSUPPORTED, cp->default_value->span, NULL, "parameter defaults are not supported in this version");
+        int tiled = 0;
+        if (ok && cp->annotation && args) { /* x: pl.Tile[...], checked against the call's argument like an assignment */
+            cc_ir_expr *v = cc_ir_expr_clone(t->a, args[k]);
+            if (!v) return tc_oom(t), 0;
+            tiled = tc_tile_annotation(t, cp->annotation, v);
+            ok = tiled >= 0;
+            if (tiled > 0) ip->annotated = ip->shaped = 1, ip->type = v->type;
+        }
+        if (ok && tiled) continue;
         if (ok && cp->annotation) {
             ip->annotated = 1;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);

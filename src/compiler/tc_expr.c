@@ -310,7 +310,7 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
     }
     const cc_expr *head = ann->kind == CC_E_SUBSCRIPT ? ann->u.sub.value : ann;
     if (tc_pl_attr(t, head, "Tile") && head->u.attr.value->kind == CC_E_NAME) /* tc_mem.c checks it on an assignment */
-        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "a pl.Tile annotation of a parameter or result is not supported in this version"), 0;
+        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "a pl.Tile annotation of an entry parameter or of a result of a function that is not inline is not supported in this version"), 0;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) return tc_pl_name_error(t, head), 0;
     return tc_err(t, CC_DIAG_TYPE, ann->span, NULL,
                   "an annotation must be pl.Tensor, pl.Tensor[[...], dtype], pl.Out[...], pl.InOut[...], pl.Scalar[...] or pl.TaskId"), 0;
@@ -328,11 +328,17 @@ int tc_result_annotation(tc *t, const cc_expr *ann, tc_result_ann *out)
         if (ix->kind == CC_E_TUPLE) items = (const cc_expr *const *)ix->u.seq.items, n = ix->u.seq.n;
         else items = (const cc_expr *const *)&ann->u.sub.index;
     }
-    if (n && (!(out->types = base_arena_alloc(t->a, n * sizeof *out->types)) || !(out->shaped = base_arena_alloc(t->a, n))))
+    if (n && (!(out->types = base_arena_alloc(t->a, n * sizeof *out->types)) || !(out->shaped = base_arena_alloc(t->a, n)) ||
+              !(out->tiles = base_arena_alloc(t->a, n * sizeof *out->tiles))))
         return tc_oom(t), 0;
     for (uint32_t k = 0; k < n; k++) {
         uint8_t dir;
         int shaped;
+        out->tiles[k] = NULL;
+        if (t->c.fn->kind == CC_FUNC_INLINE && tc_is_tile_annotation(t, items[k])) { /* -> pl.Tile[...]: checked at the return */
+            out->types[k] = (cc_type){.kind = CC_T_TILE}, out->shaped[k] = 0, out->tiles[k] = items[k];
+            continue;
+        }
         if (!tc_annotation(t, items[k], &out->types[k], &dir, &shaped)) return 0;
         if (dir) return tc_err(t, CC_DIAG_TYPE, items[k]->span, NULL, "pl.Out/pl.InOut apply to tensor parameters only"), 0;
         out->shaped[k] = (uint8_t)shaped;

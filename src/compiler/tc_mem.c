@@ -250,11 +250,16 @@ static int tc_tileview(tc *t, const cc_expr *view, const cc_expr *ann, const cc_
     return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "annotation %s does not match the value's type %s", as, bs), 0;
 }
 
-int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
+int tc_is_tile_annotation(tc *t, const cc_expr *ann)
 {
     ann = tc_module_constant_ast(t, ann);
-    if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tile") || ann->u.sub.value->u.attr.value->kind != CC_E_NAME)
-        return 0;
+    return ann->kind == CC_E_SUBSCRIPT && tc_pl_attr(t, ann->u.sub.value, "Tile") && ann->u.sub.value->u.attr.value->kind == CC_E_NAME;
+}
+
+int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
+{
+    if (!tc_is_tile_annotation(t, ann)) return 0;
+    ann = tc_module_constant_ast(t, ann);
     const cc_expr *ix = ann->u.sub.index;
     uint32_t n = ix->kind == CC_E_TUPLE ? ix->u.seq.n : 1;
     const cc_expr *const *items = ix->kind == CC_E_TUPLE ? (const cc_expr *const *)ix->u.seq.items : &ix;

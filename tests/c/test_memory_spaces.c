@@ -288,7 +288,32 @@ static void test_mem_tileview_errors(void **s)
               "pl.TileView valid_shape has 1 entries for a rank-2 tile", 7, 64);
 }
 
+/* ---- pl.Tile on an inline function's parameters and result ------------------------------- */
+
+/* inline g(x, y) (line 3) called from f's pl.at body */
+#define INL(sig, body, call) HDR "@pl.jit.inline\ndef g(" sig "\n" body "\n" "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n" AT \
+    LOAD_T "        pl.store(" call ", [0, 0], out)\n    return out\n"
+
+static void test_mem_tile_annotation_of_inline_signature(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"g_value: pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] = pl.add(x, t)\n", NULL};
+    mem_expect_ok(INL("x: pl.Tile[[64, 128], pl.FP32], y: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[64, 128])]) -> "
+                      "pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat]:",
+                      "    return pl.add(x, y)\n", "g(pl.exp(t), t)"),
+                  want);
+    MEM_ERROR(INL("x: pl.Tile[[64, 64], pl.FP32]):", "    return x\n", "g(t)"), "ParserTypeError",
+              "annotation pl.Tile[[64, 64], pl.FP32] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 4, 10);
+    MEM_ERROR(INL("x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat]):", "    return x\n", "g(t)"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 4, 10);
+    MEM_ERROR(INL("x) -> pl.Tile[[64, 128], pl.FP16]:", "    return pl.exp(x)\n", "g(t)"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP16] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 4, 13);
+    MEM_ERROR(INL("x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec, pl.Mem.Mat]):", "    return x\n", "g(t)"), "ParserTypeError",
+              "pl.Tile annotation takes at most one MemRef, one MemorySpace and one TileView", 4, 50);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_mem_tile_annotation_of_inline_signature),
     cmocka_unit_test(test_mem_tileview_accepted),
     cmocka_unit_test(test_mem_tileview_errors),
     cmocka_unit_test(test_mem_memref_accepted),
