@@ -145,12 +145,12 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
     const cc_keyword *type = tc_kw(d, "type"), *as = tc_kw(d, "auto_scope"), *level = tc_kw(d, "level");
     for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
         const char *n = d->u.call.kws[k].name;
-        if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level") && tc_pl_keyword_unsupported(t, "function", &d->u.call.kws[k]))
-            return 0;
         if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level"))
-            return tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
-                          "@pl.function(%s=...) is not supported in this version", n),
-                   0;
+            return tc_pl_keyword_unsupported(t, "function", &d->u.call.kws[k]) /* role=, external_source= */
+                       ? 0
+                       : (tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
+                                 "@pl.function(%s=...) is not supported in this version", n),
+                          0);
     }
     if (type) {
         if (tc_pl_hardware(t, type->value)) return 0; /* pl.FunctionType.AIC, .AIV, .Group, .Spmd */

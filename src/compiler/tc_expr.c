@@ -310,7 +310,10 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
     }
     const cc_expr *head = ann->kind == CC_E_SUBSCRIPT ? ann->u.sub.value : ann;
     if (tc_pl_attr(t, head, "Tile") && head->u.attr.value->kind == CC_E_NAME) /* tc_mem.c checks it on an assignment */
-        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "a pl.Tile annotation of an entry parameter or of a result of a function that is not inline is not supported in this version"), 0;
+        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL,
+                      "a pl.Tile annotation of an entry parameter or of a result of a function that is not inline is not supported in "
+                      "this version"),
+               0;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) return tc_pl_name_error(t, head), 0;
     return tc_err(t, CC_DIAG_TYPE, ann->span, NULL,
                   "an annotation must be pl.Tensor, pl.Tensor[[...], dtype], pl.Out[...], pl.InOut[...], pl.Scalar[...] or pl.TaskId"), 0;

@@ -226,21 +226,24 @@ static int tc_tileview(tc *t, const cc_expr *view, const cc_expr *ann, const cc_
 {
     static const char *const hints[] = {"stride", "start_offset", "fractal", "pad"};
     const cc_expr *vs = NULL;
-    if (view->u.call.nargs) return tc_err(t, CC_DIAG_TYPE, view->u.call.args[0]->span, NULL, "pl.TileView() takes keyword arguments only"), 0;
+    if (view->u.call.nargs)
+        return tc_err(t, CC_DIAG_TYPE, view->u.call.args[0]->span, NULL, "pl.TileView() takes keyword arguments only"), 0;
     for (uint32_t k = 0; k < view->u.call.nkws; k++) {
         const cc_keyword *kw = &view->u.call.kws[k];
         int hint = 0;
         for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) hint |= !strcmp(kw->name, hints[h]);
         if (!strcmp(kw->name, "valid_shape") && !vs) vs = kw->value;
-        else if (!hint && (tc_pl_keyword_unsupported(t, "TileView", kw) ||
-                           tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.TileView() got an unexpected keyword argument '%s'", kw->name)))
-            return 0;
+        else if (hint) continue;
+        else if (tc_pl_keyword_unsupported(t, "TileView", kw)) return 0; /* blayout=, slayout= */
+        else return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.TileView() got an unexpected keyword argument '%s'", kw->name), 0;
     }
     if (!vs || vs->kind == CC_E_NONE) return 1;
     cc_ir_expr *l = tc_list_of(t, vs, "pl.TileView valid_shape");
     if (!l) return 0;
     if (l->u.list.n != a->rank)
-        return tc_err(t, CC_DIAG_TYPE, vs->span, NULL, "pl.TileView valid_shape has %u entries for a rank-%u tile", l->u.list.n, a->rank), 0;
+        return tc_err(t, CC_DIAG_TYPE, vs->span, NULL, "pl.TileView valid_shape has %u entries for a rank-%u tile", l->u.list.n,
+                      a->rank),
+               0;
     int64_t want[CC_MAX_RANK], have[CC_MAX_RANK];
     for (uint32_t d = 0; d < a->rank; d++)
         if (!cc_ir_const_int(l->u.list.items[d], &want[d])) return 1; /* a runtime entry: nothing to compare */
