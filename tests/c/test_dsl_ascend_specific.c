@@ -2,8 +2,8 @@
  * test_dsl_ascend_specific.c - hardware-internal constructs (names.h's
  * HARDWARE rows): each is an UnsupportedFeatureError "<construct> is
  * Ascend-specific: <reason>; it has no meaning on the CPU backend" at the
- * construct's line:col, one test per reason, and every such name of the
- * table used as a value.
+ * construct's line:col, one test per reason, and every such name and
+ * member (CC_PL_MEMBER_LIST) of the table used as a value.
  */
 #include <stdlib.h>
 
@@ -211,7 +211,30 @@ static void test_ascend_every_hardware_name_of_the_table(void **s)
     assert_true(checked >= 10);
 }
 
+/* Every hardware-internal member (names.h's CC_PL_MEMBER_LIST), used as a value, gets its reason. */
+static void test_ascend_every_hardware_member_of_the_table(void **s)
+{
+    (void)s;
+    static const struct {
+        const char *parent, *member;
+        cc_pl_reason reason;
+    } rows[] = {
+#define MEMBER_ROW_(p, m, r) {#p, #m, CC_PLR_##r},
+        CC_PL_MEMBER_LIST(MEMBER_ROW_)
+#undef MEMBER_ROW_
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        char src[256], msg[256];
+        snprintf(src, sizeof src, CTRL("    x = pl.%s.%s\n"), rows[k].parent, rows[k].member);
+        snprintf(msg, sizeof msg, "pl.%s.%s is Ascend-specific: %s" TAIL, rows[k].parent, rows[k].member, cc_pl_reason_text(rows[k].reason));
+        assert_int_equal(cc_pl_member_reason(rows[k].parent, rows[k].member), rows[k].reason);
+        ascend_case c = {src, 5, 9, msg};
+        ascend_run(&c, 1);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_ascend_every_hardware_member_of_the_table),
     cmocka_unit_test(test_ascend_vector_lane_constructs),
     cmocka_unit_test(test_ascend_micro_scaling_dtypes_and_ops),
     cmocka_unit_test(test_ascend_fractal_layouts),
