@@ -316,6 +316,24 @@ static void element(kernel *k, acc *a, const cc_type *ty, const cc_ir_expr *idx)
     access(k, a, ty, offs, ones, NULL);
 }
 
+
+/* The extents a LOAD reads: its valid region (tile_load's rule: a constant
+ * valid_shape entry below 0 or above the shape reads the shape; a runtime one
+ * keeps the shape, a box the runtime clamps). */
+static const cc_ir_expr *load_reads(kernel *k, const cc_ir_expr *e)
+{
+    const cc_ir_expr *shp = e->u.op.args[2], *valid = e->u.op.args[3];
+    if (!valid || valid->kind != CC_X_LIST || shp->kind != CC_X_LIST || valid->u.list.n != shp->u.list.n) return shp;
+    cc_ir_expr *r = cc_ir_expr_clone(k->p->arena, shp);
+    if (!r) return shp;
+    for (uint32_t d = 0; d < r->u.list.n; d++) {
+        int64_t v, x;
+        if (cc_ir_const_int(valid->u.list.items[d], &v) && cc_ir_const_int(shp->u.list.items[d], &x) && v >= 0 && v < x)
+            r->u.list.items[d] = num(k, v);
+    }
+    return r;
+}
+
 /* An access of a tensor parameter (a load, store, element read or write): its use and its window. */
 static void visit_op(kernel *k, const cc_ir_expr *e)
 {
@@ -335,7 +353,7 @@ static void visit_op(kernel *k, const cc_ir_expr *e)
         for (uint32_t d = 0; d < ty->rank; d++) a->whole[d] = 1;
         a->touched = 1;
     } else if (e->u.op.op == CC_IR_LOAD) {
-        access(k, a, ty, arg[1], arg[2], NULL);
+        access(k, a, ty, arg[1], load_reads(k, e), NULL);
     } else {
         access(k, a, ty, arg[1], arg[3], arg[0]);
     }

@@ -90,6 +90,7 @@ typedef struct tc_result_ann {
     uint8_t *shaped;
     uint32_t n;
     uint8_t tuple;      /* written tuple[...] */
+    const cc_expr **tiles; /* per result: its pl.Tile[...] annotation (checked by tc_tile_annotation), or NULL */
 } tc_result_ann;
 
 /* Where code runs: the control plane (orchestration), kernel code, or an
@@ -192,6 +193,13 @@ int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name);
 /* Reports construct, a pl name or keyword of status (names.h) later or
  * hardware-internal (for the reason), as UnsupportedFeatureError. */
 void *tc_pl_unsupported(tc *t, cc_span sp, uint8_t status, uint8_t reason, const char *construct);
+/* Reports e when it spells a hardware-internal name (names.h: a HARDWARE
+ * row, a CC_PL_MEMBER_LIST member, pl.DataType.<DT>), through module
+ * constants; returns 1 then, else 0 (nothing reported). */
+int tc_pl_hardware(tc *t, const cc_expr *e);
+/* tc_pl_hardware, and pl.TensorView(..., layout=<hardware layout>): a
+ * layout entry of an annotation or a call; returns 1 when reported. */
+int tc_layout_hardware(tc *t, const cc_expr *e);
 /* Reports keyword kw of pl.<form> when names.h lists it (later or
  * hardware-internal); returns 1 then, else 0 (nothing reported). */
 int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw);
@@ -260,6 +268,10 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
 
+/* e as a list of integer scalars (a literal, a module constant, a local bound to one)
+ * for `what` ("offsets"); NULL when reported. */
+cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what);
+
 /* ---- tc_elem.c ---- */
 /* pl.read or pl.write (kernel code) called by name; NULL when reported. */
 cc_ir_expr *tc_elem_op(tc *t, const cc_expr *call, cc_ir_op op);
@@ -271,12 +283,15 @@ int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
  * (matmul Acc, every op but load, move and create_tile Vec) and its
  * from_tensors mark (all its tile operands are from Tensors). */
 cc_ir_expr *tc_mem_result(cc_ir_expr *x);
-/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)]
- * (a MemRef is a hint: validated, no effect):
+/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)(, pl.TileView(...))]
+ * (a MemRef and a TileView are hints: validated, no effect; a TileView's
+ * valid_shape= equals v's valid region where both are constant):
  * checked against v (shape and dtype; the space against the tag of an op
  * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
  * annotation, -1 reported. */
 int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v);
+/* Is ann (through module constants) a pl.Tile[...] annotation? */
+int tc_is_tile_annotation(tc *t, const cc_expr *ann);
 /* pl.move or pl.create_tile. */
 cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 

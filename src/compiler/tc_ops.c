@@ -75,7 +75,7 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp)
     return 0;
 }
 
-static cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
+cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
 {
     const cc_expr *named = tc_module_constant_ast(t, e);
     if (named != e && (named->kind == CC_E_LIST || named->kind == CC_E_TUPLE)) {
@@ -129,7 +129,8 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
 }
 
 /* Offsets against a window of extents ext in a tensor: rank, negative
- * constants, constant overruns (unless clamp). */
+ * constants, constant overruns (unless clamp; ext[d] < 0: a runtime extent,
+ * checked when the task runs). */
 static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *offs, const int64_t *ext, uint32_t next,
                      int clamp, cc_span sp)
 {
@@ -141,7 +142,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
         int64_t o;
         if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (!clamp && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
+        if (!clamp && ext[d] >= 0 && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
             int load = !strcmp(op, "load");
             return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
                           "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,
@@ -206,7 +207,14 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
         if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
         ld->u.op.cache = (uint8_t)c;
     }
-    if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
+    int64_t reads[CC_MAX_RANK]; /* a load's bounds are its valid region (tile_load's rule: < 0 or > shape: the shape) */
+    for (uint32_t d = 0; d < n; d++) {
+        int64_t v;
+        if (!valid) reads[d] = ext[d];
+        else if (!cc_ir_const_int(valid->u.list.items[d], &v)) reads[d] = -1; /* known when the task runs */
+        else reads[d] = v < 0 || v > ext[d] ? ext[d] : v;
+    }
+    if (!tc_window(t, "load", &src->type, offs, reads, n, clamp, call->span)) return NULL;
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
     ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid), .mem = mem};
@@ -424,6 +432,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
     for (int k = 3; k < 6; k++) {
         int v;
         if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
+        for (uint32_t j = 0; v && j < call->u.call.nkws; j++) /* c_matrix_nz=True: names.h's keyword row */
+            if (call->u.call.kws[j].value == a.v[k] && tc_pl_keyword_unsupported(t, "matmul", &call->u.call.kws[j])) return NULL;
         if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
     }
     cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
@@ -477,8 +487,7 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
     const char *layout = a.v[2] && a.v[2]->kind == CC_E_ATTR && a.v[2]->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, a.v[2], NULL) : NULL;
-    const cc_pl_name *hw = layout ? cc_pl_name_find(layout) : NULL;
-    if (hw && hw->status == CC_PL_HARDWARE) return tc_pl_unsupported(t, a.v[2]->span, hw->status, hw->reason, tc_pl_path(t, a.v[2]));
+    if (a.v[2] && tc_pl_hardware(t, a.v[2])) return NULL;
     if (a.v[2] && !(layout && !strcmp(layout, "ND")))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     int64_t ext[CC_MAX_RANK];

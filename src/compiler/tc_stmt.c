@@ -432,6 +432,7 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
             snprintf(who, sizeof who, "'%s' result", f->name);
             if (!(values[k] = tc_constant_as(t, values[k], r->types[k].dtype, who))) return 0;
         }
+        if (match && r->tiles[k] && tc_tile_annotation(t, r->tiles[k], values[k]) < 0) return 0;
         f->results[k] = values[k]->type;
         if (match && (f->results[k].kind != r->types[k].kind || (r->shaped[k] && !cc_type_equal(&f->results[k], &r->types[k]))))
             match = 0, bad = k;

@@ -61,8 +61,16 @@ Out = _AnnotationForm("Out")
 InOut = _AnnotationForm("InOut")
 Scalar = _AnnotationForm("Scalar")
 TaskId = _Annotation("Scalar", (DataType.TASK_ID,))
+class _ViewForm(_AnnotationForm):
+    """pl.TensorView(...), pl.TileView(...): an annotation entry the compiler reads."""
+
+    def __call__(self, *args, **kwargs):
+        return _Annotation(self.kind, args + tuple("%s=%r" % kw for kw in kwargs.items()))
+
+
 Tile = _AnnotationForm("Tile")
-TensorView = _AnnotationForm("TensorView")
+TensorView = _ViewForm("TensorView")
+TileView = _ViewForm("TileView")
 
 
 # ---- operations and statements (docs/dsl.md) --------------------------------------------
