@@ -34,7 +34,9 @@ typedef enum cc_op_class {
     CC_OPC_CONCAT,     /* src0 [R, C0], src1 [R, C1] -> [R, C0 + C1], fully valid */
     CC_OPC_FILLPAD,    /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
     CC_OPC_FULL,       /* a constant tile of a shape and dtype, fully valid */
-    CC_OPC_RESHAPE     /* x -> the same elements row-major in a constant shape of equal count */
+    CC_OPC_RESHAPE,    /* x -> the same elements row-major in a constant shape of equal count */
+    CC_OPC_FILLPAD_EXPAND, /* x -> a constant shape >= x's: x's valid region at the origin, the pad value elsewhere, fully valid (attrs: mode) */
+    CC_OPC_SET_VALIDSHAPE  /* a rank-2 tile with a new valid region [rows, cols] (scalars, run-time allowed) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -64,6 +66,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     as a keyword after the dtype; lowered:
  *                                                     TOP a=-1, b=the value's register)
  *   RESHAPE x, shape                                 (shape: a list of constants, the result's)
+ *   FILLPAD_EXPAND x, shape                          attrs: mode (as FILLPAD); shape as RESHAPE's
+ *   SET_VALIDSHAPE tile, valid_rows, valid_cols      (lowered: TOP a=tile, b=valid_rows' register,
+ *                                                     c=valid_cols' register)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -122,7 +127,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(CREATE_TILE, "create_tile", MEMORY, ANY, KERNEL, -1, 1, "shape", "transpose")                            \
     X(FULL, "tile.full", FULL, ANY, KERNEL, -1, 1, "shape", "value")                                           \
     /* shape ops */                                                                                            \
-    X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")
+    X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")                                           \
+    X(FILLPAD_EXPAND, "fillpad_expand", FILLPAD_EXPAND, ANY, KERNEL, -1, 2, "x", "shape")                      \
+    X(SET_VALIDSHAPE, "set_validshape", SET_VALIDSHAPE, ANY, KERNEL, -1, 3, "tile", "valid_rows", "valid_cols")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
