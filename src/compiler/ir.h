@@ -71,7 +71,7 @@ struct cc_ir_expr {
             uint8_t cache;    /* LOAD: cc_cache_policy (UNSET until stage 6 unless written) */
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
-            uint8_t mode;     /* CAST: cc_cast_mode */
+            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
         } op;
         struct {

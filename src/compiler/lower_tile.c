@@ -76,7 +76,8 @@ static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
     in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar;
-    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || op == CC_IR_FILLPAD_EXPAND) in->mode = e->u.op.mode;
+    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || op == CC_IR_FILLPAD_EXPAND || cc_ir_op_info(op)->cls == CC_OPC_TRANSPOSE)
+        in->mode = e->u.op.mode;
     lo_copy(b, dst, out, e->span);
 }
 

@@ -82,6 +82,7 @@
  *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op of class binary, unary, row reduction,
  *                  cast or matmul (ops.h; b for two operands); dtype: the result's; b_scalar: b is a
  *                  register (the tile op's scalar operand, converted to dtype); CAST's mode in mode
+ *                  (FILLPAD's pad value, a TRANSPOSE-class op's axes: the IR node's mode, ops.h)
  *                  (CREATE_TILE: no operands, a = b = -1; vdst = zeros, fully valid)
  *   TCOPY          vdst = va (a copy: tiles are values)
  */

@@ -240,6 +240,9 @@ int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *pa
 int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params);
 /* A call of pl.<name> (name is the op's pl spelling). */
 cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name);
+/* A call of pl.tile.<op> or pl.tensor.<op> (ops.h's namespaces): the op,
+ * its operands checked to be Tiles (Tensors). */
+cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns);
 /* A tile operand: a tile, or a tensor in kernel code (an implicit load). */
 cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp);
 /* The tile op for a binary operator with a tile on the left. */
@@ -259,8 +262,9 @@ cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* ---- tc_mem.c ---- */
 /* pl.load's target_memory=: Vec or Mat into *mem; 0 when reported. */
 int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
-/* x (an op node or NULL) with its result's memory-space tag set by its op:
- * matmul Acc, every op but load, move and create_tile Vec. */
+/* x (an op node or NULL) with its result's memory-space tag set by its op
+ * (matmul Acc, every op but load, move and create_tile Vec) and its
+ * from_tensors mark (all its tile operands are from Tensors). */
 cc_ir_expr *tc_mem_result(cc_ir_expr *x);
 /* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)]
  * (a MemRef is a hint: validated, no effect):

@@ -503,12 +503,13 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
-        if (!strcmp(fn->u.attr.name, "full") && fn->u.attr.value->kind == CC_E_ATTR && tc_pl_attr(t, fn->u.attr.value, "tile") &&
-            fn->u.attr.value->u.attr.value->kind == CC_E_NAME)
-            return tc_misc_op(t, e, CC_IR_FULL); /* pl.tile.full; the rest of pl.tile comes later */
-        if (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"))
+        const cc_expr *ns = fn->u.attr.value;
+        if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.name, "set_cache_policy") &&
+            tc_pl_attr(t, ns, "tensor"))
             return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL,
                           "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");
+        if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && (tc_pl_attr(t, ns, "tile") || tc_pl_attr(t, ns, "tensor")))
+            return tc_mem_result(tc_pl_namespace_call(t, e, tc_pl_attr(t, ns, "tile") ? CC_OPNS_TILE : CC_OPNS_TENSOR));
         return tc_pl_name_error(t, fn);
     }
     tc_fn *callee = tc_callee(t, fn);

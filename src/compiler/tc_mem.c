@@ -44,8 +44,14 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x)
     if (!x || x->kind != CC_X_OP || x->type.kind != CC_T_TILE) return x;
     cc_ir_op op = (cc_ir_op)x->u.op.op;
     if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE) return x;
-    int acc = cc_ir_op_info(op)->cls == CC_OPC_MATMUL || op == CC_IR_MATMUL_ACC;
+    const cc_op_info *row = cc_ir_op_info(op);
+    int acc = row->cls == CC_OPC_MATMUL || op == CC_IR_MATMUL_ACC, tiles = 0, from_tensors = 1;
     x->type.mem = (uint8_t)(acc ? CC_MEM_Acc : CC_MEM_Vec);
+    for (uint32_t i = 0; i < row->nreq; i++) {
+        const cc_ir_expr *arg = x->u.op.args[i];
+        if (arg && arg->type.kind == CC_T_TILE) tiles++, from_tensors &= arg->type.from_tensors;
+    }
+    x->type.from_tensors = (uint8_t)(tiles && from_tensors);
     return x;
 }
 

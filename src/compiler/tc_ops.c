@@ -124,6 +124,7 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
     ld->u.op.implicit = 1;
     ld->type = x->type;
     ld->type.kind = CC_T_TILE;
+    ld->type.from_tensors = 1;
     return ld;
 }
 
@@ -504,8 +505,8 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     int op = cc_ir_op_lookup(name);
     if (op >= 0) {
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
-        if (op == CC_IR_RESHAPE && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
-            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.reshape of a Tensor is not supported in this version");
+        if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
+            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s of a Tensor is not supported in this version", name);
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
         if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL) {
             char what[64];
@@ -518,8 +519,9 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
-        case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_RESHAPE:
-        case CC_IR_FILLPAD_EXPAND: case CC_IR_SET_VALIDSHAPE: return tc_misc_op(t, call, (cc_ir_op)op);
+        case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_FULL: case CC_IR_RESHAPE:
+        case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: case CC_IR_FILLPAD_EXPAND: case CC_IR_SET_VALIDSHAPE:
+            return tc_misc_op(t, call, (cc_ir_op)op);
         case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
@@ -531,4 +533,46 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL,
                       "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");
     return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s cannot be called in kernel code", name);
+}
+
+/* An operand that breaks pl.<ns>.<spelling>'s restriction: a Tensor
+ * (loaded implicitly) under pl.tile, a Tile under pl.tensor. */
+static const cc_ir_expr *tc_namespace_misfit(cc_op_namespace ns, const cc_ir_expr *arg)
+{
+    if (ns == CC_OPNS_TILE) return arg->kind == CC_X_OP && arg->u.op.op == CC_IR_LOAD && arg->u.op.implicit ? arg->u.op.args[0] : NULL;
+    return arg->type.kind == CC_T_TILE && !arg->type.from_tensors ? arg : NULL;
+}
+
+cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
+{
+    const char *nsname = ns == CC_OPNS_TILE ? "tile" : "tensor", *spelling = call->u.call.fn->u.attr.name;
+    int scalar_rhs;
+    int op = cc_ir_op_lookup_in(ns, spelling, &scalar_rhs);
+    if (op < 0) {
+        const cc_pl_name *n = cc_pl_name_find(spelling);
+        char construct[160];
+        snprintf(construct, sizeof construct, "%s.%s.%s", t->pl, nsname, spelling);
+        if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
+        if (cc_ir_op_lookup(spelling) >= 0)
+            return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a %s.%s op; use %s.%s", construct, t->pl, nsname,
+                          t->pl, spelling);
+        return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a pypto.language name", construct);
+    }
+    cc_ir_expr *x = tc_pl_call(t, call, cc_ir_op_name((cc_ir_op)op));
+    if (!x || x->kind != CC_X_OP) return x;
+    const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
+    for (uint32_t i = 0; i < row->nreq; i++) {
+        const cc_ir_expr *arg = x->u.op.args[i], *bad = arg ? tc_namespace_misfit(ns, arg) : NULL;
+        char ty[96];
+        if (bad) {
+            cc_type_format(&bad->type, ty, sizeof ty);
+            return tc_err(t, CC_DIAG_TYPE, bad->span, NULL, "%s.%s.%s expects %s operands, got %s", t->pl, nsname, spelling,
+                          ns == CC_OPNS_TILE ? "Tile" : "Tensor", ty);
+        }
+        if (scalar_rhs && i == 1 && arg->type.kind != CC_T_SCALAR) {
+            cc_type_format(&arg->type, ty, sizeof ty);
+            return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "%s.%s.%s expects a scalar right operand, got %s", t->pl, nsname, spelling, ty);
+        }
+    }
+    return x;
 }

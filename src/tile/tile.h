@@ -166,6 +166,12 @@ int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
  * partial region fails with "pl.reshape: the valid region [2, 16] of a
  * [4, 16] tile is not a box in shape [8, 8]; pl.fillpad it first". */
 int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap);
+/* dst = a with axes i and j (distinct, below a's rank, either order)
+ * swapped: dst's shape is a's with those two extents exchanged (a's rank
+ * and dtype, else "pl.transpose: the result tile does not match the
+ * source"), its valid region likewise; dst is not a.  pl.transpose,
+ * pl.transpose_view (the last two axes). */
+int tile_transpose(tile *dst, const tile *a, int i, int j, char *msg, size_t cap);
 /* dst (its own shape, a's rank and dtype, each extent >= a's; not a) = the
  * pad value of tile_fillpad everywhere but a's valid region, which is a's
  * at the same indices; fully valid.  A smaller shape fails with

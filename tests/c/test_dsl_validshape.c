@@ -1,7 +1,8 @@
 /*
  * test_dsl_validshape.c - pl.fillpad_expand and pl.set_validshape of
  * docs/dsl.md, "Operations" through DSL source: the accepted forms with
- * their post-pass text (and its round trip), their lowering (one TOP each),
+ * their post-pass text (and its round trip; the pl.tile.<op> spellings
+ * print as pl.<op>), their lowering (one TOP each),
  * and every compile-time error with its exact message, class and line:col.
  */
 #include <stdlib.h>
@@ -38,10 +39,12 @@ static void test_fillpad_expand_accepted_and_printed_back(void **s)
 {
     (void)s;
     static const char *const want[] = {"e = pl.fillpad_expand(t, [16, 8])\n", "g = pl.fillpad_expand(t, [8, 32], pad_value=pl.PadValue.max)\n",
-                                       "h = pl.fillpad_expand(t, [8, 8], pad_value=pl.PadValue.min)\n", NULL};
+                                       "h = pl.fillpad_expand(t, [8, 8], pad_value=pl.PadValue.min)\n",
+                                       "k = pl.fillpad_expand(t, [9, 9])\n", NULL};
     pto_program *p = vs_compile(K(LOAD "        e: pl.Tile[[16, 8], pl.FP32] = pl.fillpad_expand(t, [16, 8], pad_value=0)\n"
                                        "        g = pl.fillpad_expand(t, (8, 32), pad_value=math.inf)\n"
                                        "        h = pl.fillpad_expand(t, shape=[8, 8], pad_value=-math.inf)\n"
+                                       "        k = pl.tile.fillpad_expand(t, [9, 9])\n"
                                        "        pl.store(g, [0, 0], out)\n"),
                                 PTO_STAGE_ALL);
     dsl_expect_text_contains(p, want);
@@ -73,13 +76,14 @@ static void test_set_validshape_accepted_and_printed_back(void **s)
 {
     (void)s;
     static const char *const want[] = {"u = pl.set_validshape(t, 3, 8)\n", "v = pl.set_validshape(t, i, i + 1)\n",
-                                       "w = pl.set_validshape(w, 0, 0)\n", NULL};
+                                       "w = pl.set_validshape(w, 0, 0)\n", "x = pl.set_validshape(u, 1, 2)\n", NULL};
     pto_program *p = vs_compile(K(LOAD "        u = pl.set_validshape(t, 3, n + 3)\n"
                                        "        for i in pl.range(n):\n"
                                        "            v = pl.set_validshape(t, i, valid_cols=i + 1)\n"
                                        "            pl.store(v, [0, 0], out)\n"
                                        "        w = pl.set_validshape(tile=u, valid_rows=0, valid_cols=0)\n"
                                        "        w = pl.set_validshape(w, 0, 0)\n"
+                                       "        x = pl.tile.set_validshape(u, 1, 2)\n"
                                        "        pl.store(u, [0, 0], out)\n"),
                                 PTO_STAGE_ALL);
     dsl_expect_text_contains(p, want);

@@ -18,7 +18,7 @@ sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_
 (and row_sum/col_sum on INT32),
 row_expand_*/col_expand_* (add, sub, mul, max, min) and row_expand/col_expand of a tile with its
 own row/column maxima, fillpad (zero pad), pl.set_validshape (constant or loop-variable extents) and
-pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.reshape through a unit axis and back, loads with valid_shape= and
+pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.reshape through a unit axis and back, pl.transpose_view / pl.transpose (of a square tile, or twice), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -45,7 +45,7 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KValid, For, If, At, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KTranspose, KValid, For, If, At, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
@@ -186,6 +186,8 @@ class Gen:
             elif r < 0.43:
                 body.append(KReshape(t, cur, shape))
             elif r < 0.46:
+                body.append(KTranspose(t, cur, shape, style))
+            elif r < 0.49:
                 body.append(self.valid_op(t, cur, shape, ranges))
             elif r < 0.65 and len(tiles) + len(pool) > 1:
                 body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))

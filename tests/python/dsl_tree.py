@@ -208,12 +208,12 @@ class KOp:
                 e = "pl.move(%s, target_memory=pl.Mem.%s)" % (self.a, "Mat" if self.style else "Left")
             elif self.op == "fillpad" and self.style:
                 e = "pl.fillpad(%s, pad_value=pl.PadValue.zero)" % self.a
-            else:
-                e = "pl.%s(%s)" % (self.op, self.a)
+            else:  # style: the pl.tile spelling of the same op
+                e = "pl.%s%s(%s)" % ("tile." if self.style else "", self.op, self.a)
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
             e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
         else:
-            e = "pl.%s(%s, %s)" % (self.op, self.a, self._operand())
+            e = "pl.%s%s(%s, %s)" % ("tile." if self.style else "", self.op, self.a, self._operand())
         out.append("%s%s = %s" % (ind, self.tile, e))
 
     def run(self, env):
@@ -301,6 +301,29 @@ class KReshape:
         env[self.tile] = (data.copy(), valid)
 
 
+class KTranspose:
+    """tile = a transposed: for a square shape pl.tile.transpose_view(a) or pl.transpose(a, -1, 0)
+    (the data and the valid region swapped), else pl.transpose(pl.transpose_view(a), 0, -1)
+    (style: pl.tile.transpose_view; swapped twice: unchanged)."""
+
+    def __init__(self, tile, a, shape, style):
+        self.tile, self.a, self.shape, self.style = tile, a, shape, style
+
+    def emit(self, out, ind):
+        if self.shape[0] != self.shape[1]:
+            e = "pl.transpose(pl.%stranspose_view(%s), 0, -1)" % ("tile." if self.style else "", self.a)
+        else:
+            e = ("pl.transpose(%s, -1, 0)" if self.style else "pl.tile.transpose_view(%s)") % self.a
+        out.append("%s%s = %s" % (ind, self.tile, e))
+
+    def run(self, env):
+        data, valid = env[self.a]
+        if self.shape[0] != self.shape[1]:
+            env[self.tile] = (data.copy(), valid)
+        else:
+            env[self.tile] = (data.T.copy(), (valid[1], valid[0]))
+
+
 class KValid:
     """tile = pl.set_validshape(a, rows, cols) (Lins within a's shape): the valid region
     replaced, zero outside it, so elements that become valid read 0; or, with pad (a
@@ -327,6 +350,7 @@ class KValid:
         out = np.full(data.shape, fill, data.dtype)
         out[:valid[0], :valid[1]] = data[:valid[0], :valid[1]]
         env[self.tile] = (_check(out), data.shape)
+
 
 class For:
     def __init__(self, var, start, stop, step, body):

@@ -82,13 +82,20 @@ class _KernelName:
 
 
 class _Namespace:
-    def __init__(self, prefix, names):
-        for n in names:
-            setattr(self, n, _KernelName(prefix + n))
+    """pl.tile / pl.tensor: every attribute names a kernel-code op (pl.tile.add); the compiler
+    checks the spelling."""
+
+    def __init__(self, prefix):
+        self._prefix = prefix
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _KernelName(self._prefix + name)
 
 
-tensor = _Namespace("tensor.", ("set_cache_policy",))
-tile = _Namespace("tile.", ("get_block_idx",))
+tensor = _Namespace("tensor.")
+tile = _Namespace("tile.")
 
 
 # Every other pl name the compiler knows (ops, statement forms, later and hardware-internal
