@@ -221,6 +221,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
             lc_use(c, CC_LO_TILE, in->dst, "accumulator");
             if (in->c >= 0) lc_use(c, CC_LO_REG, in->c, "condition");
         }
+        if (in->op == CC_IR_SET_VALIDSHAPE) lc_use(c, CC_LO_REG, in->c, "scalar operand");
         lc_def(c, CC_LO_TILE, in->dst, "destination");
         break;
     case CC_LO_TCOPY: lc_use(c, CC_LO_TILE, in->a, "source"), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;

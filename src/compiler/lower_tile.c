@@ -77,7 +77,8 @@ static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
     in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar;
-    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || cc_ir_op_info(op)->cls == CC_OPC_TRANSPOSE) in->mode = e->u.op.mode;
+    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || op == CC_IR_FILLPAD_EXPAND || cc_ir_op_info(op)->cls == CC_OPC_TRANSPOSE)
+        in->mode = e->u.op.mode;
     lo_copy(b, dst, out, e->span);
 }
 
@@ -105,6 +106,16 @@ static void lo_full(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (in) in->op = CC_IR_FULL, in->dtype = e->type.dtype, in->dst = dst, in->a = -1, in->b = v, in->b_scalar = 1;
 }
 
+/* pl.set_validshape: TOP a=tile, b=valid_rows' register, c=valid_cols'
+ * (INDEX); it may write the tile it reads. */
+static void lo_set_validshape(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t a = lo_tile(b, arg[0]), rows = lo_scalar(b, arg[1], CC_DT_INDEX), cols = lo_scalar(b, arg[2], CC_DT_INDEX);
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (in) in->op = CC_IR_SET_VALIDSHAPE, in->dtype = e->type.dtype, in->dst = dst, in->a = a, in->b = rows, in->b_scalar = 1, in->c = cols;
+}
+
 static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     if (b->x->failed) return;
@@ -119,6 +130,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         return;
     }
     if (e->u.op.op == CC_IR_FULL) return lo_full(b, e, dst);
+    if (e->u.op.op == CC_IR_SET_VALIDSHAPE) return lo_set_validshape(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 

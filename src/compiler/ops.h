@@ -36,7 +36,9 @@ typedef enum cc_op_class {
     CC_OPC_FULL,       /* a constant tile of a shape and dtype, fully valid */
     CC_OPC_RESHAPE,    /* x -> the same elements row-major in a constant shape of equal count */
     CC_OPC_TRANSPOSE,  /* x with two axes swapped, the valid region likewise */
-    CC_OPC_ELEMENT     /* one element of a tile or kernel tensor: read into a scalar, or a tensor's written */
+    CC_OPC_ELEMENT,    /* one element of a tile or kernel tensor: read into a scalar, or a tensor's written */
+    CC_OPC_FILLPAD_EXPAND, /* x -> a constant shape >= x's: x's valid region at the origin, the pad value elsewhere, fully valid (attrs: mode) */
+    CC_OPC_SET_VALIDSHAPE  /* a rank-2 tile with a new valid region [rows, cols] (scalars, run-time allowed) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -73,6 +75,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     axis, or one integer scalar: the flat row-major
  *                                                     index; the result a scalar of x's dtype)
  *   WRITE   x, indices, value                        (x a tensor, indices as READ's; the result is x)
+ *   FILLPAD_EXPAND x, shape                          attrs: mode (as FILLPAD); shape as RESHAPE's
+ *   SET_VALIDSHAPE tile, valid_rows, valid_cols      (lowered: TOP a=tile, b=valid_rows' register,
+ *                                                     c=valid_cols' register)
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -132,11 +137,13 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(FULL, "tile.full", FULL, ANY, KERNEL, -1, 1, "shape", "value")                                           \
     /* shape ops */                                                                                            \
     X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")                                           \
-    X(TRANSPOSE_VIEW, "transpose_view", TRANSPOSE, ANY, KERNEL, -1, 1, "tile")                                  \
+    X(TRANSPOSE_VIEW, "transpose_view", TRANSPOSE, ANY, KERNEL, -1, 1, "tile")                                 \
     X(TRANSPOSE, "transpose", TRANSPOSE, ANY, KERNEL, -1, 3, "x", "axis1", "axis2")                            \
     /* element access (tc_elem.c) */                                                                           \
     X(READ, "read", ELEMENT, ANY, KERNEL, -1, 2, "x", "indices")                                               \
-    X(WRITE, "write", ELEMENT, ANY, KERNEL, -1, 3, "x", "indices", "value")
+    X(WRITE, "write", ELEMENT, ANY, KERNEL, -1, 3, "x", "indices", "value")                                    \
+    X(FILLPAD_EXPAND, "fillpad_expand", FILLPAD_EXPAND, ANY, KERNEL, -1, 2, "x", "shape")                      \
+    X(SET_VALIDSHAPE, "set_validshape", SET_VALIDSHAPE, ANY, KERNEL, -1, 3, "tile", "valid_rows", "valid_cols")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -179,8 +186,8 @@ int cc_ir_op_elementwise(cc_ir_op op);
  * is its pl.tile name.  Other spellings: X(namespace or NULL for both,
  * spelling, op, scalar right operand required). */
 #define CC_OP_ALIAS_LIST(X)                                                                   \
-    X(NULL, "adds", ADD, 1) X(NULL, "subs", SUB, 1) X(NULL, "muls", MUL, 1)                    \
-    X(NULL, "divs", DIV, 1) X(NULL, "maximums", MAXIMUM, 1) X(NULL, "minimums", MINIMUM, 1)   \
+    X(NULL, "adds", ADD, 1) X(NULL, "subs", SUB, 1) X(NULL, "muls", MUL, 1)                                    \
+    X(NULL, "divs", DIV, 1) X(NULL, "maximums", MAXIMUM, 1) X(NULL, "minimums", MINIMUM, 1)                    \
     X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)
 typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
 /* The op pl.<ns>.<name> spells, or -1; *scalar_rhs: whether the spelling

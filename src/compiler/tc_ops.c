@@ -531,7 +531,8 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
         case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_FULL: case CC_IR_RESHAPE:
-        case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: return tc_misc_op(t, call, (cc_ir_op)op);
+        case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: case CC_IR_FILLPAD_EXPAND: case CC_IR_SET_VALIDSHAPE:
+            return tc_misc_op(t, call, (cc_ir_op)op);
         case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         case CC_IR_READ: case CC_IR_WRITE: return tc_elem_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);

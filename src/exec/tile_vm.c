@@ -198,6 +198,8 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_FILLPAD: rc = tile_fillpad(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_RESHAPE: rc = tile_reshape(d, a, m->msg, sizeof m->msg); break;
     case CC_OPC_TRANSPOSE: rc = tile_transpose(d, a, in->mode & 15, in->mode >> 4, m->msg, sizeof m->msg); break;
+    case CC_OPC_FILLPAD_EXPAND: rc = tile_fillpad_expand(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
+    case CC_OPC_SET_VALIDSHAPE: rc = tile_set_validshape(d, a, m->r[in->b].i, m->r[in->c].i, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL_ACC: {
         int init = in->c >= 0 && !cc_scalar_is_zero(m->r[in->c], (cc_dtype)m->k->regs[in->c].type.dtype);
         rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);

@@ -172,6 +172,17 @@ int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap);
  * source"), its valid region likewise; dst is not a.  pl.transpose,
  * pl.transpose_view (the last two axes). */
 int tile_transpose(tile *dst, const tile *a, int i, int j, char *msg, size_t cap);
+/* dst (its own shape, a's rank and dtype, each extent >= a's; not a) = the
+ * pad value of tile_fillpad everywhere but a's valid region, which is a's
+ * at the same indices; fully valid.  A smaller shape fails with
+ * "pl.fillpad_expand: shape [4, 8] is smaller than the source [8, 8]". */
+int tile_fillpad_expand(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
+/* dst (a's shape and dtype, rank 2; may be a) = a with valid region [rows,
+ * cols]; outside it 0, so elements that become valid read 0.  A value
+ * over its extent fails with "pl.set_validshape: 20 exceeds dimension 0
+ * of extent 16", a negative one with "pl.set_validshape: -1 is negative
+ * for dimension 0". */
+int tile_set_validshape(tile *dst, const tile *a, int64_t rows, int64_t cols, char *msg, size_t cap);
 /* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
 void tile_full(tile *dst, tile_scalar v);
 

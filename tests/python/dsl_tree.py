@@ -342,6 +342,34 @@ class KRead:
         env[self.tile] = _tile(apply_binary(self.op, a, a[self.ij], self.dtype), va)
 
 
+class KValid:
+    """tile = pl.set_validshape(a, rows, cols) (Lins within a's shape): the valid region
+    replaced, zero outside it, so elements that become valid read 0; or, with pad (a
+    pl.PadValue member name), tile = pl.fillpad_expand(a, [R, C], pad_value=...) at a's own
+    shape: fully valid, the pad outside a's valid region."""
+
+    def __init__(self, tile, a, shape, rows=None, cols=None, pad=None):
+        self.tile, self.a, self.shape, self.rows, self.cols, self.pad = tile, a, shape, rows, cols, pad
+
+    def emit(self, out, ind):
+        if self.pad is None:
+            out.append("%s%s = pl.set_validshape(%s, %s, %s)" % (ind, self.tile, self.a, self.rows.text(), self.cols.text()))
+            return
+        kw = "" if self.pad == "zero" else ", pad_value=pl.PadValue.%s" % self.pad
+        out.append("%s%s = pl.fillpad_expand(%s, [%d, %d]%s)" % (ind, self.tile, self.a, self.shape[0], self.shape[1], kw))
+
+    def run(self, env):
+        data, valid = env[self.a]
+        if self.pad is None:
+            env[self.tile] = _tile(data, (self.rows.eval(env), self.cols.eval(env)))
+            return
+        info = np.iinfo(data.dtype) if data.dtype.kind == "i" else None
+        fill = {"zero": 0, "max": info.max if info else np.inf, "min": info.min if info else -np.inf}[self.pad]
+        out = np.full(data.shape, fill, data.dtype)
+        out[:valid[0], :valid[1]] = data[:valid[0], :valid[1]]
+        env[self.tile] = (_check(out), data.shape)
+
+
 class For:
     def __init__(self, var, start, stop, step, body):
         self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
