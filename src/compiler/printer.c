@@ -174,6 +174,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (!positional && e->u.op.mode) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
         break;
     case CC_IR_FILLPAD:
+    case CC_IR_FILLPAD_EXPAND:
         if (!positional && e->u.op.mode != 1) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
         break;
     case CC_IR_MOVE: /* the tag is the result's */
