@@ -265,7 +265,7 @@ static cc_ir_expr *tc_fillpad_expand(tc *t, const cc_expr *call)
         if (ext[d] < x->type.shape[d])
             return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.fillpad_expand: shape %s is smaller than the source %s",
                           tc_shape_text(t, &want), tc_shape_text(t, &x->type));
-    int pad = tc_pad_value(t, a.v[2]);
+    int pad = tc_pad_value(t, a.v[2], "fillpad");
     if (pad < 0) return NULL;
     cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD_EXPAND, call->span);
     if (!f) return tc_oom(t);
