@@ -118,7 +118,7 @@ KERNELS = """
 
 WHO = "@pl.jit function 'copy'"
 TENSOR_KINDS = "must be a tensor (torch.Tensor or numpy.ndarray), got "
-DTYPES = ", which has no pypto dtype (supported: float32, float16, bfloat16, int32, int8)"
+DTYPES = ", which has no pypto dtype (supported: float32, float16, bfloat16, int64, int32, int16, int8, bool)"
 CONTIGUOUS = (" is not contiguous; pass a contiguous tensor (torch: x.contiguous(), numpy: "
               "np.ascontiguousarray(x))")
 
@@ -317,8 +317,8 @@ COMPILE_ROWS = [
      "for loops must iterate over pl.range(...)", "[1, 2]:"),
     ("true_division_ints", ORCH, "x = 3 / 2", ParserTypeError,
      "true division of integers is not supported in kernel code; use //", "3 / 2"),
-    ("unsupported_dtype", BODY, "pl.store(pl.cast(pl.load(a, [0, 0], [64, 128]), pl.INT64), [0, 0], out)",
-     UnsupportedFeatureError, "dtype pl.INT64 is not supported in this version", "pl.INT64"),
+    ("unsupported_dtype", BODY, "pl.store(pl.cast(pl.load(a, [0, 0], [64, 128]), pl.UINT32), [0, 0], out)",
+     UnsupportedFeatureError, "dtype pl.UINT32 is not supported in this version", "pl.UINT32"),
 ]
 
 
