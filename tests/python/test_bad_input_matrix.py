@@ -153,17 +153,17 @@ def unaligned_f32():
 # (id, call(mod), class, exact message)
 ARGUMENT_ROWS = [
     # dtypes without a pypto dtype
-    ("dtype_torch_int64", lambda m: m.copy(A().long(), OUT()), TypeError,
-     WHO + ": argument 'a' has dtype int64" + DTYPES),
-    ("dtype_torch_bool", lambda m: m.copy(A().bool(), OUT()), TypeError, WHO + ": argument 'a' has dtype bool" + DTYPES),
+    ("dtype_torch_float64", lambda m: m.copy(A().double(), OUT()), TypeError,
+     WHO + ": argument 'a' has dtype float64" + DTYPES),
+    ("dtype_torch_uint8", lambda m: m.copy(A().to(torch.uint8), OUT()), TypeError, WHO + ": argument 'a' has dtype uint8" + DTYPES),
     ("dtype_torch_uint8_out", lambda m: m.copy(A(), OUT().to(torch.uint8)), TypeError,
      WHO + ": argument 'out' has dtype uint8" + DTYPES),
     ("dtype_torch_complex64", lambda m: m.copy(torch.zeros(64, 128, dtype=torch.complex64), OUT()), TypeError,
      WHO + ": argument 'a' has dtype complex64" + DTYPES),
-    ("dtype_numpy_int64", lambda m: m.copy(np.zeros((64, 128), np.int64), OUT()), TypeError,
-     WHO + ": argument 'a' has dtype int64" + DTYPES),
-    ("dtype_numpy_bool", lambda m: m.copy(np.zeros((64, 128), bool), OUT()), TypeError,
-     WHO + ": argument 'a' has dtype bool" + DTYPES),
+    ("dtype_numpy_uint16", lambda m: m.copy(np.zeros((64, 128), np.uint16), OUT()), TypeError,
+     WHO + ": argument 'a' has dtype uint16" + DTYPES),
+    ("dtype_numpy_float64", lambda m: m.copy(np.zeros((64, 128), np.float64), OUT()), TypeError,
+     WHO + ": argument 'a' has dtype float64" + DTYPES),
     # layouts
     ("noncontig_expand_stride0", lambda m: m.copy(f32(1, 128).expand(64, 128), OUT()), ValueError,
      WHO + ": argument 'a'" + CONTIGUOUS),
