@@ -10,7 +10,6 @@ from . import _C
 from ._args import adapt_args, bind_args
 from ._kernel import KernelBase, ProgramText, _config, _defining_scope, _run, _Source
 from ._program import Program, parse_program, program  # noqa: F401  (pypto.language's names)
-from .language.parser import diagnostics as _diag
 
 
 class JitFunction(KernelBase):
@@ -45,8 +44,8 @@ class JitFunction(KernelBase):
         return [(self.__wrapped__, self._scope)]
 
     def _entry_check(self):
-        # @pl.jit.host compiles to the compiler's "not supported" error, with its span.
-        if self.kind not in ("jit", "host"):
+        # @pl.jit.host and .extern compile to the compiler's error, with its span.
+        if self.kind not in ("jit", "host", "extern"):
             raise TypeError("@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry"
                             % (self.kind, self.__name__))
 
@@ -103,7 +102,7 @@ def _check_keywords(kind, kwargs):
 
 def _decorator(kind):
     def decorate(fn=None, /, **kwargs):
-        flags = _check_keywords(kind, kwargs)
+        flags = {} if kind == "extern" else _check_keywords(kind, kwargs)  # extern: the compiler rejects it
         scope = _defining_scope(sys._getframe(1))  # where the def stands: its annotations' names
         if fn is None:
             return lambda f: JitFunction(f, kind, flags, scope)
@@ -115,17 +114,14 @@ def _decorator(kind):
 
 
 class _Jit:
-    """pl.jit and its kinds: pl.jit.incore, .inline, .opaque, .host (.extern: later)."""
+    """pl.jit and its kinds: pl.jit.incore, .inline, .opaque, .host, .extern (Ascend-specific)."""
 
     __call__ = staticmethod(_decorator("jit"))
     incore = staticmethod(_decorator("incore"))
     inline = staticmethod(_decorator("inline"))
     opaque = staticmethod(_decorator("opaque"))
     host = staticmethod(_decorator("host"))
-
-    @staticmethod
-    def extern(*args, **kwargs):
-        raise _diag.UnsupportedFeatureError("@pl.jit.extern is not supported in this version")
+    extern = staticmethod(_decorator("extern"))
 
 
 jit = _Jit()

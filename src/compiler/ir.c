@@ -351,6 +351,19 @@ int cc_ir_func_param(const cc_ir_func *f, const char *name)
     return -1;
 }
 
+const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir)
+{
+    if (e->kind != CC_X_OP) return NULL;
+    const cc_ir_expr *t = NULL;
+    switch (e->u.op.op) {
+    case CC_IR_LOAD: case CC_IR_READ: t = e->u.op.args[0], *dir = CC_DIR_IN; break;
+    case CC_IR_STORE: t = e->u.op.args[2], *dir = CC_DIR_OUT; break;
+    case CC_IR_WRITE: t = e->u.op.args[0], *dir = CC_DIR_OUT; break;
+    default: return NULL;
+    }
+    return t && t->type.kind == CC_T_TENSOR ? t : NULL;
+}
+
 /* ---- function order ------------------------------------------------------------------------ */
 
 typedef struct cc_ir_calls {

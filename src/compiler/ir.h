@@ -71,7 +71,7 @@ struct cc_ir_expr {
             uint8_t cache;    /* LOAD: cc_cache_policy (UNSET until stage 6 unless written) */
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
-            uint8_t mode;     /* CAST: cc_cast_mode */
+            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
         } op;
         struct {
@@ -228,6 +228,9 @@ int cc_scalar_of(const cc_ir_expr *e, cc_scalar *v);
 cc_ir_expr *cc_scalar_expr(base_arena *a, cc_dtype d, cc_scalar v, cc_span sp);
 /* Is e an integer constant (then *v holds it)? */
 int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
+/* The tensor an op reads or writes in place, or NULL: pl.load's and a
+ * pl.read of a tensor's (*dir In), pl.store's and pl.write's (*dir Out). */
+const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir);
 /* Does e read the variable name? */
 int cc_ir_expr_uses(const cc_ir_expr *e, const char *name);
 

@@ -221,9 +221,16 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
             lc_use(c, CC_LO_TILE, in->dst, "accumulator");
             if (in->c >= 0) lc_use(c, CC_LO_REG, in->c, "condition");
         }
+        if (in->op == CC_IR_ASSEMBLE || in->op == CC_IR_SLICE) lc_window(c, in); /* the window's offsets (and valid extents) */
+        if (in->op == CC_IR_SET_VALIDSHAPE) lc_use(c, CC_LO_REG, in->c, "scalar operand");
         lc_def(c, CC_LO_TILE, in->dst, "destination");
         break;
     case CC_LO_TCOPY: lc_use(c, CC_LO_TILE, in->a, "source"), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;
+    case CC_LO_READ:
+        lc_use(c, in->mode ? CC_LO_TENSOR : CC_LO_TILE, in->a, "source"), lc_window(c, in);
+        lc_def(c, CC_LO_REG, in->dst, "destination"), lc_reg_class(c, in->dst, fl, "destination");
+        break;
+    case CC_LO_WRITE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_window(c, in), lc_use(c, CC_LO_REG, in->b, "value"); break;
     default: lc_fail(c, "no such opcode (%u)", in->code); break;
     }
 }
@@ -233,7 +240,8 @@ static int lc_runs_here(const lc *c, cc_lo_opcode code)
 {
     int orch_only = code == CC_LO_SCOPE_BEGIN || code == CC_LO_SCOPE_END || code == CC_LO_ALLOC || code == CC_LO_SUBMIT ||
                     code == CC_LO_CALL;
-    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY;
+    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY || code == CC_LO_READ ||
+                    code == CC_LO_WRITE;
     return c->kernel ? !orch_only : !tile_only;
 }
 

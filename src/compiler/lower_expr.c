@@ -180,6 +180,7 @@ void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind == CC_X_UNARY) return lo_unary(b, e, dst);
     if (e->kind == CC_X_OP && e->u.op.op == CC_IR_CAST && e->type.kind == CC_T_SCALAR)
         return lo_cast(b, dst, lo_scalar(b, e->u.op.args[0], -1), e->u.op.dtype, (cc_cast_mode)e->u.op.mode, e->span);
+    if (e->kind == CC_X_OP && e->u.op.op == CC_IR_READ) return lo_read_into(b, e, dst);
     lo_internal(b, e->span, "a non-scalar value in a scalar expression");
 }
 

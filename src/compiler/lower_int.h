@@ -79,6 +79,9 @@ void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s);
  * (a variable's own, or a temporary computed here), pl.store's tensor. */
 cc_lo_ref lo_tile_value(lo_b *b, const cc_ir_expr *e);
 
+/* pl.read e into register dst (of e's dtype class): a READ of the tile or the tensor. */
+void lo_read_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
+
 /* lower_tile.c: marks the STOREs a tile program can compute in place; -1
  * when out of memory. */
 int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles);

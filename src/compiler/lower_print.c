@@ -104,9 +104,18 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (in->a >= 0) base_strbuf_printf(o, " = v%d", in->a);
     if (in->b >= 0) base_strbuf_printf(o, ", %c%d", in->b_scalar ? 'r' : 'v', in->b);
     if (in->op == CC_IR_MATMUL_ACC && in->c >= 0) base_strbuf_printf(o, " init r%d", in->c);
+    if (in->op == CC_IR_SET_VALIDSHAPE) base_strbuf_printf(o, ", r%d", in->c);
     base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
-    if (in->op == CC_IR_FILLPAD) base_strbuf_printf(o, " %s", cc_pad_value_name(in->mode));
+    if (in->op == CC_IR_FILLPAD || in->op == CC_IR_FILLPAD_EXPAND) base_strbuf_printf(o, " %s", cc_pad_value_name(in->mode));
+    if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TRANSPOSE) base_strbuf_printf(o, " axes %d %d", in->mode & 15, in->mode >> 4);
     if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
+    if (in->op != CC_IR_ASSEMBLE && in->op != CC_IR_SLICE) return;
+    base_strbuf_puts(o, " at"), lo_put_regs(o, in->u.mem.off, in->u.mem.rank); /* `TSLICE v2 = v0 FP32 at [r3, r4] shape=[1, 16]` */
+    if (in->op == CC_IR_ASSEMBLE) return;
+    base_strbuf_puts(o, " shape="), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+    int any = 0;
+    for (uint32_t d = 0; d < in->u.mem.rank; d++) any |= in->u.mem.ext[d] >= 0;
+    if (any) base_strbuf_puts(o, " valid="), lo_put_regs(o, in->u.mem.ext, in->u.mem.rank);
 }
 
 static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)
@@ -156,6 +165,14 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         break;
     case CC_LO_TOP: lo_put_top(o, in); break;
     case CC_LO_TCOPY: base_strbuf_printf(o, "TCOPY v%d = v%d", in->dst, in->a); break;
+    case CC_LO_READ:
+        base_strbuf_printf(o, "READ r%d = %c%d", in->dst, in->mode ? 't' : 'v', in->a), lo_put_regs(o, in->u.mem.off, in->u.mem.rank);
+        base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+        break;
+    case CC_LO_WRITE:
+        base_strbuf_puts(o, "WRITE "), lo_put_window(o, in, in->a, "");
+        base_strbuf_printf(o, " = r%d %s", in->b, cc_dtype_name((cc_dtype)in->dtype));
+        break;
     default: base_strbuf_puts(o, name); break;
     }
 }

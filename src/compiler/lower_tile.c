@@ -8,7 +8,8 @@
  * and row reductions never do: when the target is one of their operands
  * they go through a temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY),
  * and so does pl.move (its memory space is a type tag only); pl.create_tile
- * is a TOP without operands.
+ * is a TOP without operands.  pl.read is a READ into a register (of a
+ * tile, or of a tensor in place), pl.write a WRITE of one tensor element.
  */
 #include <stdlib.h>
 
@@ -76,7 +77,8 @@ static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
     in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar;
-    if (op == CC_IR_CAST || op == CC_IR_FILLPAD) in->mode = e->u.op.mode;
+    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || op == CC_IR_FILLPAD_EXPAND || cc_ir_op_info(op)->cls == CC_OPC_TRANSPOSE)
+        in->mode = e->u.op.mode;
     lo_copy(b, dst, out, e->span);
 }
 
@@ -96,12 +98,49 @@ static void lo_matmul_acc(lo_b *b, const cc_ir_expr *e, int32_t dst)
     lo_copy(b, dst, out, e->span);
 }
 
+/* pl.assemble and pl.slice: TOP a=target (pl.slice: x), b=source (-1), the
+ * window's offsets (and pl.slice's valid_shape, -1: none) in u.mem's
+ * registers, its shape in u.mem.shape.  pl.assemble may write its target
+ * in place (dst == a), never its source; pl.slice never its operand. */
+static void lo_window(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int assemble = e->u.op.op == CC_IR_ASSEMBLE;
+    int32_t a = lo_tile(b, arg[0]), src = assemble ? lo_tile(b, arg[1]) : -1;
+    uint32_t rank = arg[0]->type.rank;
+    int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    lo_index_list(b, arg[2], off, rank);
+    lo_index_list(b, assemble ? NULL : arg[3], ext, rank);
+    int32_t out = dst == (assemble ? src : a) ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = e->u.op.op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = src;
+    in->u.mem.rank = (uint8_t)rank;
+    for (uint32_t d = 0; d < rank; d++) {
+        int64_t n = 0;
+        if (assemble) n = arg[1]->type.shape[d];
+        else if (!cc_ir_const_int(arg[1]->u.list.items[d], &n)) return (void)lo_internal(b, e->span, "a slice shape that is not constant");
+        in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = n;
+    }
+    lo_copy(b, dst, out, e->span);
+}
+
 /* pl.tile.full: TOP with no tile operand (a = -1), b the value's register. */
 static void lo_full(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     int32_t v = lo_scalar(b, e->u.op.args[1], -1);
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (in) in->op = CC_IR_FULL, in->dtype = e->type.dtype, in->dst = dst, in->a = -1, in->b = v, in->b_scalar = 1;
+}
+
+/* pl.set_validshape: TOP a=tile, b=valid_rows' register, c=valid_cols'
+ * (INDEX); it may write the tile it reads. */
+static void lo_set_validshape(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t a = lo_tile(b, arg[0]), rows = lo_scalar(b, arg[1], CC_DT_INDEX), cols = lo_scalar(b, arg[2], CC_DT_INDEX);
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (in) in->op = CC_IR_SET_VALIDSHAPE, in->dtype = e->type.dtype, in->dst = dst, in->a = a, in->b = rows, in->b_scalar = 1, in->c = cols;
 }
 
 static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
@@ -118,6 +157,8 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         return;
     }
     if (e->u.op.op == CC_IR_FULL) return lo_full(b, e, dst);
+    if (e->u.op.op == CC_IR_ASSEMBLE || e->u.op.op == CC_IR_SLICE) return lo_window(b, e, dst);
+    if (e->u.op.op == CC_IR_SET_VALIDSHAPE) return lo_set_validshape(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 
@@ -130,26 +171,69 @@ static int32_t lo_tile(lo_b *b, const cc_ir_expr *e)
     return t;
 }
 
-static int lo_is_store(const cc_ir_expr *e) { return e->kind == CC_X_OP && e->u.op.op == CC_IR_STORE; }
+/* The element's indices: one register per LIST item, or the flat index's; returns their count. */
+static uint32_t lo_indices(lo_b *b, const cc_ir_expr *ix, int32_t *off)
+{
+    if (ix->kind != CC_X_LIST) return off[0] = lo_scalar(b, ix, CC_DT_INDEX), 1;
+    lo_index_list(b, ix, off, ix->u.list.n);
+    return ix->u.list.n;
+}
+
+static void lo_element(cc_lo_insn *in, const int32_t *off, uint32_t n)
+{
+    in->u.mem.rank = (uint8_t)n;
+    for (uint32_t d = 0; d < n; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = -1;
+}
+
+void lo_read_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    const cc_ir_expr *x = e->u.op.args[0];
+    int tensor = x->type.kind == CC_T_TENSOR;
+    int32_t src = tensor ? lo_tensor(b, x) : lo_tile(b, x), off[CC_MAX_RANK];
+    uint32_t n = lo_indices(b, e->u.op.args[1], off);
+    cc_lo_insn *in = lo_emit(b, CC_LO_READ, e->span);
+    if (!in) return;
+    in->dst = dst, in->a = src, in->mode = (uint8_t)tensor, in->dtype = x->type.dtype;
+    lo_element(in, off, n);
+}
+
+/* pl.write; returns the tensor it wrote (its value). */
+static int32_t lo_write(lo_b *b, const cc_ir_expr *e)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t dst = lo_tensor(b, arg[0]), off[CC_MAX_RANK];
+    uint32_t n = lo_indices(b, arg[1], off);
+    int32_t v = lo_scalar(b, arg[2], -1);
+    cc_lo_insn *in = lo_emit(b, CC_LO_WRITE, e->span);
+    if (!in) return -1;
+    in->a = dst, in->b = v, in->dtype = arg[0]->type.dtype;
+    lo_element(in, off, n);
+    return dst;
+}
+
+/* pl.store or pl.write: an op writing a tensor, whose value is that tensor. */
+static int lo_is_store(const cc_ir_expr *e) { return e->kind == CC_X_OP && (e->u.op.op == CC_IR_STORE || e->u.op.op == CC_IR_WRITE); }
+
+static int32_t lo_store_any(lo_b *b, const cc_ir_expr *e) { return e->u.op.op == CC_IR_WRITE ? lo_write(b, e) : lo_store(b, e); }
 
 cc_lo_ref lo_tile_value(lo_b *b, const cc_ir_expr *e)
 {
-    if (lo_is_store(e)) return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_store(b, e)};
+    if (lo_is_store(e)) return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_store_any(b, e)};
     return (cc_lo_ref){CC_LO_TILE, (uint32_t)lo_tile(b, e)};
 }
 
 void lo_tile_stmt(lo_b *b, const cc_ir_stmt *s)
 {
     if (s->kind == CC_I_EXPR) {
-        if (lo_is_store(s->u.expr)) lo_store(b, s->u.expr);
-        else lo_internal(b, s->span, "an expression statement that is not pl.store");
+        if (lo_is_store(s->u.expr)) lo_store_any(b, s->u.expr);
+        else lo_internal(b, s->span, "an expression statement that is not pl.store or pl.write");
         return;
     }
     const cc_ir_target *t = s->u.assign.targets;
     const cc_ir_expr *v = s->u.assign.value;
     if (t->type.kind == CC_T_TILE) return lo_tile_into(b, v, lo_var(b, t->name, t->type));
     if (t->type.kind != CC_T_TENSOR || !lo_is_store(v)) return (void)lo_internal(b, s->span, "an assignment of an unknown kind");
-    int32_t src = lo_store(b, v);
+    int32_t src = lo_store_any(b, v);
     int32_t dst = lo_var(b, t->name, t->type);
     if (src < 0 || dst == src) return;
     cc_lo_insn *in = lo_emit(b, CC_LO_ALIAS, s->span);
@@ -169,6 +253,7 @@ static int lo_tile_uses(const cc_lo_insn *in, int32_t use[3], int32_t *def)
     if (in->code == CC_LO_LOAD) *def = in->dst;
     if (in->code == CC_LO_STORE) use[0] = in->b;
     if (in->code == CC_LO_TCOPY) use[0] = in->a, *def = in->dst;
+    if (in->code == CC_LO_READ && !in->mode) use[0] = in->a;
     if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
     if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) use[2] = in->dst;
     return use[0] >= 0 || *def >= 0;
@@ -225,7 +310,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
     for (uint32_t i = 0; i < n; i++) {
         const cc_lo_insn *in = &code[i];
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
-        if ((in->code == CC_LO_TOP || in->code == CC_LO_TCOPY) && in->a >= 0) reads[in->a]++;
+        if ((in->code == CC_LO_TOP || in->code == CC_LO_TCOPY || (in->code == CC_LO_READ && !in->mode)) && in->a >= 0) reads[in->a]++;
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
         if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) reads[in->dst]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;

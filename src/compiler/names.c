@@ -39,6 +39,21 @@ const cc_pl_name *cc_pl_name_find(const char *name)
     return NULL;
 }
 
+cc_pl_reason cc_pl_member_reason(const char *parent, const char *member)
+{
+    static const struct {
+        const char *parent, *member;
+        uint8_t reason;
+    } rows[] = {
+#define CC_PL_MEMBER_(p, m, r) {#p, #m, CC_PLR_##r},
+        CC_PL_MEMBER_LIST(CC_PL_MEMBER_)
+#undef CC_PL_MEMBER_
+    };
+    for (size_t k = 0; k < CC_N(rows); k++)
+        if (!strcmp(rows[k].parent, parent) && !strcmp(rows[k].member, member)) return (cc_pl_reason)rows[k].reason;
+    return CC_PLR_NONE;
+}
+
 const cc_pl_keyword *cc_pl_keyword_find(const char *form, const char *kw)
 {
     for (size_t k = 0; k < CC_N(cc_pl_keywords); k++)

@@ -41,7 +41,10 @@ typedef enum cc_pl_kind {
     X(MX, "it uses the A5 micro-scaling formats and their fixed layouts")                               \
     X(LAYOUT, "it selects a hardware fractal layout")                                                   \
     X(KIND, "it selects a compiler-internal function kind or core type")                                 \
-    X(ADDRESS, "it fixes an on-chip address")
+    X(ADDRESS, "it fixes an on-chip address")                                                           \
+    X(RING, "it is a ring primitive between the cube and vector units of one core")                     \
+    X(BARRIER, "it is a device barrier or cache-maintenance instruction")                               \
+    X(EXTERN, "it links a hand-written Ascend C++ kernel")
 typedef enum cc_pl_reason {
 #define CC_PL_REASON_ENUM_(n, s) CC_PLR_##n,
     CC_PL_REASON_LIST(CC_PL_REASON_ENUM_)
@@ -69,7 +72,6 @@ typedef enum cc_pl_reason {
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
-    X(slice, LATER, OP, NONE) X(assemble, LATER, OP, NONE) X(read, LATER, OP, NONE) X(write, LATER, OP, NONE) \
     X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
     X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
     X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \
@@ -78,10 +80,28 @@ typedef enum cc_pl_reason {
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
-    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, LATER, NAMESPACE, NONE) \
+    X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, SUPPORTED, NAMESPACE, NONE) \
+    X(get_block_idx, LATER, BUILTIN, NONE) X(get_subblock_idx, LATER, BUILTIN, NONE)                     \
+    X(get_block_num, LATER, BUILTIN, NONE) X(dim, LATER, BUILTIN, NONE)                                 \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
     X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
-    X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX)
+    X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX) \
+    X(system, SUPPORTED, NAMESPACE, NONE) X(AUTO, HARDWARE, CONSTANT, RING) X(gemv, LATER, OP, NONE)        \
+    X(gemv_acc, LATER, OP, NONE) X(gemv_bias, LATER, OP, NONE) X(gemv_mx, HARDWARE, OP, MX)                 \
+    X(gemv_mx_acc, HARDWARE, OP, MX) X(gemv_mx_bias, HARDWARE, OP, MX) X(TileView, SUPPORTED, ANNOTATION, NONE)
+
+/* Hardware-internal members of pl namespaces and enums (pl.<parent>.<member>, wherever
+ * written: a value, a call, an enum argument): X(parent, member, reason). */
+#define CC_PL_MEMBER_LIST(X)                                                                            \
+    X(system, tpush_to_aiv, RING) X(system, tpush_to_aic, RING) X(system, tpop_from_aiv, RING)          \
+    X(system, tpop_from_aic, RING) X(system, tfree_to_aiv, RING) X(system, tfree_to_aic, RING)          \
+    X(system, aic_initialize_pipe, RING) X(system, aiv_initialize_pipe, RING)                          \
+    X(system, reserve_buffer, RING) X(system, import_peer_buffer, RING) X(system, syncall, BARRIER)     \
+    X(system, cacheinvalid, BARRIER) X(system, fence, BARRIER) X(system, available_cluster_count, BARRIER) \
+    X(system, available_aiv_count, BARRIER) X(Mem, LeftScale, MX) X(Mem, RightScale, MX)                \
+    X(MemorySpace, LeftScale, MX) X(MemorySpace, RightScale, MX) X(Layout, NZ, LAYOUT) X(Layout, DN, LAYOUT) \
+    X(FunctionType, AIC, KIND) X(FunctionType, AIV, KIND) X(FunctionType, Group, KIND)                  \
+    X(FunctionType, Spmd, KIND) X(Level, AIC, KIND) X(Level, AIV, KIND) X(jit, extern, EXTERN)
 
 /* pl dtypes this version does not support: X(NAME, pl.DataType value, status, reason)
  * (the supported ones are CC_DTYPE_LIST, with their values). */
@@ -97,8 +117,11 @@ typedef enum cc_pl_reason {
 #define CC_PL_KEYWORD_LIST(X)                                                                           \
     X(at, role, HARDWARE, KIND) X(at, optimizations, LATER, NONE) X(at, no_dep_args, LATER, NONE)        \
     X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
-    X(store, atomic, LATER, NONE)                                                                        \
-    X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)
+    X(store, atomic, LATER, NONE) X(assemble, atomic, LATER, NONE)                                       \
+    X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)                                \
+    X(matmul, c_matrix_nz, HARDWARE, LAYOUT) X(function, role, HARDWARE, KIND)                           \
+    X(function, external_source, HARDWARE, EXTERN) X(MemRef, addr, HARDWARE, ADDRESS)                    \
+    X(TileView, blayout, HARDWARE, LAYOUT) X(TileView, slayout, HARDWARE, LAYOUT)
 
 /* pl.PadValue (pl.fillpad's pad_value=): X(member, value); the values are tile_pad's. */
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)
@@ -120,6 +143,8 @@ typedef struct cc_pl_keyword {
 
 /* pl.<name>'s row, or NULL when name is not a pl name. */
 const cc_pl_name *cc_pl_name_find(const char *name);
+/* The reason of hardware-internal member pl.<parent>.<member> (CC_PL_MEMBER_LIST), or CC_PLR_NONE. */
+cc_pl_reason cc_pl_member_reason(const char *parent, const char *member);
 /* The row of keyword kw of pl.<form> (CC_PL_KEYWORD_LIST), or NULL. */
 const cc_pl_keyword *cc_pl_keyword_find(const char *form, const char *kw);
 const char *cc_pl_reason_text(cc_pl_reason r);

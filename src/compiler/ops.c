@@ -32,7 +32,9 @@ static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
     [CC_OPC_ROW_EXPAND] = {2, 0}, [CC_OPC_COL_EXPAND] = {2, 0}, [CC_OPC_EXPANDS] = {2, 0},
     [CC_OPC_CAST] = {1, 1}, [CC_OPC_MATMUL] = {2, 0},
     [CC_OPC_MATMUL_ACC] = {2, 0}, [CC_OPC_CONCAT] = {2, 0}, [CC_OPC_FILLPAD] = {1, 1},
-    [CC_OPC_FULL] = {0, 0}, [CC_OPC_RESHAPE] = {1, 0}};
+    [CC_OPC_FULL] = {0, 0}, [CC_OPC_RESHAPE] = {1, 0}, [CC_OPC_TRANSPOSE] = {1, 0}, [CC_OPC_ELEMENT] = {0, 0},
+    [CC_OPC_FILLPAD_EXPAND] = {1, 0}, [CC_OPC_SET_VALIDSHAPE] = {1, 0},
+    [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}};
 
 const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
 const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }
@@ -46,4 +48,35 @@ int cc_ir_op_lookup(const char *name)
     for (int op = 0; op < CC_IR_OP_COUNT; op++)
         if (!strcmp(cc_ops[op].name, name)) return op;
     return -1;
+}
+
+static int cc_op_in_namespace(cc_op_namespace ns, int op)
+{
+    const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
+    int tile_only = (row->cls == CC_OPC_MEMORY && row->where == CC_OPW_KERNEL) || row->cls == CC_OPC_FULL;
+    if (op == CC_IR_WRITE) return ns == CC_OPNS_TENSOR; /* pl.write writes a Tensor only */
+    return ns == CC_OPNS_TILE ? cc_ir_op_is_tile((cc_ir_op)op) : !tile_only;
+}
+
+int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs)
+{
+    static const char *const ns_names[] = {[CC_OPNS_TILE] = "tile", [CC_OPNS_TENSOR] = "tensor"};
+    static const struct { const char *ns, *name; uint8_t op, scalar_rhs; } aliases[] = {
+#define CC_OP_ALIAS_ROW_(ns, s, op, srhs) {ns, s, CC_IR_##op, srhs},
+        CC_OP_ALIAS_LIST(CC_OP_ALIAS_ROW_)
+#undef CC_OP_ALIAS_ROW_
+    };
+    *scalar_rhs = 0;
+    for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
+        if (!strcmp(aliases[k].name, name) && (!aliases[k].ns || !strcmp(aliases[k].ns, ns_names[ns]))) {
+            *scalar_rhs = aliases[k].scalar_rhs;
+            return aliases[k].op;
+        }
+    size_t nl = strlen(ns_names[ns]);
+    for (int op = 0; op < CC_IR_OP_COUNT; op++) {
+        const char *s = cc_ops[op].name;
+        if (!strncmp(s, ns_names[ns], nl) && s[nl] == '.' && !strcmp(s + nl + 1, name)) return op;
+    }
+    int op = cc_ir_op_lookup(name);
+    return op >= 0 && cc_op_in_namespace(ns, op) ? op : -1;
 }

@@ -34,7 +34,13 @@ typedef enum cc_op_class {
     CC_OPC_CONCAT,     /* src0 [R, C0], src1 [R, C1] -> [R, C0 + C1], fully valid */
     CC_OPC_FILLPAD,    /* x -> x fully valid, the pad value outside x's valid region (attrs: mode = the pl.PadValue) */
     CC_OPC_FULL,       /* a constant tile of a shape and dtype, fully valid */
-    CC_OPC_RESHAPE     /* x -> the same elements row-major in a constant shape of equal count */
+    CC_OPC_RESHAPE,    /* x -> the same elements row-major in a constant shape of equal count */
+    CC_OPC_TRANSPOSE,  /* x with two axes swapped, the valid region likewise */
+    CC_OPC_ELEMENT,    /* one element of a tile or kernel tensor: read into a scalar, or a tensor's written */
+    CC_OPC_FILLPAD_EXPAND, /* x -> a constant shape >= x's: x's valid region at the origin, the pad value elsewhere, fully valid (attrs: mode) */
+    CC_OPC_SET_VALIDSHAPE, /* a rank-2 tile with a new valid region [rows, cols] (scalars, run-time allowed) */
+    CC_OPC_ASSEMBLE,   /* target with the whole of source written at offset (TOP a=target, b=source; u.mem.off) */
+    CC_OPC_SLICE       /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -64,6 +70,22 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     as a keyword after the dtype; lowered:
  *                                                     TOP a=-1, b=the value's register)
  *   RESHAPE x, shape                                 (shape: a list of constants, the result's)
+ *   TRANSPOSE_VIEW tile                              attrs: mode (as TRANSPOSE's: the last two axes)
+ *   TRANSPOSE x, axis1, axis2                        attrs: mode (the axes, counted from 0, as
+ *                                                     axis1 | axis2 << 4; the slots: as written)
+ *   READ    x, indices                               (x a tile or a tensor; indices a LIST of one per
+ *                                                     axis, or one integer scalar: the flat row-major
+ *                                                     index; the result a scalar of x's dtype)
+ *   WRITE   x, indices, value                        (x a tensor, indices as READ's; the result is x)
+ *   FILLPAD_EXPAND x, shape                          attrs: mode (as FILLPAD); shape as RESHAPE's
+ *   SET_VALIDSHAPE tile, valid_rows, valid_cols      (lowered: TOP a=tile, b=valid_rows' register,
+ *                                                     c=valid_cols' register)
+ *   ASSEMBLE target, source, offset                  (offset: a list literal, run-time entries allowed;
+ *                                                     lowered: TOP a=target (may be the destination),
+ *                                                     b=source, u.mem.off the offsets' registers)
+ *   SLICE   x, shape, offset, valid_shape=, drop_dims=  attrs: mode (pad_value=: the pl.PadValue, 0 when
+ *                                                     not written); shape and drop_dims constants;
+ *                                                     lowered: TOP a=x, u.mem.off/ext/shape the window
  *
  * To add an op: (1) its row here (an op of an existing class needs no other
  * compiler code); (2) its kernel in src/tile, named by the row's tile entry
@@ -122,7 +144,17 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(CREATE_TILE, "create_tile", MEMORY, ANY, KERNEL, -1, 1, "shape", "transpose")                            \
     X(FULL, "tile.full", FULL, ANY, KERNEL, -1, 1, "shape", "value")                                           \
     /* shape ops */                                                                                            \
-    X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")
+    X(RESHAPE, "reshape", RESHAPE, ANY, KERNEL, -1, 2, "x", "shape")                                           \
+    X(TRANSPOSE_VIEW, "transpose_view", TRANSPOSE, ANY, KERNEL, -1, 1, "tile")                                 \
+    X(TRANSPOSE, "transpose", TRANSPOSE, ANY, KERNEL, -1, 3, "x", "axis1", "axis2")                            \
+    /* element access (tc_elem.c) */                                                                           \
+    X(READ, "read", ELEMENT, ANY, KERNEL, -1, 2, "x", "indices")                                               \
+    X(WRITE, "write", ELEMENT, ANY, KERNEL, -1, 3, "x", "indices", "value")                                    \
+    X(FILLPAD_EXPAND, "fillpad_expand", FILLPAD_EXPAND, ANY, KERNEL, -1, 2, "x", "shape")                      \
+    X(SET_VALIDSHAPE, "set_validshape", SET_VALIDSHAPE, ANY, KERNEL, -1, 3, "tile", "valid_rows", "valid_cols") \
+    /* windows (tc_window.c) */                                                                                \
+    X(ASSEMBLE, "assemble", ASSEMBLE, ANY, KERNEL, -1, 3, "target", "source", "offset")                        \
+    X(SLICE, "slice", SLICE, ANY, KERNEL, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -131,7 +163,7 @@ typedef enum cc_ir_op {
     CC_IR_OP_COUNT
 } cc_ir_op;
 
-#define CC_OP_MAX_SLOTS 4
+#define CC_OP_MAX_SLOTS 5
 
 /* An op's row. */
 typedef struct cc_op_info {
@@ -157,5 +189,20 @@ uint32_t cc_ir_op_operands(cc_ir_op op);
 /* May the result be computed over an operand (element i reads operand
  * elements i only)?  Binary, unary and cast ops. */
 int cc_ir_op_elementwise(cc_ir_op op);
+
+/* The pl.tile.<op> and pl.tensor.<op> spellings (DSL-V2-SPEC §9): the same
+ * op, restricted to Tile / Tensor operands, printed as pl.<op>.  pl.tile
+ * spells every tile op; pl.tensor every op but the tile-only ones (the
+ * kernel's memory ops and pl.tile.full).  A row's own "tile.<name>" spelling
+ * is its pl.tile name.  Other spellings: X(namespace or NULL for both,
+ * spelling, op, scalar right operand required). */
+#define CC_OP_ALIAS_LIST(X)                                                                   \
+    X(NULL, "adds", ADD, 1) X(NULL, "subs", SUB, 1) X(NULL, "muls", MUL, 1)                                    \
+    X(NULL, "divs", DIV, 1) X(NULL, "maximums", MAXIMUM, 1) X(NULL, "minimums", MINIMUM, 1)                    \
+    X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)
+typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
+/* The op pl.<ns>.<name> spells, or -1; *scalar_rhs: whether the spelling
+ * requires a scalar right operand (pl.tile.adds). */
+int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs);
 
 #endif

@@ -42,12 +42,13 @@ typedef struct cc_cp {
     int oom;
 } cc_cp;
 
-/* The tensor a LOAD or STORE op names (LOAD slot 0, STORE slot 2), or NULL. */
+/* The tensor a LOAD names (op LOAD), or that e writes (op STORE: pl.store, pl.write), or NULL. */
 static const char *cc_cp_tensor(const cc_ir_expr *e, cc_ir_op op)
 {
-    if (e->kind != CC_X_OP || e->u.op.op != op) return NULL;
-    const cc_ir_expr *t = e->u.op.args[op == CC_IR_LOAD ? 0 : 2];
-    return t && t->kind == CC_X_VAR ? t->u.name : NULL;
+    cc_dir dir;
+    const cc_ir_expr *t = cc_ir_tensor_access(e, &dir);
+    if (!t || (op == CC_IR_LOAD ? e->u.op.op != CC_IR_LOAD : dir != CC_DIR_OUT)) return NULL;
+    return t->kind == CC_X_VAR ? t->u.name : NULL;
 }
 
 /* ---- BYPASS on a written tensor--------------------------------------------------------------------- */

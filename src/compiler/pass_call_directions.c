@@ -287,25 +287,75 @@ static void access(kernel *k, acc *a, const cc_type *t, const cc_ir_expr *offs, 
     a->touched = 1;
 }
 
-/* A LOAD or STORE of a tensor parameter: its use and its window. */
+/* A LIST of n items, all NULL. */
+static cc_ir_expr *list(kernel *k, uint32_t n)
+{
+    cc_ir_expr *l = cc_ir_expr_new(k->p->arena, CC_X_LIST, (cc_span){0});
+    if (!l || !(l->u.list.items = base_arena_alloc(k->p->arena, n * sizeof *l->u.list.items))) return k->oom = 1, NULL;
+    l->u.list.n = n;
+    return l;
+}
+
+/* The window of one element of a tensor of type ty: offsets (the indices;
+ * a flat index i on rank r: i // stride[d] % shape[d] per axis) and unit
+ * extents. */
+static void element(kernel *k, acc *a, const cc_type *ty, const cc_ir_expr *idx)
+{
+    cc_ir_expr *offs = idx->kind == CC_X_LIST ? (cc_ir_expr *)idx : list(k, ty->rank), *ones = list(k, ty->rank);
+    if (!offs || !ones) return;
+    int64_t stride = 1;
+    for (uint32_t d = ty->rank; d-- > 0;) {
+        ones->u.list.items[d] = num(k, 1);
+        if (offs == idx) continue;
+        cc_ir_expr *x = cc_ir_expr_clone(k->p->arena, idx);
+        if (stride > 1) x = bin(k, CC_OP_FLOORDIV, x, num(k, stride));
+        if (d > 0) x = bin(k, CC_OP_MOD, x, num(k, ty->shape[d]));
+        offs->u.list.items[d] = x;
+        stride *= ty->shape[d];
+    }
+    access(k, a, ty, offs, ones, NULL);
+}
+
+
+/* The extents a LOAD reads: its valid region (tile_load's rule: a constant
+ * valid_shape entry below 0 or above the shape reads the shape; a runtime one
+ * keeps the shape, a box the runtime clamps). */
+static const cc_ir_expr *load_reads(kernel *k, const cc_ir_expr *e)
+{
+    const cc_ir_expr *shp = e->u.op.args[2], *valid = e->u.op.args[3];
+    if (!valid || valid->kind != CC_X_LIST || shp->kind != CC_X_LIST || valid->u.list.n != shp->u.list.n) return shp;
+    cc_ir_expr *r = cc_ir_expr_clone(k->p->arena, shp);
+    if (!r) return shp;
+    for (uint32_t d = 0; d < r->u.list.n; d++) {
+        int64_t v, x;
+        if (cc_ir_const_int(valid->u.list.items[d], &v) && cc_ir_const_int(shp->u.list.items[d], &x) && v >= 0 && v < x)
+            r->u.list.items[d] = num(k, v);
+    }
+    return r;
+}
+
+/* An access of a tensor parameter (a load, store, element read or write): its use and its window. */
 static void visit_op(kernel *k, const cc_ir_expr *e)
 {
-    int load = e->u.op.op == CC_IR_LOAD;
-    const cc_ir_expr *t = load ? e->u.op.args[0] : e->u.op.op == CC_IR_STORE ? e->u.op.args[2] : NULL;
+    cc_dir dir;
+    const cc_ir_expr *t = cc_ir_tensor_access(e, &dir);
     int pi = t && t->kind == CC_X_VAR ? cc_ir_func_param(k->f, t->u.name) : -1;
-    if (pi < 0 && t && t->kind == CC_X_VAR && t->type.kind == CC_T_TENSOR && !k->alias_access) k->alias_access = e;
+    if (pi < 0 && t && !k->alias_access) k->alias_access = e;
     if (pi < 0 || k->f->params[pi].type.kind != CC_T_TENSOR) return;
     acc *a = &k->accs[pi];
-    a->use |= load ? CC_DIR_IN : CC_DIR_OUT;
-    if (!load && !a->first_store) a->first_store = e;
+    cc_ir_expr *const *arg = e->u.op.args;
+    a->use |= dir;
+    if (dir == CC_DIR_OUT && !a->first_store) a->first_store = e;
     const cc_type *ty = &k->f->params[pi].type;
-    if (load && e->u.op.implicit) {
+    if (e->u.op.op == CC_IR_READ || e->u.op.op == CC_IR_WRITE) {
+        element(k, a, ty, arg[1]);
+    } else if (e->u.op.op == CC_IR_LOAD && e->u.op.implicit) {
         for (uint32_t d = 0; d < ty->rank; d++) a->whole[d] = 1;
         a->touched = 1;
-    } else if (load) {
-        access(k, a, ty, e->u.op.args[1], e->u.op.args[2], NULL);
+    } else if (e->u.op.op == CC_IR_LOAD) {
+        access(k, a, ty, arg[1], load_reads(k, e), NULL);
     } else {
-        access(k, a, ty, e->u.op.args[1], e->u.op.args[3], e->u.op.args[0]);
+        access(k, a, ty, arg[1], arg[3], arg[0]);
     }
 }
 
@@ -397,8 +447,8 @@ static int settle_param(kernel *k, uint32_t i)
     if (!pm->declared) pm->dir = a->use ? a->use : CC_DIR_IN;
     if (pm->declared && (pm->dir == CC_DIR_IN || pm->dir == CC_DIR_NONE) && a->first_store) {
         cc_diag_add(k->p->diags, CC_DIAG_PASS, a->first_store->span, NULL,
-                    "kernel '%s' writes its In parameter '%s' (pl.store at %s:%u); declare it pl.Out[...] or pl.InOut[...]",
-                    k->f->name, pm->name, k->p->src->file, a->first_store->span.line);
+                    "kernel '%s' writes its In parameter '%s' (pl.%s at %s:%u); declare it pl.Out[...] or pl.InOut[...]",
+                    k->f->name, pm->name, cc_ir_op_name((cc_ir_op)a->first_store->u.op.op), k->p->src->file, a->first_store->span.line);
         return -1;
     }
     pm->box = (cc_ir_box){.dir = pm->dir, .rank = pm->type.rank};
@@ -416,7 +466,8 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     if (!k.oom) walk(&k, &f->body);
     if (k.oom) rc = oom(p, f->span);
     if (!rc && k.alias_access) { /* a local naming a kernel's tensor hides its accesses from the footprint */
-        const cc_ir_expr *e = k.alias_access, *t = e->u.op.args[e->u.op.op == CC_IR_LOAD ? 0 : 2];
+        cc_dir dir;
+        const cc_ir_expr *t = cc_ir_tensor_access(k.alias_access, &dir);
         cc_diag_add(p->diags, CC_DIAG_UNSUPPORTED, t->span, "load and store the tensor through its own name",
                     "a tensor bound to another name ('%s') in kernel code is not supported in this version", t->u.name);
         rc = -1;

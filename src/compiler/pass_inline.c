@@ -275,7 +275,8 @@ static void inl_block(inl_ctx *x, const inl_site *t, const cc_ir_block *b, cc_ir
 
 static int inl_has_effect(const cc_ir_expr *e)
 {
-    return e->kind == CC_X_CALL || (e->kind == CC_X_OP && e->u.op.op == CC_IR_STORE);
+    cc_dir dir;
+    return e->kind == CC_X_CALL || (cc_ir_tensor_access(e, &dir) && dir == CC_DIR_OUT);
 }
 
 /* The callee's return at the call: assignments to the call's targets (one
@@ -538,6 +539,11 @@ static int inl_plane_expr(cc_ir_expr *e, void *ctx)
     if (e->kind == CC_X_OP) {
         cc_ir_op op = (cc_ir_op)e->u.op.op;
         if (pl->kernel && op == CC_IR_CREATE_TENSOR) return inl_control_in_kernel(x, pl, e->span, "pl.create_tensor"), 1;
+        if (!pl->kernel && (op == CC_IR_READ || op == CC_IR_WRITE)) { /* stage 0's text for element access there */
+            cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, e->span, NULL, "pl.%s in orchestration code is not supported in this version",
+                        cc_ir_op_name(op));
+            return x->failed = 1;
+        }
         if (!pl->kernel && cc_ir_op_is_tile(op)) {
             /* the text stage 0 gives a tile op written in control-plane code */
             cc_diag_add(x->p->diags, CC_DIAG_INVALID_OP, e->span,

@@ -131,9 +131,9 @@ typedef struct usage {
 static int usage_op(cc_ir_expr *e, void *ctx)
 {
     usage *u = ctx;
-    if (e->kind != CC_X_OP) return 0;
-    const cc_ir_expr *t = e->u.op.op == CC_IR_LOAD ? e->u.op.args[0] : e->u.op.op == CC_IR_STORE ? e->u.op.args[2] : NULL;
-    if (t && t->kind == CC_X_VAR && !strcmp(t->u.name, u->name)) u->dir |= e->u.op.op == CC_IR_LOAD ? CC_DIR_IN : CC_DIR_OUT;
+    cc_dir dir;
+    const cc_ir_expr *t = cc_ir_tensor_access(e, &dir);
+    if (t && t->kind == CC_X_VAR && !strcmp(t->u.name, u->name)) u->dir |= dir;
     return 0;
 }
 
@@ -182,7 +182,7 @@ static int add_targets(cc_ir_stmt *s, void *ctx)
     return 0;
 }
 
-/* Fails (returns 1) at an assignment of the name ctx that is not `x = pl.store(..., x)`. */
+/* Fails (returns 1) at an assignment of the name ctx that is not `x = pl.store(..., x)` or `x = pl.write(x, ...)`. */
 static int not_self_store(cc_ir_stmt *s, void *ctx)
 {
     const char *n = ctx;
@@ -190,8 +190,9 @@ static int not_self_store(cc_ir_stmt *s, void *ctx)
     for (uint32_t k = 0; k < s->u.assign.ntargets; k++) {
         if (strcmp(s->u.assign.targets[k].name, n)) continue;
         const cc_ir_expr *v = s->u.assign.value;
-        const cc_ir_expr *t = v->kind == CC_X_OP && v->u.op.op == CC_IR_STORE ? v->u.op.args[2] : NULL;
-        if (s->u.assign.ntargets != 1 || !t || t->kind != CC_X_VAR || strcmp(t->u.name, n)) return 1;
+        cc_dir dir;
+        const cc_ir_expr *t = cc_ir_tensor_access(v, &dir);
+        if (s->u.assign.ntargets != 1 || !t || dir != CC_DIR_OUT || t->kind != CC_X_VAR || strcmp(t->u.name, n)) return 1;
     }
     return 0;
 }
@@ -243,7 +244,7 @@ static int oom(cc_ir_program *p, cc_span sp)
 }
 
 /* The live-after rule: a name assigned in the body (other than a captured tensor
- * rebound to itself by pl.store) and read after the pl.at. */
+ * rebound to itself by pl.store or pl.write) and read after the pl.at. */
 static int check_live_after(outliner *o, const frame *fr, const capture *c)
 {
     cc_ir_program *p = o->p;

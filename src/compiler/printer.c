@@ -170,7 +170,11 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_FULL:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_SLICE:
+        if (!positional && e->u.op.mode) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
+        break;
     case CC_IR_FILLPAD:
+    case CC_IR_FILLPAD_EXPAND:
         if (!positional && e->u.op.mode != 1) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
         break;
     case CC_IR_MOVE: /* the tag is the result's */

@@ -82,13 +82,23 @@
  *   TOP            vdst = <op> va [, vb or rb]; op: a cc_ir_op of class binary, unary, row reduction,
  *                  cast or matmul (ops.h; b for two operands); dtype: the result's; b_scalar: b is a
  *                  register (the tile op's scalar operand, converted to dtype); CAST's mode in mode
- *                  (CREATE_TILE: no operands, a = b = -1; vdst = zeros, fully valid)
+ *                  (FILLPAD's pad value, a TRANSPOSE-class op's axes: the IR node's mode, ops.h)
+ *                  (CREATE_TILE: no operands, a = b = -1; vdst = zeros, fully valid); ASSEMBLE
+ *                  (vdst = va with vb written at offsets u.mem.off; vdst may be va) and SLICE (vdst =
+ *                  va's window of shape u.mem.shape at u.mem.off, valid_shape u.mem.ext, -1: none)
+ *                  read their window's registers from u.mem (rank u.mem.rank: va's)
  *   TCOPY          vdst = va (a copy: tiles are values)
+ *   READ           rdst = one element of tile va (mode 0) or tensor ta (mode 1) at u.mem.off: u.mem.rank
+ *                  INDEX registers, one per axis, or one flat row-major index (rank 1 on a higher-rank
+ *                  operand); dtype: the element's (and rdst's); an index out of range fails the run;
+ *                  a tile's element outside its valid region reads as 0
+ *   WRITE          ta's element at u.mem.off (as READ's) = rb converted to dtype, the tensor's
+ *                  (tile_scalar_for, then rounded to nearest even or wrapped)
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,
@@ -122,14 +132,14 @@ typedef struct cc_lo_insn {
     uint8_t op;    /* BIN, UN: cc_op; TOP: cc_ir_op */
     uint8_t dtype; /* cc_dtype, as each opcode says */
     uint8_t mode;  /* SCOPE_BEGIN: cc_scope_mode; CAST, TOP CAST: cc_cast_mode; LOAD: cc_cache_policy;
-                    * STORE: 0, or 1 and 2 (direct) */
+                    * STORE: 0, or 1 and 2 (direct); READ: 0 a tile, 1 a tensor */
     uint8_t b_scalar; /* TOP: b is a register */
     uint32_t line, col;
     int32_t dst, a, b, c;
     union {
         union { int64_t i; double f; } imm;   /* CONST */
         uint32_t target;                      /* JUMP, JUMP_IF_FALSE */
-        struct {                              /* LOAD, STORE, ALLOC */
+        struct {                              /* LOAD, STORE, ALLOC, READ, WRITE */
             uint8_t rank, clamp;
             int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             int64_t shape[CC_MAX_RANK];

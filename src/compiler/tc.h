@@ -3,7 +3,8 @@
  * (typecheck.c: the program and calls; tc_decl.c: declarations,
  * decorators and signatures; tc_stmt.c: statements and blocks; tc_with.c:
  * `with` items (scopes, pl.at) and cache markers; tc_expr.c: names,
- * constants, pl names, scalar arithmetic, annotations; tc_ops.c: pl ops).
+ * constants, pl names, scalar arithmetic, annotations; tc_ops.c: pl ops;
+ * tc_elem.c: element access).
  *
  * Invariants: a check that fails records one diagnostic and returns NULL
  * (expressions) or 0 (statements); the caller stops the statement there.
@@ -89,6 +90,7 @@ typedef struct tc_result_ann {
     uint8_t *shaped;
     uint32_t n;
     uint8_t tuple;      /* written tuple[...] */
+    const cc_expr **tiles; /* per result: its pl.Tile[...] annotation (checked by tc_tile_annotation), or NULL */
 } tc_result_ann;
 
 /* Where code runs: the control plane (orchestration), kernel code, or an
@@ -191,6 +193,13 @@ int tc_enum_value(tc *t, const cc_expr *e, const char *enum_name);
 /* Reports construct, a pl name or keyword of status (names.h) later or
  * hardware-internal (for the reason), as UnsupportedFeatureError. */
 void *tc_pl_unsupported(tc *t, cc_span sp, uint8_t status, uint8_t reason, const char *construct);
+/* Reports e when it spells a hardware-internal name (names.h: a HARDWARE
+ * row, a CC_PL_MEMBER_LIST member, pl.DataType.<DT>), through module
+ * constants; returns 1 then, else 0 (nothing reported). */
+int tc_pl_hardware(tc *t, const cc_expr *e);
+/* tc_pl_hardware, and pl.TensorView(..., layout=<hardware layout>): a
+ * layout entry of an annotation or a call; returns 1 when reported. */
+int tc_layout_hardware(tc *t, const cc_expr *e);
 /* Reports keyword kw of pl.<form> when names.h lists it (later or
  * hardware-internal); returns 1 then, else 0 (nothing reported). */
 int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw);
@@ -245,6 +254,9 @@ int tc_op_bind(tc *t, const cc_expr *call, const char *op, const char *const *pa
 int tc_need(tc *t, const cc_expr *call, const char *op, const tc_args *a, uint32_t n, const char *const *params);
 /* A call of pl.<name> (name is the op's pl spelling). */
 cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name);
+/* A call of pl.tile.<op> or pl.tensor.<op> (ops.h's namespaces): the op,
+ * its operands checked to be Tiles (Tensors). */
+cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns);
 /* A tile operand: a tile, or a tensor in kernel code (an implicit load). */
 cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp);
 /* The tile op for a binary operator with a tile on the left. */
@@ -260,19 +272,39 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* pad_value= (e NULL: absent, the zero pad): a pl.PadValue member but null,
+ * or 0, math.inf, -math.inf -> its value; -1 when reported, the texts
+ * starting with who ("fillpad", "pl.slice"). */
+int tc_pad_value(tc *t, const cc_expr *e, const char *who);
+
+/* ---- tc_window.c ---- */
+/* pl.assemble or pl.slice called by name; NULL when reported. */
+cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
+
+/* e as a list of integer scalars (a literal, a module constant, a local bound to one)
+ * for `what` ("offsets"); NULL when reported. */
+cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what);
+
+/* ---- tc_elem.c ---- */
+/* pl.read or pl.write (kernel code) called by name; NULL when reported. */
+cc_ir_expr *tc_elem_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* ---- tc_mem.c ---- */
 /* pl.load's target_memory=: Vec or Mat into *mem; 0 when reported. */
 int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem);
-/* x (an op node or NULL) with its result's memory-space tag set by its op:
- * matmul Acc, every op but load, move and create_tile Vec. */
+/* x (an op node or NULL) with its result's memory-space tag set by its op
+ * (matmul Acc, every op but load, move and create_tile Vec) and its
+ * from_tensors mark (all its tile operands are from Tensors). */
 cc_ir_expr *tc_mem_result(cc_ir_expr *x);
-/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)]
- * (a MemRef is a hint: validated, no effect):
+/* `x: ann = v` where ann is pl.Tile[[d0, ...], dtype(, pl.MemRef(...))(, pl.Mem.<space>)(, pl.TileView(...))]
+ * (a MemRef and a TileView are hints: validated, no effect; a TileView's
+ * valid_shape= equals v's valid region where both are constant):
  * checked against v (shape and dtype; the space against the tag of an op
  * that fixes it, else it sets v's tag); 1 done, 0 not a pl.Tile
  * annotation, -1 reported. */
 int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v);
+/* Is ann (through module constants) a pl.Tile[...] annotation? */
+int tc_is_tile_annotation(tc *t, const cc_expr *ann);
 /* pl.move or pl.create_tile. */
 cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 

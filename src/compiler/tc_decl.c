@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/names.h"
 #include "compiler/printer.h"
 #include "compiler/scalar.h"
 
@@ -76,6 +77,12 @@ static int tc_jit_decorator(tc *t, const cc_expr *d, tc_fn *fn)
                       path ? path : "this decorator"),
                0;
     }
+    cc_pl_reason hw = cc_pl_member_reason("jit", kind); /* @pl.jit.extern */
+    if (hw != CC_PLR_NONE) {
+        char construct[64];
+        snprintf(construct, sizeof construct, "@pl.jit.%s", kind);
+        return tc_pl_unsupported(t, d->span, CC_PL_HARDWARE, hw, construct), 0;
+    }
     if (strcmp(kind, "jit") && strcmp(kind, "incore") && strcmp(kind, "inline") && strcmp(kind, "opaque") && strcmp(kind, "host"))
         return tc_err(t, CC_DIAG_UNSUPPORTED, d->span, NULL, "@pl.jit.%s is not supported in this version", kind), 0;
     const char *deco = !strcmp(kind, "jit") ? "" : ".", *sub = !strcmp(kind, "jit") ? "" : kind; /* @pl.jit, @pl.jit.<kind> */
@@ -102,6 +109,7 @@ static int tc_jit_decorator(tc *t, const cc_expr *d, tc_fn *fn)
                           "@pl.jit.incore does not accept an auto_scope= argument (auto_scope is only meaningful for "
                           "the Orchestration entry, the HOST orchestrator, and inline sub-functions)"),
                    0;
+        if (level && tc_pl_hardware(t, level->value)) return 0; /* pl.Level.AIC, pl.Level.AIV */
         if (level && tc_enum_value(t, level->value, "Level") != CC_LEVEL_CORE_GROUP)
             return tc_err(t, CC_DIAG_UNSUPPORTED, level->value->span, NULL,
                           "@pl.jit.incore(level=%s) is not supported in this version",
@@ -138,11 +146,14 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
     for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
         const char *n = d->u.call.kws[k].name;
         if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level"))
-            return tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
-                          "@pl.function(%s=...) is not supported in this version", n),
-                   0;
+            return tc_pl_keyword_unsupported(t, "function", &d->u.call.kws[k]) /* role=, external_source= */
+                       ? 0
+                       : (tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
+                                 "@pl.function(%s=...) is not supported in this version", n),
+                          0);
     }
     if (type) {
+        if (tc_pl_hardware(t, type->value)) return 0; /* pl.FunctionType.AIC, .AIV, .Group, .Spmd */
         int v = tc_enum_value(t, type->value, "FunctionType");
         if (v != CC_FUNC_OPAQUE && v != CC_FUNC_ORCHESTRATION && v != CC_FUNC_INCORE && v != CC_FUNC_INLINE) {
             const char *path = tc_pl_path(t, type->value);
@@ -167,6 +178,7 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
         fn->auto_scope = (uint8_t)as->value->u.i;
     }
     if (level) {
+        if (tc_pl_hardware(t, level->value)) return 0; /* pl.Level.AIC, pl.Level.AIV */
         if (fn->kind != CC_FUNC_INCORE)
             return tc_err(t, CC_DIAG_SYNTAX, level->name_span, NULL, "@pl.function(level=...) applies to InCore functions only"), 0;
         if (tc_enum_value(t, level->value, "Level") != CC_LEVEL_CORE_GROUP)
@@ -376,6 +388,15 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         int shaped = 0;
         if (cp->default_value)
             ok = !tc_err(t, CC_DIAG_UNSUPPORTED, cp->default_value->span, NULL, "parameter defaults are not supported in this version");
+        int tiled = 0;
+        if (ok && cp->annotation && args) { /* x: pl.Tile[...], checked against the call's argument like an assignment */
+            cc_ir_expr *v = cc_ir_expr_clone(t->a, args[k]);
+            if (!v) return tc_oom(t), 0;
+            tiled = tc_tile_annotation(t, cp->annotation, v);
+            ok = tiled >= 0;
+            if (tiled > 0) ip->annotated = ip->shaped = 1, ip->type = v->type;
+        }
+        if (ok && tiled) continue;
         if (ok && cp->annotation) {
             ip->annotated = 1;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);

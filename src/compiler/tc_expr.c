@@ -82,10 +82,38 @@ int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw)
     return 1;
 }
 
+int tc_pl_hardware(tc *t, const cc_expr *e)
+{
+    const cc_expr *c = tc_module_constant_ast(t, e);
+    const char *last = tc_pl_attr(t, c, NULL);
+    if (!last) return 0;
+    const cc_expr *v = c->u.attr.value;
+    const cc_pl_name *n = v->kind == CC_E_NAME || !strcmp(v->u.attr.name, "DataType") ? cc_pl_name_find(last) : NULL;
+    if (n && n->kind != CC_PLK_DTYPE && v->kind != CC_E_NAME) n = NULL; /* pl.DataType.<DT> */
+    cc_pl_reason r = n ? (n->status == CC_PL_HARDWARE ? (cc_pl_reason)n->reason : CC_PLR_NONE)
+                       : v->kind == CC_E_ATTR ? cc_pl_member_reason(v->u.attr.name, last) : CC_PLR_NONE;
+    const char *path = r != CC_PLR_NONE ? tc_pl_path(t, c) : NULL;
+    if (!path) return 0;
+    char construct[300];
+    snprintf(construct, sizeof construct, "%s%s", n && n->kind == CC_PLK_DTYPE ? "dtype " : "", path);
+    tc_pl_unsupported(t, e->span, CC_PL_HARDWARE, r, construct);
+    return 1;
+}
+
+int tc_layout_hardware(tc *t, const cc_expr *e)
+{
+    if (tc_pl_hardware(t, e)) return 1;
+    if (e->kind != CC_E_CALL || !tc_pl_attr(t, e->u.call.fn, "TensorView") || e->u.call.fn->u.attr.value->kind != CC_E_NAME) return 0;
+    for (uint32_t k = 0; k < e->u.call.nkws; k++)
+        if (!strcmp(e->u.call.kws[k].name, "layout") && tc_pl_hardware(t, e->u.call.kws[k].value)) return 1;
+    return 0;
+}
+
 /* Reports a pl name used where it means nothing: unknown, later,
  * hardware-internal, or not a value. */
 static void *tc_pl_name_error(tc *t, const cc_expr *e)
 {
+    if (tc_pl_hardware(t, e)) return NULL;
     const cc_expr *root = e;
     while (root->kind == CC_E_ATTR && root->u.attr.value->kind == CC_E_ATTR) root = root->u.attr.value;
     const char *first = root->u.attr.name, *path = tc_pl_path(t, e);
@@ -234,6 +262,8 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
     if (tc_pl_attr(t, ann, "Tensor") && ann->u.attr.value->kind == CC_E_NAME) return *shaped = 0, 1;
     if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tensor")) return -1;
     const cc_expr *ix = ann->u.sub.index;
+    for (uint32_t k = 2; ix->kind == CC_E_TUPLE && k < ix->u.seq.n; k++) /* pl.NZ, pl.TensorView(layout=pl.DN) */
+        if (tc_layout_hardware(t, ix->u.seq.items[k])) return 0;
     const cc_expr *dims = ix->kind == CC_E_TUPLE && ix->u.seq.n == 2 ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
     if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE))
         return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]"), 0;
@@ -288,7 +318,10 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
     }
     const cc_expr *head = ann->kind == CC_E_SUBSCRIPT ? ann->u.sub.value : ann;
     if (tc_pl_attr(t, head, "Tile") && head->u.attr.value->kind == CC_E_NAME) /* tc_mem.c checks it on an assignment */
-        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL, "a pl.Tile annotation of a parameter or result is not supported in this version"), 0;
+        return tc_err(t, CC_DIAG_UNSUPPORTED, head->span, NULL,
+                      "a pl.Tile annotation of an entry parameter or of a result of a function that is not inline is not supported in "
+                      "this version"),
+               0;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) return tc_pl_name_error(t, head), 0;
     return tc_err(t, CC_DIAG_TYPE, ann->span, NULL,
                   "an annotation must be pl.Tensor, pl.Tensor[[...], dtype], pl.Out[...], pl.InOut[...], pl.Scalar[...] or pl.TaskId"), 0;
@@ -306,11 +339,17 @@ int tc_result_annotation(tc *t, const cc_expr *ann, tc_result_ann *out)
         if (ix->kind == CC_E_TUPLE) items = (const cc_expr *const *)ix->u.seq.items, n = ix->u.seq.n;
         else items = (const cc_expr *const *)&ann->u.sub.index;
     }
-    if (n && (!(out->types = base_arena_alloc(t->a, n * sizeof *out->types)) || !(out->shaped = base_arena_alloc(t->a, n))))
+    if (n && (!(out->types = base_arena_alloc(t->a, n * sizeof *out->types)) || !(out->shaped = base_arena_alloc(t->a, n)) ||
+              !(out->tiles = base_arena_alloc(t->a, n * sizeof *out->tiles))))
         return tc_oom(t), 0;
     for (uint32_t k = 0; k < n; k++) {
         uint8_t dir;
         int shaped;
+        out->tiles[k] = NULL;
+        if (t->c.fn->kind == CC_FUNC_INLINE && tc_is_tile_annotation(t, items[k])) { /* -> pl.Tile[...]: checked at the return */
+            out->types[k] = (cc_type){.kind = CC_T_TILE}, out->shaped[k] = 0, out->tiles[k] = items[k];
+            continue;
+        }
         if (!tc_annotation(t, items[k], &out->types[k], &dir, &shaped)) return 0;
         if (dir) return tc_err(t, CC_DIAG_TYPE, items[k]->span, NULL, "pl.Out/pl.InOut apply to tensor parameters only"), 0;
         out->shaped[k] = (uint8_t)shaped;
@@ -508,15 +547,17 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         }
         const cc_pl_name *n = cc_pl_name_find(op);
         if (n && n->status == CC_PL_SUPPORTED) return tc_mem_result(tc_pl_call(t, e, op));
+        if (tc_layout_hardware(t, e)) return NULL; /* pl.TensorView(layout=pl.NZ) */
         return tc_pl_name_error(t, fn);
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
-        if (!strcmp(fn->u.attr.name, "full") && fn->u.attr.value->kind == CC_E_ATTR && tc_pl_attr(t, fn->u.attr.value, "tile") &&
-            fn->u.attr.value->u.attr.value->kind == CC_E_NAME)
-            return tc_misc_op(t, e, CC_IR_FULL); /* pl.tile.full; the rest of pl.tile comes later */
-        if (tc_pl_attr(t, fn, "tensor") && !strcmp(fn->u.attr.name, "set_cache_policy"))
+        const cc_expr *ns = fn->u.attr.value;
+        if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.name, "set_cache_policy") &&
+            tc_pl_attr(t, ns, "tensor"))
             return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL,
                           "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");
+        if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && (tc_pl_attr(t, ns, "tile") || tc_pl_attr(t, ns, "tensor")))
+            return tc_mem_result(tc_pl_namespace_call(t, e, tc_pl_attr(t, ns, "tile") ? CC_OPNS_TILE : CC_OPNS_TENSOR));
         return tc_pl_name_error(t, fn);
     }
     tc_fn *callee = tc_callee(t, fn);

@@ -22,10 +22,7 @@ static int tc_mem_member(tc *t, const cc_expr *e, const char *form)
     int v = tc_enum_value(t, e, "Mem");
     if (v < 0) v = tc_enum_value(t, e, "MemorySpace");
     if (v >= 0) return v;
-    const cc_expr *c = tc_module_constant_ast(t, e);
-    const char *m = c->kind == CC_E_ATTR && c->u.attr.value->kind == CC_E_ATTR ? tc_pl_attr(t, c, NULL) : NULL;
-    if (m && (!strcmp(m, "LeftScale") || !strcmp(m, "RightScale")))
-        return tc_pl_unsupported(t, e->span, CC_PL_HARDWARE, CC_PLR_MX, tc_pl_path(t, c)), -1;
+    if (tc_pl_hardware(t, e)) return -1;
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s target_memory= must be a pl.Mem member", form), -1;
 }
 
@@ -44,8 +41,14 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x)
     if (!x || x->kind != CC_X_OP || x->type.kind != CC_T_TILE) return x;
     cc_ir_op op = (cc_ir_op)x->u.op.op;
     if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE) return x;
-    int acc = cc_ir_op_info(op)->cls == CC_OPC_MATMUL || op == CC_IR_MATMUL_ACC;
+    const cc_op_info *row = cc_ir_op_info(op);
+    int acc = row->cls == CC_OPC_MATMUL || op == CC_IR_MATMUL_ACC, tiles = 0, from_tensors = 1;
     x->type.mem = (uint8_t)(acc ? CC_MEM_Acc : CC_MEM_Vec);
+    for (uint32_t i = 0; i < row->nreq; i++) {
+        const cc_ir_expr *arg = x->u.op.args[i];
+        if (arg && arg->type.kind == CC_T_TILE) tiles++, from_tensors &= arg->type.from_tensors;
+    }
+    x->type.from_tensors = (uint8_t)(tiles && from_tensors);
     return x;
 }
 
@@ -158,6 +161,7 @@ static int tc_memref(tc *t, const cc_expr *e)
         const cc_keyword *kw = &call->u.call.kws[k];
         if (!strcmp(kw->name, "name") && !name) name = kw->value;
         else if (!strcmp(kw->name, "slots") && !slots) slots = kw->value;
+        else if (tc_pl_keyword_unsupported(t, "MemRef", kw)) return 0;
         else return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.MemRef() got an unexpected keyword argument '%s'", kw->name), 0;
     }
     if (name && name->kind != CC_E_STRING && name->kind != CC_E_NONE)
@@ -187,11 +191,84 @@ static int tc_memref(tc *t, const cc_expr *e)
     return 1;
 }
 
-int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
+/* Is e `pl.TileView(...)`? */
+static int tc_tileview_call(tc *t, const cc_expr *e)
+{
+    return e->kind == CC_E_CALL && tc_pl_attr(t, e->u.call.fn, "TileView") && e->u.call.fn->u.attr.value->kind == CC_E_NAME;
+}
+
+/* v's valid region when it is a compile-time constant: the shape of a
+ * fully valid tile, a load's constant valid_shape= (tile_load's rule). */
+static int tc_static_valid(const cc_ir_expr *v, int64_t *valid)
+{
+    memcpy(valid, v->type.shape, sizeof v->type.shape);
+    if (!v->type.partial) return 1;
+    if (v->kind != CC_X_OP || v->u.op.op != CC_IR_LOAD || v->u.op.clamp || !v->u.op.args[3]) return 0;
+    const cc_ir_expr *l = v->u.op.args[3];
+    for (uint32_t d = 0; d < v->type.rank; d++) {
+        int64_t x;
+        if (!cc_ir_const_int(l->u.list.items[d], &x)) return 0;
+        if (x >= 0 && x < valid[d]) valid[d] = x;
+    }
+    return 1;
+}
+
+static void tc_view_format(const cc_type *ty, const int64_t *valid, char *buf, size_t cap)
+{
+    char s[128];
+    cc_type_format(ty, s, sizeof s);
+    size_t n = strlen(s);
+    if (n && s[n - 1] == ']') s[--n] = 0;
+    int w = snprintf(buf, cap, "%s, pl.TileView(valid_shape=[", s);
+    for (uint32_t d = 0; d < ty->rank && w > 0 && (size_t)w < cap; d++)
+        w += snprintf(buf + w, cap - (size_t)w, "%s%lld", d ? ", " : "", (long long)valid[d]);
+    if (w > 0 && (size_t)w < cap) snprintf(buf + w, cap - (size_t)w, "])]");
+}
+
+/* pl.TileView(valid_shape=None, stride=, start_offset=, fractal=, pad=): a
+ * placement hint; valid_shape= is checked against v (type a), the layout
+ * entries are Ascend-specific, the others have no effect; 0 when reported. */
+static int tc_tileview(tc *t, const cc_expr *view, const cc_expr *ann, const cc_type *a, const cc_ir_expr *v)
+{
+    static const char *const hints[] = {"stride", "start_offset", "fractal", "pad"};
+    const cc_expr *vs = NULL;
+    if (view->u.call.nargs)
+        return tc_err(t, CC_DIAG_TYPE, view->u.call.args[0]->span, NULL, "pl.TileView() takes keyword arguments only"), 0;
+    for (uint32_t k = 0; k < view->u.call.nkws; k++) {
+        const cc_keyword *kw = &view->u.call.kws[k];
+        int hint = 0;
+        for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) hint |= !strcmp(kw->name, hints[h]);
+        if (!strcmp(kw->name, "valid_shape") && !vs) vs = kw->value;
+        else if (hint) continue;
+        else if (tc_pl_keyword_unsupported(t, "TileView", kw)) return 0; /* blayout=, slayout= */
+        else return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "pl.TileView() got an unexpected keyword argument '%s'", kw->name), 0;
+    }
+    if (!vs || vs->kind == CC_E_NONE) return 1;
+    cc_ir_expr *l = tc_list_of(t, vs, "pl.TileView valid_shape");
+    if (!l) return 0;
+    if (l->u.list.n != a->rank)
+        return tc_err(t, CC_DIAG_TYPE, vs->span, NULL, "pl.TileView valid_shape has %u entries for a rank-%u tile", l->u.list.n,
+                      a->rank),
+               0;
+    int64_t want[CC_MAX_RANK], have[CC_MAX_RANK];
+    for (uint32_t d = 0; d < a->rank; d++)
+        if (!cc_ir_const_int(l->u.list.items[d], &want[d])) return 1; /* a runtime entry: nothing to compare */
+    if (!tc_static_valid(v, have) || !memcmp(want, have, a->rank * sizeof want[0])) return 1;
+    char as[192], bs[192];
+    tc_view_format(a, want, as, sizeof as), tc_view_format(&v->type, have, bs, sizeof bs);
+    return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "annotation %s does not match the value's type %s", as, bs), 0;
+}
+
+int tc_is_tile_annotation(tc *t, const cc_expr *ann)
 {
     ann = tc_module_constant_ast(t, ann);
-    if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tile") || ann->u.sub.value->u.attr.value->kind != CC_E_NAME)
-        return 0;
+    return ann->kind == CC_E_SUBSCRIPT && tc_pl_attr(t, ann->u.sub.value, "Tile") && ann->u.sub.value->u.attr.value->kind == CC_E_NAME;
+}
+
+int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
+{
+    if (!tc_is_tile_annotation(t, ann)) return 0;
+    ann = tc_module_constant_ast(t, ann);
     const cc_expr *ix = ann->u.sub.index;
     uint32_t n = ix->kind == CC_E_TUPLE ? ix->u.seq.n : 1;
     const cc_expr *const *items = ix->kind == CC_E_TUPLE ? (const cc_expr *const *)ix->u.seq.items : &ix;
@@ -210,7 +287,13 @@ int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
     if (dt < 0) return -1;
     a.dtype = (uint8_t)dt;
     int mem = -1, memrefs = 0;
+    const cc_expr *view = NULL;
     for (uint32_t k = 2; k < n; k++) {
+        if (tc_tileview_call(t, items[k])) {
+            if (view) return tc_tile_entries_error(t, items[k]);
+            view = items[k];
+            continue;
+        }
         if (tc_memref_call(t, items[k])) {
             if (memrefs++ || !tc_memref(t, items[k])) return memrefs > 1 ? tc_tile_entries_error(t, items[k]) : -1;
             continue;
@@ -226,6 +309,7 @@ int tc_tile_annotation(tc *t, const cc_expr *ann, cc_ir_expr *v)
         cc_type_format(&a, as, sizeof as), cc_type_format(&v->type, bs, sizeof bs);
         return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "annotation %s does not match the value's type %s", as, bs), -1;
     }
+    if (view && !tc_tileview(t, view, ann, &a, v)) return -1;
     if (mem >= 0) v->type.mem = (uint8_t)mem; /* the annotation sets the tag of an op that does not fix it */
     return 1;
 }

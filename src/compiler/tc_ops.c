@@ -5,7 +5,8 @@
  * op table (ops.h) gives each op's place, dtype rule and slots; binary,
  * unary, reduction and expand ops are checked from their row alone, the
  * others (load, store, cast, matmul, create_tensor) by their own code,
- * here or in tc_ops_misc.c (matmul_acc, concat, fillpad, tile.full).
+ * here or in tc_ops_misc.c (matmul_acc, concat, fillpad, tile.full) and
+ * tc_window.c (assemble, slice).
  *
  * Invariants: a tile op node's slots hold tiles (a tensor operand in
  * kernel code becomes an explicit whole-tensor LOAD marked implicit);
@@ -75,7 +76,7 @@ int tc_kernel_only(tc *t, const char *op, cc_span sp)
     return 0;
 }
 
-static cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
+cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what)
 {
     const cc_expr *named = tc_module_constant_ast(t, e);
     if (named != e && (named->kind == CC_E_LIST || named->kind == CC_E_TUPLE)) {
@@ -124,11 +125,13 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
     ld->u.op.implicit = 1;
     ld->type = x->type;
     ld->type.kind = CC_T_TILE;
+    ld->type.from_tensors = 1;
     return ld;
 }
 
 /* Offsets against a window of extents ext in a tensor: rank, negative
- * constants, constant overruns (unless clamp). */
+ * constants, constant overruns (unless clamp; ext[d] < 0: a runtime extent,
+ * checked when the task runs). */
 static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *offs, const int64_t *ext, uint32_t next,
                      int clamp, cc_span sp)
 {
@@ -140,7 +143,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
         int64_t o;
         if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (!clamp && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
+        if (!clamp && ext[d] >= 0 && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
             int load = !strcmp(op, "load");
             return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
                           "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,
@@ -205,7 +208,14 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
         if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
         ld->u.op.cache = (uint8_t)c;
     }
-    if (!tc_window(t, "load", &src->type, offs, ext, n, clamp, call->span)) return NULL;
+    int64_t reads[CC_MAX_RANK]; /* a load's bounds are its valid region (tile_load's rule: < 0 or > shape: the shape) */
+    for (uint32_t d = 0; d < n; d++) {
+        int64_t v;
+        if (!valid) reads[d] = ext[d];
+        else if (!cc_ir_const_int(valid->u.list.items[d], &v)) reads[d] = -1; /* known when the task runs */
+        else reads[d] = v < 0 || v > ext[d] ? ext[d] : v;
+    }
+    if (!tc_window(t, "load", &src->type, offs, reads, n, clamp, call->span)) return NULL;
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
     ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid), .mem = mem};
@@ -430,6 +440,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
     for (int k = 3; k < 6; k++) {
         int v;
         if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
+        for (uint32_t j = 0; v && j < call->u.call.nkws; j++) /* c_matrix_nz=True: names.h's keyword row */
+            if (call->u.call.kws[j].value == a.v[k] && tc_pl_keyword_unsupported(t, "matmul", &call->u.call.kws[j])) return NULL;
         if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
     }
     cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
@@ -486,8 +498,7 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
     const char *layout = a.v[2] && a.v[2]->kind == CC_E_ATTR && a.v[2]->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, a.v[2], NULL) : NULL;
-    const cc_pl_name *hw = layout ? cc_pl_name_find(layout) : NULL;
-    if (hw && hw->status == CC_PL_HARDWARE) return tc_pl_unsupported(t, a.v[2]->span, hw->status, hw->reason, tc_pl_path(t, a.v[2]));
+    if (a.v[2] && tc_pl_hardware(t, a.v[2])) return NULL;
     if (a.v[2] && !(layout && !strcmp(layout, "ND")))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     int64_t ext[CC_MAX_RANK];
@@ -512,8 +523,11 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     int op = cc_ir_op_lookup(name);
     if (op >= 0) {
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
-        if (op == CC_IR_RESHAPE && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
-            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.reshape of a Tensor is not supported in this version");
+        if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
+            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s of a Tensor is not supported in this version", name);
+        if ((op == CC_IR_READ || op == CC_IR_WRITE) && t->c.plane == TC_CONTROL) /* element access on the orchestrator: a later package */
+            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s in orchestration code is not supported in this version", name);
+        if (op == CC_IR_ASSEMBLE || op == CC_IR_SLICE) return tc_window_op(t, call, (cc_ir_op)op); /* their own placement */
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
         if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL) {
             char what[64];
@@ -526,8 +540,11 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
         case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
-        case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_RESHAPE: return tc_misc_op(t, call, (cc_ir_op)op);
+        case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_FULL: case CC_IR_RESHAPE:
+        case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: case CC_IR_FILLPAD_EXPAND: case CC_IR_SET_VALIDSHAPE:
+            return tc_misc_op(t, call, (cc_ir_op)op);
         case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
+        case CC_IR_READ: case CC_IR_WRITE: return tc_elem_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
@@ -538,4 +555,47 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL,
                       "pl.set_cache_policy() must be a standalone statement directly inside a pl.at(...) / pl.spmd(...) scope body");
     return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s cannot be called in kernel code", name);
+}
+
+/* An operand that breaks pl.<ns>.<spelling>'s restriction: a Tensor
+ * (loaded implicitly, or pl.tile.read's own) under pl.tile, a Tile under pl.tensor. */
+static const cc_ir_expr *tc_namespace_misfit(cc_op_namespace ns, cc_ir_op op, const cc_ir_expr *arg)
+{
+    if (ns == CC_OPNS_TILE && op == CC_IR_READ) return arg->type.kind == CC_T_TENSOR ? arg : NULL;
+    if (ns == CC_OPNS_TILE) return arg->kind == CC_X_OP && arg->u.op.op == CC_IR_LOAD && arg->u.op.implicit ? arg->u.op.args[0] : NULL;
+    return arg->type.kind == CC_T_TILE && !arg->type.from_tensors ? arg : NULL;
+}
+
+cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
+{
+    const char *nsname = ns == CC_OPNS_TILE ? "tile" : "tensor", *spelling = call->u.call.fn->u.attr.name;
+    int scalar_rhs;
+    int op = cc_ir_op_lookup_in(ns, spelling, &scalar_rhs);
+    if (op < 0) {
+        const cc_pl_name *n = cc_pl_name_find(spelling);
+        char construct[160];
+        snprintf(construct, sizeof construct, "%s.%s.%s", t->pl, nsname, spelling);
+        if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
+        if (cc_ir_op_lookup(spelling) >= 0)
+            return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a %s.%s op; use %s.%s", construct, t->pl, nsname,
+                          t->pl, spelling);
+        return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a pypto.language name", construct);
+    }
+    cc_ir_expr *x = tc_pl_call(t, call, cc_ir_op_name((cc_ir_op)op));
+    if (!x || x->kind != CC_X_OP) return x;
+    const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
+    for (uint32_t i = 0; i < row->nreq; i++) {
+        const cc_ir_expr *arg = x->u.op.args[i], *bad = arg ? tc_namespace_misfit(ns, (cc_ir_op)op, arg) : NULL;
+        char ty[96];
+        if (bad) {
+            cc_type_format(&bad->type, ty, sizeof ty);
+            return tc_err(t, CC_DIAG_TYPE, bad->span, NULL, "%s.%s.%s expects %s operands, got %s", t->pl, nsname, spelling,
+                          ns == CC_OPNS_TILE ? "Tile" : "Tensor", ty);
+        }
+        if (scalar_rhs && i == 1 && arg->type.kind != CC_T_SCALAR) {
+            cc_type_format(&arg->type, ty, sizeof ty);
+            return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "%s.%s.%s expects a scalar right operand, got %s", t->pl, nsname, spelling, ty);
+        }
+    }
+    return x;
 }

@@ -1,7 +1,8 @@
 /*
  * tc_ops_misc.c - the type checker's pl ops with their own operand layout
  * (docs/dsl.md, "Operations"): pl.matmul_acc, pl.concat, pl.fillpad,
- * pl.tile.full, pl.reshape.  Binding, placement and the
+ * pl.tile.full, pl.reshape, pl.transpose, pl.transpose_view, pl.fillpad_expand,
+ * pl.set_validshape.  Binding, placement and the
  * helpers are tc_ops.c's; this file holds each op's checks with their exact
  * messages and its result type.
  */
@@ -102,13 +103,12 @@ static int tc_is_math_inf(const cc_expr *e)
            !strcmp(e->u.attr.value->u.name, "math");
 }
 
-/* pad_value=: a pl.PadValue member but null, or 0, math.inf, -math.inf; -1 when reported. */
-static int tc_pad_value(tc *t, const cc_expr *e)
+int tc_pad_value(tc *t, const cc_expr *e, const char *who)
 {
-    static const char text[] = "fillpad pad_value only accepts PadValue.zero, PadValue.max, PadValue.min, 0, math.inf or -math.inf, got %s";
+    static const char text[] = "%s pad_value only accepts PadValue.zero, PadValue.max, PadValue.min, 0, math.inf or -math.inf, got %s";
     if (!e) return 1;
     int v = tc_enum_value(t, e, "PadValue");
-    if (v == 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "fillpad pad_value cannot be PadValue.null"), -1;
+    if (v == 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s pad_value cannot be PadValue.null", who), -1;
     if (v > 0) return v;
     if (e->kind == CC_E_INT && e->u.i == 0) return 1;
     if (tc_is_math_inf(e)) return 2;
@@ -117,7 +117,7 @@ static int tc_pad_value(tc *t, const cc_expr *e)
     char buf[64];
     if (e->kind == CC_E_INT) snprintf(buf, sizeof buf, "%lld", (long long)e->u.i), got = buf;
     else if (e->kind == CC_E_FLOAT) snprintf(buf, sizeof buf, "%g", e->u.f), got = buf;
-    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, text, got), -1;
+    return tc_err(t, CC_DIAG_TYPE, e->span, NULL, text, who, got), -1;
 }
 
 static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
@@ -126,7 +126,7 @@ static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "fillpad", ps, TC_N(ps), &a) || !tc_need(t, call, "fillpad", &a, 1, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
-    int pad = x && tc_no_bool_tile(t, "fillpad", x, call->span) ? tc_pad_value(t, a.v[1]) : -1;
+    int pad = x && tc_no_bool_tile(t, "fillpad", x, call->span) ? tc_pad_value(t, a.v[1], "fillpad") : -1;
     if (pad < 0) return NULL;
     cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD, call->span);
     if (!f) return tc_oom(t);
@@ -205,6 +205,118 @@ static cc_ir_expr *tc_reshape(tc *t, const cc_expr *call)
     return r;
 }
 
+/* A pl.transpose axis: an integer constant in [-rank, rank), negative
+ * counted from the end; into *ax counted from 0, 0 when reported. */
+static int tc_axis(tc *t, const cc_expr *e, const char *slot, uint32_t rank, int64_t *ax, cc_ir_expr **out)
+{
+    cc_ir_expr *x = *out = tc_expr(t, e);
+    if (!x) return 0;
+    if (x->type.kind != CC_T_SCALAR || !cc_ir_const_int(x, ax))
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.transpose %s must be a compile-time integer constant", slot), 0;
+    if (*ax < -(int64_t)rank || *ax >= (int64_t)rank)
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.transpose: axis %lld is out of range for rank %u", (long long)*ax, rank), 0;
+    if (*ax < 0) *ax += rank;
+    return 1;
+}
+
+/* pl.transpose(x, axis1, axis2), pl.transpose_view(tile) (its last two
+ * axes): x with the two axes swapped in its shape, valid region and data
+ * (tile_transpose); the axes go to the node's mode as axis1 | axis2 << 4. */
+static cc_ir_expr *tc_transpose(tc *t, const cc_expr *call, cc_ir_op op)
+{
+    const cc_op_info *row = cc_ir_op_info(op);
+    tc_args a;
+    if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *ax1 = NULL, *ax2 = NULL;
+    if (!x) return NULL;
+    uint32_t rank = x->type.rank;
+    int64_t i = (int64_t)rank - 2, j = (int64_t)rank - 1;
+    if (op == CC_IR_TRANSPOSE_VIEW && rank < 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.transpose_view requires at least 2 dimensions, but got %u", rank);
+    if (op == CC_IR_TRANSPOSE) {
+        if (!tc_axis(t, a.v[1], "axis1", rank, &i, &ax1) || !tc_axis(t, a.v[2], "axis2", rank, &j, &ax2)) return NULL;
+        if (i == j) return tc_err(t, CC_DIAG_INVALID_OP, a.v[2]->span, NULL, "pl.transpose: axis1 and axis2 must differ, got %lld twice", (long long)i);
+    }
+    cc_ir_expr *r = cc_ir_op_new(t->a, op, call->span);
+    if (!r) return tc_oom(t);
+    r->u.op.args[0] = x;
+    if (op == CC_IR_TRANSPOSE) r->u.op.args[1] = ax1, r->u.op.args[2] = ax2;
+    r->u.op.mode = (uint8_t)(i | j << 4);
+    r->type = x->type;
+    r->type.shape[i] = x->type.shape[j], r->type.shape[j] = x->type.shape[i];
+    return r;
+}
+
+/* pl.fillpad_expand(x, shape, pad_value=): shape a list of constants of
+ * x's rank, each entry at least x's; pad_value= as pl.fillpad's. */
+static cc_ir_expr *tc_fillpad_expand(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"x", "shape", "pad_value"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "fillpad_expand", ps, TC_N(ps), &a) || !tc_need(t, call, "fillpad_expand", &a, 2, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *shp;
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n;
+    if (!x || !tc_no_bool_tile(t, "fillpad_expand", x, call->span) || !tc_shapes(t, a.v[1], "fillpad_expand", ext, &n, &shp)) return NULL;
+    cc_type want = x->type;
+    memcpy(want.shape, ext, n * sizeof ext[0]);
+    want.rank = (uint8_t)n;
+    if (n != x->type.rank)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[1]->span, NULL, "pl.fillpad_expand: shape %s has rank %u, the source %s rank %u",
+                      tc_shape_text(t, &want), n, tc_shape_text(t, &x->type), x->type.rank);
+    for (uint32_t d = 0; d < n; d++)
+        if (ext[d] < x->type.shape[d])
+            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.fillpad_expand: shape %s is smaller than the source %s",
+                          tc_shape_text(t, &want), tc_shape_text(t, &x->type));
+    int pad = tc_pad_value(t, a.v[2], "fillpad");
+    if (pad < 0) return NULL;
+    cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD_EXPAND, call->span);
+    if (!f) return tc_oom(t);
+    f->u.op.args[0] = x, f->u.op.args[1] = shp, f->u.op.mode = (uint8_t)pad;
+    f->type = want;
+    f->type.partial = 0;
+    return f;
+}
+
+/* A valid extent of pl.set_validshape: an integer scalar, at most extent
+ * when it is a constant (a run-time value is checked by the VM). */
+static cc_ir_expr *tc_valid_extent(tc *t, const cc_expr *e, const char *slot, uint32_t d, int64_t extent, cc_span at)
+{
+    cc_ir_expr *v = tc_expr(t, e);
+    if (!v) return NULL;
+    if (v->type.kind != CC_T_SCALAR || cc_dtype_is_float(v->type.dtype) || v->type.dtype == CC_DT_TASK_ID || v->type.dtype == CC_DT_BOOL)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.set_validshape %s must be an integer scalar", slot);
+    int64_t c;
+    if (cc_ir_const_int(v, &c) && c > extent)
+        return tc_err(t, CC_DIAG_INVALID_OP, at, NULL, "pl.set_validshape: %lld exceeds dimension %u of extent %lld", (long long)c, d,
+                      (long long)extent);
+    if (cc_ir_const_int(v, &c) && c < 0)
+        return tc_err(t, CC_DIAG_INVALID_OP, at, NULL, "pl.set_validshape: %lld is negative for dimension %u", (long long)c, d);
+    return v;
+}
+
+/* pl.set_validshape(tile, valid_rows, valid_cols): a rank-2 tile with that
+ * valid region (tile_set_validshape). */
+static cc_ir_expr *tc_set_validshape(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"tile", "valid_rows", "valid_cols"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "set_validshape", ps, TC_N(ps), &a) || !tc_need(t, call, "set_validshape", &a, 3, ps)) return NULL;
+    cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
+    if (!x) return NULL;
+    if (x->type.rank != 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.set_validshape requires a rank-2 tile, got rank %u", x->type.rank);
+    cc_ir_expr *r = tc_valid_extent(t, a.v[1], "valid_rows", 0, x->type.shape[0], call->span);
+    cc_ir_expr *c = r ? tc_valid_extent(t, a.v[2], "valid_cols", 1, x->type.shape[1], call->span) : NULL;
+    if (!c) return NULL;
+    cc_ir_expr *v = cc_ir_op_new(t->a, CC_IR_SET_VALIDSHAPE, call->span);
+    if (!v) return tc_oom(t);
+    v->u.op.args[0] = x, v->u.op.args[1] = r, v->u.op.args[2] = c;
+    v->type = x->type;
+    v->type.partial = 1;
+    return v;
+}
+
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     switch (op) {
@@ -213,6 +325,9 @@ cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
     case CC_IR_CONCAT: return tc_concat(t, call);
     case CC_IR_FILLPAD: return tc_fillpad(t, call);
     case CC_IR_RESHAPE: return tc_reshape(t, call);
+    case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: return tc_transpose(t, call, op);
+    case CC_IR_FILLPAD_EXPAND: return tc_fillpad_expand(t, call);
+    case CC_IR_SET_VALIDSHAPE: return tc_set_validshape(t, call);
     default: return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "internal error: pl.%s has no checks", cc_ir_op_name(op));
     }
 }

@@ -135,7 +135,8 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
     t->c.whole_call = e;
     cc_ir_expr *v = tc_expr(t, e);
     if (!v) return NULL;
-    if (v->kind != CC_X_CALL && !(v->kind == CC_X_OP && v->u.op.op == CC_IR_STORE))
+    cc_dir dir;
+    if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && dir == CC_DIR_OUT))
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_EXPR, s->span);
     if (st) st->u.expr = v;
@@ -431,6 +432,7 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
             snprintf(who, sizeof who, "'%s' result", f->name);
             if (!(values[k] = tc_constant_as(t, values[k], r->types[k].dtype, who))) return 0;
         }
+        if (match && r->tiles[k] && tc_tile_annotation(t, r->tiles[k], values[k]) < 0) return 0;
         f->results[k] = values[k]->type;
         if (match && (f->results[k].kind != r->types[k].kind || (r->shaped[k] && !cc_type_equal(&f->results[k], &r->types[k]))))
             match = 0, bad = k;

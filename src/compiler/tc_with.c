@@ -181,11 +181,9 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
         }
     }
     if (!level) return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() requires a level argument"), 0;
+    if (tc_pl_hardware(t, level)) return 0; /* pl.Level.AIC, pl.Level.AIV */
     int l = tc_enum_value(t, level, "Level");
     if (l < 0) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must be a pl.Level member"), 0;
-    if (l == CC_LEVEL_AIV || l == CC_LEVEL_AIC)
-        return tc_err(t, CC_DIAG_UNSUPPORTED, level->span, NULL, "pl.at(level=pl.Level.%s) is not supported in this version",
-                      cc_level_name((cc_level)l)), 0;
     if (l == CC_LEVEL_UNDEFINED) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must not be pl.Level.UNDEFINED"), 0;
     st->u.at.level = (uint8_t)l;
     if (l != CC_LEVEL_CORE_GROUP && (deps || it->as_name))

@@ -136,6 +136,9 @@ typedef struct cc_type {
     uint8_t mem;     /* TILE: its memory-space tag (cc_mem; docs/dsl.md, "Memory spaces");
                       * 0 (DDR, never a tile's space) reads as Vec, so a type built without
                       * a tag is in Vec; read it with cc_type_mem; not part of equality */
+    uint8_t from_tensors; /* TILE: computed from Tensor operands only (an implicit load, or a
+                           * pl op whose tile operands all are): a pl.tensor.<op> operand
+                           * (DSL-V2-SPEC §9); not part of equality */
 } cc_type;
 
 /* A tile's memory space (Vec when untagged). */

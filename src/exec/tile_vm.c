@@ -97,7 +97,7 @@ static int vm_fail(vm *m, const cc_lo_insn *in, const char *fmt, ...)
     return -1;
 }
 
-/* Offsets (and extents: -1 stays -1) of a LOAD/STORE from its registers. */
+/* Offsets (and extents: -1 stays -1) of a LOAD/STORE (or a window TOP) from its registers. */
 static void vm_mem_regs(const vm *m, const cc_lo_insn *in, int64_t *off, int64_t *ext)
 {
     for (int d = 0; d < in->u.mem.rank; d++) {
@@ -199,6 +199,17 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_CONCAT: rc = tile_concat(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
     case CC_OPC_FILLPAD: rc = tile_fillpad(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_RESHAPE: rc = tile_reshape(d, a, m->msg, sizeof m->msg); break;
+    case CC_OPC_ASSEMBLE:
+    case CC_OPC_SLICE: {
+        int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+        vm_mem_regs(m, in, off, ext);
+        rc = cls == CC_OPC_SLICE ? tile_slice(d, a, off, in->u.mem.shape, ext, m->msg, sizeof m->msg)
+                                 : tile_assemble(d, a, &m->v[in->b], off, m->msg, sizeof m->msg);
+        break;
+    }
+    case CC_OPC_TRANSPOSE: rc = tile_transpose(d, a, in->mode & 15, in->mode >> 4, m->msg, sizeof m->msg); break;
+    case CC_OPC_FILLPAD_EXPAND: rc = tile_fillpad_expand(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
+    case CC_OPC_SET_VALIDSHAPE: rc = tile_set_validshape(d, a, m->r[in->b].i, m->r[in->c].i, m->msg, sizeof m->msg); break;
     case CC_OPC_MATMUL_ACC: {
         int init = in->c >= 0 && !cc_scalar_is_zero(m->r[in->c], (cc_dtype)m->k->regs[in->c].type.dtype);
         rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);
@@ -247,6 +258,30 @@ static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
     vm_own(m, op->dst, 0);
     d->data = w, m->alias[op->dst] = (int32_t)(t - m->tensors);
     return vm_top_run(m, op) ? -1 : 1;
+}
+
+/* READ (of a tile, or of a tensor in place) into its register, or WRITE
+ * of one tensor element (tiles pointing into that allocation are copied
+ * out first, as before a STORE). */
+static int vm_element(vm *m, const cc_lo_insn *in)
+{
+    int64_t idx[CC_MAX_RANK], ext[CC_MAX_RANK];
+    vm_mem_regs(m, in, idx, ext);
+    const tile_tensor *t = in->code == CC_LO_WRITE || in->mode ? vm_tensor(m, in->a) : NULL;
+    if ((in->code == CC_LO_WRITE || in->mode) && !t)
+        return vm_fail(m, in, "internal error: %s of tensor slot %d without an argument", cc_lo_opcode_name((cc_lo_opcode)in->code), in->a);
+    tile_scalar v;
+    int rc;
+    if (in->code == CC_LO_WRITE) {
+        vm_own_all(m, t->addr);
+        rc = tile_tensor_write(t, idx, in->u.mem.rank, vm_scalar_operand(m, in->b, t->dtype), m->msg, sizeof m->msg);
+    } else {
+        rc = t ? tile_tensor_read(t, idx, in->u.mem.rank, &v, m->msg, sizeof m->msg)
+               : tile_read(&m->v[in->a], idx, in->u.mem.rank, &v, m->msg, sizeof m->msg);
+        if (!rc && cc_dtype_is_float((cc_dtype)in->dtype)) m->r[in->dst].f = v.f;
+        else if (!rc) m->r[in->dst].i = v.i;
+    }
+    return rc ? vm_fail(m, in, NULL) : 0;
 }
 
 static int vm_exec(vm *m)
@@ -316,6 +351,10 @@ static int vm_exec(vm *m)
             if (done) pc++; /* the STORE's work is done */
             break;
         }
+        case CC_LO_READ:
+        case CC_LO_WRITE:
+            if (vm_element(m, in)) return -1;
+            break;
         case CC_LO_TCOPY: {
             vm_own(m, in->dst, in->dst == in->a);
             tile *d = &m->v[in->dst], *a = &m->v[in->a];

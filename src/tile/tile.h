@@ -172,7 +172,51 @@ int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
  * partial region fails with "pl.reshape: the valid region [2, 16] of a
  * [4, 16] tile is not a box in shape [8, 8]; pl.fillpad it first". */
 int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap);
+/* dst (a's dtype; a's element count in the window's shape less or plus unit
+ * axes; not a) = the window of shape shape at off of a (a's rank): a copy;
+ * valid region = a's shifted by -off, cut to the window, cut to valid[d]
+ * where valid is not NULL and valid[d] >= 0, carried to dst's axes as
+ * tile_reshape does.  A window past a's edge fails: "pl.slice: offset 24 +
+ * extent 16 exceeds dimension 0 of extent 32" (negative: "pl.slice:
+ * offset 0 is negative (-1)"). */
+int tile_slice(tile *dst, const tile *a, const int64_t *off, const int64_t *shape, const int64_t *valid, char *msg, size_t cap);
+/* dst (target's shape and dtype; may be target, never src) = target with the
+ * whole of src (same rank; same dtype, or FP32 into FP16/BF16 rounded to
+ * nearest even) written at off; valid region = the smallest prefix box
+ * holding target's and the written box (newly valid unwritten elements
+ * read 0).  Past target's edge fails as tile_slice, with "pl.assemble". */
+int tile_assemble(tile *dst, const tile *target, const tile *src, const int64_t *off, char *msg, size_t cap);
+/* dst = a with axes i and j (distinct, below a's rank, either order)
+ * swapped: dst's shape is a's with those two extents exchanged (a's rank
+ * and dtype, else "pl.transpose: the result tile does not match the
+ * source"), its valid region likewise; dst is not a.  pl.transpose,
+ * pl.transpose_view (the last two axes). */
+int tile_transpose(tile *dst, const tile *a, int i, int j, char *msg, size_t cap);
+/* dst (its own shape, a's rank and dtype, each extent >= a's; not a) = the
+ * pad value of tile_fillpad everywhere but a's valid region, which is a's
+ * at the same indices; fully valid.  A smaller shape fails with
+ * "pl.fillpad_expand: shape [4, 8] is smaller than the source [8, 8]". */
+int tile_fillpad_expand(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap);
+/* dst (a's shape and dtype, rank 2; may be a) = a with valid region [rows,
+ * cols]; outside it 0, so elements that become valid read 0.  A value
+ * over its extent fails with "pl.set_validshape: 20 exceeds dimension 0
+ * of extent 16", a negative one with "pl.set_validshape: -1 is negative
+ * for dimension 0". */
+int tile_set_validshape(tile *dst, const tile *a, int64_t rows, int64_t cols, char *msg, size_t cap);
 /* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
 void tile_full(tile *dst, tile_scalar v);
+
+/* One element (tile_elem.c), named by idx: nidx == rank, one index per
+ * axis; else (nidx 1) one flat row-major index over the whole shape.  An
+ * index out of range fails with "pl.read: index 9 is out of range for
+ * dimension 1 of extent 8" (a flat index: dimension 0, extent the element
+ * count); pl.write for tile_tensor_write. */
+/* *v = t's element (f for float dtypes, FP16/BF16 widened exactly; i for
+ * integer ones); outside the valid region 0, the pad. */
+int tile_read(const tile *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
+/* *v = the element of tensor t (whole-tensor coordinates), as tile_read. */
+int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
+/* t's element = v (tile_scalar_for t's dtype; tile_fill's rounding). */
+int tile_tensor_write(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar v, char *msg, size_t cap);
 
 #endif

@@ -2,8 +2,10 @@
  * tile_shape.c - the tile kernels that build a fully valid tile from the
  * buffers as they are: pl.concat (two rank-2 tiles side by side), pl.fillpad
  * (the elements outside the valid region set to a pad value) and
- * pl.tile.full (a constant tile), and pl.reshape (the buffer re-read in a
- * new shape).  Each relies on tile.h's invariant (0
+ * pl.tile.full (a constant tile), pl.fillpad_expand (the valid region
+ * into a larger tile of the pad value), pl.reshape (the buffer re-read in a
+ * new shape) and pl.set_validshape (a new valid region over the same
+ * buffer).  Each relies on tile.h's invariant (0
  * outside the valid region) and works by whole rows: memcpy, or tile_fill
  * over a row's tail.
  */
@@ -84,7 +86,7 @@ void tile_full(tile *dst, tile_scalar v)
     memcpy(dst->valid, dst->shape, sizeof dst->valid);
 }
 
-static void reshape_dims(char *buf, size_t cap, const int64_t *v, int r)
+static void dims_text(char *buf, size_t cap, const int64_t *v, int r)
 {
     size_t n = 0;
     buf[0] = 0;
@@ -120,8 +122,8 @@ int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap)
         }
         if (!box || i != a->rank || j != dst->rank) {
             char v[96], s[96], t[96];
-            reshape_dims(v, sizeof v, a->valid, a->rank), reshape_dims(s, sizeof s, a->shape, a->rank);
-            reshape_dims(t, sizeof t, dst->shape, dst->rank);
+            dims_text(v, sizeof v, a->valid, a->rank), dims_text(s, sizeof s, a->shape, a->rank);
+            dims_text(t, sizeof t, dst->shape, dst->rank);
             return tile_fail(msg, cap, "pl.reshape: the valid region %s of a %s tile is not a box in shape %s; pl.fillpad it first", v, s, t);
         }
         if (empty) memset(valid, 0, sizeof valid);
@@ -129,5 +131,55 @@ int tile_reshape(tile *dst, const tile *a, char *msg, size_t cap)
     for (int d = dst->rank; d < TILE_MAX_RANK; d++) valid[d] = 0;
     if (dst->data != a->data) memcpy(dst->data, a->data, (size_t)tile_bytes(a));
     memcpy(dst->valid, valid, sizeof valid);
+    return 0;
+}
+
+int tile_fillpad_expand(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap)
+{
+    int r = a->rank, smaller = dst->rank != r;
+    for (int d = 0; d < r && !smaller; d++) smaller = dst->shape[d] < a->shape[d];
+    if (dst->dtype != a->dtype || dst->data == a->data) return tile_fail(msg, cap, "pl.fillpad_expand: the result tile does not fit the source");
+    if (smaller) {
+        char s[96], t[96];
+        dims_text(s, sizeof s, dst->shape, dst->rank), dims_text(t, sizeof t, a->shape, r);
+        return tile_fail(msg, cap, "pl.fillpad_expand: shape %s is smaller than the source %s", s, t);
+    }
+    if (pad != TILE_PAD_ZERO && pad != TILE_PAD_MAX && pad != TILE_PAD_MIN)
+        return tile_fail(msg, cap, "fillpad pad_value cannot be PadValue.null");
+    tile_dtype dt = (tile_dtype)a->dtype;
+    size_t es = tile_dtype_size(dt);
+    if (pad == TILE_PAD_ZERO) memset(dst->data, 0, (size_t)tile_bytes(dst));
+    else tile_fill(dst->data, dt, pad_scalar(dt, pad), tile_count(dst));
+    /* a's valid region row by row (its last axis) to the same index of dst */
+    int64_t pa[TILE_MAX_RANK], pd[TILE_MAX_RANK], idx[TILE_MAX_RANK] = {0}, rows = 1, len = a->valid[r - 1];
+    pa[r - 1] = pd[r - 1] = 1;
+    for (int d = r - 2; d >= 0; d--) pa[d] = pa[d + 1] * a->shape[d + 1], pd[d] = pd[d + 1] * dst->shape[d + 1];
+    for (int d = 0; d < r - 1; d++) rows *= a->valid[d];
+    const char *src = a->data;
+    char *out = dst->data;
+    for (int64_t k = 0; len > 0 && k < rows; k++) {
+        int64_t so = 0, doff = 0;
+        for (int d = 0; d < r - 1; d++) so += idx[d] * pa[d], doff += idx[d] * pd[d];
+        memcpy(out + (size_t)doff * es, src + (size_t)so * es, (size_t)len * es);
+        for (int d = r - 2; d >= 0 && ++idx[d] == a->valid[d]; d--) idx[d] = 0;
+    }
+    memcpy(dst->valid, dst->shape, sizeof dst->valid);
+    return 0;
+}
+
+int tile_set_validshape(tile *dst, const tile *a, int64_t rows, int64_t cols, char *msg, size_t cap)
+{
+    if (a->rank != 2 || dst->rank != 2 || dst->dtype != a->dtype || dst->shape[0] != a->shape[0] || dst->shape[1] != a->shape[1])
+        return tile_fail(msg, cap, "pl.set_validshape requires a rank-2 tile, got rank %d", a->rank);
+    int64_t v[2] = {rows, cols};
+    for (int d = 0; d < 2; d++) {
+        if (v[d] > a->shape[d])
+            return tile_fail(msg, cap, "pl.set_validshape: %lld exceeds dimension %d of extent %lld", (long long)v[d], d, (long long)a->shape[d]);
+        if (v[d] < 0) return tile_fail(msg, cap, "pl.set_validshape: %lld is negative for dimension %d", (long long)v[d], d);
+    }
+    if (dst->data != a->data) memcpy(dst->data, a->data, (size_t)tile_bytes(a));
+    memset(dst->valid, 0, sizeof dst->valid);
+    dst->valid[0] = rows, dst->valid[1] = cols;
+    tile_clear_outside(dst); /* a shrunk region; a grown one reads the zeros already there */
     return 0;
 }

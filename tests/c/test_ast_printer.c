@@ -184,7 +184,7 @@ static void test_syntax_stage_checks_the_declarations(void **s)
                               "    def k(self, a):\n"
                               "        return a\n";
     p = unspecialized(bad, "P", PTO_STAGE_SYNTAX, NULL, 0);
-    dsl_expect_error(p, "UnsupportedFeatureError", "pl.FunctionType.AIC is not supported in this version", 4, 23);
+    dsl_expect_error(p, "UnsupportedFeatureError", "pl.FunctionType.AIC is Ascend-specific: it selects a compiler-internal function kind or core type; it has no meaning on the CPU backend", 4, 23);
     assert_string_equal(pto_program_text(p), "");
     pto_program_free(p);
 }

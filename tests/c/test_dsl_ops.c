@@ -96,6 +96,25 @@ static void test_dsl_ops_load_clamp_true_accepted(void **s)
     ops_expect_ok(K("        t = pl.load(a, [200, 0], [64, 128], clamp=True)\n        pl.store(t, [192, 0], out)\n"), want);
 }
 
+/* A load's bounds are its valid region: a [64, 128] window with valid_shape [32, 128] at row 224 of a
+ * 256-row tensor reads rows 224..255 (the footprint too); the valid region itself past the end is the
+ * out-of-range error; a runtime valid_shape entry is checked when the task runs. */
+static void test_dsl_ops_load_bounds_are_its_valid_region(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"t = pl.load(a, [224, 0], [64, 128], valid_shape=[32, 128], cache=pl.CachePolicy.DEFAULT)\n",
+                                       "a: In [224:256, 0:128]", NULL};
+    ops_expect_ok(K("        t = pl.load(a, [224, 0], [64, 128], valid_shape=[32, 128])\n        pl.store(t, [0, 0], out)\n"), want);
+    static const char *const runtime[] = {"valid_shape=[i * 16, 128]", "a: In [224:288, 0:128]", NULL};
+    ops_expect_ok(K("        for i in pl.range(3):\n            t = pl.load(a, [224, 0], [64, 128], valid_shape=[i * 16, 128])\n"
+                    "            pl.store(t, [0, 0], out)\n"),
+                  runtime);
+    OPS_ERROR(K("        t = pl.load(a, [224, 0], [64, 128], valid_shape=[48, 128])\n"), "InvalidOperationError",
+              "pl.load reads past the end of dimension 0: offset 224 + extent 48 exceeds the source extent 256.", 6, 25);
+    OPS_ERROR(K("        t = pl.load(a, [0, 64], [64, 128], valid_shape=[64, 65])\n"), "InvalidOperationError",
+              "pl.load reads past the end of dimension 1: offset 64 + extent 65 exceeds the source extent 128.", 6, 28);
+}
+
 static void test_dsl_ops_load_negative_offset(void **s)
 {
     (void)s;
@@ -576,6 +595,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_ops_load_accepted_forms),
     cmocka_unit_test(test_dsl_ops_load_past_end_has_clamp_hint),
     cmocka_unit_test(test_dsl_ops_load_clamp_true_accepted),
+    cmocka_unit_test(test_dsl_ops_load_bounds_are_its_valid_region),
     cmocka_unit_test(test_dsl_ops_load_negative_offset),
     cmocka_unit_test(test_dsl_ops_load_rank_mismatch),
     cmocka_unit_test(test_dsl_ops_load_shapes_not_constant),

@@ -246,7 +246,76 @@ static void test_mem_memref_errors(void **s)
               44);
 }
 
+/* ---- pl.TileView inside pl.Tile: a hint; valid_shape= equals the value's valid region ------- */
+
+#define VLOAD "pl.load(a, [0, 0], [64, 128], valid_shape=[48, 128])"
+
+static void test_mem_tileview_accepted(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"x = pl.load(a, [0, 0], [64, 128], valid_shape=[48, 128], cache=pl.CachePolicy.DEFAULT)\n",
+                                       "y = pl.exp(t)\n", "z = pl.exp(y)\n", NULL};
+    mem_expect_ok(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[48, 128])] = " VLOAD "\n"
+                           "        y: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[64, 128], pad=pl.PadValue.zero)] = pl.exp(t)\n"
+                           "        z: pl.Tile[[64, 128], pl.FP32, pl.MemRef(\"ub\"), pl.Mem.Vec, pl.TileView(fractal=512)] = pl.exp(y)\n"
+                           "        w: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[16, 128])] = pl.exp(x)\n" /* not constant */
+                           "        pl.store(x, [0, 0], out)\n        pl.store(z, [64, 0], out)\n        pl.store(w, [128, 0], out)\n"),
+                  want);
+}
+
+static void test_mem_tileview_errors(void **s)
+{
+    (void)s;
+    MEM_ERROR(K("        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[32, 128])] = " VLOAD "\n"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[32, 128])] does not match the value's type "
+              "pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[48, 128])]",
+              6, 12);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[64, 64])] = t\n"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[64, 64])] does not match the value's type "
+              "pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[64, 128])]",
+              7, 12);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(), pl.TileView()] = t\n"), "ParserTypeError",
+              "pl.Tile annotation takes at most one MemRef, one MemorySpace and one TileView", 7, 55);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(blayout=pl.NZ)] = t\n"), "UnsupportedFeatureError",
+              "blayout= is Ascend-specific: it selects a hardware fractal layout; it has no meaning on the CPU backend", 7, 52);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(slayout=1)] = t\n"), "UnsupportedFeatureError",
+              "slayout= is Ascend-specific: it selects a hardware fractal layout; it has no meaning on the CPU backend", 7, 52);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(shape=[1])] = t\n"), "ParserTypeError",
+              "pl.TileView() got an unexpected keyword argument 'shape'", 7, 52);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView([64, 128])] = t\n"), "ParserTypeError",
+              "pl.TileView() takes keyword arguments only", 7, 52);
+    MEM_ERROR(K(LOAD_T "        x: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[64])] = t\n"), "ParserTypeError",
+              "pl.TileView valid_shape has 1 entries for a rank-2 tile", 7, 64);
+}
+
+/* ---- pl.Tile on an inline function's parameters and result ------------------------------- */
+
+/* inline g(x, y) (line 3) called from f's pl.at body */
+#define INL(sig, body, call) HDR "@pl.jit.inline\ndef g(" sig "\n" body "\n" "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n" AT \
+    LOAD_T "        pl.store(" call ", [0, 0], out)\n    return out\n"
+
+static void test_mem_tile_annotation_of_inline_signature(void **s)
+{
+    (void)s;
+    static const char *const want[] = {"g_value: pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] = pl.add(x, t)\n", NULL};
+    mem_expect_ok(INL("x: pl.Tile[[64, 128], pl.FP32], y: pl.Tile[[64, 128], pl.FP32, pl.TileView(valid_shape=[64, 128])]) -> "
+                      "pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat]:",
+                      "    return pl.add(x, y)\n", "g(pl.exp(t), t)"),
+                  want);
+    MEM_ERROR(INL("x: pl.Tile[[64, 64], pl.FP32]):", "    return x\n", "g(t)"), "ParserTypeError",
+              "annotation pl.Tile[[64, 64], pl.FP32] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 4, 10);
+    MEM_ERROR(INL("x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat]):", "    return x\n", "g(t)"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP32, pl.Mem.Mat] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 4, 10);
+    MEM_ERROR(INL("x) -> pl.Tile[[64, 128], pl.FP16]:", "    return pl.exp(x)\n", "g(t)"), "ParserTypeError",
+              "annotation pl.Tile[[64, 128], pl.FP16] does not match the value's type pl.Tile[[64, 128], pl.FP32]", 4, 13);
+    MEM_ERROR(INL("x: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec, pl.Mem.Mat]):", "    return x\n", "g(t)"), "ParserTypeError",
+              "pl.Tile annotation takes at most one MemRef, one MemorySpace and one TileView", 4, 50);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_mem_tile_annotation_of_inline_signature),
+    cmocka_unit_test(test_mem_tileview_accepted),
+    cmocka_unit_test(test_mem_tileview_errors),
     cmocka_unit_test(test_mem_memref_accepted),
     cmocka_unit_test(test_mem_memref_errors),
     cmocka_unit_test(test_mem_tile_annotation_accepted),

@@ -34,6 +34,14 @@ def load(tmp_path):
     return _load
 
 
+def docs_example(load, head):
+    """The docs/dsl.md ```python block that starts with head, loaded with load (the fixture)."""
+    doc = (ROOT / "docs" / "dsl.md").read_text()
+    start = doc.index("```python\n" + head)
+    code = doc[start + len("```python\n"):doc.index("```", start + 3)]
+    return load(code, header="import pypto.language as pl\n")[0]
+
+
 def line_of(path, needle, nth=0):
     """1-based line of the nth line containing needle, and the 1-based column of needle."""
     hits = [(i + 1, line.index(needle) + 1) for i, line in enumerate(open(path).read().splitlines())

@@ -17,7 +17,9 @@ add/sub/mul/maximum/minimum with tiles and scalars, neg/abs/relu, pl.move to Mat
 sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_min and col_max/col_min
 (and row_sum/col_sum on INT32),
 row_expand_*/col_expand_* (add, sub, mul, max, min) and row_expand/col_expand of a tile with its
-own row/column maxima, fillpad (zero pad), expands of an integer literal, pl.reshape through a unit axis and back, loads with valid_shape= and
+own row/column maxima, fillpad (zero pad), pl.set_validshape (constant or loop-variable extents) and
+pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.reshape through a unit axis and back, a row copied with pl.slice and pl.assemble, pl.transpose_view / pl.transpose (of a square tile, or twice), a tile op on one of
+the tile's own elements (pl.read, full or flat index), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -44,7 +46,7 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, For, If, At, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, For, If, At, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
@@ -184,6 +186,16 @@ class Gen:
                 body.append(KExpands(t, cur, rng.randint(-9, 9)))
             elif r < 0.43:
                 body.append(KReshape(t, cur, shape))
+            elif r < 0.46:
+                body.append(KTranspose(t, cur, shape, style))
+            elif r < 0.48:  # one of cur's elements as the scalar operand
+                ij = (rng.randrange(shape[0]), rng.randrange(shape[1]))
+                flat = ij[0] * shape[1] + ij[1] if rng.random() < 0.5 else None
+                body.append(KRead(t, rng.choice(BINOPS), cur, ij, flat, self.dtype))
+            elif r < 0.51:
+                body.append(self.valid_op(t, cur, shape, ranges))
+            elif r < 0.54:
+                body.append(KWindow(t, cur, shape, rng.randrange(shape[0]), rng.randrange(shape[0])))
             elif r < 0.65 and len(tiles) + len(pool) > 1:
                 body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))
             else:
@@ -231,6 +243,23 @@ class Gen:
                     valid.append(Lin(rng.randint(1, d)))
             return KLoad(tile, src, offs, shape, valid=valid)
         return KLoad(tile, src, offs, shape)
+
+    def valid_op(self, tile, a, shape, ranges):
+        """pl.set_validshape of a to extents (constants, or a loop variable or n plus a
+        constant) from 1 to the shape's (reductions need a row and a column), or pl.fillpad_expand at a's shape (zero pad; the integer
+        extremes too on INT32)."""
+        rng = self.rng
+        if rng.random() < 0.3:
+            return KValid(tile, a, shape, pad=rng.choice(("zero", "max", "min") if self.dtype == "INT32" else ("zero",)))
+        ext = []
+        for d in shape:
+            names = [v for v in sorted(ranges) if ranges[v][0] >= 0 and ranges[v][1] < d]
+            if names and rng.random() < 0.5:
+                v = rng.choice(names)
+                ext.append(Lin(rng.randint(1, d - ranges[v][1]), [(v, 1)]))
+            else:
+                ext.append(Lin(rng.randint(1, d)))
+        return KValid(tile, a, shape, ext[0], ext[1])
 
     def kbody(self, ranges, readable, writable, acc):
         shape = self.rng.choice(TILE_SHAPES)

@@ -208,12 +208,12 @@ class KOp:
                 e = "pl.move(%s, target_memory=pl.Mem.%s)" % (self.a, "Mat" if self.style else "Left")
             elif self.op == "fillpad" and self.style:
                 e = "pl.fillpad(%s, pad_value=pl.PadValue.zero)" % self.a
-            else:
-                e = "pl.%s(%s)" % (self.op, self.a)
+            else:  # style: the pl.tile spelling of the same op
+                e = "pl.%s%s(%s)" % ("tile." if self.style else "", self.op, self.a)
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
             e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
         else:
-            e = "pl.%s(%s, %s)" % (self.op, self.a, self._operand())
+            e = "pl.%s%s(%s, %s)" % ("tile." if self.style else "", self.op, self.a, self._operand())
         out.append("%s%s = %s" % (ind, self.tile, e))
 
     def run(self, env):
@@ -299,6 +299,92 @@ class KReshape:
     def run(self, env):
         data, valid = env[self.a]
         env[self.tile] = (data.copy(), valid)
+
+
+class KWindow:
+    """tile = pl.assemble(a, pl.slice(a, [1, C], [k, 0]), [j, 0]): row k of a (the window's
+    valid region: a's shifted up by k, cut to one row; zeros outside it) written over row j;
+    the result's valid region is the prefix box holding a's and row j (the cells it adds read 0)."""
+
+    def __init__(self, tile, a, shape, k, j):
+        self.tile, self.a, self.shape, self.k, self.j = tile, a, shape, k, j
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.assemble(%s, pl.slice(%s, [1, %d], [%d, 0]), [%d, 0])" % (ind, self.tile, self.a, self.a, self.shape[1], self.k, self.j))
+
+    def run(self, env):
+        a, va = env[self.a]
+        data = a.copy()
+        data[self.j] = a[self.k] if self.k < va[0] else 0
+        rows = self.j + 1 if va[0] == 0 or va[1] == 0 else max(va[0], self.j + 1)
+        env[self.tile] = (data, (rows, self.shape[1]))
+class KTranspose:
+    """tile = a transposed: for a square shape pl.tile.transpose_view(a) or pl.transpose(a, -1, 0)
+    (the data and the valid region swapped), else pl.transpose(pl.transpose_view(a), 0, -1)
+    (style: pl.tile.transpose_view; swapped twice: unchanged)."""
+
+    def __init__(self, tile, a, shape, style):
+        self.tile, self.a, self.shape, self.style = tile, a, shape, style
+
+    def emit(self, out, ind):
+        if self.shape[0] != self.shape[1]:
+            e = "pl.transpose(pl.%stranspose_view(%s), 0, -1)" % ("tile." if self.style else "", self.a)
+        else:
+            e = ("pl.transpose(%s, -1, 0)" if self.style else "pl.tile.transpose_view(%s)") % self.a
+        out.append("%s%s = %s" % (ind, self.tile, e))
+
+    def run(self, env):
+        data, valid = env[self.a]
+        if self.shape[0] != self.shape[1]:
+            env[self.tile] = (data.copy(), valid)
+        else:
+            env[self.tile] = (data.T.copy(), (valid[1], valid[0]))
+
+
+class KRead:
+    """tile = pl.<op>(a, pl.read(a, index)): one element of a (by [i, j], or flat i * C + j)
+    as the scalar operand; an element outside a's valid region reads as 0."""
+
+    def __init__(self, tile, op, a, ij, flat, dtype):
+        self.tile, self.op, self.a, self.ij, self.flat, self.dtype = tile, op, a, ij, flat, dtype
+
+    def emit(self, out, ind):
+        out.append("%s%s = pl.%s(%s, pl.read(%s, %s))" % (ind, self.tile, self.op, self.a, self.a, self.index_text()))
+
+    def index_text(self):
+        return "[%d, %d]" % self.ij if self.flat is None else "%d" % self.flat
+
+    def run(self, env):
+        a, va = env[self.a]
+        env[self.tile] = _tile(apply_binary(self.op, a, a[self.ij], self.dtype), va)
+
+
+class KValid:
+    """tile = pl.set_validshape(a, rows, cols) (Lins within a's shape): the valid region
+    replaced, zero outside it, so elements that become valid read 0; or, with pad (a
+    pl.PadValue member name), tile = pl.fillpad_expand(a, [R, C], pad_value=...) at a's own
+    shape: fully valid, the pad outside a's valid region."""
+
+    def __init__(self, tile, a, shape, rows=None, cols=None, pad=None):
+        self.tile, self.a, self.shape, self.rows, self.cols, self.pad = tile, a, shape, rows, cols, pad
+
+    def emit(self, out, ind):
+        if self.pad is None:
+            out.append("%s%s = pl.set_validshape(%s, %s, %s)" % (ind, self.tile, self.a, self.rows.text(), self.cols.text()))
+            return
+        kw = "" if self.pad == "zero" else ", pad_value=pl.PadValue.%s" % self.pad
+        out.append("%s%s = pl.fillpad_expand(%s, [%d, %d]%s)" % (ind, self.tile, self.a, self.shape[0], self.shape[1], kw))
+
+    def run(self, env):
+        data, valid = env[self.a]
+        if self.pad is None:
+            env[self.tile] = _tile(data, (self.rows.eval(env), self.cols.eval(env)))
+            return
+        info = np.iinfo(data.dtype) if data.dtype.kind == "i" else None
+        fill = {"zero": 0, "max": info.max if info else np.inf, "min": info.min if info else -np.inf}[self.pad]
+        out = np.full(data.shape, fill, data.dtype)
+        out[:valid[0], :valid[1]] = data[:valid[0], :valid[1]]
+        env[self.tile] = (_check(out), data.shape)
 
 
 class For:

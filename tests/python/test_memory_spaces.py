@@ -9,6 +9,8 @@ import pytest
 import pypto.language as pl
 from pypto.language.parser.diagnostics import ParserSyntaxError
 
+from conftest import line_of
+
 M, KD, N = 7, 45, 13
 SPACES = ("Vec", "Mat", "Left", "Right", "Bias")
 
@@ -200,3 +202,84 @@ def test_memref_hint_has_no_effect(load):
     assert mod.pinned.lower(a, o2) == mod.plain.lower(a, o1).replace("plain", "pinned")
     with pytest.raises(Exception, match="pl.MemRef slots must be a positive integer constant, got 0"):
         mod.zero_slots(a, o1)
+
+
+def test_tileview_hint_is_checked_and_has_no_effect(load):
+    mod, path = load("""
+        @pl.jit
+        def viewed(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[6, 8])] = pl.load(a, [0, 0], [8, 8], valid_shape=[6, 8])
+                x: pl.Tile[[8, 8], pl.FP32, pl.TileView(pad=pl.PadValue.zero)] = pl.fillpad(t)
+                pl.store(x, [0, 0], out)
+            return out
+
+        @pl.jit
+        def mismatch(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t: pl.Tile[[8, 8], pl.FP32, pl.TileView(valid_shape=[8, 8])] = pl.load(a, [0, 0], [8, 8], valid_shape=[6, 8])
+                pl.store(t, [0, 0], out)
+            return out
+
+        @pl.jit
+        def layout(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t: pl.Tile[[8, 8], pl.FP32, pl.TileView(blayout=pl.NZ)] = pl.load(a, [0, 0], [8, 8])
+                pl.store(t, [0, 0], out)
+            return out
+        """)
+    a, out = np.arange(64, dtype=np.float32).reshape(8, 8), np.full((8, 8), -1, np.float32)
+    text = mod.viewed.lower(a, out)
+    assert pl.parse_program(text).lower(a, out) == text
+    mod.viewed(a, out)
+    want = a.copy()
+    want[6:] = 0
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(Exception) as e:
+        mod.mismatch(a, out)
+    assert type(e.value).__name__ == "ParserTypeError"
+    assert e.value.message == ("annotation pl.Tile[[8, 8], pl.FP32, pl.TileView(valid_shape=[8, 8])] does not match the "
+                               "value's type pl.Tile[[8, 8], pl.FP32, pl.TileView(valid_shape=[6, 8])]")
+    assert (e.value.span["line"], e.value.span["column"]) == line_of(path, "pl.Tile[[8, 8], pl.FP32, pl.TileView(valid_shape=[8")
+    with pytest.raises(Exception) as e:
+        mod.layout(a, out)
+    assert type(e.value).__name__ == "UnsupportedFeatureError"
+    assert e.value.message == ("blayout= is Ascend-specific: it selects a hardware fractal layout; it has no meaning on "
+                               "the CPU backend")
+    assert (e.value.span["line"], e.value.span["column"]) == line_of(path, "blayout")
+
+
+def test_tile_annotations_of_an_inline_signature(load):
+    mod, path = load("""
+        @pl.jit.inline
+        def scaled(x: pl.Tile[[8, 8], pl.FP32], y: pl.Tile[[8, 8], pl.FP32, pl.TileView(valid_shape=[8, 8])]) -> pl.Tile[[8, 8], pl.FP32, pl.Mem.Mat]:
+            return pl.add(x, y)
+
+        @pl.jit.inline
+        def narrow(x: pl.Tile[[8, 4], pl.FP32]):
+            return x
+
+        @pl.jit
+        def good(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [8, 8])
+                pl.store(scaled(pl.exp(t), t), [0, 0], out)
+            return out
+
+        @pl.jit
+        def bad(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(narrow(pl.load(a, [0, 0], [8, 8])), [0, 0], out)
+            return out
+        """)
+    a, out = np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8), np.zeros((8, 8), np.float32)
+    text = mod.good.lower(a, out)
+    assert "scaled_value: pl.Tile[[8, 8], pl.FP32, pl.Mem.Mat] = pl.add(x, t)" in text
+    assert pl.parse_program(text).lower(a, out) == text
+    mod.good(a, out)
+    np.testing.assert_allclose(out, np.exp(a) + a, rtol=1e-6)
+    with pytest.raises(Exception) as e:
+        mod.bad(a, out)
+    assert type(e.value).__name__ == "ParserTypeError"
+    assert e.value.message == "annotation pl.Tile[[8, 4], pl.FP32] does not match the value's type pl.Tile[[8, 8], pl.FP32]"
+    assert (e.value.span["line"], e.value.span["column"]) == line_of(path, "pl.Tile[[8, 4]")

@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 import dsl_gen
+from pypto.runtime import RunConfig
 
 
 def _count():
@@ -34,18 +35,18 @@ def _load(path, name):
     return mod
 
 
-def _run_one(tmp_path, seed):
+def _run_one(tmp_path, seed, config=None):
     prog = dsl_gen.make_program(seed)
     name = "random_dsl_%d" % seed
     path = tmp_path / (name + ".py")
     path.write_text(prog.text)
-    where = "seed %d (%s program, %d task statements) in %s; replay: PTO_DSL_SEED=%d PTO_SOAK_PROGRAMS=1" % (
-        seed, prog.dtype, prog.ntasks, path, seed)
+    where = "seed %d (%s program, %d task statements, config %r) in %s; replay: PTO_DSL_SEED=%d PTO_SOAK_PROGRAMS=1" % (
+        seed, prog.dtype, prog.ntasks, config, path, seed)
     arrays, n = prog.inputs
     x0, x1, y0, y1 = (a.copy() for a in arrays)
     try:
         mod = _load(path, name)
-        mod.prog(x0, x1, y0, y1, n)
+        mod.prog(x0, x1, y0, y1, n, config=config)
     except Exception as e:
         raise AssertionError("%s: %s: %s" % (where, type(e).__name__, e)) from e
     finally:
@@ -64,6 +65,25 @@ def test_random_programs_match_numpy(tmp_path):
     count = _count()
     tasks = sum(_run_one(tmp_path, seed) for seed in range(first, first + count))
     print("random DSL programs: %d (seeds %d..%d), %d task statements" % (count, first, first + count - 1, tasks))
+
+
+def test_random_programs_same_bits_with_small_rings_and_one_or_two_workers(tmp_path):
+    """The reference is exact, so equal to it is identical bits across the configurations.  A
+    program whose one scope holds more tasks than 16 slots fails with the capacity error naming
+    ring_task_window (the rule of test_e2e_capacity); most programs fit."""
+    first = int(os.environ.get("PTO_DSL_SEED") or 0)
+    count = max(1, _count() // 5)
+    for workers in (1, 2):
+        config = RunConfig(ring_task_window=16, ring_heap=65536, num_workers=workers)
+        ran = 0
+        for seed in range(first, first + count):
+            try:
+                _run_one(tmp_path, seed, config)
+                ran += 1
+            except AssertionError as e:
+                if "raise ring_task_window" not in str(e.__cause__):
+                    raise
+        assert ran >= count * 3 // 4, "only %d of %d programs fit 16 task slots" % (ran, count)
 
 
 def test_generator_is_deterministic():

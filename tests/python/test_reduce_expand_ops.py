@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import docs_example
 from pypto.runtime import PTORuntimeError
 
 R, C = 7, 45
@@ -249,17 +250,9 @@ def test_integer_division_by_a_zero_vector_element(K, axis):
     assert torch.equal(out[:VR, :VC], torch.div(x, 3, rounding_mode="trunc")[:VR, :VC])
 
 
-def test_docs_softmax_example(tmp_path):
+def test_docs_softmax_example(load):
     """docs/dsl.md's reductions-and-broadcasts example, as written there, against torch."""
-    import pathlib
-    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "dsl.md").read_text()
-    start = doc.index("```python\n@pl.jit\ndef softmax(")
-    code = doc[start + len("```python\n"):doc.index("```", start + 3)]
-    path = tmp_path / "docs_softmax.py"
-    path.write_text("import pypto.language as pl\n" + code)
-    spec = importlib.util.spec_from_file_location("docs_softmax", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = docs_example(load, "@pl.jit\ndef softmax(")
     x = torch.randn(64, 128, generator=torch.Generator().manual_seed(4))
     out, shifted = torch.zeros(64, 128), torch.zeros(64, 128)
     mod.softmax(x, out, shifted)

@@ -61,8 +61,16 @@ Out = _AnnotationForm("Out")
 InOut = _AnnotationForm("InOut")
 Scalar = _AnnotationForm("Scalar")
 TaskId = _Annotation("Scalar", (DataType.TASK_ID,))
+class _ViewForm(_AnnotationForm):
+    """pl.TensorView(...), pl.TileView(...): an annotation entry the compiler reads."""
+
+    def __call__(self, *args, **kwargs):
+        return _Annotation(self.kind, args + tuple("%s=%r" % kw for kw in kwargs.items()))
+
+
 Tile = _AnnotationForm("Tile")
-TensorView = _AnnotationForm("TensorView")
+TensorView = _ViewForm("TensorView")
+TileView = _ViewForm("TileView")
 
 
 # ---- operations and statements (docs/dsl.md) --------------------------------------------
@@ -82,13 +90,20 @@ class _KernelName:
 
 
 class _Namespace:
-    def __init__(self, prefix, names):
-        for n in names:
-            setattr(self, n, _KernelName(prefix + n))
+    """pl.tile / pl.tensor: every attribute names a kernel-code op (pl.tile.add); the compiler
+    checks the spelling."""
+
+    def __init__(self, prefix):
+        self._prefix = prefix
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _KernelName(self._prefix + name)
 
 
-tensor = _Namespace("tensor.", ("set_cache_policy",))
-tile = _Namespace("tile.", ("get_block_idx",))
+tensor = _Namespace("tensor.")
+tile = _Namespace("tile.")
 
 
 # Every other pl name the compiler knows (ops, statement forms, later and hardware-internal

@@ -1,0 +1,202 @@
+/*
+ * tc_window.c - the type checker's window ops on tiles in kernel code
+ * (docs/dsl.md, "Operations"): pl.assemble(target, source, offset), which
+ * writes the whole of source into a copy of target at offset, and
+ * pl.slice(x, shape, offset, ...), a copy of x's window.  Each op's checks
+ * with their exact messages and its result type; binding and placement
+ * are tc_ops.c's.
+ *
+ * Invariants: offsets are LIST nodes of one integer scalar per axis
+ * (run-time entries allowed; constant ones are bounds-checked here, the
+ * others when the task runs); a slice's shape and drop_dims are LIST
+ * nodes of constants.  Tensor forms (a Tensor target or slice operand, any
+ * use in orchestration, atomic=) are later.
+ */
+#include "compiler/tc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
+
+/* An offset list: a list or tuple literal (or a module constant bound to
+ * one) of integer scalars; NULL when reported. */
+static cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text)
+{
+    const cc_expr *lit = tc_module_constant_ast(t, e);
+    if (lit->kind != CC_E_LIST && lit->kind != CC_E_TUPLE) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s", text);
+    cc_ir_expr *x = tc_expr(t, lit);
+    if (!x) return NULL;
+    x->span = e->span;
+    for (uint32_t k = 0; k < x->u.list.n; k++) {
+        const cc_type *ty = &x->u.list.items[k]->type;
+        if (ty->kind != CC_T_SCALAR || cc_dtype_is_float(ty->dtype) || ty->dtype == CC_DT_TASK_ID)
+            return tc_err(t, CC_DIAG_TYPE, x->u.list.items[k]->span, NULL, "offset entries must be integer scalars");
+    }
+    return x;
+}
+
+/* Constant offsets of a window of extents ext in a tile of extents shape:
+ * "pl.<op>: offset <o> + extent <e> exceeds dimension <d> of extent <s>". */
+static int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape)
+{
+    for (uint32_t d = 0; d < offs->u.list.n; d++) {
+        const cc_ir_expr *it = offs->u.list.items[d];
+        int64_t o;
+        if (!cc_ir_const_int(it, &o)) continue;
+        if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
+        if (o > shape[d] - ext[d]) /* o + ext > shape, without overflow */
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.%s: offset %lld + extent %lld exceeds dimension %u of extent %lld", op,
+                          (long long)o, (long long)ext[d], d, (long long)shape[d]), 0;
+    }
+    return 1;
+}
+
+/* A Tensor operand of a window op: a later package. */
+static void *tc_window_tensor(tc *t, cc_span sp, const char *what, const char *hint)
+{
+    return tc_err(t, CC_DIAG_UNSUPPORTED, sp, hint, "%s is not supported in this version", what);
+}
+
+/* pl.assemble(target, source, offset): target a tile, source a tile (a
+ * Tensor loaded whole), equal ranks, dtypes equal or FP32 into FP16/BF16. */
+static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"target", "source", "offset"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "assemble", ps, TC_N(ps), &a) || !tc_need(t, call, "assemble", &a, 3, ps)) return NULL;
+    cc_ir_expr *dst = tc_expr(t, a.v[0]);
+    if (!dst) return NULL;
+    if (dst->type.kind == CC_T_TENSOR)
+        return tc_window_tensor(t, a.v[0]->span, "pl.assemble into a Tensor", "store a tile with pl.store(tile, offsets, tensor)");
+    if (dst->type.kind != CC_T_TILE) {
+        char ty[96];
+        cc_type_format(&dst->type, ty, sizeof ty);
+        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.assemble: the target must be a tile, got %s", ty);
+    }
+    cc_ir_expr *offs = tc_offset_list(t, a.v[2], "tile.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression");
+    cc_ir_expr *src = offs ? tc_expr(t, a.v[1]) : NULL;
+    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span))) return NULL;
+    const cc_type *tt = &dst->type, *st = &src->type;
+    if (st->rank != tt->rank)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.assemble: source rank %u does not match target rank %u", st->rank, tt->rank);
+    int narrowing = st->dtype == CC_DT_FP32 && (tt->dtype == CC_DT_FP16 || tt->dtype == CC_DT_BF16);
+    if (st->dtype != tt->dtype && !narrowing)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.assemble: source dtype %s cannot be inserted into a %s target; insert pl.cast",
+                      cc_dtype_name((cc_dtype)st->dtype), cc_dtype_name((cc_dtype)tt->dtype));
+    if (offs->u.list.n != tt->rank)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[2]->span, NULL, "pl.assemble: expected %u offsets for a rank-%u target, got %u", tt->rank,
+                      tt->rank, offs->u.list.n);
+    if (!tc_window_bounds(t, "assemble", offs, st->shape, tt->shape)) return NULL;
+    cc_ir_expr *x = cc_ir_op_new(t->a, CC_IR_ASSEMBLE, call->span);
+    if (!x) return tc_oom(t);
+    x->u.op.args[0] = dst, x->u.op.args[1] = src, x->u.op.args[2] = offs;
+    x->type = *tt; /* partial as the target: the region only grows */
+    return x;
+}
+
+/* drop_dims=: constant unit axes of the window (each once) into *mask. */
+static cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask)
+{
+    *mask = 0;
+    const cc_expr *lit = tc_module_constant_ast(t, e);
+    if (lit->kind != CC_E_LIST && lit->kind != CC_E_TUPLE)
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.slice drop_dims must be a list of axes like [0]");
+    cc_ir_expr *x = tc_expr(t, lit);
+    if (!x) return NULL;
+    x->span = e->span;
+    for (uint32_t k = 0; k < x->u.list.n; k++) {
+        const cc_ir_expr *it = x->u.list.items[k];
+        int64_t d;
+        if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || !cc_ir_const_int(it, &d))
+            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.slice drop_dims entry %u must be a compile-time constant", k);
+        if (d < 0 || d >= rank)
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: drop_dims axis %lld is out of range for rank %u", (long long)d, rank);
+        if (ext[d] != 1)
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: drop_dims axis %lld has extent %lld; only unit axes can be dropped",
+                          (long long)d, (long long)ext[d]);
+        if (*mask & (1u << d)) return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: drop_dims axis %lld appears twice", (long long)d);
+        *mask |= 1u << d;
+    }
+    return x;
+}
+
+/* pl.slice(x, shape, offset, valid_shape=None, drop_dims=None, pad_value=None, clamp=False)
+ * of a tile: the window's constant shape, its offsets, and the result's
+ * type (the window's shape less the dropped axes, at least rank 2 when
+ * the window is). */
+static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"x", "shape", "offset", "valid_shape", "drop_dims", "pad_value", "clamp"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "slice", ps, TC_N(ps), &a) || !tc_need(t, call, "slice", &a, 3, ps)) return NULL;
+    cc_ir_expr *x = tc_expr(t, a.v[0]);
+    if (!x) return NULL;
+    if (x->type.kind == CC_T_TENSOR) return tc_window_tensor(t, call->span, "pl.slice of a Tensor", NULL);
+    if (x->type.kind != CC_T_TILE) {
+        char ty[96];
+        cc_type_format(&x->type, ty, sizeof ty);
+        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.slice expects a tile, got %s", ty);
+    }
+    if (a.v[6] && a.v[6]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "clamp= must be True or False");
+    if (a.v[6] && a.v[6]->u.i) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.slice: clamp=True is not supported for a Tile");
+    const cc_expr *se = tc_module_constant_ast(t, a.v[1]);
+    if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
+        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.slice: shape must be a list like [16, 16]");
+    cc_ir_expr *shp = tc_expr(t, se);
+    if (!shp) return NULL;
+    shp->span = a.v[1]->span;
+    uint32_t r = x->type.rank;
+    int64_t ext[CC_MAX_RANK];
+    for (uint32_t d = 0; d < shp->u.list.n && d < CC_MAX_RANK; d++) {
+        const cc_ir_expr *it = shp->u.list.items[d];
+        if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || !cc_ir_const_int(it, &ext[d]))
+            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "tile.slice shape element %u must be a compile-time constant", d);
+        if (ext[d] <= 0)
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: shape element %u must be positive, got %lld", d, (long long)ext[d]);
+    }
+    cc_ir_expr *offs = tc_offset_list(t, a.v[2], "pl.slice: offset must be a list like [0, 0]");
+    if (!offs) return NULL;
+    if (shp->u.list.n != r || offs->u.list.n != r)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.slice: expected %u shape entries and %u offsets for a rank-%u tile, got %u and %u",
+                      r, r, r, shp->u.list.n, offs->u.list.n);
+    if (!tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
+    cc_ir_expr *valid = NULL, *drop = NULL;
+    if (a.v[3] && a.v[3]->kind != CC_E_NONE) {
+        if (!(valid = tc_offset_list(t, a.v[3], "pl.slice: valid_shape must be a list like [8, 16]"))) return NULL;
+        if (valid->u.list.n != r)
+            return tc_err(t, CC_DIAG_INVALID_OP, a.v[3]->span, NULL, "pl.slice: valid_shape has %u entries for a rank-%u window", valid->u.list.n, r);
+    }
+    unsigned mask = 0;
+    if (a.v[4] && a.v[4]->kind != CC_E_NONE && !(drop = tc_drop_dims(t, a.v[4], ext, r, &mask))) return NULL;
+    int pad = 0;
+    if (a.v[5] && a.v[5]->kind != CC_E_NONE) {
+        if ((pad = tc_pad_value(t, a.v[5], "pl.slice")) < 0) return NULL;
+        if (pad != 1) /* every tile reads 0 outside its valid region (tile/tile.h) */
+            return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[5]->span, "pl.fillpad the slice instead", "pl.slice pad_value=PadValue.%s is not supported in this version",
+                          pad == 2 ? "max" : "min");
+    }
+    cc_ir_expr *s = cc_ir_op_new(t->a, CC_IR_SLICE, call->span);
+    if (!s) return tc_oom(t);
+    s->u.op.args[0] = x, s->u.op.args[1] = shp, s->u.op.args[2] = offs, s->u.op.args[3] = valid, s->u.op.args[4] = drop;
+    s->u.op.mode = (uint8_t)pad;
+    s->type = (cc_type){.kind = CC_T_TILE, .dtype = x->type.dtype, .partial = (uint8_t)(x->type.partial || valid)};
+    uint32_t n = 0;
+    for (uint32_t d = 0; d < r; d++)
+        if (!(mask & (1u << d))) s->type.shape[n++] = ext[d];
+    uint32_t floor = r < 2 ? r : 2; /* dropped axes below rank 2 come back as leading unit axes */
+    if (n < floor) {
+        memmove(s->type.shape + (floor - n), s->type.shape, n * sizeof s->type.shape[0]);
+        for (uint32_t d = 0; d < floor - n; d++) s->type.shape[d] = 1;
+        n = floor;
+    }
+    s->type.rank = (uint8_t)n;
+    return s;
+}
+
+cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op)
+{
+    if (t->c.plane == TC_CONTROL) /* tensor views and copies: a later package */
+        return tc_window_tensor(t, call->span, op == CC_IR_SLICE ? "pl.slice of a Tensor" : "pl.assemble in orchestration code", NULL);
+    return op == CC_IR_SLICE ? tc_slice(t, call) : tc_assemble(t, call);
+}
