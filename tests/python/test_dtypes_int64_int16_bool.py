@@ -189,3 +189,20 @@ def test_sc_cast_scalars_to_and_from_index_and_int64_in_kernel_code(load):
     out = np.zeros_like(a)
     mod.k(a, out, 7, 2.5)
     assert np.array_equal(out, a + 3 + 21)  # round(2.5) = 3 (half away from zero)
+
+
+@pytest.mark.parametrize("dt", ["INT64", "INT16", "BOOL"])
+def test_sc_dtype_read_and_write_one_element(load, dt):
+    mod = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                v = pl.read(pl.load(a, [0, 0], [8, 16]), [1, 2])
+                pl.write(out, [3, 4], v)
+            return out
+        """)[0]
+    a = _values(dt, seed=4)
+    a[1, 2] = np.iinfo(NUMPY[dt]).min if dt != "BOOL" else True
+    out = np.zeros_like(a)
+    mod.k(a, out)
+    assert out[3, 4] == a[1, 2] and np.count_nonzero(out) == 1
