@@ -228,7 +228,7 @@ static cc_ir_expr *tc_transpose(tc *t, const cc_expr *call, cc_ir_op op)
     tc_args a;
     if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *ax1 = NULL, *ax2 = NULL;
-    if (!x) return NULL;
+    if (!x || !tc_no_bool_tile(t, row->name, x, call->span)) return NULL;
     uint32_t rank = x->type.rank;
     int64_t i = (int64_t)rank - 2, j = (int64_t)rank - 1;
     if (op == CC_IR_TRANSPOSE_VIEW && rank < 2)
@@ -303,7 +303,7 @@ static cc_ir_expr *tc_set_validshape(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "set_validshape", ps, TC_N(ps), &a) || !tc_need(t, call, "set_validshape", &a, 3, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
-    if (!x) return NULL;
+    if (!x || !tc_no_bool_tile(t, "set_validshape", x, call->span)) return NULL;
     if (x->type.rank != 2)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.set_validshape requires a rank-2 tile, got rank %u", x->type.rank);
     cc_ir_expr *r = tc_valid_extent(t, a.v[1], "valid_rows", 0, x->type.shape[0], call->span);

@@ -3,7 +3,8 @@
  * source: INT64, INT16 and BOOL tensors in annotations, arguments and
  * pl.create_tensor; BOOL tiles load, store, move and cast, and every other
  * op refuses them at the op ("pl.<op> does not accept BOOL tiles; cast
- * first"); scalar casts to and from INDEX and INT64.
+ * first"), the view and shape ops included; scalar casts to and from INDEX
+ * and INT64.
  */
 #include <stdlib.h>
 
@@ -70,6 +71,12 @@ static void test_sc_dtype_bool_tile_in_other_ops_is_type_error_at_the_op(void **
         {"        u = pl.concat(t, t)\n", "concat", 13},
         {"        u = pl.fillpad(t)\n", "fillpad", 13},
         {"        u = pl.reshape(t, [256])\n", "reshape", 13},
+        {"        u = pl.fillpad_expand(t, [32, 32])\n", "fillpad_expand", 13},
+        {"        u = pl.transpose(t, 0, 1)\n", "transpose", 13},
+        {"        u = pl.tile.transpose_view(t)\n", "transpose_view", 13},
+        {"        u = pl.set_validshape(t, 4, 4)\n", "set_validshape", 13},
+        {"        u = pl.slice(t, [4, 4], [0, 0])\n", "slice", 13},
+        {"        u = pl.tile.assemble(t, t, (0, 0))\n", "assemble", 13},
     };
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         char src[512], msg[96];
