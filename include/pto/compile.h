@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /* Element types, in pl's order: X(NAME, bytes). */
-#define PTO_DTYPE_LIST(X) X(FP32, 4) X(FP16, 2) X(BF16, 2) X(INT32, 4) X(INT8, 1) X(INDEX, 8) X(BOOL, 1)
+#define PTO_DTYPE_LIST(X) X(FP32, 4) X(FP16, 2) X(BF16, 2) X(INT32, 4) X(INT8, 1) X(INDEX, 8) X(BOOL, 1) X(INT64, 8) \
+    X(INT16, 2)
 
 typedef enum pto_dtype {
 #define PTO_DTYPE_ENUM_(n, size) PTO_DTYPE_##n,

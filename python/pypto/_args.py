@@ -7,9 +7,11 @@ Shapes, ranks and kinds against the annotations are the compiler's checks.
 """
 import sys
 
-_TORCH_DTYPES = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "int32": "INT32", "int8": "INT8"}
-_NUMPY_DTYPES = {"float32": "FP32", "float16": "FP16", "int32": "INT32", "int8": "INT8"}
-_SUPPORTED = "float32, float16, bfloat16, int32, int8"
+_TORCH_DTYPES = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "int64": "INT64", "int32": "INT32", "int16": "INT16",
+                 "int8": "INT8", "bool": "BOOL"}
+_NUMPY_DTYPES = {"float32": "FP32", "float16": "FP16", "int64": "INT64", "int32": "INT32", "int16": "INT16", "int8": "INT8",
+                 "bool": "BOOL"}
+_SUPPORTED = "float32, float16, bfloat16, int64, int32, int16, int8, bool"
 
 
 def bind_args(who, sig, args, kwargs):

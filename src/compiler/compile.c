@@ -31,7 +31,7 @@
 #define PTO_DTYPE_SAME_(n, size)                                                             \
     _Static_assert((int)PTO_DTYPE_##n == (int)CC_DT_##n, "pto_dtype " #n " is cc_dtype " #n); \
     _Static_assert(size == CC_DTYPE_SIZE_##n, "pto_dtype " #n " has cc_dtype " #n "'s size");
-#define CC_DTYPE_SIZE_(n, size, fl) enum { CC_DTYPE_SIZE_##n = size };
+#define CC_DTYPE_SIZE_(n, size, fl, pl) enum { CC_DTYPE_SIZE_##n = size };
 CC_DTYPE_LIST(CC_DTYPE_SIZE_)
 PTO_DTYPE_LIST(PTO_DTYPE_SAME_)
 #undef CC_DTYPE_SIZE_

@@ -16,7 +16,7 @@
 
 static const cc_pl_name cc_pl_names[] = {
 #define CC_OP_NAME_(n, s, ...) {s, CC_PL_SUPPORTED, CC_PLK_OP, CC_PLR_NONE},
-#define CC_DTYPE_NAME_(n, size, fl) {#n, CC_PL_SUPPORTED, CC_PLK_DTYPE, CC_PLR_NONE},
+#define CC_DTYPE_NAME_(n, size, fl, pl) {#n, CC_PL_SUPPORTED, CC_PLK_DTYPE, CC_PLR_NONE},
 #define CC_DTYPE_LATER_NAME_(n, v, st, r) {#n, CC_PL_##st, CC_PLK_DTYPE, CC_PLR_##r},
 #define CC_PL_NAME_(n, st, k, r) {#n, CC_PL_##st, CC_PLK_##k, CC_PLR_##r},
     CC_IR_OP_LIST(CC_OP_NAME_) CC_DTYPE_LIST(CC_DTYPE_NAME_) CC_DTYPE_LATER_LIST(CC_DTYPE_LATER_NAME_) CC_PL_NAME_LIST(CC_PL_NAME_)
@@ -75,7 +75,7 @@ const char *cc_pl_reason_text(cc_pl_reason r)
 
 #define CC_MEMBER_(n, v) {#n, v},
 #define CC_FUNC_KIND_MEMBER_(n, m, v) {#m, v},
-#define CC_DTYPE_MEMBER_(n, size, fl) {#n, CC_DT_##n},
+#define CC_DTYPE_MEMBER_(n, size, fl, pl) {#n, pl},
 #define CC_DTYPE_LATER_MEMBER_(n, v, st, r) {#n, v},
 static const pto_lang_member cc_dtype_members[] = {CC_DTYPE_LIST(CC_DTYPE_MEMBER_) CC_DTYPE_LATER_LIST(CC_DTYPE_LATER_MEMBER_)};
 static const pto_lang_member cc_level_members[] = {CC_LEVEL_LIST(CC_MEMBER_)};

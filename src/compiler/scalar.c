@@ -17,6 +17,7 @@ void cc_dtype_int_range(cc_dtype d, int64_t *lo, int64_t *hi)
 {
     switch (d) {
     case CC_DT_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case CC_DT_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
     case CC_DT_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
     case CC_DT_BOOL: *lo = 0, *hi = 1; break;
     default: *lo = INT64_MIN, *hi = INT64_MAX; break;
@@ -90,6 +91,7 @@ static int64_t cc_wrap(cc_dtype d, uint64_t v)
 {
     switch (d) {
     case CC_DT_INT32: return (int32_t)(uint32_t)v;
+    case CC_DT_INT16: return (int16_t)(uint16_t)v;
     case CC_DT_INT8: return (int8_t)(uint8_t)v;
     case CC_DT_BOOL: return v != 0;
     default: return (int64_t)v;

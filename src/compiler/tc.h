@@ -207,6 +207,11 @@ int tc_pl_keyword_unsupported(tc *t, const char *form, const cc_keyword *kw);
 int tc_dtype_arg(tc *t, const cc_expr *e, const char *what);
 /* tc_dtype_arg, and the dtype must be a tile's (not INDEX or BOOL). */
 int tc_tile_dtype_arg(tc *t, const cc_expr *e, const char *what);
+/* tc_dtype_arg for a tensor's dtype (cc_dtype_is_tensor): else "a tensor dtype must be ...". */
+int tc_tensor_dtype_arg(tc *t, const cc_expr *e, const char *what);
+/* Refuses a BOOL tile operand of pl.<op> ("pl.<op> does not accept BOOL tiles; cast first", at sp):
+ * BOOL tiles only load, store, move, cast, read and write.  1 when x is not one. */
+int tc_no_bool_tile(tc *t, const char *op, const cc_ir_expr *x, cc_span sp);
 /* e, or, when e names a module constant (not shadowed by a local), that
  * constant's expression (followed through constants naming constants):
  * where a literal list, dtype or enum member is expected, a module

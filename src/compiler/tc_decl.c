@@ -290,7 +290,7 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a Python int, float or bool, got tensor",
                           who, ip->name), 0;
         cc_type at = {.kind = CC_T_TENSOR, .dtype = (uint8_t)sp->dtype, .rank = (uint8_t)sp->rank};
-        if (sp->rank < 1 || sp->rank > CC_MAX_RANK || sp->dtype > PTO_DTYPE_INT8)
+        if (sp->rank < 1 || sp->rank > CC_MAX_RANK || !cc_dtype_is_tensor((cc_dtype)sp->dtype))
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a tensor of rank 1 to 4 and a tensor dtype",
                           who, ip->name), 0;
         memcpy(at.shape, sp->shape, sizeof at.shape);

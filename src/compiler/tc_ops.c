@@ -260,9 +260,16 @@ static int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_ty
     return 1;
 }
 
-/* The op's dtype rule on a tile of dtype dt. */
+int tc_no_bool_tile(tc *t, const char *op, const cc_ir_expr *x, cc_span sp)
+{
+    if (x->type.kind != CC_T_TILE || x->type.dtype != CC_DT_BOOL) return 1;
+    return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s does not accept BOOL tiles; cast first", op), 0;
+}
+
+/* The op's dtype rule on a tile of dtype dt (BOOL: no arithmetic op takes it). */
 static int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp)
 {
+    if (dt == CC_DT_BOOL) return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s does not accept BOOL tiles; cast first", row->name), 0;
     int fl = cc_dtype_is_float((cc_dtype)dt);
     if ((row->dtypes == CC_OPD_FLOAT && !fl) || (row->dtypes == CC_OPD_INT && fl))
         return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s requires a%s tile, got %s", row->name, fl ? "n integer" : " floating-point",
@@ -348,7 +355,7 @@ static cc_ir_expr *tc_tile_expands(tc *t, cc_ir_expr *l, cc_ir_expr *r, cc_span 
         cc_type_format(&r->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, r->span, NULL, "pl.expands: the value to broadcast must be a scalar, got %s", ty);
     }
-    if (!tc_scalar_fits_tile(t, "expands", r, &l->type)) return NULL;
+    if (!tc_no_bool_tile(t, "expands", l, sp) || !tc_scalar_fits_tile(t, "expands", r, &l->type)) return NULL;
     cc_ir_expr *x = cc_ir_op_new(t->a, CC_IR_EXPANDS, sp);
     if (!x) return tc_oom(t);
     x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
@@ -438,15 +445,18 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
         if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
     }
     cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
-    if (!r || !(l = tc_tile_operand(t, l, a.v[0]->span)) || !(r = tc_tile_operand(t, r, a.v[1]->span))) return NULL;
+    if (!r || !(l = tc_tile_operand(t, l, a.v[0]->span)) || !(r = tc_tile_operand(t, r, a.v[1]->span)) ||
+        !tc_no_bool_tile(t, "matmul", l, call->span) || !tc_no_bool_tile(t, "matmul", r, call->span))
+        return NULL;
     if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul: inner dimensions differ: %s vs %s", tc_shape_text(t, &l->type),
                       tc_shape_text(t, &r->type));
     if (l->type.dtype != r->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast",
                       cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
-    if (l->type.dtype == CC_DT_INT32)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got INT32");
+    if (!cc_dtype_is_float((cc_dtype)l->type.dtype) && l->type.dtype != CC_DT_INT8)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got %s",
+                      cc_dtype_name((cc_dtype)l->type.dtype));
     int deduced = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
     cc_ir_expr *m = cc_ir_op_new(t->a, CC_IR_MATMUL, call->span);
     if (!m) return tc_oom(t);
@@ -496,10 +506,8 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     cc_ir_expr *shp;
     if (!tc_shapes(t, a.v[0], "create_tensor", ext, &n, &shp)) return NULL;
     if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.create_tensor: the shape needs 1 to 4 entries");
-    int dt = tc_dtype_arg(t, a.v[1], "pl.create_tensor dtype");
+    int dt = tc_tensor_dtype_arg(t, a.v[1], "pl.create_tensor dtype");
     if (dt < 0) return NULL;
-    if (dt == CC_DT_INDEX || dt == CC_DT_BOOL)
-        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8");
     cc_ir_expr *init = a.v[4] ? tc_create_tensor_init(t, a.v[4], (cc_dtype)dt) : NULL;
     if (a.v[4] && !init) return NULL;
     cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CREATE_TENSOR, call->span);

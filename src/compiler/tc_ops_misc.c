@@ -40,15 +40,18 @@ static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "matmul_acc", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul_acc", &a, 3, ps)) return NULL;
     cc_ir_expr *acc = tc_tile_arg(t, a.v[0]), *l = acc ? tc_tile_arg(t, a.v[1]) : NULL, *r = l ? tc_tile_arg(t, a.v[2]) : NULL, *cond;
-    if (!r || !tc_init_cond(t, a.v[3], &cond)) return NULL;
+    if (!r || !tc_no_bool_tile(t, "matmul_acc", acc, call->span) || !tc_no_bool_tile(t, "matmul_acc", l, call->span) ||
+        !tc_no_bool_tile(t, "matmul_acc", r, call->span) || !tc_init_cond(t, a.v[3], &cond))
+        return NULL;
     if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul_acc: inner dimensions differ: %s vs %s",
                       tc_shape_text(t, &l->type), tc_shape_text(t, &r->type));
     if (l->type.dtype != r->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc: operand dtypes %s and %s differ; insert pl.cast",
                       cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
-    if (l->type.dtype == CC_DT_INT32)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc takes FP32, FP16, BF16 or INT8 operands, got INT32");
+    if (!cc_dtype_is_float((cc_dtype)l->type.dtype) && l->type.dtype != CC_DT_INT8)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc takes FP32, FP16, BF16 or INT8 operands, got %s",
+                      cc_dtype_name((cc_dtype)l->type.dtype));
     cc_dtype want = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
     if (acc->type.dtype != want)
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "tile.matmul_acc requires accumulator dtype %s, but got %s", cc_dtype_name(want),
@@ -77,7 +80,7 @@ static cc_ir_expr *tc_concat(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "concat", ps, TC_N(ps), &a) || !tc_need(t, call, "concat", &a, 2, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *y = x ? tc_tile_arg(t, a.v[1]) : NULL;
-    if (!y) return NULL;
+    if (!y || !tc_no_bool_tile(t, "concat", x, call->span) || !tc_no_bool_tile(t, "concat", y, call->span)) return NULL;
     if (x->type.rank != 2 || y->type.rank != 2) return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "tile.concat requires 2D tiles");
     if (x->type.dtype != y->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "tile.concat: inputs must have same dtype, got %s vs %s",
@@ -123,7 +126,7 @@ static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "fillpad", ps, TC_N(ps), &a) || !tc_need(t, call, "fillpad", &a, 1, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
-    int pad = x ? tc_pad_value(t, a.v[1], "fillpad") : -1;
+    int pad = x && tc_no_bool_tile(t, "fillpad", x, call->span) ? tc_pad_value(t, a.v[1], "fillpad") : -1;
     if (pad < 0) return NULL;
     cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FILLPAD, call->span);
     if (!f) return tc_oom(t);
@@ -170,7 +173,7 @@ static cc_ir_expr *tc_reshape(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "reshape", ps, TC_N(ps), &a) || !tc_need(t, call, "reshape", &a, 2, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
-    if (!x) return NULL;
+    if (!x || !tc_no_bool_tile(t, "reshape", x, call->span)) return NULL;
     const cc_expr *se = tc_module_constant_ast(t, a.v[1]);
     if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
         return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.reshape: shape must be a list like [1, 32]");
@@ -225,7 +228,7 @@ static cc_ir_expr *tc_transpose(tc *t, const cc_expr *call, cc_ir_op op)
     tc_args a;
     if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *ax1 = NULL, *ax2 = NULL;
-    if (!x) return NULL;
+    if (!x || !tc_no_bool_tile(t, row->name, x, call->span)) return NULL;
     uint32_t rank = x->type.rank;
     int64_t i = (int64_t)rank - 2, j = (int64_t)rank - 1;
     if (op == CC_IR_TRANSPOSE_VIEW && rank < 2)
@@ -254,7 +257,7 @@ static cc_ir_expr *tc_fillpad_expand(tc *t, const cc_expr *call)
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]), *shp;
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
-    if (!x || !tc_shapes(t, a.v[1], "fillpad_expand", ext, &n, &shp)) return NULL;
+    if (!x || !tc_no_bool_tile(t, "fillpad_expand", x, call->span) || !tc_shapes(t, a.v[1], "fillpad_expand", ext, &n, &shp)) return NULL;
     cc_type want = x->type;
     memcpy(want.shape, ext, n * sizeof ext[0]);
     want.rank = (uint8_t)n;
@@ -300,7 +303,7 @@ static cc_ir_expr *tc_set_validshape(tc *t, const cc_expr *call)
     tc_args a;
     if (!tc_op_bind(t, call, "set_validshape", ps, TC_N(ps), &a) || !tc_need(t, call, "set_validshape", &a, 3, ps)) return NULL;
     cc_ir_expr *x = tc_tile_arg(t, a.v[0]);
-    if (!x) return NULL;
+    if (!x || !tc_no_bool_tile(t, "set_validshape", x, call->span)) return NULL;
     if (x->type.rank != 2)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.set_validshape requires a rank-2 tile, got rank %u", x->type.rank);
     cc_ir_expr *r = tc_valid_extent(t, a.v[1], "valid_rows", 0, x->type.shape[0], call->span);

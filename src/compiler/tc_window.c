@@ -76,7 +76,9 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
     }
     cc_ir_expr *offs = tc_offset_list(t, a.v[2], "tile.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression");
     cc_ir_expr *src = offs ? tc_expr(t, a.v[1]) : NULL;
-    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span))) return NULL;
+    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span)) || !tc_no_bool_tile(t, "assemble", dst, call->span) ||
+        !tc_no_bool_tile(t, "assemble", src, call->span))
+        return NULL;
     const cc_type *tt = &dst->type, *st = &src->type;
     if (st->rank != tt->rank)
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.assemble: source rank %u does not match target rank %u", st->rank, tt->rank);
@@ -138,6 +140,7 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
         cc_type_format(&x->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.slice expects a tile, got %s", ty);
     }
+    if (!tc_no_bool_tile(t, "slice", x, call->span)) return NULL;
     if (a.v[6] && a.v[6]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "clamp= must be True or False");
     if (a.v[6] && a.v[6]->u.i) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.slice: clamp=True is not supported for a Tile");
     const cc_expr *se = tc_module_constant_ast(t, a.v[1]);

@@ -31,19 +31,24 @@ const char *cc_op_text(cc_op op);
 
 #define CC_MAX_RANK 4
 
-/* ---- dtypes: X(NAME, element bytes, is float) -------------------------------------- */
-#define CC_DTYPE_LIST(X) \
-    X(FP32, 4, 1)        \
-    X(FP16, 2, 1)        \
-    X(BF16, 2, 1)        \
-    X(INT32, 4, 0)       \
-    X(INT8, 1, 0)        \
-    X(INDEX, 8, 0)       \
-    X(BOOL, 1, 0)        \
-    X(TASK_ID, 8, 0)
+/* ---- dtypes: X(NAME, element bytes, is float, pl.DataType value) ---------------------
+ * The position is the cc_dtype (and pto_dtype, tile_dtype) value; the last
+ * column is the member's value in pl.DataType, which is stable across versions
+ * (INT64 and INT16 were later dtypes with these values; names.h lists the rest). */
+#define CC_DTYPE_LIST(X)  \
+    X(FP32, 4, 1, 0)      \
+    X(FP16, 2, 1, 1)      \
+    X(BF16, 2, 1, 2)      \
+    X(INT32, 4, 0, 3)     \
+    X(INT8, 1, 0, 4)      \
+    X(INDEX, 8, 0, 5)     \
+    X(BOOL, 1, 0, 6)      \
+    X(INT64, 8, 0, 10)    \
+    X(INT16, 2, 0, 9)     \
+    X(TASK_ID, 8, 0, 7)
 
 typedef enum cc_dtype {
-#define CC_DTYPE_ENUM_(n, size, fl) CC_DT_##n,
+#define CC_DTYPE_ENUM_(n, size, fl, pl) CC_DT_##n,
     CC_DTYPE_LIST(CC_DTYPE_ENUM_)
 #undef CC_DTYPE_ENUM_
     CC_DT_COUNT
@@ -52,6 +57,8 @@ typedef enum cc_dtype {
 const char *cc_dtype_name(cc_dtype d);   /* "FP32" */
 size_t cc_dtype_size(cc_dtype d);
 int cc_dtype_is_float(cc_dtype d);
+/* Can a tensor hold elements of d?  All but INDEX and TASK_ID (scalar-only). */
+int cc_dtype_is_tensor(cc_dtype d);
 /* The dtype named name ("FP32"), or -1. */
 int cc_dtype_lookup(const char *name);
 

@@ -21,7 +21,9 @@
 #include "exec/scalar.h"
 #include "tile/tile.h"
 
-_Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8, "tile dtypes mirror cc_dtype");
+_Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8 && (int)TILE_BOOL == (int)CC_DT_BOOL &&
+                   (int)TILE_INT64 == (int)CC_DT_INT64 && (int)TILE_INT16 == (int)CC_DT_INT16,
+               "tile dtypes mirror cc_dtype");
 
 /* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop or tile_bcastop by class), from its row. */
 static const int8_t vm_tile_entry[CC_IR_OP_COUNT] = {

@@ -13,7 +13,8 @@
 
 size_t tile_dtype_size(tile_dtype d)
 {
-    static const size_t size[] = {4, 2, 2, 4, 1};
+    static const size_t size[] = {[TILE_FP32] = 4, [TILE_FP16] = 2, [TILE_BF16] = 2, [TILE_INT32] = 4, [TILE_INT8] = 1,
+                                  [TILE_BOOL] = 1, [TILE_INT64] = 8, [TILE_INT16] = 2};
     return size[d];
 }
 
@@ -21,7 +22,8 @@ int tile_dtype_is_float(tile_dtype d) { return d <= TILE_BF16; }
 
 const char *tile_dtype_name(tile_dtype d)
 {
-    static const char *const names[] = {"FP32", "FP16", "BF16", "INT32", "INT8"};
+    static const char *const names[] = {[TILE_FP32] = "FP32", [TILE_FP16] = "FP16", [TILE_BF16] = "BF16", [TILE_INT32] = "INT32",
+                                        [TILE_INT8] = "INT8",   [TILE_BOOL] = "BOOL",   [TILE_INT64] = "INT64", [TILE_INT16] = "INT16"};
     return names[d];
 }
 
@@ -99,6 +101,9 @@ void tile_fill(void *data, tile_dtype dt, tile_scalar v, int64_t n)
     }
     case TILE_INT32: for (int64_t k = 0; k < n; k++) ((int32_t *)data)[k] = (int32_t)(uint32_t)v.i; break;
     case TILE_INT8: memset(data, (int)(uint8_t)v.i, (size_t)n); break;
+    case TILE_BOOL: memset(data, v.i != 0, (size_t)n); break;
+    case TILE_INT64: for (int64_t k = 0; k < n; k++) ((int64_t *)data)[k] = v.i; break;
+    case TILE_INT16: for (int64_t k = 0; k < n; k++) ((int16_t *)data)[k] = (int16_t)(uint16_t)v.i; break;
     }
 }
 
@@ -119,6 +124,11 @@ void tile_clear_outside(tile *t)
         if (from < row_len) memset(p + (size_t)(k * row_len + from) * es, 0, (size_t)(row_len - from) * es);
         for (int d = r - 2; d >= 0 && ++idx[d] == t->shape[d]; d--) idx[d] = 0;
     }
+}
+
+int tile_no_bool(const tile *a, const char *op, char *msg, size_t cap)
+{
+    return a->dtype == TILE_BOOL ? tile_fail(msg, cap, "pl.%s does not accept BOOL tiles; cast first", op) : 0;
 }
 
 int tile_fail(char *msg, size_t cap, const char *fmt, ...)

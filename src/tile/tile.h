@@ -25,8 +25,13 @@
 
 #define TILE_MAX_RANK 4
 
-/* Element types: the values of cc_dtype and pto_dtype. */
-typedef enum tile_dtype { TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT32 = 3, TILE_INT8 = 4 } tile_dtype;
+/* Element types: the values of cc_dtype and pto_dtype (5 is INDEX, a
+ * scalar-only dtype).  BOOL elements are bytes 0/1; only the data-movement
+ * kernels (load, store, concat, reshape), fills and tile_cast take them, the
+ * arithmetic ones fail ("pl.<op> does not accept BOOL tiles; cast first"). */
+typedef enum tile_dtype {
+    TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT32 = 3, TILE_INT8 = 4, TILE_BOOL = 6, TILE_INT64 = 7, TILE_INT16 = 8
+} tile_dtype;
 
 /* The ops of each kernel family: X(OP, "pl spelling").  The compiler's op
  * table (compiler/ops.h) names each op's entry here; the order is free. */
@@ -98,7 +103,7 @@ int64_t tile_bytes(const tile *t);
 tile_scalar tile_scalar_for(tile_dtype dt, int value_is_float, int64_t i, double f);
 
 /* Sets n elements of dtype dt at data to v (tile_scalar_for dt), rounded
- * to FP16/BF16 to nearest even, integers wrapped to their width. */
+ * to FP16/BF16 to nearest even, integers wrapped to their width, BOOL v != 0. */
 void tile_fill(void *data, tile_dtype dt, tile_scalar v, int64_t n);
 
 /* Writes 0 over every element of t outside its valid region. */
@@ -141,7 +146,8 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
 int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
- * float->int by mode, saturating, NaN -> 0; int->int saturating. */
+ * float->int by mode, saturating, NaN -> 0; int->int saturating; to BOOL:
+ * a != 0 (NaN -> 0, as float->int); from BOOL: 0 or 1. */
 int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap);
 
 /* dst [M, N] = a [M, K] @ b [K, N]; FP32 result for float operands, INT32

@@ -2,15 +2,16 @@
  * tile_cast.c - pl.cast on tiles.
  *
  * Every cast goes through one of two block intermediates: FP32 for float
- * sources (FP16/BF16 widen exactly), INT32 for integer sources (INT8
- * widens exactly).  From there:
- *   - to a float dtype: round to nearest even; INT32 -> BF16 rounds to odd
- *     in FP32 first (base_i64_to_f32_odd) so the second rounding is exact
- *     (no double rounding);
+ * sources (FP16/BF16 widen exactly), INT64 for integer and BOOL sources
+ * (every one widens exactly; BOOL reads as 0 or 1).  From there:
+ *   - to a float dtype: round to nearest even; INT64 -> FP16/BF16 rounds
+ *     to odd in FP32 first (base_i64_to_f32_odd) so the second rounding is
+ *     exact (no double rounding);
  *   - float to an integer dtype: NaN -> 0, clamp to the target's range
- *     (saturating), then round by the mode in double (exact for every
- *     float input);
- *   - integer to a narrower integer: saturate.
+ *     (saturating), then round by the mode (exact for every float input;
+ *     past 2^63 the value is whole, so INT64 saturates without rounding);
+ *   - integer to a narrower integer: saturate;
+ *   - to BOOL: x != 0 (a float NaN -> 0, as float -> int).
  * Each (intermediate, target, mode) has its own loop, chosen once per call.
  */
 #include "base/half.h"
@@ -18,13 +19,14 @@
 
 #define CAST_BLOCK 256
 
-/* float block -> integer values by mode, clamped to [lo, hi]. */
+/* float block -> integer values by mode, clamped to [lo, hi] (hi of INT64
+ * is 2^63 as a double: it saturates to INT64_MAX). */
 #define CAST_ROUND_LOOP(expr)                                                       \
     for (int64_t i = 0; i < n; i++) {                                               \
         double x = f[i];                                                            \
         x = x != x ? 0 : x < lo ? lo : x > hi ? hi : x;                             \
-        double t = (double)(int64_t)x;                                              \
-        out[i] = (int64_t)(expr);                                                   \
+        int64_t t = x < 0x1p63 ? (int64_t)x : INT64_MAX;                            \
+        out[i] = (expr);                                                            \
     }
 
 static void cast_f2i(int64_t *out, const float *f, int64_t n, tile_round mode, double lo, double hi)
@@ -35,9 +37,39 @@ static void cast_f2i(int64_t *out, const float *f, int64_t n, tile_round mode, d
     case TILE_CEIL: CAST_ROUND_LOOP(t + (t < x)) break;
     case TILE_ROUND: CAST_ROUND_LOOP(t + (x - t >= 0.5) - (x - t <= -0.5)) break;
     case TILE_RINT:
-        CAST_ROUND_LOOP(t + ((x - t > 0.5 || (x - t == 0.5 && ((int64_t)t & 1))) ? 1 : 0) -
-                        ((x - t < -0.5 || (x - t == -0.5 && ((int64_t)t & 1))) ? 1 : 0))
+        CAST_ROUND_LOOP(t + ((x - t > 0.5 || (x - t == 0.5 && (t & 1))) ? 1 : 0) -
+                        ((x - t < -0.5 || (x - t == -0.5 && (t & 1))) ? 1 : 0))
         break;
+    }
+}
+
+/* The range of integer dtype d (BOOL: 0..1). */
+static void cast_range(tile_dtype d, int64_t *lo, int64_t *hi)
+{
+    switch (d) {
+    case TILE_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case TILE_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
+    case TILE_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
+    case TILE_BOOL: *lo = 0, *hi = 1; break;
+    default: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    }
+}
+
+/* An INT64 block into integer dtype t, saturated to its range (BOOL: != 0). */
+static void cast_i2i(char *out, const int64_t *v, int64_t n, tile_dtype t)
+{
+    int64_t lo, hi;
+    cast_range(t, &lo, &hi);
+    switch (t) {
+    case TILE_INT64: memcpy(out, v, (size_t)n * 8); break;
+    case TILE_BOOL: for (int64_t i = 0; i < n; i++) ((uint8_t *)out)[i] = v[i] != 0; break;
+#define CAST_NARROW_(T, DT) \
+    case DT: for (int64_t i = 0; i < n; i++) ((T *)out)[i] = (T)(v[i] < lo ? lo : v[i] > hi ? hi : v[i]); break;
+        CAST_NARROW_(int32_t, TILE_INT32)
+        CAST_NARROW_(int16_t, TILE_INT16)
+        CAST_NARROW_(int8_t, TILE_INT8)
+#undef CAST_NARROW_
+    default: break; /* float targets never come here */
     }
 }
 
@@ -49,9 +81,10 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
     tile_dtype s = (tile_dtype)a->dtype, t = (tile_dtype)dst->dtype;
     size_t ss = tile_dtype_size(s), ts = tile_dtype_size(t);
     float fb[CAST_BLOCK];
-    int32_t ib[CAST_BLOCK];
     int64_t lb[CAST_BLOCK];
-    double lo = t == TILE_INT8 ? -128.0 : -2147483648.0, hi = t == TILE_INT8 ? 127.0 : 2147483647.0;
+    int64_t ilo, ihi;
+    cast_range(t, &ilo, &ihi);
+    double lo = (double)ilo, hi = (double)ihi;
     tile_iter it;
     TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) {
         for (int64_t k = 0; k < it.len; k += CAST_BLOCK) {
@@ -62,32 +95,29 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
             switch (s) {
             case TILE_FP32: memcpy(fb, src, (size_t)n * 4); break;
             case TILE_FP16: case TILE_BF16: base_half_to_f32(fb, (const uint16_t *)src, n, s == TILE_BF16); break;
-            case TILE_INT32: memcpy(ib, src, (size_t)n * 4); break;
-            case TILE_INT8: for (int64_t i = 0; i < n; i++) ib[i] = ((const int8_t *)src)[i]; break;
+            case TILE_BOOL: for (int64_t i = 0; i < n; i++) lb[i] = ((const uint8_t *)src)[i] != 0; break;
+#define CAST_WIDEN_(T, U, sfx, DT) \
+    case DT: for (int64_t i = 0; i < n; i++) lb[i] = ((const T *)src)[i]; break;
+            TILE_INT_CLASSES(CAST_WIDEN_)
+#undef CAST_WIDEN_
             }
             if (tile_dtype_is_float(s)) {
                 switch (t) {
                 case TILE_FP32: memcpy(out, fb, (size_t)n * 4); break;
                 case TILE_FP16: case TILE_BF16: base_f32_to_half((uint16_t *)out, fb, n, t == TILE_BF16); break;
-                case TILE_INT32:
+                case TILE_BOOL: for (int64_t i = 0; i < n; i++) ((uint8_t *)out)[i] = fb[i] != 0 && fb[i] == fb[i]; break;
+                default:
                     cast_f2i(lb, fb, n, mode, lo, hi);
-                    for (int64_t i = 0; i < n; i++) ((int32_t *)out)[i] = (int32_t)lb[i];
-                    break;
-                case TILE_INT8:
-                    cast_f2i(lb, fb, n, mode, lo, hi);
-                    for (int64_t i = 0; i < n; i++) ((int8_t *)out)[i] = (int8_t)lb[i];
+                    cast_i2i(out, lb, n, t);
                     break;
                 }
                 continue;
             }
             switch (t) {
-            case TILE_FP32: for (int64_t i = 0; i < n; i++) ((float *)out)[i] = (float)ib[i]; break;
-            case TILE_FP16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_f16((float)ib[i]); break;
-            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_bf16(base_i64_to_f32_odd(ib[i])); break;
-            case TILE_INT32: memcpy(out, ib, (size_t)n * 4); break;
-            case TILE_INT8:
-                for (int64_t i = 0; i < n; i++) ((int8_t *)out)[i] = (int8_t)(ib[i] < -128 ? -128 : ib[i] > 127 ? 127 : ib[i]);
-                break;
+            case TILE_FP32: for (int64_t i = 0; i < n; i++) ((float *)out)[i] = (float)lb[i]; break;
+            case TILE_FP16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_f16(base_i64_to_f32_odd(lb[i])); break;
+            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_bf16(base_i64_to_f32_odd(lb[i])); break;
+            default: cast_i2i(out, lb, n, t); break;
             }
         }
     }

@@ -41,12 +41,16 @@ static tile_scalar elem_get(const char *p, tile_dtype dt)
     float f;
     uint16_t h;
     int32_t i;
+    int16_t s;
     switch (dt) {
     case TILE_FP32: memcpy(&f, p, 4), v.f = f; break;
     case TILE_FP16: memcpy(&h, p, 2), v.f = base_f16_to_f32(h); break;
     case TILE_BF16: memcpy(&h, p, 2), v.f = base_bf16_to_f32(h); break;
     case TILE_INT32: memcpy(&i, p, 4), v.i = i; break;
     case TILE_INT8: v.i = (int8_t)*p; break;
+    case TILE_INT64: memcpy(&v.i, p, 8); break;
+    case TILE_INT16: memcpy(&s, p, 2), v.i = s; break;
+    case TILE_BOOL: v.i = *p != 0; break;
     }
     return v;
 }

@@ -31,10 +31,6 @@
 
 typedef void (*ew_f32_tt)(float *d, const float *a, const float *b, int64_t n);
 typedef void (*ew_f32_ts)(float *d, const float *a, float y, int64_t n);
-typedef void (*ew_i32_tt)(int32_t *d, const int32_t *a, const int32_t *b, int64_t n);
-typedef void (*ew_i32_ts)(int32_t *d, const int32_t *a, int32_t y, int64_t n);
-typedef void (*ew_i8_tt)(int8_t *d, const int8_t *a, const int8_t *b, int64_t n);
-typedef void (*ew_i8_ts)(int8_t *d, const int8_t *a, int8_t y, int64_t n);
 
 /* Row kernels: X is T, op name, expression of x and y. */
 #define EW_KERNELS(T, sfx, X)                                                                                   \
@@ -52,14 +48,16 @@ typedef void (*ew_i8_ts)(int8_t *d, const int8_t *a, int8_t y, int64_t n);
     }
 EW_KERNELS(float, f32, EW_DEF)
 
-/* Integers: + - * on unsigned bits (wrap); division guarded against
- * MIN / -1 (wraps to MIN); the divisor is known non-zero. */
-#define EW_INT(T, U, sfx)                                                                                      \
+/* Integers (each class of TILE_INT_CLASSES): + - * on unsigned bits (wrap);
+ * division guarded against MIN / -1 (wraps to MIN); the divisor is known
+ * non-zero. */
+#define EW_INT(T, U, sfx, DT)                                                                                  \
     EW_DEF(T, sfx, add, (U)x + (U)y) EW_DEF(T, sfx, sub, (U)x - (U)y) EW_DEF(T, sfx, mul, (U)x * (U)y)         \
     EW_DEF(T, sfx, div, y == -1 ? (T)(0u - (U)x) : x / y) EW_DEF(T, sfx, max, x > y ? x : y)                   \
-    EW_DEF(T, sfx, min, x < y ? x : y)
-EW_INT(int32_t, uint32_t, i32)
-EW_INT(int8_t, uint8_t, i8)
+    EW_DEF(T, sfx, min, x < y ? x : y)                                                                          \
+    typedef void (*ew_##sfx##_tt)(T *d, const T *a, const T *b, int64_t n);                                    \
+    typedef void (*ew_##sfx##_ts)(T *d, const T *a, T y, int64_t n);
+TILE_INT_CLASSES(EW_INT)
 
 /* The kernels of each op, indexed by op (tile.h). */
 #define EW_ENTRIES(sfx, kind)                                                                                   \
@@ -67,10 +65,11 @@ EW_INT(int8_t, uint8_t, i8)
      [TILE_DIV] = ew_div_##sfx##_##kind, [TILE_MAX] = ew_max_##sfx##_##kind, [TILE_MIN] = ew_min_##sfx##_##kind}
 static const ew_f32_tt ew_f32_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(f32, tt);
 static const ew_f32_ts ew_f32_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(f32, ts);
-static const ew_i32_tt ew_i32_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(i32, tt);
-static const ew_i32_ts ew_i32_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(i32, ts);
-static const ew_i8_tt ew_i8_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(i8, tt);
-static const ew_i8_ts ew_i8_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(i8, ts);
+#define EW_INT_TABS_(T, U, sfx, DT)                                                                            \
+    static const ew_##sfx##_tt ew_##sfx##_tab_tt[TILE_BINOP_COUNT] = EW_ENTRIES(sfx, tt);                      \
+    static const ew_##sfx##_ts ew_##sfx##_tab_ts[TILE_BINOP_COUNT] = EW_ENTRIES(sfx, ts);
+TILE_INT_CLASSES(EW_INT_TABS_)
+#undef EW_INT_TABS_
 
 #define EW_NAME_(n, s) [TILE_##n] = s,
 static const char *const ew_names[TILE_BINOP_COUNT] = {TILE_BINOP_LIST(EW_NAME_)};
@@ -92,12 +91,16 @@ static int ew_has_zero(const tile *b, const int64_t *region)
     tile_iter it;
     int zero = 0;
     TILE_FOR_RUNS(it, b->shape, region, b->rank) {
-        if (b->dtype == TILE_INT32) {
-            const int32_t *p = (const int32_t *)b->data + it.start;
-            for (int64_t i = 0; i < it.len; i++) zero |= p[i] == 0;
-        } else {
-            const int8_t *p = (const int8_t *)b->data + it.start;
-            for (int64_t i = 0; i < it.len; i++) zero |= p[i] == 0;
+        switch ((tile_dtype)b->dtype) {
+#define EW_ZERO_(T, U, sfx, DT)                                                          \
+    case DT: {                                                                           \
+        const T *p = (const T *)b->data + it.start;                                      \
+        for (int64_t i = 0; i < it.len; i++) zero |= p[i] == 0;                          \
+        break;                                                                           \
+    }
+            TILE_INT_CLASSES(EW_ZERO_)
+#undef EW_ZERO_
+        default: break;
         }
     }
     return zero;
@@ -122,7 +125,7 @@ static void ew_half_run(uint16_t *d, const uint16_t *a, const uint16_t *b, float
 
 int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *msg, size_t cap)
 {
-    if (ew_check(dst, a, b, ew_names[op], msg, cap)) return -1;
+    if (ew_check(dst, a, b, ew_names[op], msg, cap) || tile_no_bool(a, ew_names[op], msg, cap)) return -1;
     int64_t v[TILE_MAX_RANK];
     tile_region_meet(v, a->valid, b->valid, a->rank);
     tile_dtype dt = (tile_dtype)a->dtype;
@@ -137,8 +140,11 @@ int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *ms
         case TILE_BF16:
             ew_half_run((uint16_t *)dst->data + s, (const uint16_t *)a->data + s, (const uint16_t *)b->data + s, 0, n, dt == TILE_BF16, op);
             break;
-        case TILE_INT32: ew_i32_tab_tt[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, (const int32_t *)b->data + s, n); break;
-        case TILE_INT8: ew_i8_tab_tt[op]((int8_t *)dst->data + s, (const int8_t *)a->data + s, (const int8_t *)b->data + s, n); break;
+#define EW_TT_(T, U, sfx, DT) \
+    case DT: ew_##sfx##_tab_tt[op]((T *)dst->data + s, (const T *)a->data + s, (const T *)b->data + s, n); break;
+            TILE_INT_CLASSES(EW_TT_)
+#undef EW_TT_
+        case TILE_BOOL: break;
         }
     }
     for (int d = 0; d < a->rank; d++) dst->valid[d] = v[d];
@@ -148,17 +154,17 @@ int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *ms
 
 int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, char *msg, size_t cap)
 {
-    if (ew_check(dst, a, NULL, ew_names[op], msg, cap)) return -1;
+    if (ew_check(dst, a, NULL, ew_names[op], msg, cap) || tile_no_bool(a, ew_names[op], msg, cap)) return -1;
     tile_dtype dt = (tile_dtype)a->dtype;
     int64_t cnt = 1;
     for (int d = 0; d < a->rank; d++) cnt *= a->valid[d];
-    int32_t yi32 = (int32_t)(uint32_t)sc.i;
-    int8_t yi8 = (int8_t)(uint8_t)sc.i;
+    /* the scalar wrapped to the tile's width (the same bits each class's cast keeps) */
+    int64_t yi = dt == TILE_INT32 ? (int32_t)(uint32_t)sc.i : dt == TILE_INT16 ? (int16_t)(uint16_t)sc.i
+               : dt == TILE_INT8 ? (int8_t)(uint8_t)sc.i : sc.i;
     float yf = (float)sc.f;
     if (dt == TILE_FP16) yf = base_f16_to_f32(base_f32_to_f16(yf));
     if (dt == TILE_BF16) yf = base_bf16_to_f32(base_f32_to_bf16(yf));
-    if (op == TILE_DIV && cnt > 0 && ((dt == TILE_INT32 && yi32 == 0) || (dt == TILE_INT8 && yi8 == 0)))
-        return tile_fail(msg, cap, "pl.div: integer division by zero");
+    if (op == TILE_DIV && cnt > 0 && !tile_dtype_is_float(dt) && yi == 0) return tile_fail(msg, cap, "pl.div: integer division by zero");
     tile_iter it;
     TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) {
         int64_t s = it.start, n = it.len;
@@ -166,8 +172,11 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
         case TILE_FP32: ew_f32_tab_ts[op]((float *)dst->data + s, (const float *)a->data + s, yf, n); break;
         case TILE_FP16:
         case TILE_BF16: ew_half_run((uint16_t *)dst->data + s, (const uint16_t *)a->data + s, NULL, yf, n, dt == TILE_BF16, op); break;
-        case TILE_INT32: ew_i32_tab_ts[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, yi32, n); break;
-        case TILE_INT8: ew_i8_tab_ts[op]((int8_t *)dst->data + s, (const int8_t *)a->data + s, yi8, n); break;
+#define EW_TS_(T, U, sfx, DT) \
+    case DT: ew_##sfx##_tab_ts[op]((T *)dst->data + s, (const T *)a->data + s, (T)yi, n); break;
+            TILE_INT_CLASSES(EW_TS_)
+#undef EW_TS_
+        case TILE_BOOL: break;
         }
     }
     for (int d = 0; d < a->rank; d++) dst->valid[d] = a->valid[d];
@@ -177,39 +186,41 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
 
 /* ---- unary ---------------------------------------------------------------------------- */
 
-/* Unary row kernels: X(OP, name, expression of x), per dtype class.  An op
- * missing from the integer lists is float only. */
+/* Unary row kernels: X(OP, name, expression of x), per dtype class (the
+ * integer ones with T and U of TILE_INT_CLASSES).  An op missing from the
+ * integer list is float only. */
 #define UN_F32_LIST(X)                                                                                          \
     X(EXP, exp, expf(x)) X(NEG, neg, -x) X(SQRT, sqrt, sqrtf(x)) X(ABS, abs, __builtin_fabsf(x))               \
     X(RELU, relu, x > 0 ? x : 0) X(LOG, log, logf(x)) X(RSQRT, rsqrt, 1.0f / sqrtf(x)) X(RECIP, recip, 1.0f / x)
-#define UN_I32_LIST(X) X(NEG, neg, 0u - (uint32_t)x) X(ABS, abs, x < 0 ? 0u - (uint32_t)x : (uint32_t)x) X(RELU, relu, x > 0 ? x : 0)
-#define UN_I8_LIST(X) \
-    X(NEG, neg, 0u - (uint8_t)x) X(ABS, abs, x < 0 ? (uint8_t)(0u - (uint8_t)x) : (uint8_t)x) X(RELU, relu, x > 0 ? x : 0)
+#define UN_INT_LIST(X, T, U) X(NEG, neg, (U)0 - (U)x) X(ABS, abs, x < 0 ? (U)0 - (U)x : (U)x) X(RELU, relu, x > 0 ? x : 0)
 
 #define UN_DEF(T, sfx, name, expr) \
     EW_CLONES static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
 #define UN_DEF_F32_(op, name, expr) UN_DEF(float, f32, name, expr)
-#define UN_DEF_I32_(op, name, expr) UN_DEF(int32_t, i32, name, expr)
-#define UN_DEF_I8_(op, name, expr) UN_DEF(int8_t, i8, name, expr)
 UN_F32_LIST(UN_DEF_F32_)
-UN_I32_LIST(UN_DEF_I32_)
-UN_I8_LIST(UN_DEF_I8_)
-
 typedef void (*un_f32_fn)(float *, const float *, int64_t);
-typedef void (*un_i32_fn)(int32_t *, const int32_t *, int64_t);
-typedef void (*un_i8_fn)(int8_t *, const int8_t *, int64_t);
 #define UN_F32_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_f32,
-#define UN_I32_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_i32,
-#define UN_I8_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_i8,
 static const un_f32_fn un_f32_tab[TILE_UNOP_COUNT] = {UN_F32_LIST(UN_F32_ENTRY_)};
-static const un_i32_fn un_i32_tab[TILE_UNOP_COUNT] = {UN_I32_LIST(UN_I32_ENTRY_)};
-static const un_i8_fn un_i8_tab[TILE_UNOP_COUNT] = {UN_I8_LIST(UN_I8_ENTRY_)};
+
+#define UN_INT_CLASS_(T, U, sfx, DT)                                                                           \
+    UN_INT_LIST(UN_DEF_##sfx##_, T, U)                                                                         \
+    typedef void (*un_##sfx##_fn)(T *, const T *, int64_t);                                                    \
+    static const un_##sfx##_fn un_##sfx##_tab[TILE_UNOP_COUNT] = {UN_INT_LIST(UN_ENTRY_##sfx##_, T, U)};
+#define UN_DEF_i32_(op, name, expr) UN_DEF(int32_t, i32, name, expr)
+#define UN_DEF_i8_(op, name, expr) UN_DEF(int8_t, i8, name, expr)
+#define UN_DEF_i64_(op, name, expr) UN_DEF(int64_t, i64, name, expr)
+#define UN_DEF_i16_(op, name, expr) UN_DEF(int16_t, i16, name, expr)
+#define UN_ENTRY_i32_(op, name, expr) [TILE_##op] = un_##name##_i32,
+#define UN_ENTRY_i8_(op, name, expr) [TILE_##op] = un_##name##_i8,
+#define UN_ENTRY_i64_(op, name, expr) [TILE_##op] = un_##name##_i64,
+#define UN_ENTRY_i16_(op, name, expr) [TILE_##op] = un_##name##_i16,
+TILE_INT_CLASSES(UN_INT_CLASS_)
 
 int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap)
 {
-    if (ew_check(dst, a, NULL, un_names[op], msg, cap)) return -1;
+    if (ew_check(dst, a, NULL, un_names[op], msg, cap) || tile_no_bool(a, un_names[op], msg, cap)) return -1;
     tile_dtype dt = (tile_dtype)a->dtype;
-    if ((dt == TILE_INT32 && !un_i32_tab[op]) || (dt == TILE_INT8 && !un_i8_tab[op]))
+    if (!tile_dtype_is_float(dt) && !un_i32_tab[op]) /* every integer class has the same ops */
         return tile_fail(msg, cap, "pl.%s requires a floating-point tile, got %s", un_names[op], tile_dtype_name(dt));
     tile_iter it;
     float buf[EW_BLOCK];
@@ -226,8 +237,11 @@ int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap)
                 base_f32_to_half((uint16_t *)dst->data + s + k, buf, m, dt == TILE_BF16);
             }
             break;
-        case TILE_INT32: un_i32_tab[op]((int32_t *)dst->data + s, (const int32_t *)a->data + s, n); break;
-        case TILE_INT8: un_i8_tab[op]((int8_t *)dst->data + s, (const int8_t *)a->data + s, n); break;
+#define UN_RUN_(T, U, sfx, DT) \
+    case DT: un_##sfx##_tab[op]((T *)dst->data + s, (const T *)a->data + s, n); break;
+            TILE_INT_CLASSES(UN_RUN_)
+#undef UN_RUN_
+        case TILE_BOOL: break;
         }
     }
     for (int d = 0; d < a->rank; d++) dst->valid[d] = a->valid[d];

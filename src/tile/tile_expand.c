@@ -43,21 +43,25 @@
         for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; (void)x; d[i] = (T)(expr); }                    \
     }
 #define BX_DEF_F32_(op, name, expr) BX_DEF(float, f32, name, expr)
-#define BX_DEF_I32_(op, name, expr) BX_DEF(int32_t, i32, name, expr)
-#define BX_DEF_I8_(op, name, expr) BX_DEF(int8_t, i8, name, expr)
 BX_F32_LIST(BX_DEF_F32_)
-BX_INT_LIST(BX_DEF_I32_, uint32_t, int32_t)
-BX_INT_LIST(BX_DEF_I8_, uint8_t, int8_t)
-
 typedef struct bx_f32 { void (*s)(float *, const float *, float, int64_t); void (*v)(float *, const float *, const float *, int64_t); } bx_f32;
-typedef struct bx_i32 { void (*s)(int32_t *, const int32_t *, int32_t, int64_t); void (*v)(int32_t *, const int32_t *, const int32_t *, int64_t); } bx_i32;
-typedef struct bx_i8 { void (*s)(int8_t *, const int8_t *, int8_t, int64_t); void (*v)(int8_t *, const int8_t *, const int8_t *, int64_t); } bx_i8;
 #define BX_F32_ENTRY_(op, name, expr) [TILE_##op] = {bx_##name##_f32_s, bx_##name##_f32_v},
-#define BX_I32_ENTRY_(op, name, expr) [TILE_##op] = {bx_##name##_i32_s, bx_##name##_i32_v},
-#define BX_I8_ENTRY_(op, name, expr) [TILE_##op] = {bx_##name##_i8_s, bx_##name##_i8_v},
 static const bx_f32 bx_f32_tab[TILE_BCASTOP_COUNT] = {BX_F32_LIST(BX_F32_ENTRY_)};
-static const bx_i32 bx_i32_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_I32_ENTRY_, uint32_t, int32_t)};
-static const bx_i8 bx_i8_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_I8_ENTRY_, uint8_t, int8_t)};
+
+/* The integer classes of TILE_INT_CLASSES: kernels and a table each. */
+#define BX_DEF_i32_(op, name, expr) BX_DEF(int32_t, i32, name, expr)
+#define BX_DEF_i8_(op, name, expr) BX_DEF(int8_t, i8, name, expr)
+#define BX_DEF_i64_(op, name, expr) BX_DEF(int64_t, i64, name, expr)
+#define BX_DEF_i16_(op, name, expr) BX_DEF(int16_t, i16, name, expr)
+#define BX_ENTRY_i32_(op, name, expr) [TILE_##op] = {bx_##name##_i32_s, bx_##name##_i32_v},
+#define BX_ENTRY_i8_(op, name, expr) [TILE_##op] = {bx_##name##_i8_s, bx_##name##_i8_v},
+#define BX_ENTRY_i64_(op, name, expr) [TILE_##op] = {bx_##name##_i64_s, bx_##name##_i64_v},
+#define BX_ENTRY_i16_(op, name, expr) [TILE_##op] = {bx_##name##_i16_s, bx_##name##_i16_v},
+#define BX_INT_CLASS_(T, U, sfx, DT)                                                                           \
+    BX_INT_LIST(BX_DEF_##sfx##_, U, T)                                                                         \
+    typedef struct bx_##sfx { void (*s)(T *, const T *, T, int64_t); void (*v)(T *, const T *, const T *, int64_t); } bx_##sfx; \
+    static const bx_##sfx bx_##sfx##_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_ENTRY_##sfx##_, U, T)};
+TILE_INT_CLASSES(BX_INT_CLASS_)
 
 #define BX_NAME_(n, s) [TILE_##n] = s,
 static const char *const bx_names[TILE_BCASTOP_COUNT] = {TILE_BCASTOP_LIST(BX_NAME_)};
@@ -68,10 +72,13 @@ static const char *const bx_names[TILE_BCASTOP_COUNT] = {TILE_BCASTOP_LIST(BX_NA
 static int bx_has_zero(const tile *v, int64_t n)
 {
     int zero = 0;
-    if (v->dtype == TILE_INT32)
-        for (int64_t i = 0; i < n; i++) zero |= ((const int32_t *)v->data)[i] == 0;
-    else
-        for (int64_t i = 0; i < n; i++) zero |= ((const int8_t *)v->data)[i] == 0;
+    switch ((tile_dtype)v->dtype) {
+#define BX_ZERO_(T, U, sfx, DT) \
+    case DT: for (int64_t i = 0; i < n; i++) zero |= ((const T *)v->data)[i] == 0; break;
+    TILE_INT_CLASSES(BX_ZERO_)
+#undef BX_ZERO_
+    default: break;
+    }
     return zero;
 }
 
@@ -101,6 +108,7 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
     if (dst->rank != 2 || dst->shape[0] != R || dst->shape[1] != C || dst->dtype != a->dtype || v->dtype != a->dtype ||
         (cols ? v->shape[0] != 1 || v->shape[1] != C : v->shape[0] != R || v->shape[1] != 1))
         return tile_fail(msg, cap, "pl.%s: operand and result tiles differ in shape or dtype", name);
+    if (tile_no_bool(a, name, msg, cap)) return -1;
     tile_dtype dt = (tile_dtype)a->dtype;
     int64_t VR = a->valid[0], VC = a->valid[1];
     if (VC == 0) VR = 0;
@@ -126,20 +134,17 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
             bx_half_row((uint16_t *)dst->data + s, (const uint16_t *)a->data + s, cols ? y : NULL, ys, VC, bf16, &bx_f32_tab[op]);
             break;
         }
-        case TILE_INT32: {
-            int32_t *d = (int32_t *)dst->data + s;
-            const int32_t *x = (const int32_t *)a->data + s, *y = (const int32_t *)v->data;
-            if (cols) bx_i32_tab[op].v(d, x, y, VC);
-            else bx_i32_tab[op].s(d, x, y[vs], VC);
-            break;
-        }
-        case TILE_INT8: {
-            int8_t *d = (int8_t *)dst->data + s;
-            const int8_t *x = (const int8_t *)a->data + s, *y = (const int8_t *)v->data;
-            if (cols) bx_i8_tab[op].v(d, x, y, VC);
-            else bx_i8_tab[op].s(d, x, y[vs], VC);
-            break;
-        }
+#define BX_RUN_(T, U, sfx, DT)                                                \
+    case DT: {                                                                \
+        T *d = (T *)dst->data + s;                                            \
+        const T *x = (const T *)a->data + s, *y = (const T *)v->data;         \
+        if (cols) bx_##sfx##_tab[op].v(d, x, y, VC);                          \
+        else bx_##sfx##_tab[op].s(d, x, y[vs], VC);                           \
+        break;                                                                \
+    }
+            TILE_INT_CLASSES(BX_RUN_)
+#undef BX_RUN_
+        case TILE_BOOL: break;
         }
     }
     dst->valid[0] = a->valid[0], dst->valid[1] = a->valid[1];

@@ -31,6 +31,19 @@ void tile_iter_next(tile_iter *it);
 /* The region of both a and b (same rank). */
 void tile_region_meet(int64_t *out, const int64_t *a, const int64_t *b, int rank);
 
+/* The integer dtype classes the arithmetic kernels are built for:
+ * X(element type, the unsigned type its wrapping arithmetic runs in (wide
+ * enough that no promotion to int can overflow), suffix, tile_dtype). */
+#define TILE_INT_CLASSES(X)                          \
+    X(int32_t, uint32_t, i32, TILE_INT32)            \
+    X(int8_t, uint8_t, i8, TILE_INT8)                \
+    X(int64_t, uint64_t, i64, TILE_INT64)            \
+    X(int16_t, uint32_t, i16, TILE_INT16)
+
+/* Fails (-1, "pl.<op> does not accept BOOL tiles; cast first") when a is a
+ * BOOL tile, for the kernels that compute on elements; else 0. */
+int tile_no_bool(const tile *a, const char *op, char *msg, size_t cap);
+
 /* Writes a message and returns -1. */
 int tile_fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -89,7 +89,9 @@ static int mm_check(const tile *dst, const tile *a, const tile *b, const char *o
         return tile_fail(msg, cap, "pl.%s: inner dimensions or dtypes differ", op);
     tile_dtype dt = (tile_dtype)a->dtype;
     *rt = dt == TILE_INT8 ? TILE_INT32 : TILE_FP32;
-    if (dt == TILE_INT32) return tile_fail(msg, cap, "pl.%s: INT32 operands are not supported; cast to FP32 or INT8", op);
+    if (tile_no_bool(a, op, msg, cap)) return -1;
+    if (!tile_dtype_is_float(dt) && dt != TILE_INT8)
+        return tile_fail(msg, cap, "pl.%s: %s operands are not supported; cast to FP32 or INT8", op, tile_dtype_name(dt));
     if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != b->shape[1] || dst->dtype != *rt)
         return tile_fail(msg, cap, "pl.%s: the result tile is not [%lld, %lld] %s", op, (long long)a->shape[0], (long long)b->shape[1],
                          tile_dtype_name(*rt));

@@ -4,8 +4,8 @@
  * [1, C]), over the valid region only; one kernel per op, chosen from a
  * table indexed by the op.
  *
- * Sums of FP16/BF16 accumulate in FP32 and round once; integer sums wrap
- * in the tile's dtype; float max/min ignore nothing (a NaN compares false,
+ * Sums of FP16/BF16 accumulate in FP32 and round once; integer sums (every
+ * class of TILE_INT_CLASSES) wrap in the tile's dtype; BOOL tiles fail; float max/min ignore nothing (a NaN compares false,
  * so it is skipped unless first).  A row reduction's valid region is
  * [valid rows, 1] (0 columns when the input has no valid column), a column
  * reduction's [1, valid columns] (0 rows when it has no valid row).
@@ -18,6 +18,7 @@
 static int red_check(tile *dst, const tile *a, const char *op, char *msg, size_t cap)
 {
     if (a->rank != 2) return tile_fail(msg, cap, "pl.%s requires a rank-2 tile, got rank %d", op, a->rank);
+    if (tile_no_bool(a, op, msg, cap)) return -1;
     if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != 1 || dst->dtype != a->dtype)
         return tile_fail(msg, cap, "pl.%s: the result tile is not [%lld, 1] of the input dtype", op, (long long)a->shape[0]);
     return 0;
@@ -38,8 +39,10 @@ static void red_sum(tile *dst, const tile *a)
     case TILE_FP32: RED_LOOP(float, float, 0.0f, acc + x, acc) break;
     case TILE_FP16: RED_LOOP(uint16_t, float, 0.0f, acc + base_f16_to_f32(x), base_f32_to_f16(acc)) break;
     case TILE_BF16: RED_LOOP(uint16_t, float, 0.0f, acc + base_bf16_to_f32(x), base_f32_to_bf16(acc)) break;
-    case TILE_INT32: RED_LOOP(int32_t, uint32_t, 0u, acc + (uint32_t)x, acc) break;
-    case TILE_INT8: RED_LOOP(int8_t, uint8_t, 0u, acc + (uint8_t)x, acc) break;
+#define RED_SUM_(T, U, sfx, DT) case DT: RED_LOOP(T, U, 0u, acc + (U)x, acc) break;
+    TILE_INT_CLASSES(RED_SUM_)
+#undef RED_SUM_
+    case TILE_BOOL: break;
     }
     dst->valid[0] = R, dst->valid[1] = V > 0;
 }
@@ -52,8 +55,10 @@ static void red_max(tile *dst, const tile *a)
     case TILE_FP32: RED_LOOP(float, float, row[0], x > acc ? x : acc, acc) break;
     case TILE_FP16: RED_LOOP(uint16_t, float, base_f16_to_f32(row[0]), base_f16_to_f32(x) > acc ? base_f16_to_f32(x) : acc, base_f32_to_f16(acc)) break;
     case TILE_BF16: RED_LOOP(uint16_t, float, base_bf16_to_f32(row[0]), base_bf16_to_f32(x) > acc ? base_bf16_to_f32(x) : acc, base_f32_to_bf16(acc)) break;
-    case TILE_INT32: RED_LOOP(int32_t, int32_t, row[0], x > acc ? x : acc, acc) break;
-    case TILE_INT8: RED_LOOP(int8_t, int8_t, row[0], x > acc ? x : acc, acc) break;
+#define RED_MAX_(T, U, sfx, DT) case DT: RED_LOOP(T, T, row[0], x > acc ? x : acc, acc) break;
+    TILE_INT_CLASSES(RED_MAX_)
+#undef RED_MAX_
+    case TILE_BOOL: break;
     }
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
 }
@@ -66,8 +71,10 @@ static void red_min(tile *dst, const tile *a)
     case TILE_FP32: RED_LOOP(float, float, row[0], x < acc ? x : acc, acc) break;
     case TILE_FP16: RED_LOOP(uint16_t, float, base_f16_to_f32(row[0]), base_f16_to_f32(x) < acc ? base_f16_to_f32(x) : acc, base_f32_to_f16(acc)) break;
     case TILE_BF16: RED_LOOP(uint16_t, float, base_bf16_to_f32(row[0]), base_bf16_to_f32(x) < acc ? base_bf16_to_f32(x) : acc, base_f32_to_bf16(acc)) break;
-    case TILE_INT32: RED_LOOP(int32_t, int32_t, row[0], x < acc ? x : acc, acc) break;
-    case TILE_INT8: RED_LOOP(int8_t, int8_t, row[0], x < acc ? x : acc, acc) break;
+#define RED_MIN_(T, U, sfx, DT) case DT: RED_LOOP(T, T, row[0], x < acc ? x : acc, acc) break;
+    TILE_INT_CLASSES(RED_MIN_)
+#undef RED_MIN_
+    case TILE_BOOL: break;
     }
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
 }
@@ -111,44 +118,50 @@ int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t c
         for (int64_t c = 0; c < n; c++) out[c] = (T)(store);                        \
     }
 
-/* One column op over every dtype: step of acc[c] and x. */
-#define COL_DTYPES(step)                                                                                    \
+/* One column op over every dtype: step of acc[c] and x; an integer
+ * accumulator is ACC(T, U): U for sums (they wrap), T for max/min. */
+#define COL_ACC_SUM(T, U) U
+#define COL_ACC_CMP(T, U) T
+#define COL_INT_(T, U, sfx, DT) case DT: COL_LOOP(T, COL_ACC(T, U), e, COL_STEP, acc[c]) break;
+#define COL_DTYPES                                                                                          \
     switch ((tile_dtype)a->dtype) {                                                                         \
-    case TILE_FP32: COL_LOOP(float, float, e, step, acc[c]) break;                                          \
-    case TILE_FP16: COL_LOOP(uint16_t, float, base_f16_to_f32(e), step, base_f32_to_f16(acc[c])) break;     \
-    case TILE_BF16: COL_LOOP(uint16_t, float, base_bf16_to_f32(e), step, base_f32_to_bf16(acc[c])) break;   \
-    case TILE_INT32: COL_LOOP(int32_t, COL_ACC_I32, e, step, acc[c]) break;                                 \
-    case TILE_INT8: COL_LOOP(int8_t, COL_ACC_I8, e, step, acc[c]) break;                                    \
+    case TILE_FP32: COL_LOOP(float, float, e, COL_STEP, acc[c]) break;                                      \
+    case TILE_FP16: COL_LOOP(uint16_t, float, base_f16_to_f32(e), COL_STEP, base_f32_to_f16(acc[c])) break; \
+    case TILE_BF16: COL_LOOP(uint16_t, float, base_bf16_to_f32(e), COL_STEP, base_f32_to_bf16(acc[c])) break; \
+    TILE_INT_CLASSES(COL_INT_)                                                                              \
+    case TILE_BOOL: break;                                                                                  \
     }
 
 static void col_sum(tile *dst, const tile *a)
 {
     int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
-#define COL_ACC_I32 uint32_t /* sums wrap */
-#define COL_ACC_I8 uint8_t
-    COL_DTYPES(acc[c] + x)
-#undef COL_ACC_I32
-#undef COL_ACC_I8
+#define COL_ACC COL_ACC_SUM
+#define COL_STEP acc[c] + x
+    COL_DTYPES
+#undef COL_STEP
+#undef COL_ACC
     dst->valid[0] = R > 0, dst->valid[1] = V;
 }
 
-#define COL_ACC_I32 int32_t
-#define COL_ACC_I8 int8_t
 static void col_max(tile *dst, const tile *a)
 {
     int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
-    COL_DTYPES(x > acc[c] ? x : acc[c])
+#define COL_ACC COL_ACC_CMP
+#define COL_STEP x > acc[c] ? x : acc[c]
+    COL_DTYPES
+#undef COL_STEP
     dst->valid[0] = R > 0, dst->valid[1] = V;
 }
 
 static void col_min(tile *dst, const tile *a)
 {
     int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
-    COL_DTYPES(x < acc[c] ? x : acc[c])
+#define COL_STEP x < acc[c] ? x : acc[c]
+    COL_DTYPES
+#undef COL_STEP
+#undef COL_ACC
     dst->valid[0] = R > 0, dst->valid[1] = V;
 }
-#undef COL_ACC_I32
-#undef COL_ACC_I8
 
 static void (*const col_run[TILE_COLOP_COUNT])(tile *, const tile *) = {
     [TILE_COL_SUM] = col_sum, [TILE_COL_MAX] = col_max, [TILE_COL_MIN] = col_min};
@@ -157,6 +170,7 @@ int tile_col_reduce(tile *dst, const tile *a, tile_colop op, char *msg, size_t c
 {
     const char *name = col_names[op];
     if (a->rank != 2) return tile_fail(msg, cap, "pl.%s requires a rank-2 tile, got rank %d", name, a->rank);
+    if (tile_no_bool(a, name, msg, cap)) return -1;
     if (dst->rank != 2 || dst->shape[0] != 1 || dst->shape[1] != a->shape[1] || dst->dtype != a->dtype)
         return tile_fail(msg, cap, "pl.%s: the result tile is not [1, %lld] of the input dtype", name, (long long)a->shape[1]);
     col_run[op](dst, a);

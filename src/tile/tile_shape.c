@@ -44,7 +44,7 @@ static tile_scalar pad_scalar(tile_dtype dt, tile_pad pad)
         else v.f = 0;
         return v;
     }
-    int64_t hi = dt == TILE_INT8 ? INT8_MAX : INT32_MAX;
+    int64_t hi = dt == TILE_INT8 ? INT8_MAX : dt == TILE_INT16 ? INT16_MAX : dt == TILE_INT32 ? INT32_MAX : INT64_MAX;
     if (pad == TILE_PAD_MAX) v.i = hi;
     if (pad == TILE_PAD_MIN) v.i = -hi - 1;
     return v;
@@ -56,6 +56,7 @@ int tile_fillpad(tile *dst, const tile *a, tile_pad pad, char *msg, size_t cap)
         return tile_fail(msg, cap, "pl.fillpad: the result tile does not match the source");
     if (pad != TILE_PAD_ZERO && pad != TILE_PAD_MAX && pad != TILE_PAD_MIN)
         return tile_fail(msg, cap, "fillpad pad_value cannot be PadValue.null");
+    if (tile_no_bool(a, "fillpad", msg, cap)) return -1;
     if (dst->data != a->data) memcpy(dst->data, a->data, (size_t)tile_bytes(a));
     int r = a->rank, full = 1;
     int64_t valid[TILE_MAX_RANK];

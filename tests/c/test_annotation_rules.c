@@ -18,18 +18,18 @@ static void test_later_dtype_in_tensor_annotation_is_unsupported(void **s)
     DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
-              "def f(a: pl.Tensor[[256, 128], pl.INT64], out: pl.Out[pl.Tensor]):\n"
+              "def f(a: pl.Tensor[[256, 128], pl.UINT64], out: pl.Out[pl.Tensor]):\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "dtype pl.INT64 is not supported in this version", 4, 32);
+              "f", "UnsupportedFeatureError", "dtype pl.UINT64 is not supported in this version", 4, 32);
 }
 
 static void test_later_dtype_in_scalar_annotation_is_unsupported(void **s)
 {
     (void)s;
     DSL_ERROR(DSL_F_HEADER
-              "    x: pl.Scalar[pl.INT64] = 1\n"
+              "    x: pl.Scalar[pl.UINT64] = 1\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "dtype pl.INT64 is not supported in this version", 5, 18);
+              "f", "UnsupportedFeatureError", "dtype pl.UINT64 is not supported in this version", 5, 18);
 }
 
 static void test_shaped_tensor_annotation_needs_dims_and_dtype(void **s)
@@ -65,15 +65,15 @@ static void test_tensor_annotation_zero_dimension_is_type_error(void **s)
               "f", "ParserTypeError", "tensor dimension 0 must be positive, got 0", 4, 21);
 }
 
-static void test_tensor_annotation_bool_dtype_is_type_error(void **s)
+static void test_tensor_annotation_index_dtype_is_type_error(void **s)
 {
     (void)s;
     DSL_ERROR("import pypto.language as pl\n"
               "\n"
               "@pl.jit\n"
-              "def f(a: pl.Tensor[[256, 128], pl.BOOL], out: pl.Out[pl.Tensor]):\n"
+              "def f(a: pl.Tensor[[256, 128], pl.INDEX], out: pl.Out[pl.Tensor]):\n"
               "    return out\n",
-              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8", 4, 32);
+              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8 or BOOL", 4, 32);
 }
 
 static void test_tensor_annotation_float_dimension_is_not_constant(void **s)
@@ -140,7 +140,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_shaped_tensor_annotation_needs_dims_and_dtype),
     cmocka_unit_test(test_tensor_annotation_rank_above_four_is_type_error),
     cmocka_unit_test(test_tensor_annotation_zero_dimension_is_type_error),
-    cmocka_unit_test(test_tensor_annotation_bool_dtype_is_type_error),
+    cmocka_unit_test(test_tensor_annotation_index_dtype_is_type_error),
     cmocka_unit_test(test_tensor_annotation_float_dimension_is_not_constant),
     cmocka_unit_test(test_annotated_assignment_of_other_type_is_type_error),
     cmocka_unit_test(test_scalar_annotation_of_a_float_value_is_type_error),

@@ -133,13 +133,13 @@ static void test_create_tensor_empty_shape_is_invalid_op(void **s)
               "f", "InvalidOperationError", "pl.create_tensor: the shape needs 1 to 4 entries", 5, 26);
 }
 
-static void test_create_tensor_bool_dtype_is_type_error(void **s)
+static void test_create_tensor_index_dtype_is_type_error(void **s)
 {
     (void)s;
     DSL_ERROR(DSL_F_HEADER
-              "    x = pl.create_tensor([64, 64], pl.BOOL)\n"
+              "    x = pl.create_tensor([64, 64], pl.INDEX)\n"
               "    return out\n",
-              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT32 or INT8", 5, 36);
+              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8 or BOOL", 5, 36);
 }
 
 static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
@@ -177,7 +177,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matmul_int32_operands_is_type_error),
     cmocka_unit_test(test_create_tensor_init_value_must_fit_the_dtype),
     cmocka_unit_test(test_create_tensor_empty_shape_is_invalid_op),
-    cmocka_unit_test(test_create_tensor_bool_dtype_is_type_error),
+    cmocka_unit_test(test_create_tensor_index_dtype_is_type_error),
     cmocka_unit_test(test_create_tensor_layout_other_than_nd_is_unsupported),
     cmocka_unit_test(test_create_tensor_in_kernel_code_is_invalid_op),
 };

@@ -39,6 +39,9 @@ static inline double ref_round(tile_dtype dt, double x)
     case TILE_BF16: return ref_bits_f((uint32_t)ref_bf16((float)x) << 16);
     case TILE_INT32: return (int32_t)(uint32_t)(int64_t)x;
     case TILE_INT8: return (int8_t)(uint8_t)(int64_t)x;
+    case TILE_INT16: return (int16_t)(uint16_t)(int64_t)x;
+    case TILE_INT64: return (double)(int64_t)x;
+    case TILE_BOOL: return x != 0;
     }
     return x;
 }
@@ -61,6 +64,9 @@ static inline double ref_get(const tile *t, int64_t i)
     case TILE_BF16: return ref_bits_f((uint32_t)((uint16_t *)t->data)[i] << 16);
     case TILE_INT32: return ((int32_t *)t->data)[i];
     case TILE_INT8: return ((int8_t *)t->data)[i];
+    case TILE_INT16: return ((int16_t *)t->data)[i];
+    case TILE_INT64: return (double)((int64_t *)t->data)[i];
+    case TILE_BOOL: return ((uint8_t *)t->data)[i];
     }
     return 0;
 }
@@ -74,6 +80,9 @@ static inline void ref_set(tile *t, int64_t i, double x)
     case TILE_BF16: ((uint16_t *)t->data)[i] = ref_bf16((float)x); break;
     case TILE_INT32: ((int32_t *)t->data)[i] = (int32_t)x; break;
     case TILE_INT8: ((int8_t *)t->data)[i] = (int8_t)x; break;
+    case TILE_INT16: ((int16_t *)t->data)[i] = (int16_t)x; break;
+    case TILE_INT64: ((int64_t *)t->data)[i] = (int64_t)x; break;
+    case TILE_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
     }
 }
 

@@ -11,7 +11,7 @@ from pypto.language.parser.diagnostics import ParserTypeError
 from conftest import line_of
 
 DT = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16,
-      "INT32": torch.int32, "INT8": torch.int8}
+      "INT32": torch.int32, "INT8": torch.int8, "INT64": torch.int64, "INT16": torch.int16, "BOOL": torch.bool}
 
 KERNEL = """
     R, C = 5, 33
@@ -32,6 +32,7 @@ KERNEL = """
     ("FP16", 0.1, float(torch.tensor(0.1).half())), ("BF16", 0.1, float(torch.tensor(0.1).bfloat16())),
     ("INT32", -7, -7), ("INT32", 2**31 + 5, -(2**31) + 5),
     ("INT8", 300, 44), ("INT8", -129, 127),
+    ("INT64", 2**40 + 3, 2**40 + 3), ("INT64", -2**63, -2**63), ("INT16", 40000, -25536), ("BOOL", 5, True), ("BOOL", 0, False),
 ])
 def test_create_tensor_init_value_fills_every_element(load, dt, value, want):
     mod, _ = load(KERNEL.replace("{dt}", dt))
