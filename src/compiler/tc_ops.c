@@ -317,8 +317,9 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
     return tc_mem_result(u);
 }
 
-/* pl.row_expand_<op> / pl.col_expand_<op>: tile [R, C] with a [R, 1] /
- * [1, C] vector of its dtype; the result is the tile's type. */
+/* pl.row_expand_<op> / pl.col_expand_<op>: tile [.., R, C] with a [.., R, 1]
+ * vector (equal leading axes) / tile [R, C] with a [1, C] vector, of its
+ * dtype; the result is the tile's type. */
 static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
 {
     const cc_op_info *row = cc_ir_op_info(op);
@@ -326,19 +327,27 @@ static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr 
     int cols = row->cls == CC_OPC_COL_EXPAND;
     if (!(l = tc_tile_operand(t, l, sp)) || !(r = tc_tile_operand(t, r, sp)) || !tc_op_dtypes(t, row, l->type.dtype, sp)) return NULL;
     const cc_type *tt = &l->type, *vt = &r->type;
-    if (tt->rank != 2 || vt->rank != 2)
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", name, tt->rank != 2 ? tt->rank : vt->rank);
+    if (cols ? tt->rank != 2 || vt->rank != 2 : tt->rank < 2 || vt->rank < 2)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", name,
+                      tt->rank != 2 && (cols || tt->rank < 2) ? tt->rank : vt->rank);
     if (tt->dtype != vt->dtype)
         return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", name, cc_dtype_name(tt->dtype),
                       cc_dtype_name(vt->dtype));
-    int ax = cols ? 0 : 1; /* the vector's unit axis */
+    uint32_t n = tt->rank; /* a row expand's leading axes are batch axes, equal in both */
+    if (vt->rank != n)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-%u row_vec for a rank-%u tile, got rank %u", name, n, n, vt->rank);
+    for (uint32_t d = 0; d + 2 < n; d++)
+        if (vt->shape[d] != tt->shape[d])
+            return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires matching leading dimensions, but got tile dim %u=%lld and row_vec dim %u=%lld",
+                          name, d, (long long)tt->shape[d], d, (long long)vt->shape[d]);
+    uint32_t ax = cols ? 0 : n - 1, other = cols ? 1 : n - 2; /* the vector's unit axis, its matching one */
     if (vt->shape[ax] != 1)
         return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires second argument's %s dimension to be 1, but got %lld", name,
                       cols ? "first" : "last", (long long)vt->shape[ax]);
-    if (vt->shape[1 - ax] != tt->shape[1 - ax])
+    if (vt->shape[other] != tt->shape[other])
         return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires matching %s dimensions, but got tile %s=%lld and %s %s=%lld", name,
-                      cols ? "column" : "row", cols ? "cols" : "rows", (long long)tt->shape[1 - ax], cols ? "col_vec" : "row_vec", cols ? "cols" : "rows",
-                      (long long)vt->shape[1 - ax]);
+                      cols ? "column" : "row", cols ? "cols" : "rows", (long long)tt->shape[other], cols ? "col_vec" : "row_vec", cols ? "cols" : "rows",
+                      (long long)vt->shape[other]);
     cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
     if (!x) return tc_oom(t);
     x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;

@@ -1,7 +1,7 @@
 /*
  * tile_expand.c - the broadcast ops of docs/dsl.md, Operations:
- * pl.row_expand_<op> (a [R, C] tile with a [R, 1] vector: element [r, c]
- * combines with v[r, 0]) and pl.col_expand_<op> (with a [1, C] vector:
+ * pl.row_expand_<op> (a [.., R, C] tile with a [.., R, 1] vector, equal
+ * leading axes: element [.., r, c] combines with v[.., r, 0]) and pl.col_expand_<op> (with a [1, C] vector:
  * v[0, c]); <op> is add, sub, mul, div, max, min, or expdif (exp(x - v),
  * float only, rows only); pl.row_expand / pl.col_expand are the vector
  * itself broadcast (COPY), pl.expands a scalar broadcast.
@@ -16,6 +16,7 @@
  * elements outside the vector's valid region read as 0); the rest is zeroed.
  */
 #include <math.h>
+#include <string.h>
 
 #include "base/half.h"
 #include "tile/tile_int.h"
@@ -67,16 +68,28 @@ TILE_INT_CLASSES(BX_INT_CLASS_)
 static const char *const bx_names[TILE_BCASTOP_COUNT] = {TILE_BCASTOP_LIST(BX_NAME_)};
 #undef BX_NAME_
 
+/* Is element i of the integer vector v 0? */
+static int bx_is_zero(const tile *v, int64_t i)
+{
+    switch ((tile_dtype)v->dtype) {
+#define BX_ZERO_(T, U, sfx, DT) \
+    case DT: return ((const T *)v->data)[i] == 0;
+    TILE_INT_CLASSES(BX_ZERO_)
+#undef BX_ZERO_
+    default: return 0;
+    }
+}
+
 /* Does the vector hold 0 in any of its n leading elements (the ones the
  * valid region reads)? */
 static int bx_has_zero(const tile *v, int64_t n)
 {
     int zero = 0;
     switch ((tile_dtype)v->dtype) {
-#define BX_ZERO_(T, U, sfx, DT) \
+#define BX_ZEROS_(T, U, sfx, DT) \
     case DT: for (int64_t i = 0; i < n; i++) zero |= ((const T *)v->data)[i] == 0; break;
-    TILE_INT_CLASSES(BX_ZERO_)
-#undef BX_ZERO_
+    TILE_INT_CLASSES(BX_ZEROS_)
+#undef BX_ZEROS_
     default: break;
     }
     return zero;
@@ -99,25 +112,39 @@ static void bx_half_row(uint16_t *d, const uint16_t *a, const uint16_t *b, float
     }
 }
 
+/* Is row g of a (rows counted over every axis but the last, row-major) in
+ * a's valid region? */
+static int bx_row_valid(const tile *a, int64_t g)
+{
+    for (int d = a->rank - 2; d >= 0; g /= a->shape[d], d--)
+        if (g % a->shape[d] >= a->valid[d]) return 0;
+    return a->valid[a->rank - 1] > 0;
+}
+
 int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op, int cols, char *msg, size_t cap)
 {
     char name[32];
     snprintf(name, sizeof name, "%s_expand%s%s", cols ? "col" : "row", *bx_names[op] ? "_" : "", bx_names[op]);
-    if (a->rank != 2 || v->rank != 2) return tile_fail(msg, cap, "pl.%s requires rank-2 tiles", name);
-    int64_t R = a->shape[0], C = a->shape[1];
-    if (dst->rank != 2 || dst->shape[0] != R || dst->shape[1] != C || dst->dtype != a->dtype || v->dtype != a->dtype ||
-        (cols ? v->shape[0] != 1 || v->shape[1] != C : v->shape[0] != R || v->shape[1] != 1))
+    if (cols ? a->rank != 2 || v->rank != 2 : a->rank < 2 || v->rank != a->rank)
+        return tile_fail(msg, cap, cols ? "pl.%s requires rank-2 tiles" : "pl.%s requires tiles of one rank, at least 2", name);
+    int n = a->rank, same = dst->rank == n && dst->dtype == a->dtype && v->dtype == a->dtype;
+    for (int d = 0; d < n && same; d++) same = dst->shape[d] == a->shape[d] && (d >= n - 2 || v->shape[d] == a->shape[d]);
+    int64_t R = a->shape[n - 2], C = a->shape[n - 1], rows = tile_count(a) / (C ? C : 1);
+    if (!same || (cols ? v->shape[0] != 1 || v->shape[1] != C : v->shape[n - 2] != R || v->shape[n - 1] != 1))
         return tile_fail(msg, cap, "pl.%s: operand and result tiles differ in shape or dtype", name);
     if (tile_no_bool(a, name, msg, cap)) return -1;
     tile_dtype dt = (tile_dtype)a->dtype;
-    int64_t VR = a->valid[0], VC = a->valid[1];
-    if (VC == 0) VR = 0;
+    int64_t VC = a->valid[n - 1];
     if (!tile_dtype_is_float(dt) && op == TILE_BC_EXPDIF)
         return tile_fail(msg, cap, "pl.%s requires a floating-point tile, got %s", name, tile_dtype_name(dt));
-    if (!tile_dtype_is_float(dt) && op == TILE_BC_DIV && bx_has_zero(v, cols ? VC * (VR > 0) : VR))
-        return tile_fail(msg, cap, "pl.%s: integer division by zero", name);
+    if (!tile_dtype_is_float(dt) && op == TILE_BC_DIV) {
+        int zero = cols && a->valid[0] > 0 && bx_has_zero(v, VC);
+        for (int64_t g = 0; !cols && g < rows && !zero; g++) zero = bx_row_valid(a, g) && bx_is_zero(v, g);
+        if (zero) return tile_fail(msg, cap, "pl.%s: integer division by zero", name);
+    }
     int bf16 = dt == TILE_BF16;
-    for (int64_t r = 0; r < VR; r++) {
+    for (int64_t r = 0; r < rows; r++) {
+        if (!bx_row_valid(a, r)) continue;
         int64_t s = r * C, vs = cols ? 0 : r; /* the vector: its row (cols) or its element r */
         switch (dt) {
         case TILE_FP32: {
@@ -147,7 +174,7 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
         case TILE_BOOL: break;
         }
     }
-    dst->valid[0] = a->valid[0], dst->valid[1] = a->valid[1];
+    memcpy(dst->valid, a->valid, sizeof a->valid);
     tile_clear_outside(dst);
     return 0;
 }

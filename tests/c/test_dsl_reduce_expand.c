@@ -25,6 +25,7 @@ static const pto_arg_spec rx_args[] = {
     {.name = "h", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP16, .rank = 2, .shape = {256, 128}},
     {.name = "i", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_INT32, .rank = 2, .shape = {256, 128}},
     {.name = "v", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 1, .shape = {128}},
+    {.name = "b", .kind = PTO_ARG_TENSOR, .dtype = PTO_DTYPE_FP32, .rank = 3, .shape = {4, 64, 128}},
 };
 
 static pto_program *rx_compile(const char *src)
@@ -166,6 +167,21 @@ static void test_expand_needs_rank_2_and_a_tile(void **s)
     RX_ERROR(K(LOAD_T "        x = pl.col_expand_add(t, 1.0)\n"), "ParserTypeError", "expected a tile, got pl.Scalar[pl.FP32]", 7, 34);
 }
 
+static void test_row_expand_leading_axes_are_batch_axes(void **s)
+{
+    (void)s;
+#define KB(body) KP("b: pl.Tensor, out: pl.Out[pl.Tensor]", "        t = pl.load(b, [0, 0, 0], [4, 64, 128])\n" body)
+    static const char *const want[] = {"x = pl.row_expand_sub(t, r)\n", NULL};
+    rx_expect_ok(KB("        r = pl.load(b, [0, 0, 0], [4, 64, 1])\n        x = pl.row_expand_sub(t, r)\n"), want);
+    RX_ERROR(KB("        r = pl.load(b, [0, 0, 0], [2, 64, 1])\n        x = pl.row_expand_sub(t, r)\n"), "InvalidOperationError",
+             "pl.row_expand_sub requires matching leading dimensions, but got tile dim 0=4 and row_vec dim 0=2", 8, 13);
+    RX_ERROR(KB("        r = pl.load(b, [0, 0, 0], [1, 64, 1])\n        x = pl.row_expand(t, pl.reshape(r, [64, 1]))\n"),
+             "InvalidOperationError", "pl.row_expand requires a rank-3 row_vec for a rank-3 tile, got rank 2", 8, 13);
+    RX_ERROR(KB("        c = pl.load(b, [0, 0, 0], [1, 1, 128])\n        x = pl.col_expand_add(t, c)\n"), "InvalidOperationError",
+             "pl.col_expand_add requires a rank-2 tile, got rank 3", 8, 13);
+#undef KB
+}
+
 /* ---- row_expand / col_expand / expands ---------------------------------------------------------- */
 
 static void test_vector_and_scalar_broadcasts_accepted(void **s)
@@ -231,6 +247,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_expand_dtypes_must_match),
     cmocka_unit_test(test_expdif_is_float_only),
     cmocka_unit_test(test_expand_needs_rank_2_and_a_tile),
+    cmocka_unit_test(test_row_expand_leading_axes_are_batch_axes),
     cmocka_unit_test(test_vector_and_scalar_broadcasts_accepted),
     cmocka_unit_test(test_vector_broadcasts_check_the_vector_shape),
     cmocka_unit_test(test_expands_takes_a_scalar_that_fits),

@@ -258,3 +258,46 @@ def test_docs_softmax_example(load):
     mod.softmax(x, out, shifted)
     torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
     assert torch.equal(shifted, x - x.amin(0, keepdim=True))
+
+
+@pytest.mark.parametrize("op, ref", [("row_expand_sub", lambda a, v: a - v), ("row_expand_div", lambda a, v: a / v),
+                                     ("row_expand_expdif", lambda a, v: np.exp(a - v)), ("row_expand", lambda a, v: v + 0 * a)])
+def test_row_expand_batched_leading_axes_match_numpy(load, op, ref):
+    """[B, R, C] with [B, R, 1]: each batch's rows with its own vector; a narrowed batch and row
+    count leave the rest zero."""
+    mod, _ = load("""
+        @pl.jit
+        def k(x: pl.Tensor, v: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0, 0], [3, 8, 16], valid_shape=[2, n, 16])
+                w = pl.load(v, [0, 0, 0], [3, 8, 1])
+                pl.store(pl.%s(t, w), [0, 0, 0], out)
+            return out
+    """ % op)
+    g = torch.Generator().manual_seed(5)
+    x, v = torch.randn(3, 8, 16, generator=g), torch.rand(3, 8, 1, generator=g) + 0.5
+    out = torch.full((3, 8, 16), 7.0)
+    mod.k(x, v, out, 5)
+    want = np.full((3, 8, 16), 7.0, np.float32)
+    want[:2, :5] = ref(x.numpy(), v.numpy())[:2, :5]
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+
+
+def test_row_expand_batched_integer_division_checks_only_valid_rows(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(x: pl.Tensor, v: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0, 0], [2, 4, 8], valid_shape=[1, 4, 8])
+                pl.store(pl.row_expand_div(t, pl.load(v, [0, 0, 0], [2, 4, 1])), [0, 0, 0], out)
+            return out
+    """)
+    x = torch.arange(64, dtype=torch.int32).reshape(2, 4, 8)
+    v = torch.full((2, 4, 1), 3, dtype=torch.int32)
+    v[1, 2, 0] = 0  # in the batch outside the valid region: never read
+    out = torch.zeros(2, 4, 8, dtype=torch.int32)
+    mod.k(x, v, out)
+    assert torch.equal(out[0], torch.div(x[0], 3, rounding_mode="trunc"))
+    v[0, 1, 0] = 0
+    with pytest.raises(PTORuntimeError, match="pl.row_expand_div: integer division by zero"):
+        mod.k(x, v, out)
