@@ -68,6 +68,15 @@ static inline const pto_diagnostic *dsl_expect_error(const pto_program *p, const
     return d;
 }
 
+/* Runs call (a compile returning a pto_program *, e.g. a test file's
+ * xx_compile(src)) and expects its first error as dsl_expect_error does. */
+#define DSL_EXPECT_COMPILE_ERROR(call, cls, msg, line, col)         \
+    do {                                                            \
+        pto_program *p_ = (call);                                   \
+        dsl_expect_error(p_, cls, msg, line, col);                  \
+        pto_program_free(p_);                                       \
+    } while (0)
+
 /* p compiled without errors. */
 static inline void dsl_expect_ok(const pto_program *p)
 {

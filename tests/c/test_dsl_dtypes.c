@@ -30,12 +30,7 @@ static pto_program *dt_compile(const char *src)
     return dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, dt_args, sizeof dt_args / sizeof dt_args[0]);
 }
 
-#define DT_ERROR(src, cls, msg, line, col)         \
-    do {                                           \
-        pto_program *p_ = dt_compile(src);         \
-        dsl_expect_error(p_, cls, msg, line, col); \
-        pto_program_free(p_);                      \
-    } while (0)
+#define DT_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(dt_compile(src), cls, msg, line, col)
 
 static void test_sc_dtype_bool_load_move_cast_store_and_int_tensors_accepted(void **s)
 {

@@ -34,12 +34,7 @@ static pto_program *misc_compile(const char *src)
     return dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, misc_args, sizeof misc_args / sizeof misc_args[0]);
 }
 
-#define MISC_ERROR(src, cls, msg, line, col)                       \
-    do {                                                           \
-        pto_program *p_ = misc_compile(src);                       \
-        dsl_expect_error(p_, cls, msg, line, col);                 \
-        pto_program_free(p_);                                      \
-    } while (0)
+#define MISC_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(misc_compile(src), cls, msg, line, col)
 
 /* src compiles; its post-pass text contains every string of want. */
 static void misc_expect_ok(const char *src, const char *const *want)

@@ -29,12 +29,7 @@ static pto_program *ns_compile(const char *src)
     return dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, ns_args, sizeof ns_args / sizeof ns_args[0]);
 }
 
-#define NS_ERROR(body, cls, msg, line, col)        \
-    do {                                           \
-        pto_program *p_ = ns_compile(K(body));     \
-        dsl_expect_error(p_, cls, msg, line, col); \
-        pto_program_free(p_);                      \
-    } while (0)
+#define NS_ERROR(body, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(ns_compile(K(body)), cls, msg, line, col)
 
 static void test_tile_namespace_spells_the_pl_op(void **s)
 {

@@ -31,12 +31,7 @@ static pto_program *rw_compile(const char *src)
     return dsl_compile_with(src, "f", PTO_STAGE_ALL, 0, rw_args, RW_NARGS);
 }
 
-#define RW_ERROR(src, cls, msg, line, col)         \
-    do {                                           \
-        pto_program *p_ = rw_compile(src);         \
-        dsl_expect_error(p_, cls, msg, line, col); \
-        pto_program_free(p_);                      \
-    } while (0)
+#define RW_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(rw_compile(src), cls, msg, line, col)
 
 /* Reads of a tile (full and flat indices, constant and run-time) and of a
  * kernel Tensor in scalar arithmetic (n is specialized: a constant); the

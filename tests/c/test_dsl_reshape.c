@@ -26,12 +26,7 @@ static pto_program *rs_compile(const char *src)
     return dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, rs_args, sizeof rs_args / sizeof rs_args[0]);
 }
 
-#define RS_ERROR(src, cls, msg, line, col)   \
-    do {                                     \
-        pto_program *p_ = rs_compile(src);   \
-        dsl_expect_error(p_, cls, msg, line, col); \
-        pto_program_free(p_);                \
-    } while (0)
+#define RS_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(rs_compile(src), cls, msg, line, col)
 
 static void test_reshape_accepted(void **s)
 {

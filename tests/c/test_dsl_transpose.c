@@ -29,12 +29,7 @@ static pto_program *tr_compile(const char *src, int stop)
     return dsl_compile_with(src, "f", stop, 0, tr_args, TR_NARGS);
 }
 
-#define TR_ERROR(src, cls, msg, line, col)                \
-    do {                                                  \
-        pto_program *p_ = tr_compile(src, PTO_STAGE_LOWER); \
-        dsl_expect_error(p_, cls, msg, line, col);        \
-        pto_program_free(p_);                             \
-    } while (0)
+#define TR_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(tr_compile(src, PTO_STAGE_LOWER), cls, msg, line, col)
 
 /* Both spellings: the shapes they give (annotations that must match), the
  * printed calls (axes as written, keywords as positions), the lowered TOPs

@@ -26,12 +26,7 @@ static const pto_arg_spec vs_args[] = {
 
 static pto_program *vs_compile(const char *src, int stop) { return dsl_compile_with(src, "f", stop, 0, vs_args, VS_NARGS); }
 
-#define VS_ERROR(src, cls, msg, line, col)                 \
-    do {                                                   \
-        pto_program *p_ = vs_compile(src, PTO_STAGE_LOWER); \
-        dsl_expect_error(p_, cls, msg, line, col);         \
-        pto_program_free(p_);                              \
-    } while (0)
+#define VS_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(vs_compile(src, PTO_STAGE_LOWER), cls, msg, line, col)
 
 /* ---- pl.fillpad_expand ----------------------------------------------------------------------- */
 

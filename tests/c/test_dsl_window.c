@@ -31,12 +31,7 @@ static pto_program *win_compile(const char *src)
     return dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, win_args, sizeof win_args / sizeof win_args[0]);
 }
 
-#define WIN_ERROR(src, cls, msg, line, col)        \
-    do {                                           \
-        pto_program *p_ = win_compile(src);        \
-        dsl_expect_error(p_, cls, msg, line, col); \
-        pto_program_free(p_);                      \
-    } while (0)
+#define WIN_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(win_compile(src), cls, msg, line, col)
 
 static void test_assemble_accepted(void **s)
 {

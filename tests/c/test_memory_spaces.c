@@ -27,12 +27,7 @@ static const pto_arg_spec mem_args[] = {
 
 static pto_program *mem_compile(const char *src) { return dsl_compile_with(src, "f", PTO_STAGE_LOWER, 0, mem_args, NARGS); }
 
-#define MEM_ERROR(src, cls, msg, line, col)           \
-    do {                                              \
-        pto_program *p_ = mem_compile(src);           \
-        dsl_expect_error(p_, cls, msg, line, col);    \
-        pto_program_free(p_);                         \
-    } while (0)
+#define MEM_ERROR(src, cls, msg, line, col) DSL_EXPECT_COMPILE_ERROR(mem_compile(src), cls, msg, line, col)
 
 /* src compiles, its post-pass text contains every string of want, and the
  * printed program compiles back to itself. */
