@@ -19,7 +19,9 @@ sqrt of abs, log, rsqrt and recip of abs + 1, recip with its hint), row_max/row_
 row_expand_*/col_expand_* (add, sub, mul, max, min) and row_expand/col_expand of a tile with its
 own row/column maxima, fillpad (zero pad), pl.set_validshape (constant or loop-variable extents) and
 pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.reshape through a unit axis and back, a row copied with pl.slice and pl.assemble, pl.transpose_view / pl.transpose (of a square tile, or twice), a tile op on one of
-the tile's own elements (pl.read, full or flat index), loads with valid_shape= and
+the tile's own elements (pl.read, full or flat index), pl.tile.full / pl.create_tile, a
+pl.concat of a tile's halves, pl.matmul_acc (FP32, a zero right operand, a run-time
+init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -46,7 +48,7 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, For, If, At, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, For, If, At, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
@@ -196,6 +198,8 @@ class Gen:
                 body.append(self.valid_op(t, cur, shape, ranges))
             elif r < 0.54:
                 body.append(KWindow(t, cur, shape, rng.randrange(shape[0]), rng.randrange(shape[0])))
+            elif r < 0.58:
+                body.append(self.misc_op(t, cur, shape, ranges))
             elif r < 0.65 and len(tiles) + len(pool) > 1:
                 body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))
             else:
@@ -218,6 +222,8 @@ class Gen:
             offs = self.offsets(shape, ranges)
             body.append(KStore(cur, dst, offs, shape))
             acc.append((dst, True, offs, shape, dict(ranges)))
+            if rng.random() < 0.1:
+                body.append(KWrite(dst, offs, cur))
         if depth == 0:
             pool += [t for t in tiles if t not in pool]
         return body
@@ -243,6 +249,18 @@ class Gen:
                     valid.append(Lin(rng.randint(1, d)))
             return KLoad(tile, src, offs, shape, valid=valid)
         return KLoad(tile, src, offs, shape)
+
+    def misc_op(self, tile, a, shape, ranges):
+        """pl.tile.full / pl.create_tile, a pl.concat of a's halves (two columns or more), or
+        (FP32) pl.matmul_acc with a zero right operand and maybe a run-time init_cond."""
+        rng = self.rng
+        kinds = ("full",) + (("concat",) if shape[1] >= 2 else ()) + (("matmul",) if self.dtype == "FP32" else ())
+        kind = rng.choice(kinds)
+        if kind == "full":
+            value = rng.choice((0, 1.5, -2.0)) if self.dtype == "FP32" else rng.randint(-5, 5)
+            return KMisc(tile, kind, a, shape, self.dtype, value=value)
+        cond = (Lin(0, [(rng.choice(sorted(ranges)), 1)]), rng.randint(-1, 2)) if kind == "matmul" and ranges and rng.random() < 0.6 else None
+        return KMisc(tile, kind, a, shape, self.dtype, cond=cond)
 
     def valid_op(self, tile, a, shape, ranges):
         """pl.set_validshape of a to extents (constants, or a loop variable or n plus a

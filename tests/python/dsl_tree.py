@@ -318,6 +318,59 @@ class KWindow:
         data[self.j] = a[self.k] if self.k < va[0] else 0
         rows = self.j + 1 if va[0] == 0 or va[1] == 0 else max(va[0], self.j + 1)
         env[self.tile] = (data, (rows, self.shape[1]))
+
+
+class KMisc:
+    """The tile catalog's constructors and combiners, each with a result numpy knows:
+    full: tile = pl.tile.full([R, C], dtype=.., value=v) (v 0: pl.create_tile([R, C], ..));
+    concat: tile = pl.concat of a's two column halves (pl.slice) = a, fully valid (zeros
+    outside a's valid region); matmul_acc (FP32): tile = pl.matmul_acc(pl.fillpad(a),
+    pl.fillpad(a), a zero [C, C] pl.create_tile[, init_cond=lin > k]) = pl.fillpad(a), or
+    zeros when init_cond holds."""
+
+    def __init__(self, tile, kind, a, shape, dtype, value=0, cond=None):
+        self.tile, self.kind, self.a, self.shape, self.dtype, self.value, self.cond = tile, kind, a, shape, dtype, value, cond
+
+    def emit(self, out, ind):
+        (r, c), dt = self.shape, self.dtype
+        if self.kind == "full":
+            e = ("pl.tile.full([%d, %d], dtype=pl.%s, value=%r)" % (r, c, dt, self.value) if self.value
+                 else "pl.create_tile([%d, %d], pl.%s)" % (r, c, dt))
+        elif self.kind == "concat":
+            h = c // 2
+            e = "pl.concat(pl.slice(%s, [%d, %d], [0, 0]), pl.slice(%s, [%d, %d], [0, %d]))" % (self.a, r, h, self.a, r, c - h, h)
+        else:
+            cond = "" if self.cond is None else ", init_cond=%s > %d" % (self.cond[0].text(), self.cond[1])
+            e = "pl.matmul_acc(pl.fillpad(%s), pl.fillpad(%s), pl.create_tile([%d, %d], pl.FP32)%s)" % (self.a, self.a, c, c, cond)
+        out.append("%s%s = %s" % (ind, self.tile, e))
+
+    def run(self, env):
+        if self.kind == "full":
+            np_dt = np.float32 if self.dtype == "FP32" else np.int32
+            env[self.tile] = (np.full(self.shape, self.value, np_dt), self.shape)
+            return
+        data = env[self.a][0].copy()  # zero outside the valid region already
+        if self.kind == "matmul" and self.cond is not None and self.cond[0].eval(env) > self.cond[1]:
+            data[:] = 0
+        env[self.tile] = (data, self.shape)
+
+
+class KWrite:
+    """pl.write(tensor, offs, pl.read(tile, [0, 0])) after the store of tile at offs (inside
+    the store's footprint): the tensor's element at offs becomes the tile's first element (0
+    when outside its valid region)."""
+
+    def __init__(self, tensor, offs, tile):
+        self.tensor, self.offs, self.tile = tensor, offs, tile
+
+    def emit(self, out, ind):
+        out.append("%spl.write(%s, [%s], pl.read(%s, [0, 0]))" % (ind, self.tensor, ", ".join(o.text() for o in self.offs), self.tile))
+
+    def run(self, env):
+        r, c = (o.eval(env) for o in self.offs)
+        env[self.tensor][r, c] = env[self.tile][0][0, 0]
+
+
 class KTranspose:
     """tile = a transposed: for a square shape pl.tile.transpose_view(a) or pl.transpose(a, -1, 0)
     (the data and the valid region swapped), else pl.transpose(pl.transpose_view(a), 0, -1)
