@@ -36,3 +36,12 @@ def test_every_compiler_pl_name_is_a_language_name():
         assert hasattr(pl, name), (name, status, kind)
     for op in ("log", "rsqrt", "recip"):
         assert (op, "supported", "op") in names
+
+
+def test_fuzz_dictionary_names_every_supported_pl_name():
+    """tests/fuzz/dsl.dict gives the parser fuzzer every pl name the compiler supports."""
+    from conftest import ROOT
+    entries = set(line.strip().strip('"') for line in (ROOT / "tests" / "fuzz" / "dsl.dict").read_text().splitlines())
+    missing = [n for n, status, _kind in _C.language_names()
+               if status == "supported" and not ({n, "pl." + n, "pl." + n + "("} & entries)]
+    assert not missing, "tests/fuzz/dsl.dict lacks %s" % ", ".join(missing)
