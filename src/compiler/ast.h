@@ -30,7 +30,8 @@ typedef enum cc_expr_kind {
     CC_E_COMPARE,   /* == != < <= > >= (one operator) */
     CC_E_BOOLOP,    /* and / or */
     CC_E_LIST,
-    CC_E_TUPLE
+    CC_E_TUPLE,
+    CC_E_SLICE      /* lo:hi[:step], only as a subscript's index or one of its items; NULL: omitted */
 } cc_expr_kind;
 
 
@@ -61,6 +62,7 @@ struct cc_expr {
         struct { cc_op op; cc_expr *left, *right; } bin;  /* BINARY, COMPARE, BOOLOP */
         struct { cc_op op; cc_expr *operand; } un;
         struct { cc_expr **items; uint32_t n; } seq;      /* LIST, TUPLE */
+        struct { cc_expr *lo, *hi, *step; int has_step; } slice; /* SLICE: has_step also for `lo:hi:` */
     } u;
 };
 

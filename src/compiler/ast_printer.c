@@ -124,6 +124,13 @@ static void print_expr(ap *a, const cc_expr *e)
         print_operand(a, e->u.bin.right, p + 1);
         break;
     }
+    case CC_E_SLICE:
+        if (e->u.slice.lo) print_expr(a, e->u.slice.lo);
+        base_strbuf_puts(out, ":");
+        if (e->u.slice.hi) print_expr(a, e->u.slice.hi);
+        if (e->u.slice.has_step) base_strbuf_puts(out, ":");
+        if (e->u.slice.step) print_expr(a, e->u.slice.step);
+        break;
     case CC_E_UNARY:
         base_strbuf_puts(out, e->u.un.op == CC_OP_NOT ? "not " : cc_op_text(e->u.un.op));
         print_operand(a, e->u.un.operand, cc_op_prec(e->u.un.op));

@@ -20,6 +20,10 @@ int cc_expr_each_child(const cc_expr *e, int (*visit)(const cc_expr *child, void
     case CC_E_BINARY: case CC_E_COMPARE: case CC_E_BOOLOP:
         return (r = visit(e->u.bin.left, ctx)) ? r : visit(e->u.bin.right, ctx);
     case CC_E_UNARY: return visit(e->u.un.operand, ctx);
+    case CC_E_SLICE:
+        if (e->u.slice.lo && (r = visit(e->u.slice.lo, ctx))) return r;
+        if (e->u.slice.hi && (r = visit(e->u.slice.hi, ctx))) return r;
+        return e->u.slice.step ? visit(e->u.slice.step, ctx) : 0;
     case CC_E_LIST: case CC_E_TUPLE:
         for (uint32_t k = 0; !r && k < e->u.seq.n; k++) r = visit(e->u.seq.items[k], ctx);
         return r;

@@ -53,6 +53,9 @@ typedef struct cc_ir_box {
     cc_ir_expr *lo[CC_MAX_RANK], *hi[CC_MAX_RANK];
 } cc_ir_box;
 
+/* u.op.mode of a LOAD written pl.slice(tensor, ...) and of a STORE written pl.assemble(tensor, ...). */
+#define CC_IR_SPELLED_WINDOW 1
+
 struct cc_ir_expr {
     uint8_t kind; /* cc_ir_expr_kind */
     cc_type type;
@@ -71,7 +74,8 @@ struct cc_ir_expr {
             uint8_t cache;    /* LOAD: cc_cache_policy (UNSET until stage 6 unless written) */
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
-            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h */
+            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; LOAD, STORE: CC_IR_SPELLED_WINDOW
+                               * when written as pl.slice / pl.assemble of a Tensor (it prints so) */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
         } op;
         struct {

@@ -2,7 +2,8 @@
  * parse_expr.c - expressions of the DSL's Python subset.
  *
  * Precedence, lowest first: or, and, not, one comparison, + -, * / // %,
- * unary - +, then primaries with .name, (call) and [subscript] trailers.
+ * unary - +, then primaries with .name, (call) and [subscript] trailers
+ * (a subscript's items may be slices lo:hi[:step]).
  * Python operators and forms outside the subset are named and rejected
  * (`<construct> is not supported in this version`).  Every function
  * consumes a token or reports an error and returns NULL.
@@ -219,6 +220,47 @@ fail:
     return NULL;
 }
 
+/* One subscript item: an expression, or a slice lo:hi[:step] with any
+ * part omitted (`:`, `a:`, `:b`, `::2`). */
+static cc_expr *cc_parse_subscript_item(cc_parser *p)
+{
+    cc_expr *lo = NULL, *hi = NULL, *step = NULL;
+    if (!cc_at(p, CC_TOK_COLON)) {
+        if (!(lo = cc_parse_expr(p)) || !cc_at(p, CC_TOK_COLON)) return lo;
+    }
+    cc_span sp = lo ? lo->span : cc_peek(p)->span;
+    cc_next(p); /* ':' */
+#define CC_SLICE_END(p) (cc_at(p, CC_TOK_COMMA) || cc_at(p, CC_TOK_RBRACKET) || cc_at(p, CC_TOK_COLON))
+    if (!CC_SLICE_END(p) && !(hi = cc_parse_expr(p))) return NULL;
+    int has_step = cc_at(p, CC_TOK_COLON);
+    if (has_step) {
+        cc_next(p);
+        if (!CC_SLICE_END(p) && !(step = cc_parse_expr(p))) return NULL;
+    }
+#undef CC_SLICE_END
+    cc_expr *e = cc_expr_new(p, CC_E_SLICE, cc_join(sp, p->t[p->i - 1].span));
+    if (!e) return NULL;
+    e->u.slice.lo = lo, e->u.slice.hi = hi, e->u.slice.step = step, e->u.slice.has_step = has_step;
+    cc_deepen(e, lo), cc_deepen(e, hi), cc_deepen(e, step);
+    return e;
+}
+
+/* Subscript items up to ']' (after '['), separated by commas; a trailing
+ * comma is allowed and makes a tuple (*comma). */
+static int cc_parse_subscript_items(cc_parser *p, cc_list *items, int *comma)
+{
+    *comma = 0;
+    while (!cc_at(p, CC_TOK_RBRACKET)) {
+        cc_expr *e = cc_parse_subscript_item(p);
+        if (!e || !cc_list_push(p, items, e)) return 0;
+        if (cc_at_word(p, "for")) return cc_unsupported_expr(p, cc_peek(p)->span, "a comprehension") != NULL;
+        if (!cc_at(p, CC_TOK_COMMA)) break;
+        *comma = 1;
+        cc_next(p);
+    }
+    return cc_expect(p, CC_TOK_RBRACKET, "']'");
+}
+
 static cc_expr *cc_parse_primary(cc_parser *p)
 {
     cc_expr *e = cc_parse_atom(p);
@@ -242,9 +284,7 @@ static cc_expr *cc_parse_primary(cc_parser *p)
             cc_next(p);
             cc_list items = {0};
             int comma;
-            for (uint32_t k = p->i; k < p->n && p->t[k].kind != CC_TOK_RBRACKET && p->t[k].kind != CC_TOK_NEWLINE; k++)
-                if (p->t[k].kind == CC_TOK_COLON) return cc_unsupported_expr(p, p->t[k].span, "a slice");
-            if (!cc_parse_items(p, CC_TOK_RBRACKET, &items, &comma)) return free(items.items), NULL;
+            if (!cc_parse_subscript_items(p, &items, &comma)) return free(items.items), NULL;
             cc_span sp = cc_join(e->span, p->t[p->i - 1].span);
             cc_expr *index;
             if (items.n == 1 && !comma) {

@@ -191,8 +191,31 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
 /* pl.<op>(required slots, positional attributes, optional slots as
  * keywords, keyword attributes): the op table's slot names; absent slots
  * are left out. */
+/* A LOAD written pl.slice(tensor, shape, offset[, valid_shape=][, clamp=True]),
+ * a STORE written pl.assemble(tensor, source, offset). */
+static void print_spelled_window(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    const char *s = sep(compact);
+    int load = e->u.op.op == CC_IR_LOAD;
+    base_strbuf_puts(out, load ? "pl.slice(" : "pl.assemble(");
+    cc_print_expr(arg[load ? 0 : 2], compact, out);
+    base_strbuf_puts(out, s);
+    cc_print_expr(arg[load ? 2 : 0], compact, out);
+    base_strbuf_puts(out, s);
+    cc_print_expr(arg[1], compact, out);
+    if (load && arg[3]) {
+        base_strbuf_printf(out, "%svalid_shape=", s);
+        cc_print_expr(arg[3], compact, out);
+    }
+    if (load && e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
+    base_strbuf_puts(out, ")");
+}
+
 static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
+    if ((e->u.op.op == CC_IR_LOAD || e->u.op.op == CC_IR_STORE) && e->u.op.mode == CC_IR_SPELLED_WINDOW)
+        return print_spelled_window(e, compact, out);
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)e->u.op.op);
     base_strbuf_printf(out, "pl.%s(", row->name);
     int first = 1;

@@ -268,6 +268,13 @@ const char *tc_shape_text(tc *t, const cc_type *ty);
 int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list);
 /* Tile ops run in kernel code only; 0 when reported. */
 int tc_kernel_only(tc *t, const char *op, cc_span sp);
+/* The LOAD of src's window (offs, shp of constant extents ext, valid_shape valid or NULL)
+ * after pl.load's checks, with `op` ("load", "slice") in their texts; NULL when reported. */
+cc_ir_expr *tc_load_op(tc *t, cc_span sp, const char *op, cc_ir_expr *src, cc_ir_expr *offs, cc_ir_expr *shp, const int64_t *ext,
+                       cc_ir_expr *valid, int clamp, uint8_t mem);
+/* The STORE of tile into dst at offs (extents ext[n], shp NULL: the tile's) after pl.store's
+ * checks; NULL when reported. */
+cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, cc_ir_expr *dst, cc_ir_expr *shp, const int64_t *ext, uint32_t n);
 
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
@@ -284,6 +291,13 @@ cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* e as a list of integer scalars (a literal, a module constant, a local bound to one)
  * for `what` ("offsets"); NULL when reported. */
 cc_ir_expr *tc_list_of(tc *t, const cc_expr *e, const char *what);
+
+/* ---- tc_subscript.c ---- */
+/* x[i, lo:hi, ...] read: pl.read or pl.slice (DSL-V2-SPEC §1.3); NULL when reported. */
+cc_ir_expr *tc_subscript(tc *t, const cc_expr *e);
+/* `dst[...] = src` (s's one target a subscript) as the statement
+ * `dst = pl.assemble(dst, src, offsets)` (§1.4), in the arena; NULL when reported. */
+const cc_stmt *tc_subscript_write(tc *t, const cc_stmt *s);
 
 /* ---- tc_elem.c ---- */
 /* pl.read or pl.write (kernel code) called by name; NULL when reported. */

@@ -587,7 +587,8 @@ cc_ir_expr *tc_expr(tc *t, const cc_expr *e)
     case CC_E_UNARY: return tc_unary(t, e);
     case CC_E_COMPARE: case CC_E_BOOLOP: return tc_compare(t, e);
     case CC_E_CALL: return tc_call(t, e);
-    case CC_E_SUBSCRIPT: return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "a subscript is not supported in this version");
+    case CC_E_SUBSCRIPT: return tc_subscript(t, e);
+    case CC_E_SLICE: return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL, "a slice stands only inside a subscript");
     case CC_E_ATTR:
         if (tc_pl_path(t, e)) return tc_pl_name_error(t, e);
         return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "attribute '.%s' is not supported in this version", e->u.attr.name);

@@ -144,7 +144,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
         if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
         if (!clamp && ext[d] >= 0 && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
-            int load = !strcmp(op, "load");
+            int load = strcmp(op, "store") != 0; /* pl.load, pl.slice read */
             return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
                           "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,
                           load ? "reads" : "writes", d, (long long)o, (long long)ext[d], load ? "source" : "destination",
@@ -184,30 +184,12 @@ static int tc_bool_kw(tc *t, const cc_expr *e, const char *what, int *v)
     return *v = (int)e->u.i, 1;
 }
 
-static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
+cc_ir_expr *tc_load_op(tc *t, cc_span sp, const char *op, cc_ir_expr *src, cc_ir_expr *offs, cc_ir_expr *shp, const int64_t *ext,
+                       cc_ir_expr *valid, int clamp, uint8_t mem)
 {
-    static const char *const ps[] = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp", "cache"};
-    tc_args a;
-    int clamp;
-    cc_ir_expr *ld = cc_ir_op_new(t->a, CC_IR_LOAD, call->span), *offs, *shp, *valid = NULL;
-    int64_t ext[CC_MAX_RANK];
-    uint32_t n;
-    if (!ld) return tc_oom(t);
-    if (!tc_op_bind(t, call, "load", ps, TC_N(ps), &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
-    cc_ir_expr *src = tc_tensor_arg(t, a.v[0], "load");
-    if (!src || !(offs = tc_list_of(t, a.v[1], "offsets")) || !tc_shapes(t, a.v[2], "load", ext, &n, &shp) ||
-        !tc_bool_kw(t, a.v[5], "clamp=", &clamp))
-        return NULL;
-    if (a.v[3] && !(valid = tc_list_of(t, a.v[3], "valid_shape"))) return NULL;
+    uint32_t n = shp->u.list.n;
     if (valid && valid->u.list.n != n)
-        return tc_err(t, CC_DIAG_INVALID_OP, a.v[3]->span, NULL, "pl.load: valid_shape has %u entries for a rank-%u tile", valid->u.list.n, n);
-    uint8_t mem = CC_MEM_Vec;
-    if (a.v[4] && !tc_load_target(t, a.v[4], &mem)) return NULL;
-    if (a.v[6]) {
-        int c = tc_enum_value(t, a.v[6], "CachePolicy");
-        if (c < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
-        ld->u.op.cache = (uint8_t)c;
-    }
+        return tc_err(t, CC_DIAG_INVALID_OP, valid->span, NULL, "pl.%s: valid_shape has %u entries for a rank-%u tile", op, valid->u.list.n, n);
     int64_t reads[CC_MAX_RANK]; /* a load's bounds are its valid region (tile_load's rule: < 0 or > shape: the shape) */
     for (uint32_t d = 0; d < n; d++) {
         int64_t v;
@@ -215,7 +197,9 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
         else if (!cc_ir_const_int(valid->u.list.items[d], &v)) reads[d] = -1; /* known when the task runs */
         else reads[d] = v < 0 || v > ext[d] ? ext[d] : v;
     }
-    if (!tc_window(t, "load", &src->type, offs, reads, n, clamp, call->span)) return NULL;
+    if (!tc_window(t, op, &src->type, offs, reads, n, clamp, sp)) return NULL;
+    cc_ir_expr *ld = cc_ir_op_new(t->a, CC_IR_LOAD, sp);
+    if (!ld) return tc_oom(t);
     ld->u.op.args[0] = src, ld->u.op.args[1] = offs, ld->u.op.args[2] = shp, ld->u.op.args[3] = valid;
     ld->u.op.clamp = (uint8_t)clamp;
     ld->type = (cc_type){.kind = CC_T_TILE, .dtype = src->type.dtype, .rank = (uint8_t)n, .partial = (uint8_t)(clamp || valid), .mem = mem};
@@ -223,12 +207,51 @@ static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
     return ld;
 }
 
+static cc_ir_expr *tc_load(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp", "cache"};
+    tc_args a;
+    int clamp;
+    cc_ir_expr *offs, *shp, *valid = NULL;
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n;
+    if (!tc_op_bind(t, call, "load", ps, TC_N(ps), &a) || !tc_need(t, call, "load", &a, 3, ps)) return NULL;
+    cc_ir_expr *src = tc_tensor_arg(t, a.v[0], "load");
+    if (!src || !(offs = tc_list_of(t, a.v[1], "offsets")) || !tc_shapes(t, a.v[2], "load", ext, &n, &shp) ||
+        !tc_bool_kw(t, a.v[5], "clamp=", &clamp))
+        return NULL;
+    if (a.v[3] && !(valid = tc_list_of(t, a.v[3], "valid_shape"))) return NULL;
+    if (valid) valid->span = a.v[3]->span;
+    uint8_t mem = CC_MEM_Vec;
+    if (a.v[4] && !tc_load_target(t, a.v[4], &mem)) return NULL;
+    int cache = CC_CACHE_UNSET;
+    if (a.v[6] && (cache = tc_enum_value(t, a.v[6], "CachePolicy")) < 0)
+        return tc_err(t, CC_DIAG_SYNTAX, a.v[6]->span, NULL, "pl.load() cache= must be pl.CachePolicy.DEFAULT or pl.CachePolicy.BYPASS");
+    cc_ir_expr *ld = tc_load_op(t, call->span, "load", src, offs, shp, ext, valid, clamp, mem);
+    if (ld) ld->u.op.cache = (uint8_t)cache;
+    return ld;
+}
+
+cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, cc_ir_expr *dst, cc_ir_expr *shp, const int64_t *ext, uint32_t n)
+{
+    if (tile->type.dtype != dst->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.store: tile dtype %s does not match tensor '%s' dtype %s; insert pl.cast",
+                      cc_dtype_name(tile->type.dtype), dst->kind == CC_X_VAR ? dst->u.name : "?", cc_dtype_name(dst->type.dtype));
+    /* a tile whose valid region may be smaller than its shape stores only that region: its
+     * bounds are checked when the task runs, where the region is known */
+    if (!tile->type.partial && !tc_window(t, "store", &dst->type, offs, ext, n, 0, sp)) return NULL;
+    cc_ir_expr *st = cc_ir_op_new(t->a, CC_IR_STORE, sp);
+    if (!st) return tc_oom(t);
+    st->u.op.args[0] = tile, st->u.op.args[1] = offs, st->u.op.args[2] = dst, st->u.op.args[3] = shp;
+    st->type = dst->type;
+    return st;
+}
+
 static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes"};
     tc_args a;
-    cc_ir_expr *st = cc_ir_op_new(t->a, CC_IR_STORE, call->span), *tile, *offs, *dst, *shp = NULL;
-    if (!st) return tc_oom(t);
+    cc_ir_expr *tile, *offs, *dst, *shp = NULL;
     if (!tc_op_bind(t, call, "store", ps, TC_N(ps), &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
     if (!(tile = tc_expr(t, a.v[0])) || !(tile = tc_tile_operand(t, tile, a.v[0]->span)) || !(offs = tc_list_of(t, a.v[1], "offsets")) ||
         !(dst = tc_tensor_arg(t, a.v[2], "store")))
@@ -237,15 +260,7 @@ static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
     uint32_t n = tile->type.rank;
     memcpy(ext, tile->type.shape, sizeof ext);
     if (a.v[3] && !tc_shapes(t, a.v[3], "store", ext, &n, &shp)) return NULL;
-    if (tile->type.dtype != dst->type.dtype)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.store: tile dtype %s does not match tensor '%s' dtype %s; insert pl.cast",
-                      cc_dtype_name(tile->type.dtype), dst->kind == CC_X_VAR ? dst->u.name : "?", cc_dtype_name(dst->type.dtype));
-    /* a tile whose valid region may be smaller than its shape stores only that region: its
-     * bounds are checked when the task runs, where the region is known */
-    if (!tile->type.partial && !tc_window(t, "store", &dst->type, offs, ext, n, 0, call->span)) return NULL;
-    st->u.op.args[0] = tile, st->u.op.args[1] = offs, st->u.op.args[2] = dst, st->u.op.args[3] = shp;
-    st->type = dst->type;
-    return st;
+    return tc_store_op(t, call->span, tile, offs, dst, shp, ext, n);
 }
 
 static int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile)

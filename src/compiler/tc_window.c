@@ -6,11 +6,16 @@
  * with their exact messages and its result type; binding and placement
  * are tc_ops.c's.
  *
+ * In kernel code a Tensor operand is a load or a store (DSL-V2-SPEC §1.3,
+ * §1.5): pl.slice(tensor, ...) is the LOAD of the window (marked to print
+ * as pl.slice; dropped axes then a tile slice of it), pl.assemble(tensor,
+ * source, offset) the STORE of source at offset (marked to print as
+ * pl.assemble).
+ *
  * Invariants: offsets are LIST nodes of one integer scalar per axis
  * (run-time entries allowed; constant ones are bounds-checked here, the
  * others when the task runs); a slice's shape and drop_dims are LIST
- * nodes of constants.  Tensor forms (a Tensor target or slice operand, any
- * use in orchestration, atomic=) are later.
+ * nodes of constants.  Orchestration uses and atomic= are later.
  */
 #include "compiler/tc.h"
 
@@ -67,14 +72,14 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
     if (!tc_op_bind(t, call, "assemble", ps, TC_N(ps), &a) || !tc_need(t, call, "assemble", &a, 3, ps)) return NULL;
     cc_ir_expr *dst = tc_expr(t, a.v[0]);
     if (!dst) return NULL;
-    if (dst->type.kind == CC_T_TENSOR)
-        return tc_window_tensor(t, a.v[0]->span, "pl.assemble into a Tensor", "store a tile with pl.store(tile, offsets, tensor)");
-    if (dst->type.kind != CC_T_TILE) {
+    int tensor = dst->type.kind == CC_T_TENSOR;
+    if (!tensor && dst->type.kind != CC_T_TILE) {
         char ty[96];
         cc_type_format(&dst->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.assemble: the target must be a tile, got %s", ty);
     }
-    cc_ir_expr *offs = tc_offset_list(t, a.v[2], "tile.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression");
+    cc_ir_expr *offs = tc_offset_list(t, a.v[2], tensor ? "pl.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression"
+                                                        : "tile.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression");
     cc_ir_expr *src = offs ? tc_expr(t, a.v[1]) : NULL;
     if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span)) || !tc_no_bool_tile(t, "assemble", dst, call->span) ||
         !tc_no_bool_tile(t, "assemble", src, call->span))
@@ -82,6 +87,11 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
     const cc_type *tt = &dst->type, *st = &src->type;
     if (st->rank != tt->rank)
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.assemble: source rank %u does not match target rank %u", st->rank, tt->rank);
+    if (tensor) { /* pl.store(source, offset, target): the source's valid region lands at offset */
+        cc_ir_expr *x = tc_store_op(t, call->span, src, offs, dst, NULL, st->shape, st->rank);
+        if (x) x->u.op.mode = CC_IR_SPELLED_WINDOW;
+        return x;
+    }
     int narrowing = st->dtype == CC_DT_FP32 && (tt->dtype == CC_DT_FP16 || tt->dtype == CC_DT_BF16);
     if (st->dtype != tt->dtype && !narrowing)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.assemble: source dtype %s cannot be inserted into a %s target; insert pl.cast",
@@ -134,15 +144,16 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
     if (!tc_op_bind(t, call, "slice", ps, TC_N(ps), &a) || !tc_need(t, call, "slice", &a, 3, ps)) return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     if (!x) return NULL;
-    if (x->type.kind == CC_T_TENSOR) return tc_window_tensor(t, call->span, "pl.slice of a Tensor", NULL);
-    if (x->type.kind != CC_T_TILE) {
+    int tensor = x->type.kind == CC_T_TENSOR;
+    if (!tensor && x->type.kind != CC_T_TILE) {
         char ty[96];
         cc_type_format(&x->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.slice expects a tile, got %s", ty);
     }
     if (!tc_no_bool_tile(t, "slice", x, call->span)) return NULL;
     if (a.v[6] && a.v[6]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "clamp= must be True or False");
-    if (a.v[6] && a.v[6]->u.i) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.slice: clamp=True is not supported for a Tile");
+    int clamp = a.v[6] && a.v[6]->u.i;
+    if (clamp && !tensor) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.slice: clamp=True is not supported for a Tile");
     const cc_expr *se = tc_module_constant_ast(t, a.v[1]);
     if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
         return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.slice: shape must be a list like [16, 16]");
@@ -154,16 +165,18 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
     for (uint32_t d = 0; d < shp->u.list.n && d < CC_MAX_RANK; d++) {
         const cc_ir_expr *it = shp->u.list.items[d];
         if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || !cc_ir_const_int(it, &ext[d]))
-            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "tile.slice shape element %u must be a compile-time constant", d);
+            return tc_err(t, CC_DIAG_TYPE, it->span, NULL,
+                          tensor ? "pl.slice shape element %u must be a compile-time constant in kernel code; pass valid_shape= for a runtime extent"
+                                 : "tile.slice shape element %u must be a compile-time constant", d);
         if (ext[d] <= 0)
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: shape element %u must be positive, got %lld", d, (long long)ext[d]);
     }
     cc_ir_expr *offs = tc_offset_list(t, a.v[2], "pl.slice: offset must be a list like [0, 0]");
     if (!offs) return NULL;
     if (shp->u.list.n != r || offs->u.list.n != r)
-        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.slice: expected %u shape entries and %u offsets for a rank-%u tile, got %u and %u",
-                      r, r, r, shp->u.list.n, offs->u.list.n);
-    if (!tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.slice: expected %u shape entries and %u offsets for a rank-%u %s, got %u and %u",
+                      r, r, r, tensor ? "tensor" : "tile", shp->u.list.n, offs->u.list.n);
+    if (!tensor && !tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
     cc_ir_expr *valid = NULL, *drop = NULL;
     if (a.v[3] && a.v[3]->kind != CC_E_NONE) {
         if (!(valid = tc_offset_list(t, a.v[3], "pl.slice: valid_shape must be a list like [8, 16]"))) return NULL;
@@ -179,11 +192,25 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
             return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[5]->span, "pl.fillpad the slice instead", "pl.slice pad_value=PadValue.%s is not supported in this version",
                           pad == 2 ? "max" : "min");
     }
+    if (tensor) { /* the load of the window; dropped axes: a tile slice of all of it */
+        if (!(x = tc_load_op(t, call->span, "slice", x, offs, shp, ext, valid, clamp, CC_MEM_Vec))) return NULL;
+        x->u.op.mode = CC_IR_SPELLED_WINDOW;
+        x->type.from_tensors = 1;
+        if (!mask) return x;
+        if (!(offs = cc_ir_expr_new(t->a, CC_X_LIST, call->span)) || !(offs->u.list.items = base_arena_alloc(t->a, r * sizeof *offs->u.list.items)))
+            return tc_oom(t);
+        offs->type = (cc_type){.kind = CC_T_LIST};
+        offs->u.list.n = r;
+        for (uint32_t d = 0; d < r; d++)
+            if (!(offs->u.list.items[d] = cc_ir_int(t->a, 0, call->span))) return tc_oom(t);
+        valid = NULL, pad = 0;
+    }
     cc_ir_expr *s = cc_ir_op_new(t->a, CC_IR_SLICE, call->span);
     if (!s) return tc_oom(t);
     s->u.op.args[0] = x, s->u.op.args[1] = shp, s->u.op.args[2] = offs, s->u.op.args[3] = valid, s->u.op.args[4] = drop;
     s->u.op.mode = (uint8_t)pad;
-    s->type = (cc_type){.kind = CC_T_TILE, .dtype = x->type.dtype, .partial = (uint8_t)(x->type.partial || valid)};
+    s->type = (cc_type){.kind = CC_T_TILE, .dtype = x->type.dtype, .partial = (uint8_t)(x->type.partial || valid),
+                        .from_tensors = x->type.from_tensors};
     uint32_t n = 0;
     for (uint32_t d = 0; d < r; d++)
         if (!(mask & (1u << d))) s->type.shape[n++] = ext[d];
