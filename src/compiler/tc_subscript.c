@@ -168,23 +168,28 @@ cc_ir_expr *tc_subscript(tc *t, const cc_expr *e)
     return c ? tc_expr(t, c) : NULL;
 }
 
-/* "x", "self.x", "f(...)", "x[...]": the target's spelling in a message. */
+static void ts_append(char *buf, size_t cap, const char *s)
+{
+    size_t n = strlen(buf);
+    if (n + 1 < cap) snprintf(buf + n, cap - n, "%s", s);
+}
+
+/* "x", "self.x", "f(...)", "x[...]": the target's spelling in a message, appended to buf. */
 static void ts_spell(const cc_expr *e, char *buf, size_t cap)
 {
-    char in[128];
     switch (e->kind) {
-    case CC_E_NAME: snprintf(buf, cap, "%s", e->u.name); return;
-    case CC_E_ATTR: ts_spell(e->u.attr.value, in, sizeof in), snprintf(buf, cap, "%s.%s", in, e->u.attr.name); return;
-    case CC_E_CALL: ts_spell(e->u.call.fn, in, sizeof in), snprintf(buf, cap, "%s(...)", in); return;
-    case CC_E_SUBSCRIPT: ts_spell(e->u.sub.value, in, sizeof in), snprintf(buf, cap, "%s[...]", in); return;
-    default: snprintf(buf, cap, "an expression"); return;
+    case CC_E_NAME: ts_append(buf, cap, e->u.name); return;
+    case CC_E_ATTR: ts_spell(e->u.attr.value, buf, cap), ts_append(buf, cap, "."), ts_append(buf, cap, e->u.attr.name); return;
+    case CC_E_CALL: ts_spell(e->u.call.fn, buf, cap), ts_append(buf, cap, "(...)"); return;
+    case CC_E_SUBSCRIPT: ts_spell(e->u.sub.value, buf, cap), ts_append(buf, cap, "[...]"); return;
+    default: ts_append(buf, cap, "an expression"); return;
     }
 }
 
 const cc_stmt *tc_subscript_write(tc *t, const cc_stmt *s)
 {
     const cc_expr *x = s->u.assign.targets[0], *base = x->u.sub.value;
-    char ty[96];
+    char ty[96] = "";
     if (base->kind != CC_E_NAME) {
         ts_spell(base, ty, sizeof ty);
         return tc_err(t, CC_DIAG_SYNTAX, base->span, NULL, "Subscript-write target must be a variable name, got %s", ty);

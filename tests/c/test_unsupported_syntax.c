@@ -12,11 +12,12 @@
 
 static void test_subscript_is_unsupported(void **s)
 {
-    (void)s;
+    (void)s; /* a subscript of anything but a Tensor or tile */
     DSL_ERROR(DSL_F_HEADER
-              "    x = a[0]\n"
+              "    x = 3\n"
+              "    y = x[0]\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "a subscript is not supported in this version", 5, 9);
+              "f", "UnsupportedFeatureError", "a subscript is not supported in this version", 6, 9);
 }
 
 static void test_attribute_of_a_tensor_is_unsupported(void **s)

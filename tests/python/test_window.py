@@ -187,7 +187,8 @@ def test_window_ops_print_back_to_the_same_program(K):
     ("pl.assemble(t, s, [0, 20])", InvalidOperationError, "pl.assemble: offset 20 + extent 16 exceeds dimension 1 of extent 32"),
     ("pl.assemble(t, pl.cast(s, pl.INT32), [0, 0])", ParserTypeError,
      "pl.assemble: source dtype INT32 cannot be inserted into a FP32 target; insert pl.cast"),
-    ("pl.assemble(out, s, [0, 0])", UnsupportedFeatureError, "pl.assemble into a Tensor is not supported in this version"),
+    ("pl.assemble(out, s, o)", ParserTypeError,
+     "pl.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression"),
     ("pl.assemble(t, s, [0, 0], atomic=pl.AtomicType.Add)", UnsupportedFeatureError, "pl.assemble(atomic=...) is not supported in this version"),
     ("pl.slice(t, [i, 16], [0, 0])", ParserTypeError, "tile.slice shape element 0 must be a compile-time constant"),
     ("pl.slice(t, [16, 16], [24, 0])", InvalidOperationError, "pl.slice: offset 24 + extent 16 exceeds dimension 0 of extent 32"),
@@ -195,7 +196,8 @@ def test_window_ops_print_back_to_the_same_program(K):
     ("pl.slice(t, [2, 16], [0, 0], drop_dims=[0])", InvalidOperationError,
      "pl.slice: drop_dims axis 0 has extent 2; only unit axes can be dropped"),
     ("pl.slice(t, [8, 16], [0, 0], pad_value=pl.PadValue.null)", ParserTypeError, "pl.slice pad_value cannot be PadValue.null"),
-    ("pl.slice(a, [8, 16], [0, 0])", UnsupportedFeatureError, "pl.slice of a Tensor is not supported in this version"),
+    ("pl.slice(a, [i, 16], [0, 0])", ParserTypeError,
+     "pl.slice shape element 0 must be a compile-time constant in kernel code; pass valid_shape= for a runtime extent"),
 ])
 def test_window_compile_errors(load, call, exc, want):
     mod, _ = load("""
