@@ -237,6 +237,19 @@ static void test_parser_precedence_and_associativity(void **state)
     expect_body("    w = a.b.c(d)(e).f\n", "{(= w (call (call a.b.c d) e).f)}");
 }
 
+/* Subscript items are expressions or slices lo:hi[:step], any part omitted;
+ * a subscript is an assignment target too. */
+static void test_parser_subscript_slices(void **state)
+{
+    (void)state;
+    expect_body("    x = a[1:2, :, ::2, i:, :j, k]\n",
+                "{(= x (sub a (tuple (slice 1 2 _) (slice _ _ _) (slice _ _ 2) (slice i _ _) (slice _ j _) k)))}");
+    expect_body("    out[:] = y\n    out[i, k0:k0 + KS] = y\n",
+                "{(= (sub out (slice _ _ _)) y) (= (sub out (tuple i (slice k0 (+ k0 KS) _))) y)}");
+    expect_body("    x = a[b[0]:n][0]\n", "{(= x (sub (sub a (slice (sub b 0) n _)) 0))}");
+    expect_body_error("    x = a[1:2:3:4]\n", CC_DIAG_SYNTAX, "expected ']', got :", 1, 16);
+}
+
 static void test_parser_statements(void **state)
 {
     (void)state;
@@ -389,6 +402,7 @@ static void test_parser_any_bytes_end_well(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_parser_dsl_seed_script),
     cmocka_unit_test(test_parser_precedence_and_associativity),
+    cmocka_unit_test(test_parser_subscript_slices),
     cmocka_unit_test(test_parser_statements),
     cmocka_unit_test(test_parser_program_class),
     cmocka_unit_test(test_parser_rejects_python_statements),
