@@ -138,12 +138,17 @@ class KLoad:
 
 
 class KStore:
-    """pl.store(tile, offs, tensor): writes the tile's valid region."""
+    """pl.store(tile, offs, tensor): writes the tile's valid region; subscript: spelled
+    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4)."""
 
-    def __init__(self, tile, tensor, offs, shape):
-        self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
+    def __init__(self, tile, tensor, offs, shape, subscript=False):
+        self.tile, self.tensor, self.offs, self.shape, self.subscript = tile, tensor, offs, shape, subscript
 
     def emit(self, out, ind):
+        if self.subscript:
+            win = ", ".join("%s:(%s) + %d" % (o.text(), o.text(), n) for o, n in zip(self.offs, self.shape))
+            out.append("%s%s[%s] = %s" % (ind, self.tensor, win, self.tile))
+            return
         out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
 
     def run(self, env):
