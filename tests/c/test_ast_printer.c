@@ -117,6 +117,30 @@ static void test_syntax_stage_text_is_the_same_program(void **s)
     pto_program_free(b);
 }
 
+/* Subscripts print as written at the SYNTAX stage (slices with omitted
+ * bounds and steps, subscript-write targets), and the text reads back to
+ * itself. */
+static void test_syntax_stage_prints_subscripts_as_written(void **s)
+{
+    (void)s;
+    static const char src[] =
+        "import pypto.language as pl\n"
+        "\n"
+        "@pl.jit\n"
+        "def f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):\n"
+        "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+        "        t = a[0:4, n:n + 8]\n"
+        "        u = a[:, ::2]\n"
+        "        v = a[1:, :n][0]\n"
+        "        out[:] = t\n"
+        "        out[n, 0:8:] = u\n"
+        "    return out\n";
+    pto_program *p = unspecialized(src, "f", PTO_STAGE_SYNTAX, NULL, 0);
+    dsl_expect_ok(p);
+    assert_string_equal(pto_program_text(p), src);
+    pto_program_free(p);
+}
+
 /* A constant the caller resolved wins and prints as its value; one the
  * module defines prints as written, after the constants it names, once;
  * a Python object (which kernel code cannot capture) is left out. */
@@ -252,6 +276,7 @@ static void test_program_function_is_the_orchestration_no_method_calls(void **s)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_syntax_stage_prints_the_entry_as_written_without_specs),
     cmocka_unit_test(test_syntax_stage_text_is_the_same_program),
+    cmocka_unit_test(test_syntax_stage_prints_subscripts_as_written),
     cmocka_unit_test(test_syntax_stage_prints_constants_once_after_those_they_name),
     cmocka_unit_test(test_syntax_stage_checks_the_declarations),
     cmocka_unit_test(test_program_function_is_the_orchestration_no_method_calls),
