@@ -37,7 +37,7 @@ static void lo_load(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (!in) return;
     in->dst = dst, in->a = src, in->dtype = e->type.dtype;
     in->mode = e->u.op.cache == CC_CACHE_BYPASS ? CC_CACHE_BYPASS : CC_CACHE_DEFAULT;
-    in->u.mem.rank = (uint8_t)rank, in->u.mem.clamp = e->u.op.clamp;
+    in->u.mem.rank = (uint8_t)rank, in->u.mem.clamp = e->u.op.clamp, in->u.mem.slice = e->u.op.mode == CC_IR_SPELLED_WINDOW;
     for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = e->type.shape[d];
 }
 

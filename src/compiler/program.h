@@ -140,7 +140,7 @@ typedef struct cc_lo_insn {
         union { int64_t i; double f; } imm;   /* CONST */
         uint32_t target;                      /* JUMP, JUMP_IF_FALSE */
         struct {                              /* LOAD, STORE, ALLOC, READ, WRITE */
-            uint8_t rank, clamp;
+            uint8_t rank, clamp, slice; /* slice: a LOAD written pl.slice (its run-time texts say so) */
             int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             int64_t shape[CC_MAX_RANK];
         } mem;

@@ -318,7 +318,7 @@ static int vm_exec(vm *m)
             if (w) {
                 d->data = w, m->alias[in->dst] = (int32_t)(t - m->tensors);
                 memcpy(d->valid, d->shape, sizeof d->valid);
-            } else if (tile_load(d, t, off, ext, in->u.mem.clamp, m->msg, sizeof m->msg)) {
+            } else if (tile_load(d, t, off, ext, in->u.mem.clamp, in->u.mem.slice ? "pl.slice" : "pl.load", m->msg, sizeof m->msg)) {
                 return vm_fail(m, in, NULL);
             }
             break;

@@ -112,8 +112,8 @@ void tile_clear_outside(tile *t);
 /* dst (shape, dtype set by the caller) = src's window at off, valid region
  * valid (-1: the shape's extent; narrowed to the shape).  clamp cuts the
  * read at the tensor's edge (valid shrinks); else a read past the edge or
- * a negative offset is an error. */
-int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, char *msg, size_t cap);
+ * a negative offset is an error, its text naming op ("pl.load", "pl.slice"). */
+int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, const char *op, char *msg, size_t cap);
 
 /* Writes src's valid region (cut to ext[d] where ext[d] >= 0; ext NULL: no
  * cut) at off of dst; past the edge or a negative offset is an error. */

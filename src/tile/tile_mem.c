@@ -56,21 +56,21 @@ static void mem_move(const tile_tensor *t, const mem_box *b, char *tile_data, si
             }
 }
 
-int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, char *msg, size_t cap)
+int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, const char *op, char *msg, size_t cap)
 {
     int r = src->rank;
     if (dst->rank != r || dst->dtype != src->dtype)
-        return tile_fail(msg, cap, "pl.load: a %s tile of rank %d from a %s tensor of rank %d", tile_dtype_name((tile_dtype)dst->dtype),
+        return tile_fail(msg, cap, "%s: a %s tile of rank %d from a %s tensor of rank %d", op, tile_dtype_name((tile_dtype)dst->dtype),
                          dst->rank, tile_dtype_name((tile_dtype)src->dtype), r);
     int64_t v[TILE_MAX_RANK];
     for (int d = 0; d < r; d++) {
-        if (off[d] < 0) return tile_fail(msg, cap, "pl.load: offset %d is negative (%lld)", d, (long long)off[d]);
+        if (off[d] < 0) return tile_fail(msg, cap, "%s: offset %d is negative (%lld)", op, d, (long long)off[d]);
         v[d] = valid[d] < 0 || valid[d] > dst->shape[d] ? dst->shape[d] : valid[d];
         int64_t room = off[d] < src->shape[d] ? src->shape[d] - off[d] : 0;
         if (clamp && v[d] > room) v[d] = room;
         if (v[d] > room)
-            return tile_fail(msg, cap, "pl.load reads past the end of dimension %d: offset %lld + extent %lld exceeds the source extent %lld.",
-                             d, (long long)off[d], (long long)v[d], (long long)src->shape[d]);
+            return tile_fail(msg, cap, "%s reads past the end of dimension %d: offset %lld + extent %lld exceeds the source extent %lld.",
+                             op, d, (long long)off[d], (long long)v[d], (long long)src->shape[d]);
     }
     for (int d = 0; d < r; d++) dst->valid[d] = v[d];
     mem_box b;

@@ -132,17 +132,17 @@ static void test_tile_load_store_valid_shape_and_clamp(void **state)
     tile_tensor t = {.addr = (char *)src, .base = 0, .dtype = TILE_FP32, .rank = 2, .shape = {10, 6}, .strides = {6, 1}};
     tile x = ref_tile2(TILE_FP32, 4, 4);
     /* valid_shape narrows; the rest reads as 0 */
-    assert_int_equal(tile_load(&x, &t, (int64_t[]){1, 1}, (int64_t[]){2, 3}, 0, msg, sizeof msg), 0);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){1, 1}, (int64_t[]){2, 3}, 0, "pl.load", msg, sizeof msg), 0);
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) assert_true(((float *)x.data)[i * 4 + j] == (i < 2 && j < 3 ? src[(1 + i) * 6 + 1 + j] : 0));
     /* past the edge: an error, or with clamp a smaller valid region */
-    assert_int_equal(tile_load(&x, &t, (int64_t[]){8, 0}, (int64_t[]){-1, -1}, 0, msg, sizeof msg), -1);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){8, 0}, (int64_t[]){-1, -1}, 0, "pl.load", msg, sizeof msg), -1);
     assert_string_equal(msg, "pl.load reads past the end of dimension 0: offset 8 + extent 4 exceeds the source extent 10.");
-    assert_int_equal(tile_load(&x, &t, (int64_t[]){8, 4}, (int64_t[]){-1, -1}, 1, msg, sizeof msg), 0);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){8, 4}, (int64_t[]){-1, -1}, 1, "pl.load", msg, sizeof msg), 0);
     assert_int_equal(x.valid[0], 2);
     assert_int_equal(x.valid[1], 2);
     assert_true(((float *)x.data)[1 * 4 + 1] == src[9 * 6 + 5] && ((float *)x.data)[2 * 4] == 0);
-    assert_int_equal(tile_load(&x, &t, (int64_t[]){-1, 0}, (int64_t[]){-1, -1}, 0, msg, sizeof msg), -1);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){-1, 0}, (int64_t[]){-1, -1}, 0, "pl.load", msg, sizeof msg), -1);
     assert_string_equal(msg, "pl.load: offset 0 is negative (-1)");
     /* a store writes the valid region only */
     float dst[10 * 6] = {0};
@@ -155,7 +155,7 @@ static void test_tile_load_store_valid_shape_and_clamp(void **state)
     /* a strided (column) view */
     tile_tensor col = {.addr = (char *)src, .base = 2, .dtype = TILE_FP32, .rank = 1, .shape = {10}, .strides = {6}};
     tile c = ref_tile(TILE_FP32, 1, (int64_t[]){3});
-    assert_int_equal(tile_load(&c, &col, (int64_t[]){4}, (int64_t[]){-1}, 0, msg, sizeof msg), 0);
+    assert_int_equal(tile_load(&c, &col, (int64_t[]){4}, (int64_t[]){-1}, 0, "pl.load", msg, sizeof msg), 0);
     assert_true(((float *)c.data)[2] == src[6 * 6 + 2]);
     free(x.data), free(c.data);
 }
@@ -171,9 +171,9 @@ static void test_tile_offset_near_int64_max_is_past_the_end(void **state)
     tile_tensor o = t;
     o.addr = (char *)dst;
     tile x = ref_tile2(TILE_FP32, 4, 8);
-    assert_int_equal(tile_load(&x, &t, (int64_t[]){INT64_MAX, 0}, (int64_t[]){-1, -1}, 0, msg, sizeof msg), -1);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){INT64_MAX, 0}, (int64_t[]){-1, -1}, 0, "pl.load", msg, sizeof msg), -1);
     assert_string_equal(msg, "pl.load reads past the end of dimension 0: offset 9223372036854775807 + extent 4 exceeds the source extent 4.");
-    assert_int_equal(tile_load(&x, &t, (int64_t[]){0, 0}, (int64_t[]){-1, -1}, 0, msg, sizeof msg), 0);
+    assert_int_equal(tile_load(&x, &t, (int64_t[]){0, 0}, (int64_t[]){-1, -1}, 0, "pl.load", msg, sizeof msg), 0);
     assert_int_equal(tile_store(&o, (int64_t[]){INT64_MAX - 1, 0}, &x, NULL, msg, sizeof msg), -1);
     assert_string_equal(msg, "pl.store writes past the end of dimension 0: offset 9223372036854775806 + extent 4 exceeds the destination extent 4.");
     for (int i = 0; i < 32; i++) assert_true(dst[i] == 0);

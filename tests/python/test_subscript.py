@@ -12,6 +12,8 @@ import pypto.language as pl
 from pypto.language.parser.diagnostics import ParserTypeError, UnsupportedFeatureError
 from pypto.runtime import PTORuntimeError
 
+from conftest import line_of
+
 KS = 16
 
 KERNELS = """
@@ -144,14 +146,16 @@ def test_clamp_cuts_the_window_at_the_edge(K):
     assert "pl.slice(a, [8, 16], [16, 0], clamp=True)" in text, text
 
 
-def test_runtime_out_of_bounds_fails_the_task(K):
+def test_runtime_out_of_bounds_fails_the_task(load):
+    K, path = load(KERNELS)
     a, out = _rand((20, 16), 7), torch.zeros(8, 16)
     K.runtime_oob(a, out, 10)
     assert torch.equal(out, a[10:18])
     with pytest.raises(PTORuntimeError) as e:
         K.runtime_oob(a, out, 16)
     assert e.value.code == 12
-    assert "reads past the end of dimension 0: offset 16 + extent 8 exceeds the source extent 20." in str(e.value), str(e.value)
+    assert "pl.slice reads past the end of dimension 0: offset 16 + extent 8 exceeds the source extent 20." in str(e.value), str(e.value)
+    assert "(at %s:%d:%d)" % ((path,) + line_of(path, "a[i:i + 8, :]")) in str(e.value), str(e.value)  # the subscript
 
 
 def test_tile_into_tensor_target_is_a_store(K):
