@@ -78,6 +78,7 @@ typedef struct tc_fn {
     uint8_t host;       /* @pl.jit.host (later) */
     uint8_t state;      /* 0 unchecked, 1 being checked, 2 checked */
     uint8_t broken;     /* its declaration has errors, reported if the entry reaches it */
+    cc_ir_hints opts;   /* InCore: optimizations= */
     cc_ir_func *ir;
 } tc_fn;
 
@@ -313,6 +314,10 @@ cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit);
 /* deps= of a pl.at: TaskId variables. */
 int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
+
+/* ---- tc_hints.c ---- */
+/* An optimizations= list (docs/dsl.md, "Hints") into *out; 0 when reported. */
+int tc_hints(tc *t, const cc_expr *list, cc_ir_hints *out);
 /* The function a callee expression names (bare name, self.f), or NULL. */
 tc_fn *tc_callee(tc *t, const cc_expr *fn);
 
