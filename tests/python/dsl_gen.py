@@ -54,6 +54,9 @@ from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
+# optimizations= of the AUTO create tasks, picked by the tensor's number (no draw: seeds keep their programs)
+HINTS = ("", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)]",
+         ", optimizations=[pl.cross_core_slot(slot_num=2)]")
 MAX_BODY_TENSORS = 5   # tensors one pl.at body reads or writes: 5 box origins of 2 + 6 scalars <= 16
 MAX_LIVE_WRITABLE = 7  # y0, y1 and created tensors in reach: a fence's 7 box origins of 2 <= 16
 
@@ -390,7 +393,7 @@ class Gen:
             stmts.append(At(body, self.manual_deps(ctx, fp), tid))
             ctx.manual.tasks.append((tid, fp))
         else:
-            stmts.append(At(body, [], None))
+            stmts.append(At(body, [], None, HINTS[int(name[1:]) % len(HINTS)]))
         ctx.readable.append(name)
         ctx.writable.append(name)
         self.budget -= 1

@@ -514,12 +514,13 @@ def _deps_text(deps):
 
 
 class At:
-    def __init__(self, body, deps, tid):
-        self.body, self.deps, self.tid = body, deps, tid
+    """opts: an optimizations= text (hints: no effect, printed back), or ""."""
+    def __init__(self, body, deps, tid, opts=""):
+        self.body, self.deps, self.tid, self.opts = body, deps, tid, opts
 
     def emit(self, out, ind):
-        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s)%s:" % (ind, _deps_text(self.deps),
-                                                                   " as %s" % self.tid if self.tid else ""))
+        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s%s)%s:" % (ind, self.opts, _deps_text(self.deps),
+                                                                     " as %s" % self.tid if self.tid else ""))
         emit_block(self.body, out, ind + "    ")
 
     def run(self, env):
