@@ -1,12 +1,14 @@
 /*
  * test_dsl_orch_views.c - the compile-time rules of orchestration views,
  * copies and element access (DSL-V2-SPEC §1.3 T-ov, §1.5, §1.7): each
- * rule's exact text, class and column, and the accepted forms printed back.
+ * rule's exact text, class and column, and the accepted forms printed back
+ * (print -> parse -> print byte-identical).
  */
 #include <stdlib.h>
 
 #include "harness.h"
 #include "dsl_compile.h"
+#include "dsl_text.h"
 
 #define HDR "import pypto.language as pl\n\n"
 /* an entry whose orchestration body (line 4 on, indent 4) is BODY */
@@ -37,6 +39,7 @@ static void test_orch_slice_view_accepted(void **s)
     static const char *const want[] = {"v = pl.slice(a, [64, 128], [64, 0])\n", "r = pl.slice(a, [1, 128], [3, 0], drop_dims=[0])\n",
                                        "out = pl.assemble(out, v, [0, 0])\n", "x = pl.read(r, [5])\n", "pl.write(out, [1, 2], x)\n", NULL};
     dsl_expect_text_contains(p, want);
+    dsl_expect_roundtrip(p, ov_args, sizeof ov_args / sizeof ov_args[0]);
     pto_program_free(p);
 }
 
