@@ -19,7 +19,9 @@
  *                              its end gets one too
  * A kernel call becomes SUBMIT (its results are the argument tensors the
  * kernel returns, bound by ALIAS; pl.submit's last result is the TaskId);
- * an Orchestration or Opaque call becomes CALL.
+ * an Orchestration or Opaque call becomes CALL.  On Tensors in orchestration
+ * (DSL-V2-SPEC §1.3, §1.5, §1.7): pl.slice becomes VIEW (a new slot), pl.assemble
+ * COPY (its value is the target), pl.read and pl.write READ and WRITE.
  *
  * Several targets (`a, b = b, a`, `o2, o1 = k(a, o1, o2)`) are bound at
  * once, as in Python: every value first, then the targets in order, a value
