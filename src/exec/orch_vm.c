@@ -194,21 +194,28 @@ static void ex_pto_view(const ex_tensor *x, pto_view *v)
 }
 
 /* The copy task's kernel: views[0] (In) into views[1] (Out) of the same
- * shape, one row (the last axis) at a time. */
+ * shape, one row (the last axis) at a time.  Windows of one buffer may
+ * overlap (pl.assemble(t, pl.slice(t, ...), ...)): both are in t's layout,
+ * so copying from the highest element down when the target lies above
+ * reads every source element before it is overwritten. */
 static int ex_copy_kernel(const pto_kernel_args *a)
 {
     const pto_view *s = &a->views[0], *d = &a->views[1];
     uint32_t last = s->ndims - 1;
     uint64_t rows = 1, n = s->shape[last], idx[PTO_MAX_DIMS] = {0};
-    size_t es = s->elem_size;
+    int64_t es = (int64_t)s->elem_size, ss = s->strides[last] * es, ds = d->strides[last] * es;
+    int down = d->addr == s->addr && d->offset > s->offset;
     for (uint32_t k = 0; k < last; k++) rows *= s->shape[k];
-    for (uint64_t row = 0; row < rows; row++) {
-        for (uint64_t q = row, k = last; k-- > 0;) idx[k] = q % s->shape[k], q /= s->shape[k];
+    for (uint64_t i = 0; i < rows; i++) {
+        for (uint64_t q = down ? rows - 1 - i : i, k = last; k-- > 0;) idx[k] = q % s->shape[k], q /= s->shape[k];
         char *dp = pto_view_at(d, idx);
         const char *sp = pto_view_at(s, idx);
-        if (s->strides[last] == 1 && d->strides[last] == 1) memcpy(dp, sp, n * es);
+        if (ss == es && ds == es) memmove(dp, sp, (size_t)(n * (uint64_t)es));
         else
-            for (uint64_t j = 0; j < n; j++) memcpy(dp + (int64_t)j * d->strides[last] * (int64_t)es, sp + (int64_t)j * s->strides[last] * (int64_t)es, es);
+            for (uint64_t j = 0; j < n; j++) {
+                int64_t e = (int64_t)(down ? n - 1 - j : j);
+                memmove(dp + e * ds, sp + e * ss, (size_t)es);
+            }
     }
     return 0;
 }

@@ -152,3 +152,19 @@ def test_orch_static_errors(load, stmt, want):
     with pytest.raises(InvalidOperationError) as e:
         mod.k(_a(), torch.zeros(256, 128))
     assert e.value.message == want
+
+
+@pytest.mark.parametrize("src, dst", [((0, 0), (2, 1)), ((2, 1), (0, 0))])
+def test_orch_assemble_overlapping_windows_of_one_tensor(load, src, dst):
+    """pl.assemble(t, pl.slice(t, ...), ...) with overlapping windows copies the window's old values."""
+    mod, _ = load("""
+        @pl.jit
+        def k(out: pl.InOut[pl.Tensor]):
+            out = pl.assemble(out, pl.slice(out, [5, 6], [%d, %d]), [%d, %d])
+            return out
+        """ % (src + dst))
+    out = torch.arange(64, dtype=torch.float32).reshape(8, 8)
+    want = out.numpy().copy()
+    want[dst[0]:dst[0] + 5, dst[1]:dst[1] + 6] = out.numpy()[src[0]:src[0] + 5, src[1]:src[1] + 6].copy()
+    mod.k(out)
+    np.testing.assert_array_equal(out.numpy(), want)
