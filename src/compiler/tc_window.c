@@ -67,6 +67,7 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
     if (!tc_op_bind(t, call, "assemble", ps, TC_N(ps), &a) || !tc_need(t, call, "assemble", &a, 3, ps)) return NULL;
     cc_ir_expr *dst = tc_expr(t, a.v[0]);
     if (!dst) return NULL;
+    if (dst->type.kind == CC_T_TENSOR && t->c.plane == TC_INLINE) return tc_view_op(t, call, CC_IR_ASSEMBLE); /* checked where inlined */
     if (dst->type.kind == CC_T_TENSOR)
         return tc_window_tensor(t, a.v[0]->span, "pl.assemble into a Tensor", "store a tile with pl.store(tile, offsets, tensor)");
     if (dst->type.kind != CC_T_TILE) {
@@ -134,6 +135,7 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
     if (!tc_op_bind(t, call, "slice", ps, TC_N(ps), &a) || !tc_need(t, call, "slice", &a, 3, ps)) return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     if (!x) return NULL;
+    if (x->type.kind == CC_T_TENSOR && t->c.plane == TC_INLINE) return tc_view_op(t, call, CC_IR_SLICE); /* checked where inlined */
     if (x->type.kind == CC_T_TENSOR) return tc_window_tensor(t, call->span, "pl.slice of a Tensor", NULL);
     if (x->type.kind != CC_T_TILE) {
         char ty[96];

@@ -88,10 +88,26 @@ static void test_orch_read_static_oob(void **s)
              "pl.write: index 200 is out of range for dimension 1 of extent 128", 5, 23);
 }
 
+/* An Inline function's view and copy are orchestration forms: inlined into
+ * orchestration they compile, into a pl.at body they are kernel Tensor forms (later). */
+static void test_orch_views_in_inline_functions(void **s)
+{
+    (void)s;
+#define INL HDR "@pl.jit.inline\ndef h(x: pl.Tensor, y: pl.Tensor):\n    v = pl.slice(x, [4, 8], [0, 0])\n    y = pl.assemble(y, v, [0, 0])\n    return y\n\n"
+    pto_program *p = ov_compile(INL "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):\n    out = h(a, out)\n    return out\n");
+    dsl_expect_ok(p);
+    pto_program_free(p);
+    OV_ERROR(INL "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):\n"
+                 "    with pl.at(level=pl.Level.CORE_GROUP):\n        out = h(a, out)\n    return out\n",
+             "UnsupportedFeatureError", "pl.slice of a Tensor is not supported in this version", 5, 9);
+#undef INL
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_orch_slice_view_accepted), cmocka_unit_test(test_orch_slice_static_oob),
     cmocka_unit_test(test_orch_slice_kernel_keywords), cmocka_unit_test(test_orch_slice_runtime_extent),
     cmocka_unit_test(test_orch_assemble_rules), cmocka_unit_test(test_orch_read_static_oob),
+    cmocka_unit_test(test_orch_views_in_inline_functions),
 };
 
 PTO_TEST_MAIN(tests)
