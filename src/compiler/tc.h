@@ -281,6 +281,16 @@ int tc_pad_value(tc *t, const cc_expr *e, const char *who);
 /* ---- tc_window.c ---- */
 /* pl.assemble or pl.slice called by name; NULL when reported. */
 cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* An offset list (literal of integer scalars, one per axis) or NULL after text;
+ * constant offsets checked against a window of extents ext in shape ("pl.<op>: offset <o> +
+ * extent <e> exceeds ..."), 0 when reported; drop_dims= of a window of extents ext into *mask. */
+cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text);
+int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape);
+cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask);
+
+/* ---- tc_view.c ---- */
+/* pl.slice or pl.assemble in orchestration code (views and copy tasks); NULL when reported. */
+cc_ir_expr *tc_view_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* e as a list of integer scalars (a literal, a module constant, a local bound to one)
  * for `what` ("offsets"); NULL when reported. */
