@@ -119,8 +119,6 @@ static void test_dsl_later_data_movement_and_views(void **s)
 {
     (void)s;
     static const later_case rows[] = {
-        {CTRL, "    t = pl.read(a, [0, 0])\n", 5, 9, "pl.read in orchestration code is not supported in this version"},
-        {CTRL, "    pl.write(a, [0, 0], 1.0)\n", 5, 5, "pl.write in orchestration code is not supported in this version"},
         {CTRL, "    x = pl.array([1, 2])\n", 5, 9, "pl.array is not supported in this version"},
         {RAW, "@pl.jit\ndef f(a: pl.TensorView, out: pl.Out[pl.Tensor]):\n    return out\n", 4, 10, "pl.TensorView is not supported in this version"},
     };

@@ -74,8 +74,6 @@ static void test_assemble_later_forms(void **s)
     (void)s;
     WIN_ERROR(K(LOADS "        r = pl.assemble(t, s, [0, 0], atomic=pl.AtomicType.Add)\n"), "UnsupportedFeatureError",
               "pl.assemble(atomic=...) is not supported in this version", 8, 39);
-    WIN_ERROR(C("    r = pl.assemble(out, a, [0, 0])\n"), "UnsupportedFeatureError",
-              "pl.assemble in orchestration code is not supported in this version", 5, 9);
 }
 
 static void test_slice_accepted(void **s)
@@ -127,19 +125,12 @@ static void test_slice_errors(void **s)
     WIN_ERROR(K(LOADS "        w = pl.slice(s, [8, 16])\n"), "ParserTypeError", "pl.slice() missing required argument 'offset'", 8, 13);
 }
 
-static void test_slice_of_a_tensor_is_later(void **s)
-{
-    (void)s;
-    WIN_ERROR(C("    w = pl.slice(a, [8, 8], [0, 0])\n"), "UnsupportedFeatureError", "pl.slice of a Tensor is not supported in this version", 5, 9);
-}
-
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_assemble_accepted),
     cmocka_unit_test(test_assemble_errors),
     cmocka_unit_test(test_assemble_later_forms),
     cmocka_unit_test(test_slice_accepted),
     cmocka_unit_test(test_slice_errors),
-    cmocka_unit_test(test_slice_of_a_tensor_is_later),
 };
 
 PTO_TEST_MAIN(tests)
