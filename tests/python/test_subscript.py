@@ -193,3 +193,22 @@ def test_subscript_compile_errors(load, stmt, exc, want):
     with pytest.raises(exc) as e:
         mod.k(torch.zeros(64, 64), torch.zeros(64, 64))
     assert e.value.message == want
+
+
+def test_orchestration_subscripts_are_views_copies_and_element_reads(load):
+    """The control plane sees the same desugared calls: a view, a copy task, an element read."""
+    mod, _ = load("""
+        @pl.jit
+        def f(a: pl.Tensor[[64, 16], pl.FP32], out: pl.Out[pl.Tensor[[64, 16], pl.FP32]]):
+            out[0:32, :] = a[32:64, :]
+            v = a[1, 2]
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out[32:64, :] = pl.add(pl.load(a, [0, 0], [32, 16]), v)
+            return out
+        """)
+    a, out = _rand((64, 16), 10), torch.zeros(64, 16)
+    mod.f(a, out)
+    assert torch.equal(out[:32], a[32:]) and torch.equal(out[32:], a[:32] + a[1, 2])
+    text = mod.f.lower(a, out)
+    assert "out = pl.assemble(out, pl.slice(a, [32, 16], [32, 0]), [0, 0])" in text and "v = pl.read(a, [1, 2])" in text, text
+    assert pl.parse_program(text).lower(a, out) == text
