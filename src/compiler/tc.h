@@ -41,6 +41,8 @@ typedef struct tc_bind {
     uint8_t gone;      /* unbound again (a loop variable after its loop) */
     uint32_t created;  /* bound to a pl.create_tensor result: its line (0: not) ... */
     const tc_rscope *created_in; /* ... made in this runtime scope */
+    const char *buffer; /* a tensor: the tensor parameter whose buffer it is (NULL: none, or not known) */
+    uint8_t implicit;  /* created: allocated by the compiler (a T-x name after its pl.at, DSL-V2-SPEC §1.6) */
 } tc_bind;
 
 /* One change of the environment, to undo: the binding's previous state. */
@@ -360,6 +362,12 @@ int tc_marker_misplaced(tc *t, const cc_stmt *s, tc_block_kind kind);
 /* ---- tc_return.c ---- */
 /* Reports v, returned by the entry, not being one of its tensor parameters; NULL. */
 void *tc_entry_return(tc *t, const cc_ir_expr *v);
+/* ---- tc_out_param.c ---- */
+/* [OutParamNotShadowed]: binding name (at sp) to a value whose buffer is buf (tc_buffer_of)
+ * when name is a declared pl.Out/pl.InOut tensor parameter of the function; 0 when reported. */
+int tc_out_param_rebind(tc *t, const char *name, const char *buf, cc_span sp);
+/* The tensor parameter whose buffer result k of v is (NULL: none or not known). */
+const char *tc_buffer_of(tc *t, const cc_ir_expr *v, uint32_t k);
 
 /* ---- tc_unshaped.c ---- */
 /* The checks that need no argument shapes, over entry and what it calls

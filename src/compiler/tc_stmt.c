@@ -99,17 +99,24 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     for (uint32_t k = 0; single_list && k < v->u.list.n; k++)
         constant_list &= v->u.list.items[k]->kind == CC_X_INT;
     int create = n == 1 && v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR;
+    /* the buffers the results are, before any target is bound (`a, b = k(b, a)`) */
+    const char **buffers = base_arena_alloc(t->a, n * sizeof *buffers);
+    if (!buffers) return tc_oom(t);
+    for (uint32_t k = 0; k < n; k++) buffers[k] = single_list ? NULL : tc_buffer_of(t, v->kind == CC_X_LIST ? v->u.list.items[k] : v, v->kind == CC_X_LIST ? 0 : k);
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         cc_type ty = single_list ? v->type : tc_result_type(v, k);
         st->u.assign.targets[k] = (cc_ir_target){x->u.name, ty, x->span};
+        if (!tc_out_param_rebind(t, x->u.name, buffers[k], x->span)) return NULL;
         const tc_bind *old = tc_lookup(&t->c.env, x->u.name);
         tc_bind was = old ? *old : (tc_bind){0};
         if (!tc_bind_value(t, x->u.name, ty, constant_list ? v : NULL, x->span)) return NULL;
         tc_bind *now = tc_lookup(&t->c.env, x->u.name);
         /* the name stays the scope's tensor until it is bound again after the scope (V4) */
+        now->buffer = buffers[k];
         if (create) now->created = v->span.line, now->created_in = t->c.scope;
-        else if (was.created && !was.gone && tc_scope_is_open(t, was.created_in)) now->created = was.created, now->created_in = was.created_in;
+        else if (was.created && !was.gone && tc_scope_is_open(t, was.created_in))
+            now->created = was.created, now->created_in = was.created_in, now->implicit = was.implicit;
     }
     return st;
 }
