@@ -113,6 +113,7 @@ typedef struct tc_ctx {
     const tc_rscope *scope;    /* the innermost runtime scope open here (NULL: the function body) */
     int returned;             /* the body's return was seen */
     const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
+    cc_ir_stmt *prelude;      /* a statement the current one needs before it (`return k(...)`: the call) */
     tc_result_ann result;     /* its `-> T` */
     int module_scope;         /* names resolve at module level: in the signature's annotations
                                * (evaluated where the def stands, as in Python) and in a module
@@ -366,6 +367,8 @@ void *tc_entry_return(tc *t, const cc_ir_expr *v);
 /* [OutParamNotShadowed]: binding name (at sp) to a value whose buffer is buf (tc_buffer_of)
  * when name is a declared pl.Out/pl.InOut tensor parameter of the function; 0 when reported. */
 int tc_out_param_rebind(tc *t, const char *name, const char *buf, cc_span sp);
+/* The argument a call's result k is (the callee returns the parameter it is passed to), or NULL. */
+const cc_ir_expr *tc_result_arg(const cc_ir_expr *call, uint32_t k);
 /* The tensor parameter whose buffer result k of v is (NULL: none or not known). */
 const char *tc_buffer_of(tc *t, const cc_ir_expr *v, uint32_t k);
 

@@ -16,12 +16,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The return statement ending b (through trailing scopes), or NULL. */
-static const cc_ir_stmt *last_return(const cc_ir_block *b)
+const cc_ir_expr *tc_result_arg(const cc_ir_expr *call, uint32_t k)
 {
-    const cc_ir_stmt *r = b->n ? b->items[b->n - 1] : NULL;
+    if (call->kind != CC_X_CALL || !call->u.call.callee) return NULL;
+    const cc_ir_func *g = call->u.call.callee;
+    const cc_ir_block *b = &g->body;
+    const cc_ir_stmt *r = b->n ? b->items[b->n - 1] : NULL; /* the return ends the body (through trailing scopes) */
     while (r && r->kind == CC_I_SCOPE) r = r->u.scope.body.n ? r->u.scope.body.items[r->u.scope.body.n - 1] : NULL;
-    return r && r->kind == CC_I_RETURN ? r : NULL;
+    if (!r || r->kind != CC_I_RETURN || k >= r->u.ret.n || r->u.ret.values[k]->kind != CC_X_VAR) return NULL;
+    int i = cc_ir_func_param(g, r->u.ret.values[k]->u.name);
+    return i >= 0 && (uint32_t)i < call->u.call.nargs ? call->u.call.args[i] : NULL;
 }
 
 const char *tc_buffer_of(tc *t, const cc_ir_expr *v, uint32_t k)
@@ -34,12 +38,8 @@ const char *tc_buffer_of(tc *t, const cc_ir_expr *v, uint32_t k)
         return b ? b->buffer : NULL;
     }
     if (k == 0 && v->kind == CC_X_OP && v->u.op.op == CC_IR_ASSEMBLE) return tc_buffer_of(t, v->u.op.args[0], 0);
-    if (v->kind != CC_X_CALL || !v->u.call.callee) return NULL;
-    const cc_ir_func *g = v->u.call.callee;
-    const cc_ir_stmt *r = last_return(&g->body);
-    if (!r || k >= r->u.ret.n || r->u.ret.values[k]->kind != CC_X_VAR) return NULL;
-    int i = cc_ir_func_param(g, r->u.ret.values[k]->u.name);
-    return i >= 0 && (uint32_t)i < v->u.call.nargs ? tc_buffer_of(t, v->u.call.args[i], 0) : NULL;
+    const cc_ir_expr *arg = tc_result_arg(v, k);
+    return arg ? tc_buffer_of(t, arg, 0) : NULL;
 }
 
 int tc_out_param_rebind(tc *t, const char *name, const char *buf, cc_span sp)

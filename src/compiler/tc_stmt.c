@@ -383,6 +383,40 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     return ok ? st : NULL;
 }
 
+/* An entry's `return k(...)` (DSL-V2-SPEC §1.6 T-ret): the call as a statement of
+ * its own (the prelude), then the return of the entry parameters whose buffers
+ * its results are. */
+static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
+{
+    const cc_expr *ast = s->u.ret.values[0];
+    t->c.whole_call = ast;
+    cc_ir_expr *v = tc_expr(t, ast);
+    if (!v) return NULL;
+    uint32_t n = (uint32_t)tc_result_count(v) - v->u.call.submit;
+    cc_ir_stmt *call = tc_stmt_new(t, CC_I_EXPR, s->span);
+    const cc_expr **asts = n ? base_arena_alloc(t->a, n * sizeof *asts) : NULL;
+    if (!call || (n && (!asts || !(st->u.ret.values = base_arena_alloc(t->a, n * sizeof *st->u.ret.values)) ||
+                        !(t->c.f->results = base_arena_alloc(t->a, n * sizeof *t->c.f->results)))))
+        return tc_oom(t);
+    call->u.expr = v;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *buf = tc_buffer_of(t, v, k);
+        if (!buf) {
+            const cc_ir_expr *arg = tc_result_arg(v, k);
+            return tc_entry_return(t, arg ? arg : v);
+        }
+        int i = cc_ir_func_param(t->c.f, buf);
+        if (!(st->u.ret.values[k] = cc_ir_var(t->a, buf, t->c.f->params[i].type, ast->span))) return tc_oom(t);
+        asts[k] = ast;
+    }
+    st->u.ret.n = n;
+    if (!tc_results(t, st->u.ret.values, asts, n, s->span)) return NULL;
+    t->c.f->nresults = n;
+    t->c.returned = 1;
+    t->c.prelude = call;
+    return st;
+}
+
 static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
 {
     cc_ir_func *f = t->c.f;
@@ -393,6 +427,8 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
                       !(f->results = base_arena_alloc(t->a, n * sizeof *f->results)))))
         return tc_oom(t);
     st->u.ret.n = n;
+    if (f->entry && n == 1 && s->u.ret.values[0]->kind == CC_E_CALL && tc_callee(t, s->u.ret.values[0]->u.call.fn))
+        return tc_return_call(t, s, st);
     for (uint32_t k = 0; k < n; k++) {
         cc_ir_expr *v = tc_expr(t, s->u.ret.values[k]);
         if (!v) return NULL;
@@ -470,7 +506,7 @@ static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
 
 int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind)
 {
-    cc_ir_stmt **items = b->n ? malloc(b->n * sizeof *items) : NULL;
+    cc_ir_stmt **items = b->n ? malloc((b->n + 1) * sizeof *items) : NULL; /* + a return's prelude */
     uint32_t n = 0;
     if (b->n && !items) return tc_oom(t), 0;
     int ok = 1;
@@ -483,6 +519,7 @@ int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind
             break;
         }
         cc_ir_stmt *st = tc_stmt(t, s, tail && k + 1 == b->n);
+        if (st && t->c.prelude) items[n++] = t->c.prelude, t->c.prelude = NULL;
         if (!st) ok = 0;
         else items[n++] = st;
     }
