@@ -102,7 +102,14 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     /* the buffers the results are, before any target is bound (`a, b = k(b, a)`) */
     const char **buffers = base_arena_alloc(t->a, n * sizeof *buffers);
     if (!buffers) return tc_oom(t);
-    for (uint32_t k = 0; k < n; k++) buffers[k] = single_list ? NULL : tc_buffer_of(t, v->kind == CC_X_LIST ? v->u.list.items[k] : v, v->kind == CC_X_LIST ? 0 : k);
+    tc_bind *allocs = base_arena_alloc(t->a, n * sizeof *allocs); /* results that are implicit allocations (implicit set) */
+    if (!allocs) return tc_oom(t);
+    for (uint32_t k = 0; k < n; k++) {
+        buffers[k] = single_list ? NULL : tc_buffer_of(t, v->kind == CC_X_LIST ? v->u.list.items[k] : v, v->kind == CC_X_LIST ? 0 : k);
+        const cc_ir_expr *arg = v->kind == CC_X_CALL ? tc_result_arg(v, k) : NULL;
+        const tc_bind *b = arg && arg->kind == CC_X_VAR ? tc_lookup(&t->c.env, arg->u.name) : NULL;
+        allocs[k] = b && b->implicit ? *b : (tc_bind){0};
+    }
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         cc_type ty = single_list ? v->type : tc_result_type(v, k);
@@ -115,6 +122,7 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         /* the name stays the scope's tensor until it is bound again after the scope (V4) */
         now->buffer = buffers[k];
         if (create) now->created = v->span.line, now->created_in = t->c.scope;
+        else if (allocs[k].implicit) now->created = allocs[k].created, now->created_in = allocs[k].created_in, now->implicit = 1;
         else if (was.created && !was.gone && tc_scope_is_open(t, was.created_in))
             now->created = was.created, now->created_in = was.created_in, now->implicit = was.implicit;
     }
@@ -413,8 +421,7 @@ static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
     if (!tc_results(t, st->u.ret.values, asts, n, s->span)) return NULL;
     t->c.f->nresults = n;
     t->c.returned = 1;
-    t->c.prelude = call;
-    return st;
+    return tc_prelude_add(t, call) ? st : NULL;
 }
 
 static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
@@ -432,6 +439,8 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
     for (uint32_t k = 0; k < n; k++) {
         cc_ir_expr *v = tc_expr(t, s->u.ret.values[k]);
         if (!v) return NULL;
+        if (f->kind == CC_FUNC_INCORE && v->type.kind == CC_T_TILE && v->type.from_tensors && !(v = tc_implicit_result(t, v, k)))
+            return NULL;
         int param = v->kind == CC_X_VAR ? cc_ir_func_param(f, v->u.name) : -1;
         if (f->kind == CC_FUNC_INCORE &&
             (param < 0 || v->type.kind != CC_T_TENSOR || (f->params[param].declared && f->params[param].dir == CC_DIR_IN)))
@@ -506,7 +515,8 @@ static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
 
 int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind)
 {
-    cc_ir_stmt **items = b->n ? malloc((b->n + 1) * sizeof *items) : NULL; /* + a return's prelude */
+    uint64_t cap = b->n;
+    cc_ir_stmt **items = b->n ? malloc(cap * sizeof *items) : NULL;
     uint32_t n = 0;
     if (b->n && !items) return tc_oom(t), 0;
     int ok = 1;
@@ -519,7 +529,16 @@ int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind
             break;
         }
         cc_ir_stmt *st = tc_stmt(t, s, tail && k + 1 == b->n);
-        if (st && t->c.prelude) items[n++] = t->c.prelude, t->c.prelude = NULL;
+        if (st && t->c.nprelude) { /* room for the preludes and the rest of the block */
+            cc_ir_stmt **g = realloc(items, (cap += t->c.nprelude) * sizeof *items);
+            if (!g) {
+                ok = 0, tc_oom(t);
+                break;
+            }
+            items = g;
+            for (uint32_t j = 0; j < t->c.nprelude; j++) items[n++] = t->c.prelude[j];
+            t->c.nprelude = 0;
+        }
         if (!st) ok = 0;
         else items[n++] = st;
     }
