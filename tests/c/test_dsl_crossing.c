@@ -185,7 +185,80 @@ static void test_out_param_not_shadowed_aliasing_results_are_fine(void **s)
     pto_program_free(p);
 }
 
+#define RET_SRC                                                                                       \
+    "import pypto.language as pl\n\n"                                                               \
+    "@pl.jit.incore\ndef k1(a: pl.Tensor, b: pl.Tensor):\n    return pl.add(a, b)\n\n"              \
+    "@pl.jit.incore\ndef k2(a: pl.Tensor, b: pl.Tensor):\n    s = pl.add(a, b)\n    return s, pl.mul(a, b)\n\n" \
+    "@pl.jit\ndef f(a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]):\n"                         \
+    "    c = k1(a, a)\n    d, e = k2(c, a)\n    x = k1(d, e)\n"                                     \
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n        pl.store(x, [0, 0], out)\n    return out\n"
+
+/* P2-13: one and two returned tensor-level values; each becomes an implicit
+ * Out parameter, every call allocates it before its statement, the call's
+ * result is that tensor. */
+static void test_tx_incore_returns_tensor_level_values_callers_allocate(void **s)
+{
+    (void)s;
+    pto_program *p = compile3(RET_SRC, PTO_STAGE_PARSE);
+    static const char *const want[] = {
+        "        k1_ret0 = pl.create_tensor([256, 128], pl.FP32)\n"
+        "        c = self.k1(a, a, k1_ret0)\n"
+        "        k2_ret0 = pl.create_tensor([256, 128], pl.FP32)\n"
+        "        k2_ret1 = pl.create_tensor([256, 128], pl.FP32)\n"
+        "        d, e = self.k2(c, a, k2_ret0, k2_ret1)\n"
+        "        k1_ret0_1 = pl.create_tensor([256, 128], pl.FP32)\n"
+        "        x = self.k1(d, e, k1_ret0_1)\n",
+        "    def k1(self, a: pl.Tensor[[256, 128], pl.FP32], b: pl.Tensor[[256, 128], pl.FP32], "
+        "ret0: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:\n"
+        "        pl.store(pl.add(pl.load(a, [0, 0], [256, 128]), pl.load(b, [0, 0], [256, 128])), [0, 0], ret0)\n        return ret0\n",
+        "        s = pl.add(pl.load(a, [0, 0], [256, 128]), pl.load(b, [0, 0], [256, 128]))\n        pl.store(s, [0, 0], ret0)\n        pl.store(pl.mul(pl.load(a, [0, 0], [256, 128]), pl.load(b, [0, 0], [256, 128])), [0, 0], ret1)\n"
+        "        return ret0, ret1\n",
+        NULL};
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
+}
+
+static void test_tx_incore_returns_round_trip(void **s)
+{
+    (void)s;
+    for (int stop = PTO_STAGE_PARSE; stop <= PTO_STAGE_LOWER; stop += PTO_STAGE_LOWER - PTO_STAGE_PARSE) {
+        pto_program *a = compile3(RET_SRC, stop);
+        dsl_expect_ok(a);
+        const char *text = pto_program_text(a);
+        pto_compile_options o = {.filename = "printed.py", .source = text, .source_len = strlen(text), .entry = "f",
+                                 .function = "f", .args = args3, .nargs = 3, .stop_after = stop};
+        pto_program *b = NULL;
+        assert_true(pto_compile(&o, &b) >= 0);
+        dsl_expect_ok(b);
+        assert_string_equal(pto_program_text(b), text);
+        pto_program_free(a);
+        pto_program_free(b);
+    }
+}
+
+/* A returned tile (an explicit pl.load) keeps v1's text; an entry returning
+ * a call's implicit tensor is T-ret, citing the call. */
+static void test_tx_incore_returning_a_tile_keeps_the_v1_text(void **s)
+{
+    (void)s;
+    DSL_EXPECT_COMPILE_ERROR(compile3("import pypto.language as pl\n\n@pl.jit.incore\n"
+                                      "def k(a: pl.Tensor):\n    return pl.load(a, [0, 0], [256, 128])\n\n"
+                                      "@pl.jit\ndef f(a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                      "    x = k(a)\n    return out\n",
+                                      PTO_STAGE_ALL),
+                             "ParserTypeError", "InCore function 'k' may return only its Out/InOut tensor parameters", 5, 12);
+    DSL_EXPECT_COMPILE_ERROR(compile3("import pypto.language as pl\n\n@pl.jit.incore\n"
+                                      "def k(a: pl.Tensor):\n    return pl.add(a, a)\n\n"
+                                      "@pl.jit\ndef f(a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                      "    x = k(a)\n    return x\n",
+                                      PTO_STAGE_ALL),
+                             "ParserTypeError", "'f' may return only its tensor parameters; 'x' is a tensor created at k.py:9", 10, 12);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_tx_incore_returns_tensor_level_values_callers_allocate),
+    cmocka_unit_test(test_tx_incore_returns_round_trip),
+    cmocka_unit_test(test_tx_incore_returning_a_tile_keeps_the_v1_text),
     cmocka_unit_test(test_tx_crossing_becomes_out_param_allocated_at_the_pl_at),
     cmocka_unit_test(test_tx_crossing_round_trip),
     cmocka_unit_test(test_tx_tile_crossing_keeps_the_v1_text),
