@@ -8,13 +8,17 @@
  *    kernels already made for its function, and one call carrying the
  *    pl.at's span: EXPR(call), or a submit (deps= or `as`) whose TaskId is
  *    assigned to the `as` name;
- *  - kernel parameters are the captured tensors, then the captured scalars,
- *    each in order of first use; a name is captured where the body reads it
- *    while the body has not definitely assigned it yet;
+ *  - kernel parameters are the captured tensors, then the crossings (T-x,
+ *    DSL-V2-SPEC §1.6: names the body binds to tensor-level values only and
+ *    code after it reads; each an Out parameter `<n>_out` stored whole at the
+ *    kernel's end, allocated `<n> = pl.create_tensor(...)` before the call),
+ *    then the captured scalars, each in order of first use (crossings: of
+ *    first binding); a name is captured where the body reads it while the
+ *    body has not definitely assigned it yet;
  *  - tensor parameters carry the usage direction (declared = 0); the
  *    pl.at's cache declarations belong to the kernel;
  *  - every Opaque function called from control-plane code is Orchestration.
- * Errors: a captured TaskId (ParserTypeError), a name assigned in the body
+ * Errors: a captured TaskId (ParserTypeError), a tile or scalar assigned in the body
  * and read after it, misplaced or conflicting pl.set_cache_policy.  The pass stops at the first.
  */
 #include <stdio.h>

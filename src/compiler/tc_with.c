@@ -10,7 +10,7 @@
  * the first failure wins (docs/compiler.md, "Checking"); a pl.at's markers
  * are checked before its body, against the names bound where it starts;
  * a CORE_GROUP pl.at body is kernel code, and names it binds stay bound
- * after it; a scope body runs in a runtime scope of its own (t->c.scope),
+ * after it (those bound to tensor-level values as tensors: T-x); a scope body runs in a runtime scope of its own (t->c.scope),
  * closed again after it.
  */
 #include "compiler/tc.h"

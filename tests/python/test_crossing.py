@@ -6,7 +6,7 @@ import torch
 
 from pypto.language.parser.diagnostics import ParserTypeError, PartialCodegenError, PassError
 
-from conftest import line_of
+from conftest import docs_example, line_of
 
 torch.manual_seed(7)
 
@@ -187,3 +187,16 @@ def test_p2_14_returning_a_created_tensor_is_t_ret(load):
         path, line_of(path, "with pl.at")[0])
     line, col = line_of(path, "return t")
     assert (e.value.span["line"], e.value.span["column"]) == (line, col + len("return "))
+
+
+def test_docs_crossing_example(load):
+    mod = docs_example(load, "@pl.jit\ndef staged(")
+    a, b, bias = torch.randn(32, 64), torch.randn(64, 16), torch.randn(32, 16)
+    out = torch.zeros(32, 16)
+    mod.staged(a, b, bias, out)
+    torch.testing.assert_close(out, a @ b + bias, rtol=1e-5, atol=1e-4)
+    text = mod.staged.lower(a, b, bias, out)
+    for want in ["acc = pl.create_tensor([32, 16], pl.FP32)\n", "self.staged_incore_0(a, b, acc)",
+                 "self.staged_incore_1(acc, bias, out)", "acc_out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):\n",
+                 "pl.store(acc, [0, 0], acc_out)\n"]:
+        assert want in text, want
