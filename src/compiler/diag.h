@@ -30,7 +30,8 @@
     X(PASS, "PassError")                                        \
     X(INTERNAL, "InternalError")                                \
     X(PY_TYPE, "TypeError")                                     \
-    X(WARNING, "CompileWarning")
+    X(WARNING, "CompileWarning")                                \
+    X(PARTIAL_CODEGEN, "PartialCodegenError") /* a PassError (DSL-V2-SPEC §1.6) */
 
 typedef enum cc_diag_class {
 #define CC_DIAG_ENUM_(name, py) CC_DIAG_##name,

@@ -177,6 +177,7 @@ typedef struct cc_ir_param {
     uint8_t shaped;    /* the annotation fixed the type: pl.Tensor[[...], dtype], pl.Scalar[dtype] */
     cc_span span;
     cc_ir_box box;     /* tensors, after stage 3: footprint in terms of the function's scalar params */
+    uint8_t implicit;  /* an InCore function's returned tensor-level value (T-x): every caller allocates it */
 } cc_ir_param;
 
 struct cc_ir_func {

@@ -8,13 +8,17 @@
  *    kernels already made for its function, and one call carrying the
  *    pl.at's span: EXPR(call), or a submit (deps= or `as`) whose TaskId is
  *    assigned to the `as` name;
- *  - kernel parameters are the captured tensors, then the captured scalars,
- *    each in order of first use; a name is captured where the body reads it
- *    while the body has not definitely assigned it yet;
+ *  - kernel parameters are the captured tensors, then the crossings (T-x,
+ *    DSL-V2-SPEC §1.6: names the body binds to tensor-level values only and
+ *    code after it reads; each an Out parameter `<n>_out` stored whole at the
+ *    kernel's end, allocated `<n> = pl.create_tensor(...)` before the call),
+ *    then the captured scalars, each in order of first use (crossings: of
+ *    first binding); a name is captured where the body reads it while the
+ *    body has not definitely assigned it yet;
  *  - tensor parameters carry the usage direction (declared = 0); the
  *    pl.at's cache declarations belong to the kernel;
  *  - every Opaque function called from control-plane code is Orchestration.
- * Errors: a captured TaskId (ParserTypeError), a name assigned in the body
+ * Errors: a captured TaskId (ParserTypeError), a tile or scalar assigned in the body
  * and read after it, misplaced or conflicting pl.set_cache_policy.  The pass stops at the first.
  */
 #include <stdio.h>
@@ -197,6 +201,18 @@ static int not_self_store(cc_ir_stmt *s, void *ctx)
     return 0;
 }
 
+/* Fails (returns 1) at an assignment of the name ctx to anything but a
+ * tensor-level value (a tile computed from Tensor operands only). */
+static int not_tensor_level(cc_ir_stmt *s, void *ctx)
+{
+    const char *n = ctx;
+    for (uint32_t k = 0; s->kind == CC_I_ASSIGN && k < s->u.assign.ntargets; k++) {
+        const cc_type *ty = &s->u.assign.targets[k].type;
+        if (!strcmp(s->u.assign.targets[k].name, n) && (ty->kind != CC_T_TILE || !ty->from_tensors)) return 1;
+    }
+    return 0;
+}
+
 /* ---- one pl.at ------------------------------------------------------------------------------- */
 
 typedef struct outliner {
@@ -244,8 +260,10 @@ static int oom(cc_ir_program *p, cc_span sp)
 }
 
 /* The live-after rule: a name assigned in the body (other than a captured tensor
- * rebound to itself by pl.store or pl.write) and read after the pl.at. */
-static int check_live_after(outliner *o, const frame *fr, const capture *c)
+ * rebound to itself by pl.store or pl.write) and read after the pl.at is an
+ * error, unless the body binds it to tensor-level values only: then it
+ * crosses (T-x, DSL-V2-SPEC §1.6) and joins *cross, in order of first binding. */
+static int check_live_after(outliner *o, const frame *fr, const capture *c, vec *cross)
 {
     cc_ir_program *p = o->p;
     const cc_ir_block *body = &fr->b->items[fr->i]->u.at.body;
@@ -259,6 +277,10 @@ static int check_live_after(outliner *o, const frame *fr, const capture *c)
         if (tensor && !cc_ir_block_each_stmt(body, not_self_store, (void *)n)) continue;
         const cc_ir_stmt *reader = read_after(fr, n);
         if (!reader) continue;
+        if (!tensor && !cc_ir_block_each_stmt(body, not_tensor_level, (void *)n)) {
+            if (vec_push(cross, n)) rc = oom(p, fr->b->items[fr->i]->span);
+            continue;
+        }
         cc_diag_add(p->diags, CC_DIAG_PASS, reader->span, NULL,
                     "'%s' is assigned inside a pl.at(level=pl.Level.CORE_GROUP) body and read after it; "
                     "a kernel hands back only the tensors it stores to", n);
@@ -305,11 +327,103 @@ static const char *kernel_name(outliner *o, const cc_ir_stmt *at)
     return base_strmap_put(o->names, name, 1) == 0 ? name : NULL;
 }
 
-static cc_ir_func *make_kernel(outliner *o, const cc_ir_stmt *at, const capture *c)
+/* A crossing name (T-x): its tensor type, the kernel's Out parameter for it. */
+typedef struct crossing {
+    const char *name;  /* in the body: the value; after the pl.at: the tensor */
+    const char *param; /* the kernel's Out parameter */
+    cc_type type;      /* the tensor's */
+    cc_span span;      /* the first binding */
+} crossing;
+
+typedef struct first_bind {
+    const char *name;
+    const cc_ir_target *t;
+} first_bind;
+
+static int find_first(cc_ir_stmt *s, void *ctx)
+{
+    first_bind *fb = ctx;
+    for (uint32_t k = 0; s->kind == CC_I_ASSIGN && k < s->u.assign.ntargets && !fb->t; k++)
+        if (!strcmp(s->u.assign.targets[k].name, fb->name)) fb->t = &s->u.assign.targets[k];
+    return fb->t != NULL;
+}
+
+static int names_used(cc_ir_stmt *s, void *ctx)
+{
+    if (s->kind == CC_I_FOR && base_strmap_put(ctx, s->u.for_.var, 1) != 0) return -1;
+    for (uint32_t k = 0; s->kind == CC_I_ASSIGN && k < s->u.assign.ntargets; k++)
+        if (base_strmap_put(ctx, s->u.assign.targets[k].name, 1) != 0) return -1;
+    return 0;
+}
+
+/* The crossings of the body: types from the first bindings, parameter names
+ * `<n>_out` made unique against the body's names and the captured ones. */
+static crossing *make_crossings(outliner *o, const cc_ir_stmt *at, const capture *c, const vec *cross)
+{
+    base_arena *a = o->p->arena;
+    crossing *x = base_arena_alloc(a, (cross->n ? cross->n : 1) * sizeof *x);
+    base_strmap used = {0};
+    int bad = !x || cc_ir_block_each_stmt(&at->u.at.body, names_used, &used);
+    for (uint32_t k = 0; k < c->tensors.n && !bad; k++) bad = base_strmap_put(&used, ((const cc_ir_expr *)c->tensors.v[k])->u.name, 1) != 0;
+    for (uint32_t k = 0; k < c->scalars.n && !bad; k++) bad = base_strmap_put(&used, ((const cc_ir_expr *)c->scalars.v[k])->u.name, 1) != 0;
+    for (uint32_t k = 0; k < cross->n && !bad; k++) {
+        first_bind fb = {cross->v[k], NULL};
+        cc_ir_block_each_stmt(&at->u.at.body, find_first, &fb);
+        size_t cap = strlen(fb.name) + 24;
+        char *pn = base_arena_alloc(a, cap);
+        if (!pn) break;
+        snprintf(pn, cap, "%s_out", fb.name);
+        for (unsigned u = 1; base_strmap_get(&used, pn) >= 0; u++) snprintf(pn, cap, "%s_out_%u", fb.name, u);
+        bad = base_strmap_put(&used, pn, 1) != 0;
+        x[k] = (crossing){fb.name, pn, fb.t->type, fb.t->span};
+        x[k].type.kind = CC_T_TENSOR, x[k].type.partial = 0, x[k].type.mem = 0, x[k].type.from_tensors = 0;
+    }
+    base_strmap_free(&used);
+    return bad ? NULL : x;
+}
+
+/* [0, ..., 0] or the shape of ty, as a LIST of constants. */
+static cc_ir_expr *const_list(base_arena *a, const cc_type *ty, int shape, cc_span sp)
+{
+    cc_ir_expr *l = cc_ir_expr_new(a, CC_X_LIST, sp);
+    if (!l || !(l->u.list.items = base_arena_alloc(a, ty->rank * sizeof *l->u.list.items))) return NULL;
+    l->type = (cc_type){.kind = CC_T_LIST};
+    l->u.list.n = ty->rank;
+    for (uint32_t d = 0; d < ty->rank; d++)
+        if (!(l->u.list.items[d] = cc_ir_int(a, shape ? ty->shape[d] : 0, sp))) return NULL;
+    return l;
+}
+
+/* The kernel's body: the pl.at's, then `pl.store(<n>, [0, ...], <n>_out)` per crossing. */
+static int kernel_body(base_arena *a, const cc_ir_stmt *at, const crossing *x, uint32_t nx, cc_ir_block *out)
+{
+    const cc_ir_block *b = &at->u.at.body;
+    if (!nx) return *out = *b, 0;
+    cc_ir_stmt **items = base_arena_alloc(a, (b->n + nx) * sizeof *items);
+    if (!items) return -1;
+    memcpy(items, b->items, b->n * sizeof *items);
+    for (uint32_t k = 0; k < nx; k++) {
+        cc_type tile = x[k].type;
+        tile.kind = CC_T_TILE, tile.from_tensors = 1;
+        cc_ir_expr *st = cc_ir_op_new(a, CC_IR_STORE, at->span);
+        cc_ir_stmt *s = cc_ir_stmt_new(a, CC_I_EXPR, at->span);
+        if (!st || !s || !(st->u.op.args[0] = cc_ir_var(a, x[k].name, tile, at->span)) ||
+            !(st->u.op.args[1] = const_list(a, &x[k].type, 0, at->span)) ||
+            !(st->u.op.args[2] = cc_ir_var(a, x[k].param, x[k].type, at->span)))
+            return -1;
+        st->type = x[k].type;
+        s->u.expr = st;
+        items[b->n + k] = s;
+    }
+    out->items = items, out->n = b->n + nx;
+    return 0;
+}
+
+static cc_ir_func *make_kernel(outliner *o, const cc_ir_stmt *at, const capture *c, const crossing *x, uint32_t nx)
 {
     base_arena *a = o->p->arena;
     cc_ir_func *k = base_arena_alloc(a, sizeof *k);
-    uint32_t np = c->tensors.n + c->scalars.n;
+    uint32_t nt = c->tensors.n, np = nt + nx + c->scalars.n;
     if (!k || !(k->name = kernel_name(o, at))) return NULL;
     if (np && !(k->params = base_arena_alloc(a, np * sizeof *k->params))) return NULL;
     k->span = at->span;
@@ -318,29 +432,37 @@ static cc_ir_func *make_kernel(outliner *o, const cc_ir_stmt *at, const capture 
     k->level = CC_LEVEL_CORE_GROUP;
     k->outlined = 1;
     k->nparams = np;
+    if (kernel_body(a, at, x, nx, &k->body)) return NULL;
     for (uint32_t i = 0; i < np; i++) {
-        const cc_ir_expr *v = i < c->tensors.n ? c->tensors.v[i] : c->scalars.v[i - c->tensors.n];
         cc_ir_param *pm = &k->params[i];
+        if (i >= nt && i < nt + nx) {
+            const crossing *cx = &x[i - nt];
+            pm->name = cx->param, pm->type = cx->type, pm->span = cx->span, pm->dir = CC_DIR_OUT;
+            continue;
+        }
+        const cc_ir_expr *v = i < nt ? c->tensors.v[i] : c->scalars.v[i - nt - nx];
         pm->name = v->u.name, pm->type = v->type, pm->span = v->span;
         if (v->type.kind == CC_T_TENSOR) pm->dir = (uint8_t)usage_dir(&at->u.at.body, v->u.name);
     }
-    k->body = at->u.at.body;
     k->decls = at->u.at.decls;
     k->ndecls = at->u.at.ndecls;
     k->opts = at->u.at.opts;
     return k;
 }
 
-/* `k(args)`, or a submit with the pl.at's deps, as `tid = ...` under `as tid`. */
-static cc_ir_stmt *make_call(base_arena *a, const cc_ir_stmt *at, cc_ir_func *k)
+/* `k(args)`, or a submit with the pl.at's deps, as `tid = ...` under `as tid`;
+ * a crossing's argument is the tensor named as its value. */
+static cc_ir_stmt *make_call(base_arena *a, const cc_ir_stmt *at, cc_ir_func *k, const crossing *x, uint32_t nx, uint32_t nt)
 {
     cc_ir_expr *call = cc_ir_expr_new(a, CC_X_CALL, at->span);
     if (!call || (k->nparams && !(call->u.call.args = base_arena_alloc(a, k->nparams * sizeof *call->u.call.args))))
         return NULL;
     call->u.call.callee = k;
     call->u.call.nargs = k->nparams;
-    for (uint32_t i = 0; i < k->nparams; i++)
-        if (!(call->u.call.args[i] = cc_ir_var(a, k->params[i].name, k->params[i].type, at->span))) return NULL;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const char *n = i >= nt && i < nt + nx ? x[i - nt].name : k->params[i].name;
+        if (!(call->u.call.args[i] = cc_ir_var(a, n, k->params[i].type, at->span))) return NULL;
+    }
     const cc_type tid = {.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
     call->type = (cc_type){.kind = CC_T_VOID};
     if (at->u.at.has_deps || at->u.at.as_name) {
@@ -359,11 +481,46 @@ static cc_ir_stmt *make_call(base_arena *a, const cc_ir_stmt *at, cc_ir_func *k)
     return s;
 }
 
-static int outline_at(outliner *o, const frame *fr)
+/* `<n> = pl.create_tensor(shape, dtype)` at the pl.at, for a crossing. */
+static cc_ir_stmt *make_alloc(base_arena *a, const cc_ir_stmt *at, const crossing *x)
+{
+    cc_ir_expr *c = cc_ir_op_new(a, CC_IR_CREATE_TENSOR, at->span);
+    cc_ir_stmt *s = cc_ir_stmt_new(a, CC_I_ASSIGN, at->span);
+    if (!c || !s || !(c->u.op.args[0] = const_list(a, &x->type, 1, at->span)) ||
+        !(s->u.assign.targets = base_arena_alloc(a, sizeof *s->u.assign.targets)))
+        return NULL;
+    c->u.op.dtype = x->type.dtype;
+    c->type = x->type;
+    s->u.assign.targets[0] = (cc_ir_target){x->name, x->type, at->span};
+    s->u.assign.ntargets = 1;
+    s->u.assign.value = c;
+    return s;
+}
+
+/* Replaces the statement fr stands at by the allocations, then the call
+ * (fr->i moves to the call). */
+static int splice_call(base_arena *a, frame *fr, const cc_ir_stmt *at, const crossing *x, uint32_t nx, cc_ir_stmt *call)
+{
+    cc_ir_block *b = (cc_ir_block *)fr->b;
+    if (!nx) return b->items[fr->i] = call, 0;
+    cc_ir_stmt **items = base_arena_alloc(a, (b->n + nx) * sizeof *items);
+    if (!items) return -1;
+    memcpy(items, b->items, fr->i * sizeof *items);
+    for (uint32_t k = 0; k < nx; k++)
+        if (!(items[fr->i + k] = make_alloc(a, at, &x[k]))) return -1;
+    items[fr->i + nx] = call;
+    memcpy(items + fr->i + nx + 1, b->items + fr->i + 1, (b->n - fr->i - 1) * sizeof *items);
+    b->items = items, b->n += nx;
+    fr->i += nx;
+    return 0;
+}
+
+static int outline_at(outliner *o, frame *fr)
 {
     cc_ir_program *p = o->p;
     cc_ir_stmt *at = fr->b->items[fr->i];
     capture c = {0};
+    vec cross = {0};
     int rc = cap_block(&c, &at->u.at.body) ? oom(p, at->span) : 0;
     if (!rc && c.bad) {
         if (c.bad->type.kind == CC_T_SCALAR)
@@ -374,17 +531,19 @@ static int outline_at(outliner *o, const frame *fr)
                         c.bad->u.name);
         rc = -1;
     }
-    rc = rc || check_live_after(o, fr, &c);
-    cc_ir_func *k = rc ? NULL : make_kernel(o, at, &c);
+    rc = rc || check_live_after(o, fr, &c, &cross);
+    crossing *x = rc ? NULL : make_crossings(o, at, &c, &cross);
+    if (!rc && !x) rc = oom(p, at->span);
+    cc_ir_func *k = rc ? NULL : make_kernel(o, at, &c, x, cross.n);
     if (!rc && !k) rc = oom(p, at->span);
     rc = rc || check_cache_decls(p, at, k);
-    cc_ir_stmt *call = rc ? NULL : make_call(p->arena, at, k);
-    if (!rc && (!call || !cc_ir_program_add_func(p, k, o->insert_at))) rc = oom(p, at->span);
-    free(c.defined.v), free(c.tensors.v), free(c.scalars.v), free(c.others.v);
+    cc_ir_stmt *call = rc ? NULL : make_call(p->arena, at, k, x, cross.n, c.tensors.n);
+    if (!rc && (!call || !cc_ir_program_add_func(p, k, o->insert_at) || splice_call(p->arena, fr, at, x, cross.n, call)))
+        rc = oom(p, at->span);
+    free(c.defined.v), free(c.tensors.v), free(c.scalars.v), free(c.others.v), free(cross.v);
     if (rc) return -1;
     o->insert_at++;
     o->k++;
-    fr->b->items[fr->i] = call;
     return 0;
 }
 

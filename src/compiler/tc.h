@@ -41,6 +41,8 @@ typedef struct tc_bind {
     uint8_t gone;      /* unbound again (a loop variable after its loop) */
     uint32_t created;  /* bound to a pl.create_tensor result: its line (0: not) ... */
     const tc_rscope *created_in; /* ... made in this runtime scope */
+    const char *buffer; /* a tensor: the tensor parameter whose buffer it is (NULL: none, or not known) */
+    uint8_t implicit;  /* created: allocated by the compiler (a T-x name after its pl.at, DSL-V2-SPEC §1.6) */
 } tc_bind;
 
 /* One change of the environment, to undo: the binding's previous state. */
@@ -112,6 +114,9 @@ typedef struct tc_ctx {
     const tc_rscope *scope;    /* the innermost runtime scope open here (NULL: the function body) */
     int returned;             /* the body's return was seen */
     const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
+    cc_ir_stmt **prelude;     /* statements the current one needs before it (in the arena): `return k(...)`'s
+                               * call, an implicit result's store or allocation (tc_implicit.c) */
+    uint32_t nprelude;
     tc_result_ann result;     /* its `-> T` */
     int module_scope;         /* names resolve at module level: in the signature's annotations
                                * (evaluated where the def stands, as in Python) and in a module
@@ -389,6 +394,27 @@ int tc_marker_misplaced(tc *t, const cc_stmt *s, tc_block_kind kind);
 /* ---- tc_return.c ---- */
 /* Reports v, returned by the entry, not being one of its tensor parameters; NULL. */
 void *tc_entry_return(tc *t, const cc_ir_expr *v);
+/* ---- tc_implicit.c ---- */
+/* Queues s to stand before the statement being checked (in its block); 0 when out of memory. */
+int tc_prelude_add(tc *t, cc_ir_stmt *s);
+/* An InCore function's returned tensor-level value v (T-x, DSL-V2-SPEC §1.6):
+ * a new implicit Out parameter of f that v is stored into (a prelude of the
+ * return); returns that parameter as the returned value, NULL when reported. */
+cc_ir_expr *tc_implicit_result(tc *t, cc_ir_expr *v, uint32_t k);
+/* A call of a function with implicit Out parameters: each is allocated
+ * before the statement (`<callee>_<p> = pl.create_tensor(shape, dtype)`, a
+ * tensor created at the call) and passed; args (room for every parameter)
+ * gets them after the np given ones.  0 when reported. */
+int tc_implicit_args(tc *t, const cc_ir_func *callee, cc_ir_expr **args, uint32_t np, cc_span at);
+
+/* ---- tc_out_param.c ---- */
+/* [OutParamNotShadowed]: binding name (at sp) to a value whose buffer is buf (tc_buffer_of)
+ * when name is a declared pl.Out/pl.InOut tensor parameter of the function; 0 when reported. */
+int tc_out_param_rebind(tc *t, const char *name, const char *buf, cc_span sp);
+/* The argument a call's result k is (the callee returns the parameter it is passed to), or NULL. */
+const cc_ir_expr *tc_result_arg(const cc_ir_expr *call, uint32_t k);
+/* The tensor parameter whose buffer result k of v is (NULL: none or not known). */
+const char *tc_buffer_of(tc *t, const cc_ir_expr *v, uint32_t k);
 
 /* ---- tc_unshaped.c ---- */
 /* The checks that need no argument shapes, over entry and what it calls

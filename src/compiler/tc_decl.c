@@ -422,6 +422,7 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         for (uint32_t k = 0; k < f->nparams && ok; k++) {
             ok = tc_bind_name(t, f->params[k].name, f->params[k].type, f->params[k].span);
             if (ok) tc_lookup(&t->c.env, f->params[k].name)->value = vals[k].value;
+            if (ok && f->params[k].type.kind == CC_T_TENSOR) tc_lookup(&t->c.env, f->params[k].name)->buffer = f->params[k].name;
         }
         if (ok) ok = tc_body(t, &def->u.def.body, &f->body);
         if (ok && !t->c.returned) ok = tc_results(t, NULL, NULL, 0, def->u.def.returns ? def->u.def.returns->span : def->span);

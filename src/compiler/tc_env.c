@@ -177,10 +177,11 @@ static int tc_merge_one(tc *t, const tc_bind *x, const tc_bind *y)
         nb.definite = x->definite && y->definite;
         nb.type.partial = x->type.partial || y->type.partial; /* either way may narrow a tile */
         if (x->value != y->value) nb.value = NULL;
+        if (x->buffer != y->buffer) nb.buffer = NULL;
     } else {
         nb.definite = 0, nb.value = NULL;
     }
-    if (!nb.created && y && !y->gone && y->created) nb.created = y->created, nb.created_in = y->created_in;
+    if (!nb.created && y && !y->gone && y->created) nb.created = y->created, nb.created_in = y->created_in, nb.implicit = y->implicit;
     return tc_env_set(t, &nb);
 }
 

@@ -100,17 +100,32 @@ static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     for (uint32_t k = 0; single_list && k < v->u.list.n; k++)
         constant_list &= v->u.list.items[k]->kind == CC_X_INT;
     int create = n == 1 && v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR;
+    /* the buffers the results are, before any target is bound (`a, b = k(b, a)`) */
+    const char **buffers = base_arena_alloc(t->a, n * sizeof *buffers);
+    if (!buffers) return tc_oom(t);
+    tc_bind *allocs = base_arena_alloc(t->a, n * sizeof *allocs); /* results that are implicit allocations (implicit set) */
+    if (!allocs) return tc_oom(t);
+    for (uint32_t k = 0; k < n; k++) {
+        buffers[k] = single_list ? NULL : tc_buffer_of(t, v->kind == CC_X_LIST ? v->u.list.items[k] : v, v->kind == CC_X_LIST ? 0 : k);
+        const cc_ir_expr *arg = v->kind == CC_X_CALL ? tc_result_arg(v, k) : NULL;
+        const tc_bind *b = arg && arg->kind == CC_X_VAR ? tc_lookup(&t->c.env, arg->u.name) : NULL;
+        allocs[k] = b && b->implicit ? *b : (tc_bind){0};
+    }
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
         cc_type ty = single_list ? v->type : tc_result_type(v, k);
         st->u.assign.targets[k] = (cc_ir_target){x->u.name, ty, x->span};
+        if (!tc_out_param_rebind(t, x->u.name, buffers[k], x->span)) return NULL;
         const tc_bind *old = tc_lookup(&t->c.env, x->u.name);
         tc_bind was = old ? *old : (tc_bind){0};
         if (!tc_bind_value(t, x->u.name, ty, constant_list ? v : NULL, x->span)) return NULL;
         tc_bind *now = tc_lookup(&t->c.env, x->u.name);
         /* the name stays the scope's tensor until it is bound again after the scope (V4) */
+        now->buffer = buffers[k];
         if (create) now->created = v->span.line, now->created_in = t->c.scope;
-        else if (was.created && !was.gone && tc_scope_is_open(t, was.created_in)) now->created = was.created, now->created_in = was.created_in;
+        else if (allocs[k].implicit) now->created = allocs[k].created, now->created_in = allocs[k].created_in, now->implicit = 1;
+        else if (was.created && !was.gone && tc_scope_is_open(t, was.created_in))
+            now->created = was.created, now->created_in = was.created_in, now->implicit = was.implicit;
     }
     return st;
 }
@@ -377,6 +392,39 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     return ok ? st : NULL;
 }
 
+/* An entry's `return k(...)` (DSL-V2-SPEC §1.6 T-ret): the call as a statement of
+ * its own (the prelude), then the return of the entry parameters whose buffers
+ * its results are. */
+static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
+{
+    const cc_expr *ast = s->u.ret.values[0];
+    t->c.whole_call = ast;
+    cc_ir_expr *v = tc_expr(t, ast);
+    if (!v) return NULL;
+    uint32_t n = (uint32_t)tc_result_count(v) - v->u.call.submit;
+    cc_ir_stmt *call = tc_stmt_new(t, CC_I_EXPR, s->span);
+    const cc_expr **asts = n ? base_arena_alloc(t->a, n * sizeof *asts) : NULL;
+    if (!call || (n && (!asts || !(st->u.ret.values = base_arena_alloc(t->a, n * sizeof *st->u.ret.values)) ||
+                        !(t->c.f->results = base_arena_alloc(t->a, n * sizeof *t->c.f->results)))))
+        return tc_oom(t);
+    call->u.expr = v;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *buf = tc_buffer_of(t, v, k);
+        if (!buf) {
+            const cc_ir_expr *arg = tc_result_arg(v, k);
+            return tc_entry_return(t, arg ? arg : v);
+        }
+        int i = cc_ir_func_param(t->c.f, buf);
+        if (!(st->u.ret.values[k] = cc_ir_var(t->a, buf, t->c.f->params[i].type, ast->span))) return tc_oom(t);
+        asts[k] = ast;
+    }
+    st->u.ret.n = n;
+    if (!tc_results(t, st->u.ret.values, asts, n, s->span)) return NULL;
+    t->c.f->nresults = n;
+    t->c.returned = 1;
+    return tc_prelude_add(t, call) ? st : NULL;
+}
+
 static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
 {
     cc_ir_func *f = t->c.f;
@@ -387,9 +435,13 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
                       !(f->results = base_arena_alloc(t->a, n * sizeof *f->results)))))
         return tc_oom(t);
     st->u.ret.n = n;
+    if (f->entry && n == 1 && s->u.ret.values[0]->kind == CC_E_CALL && tc_callee(t, s->u.ret.values[0]->u.call.fn))
+        return tc_return_call(t, s, st);
     for (uint32_t k = 0; k < n; k++) {
         cc_ir_expr *v = tc_expr(t, s->u.ret.values[k]);
         if (!v) return NULL;
+        if (f->kind == CC_FUNC_INCORE && v->type.kind == CC_T_TILE && v->type.from_tensors && !(v = tc_implicit_result(t, v, k)))
+            return NULL;
         int param = v->kind == CC_X_VAR ? cc_ir_func_param(f, v->u.name) : -1;
         if (f->kind == CC_FUNC_INCORE &&
             (param < 0 || v->type.kind != CC_T_TENSOR || (f->params[param].declared && f->params[param].dir == CC_DIR_IN)))
@@ -464,7 +516,8 @@ static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
 
 int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind)
 {
-    cc_ir_stmt **items = b->n ? malloc(b->n * sizeof *items) : NULL;
+    uint64_t cap = b->n;
+    cc_ir_stmt **items = b->n ? malloc(cap * sizeof *items) : NULL;
     uint32_t n = 0;
     if (b->n && !items) return tc_oom(t), 0;
     int ok = 1;
@@ -477,6 +530,16 @@ int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind
             break;
         }
         cc_ir_stmt *st = tc_stmt(t, s, tail && k + 1 == b->n);
+        if (st && t->c.nprelude) { /* room for the preludes and the rest of the block */
+            cc_ir_stmt **g = realloc(items, (cap += t->c.nprelude) * sizeof *items);
+            if (!g) {
+                ok = 0, tc_oom(t);
+                break;
+            }
+            items = g;
+            for (uint32_t j = 0; j < t->c.nprelude; j++) items[n++] = t->c.prelude[j];
+            t->c.nprelude = 0;
+        }
         if (!st) ok = 0;
         else items[n++] = st;
     }

@@ -11,7 +11,7 @@
  * the first failure wins (docs/compiler.md, "Checking"); a pl.at's markers
  * are checked before its body, against the names bound where it starts;
  * a CORE_GROUP pl.at body is kernel code, and names it binds stay bound
- * after it; a scope body runs in a runtime scope of its own (t->c.scope),
+ * after it (those bound to tensor-level values as tensors: T-x); a scope body runs in a runtime scope of its own (t->c.scope),
  * closed again after it.
  */
 #include "compiler/tc.h"
@@ -205,6 +205,25 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
     return 1;
 }
 
+/* T-x (DSL-V2-SPEC §1.6): after a CORE_GROUP body, each name it bound (on
+ * every way) to a tensor-level value is the tensor the call site allocates
+ * at the pl.at (the outliner makes the allocation): a tensor of that shape
+ * and dtype, created at the pl.at's line in the current runtime scope. */
+static int tc_at_crossings(tc *t, uint32_t mark, cc_span at)
+{
+    tc_env *e = &t->c.env;
+    for (uint32_t k = mark, end = e->nlog; k < end; k++) {
+        tc_bind b = e->b[e->log[k].index];
+        if (b.gone || !b.definite || b.conflict || b.type.kind != CC_T_TILE || !b.type.from_tensors) continue;
+        cc_type ty = {.kind = CC_T_TENSOR, .dtype = b.type.dtype, .rank = b.type.rank};
+        memcpy(ty.shape, b.type.shape, sizeof ty.shape);
+        if (!tc_bind_name(t, b.name, ty, b.span)) return 0;
+        tc_bind *now = tc_lookup(e, b.name);
+        now->created = at.line, now->created_in = t->c.scope, now->implicit = 1;
+    }
+    return 1;
+}
+
 static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
 {
     const cc_with_item *it = &s->u.with.items[0];
@@ -214,13 +233,14 @@ static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
     for (uint32_t k = 0; k < s->u.with.body.n; k++)
         if (tc_is_marker(t, s->u.with.body.items[k]) && !tc_marker(t, s->u.with.body.items[k], &t->c.env, st)) return NULL;
     tc_ctx saved = t->c;
+    uint32_t mark = tc_env_mark(&t->c.env);
     if (st->u.at.level == CC_LEVEL_CORE_GROUP) t->c.plane = TC_KERNEL, t->c.in_at = 1;
     int ok = tc_block(t, &s->u.with.body, &st->u.at.body, 0, TC_BLOCK_AT);
-    /* names bound in the body stay bound (a read after it is the outliner's
-     * error: docs/compiler.md, "Outlining") */
+    /* names bound in the body stay bound (a read after it of a tile or scalar
+     * is the outliner's error: docs/compiler.md, "Outlining") */
     saved.env = t->c.env;
     t->c = saved;
-    if (!ok) return NULL;
+    if (!ok || (st->u.at.level == CC_LEVEL_CORE_GROUP && !tc_at_crossings(t, mark, ctx->span))) return NULL;
     if (it->as_name && !tc_bind_name(t, it->as_name, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID}, it->as_span)) return NULL;
     return st;
 }

@@ -214,6 +214,13 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     for (uint32_t k = 0; ok && k < np; k++)
         if (tc_declared_scalar(&fn->ir->params[k])) ok = (args[k] = tc_scalar_arg(t, fn, &fn->ir->params[k], args[k])) != NULL;
     if (!ok) return NULL;
+    if (fn->ir->nparams > np) { /* implicit Out parameters (returned tensor-level values): allocated here */
+        cc_ir_expr **all = base_arena_alloc(t->a, fn->ir->nparams * sizeof *all);
+        if (!all) return tc_oom(t);
+        memcpy(all, args, np * sizeof *all);
+        if (!tc_implicit_args(t, fn->ir, all, np, call->span)) return NULL;
+        args = all, np = fn->ir->nparams;
+    }
     e->u.call.callee = fn->ir, e->u.call.args = args, e->u.call.nargs = np, e->u.call.submit = (uint8_t)submit;
     for (uint32_t k = 0; k < call->u.call.nkws; k++)
         if (!strcmp(call->u.call.kws[k].name, "deps")) {

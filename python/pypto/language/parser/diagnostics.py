@@ -7,6 +7,7 @@ diagnostic and formats it; these classes only carry what it reported.
 __all__ = [
     "ParserError", "ParserSyntaxError", "ParserTypeError", "UndefinedVariableError",
     "UnsupportedFeatureError", "InvalidOperationError", "PassError", "CompileWarning",
+    "PartialCodegenError",
 ]
 
 
@@ -47,6 +48,10 @@ class InvalidOperationError(ParserError):
 
 class PassError(ParserError, ValueError):
     """Errors found by passes (outliner, directions, verifier, cache policy)."""
+
+
+class PartialCodegenError(PassError):
+    """A program that would leave a caller's buffer unwritten (a pl.Out/pl.InOut parameter rebound)."""
 
 
 class CompileWarning(UserWarning):
