@@ -136,33 +136,39 @@ static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
     return f;
 }
 
-static cc_ir_expr *tc_full(tc *t, const cc_expr *call)
+/* pl.tile.full, or (tensor) pl.full: its texts name the spelling, its
+ * shape entries are reported one by one, its result is tensor-level. */
+static cc_ir_expr *tc_full(tc *t, const cc_expr *call, int tensor)
 {
     static const char *const ps[] = {"shape", "dtype", "value"};
+    const char *op = tensor ? "full" : "tile.full";
     tc_args a;
-    if (!tc_kernel_only(t, "tile.full", call->span) || !tc_op_bind(t, call, "tile.full", ps, TC_N(ps), &a) ||
-        !tc_need(t, call, "tile.full", &a, 3, ps))
+    if (!tc_kernel_only(t, op, call->span) || !tc_op_bind(t, call, op, ps, TC_N(ps), &a) || !tc_need(t, call, op, &a, 3, ps))
         return NULL;
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
     cc_ir_expr *shp;
-    if (!tc_shapes(t, a.v[0], "tile.full", ext, &n, &shp)) return NULL;
-    if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.tile.full: the shape needs 1 to 4 entries");
-    int dt = tc_tile_dtype_arg(t, a.v[1], "pl.tile.full dtype");
+    if (tensor ? !tc_value_shape(t, a.v[0], op, "pl.full", ext, &n, &shp) : !tc_shapes(t, a.v[0], op, ext, &n, &shp)) return NULL;
+    if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.%s: the shape needs 1 to 4 entries", op);
+    char what[32];
+    snprintf(what, sizeof what, "pl.%s dtype", op);
+    int dt = tc_tile_dtype_arg(t, a.v[1], what);
     if (dt < 0) return NULL;
     cc_ir_expr *v = tc_expr(t, a.v[2]);
     if (!v) return NULL;
     if (v->type.kind != CC_T_SCALAR || v->type.dtype == CC_DT_TASK_ID || v->type.dtype == CC_DT_BOOL)
-        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.tile.full value must be an int or float scalar");
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.%s value must be an int or float scalar", op);
     if (cc_dtype_is_float(v->type.dtype) && !cc_dtype_is_float((cc_dtype)dt))
-        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.tile.full: a float value for an %s tile; pass an int", cc_dtype_name((cc_dtype)dt));
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.%s: a float value for an %s tile; pass an int", op, cc_dtype_name((cc_dtype)dt));
     cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FULL, call->span);
     if (!f) return tc_oom(t);
     f->u.op.args[0] = shp, f->u.op.args[1] = v, f->u.op.dtype = (uint8_t)dt;
-    f->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
+    f->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)dt, .rank = (uint8_t)n, .from_tensors = (uint8_t)tensor};
     memcpy(f->type.shape, ext, n * sizeof ext[0]);
     return f;
 }
+
+cc_ir_expr *tc_tensor_full(tc *t, const cc_expr *call) { return tc_full(t, call, 1); }
 
 /* pl.reshape(x, shape): the shape a list of positive constants with x's
  * element count.  A partial x keeps its valid region only where the VM
@@ -320,7 +326,7 @@ static cc_ir_expr *tc_set_validshape(tc *t, const cc_expr *call)
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     switch (op) {
-    case CC_IR_FULL: return tc_full(t, call);
+    case CC_IR_FULL: return tc_full(t, call, 0);
     case CC_IR_MATMUL_ACC: return tc_matmul_acc(t, call);
     case CC_IR_CONCAT: return tc_concat(t, call);
     case CC_IR_FILLPAD: return tc_fillpad(t, call);
