@@ -180,6 +180,9 @@ static cc_ir_expr *tc_tensor_arg(tc *t, const cc_expr *e, const char *op)
 {
     cc_ir_expr *x = tc_expr(t, e);
     if (!x || x->type.kind == CC_T_TENSOR) return x;
+    if (e->kind == CC_E_NAME && x->type.from_tensors && !strcmp(op, "store")) /* a tensor-level value (T-ct) */
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.store: '%s' is a kernel-local tensor; write into it with pl.assemble or a subscript write",
+                      e->u.name);
     if (e->kind == CC_E_NAME) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s: '%s' is not a tensor", op, e->u.name);
     char ty[96];
     cc_type_format(&x->type, ty, sizeof ty);
@@ -552,7 +555,7 @@ static cc_ir_expr *tc_local_tensor(tc *t, const cc_expr *call, const tc_args *a)
         if (a->v[k])
             return tc_err(t, CC_DIAG_INVALID_OP, a->v[k]->span, "start from pl.full(shape, dtype=..., value=...)",
                           "pl.create_tensor(%s=...) is not allowed in kernel code (%s)", k == 3 ? "manual_dep" : "init_value",
-                          t->c.f->name);
+                          tc_where(t));
     if (a->v[2] && tc_pl_hardware(t, a->v[2])) return NULL;
     if (a->v[2]) return tc_err(t, CC_DIAG_UNSUPPORTED, a->v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
     int64_t ext[CC_MAX_RANK];

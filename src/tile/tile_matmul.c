@@ -111,7 +111,7 @@ static int mm_check(const tile *dst, const tile *a, const tile *b, const char *o
         return tile_fail(msg, cap, "pl.%s: %s operands are not supported; cast to FP32 or INT8", op, tile_dtype_name(dt));
     if ((rd == 2) != (ra == 2 && rb == 2) || dst->shape[rd - 2] != a->shape[ra - 2] || dst->shape[rd - 1] != b->shape[rb - 1] ||
         dst->dtype != *rt)
-        return tile_fail(msg, cap, "pl.%s: the result tile is not [.., %lld, %lld] %s", op, (long long)a->shape[ra - 2],
+        return tile_fail(msg, cap, "pl.%s: the result tile is not [%s%lld, %lld] %s", op, rd > 2 ? ".., " : "", (long long)a->shape[ra - 2],
                          (long long)b->shape[rb - 1], tile_dtype_name(*rt));
     return 0;
 }
