@@ -36,13 +36,23 @@ static int tc_init_cond(tc *t, const cc_expr *e, cc_ir_expr **out)
 
 static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"acc", "lhs", "rhs", "init_cond"};
+    static const char *const ps[] = {"acc", "lhs", "rhs", "init_cond", "a_trans", "b_trans"};
     tc_args a;
     if (!tc_op_bind(t, call, "matmul_acc", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul_acc", &a, 3, ps)) return NULL;
+    for (int k = 4; k < 6; k++)
+        if (a.v[k] && a.v[k]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, a.v[k]->span, NULL, "%s must be True or False", ps[k]);
     cc_ir_expr *acc = tc_tile_arg(t, a.v[0]), *l = acc ? tc_tile_arg(t, a.v[1]) : NULL, *r = l ? tc_tile_arg(t, a.v[2]) : NULL, *cond;
     if (!r || !tc_no_bool_tile(t, "matmul_acc", acc, call->span) || !tc_no_bool_tile(t, "matmul_acc", l, call->span) ||
         !tc_no_bool_tile(t, "matmul_acc", r, call->span) || !tc_init_cond(t, a.v[3], &cond))
         return NULL;
+    int tensor = l->type.from_tensors && r->type.from_tensors; /* T-mm's tensor-level row */
+    if (tensor && (!tc_tensor_mm_operand(t, "matmul_acc", &l, 1, a.v[4], call->span) ||
+                   !tc_tensor_mm_operand(t, "matmul_acc", &r, 0, a.v[5], call->span)))
+        return NULL;
+    for (int k = 4; !tensor && k < 6; k++)
+        if (a.v[k] && a.v[k]->u.i)
+            return tc_err(t, CC_DIAG_TYPE, a.v[k]->span, NULL, "pl.matmul_acc: %s=True is not supported for Tile operands; use pl.tile.transpose_view",
+                          ps[k]);
     if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul_acc: inner dimensions differ: %s vs %s",
                       tc_shape_text(t, &l->type), tc_shape_text(t, &r->type));
@@ -54,8 +64,12 @@ static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
                       cc_dtype_name((cc_dtype)l->type.dtype));
     cc_dtype want = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
     if (acc->type.dtype != want)
-        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "tile.matmul_acc requires accumulator dtype %s, but got %s", cc_dtype_name(want),
-                      cc_dtype_name((cc_dtype)acc->type.dtype));
+        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "%s.matmul_acc requires accumulator dtype %s, but got %s", tensor ? "tensor" : "tile",
+                      cc_dtype_name(want), cc_dtype_name((cc_dtype)acc->type.dtype));
+    cc_type prod = {.kind = CC_T_TILE, .rank = 2, .shape = {l->type.shape[0], r->type.shape[1]}};
+    if (tensor && (acc->type.rank != 2 || acc->type.shape[0] != prod.shape[0] || acc->type.shape[1] != prod.shape[1]))
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.matmul_acc: accumulator shape %s does not match the product shape %s",
+                      tc_shape_text(t, &acc->type), tc_shape_text(t, &prod));
     if (acc->type.rank != 2)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.matmul_acc requires a rank-2 accumulator, got rank %u", acc->type.rank);
     if (acc->type.shape[0] != l->type.shape[0])
