@@ -294,6 +294,10 @@ cc_ir_expr *tc_tensor_matmul(tc *t, const cc_expr *call, cc_ir_expr *l, cc_ir_ex
  * a_trans=/b_trans= literal or NULL) applied, a 1-D one reshaped to [1, K] /
  * [K, 1]; 0 when reported. */
 int tc_tensor_mm_operand(tc *t, const char *op, cc_ir_expr **x, int lhs, const cc_expr *trans, cc_span sp);
+/* The product shape of matmul operands l [.., M, K], r [.., K, N] (ranks 2 to 4,
+ * the batch axes broadcast) into *prod (a TILE type, dtype unset); 0 when reported
+ * (the inner-dimension and batch texts). */
+int tc_matmul_shape(tc *t, const cc_ir_expr *l, const cc_ir_expr *r, cc_type *prod, cc_span sp);
 /* x cast to dt (x itself when of dt), tensor-level when x is. */
 cc_ir_expr *tc_tensor_cast(tc *t, cc_ir_expr *x, cc_dtype dt, cc_span sp);
 

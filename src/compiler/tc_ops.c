@@ -505,9 +505,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
         if (flag[k])
             return tc_err(t, CC_DIAG_TYPE, a.v[k]->span, NULL, "pl.matmul: %s=True is not supported for Tile operands; use pl.tile.transpose_view",
                           ps[k]);
-    if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
-        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul: inner dimensions differ: %s vs %s", tc_shape_text(t, &l->type),
-                      tc_shape_text(t, &r->type));
+    cc_type prod;
+    if (!tc_matmul_shape(t, l, r, &prod, call->span)) return NULL;
     if (l->type.dtype != r->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast",
                       cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
@@ -527,8 +526,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
         m->u.op.dtype = (uint8_t)od;
     }
     m->u.op.args[0] = l, m->u.op.args[1] = r;
-    m->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)deduced, .rank = 2, .partial = (uint8_t)(l->type.partial || r->type.partial),
-                        .shape = {l->type.shape[0], r->type.shape[1]}};
+    m->type = prod;
+    m->type.dtype = (uint8_t)deduced;
     return m;
 }
 

@@ -10,7 +10,8 @@
  *
  * Invariants: the nodes built here are the ones a user could write, so the
  * printed program parses back to the same values; a batched product (rank
- * > 2) is one MATMUL node whose leading axes broadcast (tile_matmul).
+ * > 2) is one MATMUL node whose leading axes broadcast (tile_matmul), for
+ * tiles too (the printed form of a batched tensor product: explicit loads).
  */
 #include "compiler/tc.h"
 
@@ -85,6 +86,19 @@ static int tc_batch_axes(tc *t, const cc_ir_expr *l, const cc_ir_expr *r, int64_
     return 1;
 }
 
+int tc_matmul_shape(tc *t, const cc_ir_expr *l, const cc_ir_expr *r, cc_type *prod, cc_span sp)
+{
+    uint32_t ra = l->type.rank, rb = r->type.rank, nb;
+    if (ra < 2 || rb < 2 || l->type.shape[ra - 1] != r->type.shape[rb - 2])
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.matmul: inner dimensions differ: %s vs %s", tc_shape_text(t, &l->type),
+                      tc_shape_text(t, &r->type)), 0;
+    *prod = (cc_type){.kind = CC_T_TILE, .partial = (uint8_t)(l->type.partial || r->type.partial)};
+    if (!tc_batch_axes(t, l, r, prod->shape, &nb, sp)) return 0;
+    prod->rank = (uint8_t)(nb + 2);
+    prod->shape[nb] = l->type.shape[ra - 2], prod->shape[nb + 1] = r->type.shape[rb - 1];
+    return 1;
+}
+
 /* The result dtype: out_dtype= (float operands: FP32, FP16, BF16; INT8:
  * INT32, INT8), else the operands' dtype; -1 when reported. */
 static int tc_mm_out_dtype(tc *t, const cc_expr *e, cc_dtype operands)
@@ -115,12 +129,11 @@ cc_ir_expr *tc_tensor_matmul(tc *t, const cc_expr *call, cc_ir_expr *l, cc_ir_ex
     cc_span sp = call->span;
     int l1 = l->type.rank == 1, r1 = r->type.rank == 1;
     if (!tc_tensor_mm_operand(t, "matmul", &l, 1, a_trans, sp) || !tc_tensor_mm_operand(t, "matmul", &r, 0, b_trans, sp)) return NULL;
-    uint32_t ra = l->type.rank, rb = r->type.rank, nb;
-    if (l->type.shape[ra - 1] != r->type.shape[rb - 2])
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.matmul: inner dimensions differ: %s vs %s", tc_shape_text(t, &l->type),
-                      tc_shape_text(t, &r->type));
+    cc_type prod;
+    if (!tc_matmul_shape(t, l, r, &prod, sp)) return NULL;
+    uint32_t nb = prod.rank - 2u;
     int64_t shape[CC_MAX_RANK];
-    if (!tc_batch_axes(t, l, r, shape, &nb, sp)) return NULL;
+    memcpy(shape, prod.shape, sizeof shape);
     if (l->type.dtype != r->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast", cc_dtype_name(l->type.dtype),
                       cc_dtype_name(r->type.dtype));
@@ -131,11 +144,9 @@ cc_ir_expr *tc_tensor_matmul(tc *t, const cc_expr *call, cc_ir_expr *l, cc_ir_ex
     if (od < 0) return NULL;
     cc_ir_expr *m = cc_ir_op_new(t->a, CC_IR_MATMUL, sp);
     if (!m) return tc_oom(t);
-    shape[nb] = l->type.shape[ra - 2], shape[nb + 1] = r->type.shape[rb - 1];
     m->u.op.args[0] = l, m->u.op.args[1] = r;
-    m->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)(dt == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32), .rank = (uint8_t)(nb + 2),
-                        .partial = (uint8_t)(l->type.partial || r->type.partial)};
-    memcpy(m->type.shape, shape, (nb + 2) * sizeof shape[0]);
+    m->type = prod;
+    m->type.dtype = (uint8_t)(dt == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32);
     cc_ir_expr *x = tc_tensor_cast(t, tc_mem_result(m), (cc_dtype)od, sp);
     if (!x || (!l1 && !r1)) return x;
     int64_t ext[CC_MAX_RANK]; /* the unit axes of 1-D operands dropped */

@@ -302,3 +302,23 @@ def test_p2_19_int32_to_fp16_is_bit_equal_to_torch(load):
     out = torch.zeros(1, 8, dtype=torch.float16)
     mod.k(a, out)
     assert torch.equal(out.view(torch.int16), a.to(torch.float16).view(torch.int16))
+
+
+# ---- the printed form ----------------------------------------------------------------------
+
+def test_tensor_level_code_prints_back_to_the_same_program(load):
+    mod, _ = _kernel(load, "a: pl.Tensor, v: pl.Tensor, b3: pl.Tensor, x: pl.Tensor, out: pl.Out[pl.Tensor], o3: pl.Out[pl.Tensor]",
+                     ["w = pl.sub(v, a) * pl.full([8, 16], dtype=pl.BF16, value=2.0) + pl.create_tensor([8, 16], pl.BF16)",
+                      "pl.store(pl.matmul(w, a, b_trans=True), [0, 0], out)",
+                      "pl.store(pl.matmul(b3, pl.matmul(a, x)), [0, 0], o3)"])
+    g = torch.Generator().manual_seed(20)
+    args = [torch.randn(8, 16, generator=g).bfloat16(), torch.randn(8, 1, generator=g).bfloat16(),
+            torch.randn(2, 4, 8, generator=g).bfloat16(), torch.randn(16, generator=g).bfloat16(),
+            torch.zeros(8, 8, dtype=torch.bfloat16), torch.zeros(2, 4, dtype=torch.bfloat16)]
+    text = mod.k.lower(*args)
+    assert pl.parse_program(text).lower(*args) == text
+    mod.k(*args)
+    a, v, b3, x = (t.float() for t in args[:4])
+    w = ((v - a) * 2).bfloat16().float()
+    torch.testing.assert_close(args[4].float(), (w @ a.T).bfloat16().float(), rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(args[5].float(), (b3 @ (a @ x).bfloat16().float()).bfloat16().float(), rtol=2e-2, atol=2e-2)
