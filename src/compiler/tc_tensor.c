@@ -147,6 +147,7 @@ cc_ir_expr *tc_tensor_matmul(tc *t, const cc_expr *call, cc_ir_expr *l, cc_ir_ex
     m->u.op.args[0] = l, m->u.op.args[1] = r;
     m->type = prod;
     m->type.dtype = (uint8_t)(dt == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32);
+    if (out_dtype && od == m->type.dtype) m->u.op.dtype = (uint8_t)od; /* printed as written (the tile rule's out_dtype=) */
     cc_ir_expr *x = tc_tensor_cast(t, tc_mem_result(m), (cc_dtype)od, sp);
     if (!x || (!l1 && !r1)) return x;
     int64_t ext[CC_MAX_RANK]; /* the unit axes of 1-D operands dropped */

@@ -322,3 +322,19 @@ def test_tensor_level_code_prints_back_to_the_same_program(load):
     w = ((v - a) * 2).bfloat16().float()
     torch.testing.assert_close(args[4].float(), (w @ a.T).bfloat16().float(), rtol=1e-2, atol=1e-2)
     torch.testing.assert_close(args[5].float(), (b3 @ (a @ x).bfloat16().float()).bfloat16().float(), rtol=2e-2, atol=2e-2)
+
+
+def test_docs_tensor_level_example_compiles_as_shown_and_matches_torch(load):
+    from conftest import docs_example, ROOT
+    mod = docs_example(load, "@pl.jit\ndef softmax_scores(")
+    g = torch.Generator().manual_seed(21)
+    q, k, bias = torch.randn(16, 64, generator=g).bfloat16(), torch.randn(16, 64, generator=g).bfloat16(), torch.randn(16, 1, generator=g)
+    out = torch.zeros(16, 16)
+    text = mod.softmax_scores.lower(q, k, bias, out)
+    doc = (ROOT / "docs" / "dsl.md").read_text()
+    shown = doc[doc.index("compiles to the kernel\n\n```python\n") + len("compiles to the kernel\n\n```python\n"):]
+    for line in shown[:shown.index("```")].splitlines():
+        assert line in text.splitlines()
+    mod.softmax_scores(q, k, bias, out)
+    s = (q.float() @ k.float().T).bfloat16().float() - bias
+    torch.testing.assert_close(out, torch.softmax(s, 1), rtol=1e-6, atol=1e-6)
