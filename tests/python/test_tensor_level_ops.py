@@ -338,3 +338,12 @@ def test_docs_tensor_level_example_compiles_as_shown_and_matches_torch(load):
     mod.softmax_scores(q, k, bias, out)
     s = (q.float() @ k.float().T).bfloat16().float() - bias
     torch.testing.assert_close(out, torch.softmax(s, 1), rtol=1e-6, atol=1e-6)
+
+
+def test_p2_09_int8_default_result_is_int8_saturated(load):
+    a = torch.full((4, 64), 100, dtype=torch.int8)
+    b = torch.tensor([[1], [-1]] * 32, dtype=torch.int8).repeat(1, 4)
+    b[:, 0], b[:, 1] = 3, -3
+    out = _mm(load, "pl.matmul(a, b)", a, b, torch.zeros(4, 4, dtype=torch.int8))
+    assert torch.equal(out, (a.int() @ b.int()).clamp(-128, 127).to(torch.int8))
+    assert out[0].tolist() == [127, -128, 0, 0]
