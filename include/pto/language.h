@@ -36,7 +36,7 @@ typedef struct pto_lang_member {
 } pto_lang_member;
 
 /* One enum of pypto.language: DataType (later dtypes included), Level,
- * ScopeMode, CachePolicy, FunctionType, MemorySpace, Layout, PadValue. */
+ * ScopeMode, CachePolicy, FunctionType, MemorySpace, Layout, PadValue, SplitMode. */
 typedef struct pto_lang_enum {
     const char *name;
     const pto_lang_member *members;

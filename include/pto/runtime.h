@@ -219,8 +219,8 @@ int pto_scope_end(pto_runtime *rt);
  * PTO_INVALID_TASK_ID on error. */
 int pto_task_submit(pto_runtime *rt, const pto_task *task, pto_task_id *id);
 
-/* Allocates bytes (1024-byte aligned) from the current scope's ring heap
- * into *addr (NULL on error), valid until the scope ends.  Made by a hidden
+/* Allocates bytes (1024-byte aligned, zeroed) from the current scope's ring
+ * heap into *addr (NULL on error), valid until the scope ends.  Made by a hidden
  * task whose id (*id, if given) is the buffer's owner and works as an
  * explicit dependency.  Returns 0 or -code. */
 int pto_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id);

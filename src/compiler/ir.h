@@ -117,6 +117,20 @@ typedef struct cc_ir_cache_decl {
     cc_span span;   /* of the marker statement */
 } cc_ir_cache_decl;
 
+/* optimizations= of a pl.at or an InCore @pl.function (docs/dsl.md, "Hints"):
+ * validated, no effect, printed back as written. */
+typedef enum cc_ir_hint_kind { CC_HINT_SPLIT, CC_HINT_CROSS_CORE_SLOT } cc_ir_hint_kind;
+typedef struct cc_ir_hint {
+    uint8_t kind;     /* cc_ir_hint_kind */
+    uint8_t mode;     /* SPLIT: its pl.SplitMode value */
+    int64_t slot_num; /* 0: not written (SPLIT) */
+} cc_ir_hint;
+typedef struct cc_ir_hints {
+    cc_ir_hint *v;
+    uint32_t n;
+    uint8_t written; /* optimizations= was written (even empty) */
+} cc_ir_hints;
+
 struct cc_ir_stmt {
     uint8_t kind; /* cc_ir_stmt_kind */
     cc_span span;
@@ -140,6 +154,7 @@ struct cc_ir_stmt {
             cc_ir_expr **deps;
             uint32_t ndeps;
             uint8_t has_deps;        /* deps= was written (even empty) */
+            cc_ir_hints opts;        /* optimizations= */
             cc_ir_cache_decl *decls;
             uint32_t ndecls;
             cc_ir_block body;
@@ -175,6 +190,7 @@ struct cc_ir_func {
     cc_ir_block body;
     cc_ir_cache_decl *decls; /* outlined from a pl.at with pl.set_cache_policy markers */
     uint32_t ndecls;
+    cc_ir_hints opts;      /* InCore: optimizations= (written, or its pl.at's) */
 };
 
 typedef struct cc_ir_program {

@@ -19,7 +19,9 @@
  *                              its end gets one too
  * A kernel call becomes SUBMIT (its results are the argument tensors the
  * kernel returns, bound by ALIAS; pl.submit's last result is the TaskId);
- * an Orchestration or Opaque call becomes CALL.
+ * an Orchestration or Opaque call becomes CALL.  On Tensors in orchestration
+ * (DSL-V2-SPEC §1.3, §1.5, §1.7): pl.slice becomes VIEW (a new slot), pl.assemble
+ * COPY (its value is the target), pl.read and pl.write READ and WRITE.
  *
  * Several targets (`a, b = b, a`, `o2, o1 = k(a, o1, o2)`) are bound at
  * once, as in Python: every value first, then the targets in order, a value
@@ -63,6 +65,42 @@ static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, int32_t dst)
     memcpy(in->u.mem.shape, e->type.shape, sizeof in->u.mem.shape);
 }
 
+/* pl.slice of a Tensor in orchestration: VIEW into a new slot. */
+static int32_t lo_view_of(lo_b *b, const cc_ir_expr *e, int32_t src)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    uint32_t rank = arg[0]->type.rank;
+    int32_t off[CC_MAX_RANK];
+    lo_index_list(b, arg[2], off, rank);
+    int32_t t = lo_new(b, CC_LO_TENSOR, NULL, e->type);
+    cc_lo_insn *in = lo_emit(b, CC_LO_VIEW, e->span);
+    if (!in) return -1;
+    in->dst = t, in->a = src, in->dtype = e->type.dtype, in->u.mem.rank = (uint8_t)rank;
+    for (uint32_t d = 0; d < rank; d++) {
+        in->u.mem.off[d] = off[d], in->u.mem.ext[d] = -1;
+        if (!cc_ir_const_int(arg[1]->u.list.items[d], &in->u.mem.shape[d])) return lo_internal(b, e->span, "a view of a run-time extent");
+    }
+    for (uint32_t k = 0; arg[4] && k < arg[4]->u.list.n; k++) {
+        int64_t d = 0;
+        cc_ir_const_int(arg[4]->u.list.items[k], &d);
+        in->mode |= (uint8_t)(1u << d);
+    }
+    return t;
+}
+
+/* pl.assemble of two Tensors in orchestration: COPY; returns the target. */
+static int32_t lo_copy(lo_b *b, const cc_ir_expr *e, int32_t dst, int32_t src)
+{
+    int32_t off[CC_MAX_RANK];
+    uint32_t rank = e->type.rank;
+    lo_index_list(b, e->u.op.args[2], off, rank);
+    cc_lo_insn *in = lo_emit(b, CC_LO_COPY, e->span);
+    if (!in) return -1;
+    in->a = dst, in->b = src, in->dtype = e->type.dtype, in->u.mem.rank = (uint8_t)rank;
+    for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = -1;
+    return dst;
+}
+
 /* A reference to the value of e: a variable's own place, a register
  * holding a scalar expression, a temporary tile holding a tile expression,
  * the tensor a pl.store wrote, a new pl.create_tensor. */
@@ -71,7 +109,13 @@ static cc_lo_ref lo_value(lo_b *b, const cc_ir_expr *e, int dtype)
     cc_lo_kind k = lo_kind_of(&e->type);
     if (k == CC_LO_REG) return (cc_lo_ref){CC_LO_REG, (uint32_t)lo_scalar(b, e, dtype)};
     if (e->kind == CC_X_VAR) return lo_var_ref(b, e->u.name, e->type);
-    if (lo_is_kernel(b)) return lo_tile_value(b, e);
+    if (lo_is_kernel(b) || (e->kind == CC_X_OP && e->u.op.op == CC_IR_WRITE)) return lo_tile_value(b, e);
+    if (e->kind == CC_X_OP && e->u.op.op == CC_IR_SLICE)
+        return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_view_of(b, e, (int32_t)lo_value(b, e->u.op.args[0], -1).index)};
+    if (e->kind == CC_X_OP && e->u.op.op == CC_IR_ASSEMBLE) {
+        int32_t dst = (int32_t)lo_value(b, e->u.op.args[0], -1).index;
+        return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_copy(b, e, dst, (int32_t)lo_value(b, e->u.op.args[1], -1).index)};
+    }
     if (e->kind != CC_X_OP || e->u.op.op != CC_IR_CREATE_TENSOR)
         return (cc_lo_ref){(uint8_t)k,
                            (uint32_t)lo_internal(b, e->span, "a tensor value that is not a variable or pl.create_tensor")};
@@ -242,6 +286,7 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
     if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_move(b, lo_var_ref(b, t->name, t->type), lo_value(b, v, -1), s->span);
     if (lo_is_kernel(b)) return lo_tile_stmt(b, s);
     if (v->kind == CC_X_OP && v->u.op.op == CC_IR_CREATE_TENSOR) return lo_alloc_tensor(b, v, lo_var(b, t->name, t->type));
+    if (k == CC_LO_TENSOR) return lo_move(b, lo_var_ref(b, t->name, t->type), lo_value(b, v, -1), s->span); /* a view, a copy, a write */
     lo_internal(b, v->span, "a tile value in orchestration code");
 }
 
@@ -249,6 +294,7 @@ static void lo_expr_stmt(lo_b *b, const cc_ir_stmt *s)
 {
     if (s->u.expr->kind == CC_X_CALL) return lo_call(b, s->u.expr, NULL, 0);
     if (lo_is_kernel(b)) return lo_tile_stmt(b, s);
+    if (s->u.expr->type.kind == CC_T_TENSOR) return (void)lo_value(b, s->u.expr, -1); /* pl.write, pl.assemble */
     lo_internal(b, s->span, "an expression statement that is not a call");
 }
 

@@ -231,6 +231,8 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
         lc_def(c, CC_LO_REG, in->dst, "destination"), lc_reg_class(c, in->dst, fl, "destination");
         break;
     case CC_LO_WRITE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_window(c, in), lc_use(c, CC_LO_REG, in->b, "value"); break;
+    case CC_LO_VIEW: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
+    case CC_LO_COPY: lc_use(c, CC_LO_TENSOR, in->a, "target"), lc_use(c, CC_LO_TENSOR, in->b, "source"), lc_window(c, in); break;
     default: lc_fail(c, "no such opcode (%u)", in->code); break;
     }
 }
@@ -239,9 +241,8 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
 static int lc_runs_here(const lc *c, cc_lo_opcode code)
 {
     int orch_only = code == CC_LO_SCOPE_BEGIN || code == CC_LO_SCOPE_END || code == CC_LO_ALLOC || code == CC_LO_SUBMIT ||
-                    code == CC_LO_CALL;
-    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY || code == CC_LO_READ ||
-                    code == CC_LO_WRITE;
+                    code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY;
+    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY;
     return c->kernel ? !orch_only : !tile_only;
 }
 

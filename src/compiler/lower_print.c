@@ -173,6 +173,12 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         base_strbuf_puts(o, "WRITE "), lo_put_window(o, in, in->a, "");
         base_strbuf_printf(o, " = r%d %s", in->b, cc_dtype_name((cc_dtype)in->dtype));
         break;
+    case CC_LO_VIEW:
+        base_strbuf_printf(o, "VIEW t%d = ", in->dst), lo_put_window(o, in, in->a, "");
+        base_strbuf_puts(o, " shape="), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+        if (in->mode) base_strbuf_printf(o, " drop=%u", in->mode);
+        break;
+    case CC_LO_COPY: base_strbuf_puts(o, "COPY "), lo_put_window(o, in, in->a, ""), base_strbuf_printf(o, " = t%d", in->b); break;
     default: base_strbuf_puts(o, name); break;
     }
 }

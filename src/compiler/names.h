@@ -89,6 +89,7 @@ typedef enum cc_pl_reason {
     X(system, SUPPORTED, NAMESPACE, NONE) X(AUTO, HARDWARE, CONSTANT, RING) X(gemv, LATER, OP, NONE)        \
     X(gemv_acc, LATER, OP, NONE) X(gemv_bias, LATER, OP, NONE) X(gemv_mx, HARDWARE, OP, MX)                 \
     X(gemv_mx_acc, HARDWARE, OP, MX) X(gemv_mx_bias, HARDWARE, OP, MX) X(TileView, SUPPORTED, ANNOTATION, NONE) \
+    X(SplitMode, SUPPORTED, ENUM, NONE) X(split, SUPPORTED, BUILTIN, NONE) X(cross_core_slot, SUPPORTED, BUILTIN, NONE) \
     X(full, SUPPORTED, OP, NONE)
 
 /* Hardware-internal members of pl namespaces and enums (pl.<parent>.<member>, wherever
@@ -116,7 +117,7 @@ typedef enum cc_pl_reason {
 /* Keywords of pl forms that are recognised but not supported: X(form, keyword, status, reason).
  * Later: "pl.<form>(<keyword>=...) is not supported in this version"; hardware: "<keyword>= ...". */
 #define CC_PL_KEYWORD_LIST(X)                                                                           \
-    X(at, role, HARDWARE, KIND) X(at, optimizations, LATER, NONE) X(at, no_dep_args, LATER, NONE)        \
+    X(at, role, HARDWARE, KIND) X(at, no_dep_args, LATER, NONE)                                         \
     X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
     X(store, atomic, LATER, NONE) X(assemble, atomic, LATER, NONE)                                       \
     X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)                                \
@@ -128,6 +129,11 @@ typedef enum cc_pl_reason {
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)
 /* "zero": a pl.PadValue member's name. */
 const char *cc_pad_value_name(int v);
+
+/* pl.SplitMode (pl.split's mode, a hint: docs/dsl.md, "Hints"): X(member, value). */
+#define CC_SPLIT_MODE_LIST(X) X(NONE, 0) X(UP_DOWN, 1) X(LEFT_RIGHT, 2)
+/* "UP_DOWN": a pl.SplitMode member's name. */
+const char *cc_split_mode_name(int v);
 
 typedef struct cc_pl_name {
     const char *name;

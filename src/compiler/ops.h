@@ -148,13 +148,13 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(TRANSPOSE_VIEW, "transpose_view", TRANSPOSE, ANY, KERNEL, -1, 1, "tile")                                 \
     X(TRANSPOSE, "transpose", TRANSPOSE, ANY, KERNEL, -1, 3, "x", "axis1", "axis2")                            \
     /* element access (tc_elem.c) */                                                                           \
-    X(READ, "read", ELEMENT, ANY, KERNEL, -1, 2, "x", "indices")                                               \
-    X(WRITE, "write", ELEMENT, ANY, KERNEL, -1, 3, "x", "indices", "value")                                    \
+    X(READ, "read", ELEMENT, ANY, BOTH, -1, 2, "x", "indices")                                                 \
+    X(WRITE, "write", ELEMENT, ANY, BOTH, -1, 3, "x", "indices", "value")                                      \
     X(FILLPAD_EXPAND, "fillpad_expand", FILLPAD_EXPAND, ANY, KERNEL, -1, 2, "x", "shape")                      \
     X(SET_VALIDSHAPE, "set_validshape", SET_VALIDSHAPE, ANY, KERNEL, -1, 3, "tile", "valid_rows", "valid_cols") \
     /* windows (tc_window.c) */                                                                                \
-    X(ASSEMBLE, "assemble", ASSEMBLE, ANY, KERNEL, -1, 3, "target", "source", "offset")                        \
-    X(SLICE, "slice", SLICE, ANY, KERNEL, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")
+    X(ASSEMBLE, "assemble", ASSEMBLE, ANY, BOTH, -1, 3, "target", "source", "offset")                          \
+    X(SLICE, "slice", SLICE, ANY, BOTH, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

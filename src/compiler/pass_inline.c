@@ -539,12 +539,15 @@ static int inl_plane_expr(cc_ir_expr *e, void *ctx)
     if (e->kind == CC_X_OP) {
         cc_ir_op op = (cc_ir_op)e->u.op.op;
         if (pl->kernel && op == CC_IR_CREATE_TENSOR) return inl_control_in_kernel(x, pl, e->span, "pl.create_tensor"), 1;
-        if (!pl->kernel && (op == CC_IR_READ || op == CC_IR_WRITE)) { /* stage 0's text for element access there */
-            cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, e->span, NULL, "pl.%s in orchestration code is not supported in this version",
-                        cc_ir_op_name(op));
+        /* views and element access on a Tensor are orchestration forms too (DSL-V2-SPEC §1.1) */
+        int orch_form = (op == CC_IR_SLICE || op == CC_IR_ASSEMBLE || op == CC_IR_READ || op == CC_IR_WRITE) &&
+                        e->u.op.args[0]->type.kind == CC_T_TENSOR;
+        if (pl->kernel && orch_form && (op == CC_IR_SLICE || op == CC_IR_ASSEMBLE)) { /* an Inline body's view or copy: stage 0's texts */
+            cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, e->span, NULL, "%s is not supported in this version",
+                        op == CC_IR_SLICE ? "pl.slice of a Tensor" : "pl.assemble into a Tensor");
             return x->failed = 1;
         }
-        if (!pl->kernel && cc_ir_op_is_tile(op)) {
+        if (!pl->kernel && cc_ir_op_is_tile(op) && !orch_form) {
             /* the text stage 0 gives a tile op written in control-plane code */
             cc_misplaced_op(x->p->diags, e->span, e->type.from_tensors && op == CC_IR_FULL ? "full" : cc_ir_op_name(op),
                             (cc_func_kind)x->f->kind, x->f->name);

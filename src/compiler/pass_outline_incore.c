@@ -327,6 +327,7 @@ static cc_ir_func *make_kernel(outliner *o, const cc_ir_stmt *at, const capture 
     k->body = at->u.at.body;
     k->decls = at->u.at.decls;
     k->ndecls = at->u.at.ndecls;
+    k->opts = at->u.at.opts;
     return k;
 }
 

@@ -357,10 +357,27 @@ static void print_scope(const cc_ir_stmt *s, int depth, base_strbuf *out)
     print_block(&s->u.scope.body, depth + 1, out);
 }
 
+/* `, optimizations=[...]` when it was written (docs/dsl.md, "Hints"). */
+static void print_hints(const cc_ir_hints *h, base_strbuf *out)
+{
+    if (!h->written) return;
+    base_strbuf_puts(out, ", optimizations=[");
+    for (uint32_t k = 0; k < h->n; k++) {
+        const cc_ir_hint *x = &h->v[k];
+        if (k) base_strbuf_puts(out, ", ");
+        if (x->kind == CC_HINT_SPLIT) base_strbuf_printf(out, "pl.split(pl.SplitMode.%s", cc_split_mode_name(x->mode));
+        else base_strbuf_puts(out, "pl.cross_core_slot(");
+        if (x->slot_num) base_strbuf_printf(out, "%sslot_num=%lld", x->kind == CC_HINT_SPLIT ? ", " : "", (long long)x->slot_num);
+        base_strbuf_puts(out, ")");
+    }
+    base_strbuf_puts(out, "]");
+}
+
 /* The cache declarations open the body, before its statements. */
 static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
 {
     base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
+    print_hints(&s->u.at.opts, out);
     if (s->u.at.has_deps) {
         base_strbuf_puts(out, ", deps=[");
         print_exprs(s->u.at.deps, s->u.at.ndeps, 0, out);
@@ -461,6 +478,7 @@ static void print_func(const cc_ir_func *f, base_strbuf *out)
 {
     base_strbuf_printf(out, "    @pl.function(type=pl.FunctionType.%s", cc_func_kind_name(f->kind));
     if (!f->auto_scope && f->kind != CC_FUNC_INCORE) base_strbuf_puts(out, ", auto_scope=False");
+    print_hints(&f->opts, out);
     base_strbuf_printf(out, ")\n    def %s(self", f->name);
     for (uint32_t k = 0; k < f->nparams; k++) print_param(&f->params[k], out);
     base_strbuf_puts(out, ")");

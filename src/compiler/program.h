@@ -94,11 +94,19 @@
  *                  a tile's element outside its valid region reads as 0
  *   WRITE          ta's element at u.mem.off (as READ's) = rb converted to dtype, the tensor's
  *                  (tile_scalar_for, then rounded to nearest even or wrapped)
+ * READ of a tensor (mode 1) and WRITE also run in orchestration procedures: there they first wait
+ * (pto_view_wait on that one element) for the live tasks writing it (WRITE: reading or writing it).
+ * Orchestration only, too (DSL-V2-SPEC §1.3, §1.5):
+ *   VIEW           tdst = ta's window at offsets u.mem.off (registers) of extents u.mem.shape (rank
+ *                  u.mem.rank: ta's), the axes of bit mask mode dropped (each of extent 1); a window
+ *                  out of ta's bounds fails the run (pl.slice's text)
+ *   COPY           one copy task: tb (In, whole) into ta's window at offsets u.mem.off of tb's extents
+ *                  (Out, existing memory); out of bounds fails the run (pl.assemble's text)
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,
@@ -132,14 +140,14 @@ typedef struct cc_lo_insn {
     uint8_t op;    /* BIN, UN: cc_op; TOP: cc_ir_op */
     uint8_t dtype; /* cc_dtype, as each opcode says */
     uint8_t mode;  /* SCOPE_BEGIN: cc_scope_mode; CAST, TOP CAST: cc_cast_mode; LOAD: cc_cache_policy;
-                    * STORE: 0, or 1 and 2 (direct); READ: 0 a tile, 1 a tensor */
+                    * STORE: 0, or 1 and 2 (direct); READ: 0 a tile, 1 a tensor; VIEW: dropped axes */
     uint8_t b_scalar; /* TOP: b is a register */
     uint32_t line, col;
     int32_t dst, a, b, c;
     union {
         union { int64_t i; double f; } imm;   /* CONST */
         uint32_t target;                      /* JUMP, JUMP_IF_FALSE */
-        struct {                              /* LOAD, STORE, ALLOC, READ, WRITE */
+        struct {                              /* LOAD, STORE, ALLOC, READ, WRITE, VIEW, COPY */
             uint8_t rank, clamp;
             int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             int64_t shape[CC_MAX_RANK];

@@ -78,6 +78,7 @@ typedef struct tc_fn {
     uint8_t host;       /* @pl.jit.host (later) */
     uint8_t state;      /* 0 unchecked, 1 being checked, 2 checked */
     uint8_t broken;     /* its declaration has errors, reported if the entry reaches it */
+    cc_ir_hints opts;   /* InCore: optimizations= */
     cc_ir_func *ir;
 } tc_fn;
 
@@ -304,6 +305,16 @@ cc_ir_expr *tc_tensor_cast(tc *t, cc_ir_expr *x, cc_dtype dt, cc_span sp);
 /* ---- tc_window.c ---- */
 /* pl.assemble or pl.slice called by name; NULL when reported. */
 cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* An offset list (literal of integer scalars, one per axis) or NULL after text;
+ * constant offsets checked against a window of extents ext in shape ("pl.<op>: offset <o> +
+ * extent <e> exceeds ..."), 0 when reported; drop_dims= of a window of extents ext into *mask. */
+cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text);
+int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape);
+cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask);
+
+/* ---- tc_view.c ---- */
+/* pl.slice or pl.assemble in orchestration code (views and copy tasks); NULL when reported. */
+cc_ir_expr *tc_view_op(tc *t, const cc_expr *call, cc_ir_op op);
 
 /* e as a list of integer scalars (a literal, a module constant, a local bound to one)
  * for `what` ("offsets"); NULL when reported. */
@@ -337,6 +348,10 @@ cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit);
 /* deps= of a pl.at: TaskId variables. */
 int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
+
+/* ---- tc_hints.c ---- */
+/* An optimizations= list (docs/dsl.md, "Hints") into *out; 0 when reported. */
+int tc_hints(tc *t, const cc_expr *list, cc_ir_hints *out);
 /* The function a callee expression names (bare name, self.f), or NULL. */
 tc_fn *tc_callee(tc *t, const cc_expr *fn);
 

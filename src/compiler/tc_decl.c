@@ -142,10 +142,11 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
         return tc_err(t, CC_DIAG_SYNTAX, d->span, NULL, "a @pl.program method must be decorated with @pl.function"), 0;
     fn->kind = CC_FUNC_OPAQUE;
     fn->auto_scope = 1;
-    const cc_keyword *type = tc_kw(d, "type"), *as = tc_kw(d, "auto_scope"), *level = tc_kw(d, "level");
+    const cc_keyword *type = tc_kw(d, "type"), *as = tc_kw(d, "auto_scope"), *level = tc_kw(d, "level"),
+                     *opts = tc_kw(d, "optimizations");
     for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
         const char *n = d->u.call.kws[k].name;
-        if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level"))
+        if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level") && strcmp(n, "optimizations"))
             return tc_pl_keyword_unsupported(t, "function", &d->u.call.kws[k]) /* role=, external_source= */
                        ? 0
                        : (tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
@@ -186,6 +187,11 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
                           "@pl.function(level=%s) is not supported in this version",
                           tc_pl_path(t, level->value) ? tc_pl_path(t, level->value) : "..."),
                    0;
+    }
+    if (opts) { /* an outlined pl.at's, printed back (docs/dsl.md, "Hints") */
+        if (fn->kind != CC_FUNC_INCORE)
+            return tc_err(t, CC_DIAG_SYNTAX, opts->name_span, NULL, "@pl.function(optimizations=...) applies to InCore functions only"), 0;
+        return tc_hints(t, opts->value, &fn->opts);
     }
     return 1;
 }
@@ -363,7 +369,7 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
     /* the def line (not the decorator's): scope stats cite it for the compiler's function-body scope
      * (docs/compiler.md, "Scope placement") */
     *f = (cc_ir_func){.name = fn->name, .span = def->u.def.name_span, .kind = fn->kind, .auto_scope = fn->auto_scope,
-                      .level = CC_LEVEL_CORE_GROUP, .entry = args == NULL};
+                      .level = CC_LEVEL_CORE_GROUP, .entry = args == NULL, .opts = fn->opts};
     if (fn->host)
         return tc_err(t, CC_DIAG_UNSUPPORTED, def->span, NULL, "@pl.jit.host is not supported in this version"), 0;
     uint32_t first = 0;

@@ -608,8 +608,6 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
         if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
             return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s of a Tensor is not supported in this version", name);
-        if ((op == CC_IR_READ || op == CC_IR_WRITE) && t->c.plane == TC_CONTROL) /* element access on the orchestrator: a later package */
-            return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s in orchestration code is not supported in this version", name);
         if (op == CC_IR_ASSEMBLE || op == CC_IR_SLICE) return tc_window_op(t, call, (cc_ir_op)op); /* their own placement */
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
         if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL && op != CC_IR_CREATE_TENSOR) {

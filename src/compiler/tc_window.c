@@ -9,8 +9,8 @@
  * Invariants: offsets are LIST nodes of one integer scalar per axis
  * (run-time entries allowed; constant ones are bounds-checked here, the
  * others when the task runs); a slice's shape and drop_dims are LIST
- * nodes of constants.  Tensor forms (a Tensor target or slice operand, any
- * use in orchestration, atomic=) are later.
+ * nodes of constants.  Orchestration forms are tc_view.c's; kernel Tensor
+ * forms (a Tensor target or slice operand, atomic=) are later.
  */
 #include "compiler/tc.h"
 
@@ -21,7 +21,7 @@
 
 /* An offset list: a list or tuple literal (or a module constant bound to
  * one) of integer scalars; NULL when reported. */
-static cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text)
+cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text)
 {
     const cc_expr *lit = tc_module_constant_ast(t, e);
     if (lit->kind != CC_E_LIST && lit->kind != CC_E_TUPLE) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s", text);
@@ -38,7 +38,7 @@ static cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text)
 
 /* Constant offsets of a window of extents ext in a tile of extents shape:
  * "pl.<op>: offset <o> + extent <e> exceeds dimension <d> of extent <s>". */
-static int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape)
+int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape)
 {
     for (uint32_t d = 0; d < offs->u.list.n; d++) {
         const cc_ir_expr *it = offs->u.list.items[d];
@@ -67,6 +67,7 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
     if (!tc_op_bind(t, call, "assemble", ps, TC_N(ps), &a) || !tc_need(t, call, "assemble", &a, 3, ps)) return NULL;
     cc_ir_expr *dst = tc_expr(t, a.v[0]);
     if (!dst) return NULL;
+    if (dst->type.kind == CC_T_TENSOR && t->c.plane == TC_INLINE) return tc_view_op(t, call, CC_IR_ASSEMBLE); /* checked where inlined */
     if (dst->type.kind == CC_T_TENSOR)
         return tc_window_tensor(t, a.v[0]->span, "pl.assemble into a Tensor", "store a tile with pl.store(tile, offsets, tensor)");
     if (dst->type.kind != CC_T_TILE) {
@@ -98,7 +99,7 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
 }
 
 /* drop_dims=: constant unit axes of the window (each once) into *mask. */
-static cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask)
+cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask)
 {
     *mask = 0;
     const cc_expr *lit = tc_module_constant_ast(t, e);
@@ -134,6 +135,7 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
     if (!tc_op_bind(t, call, "slice", ps, TC_N(ps), &a) || !tc_need(t, call, "slice", &a, 3, ps)) return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     if (!x) return NULL;
+    if (x->type.kind == CC_T_TENSOR && t->c.plane == TC_INLINE) return tc_view_op(t, call, CC_IR_SLICE); /* checked where inlined */
     if (x->type.kind == CC_T_TENSOR) return tc_window_tensor(t, call->span, "pl.slice of a Tensor", NULL);
     if (x->type.kind != CC_T_TILE) {
         char ty[96];
@@ -199,7 +201,6 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
 
 cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
-    if (t->c.plane == TC_CONTROL) /* tensor views and copies: a later package */
-        return tc_window_tensor(t, call->span, op == CC_IR_SLICE ? "pl.slice of a Tensor" : "pl.assemble in orchestration code", NULL);
+    if (t->c.plane == TC_CONTROL) return tc_view_op(t, call, op); /* tensor views and copies (tc_view.c) */
     return op == CC_IR_SLICE ? tc_slice(t, call) : tc_assemble(t, call);
 }

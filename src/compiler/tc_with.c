@@ -2,7 +2,8 @@
  * tc_with.c - the type checker's `with` statements: runtime scopes
  * (pl.scope, pl.manual_scope) and their placement rules (docs/dsl.md,
  * "pl.scope() and pl.manual_scope()"), pl.at with its level, name_hint,
- * deps= and `as` (docs/dsl.md, "with pl.at(...)"), and the
+ * deps=, optimizations= (tc_hints.c) and `as` (docs/dsl.md, "with
+ * pl.at(...)"), and the
  * pl.set_cache_policy markers of a pl.at body, hoisted onto it
  * (docs/dsl.md, "Cache policy").
  *
@@ -159,13 +160,14 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
 {
     if (ctx->u.call.nargs > 2)
         return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() takes at most 2 positional arguments, got %u", ctx->u.call.nargs), 0;
-    const cc_expr *level = ctx->u.call.nargs ? ctx->u.call.args[0] : NULL, *deps = NULL;
+    const cc_expr *level = ctx->u.call.nargs ? ctx->u.call.args[0] : NULL, *deps = NULL, *opts = NULL;
     if (ctx->u.call.nargs == 2)
         return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->u.call.args[1]->span, NULL, "pl.at() optimizations is not supported in this version"), 0;
     for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
         const cc_keyword *kw = &ctx->u.call.kws[k];
         if (!strcmp(kw->name, "level") && !level) level = kw->value;
         else if (!strcmp(kw->name, "deps")) deps = kw->value;
+        else if (!strcmp(kw->name, "optimizations")) opts = kw->value;
         else if (!strcmp(kw->name, "name_hint")) {
             if (kw->value->kind != CC_E_STRING)
                 return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL, "pl.at() 'name_hint' argument must be a string literal"), 0;
@@ -190,6 +192,11 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
         return tc_err(t, CC_DIAG_SYNTAX, deps ? deps->span : it->as_span, NULL,
                       "pl.at(level=%s.Level.%s) creates no task; deps= and 'as' need level=pl.Level.CORE_GROUP", t->pl,
                       cc_level_name((cc_level)l)), 0;
+    if (l != CC_LEVEL_CORE_GROUP && opts)
+        return tc_err(t, CC_DIAG_SYNTAX, opts->span, NULL,
+                      "pl.at(level=%s.Level.%s) creates no task; optimizations= needs level=pl.Level.CORE_GROUP", t->pl,
+                      cc_level_name((cc_level)l)), 0;
+    if (opts && !tc_hints(t, opts, &st->u.at.opts)) return 0;
     if (deps) {
         st->u.at.has_deps = 1;
         if (!tc_at_deps(t, deps, &st->u.at.deps, &st->u.at.ndeps)) return 0;

@@ -1,8 +1,10 @@
 /*
  * orch_vm.c - the orchestration interpreter (orch_vm.h): registers and
  * tensor slots per procedure, a call stack for CALL/RETURN, runtime scopes
- * for SCOPE_BEGIN/END, ring allocations for ALLOC and one pto_task_submit
- * per SUBMIT with the boxes evaluated, clamped and turned into views.
+ * for SCOPE_BEGIN/END, ring allocations for ALLOC, one pto_task_submit
+ * per SUBMIT with the boxes evaluated, clamped and turned into views,
+ * tensor views (VIEW), copy tasks (COPY), and element access on this
+ * thread after pto_view_wait (READ, WRITE).
  *
  * Recursion is rejected by the compiler, so every procedure has at most one
  * live frame: frames are allocated once per run, one per procedure.
@@ -138,6 +140,132 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     return rc;
 }
 
+/* ---- views, copies and element access (DSL-V2-SPEC §1.3, §1.5, §1.7) ---- */
+
+/* x as the tile library's tensor (whole-tensor coordinates). */
+static tile_tensor ex_tile_tensor(const ex_tensor *x)
+{
+    tile_tensor t = {.addr = x->base, .base = x->offset, .dtype = x->dtype, .rank = x->rank};
+    memcpy(t.shape, x->shape, sizeof t.shape);
+    memcpy(t.strides, x->strides, sizeof t.strides);
+    return t;
+}
+
+/* in's window offsets (registers u.mem.off) of extents ext into off, each
+ * checked against x: "pl.<op>: offset <o> + extent <e> exceeds ...". */
+static int ex_window(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const ex_tensor *x, const int64_t *ext, const char *op,
+                     int64_t *off)
+{
+    char msg[160];
+    for (uint32_t d = 0; d < x->rank; d++) {
+        int64_t o = off[d] = f->regs[in->u.mem.off[d]].i;
+        if (o < 0) snprintf(msg, sizeof msg, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o);
+        else if (o > x->shape[d] - ext[d])
+            snprintf(msg, sizeof msg, "pl.%s: offset %lld + extent %lld exceeds dimension %u of extent %lld", op, (long long)o,
+                     (long long)ext[d], d, (long long)x->shape[d]);
+        else continue;
+        return ex_fail(vm, in, msg);
+    }
+    return 0;
+}
+
+/* VIEW: a slot for ta's window, the dropped axes left out. */
+static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    const ex_tensor *x = &f->tensors[in->a];
+    int64_t off[CC_MAX_RANK];
+    int rc = ex_window(vm, f, in, x, in->u.mem.shape, "slice", off);
+    if (rc) return rc;
+    ex_tensor v = {.base = x->base, .dtype = x->dtype, .offset = x->offset, .owner = x->owner};
+    for (uint32_t d = 0; d < x->rank; d++) {
+        v.offset += off[d] * x->strides[d];
+        if (!(in->mode & (1u << d))) v.shape[v.rank] = in->u.mem.shape[d], v.strides[v.rank++] = x->strides[d];
+    }
+    f->tensors[in->dst] = v;
+    return 0;
+}
+
+static void ex_pto_view(const ex_tensor *x, pto_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->addr = x->base, v->elem_size = (uint32_t)cc_dtype_size((cc_dtype)x->dtype), v->ndims = x->rank;
+    v->offset = x->offset, v->owner = x->owner;
+    for (uint32_t d = 0; d < x->rank; d++) v->shape[d] = (uint64_t)x->shape[d], v->strides[d] = x->strides[d];
+}
+
+/* The copy task's kernel: views[0] (In) into views[1] (Out) of the same
+ * shape, one row (the last axis) at a time.  Windows of one buffer may
+ * overlap (pl.assemble(t, pl.slice(t, ...), ...)): both are in t's layout,
+ * so copying from the highest element down when the target lies above
+ * reads every source element before it is overwritten. */
+static int ex_copy_kernel(const pto_kernel_args *a)
+{
+    const pto_view *s = &a->views[0], *d = &a->views[1];
+    uint32_t last = s->ndims - 1;
+    uint64_t rows = 1, n = s->shape[last], idx[PTO_MAX_DIMS] = {0};
+    int64_t es = (int64_t)s->elem_size, ss = s->strides[last] * es, ds = d->strides[last] * es;
+    int down = d->addr == s->addr && d->offset > s->offset;
+    for (uint32_t k = 0; k < last; k++) rows *= s->shape[k];
+    for (uint64_t i = 0; i < rows; i++) {
+        for (uint64_t q = down ? rows - 1 - i : i, k = last; k-- > 0;) idx[k] = q % s->shape[k], q /= s->shape[k];
+        char *dp = pto_view_at(d, idx);
+        const char *sp = pto_view_at(s, idx);
+        if (ss == es && ds == es) memmove(dp, sp, (size_t)(n * (uint64_t)es));
+        else
+            for (uint64_t j = 0; j < n; j++) {
+                int64_t e = (int64_t)(down ? n - 1 - j : j);
+                memmove(dp + e * ds, sp + e * ss, (size_t)es);
+            }
+    }
+    return 0;
+}
+
+/* COPY: one task, tb (In) into ta's window (existing Out), ordered like a kernel call. */
+static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    const ex_tensor *dst = &f->tensors[in->a], *src = &f->tensors[in->b];
+    int64_t off[CC_MAX_RANK];
+    int rc = ex_window(vm, f, in, dst, src->shape, "assemble", off);
+    if (rc) return rc;
+    pto_arg args[2] = {{.tag = PTO_ARG_IN}, {.tag = PTO_ARG_OUTPUT_EXISTING}};
+    ex_pto_view(src, &args[0].view), ex_pto_view(dst, &args[1].view);
+    for (uint32_t d = 0; d < dst->rank; d++) args[1].view.offset += off[d] * dst->strides[d], args[1].view.shape[d] = (uint64_t)src->shape[d];
+    pto_task t = {.kernel = ex_copy_kernel, .name = "pl.assemble", .args = args, .num_args = 2};
+    return pto_task_submit(vm->rt, &t, NULL);
+}
+
+/* READ of a tensor element into rdst, or WRITE of rb into one, on this
+ * thread once the live tasks writing the element (WRITE: or reading it)
+ * are done: pto_view_wait on that element. */
+static int ex_element(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
+{
+    const ex_tensor *x = &f->tensors[in->a];
+    tile_tensor t = ex_tile_tensor(x);
+    int write = in->code == CC_LO_WRITE;
+    int64_t idx[CC_MAX_RANK];
+    char msg[160];
+    for (uint32_t d = 0; d < in->u.mem.rank; d++) idx[d] = f->regs[in->u.mem.off[d]].i;
+    const char *at = tile_tensor_at(&t, idx, in->u.mem.rank, write ? "pl.write" : "pl.read", msg, sizeof msg);
+    if (!at) return ex_fail(vm, in, msg);
+    pto_view v;
+    ex_pto_view(x, &v);
+    v.offset = (at - (const char *)x->base) / (int64_t)v.elem_size;
+    for (uint32_t d = 0; d < x->rank; d++) v.shape[d] = 1;
+    int rc = pto_view_wait(vm->rt, &v, write);
+    if (rc) return rc;
+    if (write) {
+        ex_reg r = f->regs[in->b];
+        int vf = cc_dtype_is_float((cc_dtype)p->regs[in->b].type.dtype);
+        rc = tile_tensor_write(&t, idx, in->u.mem.rank, tile_scalar_for((tile_dtype)x->dtype, vf, r.i, r.f), msg, sizeof msg);
+    } else {
+        tile_scalar e;
+        rc = tile_tensor_read(&t, idx, in->u.mem.rank, &e, msg, sizeof msg);
+        if (!rc && cc_dtype_is_float((cc_dtype)in->dtype)) f->regs[in->dst].f = e.f;
+        else if (!rc) f->regs[in->dst].i = e.i;
+    }
+    return rc ? ex_fail(vm, in, msg) : 0;
+}
+
 /* A value of the caller's frame into a slot of the callee's (or back). */
 static void ex_copy_ref(ex_frame *to, cc_lo_ref tr, const ex_frame *from, cc_lo_ref fr)
 {
@@ -204,6 +332,9 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_ALLOC: rc = ex_alloc(vm, p, f, in); break;
         case CC_LO_ALIAS: f->tensors[in->dst] = f->tensors[in->a]; break;
         case CC_LO_SUBMIT: rc = ex_submit(vm, f, in); break;
+        case CC_LO_VIEW: rc = ex_view(vm, f, in); break;
+        case CC_LO_COPY: rc = ex_copy(vm, f, in); break;
+        case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;

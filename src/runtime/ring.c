@@ -4,6 +4,8 @@
  */
 #include "runtime/ring.h"
 
+#include <string.h>
+
 #include "runtime/check.h"
 #include "runtime/reserve.h"
 
@@ -150,10 +152,16 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
     if (cur - r->reclaimed_at + 1 >= r->window) return RT_ALLOC_WAIT_TASK;
     uint64_t off = rt_heap_place(&r->heap, s);
     if (off == UINT64_MAX) return RT_ALLOC_WAIT_HEAP;
+    if (off + s > r->heap.dirty) r->heap.dirty = off + s;
     rt_ring_slot(r, cur)->packed_end = rt_heap_alloc_total(&r->heap);
     *local = cur;
     *heap_off = off;
     return RT_ALLOC_OK;
+}
+
+void rt_heap_zero_reused(rt_heap *h, uint64_t dirty, uint64_t off, uint64_t bytes)
+{
+    if (off < dirty) memset(h->base + off, 0, bytes < dirty - off ? bytes : dirty - off);
 }
 
 void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes)

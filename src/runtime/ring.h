@@ -38,6 +38,8 @@ typedef struct rt_heap {
     uint64_t size;
     uint64_t top, tail;          /* byte offsets */
     uint64_t alloc_wraps, reclaim_wraps;
+    uint64_t dirty; /* task-output heap: no byte at or past it was ever handed out, so
+                     * [dirty, size) is still the mapping's zero pages */
 } rt_heap;
 
 /* Live use of a ring's three resources. */
@@ -108,6 +110,11 @@ void rt_ring_reclaim(rt_ring *r);
 rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
                                   uint64_t *heap_off);
 void rt_ring_publish(rt_ring *r, uint32_t local);
+
+/* Zeroes bytes at heap offset off (just placed) that an earlier allocation
+ * may have written: those below dirty, the heap's dirty mark before this
+ * allocation; the rest are untouched zero pages and are left alone. */
+void rt_heap_zero_reused(rt_heap *h, uint64_t dirty, uint64_t off, uint64_t bytes);
 
 /* Takes bytes (rounded to 16) of task local's record from the record arena;
  * never waits: the arena holds window + 1 records of the largest size. */

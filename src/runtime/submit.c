@@ -1,6 +1,7 @@
 /*
  * submit.c - the orchestrator's side of a task: pto_task_submit and
- * pto_tensor_alloc.
+ * pto_tensor_alloc (zeroed: only the heap bytes an earlier allocation may
+ * have written are cleared, ring.h's dirty mark).
  *
  * A submit, in order: validate everything (nothing is allocated for a bad
  * call); the per-scope limit (SCOPE_DEADLOCK); a slot plus the task's output
@@ -147,16 +148,19 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
 }
 
 /* Takes a slot and `bytes` of heap on the current scope's ring (waiting while
- * full), initialises it for t (NULL: an alloc task), publishes it and
- * appends it to the scope.  Returns the slot, or NULL with *rc set. */
-static rt_slot *rt_task_open(pto_runtime *rt, const pto_task *t, uint64_t bytes, pto_task_id *id,
+ * full), the first `zero` of them zeroed, initialises it for t (NULL: an
+ * alloc task), publishes it and appends it to the scope.  Returns the slot,
+ * or NULL with *rc set. */
+static rt_slot *rt_task_open(pto_runtime *rt, const pto_task *t, uint64_t bytes, uint64_t zero, pto_task_id *id,
                              char **heap, int *rc)
 {
     uint32_t local;
     uint64_t off;
-    if ((*rc = rt_take_slot(rt, bytes, &local, &off)) != 0) return NULL;
     int r = rt_scope_current(rt)->ring;
     rt_ring *ring = &rt->rings[r];
+    uint64_t dirty = ring->heap.dirty;
+    if ((*rc = rt_take_slot(rt, bytes, &local, &off)) != 0) return NULL;
+    rt_heap_zero_reused(&ring->heap, dirty, off, zero);
     *id = rt->submitting = rt_task_id(r, local);
     *heap = ring->heap.base + off;
     rt_tm_refresh(&rt->tm);
@@ -358,7 +362,7 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!t) return rt_error_invalid(rt, "pto_task_submit", "task is NULL");
     int rc = rt_validate(rt, t, keys, &out_bytes);
-    rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, &id, &out, &rc);
+    rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, 0, &id, &out, &rc);
     if (!s) return rc;
     int r = rt_task_ring(id);
     uint32_t local = rt_task_local(id);
@@ -433,7 +437,7 @@ static int rt_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!addr) return rt_error_invalid(rt, "pto_tensor_alloc", "addr is NULL");
     rt->req_outputs = 1;
-    rt_slot *s = rt_task_open(rt, NULL, base_align_up(bytes, PTO_PACKED_OUTPUT_ALIGN), &id, &heap, &rc);
+    rt_slot *s = rt_task_open(rt, NULL, base_align_up(bytes, PTO_PACKED_OUTPUT_ALIGN), bytes, &id, &heap, &rc);
     if (!s) return rc;
     /* Completed at once; the advance stops at it only until its scope ends. */
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);

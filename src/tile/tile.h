@@ -216,6 +216,9 @@ void tile_full(tile *dst, tile_scalar v);
 int tile_read(const tile *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
 /* *v = the element of tensor t (whole-tensor coordinates), as tile_read. */
 int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
+/* The address of element idx of tensor t (as tile_tensor_read names it); NULL after
+ * op's out-of-range message ("<op>: index <v> is out of range for dimension <d> of extent <s>"). */
+char *tile_tensor_at(const tile_tensor *t, const int64_t *idx, int nidx, const char *op, char *msg, size_t cap);
 /* t's element = v (tile_scalar_for t's dtype; tile_fill's rounding). */
 int tile_tensor_write(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar v, char *msg, size_t cap);
 

@@ -64,8 +64,7 @@ int tile_read(const tile *t, const int64_t *idx, int nidx, tile_scalar *v, char 
     return 0;
 }
 
-/* The address of element idx of t; NULL after the op's message. */
-static char *elem_addr(const tile_tensor *t, const int64_t *idx, int nidx, const char *op, char *msg, size_t cap)
+char *tile_tensor_at(const tile_tensor *t, const int64_t *idx, int nidx, const char *op, char *msg, size_t cap)
 {
     int64_t x[TILE_MAX_RANK], e = t->base;
     if (elem_index(t->shape, t->rank, idx, nidx, op, x, msg, cap)) return NULL;
@@ -75,7 +74,7 @@ static char *elem_addr(const tile_tensor *t, const int64_t *idx, int nidx, const
 
 int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap)
 {
-    const char *p = elem_addr(t, idx, nidx, "pl.read", msg, cap);
+    const char *p = tile_tensor_at(t, idx, nidx, "pl.read", msg, cap);
     if (!p) return -1;
     *v = elem_get(p, (tile_dtype)t->dtype);
     return 0;
@@ -83,7 +82,7 @@ int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_sc
 
 int tile_tensor_write(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar v, char *msg, size_t cap)
 {
-    char *p = elem_addr(t, idx, nidx, "pl.write", msg, cap);
+    char *p = tile_tensor_at(t, idx, nidx, "pl.write", msg, cap);
     if (!p) return -1;
     tile_fill(p, (tile_dtype)t->dtype, v, 1);
     return 0;

@@ -127,8 +127,6 @@ static void test_dsl_later_data_movement_and_views(void **s)
         {CTRL, "    x = [1, 2]\n    x[0] = 3\n", 6, 5, "a subscript is not supported in this version"},
         {KERN, "        t = pl.slice(a, [0, 0], [64, 128])\n", 6, 13, "pl.slice of a Tensor is not supported in this version"},
         {KERN, "        t = pl.assemble(a, a, [0, 0])\n", 6, 25, "pl.assemble into a Tensor is not supported in this version"},
-        {CTRL, "    t = pl.read(a, [0, 0])\n", 5, 9, "pl.read in orchestration code is not supported in this version"},
-        {CTRL, "    pl.write(a, [0, 0], 1.0)\n", 5, 5, "pl.write in orchestration code is not supported in this version"},
         {CTRL, "    x = pl.array([1, 2])\n", 5, 9, "pl.array is not supported in this version"},
         {RAW, "@pl.jit\ndef f(a: pl.TensorView, out: pl.Out[pl.Tensor]):\n    return out\n", 4, 10, "pl.TensorView is not supported in this version"},
     };

@@ -125,17 +125,22 @@ static void test_read_write_namespace_spellings(void **s)
     RW_ERROR(K("        pl.tile.write(out, [0, 0], 1.0)\n"), "UndefinedVariableError", "pl.tile.write is not a pl.tile op; use pl.write", 6, 9);
 }
 
-/* Element access on the orchestrator is a later package (written there,
- * or reaching it through an Inline function). */
-static void test_read_write_in_orchestration_not_supported(void **s)
+/* Element access on the orchestrator (DSL-V2-SPEC §1.7) compiles, written
+ * there or reaching it through an Inline function (test_dsl_orch_views.c
+ * has its rules, test_exec_orch_views.c its waits). */
+static void test_read_write_in_orchestration_compiles(void **s)
 {
     (void)s;
-    RW_ERROR(HDR SIG "    v = pl.read(cfg, [0])\n    return out\n", "UnsupportedFeatureError",
-             "pl.read in orchestration code is not supported in this version", 5, 9);
-    RW_ERROR(HDR SIG "    pl.write(out, [0, 0], 1.0)\n    return out\n", "UnsupportedFeatureError",
-             "pl.write in orchestration code is not supported in this version", 5, 5);
-    RW_ERROR(HDR "@pl.jit.inline\ndef h(x: pl.Tensor):\n    pl.write(x, [0, 0], 1.0)\n\n" SIG "    h(out)\n    return out\n",
-             "UnsupportedFeatureError", "pl.write in orchestration code is not supported in this version", 5, 5);
+    static const char *const srcs[] = {
+        HDR SIG "    v = pl.read(cfg, [0])\n    return out\n",
+        HDR SIG "    pl.write(out, [0, 0], 1.0)\n    return out\n",
+        HDR "@pl.jit.inline\ndef h(x: pl.Tensor):\n    pl.write(x, [0, 0], 1.0)\n\n" SIG "    h(out)\n    return out\n",
+    };
+    for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
+        pto_program *p = rw_compile(srcs[k]);
+        dsl_expect_ok(p);
+        pto_program_free(p);
+    }
 }
 
 static const struct CMUnitTest tests[] = {
@@ -144,7 +149,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_read_errors),
     cmocka_unit_test(test_write_errors),
     cmocka_unit_test(test_read_write_namespace_spellings),
-    cmocka_unit_test(test_read_write_in_orchestration_not_supported),
+    cmocka_unit_test(test_read_write_in_orchestration_compiles),
 };
 
 PTO_TEST_MAIN(tests)

@@ -64,7 +64,7 @@ static void test_pl_enums_are_the_compilers(void **s)
     (void)s;
     size_t ne;
     const pto_lang_enum *e = pto_lang_enums(&ne);
-    assert_int_equal(ne, 8);
+    assert_int_equal(ne, 9);
     for (size_t k = 0; k < ne; k++)
         for (size_t m = 0; m < e[k].count; m++) assert_int_equal(cc_pl_enum_value(e[k].name, e[k].members[m].name), e[k].members[m].value);
     assert_int_equal(cc_pl_enum_value("Level", "CORE_GROUP"), CC_LEVEL_CORE_GROUP);
@@ -73,6 +73,7 @@ static void test_pl_enums_are_the_compilers(void **s)
     assert_int_equal(cc_pl_enum_value("Mem", "Acc"), cc_pl_enum_value("MemorySpace", "Acc"));
     assert_int_equal(cc_pl_enum_value("DataType", "TASK_ID"), 7); /* pl.DataType values are stable, not cc_dtype */
     assert_int_equal(cc_pl_enum_value("DataType", "INT64"), 10);
+    assert_int_equal(cc_pl_enum_value("SplitMode", "LEFT_RIGHT"), 2);
     assert_int_equal(cc_pl_enum_value("DataType", "INT16"), 9);
     assert_string_equal(cc_func_kind_name(CC_FUNC_INCORE), "InCore");
     assert_string_equal(cc_cache_policy_name(CC_CACHE_BYPASS), "BYPASS");

@@ -770,6 +770,40 @@ static void test_ring_check_finds_broken_state(void **state)
     rt_ring_destroy(&r);
 }
 
+/* Zero-fill (docs/runtime.md, "Heap placement"): the dirty mark is the end of
+ * the highest byte ever placed; an allocation clears only its part below the
+ * mark as it was before it (reused bytes) and never touches the fresh part. */
+static void test_heap_zero_reused_clears_only_bytes_below_the_dirty_mark(void **state)
+{
+    (void)state;
+    rt_ring r;
+    ring_new(&r, 0);
+    assert_int_equal(r.heap.dirty, 0);
+    uint64_t off;
+    alloc_ok(&r, 1000, &off); /* [0, 1024) */
+    assert_int_equal(off, 0);
+    assert_int_equal(r.heap.dirty, 1024);
+    memset(r.heap.base, 0x5a, 3072); /* the task wrote its bytes; a sentinel past them */
+    retire_all(&r);
+    uint64_t dirty = r.heap.dirty;
+    alloc_ok(&r, 2048, &off); /* case E: at 0 again, [0, 1024) reused, [1024, 2048) fresh */
+    assert_int_equal(off, 0);
+    assert_int_equal(r.heap.dirty, 2048);
+    rt_heap_zero_reused(&r.heap, dirty, off, 2048);
+    for (uint64_t i = 0; i < 1024; i++) assert_int_equal(r.heap.base[i], 0);
+    for (uint64_t i = 1024; i < 3072; i++) assert_int_equal((unsigned char)r.heap.base[i], 0x5a); /* not touched */
+    /* only the asked-for bytes of a reused block */
+    memset(r.heap.base, 0x5a, 2048);
+    retire_all(&r);
+    dirty = r.heap.dirty;
+    alloc_ok(&r, 64, &off);
+    rt_heap_zero_reused(&r.heap, dirty, off, 10);
+    for (uint64_t i = 0; i < 10; i++) assert_int_equal(r.heap.base[i], 0);
+    assert_int_equal((unsigned char)r.heap.base[10], 0x5a);
+    assert_int_equal(r.heap.dirty, 2048); /* the mark never goes back */
+    rt_ring_destroy(&r);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_ring_check_finds_broken_state),
     cmocka_unit_test(test_ring_fresh_and_bump),
@@ -789,6 +823,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_window_minus_one),
     cmocka_unit_test(test_ids_near_int32_max),
     cmocka_unit_test(test_heap_counters_monotonic),
+    cmocka_unit_test(test_heap_zero_reused_clears_only_bytes_below_the_dirty_mark),
 };
 
 PTO_TEST_MAIN(tests)

@@ -21,7 +21,8 @@ own row/column maxima, fillpad (zero pad), pl.set_validshape (constant or loop-v
 pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.reshape through a unit axis and back, a row copied with pl.slice and pl.assemble, pl.transpose_view / pl.transpose (of a square tile, or twice), a tile op on one of
 the tile's own elements (pl.read, full or flat index), pl.tile.full / pl.create_tile, a
 pl.concat of a tile's halves, pl.matmul_acc (FP32, a zero right operand, a run-time
-init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, loads with valid_shape= and
+init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, orchestration copies of a
+pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -48,12 +49,15 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, For, If, At, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
+# optimizations= of the AUTO create tasks, picked by the tensor's number (no draw: seeds keep their programs)
+HINTS = ("", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)]",
+         ", optimizations=[pl.cross_core_slot(slot_num=2)]")
 MAX_BODY_TENSORS = 5   # tensors one pl.at body reads or writes: 5 box origins of 2 + 6 scalars <= 16
 MAX_LIVE_WRITABLE = 7  # y0, y1 and created tensors in reach: a fence's 7 box origins of 2 <= 16
 
@@ -390,7 +394,7 @@ class Gen:
             stmts.append(At(body, self.manual_deps(ctx, fp), tid))
             ctx.manual.tasks.append((tid, fp))
         else:
-            stmts.append(At(body, [], None))
+            stmts.append(At(body, [], None, HINTS[int(name[1:]) % len(HINTS)]))
         ctx.readable.append(name)
         ctx.writable.append(name)
         self.budget -= 1
@@ -412,8 +416,12 @@ class Gen:
                     out += self.manual_loop(ctx)
                 else:
                     out.append(self.task(ctx))
-            elif r < 0.35:
+            elif r < 0.31:
                 out.append(self.task(ctx))
+            elif r < 0.35:  # an orchestration view copied into a writable tensor
+                shape = rng.choice(TILE_SHAPES)
+                out.append(OCopy(rng.choice(ctx.writable), rng.choice(ctx.readable), shape, self.offsets(shape, ctx.ranges),
+                                 self.offsets(shape, ctx.ranges)))
             elif r < 0.45 and ctx.depth < 4:
                 out.append(self.loop(ctx))
             elif r < 0.5 and ctx.depth < 4:

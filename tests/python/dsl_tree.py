@@ -515,12 +515,13 @@ def _deps_text(deps):
 
 
 class At:
-    def __init__(self, body, deps, tid):
-        self.body, self.deps, self.tid = body, deps, tid
+    """opts: an optimizations= text (hints: no effect, printed back), or ""."""
+    def __init__(self, body, deps, tid, opts=""):
+        self.body, self.deps, self.tid, self.opts = body, deps, tid, opts
 
     def emit(self, out, ind):
-        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s)%s:" % (ind, _deps_text(self.deps),
-                                                                   " as %s" % self.tid if self.tid else ""))
+        out.append("%swith pl.at(level=pl.Level.CORE_GROUP%s%s)%s:" % (ind, self.opts, _deps_text(self.deps),
+                                                                     " as %s" % self.tid if self.tid else ""))
         emit_block(self.body, out, ind + "    ")
 
     def run(self, env):
@@ -567,6 +568,24 @@ class Create:
 
     def run(self, env):  # contents undefined: a value no program may read
         env[self.name] = np.full((ROWS, COLS), 7777, np.float32 if self.dtype == "FP32" else np.int32)
+
+
+class OCopy:
+    """dst = pl.assemble(dst, pl.slice(src, shape, src_offs), dst_offs): an orchestration view
+    copied by one copy task (windows of one tensor may overlap: the old values move)."""
+
+    def __init__(self, dst, src, shape, src_offs, dst_offs):
+        self.dst, self.src, self.shape, self.src_offs, self.dst_offs = dst, src, shape, src_offs, dst_offs
+
+    def emit(self, out, ind):
+        so, do = ", ".join(o.text() for o in self.src_offs), ", ".join(o.text() for o in self.dst_offs)
+        out.append("%s%s = pl.assemble(%s, pl.slice(%s, [%d, %d], [%s]), [%s])" % (ind, self.dst, self.dst, self.src, self.shape[0],
+                                                                               self.shape[1], so, do))
+
+    def run(self, env):
+        (r0, c0), (r1, c1) = [o.eval(env) for o in self.src_offs], [o.eval(env) for o in self.dst_offs]
+        h, w = self.shape
+        env[self.dst][r1:r1 + h, c1:c1 + w] = env[self.src][r0:r0 + h, c0:c0 + w].copy()
 
 
 class Alias:

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import pypto.language as pl
-from pypto.language.parser.diagnostics import InvalidOperationError, ParserTypeError, UnsupportedFeatureError
+from pypto.language.parser.diagnostics import InvalidOperationError, ParserTypeError
 from pypto.runtime import PTORuntimeError
 
 from conftest import line_of
@@ -169,19 +169,6 @@ def test_compile_errors(load, stmt, exc, want):
     with pytest.raises(exc) as e:
         mod.k(torch.zeros(4, 8), torch.zeros(4, 8))
     assert e.value.message == want
-
-
-@pytest.mark.parametrize("stmt, op", [("v = pl.read(a, [0, 0])", "read"), ("pl.write(a, [0, 0], 1.0)", "write")])
-def test_orchestration_element_access_is_not_supported(load, stmt, op):
-    mod, _ = load("""
-        @pl.jit
-        def k(a: pl.Tensor):
-            %s
-            return a
-        """ % stmt)
-    with pytest.raises(UnsupportedFeatureError) as e:
-        mod.k(torch.zeros(4, 8))
-    assert e.value.message == "pl.%s in orchestration code is not supported in this version" % op
 
 
 def test_docs_pick_example(tmp_path):

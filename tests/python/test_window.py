@@ -214,17 +214,21 @@ def test_window_compile_errors(load, call, exc, want):
     assert e.value.message == want
 
 
-@pytest.mark.parametrize("stmt", ["b = pl.slice(a, [8, 8], [0, 0])", "b = pl.assemble(out, a, [0, 0])"])
-def test_window_ops_in_orchestration_are_not_supported(load, stmt):
+def test_window_ops_in_orchestration_run(load):
+    """pl.slice and pl.assemble of Tensors in orchestration: a view and a copy task
+    (test_orch_views.py has their rules)."""
     mod, _ = load("""
         @pl.jit
         def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
-            %s
+            b = pl.slice(a, [4, 8], [4, 0])
+            out = pl.assemble(out, b, [0, 0])
             return out
-        """ % stmt)
-    with pytest.raises(UnsupportedFeatureError) as e:
-        mod.k(torch.zeros(8, 8), torch.zeros(8, 8))
-    assert "is not supported in this version" in e.value.message
+        """)
+    a, out = torch.arange(64, dtype=torch.float32).reshape(8, 8), torch.zeros(8, 8)
+    mod.k(a, out)
+    want = np.zeros((8, 8), np.float32)
+    want[:4] = a.numpy()[4:]
+    np.testing.assert_array_equal(out.numpy(), want)
 
 
 def test_docs_window_example(tmp_path):

@@ -12,8 +12,8 @@ from .parser import diagnostics  # noqa: F401
 
 __all__ = [
     "jit", "program", "function", "parse_program", "ProgramText", "JitFunction", "Program",
-    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue",
-    "Tensor", "Out", "InOut", "Scalar", "TaskId", "range", "at", "scope", "manual_scope",
+    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode",
+    "Tensor", "Out", "InOut", "Scalar", "TaskId", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
 
@@ -28,6 +28,7 @@ FunctionType = enum.IntEnum("FunctionType", _ENUMS["FunctionType"], module=__nam
 MemorySpace = enum.IntEnum("MemorySpace", _ENUMS["MemorySpace"], module=__name__)
 Layout = enum.IntEnum("Layout", _ENUMS["Layout"], module=__name__)
 PadValue = enum.IntEnum("PadValue", _ENUMS["PadValue"], module=__name__)
+SplitMode = enum.IntEnum("SplitMode", _ENUMS["SplitMode"], module=__name__)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
@@ -104,6 +105,19 @@ class _Namespace:
 
 tensor = _Namespace("tensor.")
 tile = _Namespace("tile.")
+
+
+class _Hint(_KernelName):
+    """pl.split / pl.cross_core_slot: an optimizations= entry (docs/dsl.md, "Hints").  Python
+    evaluates it only in a @pl.function decorator (a printed program's InCore kernels); the
+    compiler reads and checks the source, so the call just records its arguments."""
+
+    def __call__(self, *args, **kwargs):
+        return (self._name, args, kwargs)
+
+
+split = _Hint("split")
+cross_core_slot = _Hint("cross_core_slot")
 
 
 # Every other pl name the compiler knows (ops, statement forms, later and hardware-internal
