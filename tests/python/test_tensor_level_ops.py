@@ -262,15 +262,21 @@ def test_p2_15_legal_orchestration_ops_are_accepted(load):
         @pl.jit
         def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
             tmp = pl.create_tensor([8, 8], dtype=pl.FP32)
+            s = pl.slice(a, [4, 8], [4, 0])
             with pl.at(level=pl.Level.CORE_GROUP):
                 pl.store(a + 1.0, [0, 0], tmp)
             with pl.at(level=pl.Level.CORE_GROUP):
                 pl.store(pl.mul(tmp, 2.0), [0, 0], out)
+                pl.store(s + 1.0, [0, 0], out)
+            pl.write(out, [7, 7], pl.read(a, [0, 1]))
             return out
         """)
     a, out = torch.rand(8, 8), torch.zeros(8, 8)
     mod.k(a, out)
-    assert torch.equal(out, (a + 1) * 2)
+    want = (a + 1) * 2
+    want[:4] = a[4:] + 1
+    want[7, 7] = a[0, 1]
+    assert torch.equal(out, want)
 
 
 # ---- P2-19: a Tensor next to a Tile; INT32 -> FP16 ---------------------------------------------
