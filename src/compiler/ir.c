@@ -423,3 +423,10 @@ int cc_ir_program_order(cc_ir_program *p)
     p->capfuncs = p->nfuncs;
     return 1;
 }
+
+void cc_misplaced_op(cc_diags *d, cc_span sp, const char *op, cc_func_kind k, const char *f)
+{
+    cc_diag_add(d, CC_DIAG_INVALID_OP, sp, "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
+                "Misplaced %s op 'pl.%s' in %s function '%s' (should be inside InCore block)", cc_ir_op_tensor_level(op) ? "tensor" : "tile",
+                op, cc_func_kind_name(k), f);
+}

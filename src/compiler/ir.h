@@ -249,6 +249,10 @@ int cc_scalar_of(const cc_ir_expr *e, cc_scalar *v);
 cc_ir_expr *cc_scalar_expr(base_arena *a, cc_dtype d, cc_scalar v, cc_span sp);
 /* Is e an integer constant (then *v holds it)? */
 int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
+/* Reports pl.<op> (a kernel op) written in control-plane code of function f
+ * of kind k: a misplaced tensor op when cc_ir_op_tensor_level(op), else a
+ * misplaced tile op, with the hint to move it into kernel code. */
+void cc_misplaced_op(cc_diags *d, cc_span sp, const char *op, cc_func_kind k, const char *f);
 /* The tensor an op reads or writes in place, or NULL: pl.load's and a
  * pl.read of a tensor's (*dir In), pl.store's and pl.write's (*dir Out). */
 const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir);

@@ -89,7 +89,8 @@ typedef enum cc_pl_reason {
     X(system, SUPPORTED, NAMESPACE, NONE) X(AUTO, HARDWARE, CONSTANT, RING) X(gemv, LATER, OP, NONE)        \
     X(gemv_acc, LATER, OP, NONE) X(gemv_bias, LATER, OP, NONE) X(gemv_mx, HARDWARE, OP, MX)                 \
     X(gemv_mx_acc, HARDWARE, OP, MX) X(gemv_mx_bias, HARDWARE, OP, MX) X(TileView, SUPPORTED, ANNOTATION, NONE) \
-    X(SplitMode, SUPPORTED, ENUM, NONE) X(split, SUPPORTED, BUILTIN, NONE) X(cross_core_slot, SUPPORTED, BUILTIN, NONE)
+    X(SplitMode, SUPPORTED, ENUM, NONE) X(split, SUPPORTED, BUILTIN, NONE) X(cross_core_slot, SUPPORTED, BUILTIN, NONE) \
+    X(full, SUPPORTED, OP, NONE)
 
 /* Hardware-internal members of pl namespaces and enums (pl.<parent>.<member>, wherever
  * written: a value, a call, an enum argument): X(parent, member, reason). */

@@ -43,6 +43,18 @@ int cc_ir_op_is_tile(cc_ir_op op) { return cc_ir_op_info(op)->where != CC_OPW_OR
 uint32_t cc_ir_op_operands(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].operands; }
 int cc_ir_op_elementwise(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].elementwise; }
 
+int cc_ir_op_tensor_level(const char *name)
+{
+    if (!strcmp(name, "full")) return 1;
+    int op = cc_ir_op_lookup(name);
+    if (op < 0) return 0;
+    switch (cc_ir_op_info((cc_ir_op)op)->cls) {
+    case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
+    case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: return 1;
+    default: return 0;
+    }
+}
+
 int cc_ir_op_lookup(const char *name)
 {
     for (int op = 0; op < CC_IR_OP_COUNT; op++)

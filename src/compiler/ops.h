@@ -189,6 +189,11 @@ uint32_t cc_ir_op_operands(cc_ir_op op);
 /* May the result be computed over an operand (element i reads operand
  * elements i only)?  Binary, unary and cast ops. */
 int cc_ir_op_elementwise(cc_ir_op op);
+/* Does pl.<name> compute a tensor-level value (DSL-V2-SPEC §1.2: the
+ * element-wise, reduction, expand, cast and matmul ops, and pl.full, the
+ * tensor spelling of pl.tile.full)?  Outside kernel code such a call is a
+ * misplaced tensor op, any other kernel op a misplaced tile op. */
+int cc_ir_op_tensor_level(const char *name);
 
 /* The pl.tile.<op> and pl.tensor.<op> spellings (DSL-V2-SPEC §9): the same
  * op, restricted to Tile / Tensor operands, printed as pl.<op>.  pl.tile

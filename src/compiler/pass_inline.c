@@ -549,10 +549,8 @@ static int inl_plane_expr(cc_ir_expr *e, void *ctx)
         }
         if (!pl->kernel && cc_ir_op_is_tile(op) && !orch_form) {
             /* the text stage 0 gives a tile op written in control-plane code */
-            cc_diag_add(x->p->diags, CC_DIAG_INVALID_OP, e->span,
-                        "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
-                        "Misplaced tile op 'pl.%s' in %s function '%s' (should be inside InCore block)", cc_ir_op_name(op),
-                        cc_func_kind_name((cc_func_kind)x->f->kind), x->f->name);
+            cc_misplaced_op(x->p->diags, e->span, e->type.from_tensors && op == CC_IR_FULL ? "full" : cc_ir_op_name(op),
+                            (cc_func_kind)x->f->kind, x->f->name);
             return x->failed = 1;
         }
     }

@@ -272,6 +272,10 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp);
 const char *tc_shape_text(tc *t, const cc_type *ty);
 /* A constant shape list (1 to 4 positive entries) into ext[*n]; 0 when reported. */
 int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n, cc_ir_expr **list);
+/* The shape of a tensor-level value made in kernel code (pl.full, pl.create_tensor):
+ * as tc_shapes, a non-constant entry reported as "<what> shape element <i> must
+ * be a compile-time constant" (what "pl.full"). */
+int tc_value_shape(tc *t, const cc_expr *e, const char *op, const char *what, int64_t *ext, uint32_t *n, cc_ir_expr **list);
 /* Tile ops run in kernel code only; 0 when reported. */
 int tc_kernel_only(tc *t, const char *op, cc_span sp);
 /* The LOAD of src's window (offs, shp of constant extents ext, valid_shape valid or NULL)
@@ -285,10 +289,30 @@ cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, c
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* pl.full(shape, dtype=, value=): pl.tile.full's tensor-level spelling (a
+ * FULL op marked from_tensors); NULL when reported. */
+cc_ir_expr *tc_tensor_full(tc *t, const cc_expr *call);
 /* pad_value= (e NULL: absent, the zero pad): a pl.PadValue member but null,
  * or 0, math.inf, -math.inf -> its value; -1 when reported, the texts
  * starting with who ("fillpad", "pl.slice"). */
 int tc_pad_value(tc *t, const cc_expr *e, const char *who);
+
+/* ---- tc_tensor.c ---- */
+/* Tensor-level pl.matmul (T-mm) of tiles l and r marked from_tensors, with the
+ * call's out_dtype=, a_trans=, b_trans= (NULL when absent; the flags checked
+ * boolean literals); NULL when reported. */
+cc_ir_expr *tc_tensor_matmul(tc *t, const cc_expr *call, cc_ir_expr *l, cc_ir_expr *r, const cc_expr *out_dtype, const cc_expr *a_trans,
+                             const cc_expr *b_trans);
+/* A tensor-level matmul operand *x (lhs or rhs of pl.<op>) with trans (its
+ * a_trans=/b_trans= literal or NULL) applied, a 1-D one reshaped to [1, K] /
+ * [K, 1]; 0 when reported. */
+int tc_tensor_mm_operand(tc *t, const char *op, cc_ir_expr **x, int lhs, const cc_expr *trans, cc_span sp);
+/* The product shape of matmul operands l [.., M, K], r [.., K, N] (ranks 2 to 4,
+ * the batch axes broadcast) into *prod (a TILE type, dtype unset); 0 when reported
+ * (the inner-dimension and batch texts). */
+int tc_matmul_shape(tc *t, const cc_ir_expr *l, const cc_ir_expr *r, cc_type *prod, cc_span sp);
+/* x cast to dt (x itself when of dt), tensor-level when x is. */
+cc_ir_expr *tc_tensor_cast(tc *t, cc_ir_expr *x, cc_dtype dt, cc_span sp);
 
 /* ---- tc_window.c ---- */
 /* pl.assemble or pl.slice called by name; NULL when reported. */

@@ -465,7 +465,7 @@ static cc_ir_expr *tc_binary(tc *t, const cc_expr *e)
     cc_ir_expr *l = tc_expr(t, e->u.bin.left), *r = l ? tc_expr(t, e->u.bin.right) : NULL;
     if (!r) return NULL;
     cc_op op = e->u.bin.op;
-    int ltile = l->type.kind == CC_T_TILE || (l->type.kind == CC_T_TENSOR && t->c.plane != TC_CONTROL);
+    int ltile = l->type.kind == CC_T_TILE || l->type.kind == CC_T_TENSOR; /* in orchestration: a misplaced tensor op */
     if (ltile) {
         if (op > CC_OP_DIV || op == CC_OP_FLOORDIV)
             return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "tile operator '%s' is not supported in this version", cc_op_text(op));

@@ -48,7 +48,7 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x)
         const cc_ir_expr *arg = x->u.op.args[i];
         if (arg && arg->type.kind == CC_T_TILE) tiles++, from_tensors &= arg->type.from_tensors;
     }
-    x->type.from_tensors = (uint8_t)(tiles && from_tensors);
+    if (tiles) x->type.from_tensors = (uint8_t)from_tensors; /* else the mark its checker set (pl.full's) */
     return x;
 }
 

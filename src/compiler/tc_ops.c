@@ -66,13 +66,11 @@ const char *tc_shape_text(tc *t, const cc_type *ty)
     return s ? s : "[?]";
 }
 
-/* Tile ops run in kernel code only. */
+/* Tile and tensor-level ops run in kernel code only. */
 int tc_kernel_only(tc *t, const char *op, cc_span sp)
 {
     if (t->c.plane != TC_CONTROL) return 1;
-    tc_err(t, CC_DIAG_INVALID_OP, sp, "wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it to a @pl.jit.incore function",
-           "Misplaced tile op 'pl.%s' in %s function '%s' (should be inside InCore block)", op,
-           cc_func_kind_name((cc_func_kind)t->c.f->kind), t->c.f->name);
+    cc_misplaced_op(t->d, sp, op, (cc_func_kind)t->c.f->kind, t->c.f->name);
     return 0;
 }
 
@@ -167,10 +165,24 @@ int tc_shapes(tc *t, const cc_expr *e, const char *op, int64_t *ext, uint32_t *n
     return 1;
 }
 
+int tc_value_shape(tc *t, const cc_expr *e, const char *op, const char *what, int64_t *ext, uint32_t *n, cc_ir_expr **list)
+{
+    if (!(*list = tc_list_of(t, e, "shape"))) return 0;
+    *n = (*list)->u.list.n;
+    if (*n < 1 || *n > CC_MAX_RANK) return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.%s: the shape needs 1 to 4 entries", op), 0;
+    for (uint32_t d = 0; d < *n; d++)
+        if (!cc_ir_const_int((*list)->u.list.items[d], &ext[d]))
+            return tc_err(t, CC_DIAG_TYPE, (*list)->u.list.items[d]->span, NULL, "%s shape element %u must be a compile-time constant", what, d), 0;
+    return tc_shapes(t, e, op, ext, n, list);
+}
+
 static cc_ir_expr *tc_tensor_arg(tc *t, const cc_expr *e, const char *op)
 {
     cc_ir_expr *x = tc_expr(t, e);
     if (!x || x->type.kind == CC_T_TENSOR) return x;
+    if (e->kind == CC_E_NAME && x->type.from_tensors && !strcmp(op, "store")) /* a tensor-level value (T-ct) */
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.store: '%s' is a kernel-local tensor; write into it with pl.assemble or a subscript write",
+                      e->u.name);
     if (e->kind == CC_E_NAME) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s: '%s' is not a tensor", op, e->u.name);
     char ty[96];
     cc_type_format(&x->type, ty, sizeof ty);
@@ -292,6 +304,35 @@ static int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp)
     return 1;
 }
 
+static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
+
+/* T-ew's broadcast (DSL-V2-SPEC §1.2): two tensor-level rank-2 operands,
+ * one [M, 1] and the other [M, N]: 1 the right one is the vector, 2 the
+ * left one, 0 neither. */
+static int tc_column_vector_pair(const cc_ir_expr *l, const cc_ir_expr *r)
+{
+    const cc_type *a = &l->type, *b = &r->type;
+    if (!a->from_tensors || !b->from_tensors || a->rank != 2 || b->rank != 2 || a->shape[0] != b->shape[0]) return 0;
+    return b->shape[1] == 1 ? 1 : a->shape[1] == 1 ? 2 : 0;
+}
+
+/* l <op> r with the column vector (side vec, as tc_column_vector_pair)
+ * broadcast across the columns: pl.row_expand_<op>(l, r) for a vector on
+ * the right; otherwise (a vector on the left: sub and div do not commute)
+ * the vector expanded to the other operand's shape first (pl.row_expand),
+ * then the op on equal shapes.
+ * The valid region is the [M, N] operand's. */
+static cc_ir_expr *tc_broadcast_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, int vec, cc_span sp)
+{
+    static const struct { cc_ir_op bin, expand; } rows[] = {
+        {CC_IR_ADD, CC_IR_ROW_EXPAND_ADD}, {CC_IR_SUB, CC_IR_ROW_EXPAND_SUB}, {CC_IR_MUL, CC_IR_ROW_EXPAND_MUL},
+        {CC_IR_DIV, CC_IR_ROW_EXPAND_DIV}, {CC_IR_MAXIMUM, CC_IR_ROW_EXPAND_MAX}, {CC_IR_MINIMUM, CC_IR_ROW_EXPAND_MIN}};
+    for (size_t k = 0; vec == 1 && k < sizeof rows / sizeof rows[0]; k++)
+        if (rows[k].bin == op) return tc_mem_result(tc_tile_expand(t, rows[k].expand, l, r, sp));
+    cc_ir_expr *wide = tc_mem_result(vec == 1 ? tc_tile_expand(t, CC_IR_ROW_EXPAND, l, r, sp) : tc_tile_expand(t, CC_IR_ROW_EXPAND, r, l, sp));
+    return wide ? (vec == 1 ? tc_tile_binary(t, op, l, wide, sp) : tc_tile_binary(t, op, wide, r, sp)) : NULL;
+}
+
 cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
 {
     const cc_op_info *row = cc_ir_op_info(op);
@@ -307,9 +348,12 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
         if (l->type.dtype != r->type.dtype)
             return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", name,
                           cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
-        if (!cc_type_equal(&l->type, &r->type))
+        if (!cc_type_equal(&l->type, &r->type)) {
+            int vec = tc_column_vector_pair(l, r);
+            if (vec) return tc_broadcast_binary(t, op, l, r, vec, sp);
             return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s: operand shapes %s and %s differ", name, tc_shape_text(t, &l->type),
                           tc_shape_text(t, &r->type));
+        }
     }
     cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
     if (!x) return tc_oom(t);
@@ -461,20 +505,23 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
     static const char *const ps[] = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz"};
     tc_args a;
     if (!tc_op_bind(t, call, "matmul", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul", &a, 2, ps)) return NULL;
+    int flag[6] = {0};
     for (int k = 3; k < 6; k++) {
-        int v;
-        if (!tc_bool_kw(t, a.v[k], ps[k], &v)) return NULL;
-        for (uint32_t j = 0; v && j < call->u.call.nkws; j++) /* c_matrix_nz=True: names.h's keyword row */
+        if (!tc_bool_kw(t, a.v[k], ps[k], &flag[k])) return NULL;
+        for (uint32_t j = 0; k == 5 && flag[k] && j < call->u.call.nkws; j++) /* c_matrix_nz=True: names.h's keyword row */
             if (call->u.call.kws[j].value == a.v[k] && tc_pl_keyword_unsupported(t, "matmul", &call->u.call.kws[j])) return NULL;
-        if (v) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[k]->span, NULL, "pl.matmul(%s=True) is not supported in this version", ps[k]);
     }
     cc_ir_expr *l = tc_expr(t, a.v[0]), *r = l ? tc_expr(t, a.v[1]) : NULL;
     if (!r || !(l = tc_tile_operand(t, l, a.v[0]->span)) || !(r = tc_tile_operand(t, r, a.v[1]->span)) ||
         !tc_no_bool_tile(t, "matmul", l, call->span) || !tc_no_bool_tile(t, "matmul", r, call->span))
         return NULL;
-    if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
-        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul: inner dimensions differ: %s vs %s", tc_shape_text(t, &l->type),
-                      tc_shape_text(t, &r->type));
+    if (l->type.from_tensors && r->type.from_tensors) return tc_tensor_matmul(t, call, l, r, a.v[2], a.v[3], a.v[4]);
+    for (int k = 3; k < 5; k++) /* v1's tile matmul */
+        if (flag[k])
+            return tc_err(t, CC_DIAG_TYPE, a.v[k]->span, NULL, "pl.matmul: %s=True is not supported for Tile operands; use pl.tile.transpose_view",
+                          ps[k]);
+    cc_type prod;
+    if (!tc_matmul_shape(t, l, r, &prod, call->span)) return NULL;
     if (l->type.dtype != r->type.dtype)
         return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast",
                       cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
@@ -494,8 +541,8 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
         m->u.op.dtype = (uint8_t)od;
     }
     m->u.op.args[0] = l, m->u.op.args[1] = r;
-    m->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)deduced, .rank = 2, .partial = (uint8_t)(l->type.partial || r->type.partial),
-                        .shape = {l->type.shape[0], r->type.shape[1]}};
+    m->type = prod;
+    m->type.dtype = (uint8_t)deduced;
     return m;
 }
 
@@ -513,11 +560,38 @@ static cc_ir_expr *tc_create_tensor_init(tc *t, const cc_expr *e, cc_dtype dt)
     return v;
 }
 
+/* pl.create_tensor(shape, dtype) in kernel code (T-ct): a kernel-local
+ * tensor-level value of zeros, fully valid: a CREATE_TILE marked
+ * from_tensors; manual_dep= and init_value= are orchestration's. */
+static cc_ir_expr *tc_local_tensor(tc *t, const cc_expr *call, const tc_args *a)
+{
+    for (int k = 3; k < 5; k++)
+        if (a->v[k])
+            return tc_err(t, CC_DIAG_INVALID_OP, a->v[k]->span, "start from pl.full(shape, dtype=..., value=...)",
+                          "pl.create_tensor(%s=...) is not allowed in kernel code (%s)", k == 3 ? "manual_dep" : "init_value",
+                          tc_where(t));
+    if (a->v[2] && tc_pl_hardware(t, a->v[2])) return NULL;
+    if (a->v[2]) return tc_err(t, CC_DIAG_UNSUPPORTED, a->v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
+    int64_t ext[CC_MAX_RANK];
+    uint32_t n;
+    cc_ir_expr *shp;
+    if (!tc_value_shape(t, a->v[0], "create_tensor", "pl.create_tensor in kernel code:", ext, &n, &shp)) return NULL;
+    int dt = tc_tile_dtype_arg(t, a->v[1], "pl.create_tensor dtype");
+    if (dt < 0) return NULL;
+    cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CREATE_TILE, call->span);
+    if (!c) return tc_oom(t);
+    c->u.op.args[0] = shp, c->u.op.dtype = (uint8_t)dt;
+    c->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)dt, .rank = (uint8_t)n, .from_tensors = 1};
+    memcpy(c->type.shape, ext, n * sizeof ext[0]);
+    return c;
+}
+
 static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"shape", "dtype", "layout", "manual_dep", "init_value"};
     tc_args a;
     if (!tc_op_bind(t, call, "create_tensor", ps, TC_N(ps), &a) || !tc_need(t, call, "create_tensor", &a, 2, ps)) return NULL;
+    if (t->c.plane == TC_KERNEL) return tc_local_tensor(t, call, &a);
     int manual;
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
     if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
@@ -551,7 +625,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
             return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s of a Tensor is not supported in this version", name);
         if (op == CC_IR_ASSEMBLE || op == CC_IR_SLICE) return tc_window_op(t, call, (cc_ir_op)op); /* their own placement */
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
-        if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL) {
+        if (row->where == CC_OPW_ORCH && t->c.plane == TC_KERNEL && op != CC_IR_CREATE_TENSOR) {
             char what[64];
             snprintf(what, sizeof what, "pl.%s", name);
             return tc_control_in_kernel(t, call->span, what);
@@ -570,6 +644,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
+    if (!strcmp(name, "full")) return tc_tensor_full(t, call);
     if (!strcmp(name, "range")) return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.range(...) can only be iterated by a for loop");
     if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) is only valid as the item of a with statement", name);

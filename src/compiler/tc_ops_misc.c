@@ -36,13 +36,23 @@ static int tc_init_cond(tc *t, const cc_expr *e, cc_ir_expr **out)
 
 static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"acc", "lhs", "rhs", "init_cond"};
+    static const char *const ps[] = {"acc", "lhs", "rhs", "init_cond", "a_trans", "b_trans"};
     tc_args a;
     if (!tc_op_bind(t, call, "matmul_acc", ps, TC_N(ps), &a) || !tc_need(t, call, "matmul_acc", &a, 3, ps)) return NULL;
+    for (int k = 4; k < 6; k++)
+        if (a.v[k] && a.v[k]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, a.v[k]->span, NULL, "%s must be True or False", ps[k]);
     cc_ir_expr *acc = tc_tile_arg(t, a.v[0]), *l = acc ? tc_tile_arg(t, a.v[1]) : NULL, *r = l ? tc_tile_arg(t, a.v[2]) : NULL, *cond;
     if (!r || !tc_no_bool_tile(t, "matmul_acc", acc, call->span) || !tc_no_bool_tile(t, "matmul_acc", l, call->span) ||
         !tc_no_bool_tile(t, "matmul_acc", r, call->span) || !tc_init_cond(t, a.v[3], &cond))
         return NULL;
+    int tensor = l->type.from_tensors && r->type.from_tensors; /* T-mm's tensor-level row */
+    if (tensor && (!tc_tensor_mm_operand(t, "matmul_acc", &l, 1, a.v[4], call->span) ||
+                   !tc_tensor_mm_operand(t, "matmul_acc", &r, 0, a.v[5], call->span)))
+        return NULL;
+    for (int k = 4; !tensor && k < 6; k++)
+        if (a.v[k] && a.v[k]->u.i)
+            return tc_err(t, CC_DIAG_TYPE, a.v[k]->span, NULL, "pl.matmul_acc: %s=True is not supported for Tile operands; use pl.tile.transpose_view",
+                          ps[k]);
     if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul_acc: inner dimensions differ: %s vs %s",
                       tc_shape_text(t, &l->type), tc_shape_text(t, &r->type));
@@ -54,8 +64,12 @@ static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
                       cc_dtype_name((cc_dtype)l->type.dtype));
     cc_dtype want = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
     if (acc->type.dtype != want)
-        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "tile.matmul_acc requires accumulator dtype %s, but got %s", cc_dtype_name(want),
-                      cc_dtype_name((cc_dtype)acc->type.dtype));
+        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "%s.matmul_acc requires accumulator dtype %s, but got %s", tensor ? "tensor" : "tile",
+                      cc_dtype_name(want), cc_dtype_name((cc_dtype)acc->type.dtype));
+    cc_type prod = {.kind = CC_T_TILE, .rank = 2, .shape = {l->type.shape[0], r->type.shape[1]}};
+    if (tensor && (acc->type.rank != 2 || acc->type.shape[0] != prod.shape[0] || acc->type.shape[1] != prod.shape[1]))
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.matmul_acc: accumulator shape %s does not match the product shape %s",
+                      tc_shape_text(t, &acc->type), tc_shape_text(t, &prod));
     if (acc->type.rank != 2)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.matmul_acc requires a rank-2 accumulator, got rank %u", acc->type.rank);
     if (acc->type.shape[0] != l->type.shape[0])
@@ -136,33 +150,39 @@ static cc_ir_expr *tc_fillpad(tc *t, const cc_expr *call)
     return f;
 }
 
-static cc_ir_expr *tc_full(tc *t, const cc_expr *call)
+/* pl.tile.full, or (tensor) pl.full: its texts name the spelling, its
+ * shape entries are reported one by one, its result is tensor-level. */
+static cc_ir_expr *tc_full(tc *t, const cc_expr *call, int tensor)
 {
     static const char *const ps[] = {"shape", "dtype", "value"};
+    const char *op = tensor ? "full" : "tile.full";
     tc_args a;
-    if (!tc_kernel_only(t, "tile.full", call->span) || !tc_op_bind(t, call, "tile.full", ps, TC_N(ps), &a) ||
-        !tc_need(t, call, "tile.full", &a, 3, ps))
+    if (!tc_kernel_only(t, op, call->span) || !tc_op_bind(t, call, op, ps, TC_N(ps), &a) || !tc_need(t, call, op, &a, 3, ps))
         return NULL;
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
     cc_ir_expr *shp;
-    if (!tc_shapes(t, a.v[0], "tile.full", ext, &n, &shp)) return NULL;
-    if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.tile.full: the shape needs 1 to 4 entries");
-    int dt = tc_tile_dtype_arg(t, a.v[1], "pl.tile.full dtype");
+    if (tensor ? !tc_value_shape(t, a.v[0], op, "pl.full", ext, &n, &shp) : !tc_shapes(t, a.v[0], op, ext, &n, &shp)) return NULL;
+    if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.%s: the shape needs 1 to 4 entries", op);
+    char what[32];
+    snprintf(what, sizeof what, "pl.%s dtype", op);
+    int dt = tc_tile_dtype_arg(t, a.v[1], what);
     if (dt < 0) return NULL;
     cc_ir_expr *v = tc_expr(t, a.v[2]);
     if (!v) return NULL;
     if (v->type.kind != CC_T_SCALAR || v->type.dtype == CC_DT_TASK_ID || v->type.dtype == CC_DT_BOOL)
-        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.tile.full value must be an int or float scalar");
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.%s value must be an int or float scalar", op);
     if (cc_dtype_is_float(v->type.dtype) && !cc_dtype_is_float((cc_dtype)dt))
-        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.tile.full: a float value for an %s tile; pass an int", cc_dtype_name((cc_dtype)dt));
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.%s: a float value for an %s tile; pass an int", op, cc_dtype_name((cc_dtype)dt));
     cc_ir_expr *f = cc_ir_op_new(t->a, CC_IR_FULL, call->span);
     if (!f) return tc_oom(t);
     f->u.op.args[0] = shp, f->u.op.args[1] = v, f->u.op.dtype = (uint8_t)dt;
-    f->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
+    f->type = (cc_type){.kind = CC_T_TILE, .dtype = (uint8_t)dt, .rank = (uint8_t)n, .from_tensors = (uint8_t)tensor};
     memcpy(f->type.shape, ext, n * sizeof ext[0]);
     return f;
 }
+
+cc_ir_expr *tc_tensor_full(tc *t, const cc_expr *call) { return tc_full(t, call, 1); }
 
 /* pl.reshape(x, shape): the shape a list of positive constants with x's
  * element count.  A partial x keeps its valid region only where the VM
@@ -320,7 +340,7 @@ static cc_ir_expr *tc_set_validshape(tc *t, const cc_expr *call)
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     switch (op) {
-    case CC_IR_FULL: return tc_full(t, call);
+    case CC_IR_FULL: return tc_full(t, call, 0);
     case CC_IR_MATMUL_ACC: return tc_matmul_acc(t, call);
     case CC_IR_CONCAT: return tc_concat(t, call);
     case CC_IR_FILLPAD: return tc_fillpad(t, call);

@@ -136,9 +136,11 @@ typedef struct cc_type {
     uint8_t mem;     /* TILE: its memory-space tag (cc_mem; docs/dsl.md, "Memory spaces");
                       * 0 (DDR, never a tile's space) reads as Vec, so a type built without
                       * a tag is in Vec; read it with cc_type_mem; not part of equality */
-    uint8_t from_tensors; /* TILE: computed from Tensor operands only (an implicit load, or a
-                           * pl op whose tile operands all are): a pl.tensor.<op> operand
-                           * (DSL-V2-SPEC §9); not part of equality */
+    uint8_t from_tensors; /* TILE: computed from Tensor operands only (an implicit load,
+                           * pl.full, a kernel-local pl.create_tensor, or a pl op or operator
+                           * whose tile operands all are): a tensor-level value (DSL-V2-SPEC
+                           * §1.2: T-ew's broadcast, T-mm's rules; docs/dsl.md, "Tensor-level
+                           * code"), a pl.tensor.<op> operand (§9); not part of equality */
 } cc_type;
 
 /* A tile's memory space (Vec when untagged). */

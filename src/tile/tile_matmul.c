@@ -8,6 +8,9 @@
  * accumulates in INT32 (wrapping) with an i-k-j loop that vectorizes.
  * OpenBLAS runs single-threaded: each runtime worker is one core.
  *
+ * A batched product (rank > 2, tensor-level pl.matmul) is one GEMM per
+ * matrix of the result, the operands' leading axes broadcast as numpy's.
+ *
  * pl.matmul_acc adds the product into the accumulator in place (the
  * GEMM's beta = 1, the INT8 loop without its clearing), over the
  * intersection of the accumulator's valid region and the product's, as
@@ -82,35 +85,86 @@ static int mm_run(tile *dst, const tile *a, const tile *b, int64_t M, int64_t N,
     return 0;
 }
 
+/* Do the batch axes of a [.., M, K] and b [.., K, N] broadcast (numpy's
+ * rule, aligned at the innermost) to dst's? */
+static int mm_batches(const tile *dst, const tile *a, const tile *b)
+{
+    uint32_t nb = dst->rank - 2u, la = a->rank - 2u, lb = b->rank - 2u;
+    if (la > nb || lb > nb) return 0;
+    for (uint32_t k = 0; k < nb; k++) {
+        int64_t e = dst->shape[nb - 1 - k], x = k < la ? a->shape[la - 1 - k] : 1, y = k < lb ? b->shape[lb - 1 - k] : 1;
+        if ((x != e && x != 1) || (y != e && y != 1) || (x != e && y != e)) return 0;
+    }
+    return 1;
+}
+
 /* The operand checks of matmul and matmul_acc; *rt gets the result dtype. */
 static int mm_check(const tile *dst, const tile *a, const tile *b, const char *op, tile_dtype *rt, char *msg, size_t cap)
 {
-    if (a->rank != 2 || b->rank != 2 || a->shape[1] != b->shape[0] || a->dtype != b->dtype)
+    uint32_t ra = a->rank, rb = b->rank, rd = dst->rank;
+    if (ra < 2 || rb < 2 || a->shape[ra - 1] != b->shape[rb - 2] || a->dtype != b->dtype || (rd > 2 && !mm_batches(dst, a, b)))
         return tile_fail(msg, cap, "pl.%s: inner dimensions or dtypes differ", op);
     tile_dtype dt = (tile_dtype)a->dtype;
     *rt = dt == TILE_INT8 ? TILE_INT32 : TILE_FP32;
     if (tile_no_bool(a, op, msg, cap)) return -1;
     if (!tile_dtype_is_float(dt) && dt != TILE_INT8)
         return tile_fail(msg, cap, "pl.%s: %s operands are not supported; cast to FP32 or INT8", op, tile_dtype_name(dt));
-    if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != b->shape[1] || dst->dtype != *rt)
-        return tile_fail(msg, cap, "pl.%s: the result tile is not [%lld, %lld] %s", op, (long long)a->shape[0], (long long)b->shape[1],
-                         tile_dtype_name(*rt));
+    if ((rd == 2) != (ra == 2 && rb == 2) || dst->shape[rd - 2] != a->shape[ra - 2] || dst->shape[rd - 1] != b->shape[rb - 1] ||
+        dst->dtype != *rt)
+        return tile_fail(msg, cap, "pl.%s: the result tile is not [%s%lld, %lld] %s", op, rd > 2 ? ".., " : "", (long long)a->shape[ra - 2],
+                         (long long)b->shape[rb - 1], tile_dtype_name(*rt));
     return 0;
 }
 
 static int64_t mm_min(int64_t x, int64_t y) { return x < y ? x : y; }
 
+/* Matrix q (row-major over the leading axes) of x, as a rank-2 tile over x's buffer. */
+static tile mm_matrix(const tile *x, int64_t q)
+{
+    tile v = *x;
+    uint32_t r = x->rank;
+    v.rank = 2;
+    v.shape[0] = x->shape[r - 2], v.shape[1] = x->shape[r - 1], v.valid[0] = x->valid[r - 2], v.valid[1] = x->valid[r - 1];
+    v.data = (char *)x->data + (size_t)(q * v.shape[0] * v.shape[1]) * tile_dtype_size((tile_dtype)x->dtype);
+    return v;
+}
+
+/* x's matrix for dst's batch index q: each axis of extent 1 in x broadcast. */
+static int64_t mm_batch_of(const tile *dst, const tile *x, int64_t q)
+{
+    uint32_t nb = dst->rank - 2u, lx = x->rank - 2u;
+    int64_t qx = 0, stride = 1;
+    for (uint32_t k = 0; k < nb; k++) { /* k counts from the innermost batch axis */
+        int64_t e = dst->shape[nb - 1 - k], i = q % e;
+        q /= e;
+        if (k >= lx) continue;
+        int64_t ex = x->shape[lx - 1 - k];
+        qx += (ex == 1 ? 0 : i) * stride, stride *= ex;
+    }
+    return qx;
+}
+
 int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap)
 {
     tile_dtype rt;
     if (mm_check(dst, a, b, "matmul", &rt, msg, cap)) return -1;
-    return mm_run(dst, a, b, a->valid[0], b->valid[1], mm_min(a->valid[1], b->valid[0]), 0, s, "matmul", msg, cap);
+    if (dst->rank == 2) return mm_run(dst, a, b, a->valid[0], b->valid[1], mm_min(a->valid[1], b->valid[0]), 0, s, "matmul", msg, cap);
+    uint32_t nb = dst->rank - 2u; /* a batched product: one GEMM per matrix of dst (leading axes fully valid) */
+    int64_t count = 1;
+    for (uint32_t d = 0; d < nb; d++) count *= dst->shape[d], dst->valid[d] = dst->shape[d];
+    for (int64_t q = 0; q < count; q++) {
+        tile dq = mm_matrix(dst, q), aq = mm_matrix(a, mm_batch_of(dst, a, q)), bq = mm_matrix(b, mm_batch_of(dst, b, q));
+        if (mm_run(&dq, &aq, &bq, aq.valid[0], bq.valid[1], mm_min(aq.valid[1], bq.valid[0]), 0, s, "matmul", msg, cap)) return -1;
+        dst->valid[nb] = dq.valid[0], dst->valid[nb + 1] = dq.valid[1];
+    }
+    return 0;
 }
 
 int tile_matmul_acc(tile *acc, const tile *a, const tile *b, int init, tile_scratch *s, char *msg, size_t cap)
 {
     tile_dtype rt;
     if (mm_check(acc, a, b, "matmul_acc", &rt, msg, cap)) return -1;
+    if (acc->rank != 2) return tile_fail(msg, cap, "pl.matmul_acc: the accumulator is not rank 2");
     int64_t K = mm_min(a->valid[1], b->valid[0]);
     if (init) return mm_run(acc, a, b, a->valid[0], b->valid[1], K, 0, s, "matmul_acc", msg, cap);
     return mm_run(acc, a, b, mm_min(acc->valid[0], a->valid[0]), mm_min(acc->valid[1], b->valid[1]), K, 1, s, "matmul_acc", msg, cap);

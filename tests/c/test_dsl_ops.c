@@ -436,8 +436,8 @@ static void test_dsl_ops_matmul_out_dtype_rule(void **s)
               "pl.matmul: out_dtype=FP16 is not supported for Tile operands — the result dtype is deduced as FP32", 7, 39);
     OPS_ERROR(KP("q: pl.Tensor, out: pl.Out[pl.Tensor]", "        b = pl.load(q, [0, 0], [64, 64])\n        m = pl.matmul(b, b, out_dtype=pl.FP32)\n"),
               "ParserTypeError", "pl.matmul: out_dtype=FP32 is not supported for Tile operands — the result dtype is deduced as INT32", 7, 39);
-    OPS_ERROR(KP("a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]", LOAD_T "        m = pl.matmul(t, w, b_trans=True)\n"), "UnsupportedFeatureError",
-              "pl.matmul(b_trans=True) is not supported in this version", 7, 37);
+    OPS_ERROR(KP("a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]", LOAD_T "        m = pl.matmul(t, w, b_trans=True)\n"), "ParserTypeError",
+              "pl.matmul: b_trans=True is not supported for Tile operands; use pl.tile.transpose_view", 7, 37);
 }
 
 /* ---- cross-plane rules (docs/dsl.md, "Decorators and function kinds", B08, B10) -------------- */
@@ -448,10 +448,10 @@ static void test_dsl_ops_matmul_out_dtype_rule(void **s)
 static void test_dsl_ops_create_tensor_in_kernel_code(void **s)
 {
     (void)s;
-    OPS_ERROR(K("        x = pl.create_tensor([64, 128], pl.FP32)\n"), "InvalidOperationError",
-              "pl.create_tensor is control-plane work and is not allowed in kernel code (inside a pl.at(level=pl.Level.CORE_GROUP) body)", 6, 13);
-    OPS_ERROR(INCORE_K("    x = pl.create_tensor([64, 128], pl.FP32)\n") CALL_K, "InvalidOperationError",
-              "pl.create_tensor is control-plane work and is not allowed in kernel code (in InCore function 'k')", 5, 9);
+    OPS_ERROR(K("        x = pl.create_tensor([64, 128], pl.FP32, init_value=1.0)\n"), "InvalidOperationError",
+              "pl.create_tensor(init_value=...) is not allowed in kernel code (inside a pl.at(level=pl.Level.CORE_GROUP) body)", 6, 61);
+    OPS_ERROR(INCORE_K("    x = pl.create_tensor([64, 128], pl.FP32, manual_dep=True)\n") CALL_K, "InvalidOperationError",
+              "pl.create_tensor(manual_dep=...) is not allowed in kernel code (in InCore function 'k')", 5, 57);
 }
 
 static void test_dsl_ops_create_tensor_accepted_in_control_code(void **s)
@@ -474,7 +474,7 @@ static void test_dsl_ops_b08_misplaced_tile_op(void **s)
     assert_non_null(strstr(d->hint, "with pl.at(level=pl.Level.CORE_GROUP):"));
     pto_program_free(p);
     OPS_ERROR(HDR "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    x = pl.exp(a)\n    return out\n", "InvalidOperationError",
-              "Misplaced tile op 'pl.exp' in Orchestration function 'f' (should be inside InCore block)", 5, 9);
+              "Misplaced tensor op 'pl.exp' in Orchestration function 'f' (should be inside InCore block)", 5, 9);
     OPS_ERROR(HDR "@pl.jit.opaque\ndef g(a, out):\n    pl.store(a, [0, 0], out)\n    return out\n\n"
                   "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    g(a, out)\n    return out\n",
               "InvalidOperationError", "Misplaced tile op 'pl.store' in Opaque function 'g' (should be inside InCore block)", 5, 5);

@@ -154,15 +154,15 @@ static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)
               "f", "UnsupportedFeatureError", "a layout other than pl.ND is not supported in this version", 8, 45);
 }
 
-static void test_create_tensor_in_kernel_code_is_invalid_op(void **s)
+static void test_create_tensor_in_kernel_code_with_manual_dep_is_invalid_op(void **s)
 {
     (void)s;
     DSL_ERROR(DSL_F_HEADER
               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
               "        t = pl.load(a, [0, 0], [64, 128])\n"
-              "        x = pl.create_tensor([64, 64], pl.FP32)\n"
+              "        x = pl.create_tensor([64, 64], pl.FP32, manual_dep=True)\n"
               "    return out\n",
-              "f", "InvalidOperationError", "pl.create_tensor is control-plane work and is not allowed in kernel code", 7, 13);
+              "f", "InvalidOperationError", "pl.create_tensor(manual_dep=...) is not allowed in kernel code", 7, 60);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -179,7 +179,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_create_tensor_empty_shape_is_invalid_op),
     cmocka_unit_test(test_create_tensor_index_dtype_is_type_error),
     cmocka_unit_test(test_create_tensor_layout_other_than_nd_is_unsupported),
-    cmocka_unit_test(test_create_tensor_in_kernel_code_is_invalid_op),
+    cmocka_unit_test(test_create_tensor_in_kernel_code_with_manual_dep_is_invalid_op),
 };
 
 PTO_TEST_MAIN(tests)

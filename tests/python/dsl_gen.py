@@ -255,14 +255,14 @@ class Gen:
         return KLoad(tile, src, offs, shape)
 
     def misc_op(self, tile, a, shape, ranges):
-        """pl.tile.full / pl.create_tile, a pl.concat of a's halves (two columns or more), or
+        """pl.tile.full / pl.full / pl.create_tile, a pl.concat of a's halves (two columns or more), or
         (FP32) pl.matmul_acc with a zero right operand and maybe a run-time init_cond."""
         rng = self.rng
         kinds = ("full",) + (("concat",) if shape[1] >= 2 else ()) + (("matmul",) if self.dtype == "FP32" else ())
         kind = rng.choice(kinds)
         if kind == "full":
             value = rng.choice((0, 1.5, -2.0)) if self.dtype == "FP32" else rng.randint(-5, 5)
-            return KMisc(tile, kind, a, shape, self.dtype, value=value)
+            return KMisc(tile, "tensor_full" if value and rng.random() < 0.5 else kind, a, shape, self.dtype, value=value)
         cond = (Lin(0, [(rng.choice(sorted(ranges)), 1)]), rng.randint(-1, 2)) if kind == "matmul" and ranges and rng.random() < 0.6 else None
         return KMisc(tile, kind, a, shape, self.dtype, cond=cond)
 

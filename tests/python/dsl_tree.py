@@ -328,6 +328,7 @@ class KWindow:
 class KMisc:
     """The tile catalog's constructors and combiners, each with a result numpy knows:
     full: tile = pl.tile.full([R, C], dtype=.., value=v) (v 0: pl.create_tile([R, C], ..));
+    tensor_full: the same spelled pl.full (its tensor-level spelling);
     concat: tile = pl.concat of a's two column halves (pl.slice) = a, fully valid (zeros
     outside a's valid region); matmul_acc (FP32): tile = pl.matmul_acc(pl.fillpad(a),
     pl.fillpad(a), a zero [C, C] pl.create_tile[, init_cond=lin > k]) = pl.fillpad(a), or
@@ -338,9 +339,9 @@ class KMisc:
 
     def emit(self, out, ind):
         (r, c), dt = self.shape, self.dtype
-        if self.kind == "full":
-            e = ("pl.tile.full([%d, %d], dtype=pl.%s, value=%r)" % (r, c, dt, self.value) if self.value
-                 else "pl.create_tile([%d, %d], pl.%s)" % (r, c, dt))
+        if self.kind in ("full", "tensor_full"):
+            e = ("pl.%s([%d, %d], dtype=pl.%s, value=%r)" % ("tile.full" if self.kind == "full" else "full", r, c, dt, self.value)
+                 if self.value else "pl.create_tile([%d, %d], pl.%s)" % (r, c, dt))
         elif self.kind == "concat":
             h = c // 2
             e = "pl.concat(pl.slice(%s, [%d, %d], [0, 0]), pl.slice(%s, [%d, %d], [0, %d]))" % (self.a, r, h, self.a, r, c - h, h)
@@ -350,7 +351,7 @@ class KMisc:
         out.append("%s%s = %s" % (ind, self.tile, e))
 
     def run(self, env):
-        if self.kind == "full":
+        if self.kind in ("full", "tensor_full"):
             np_dt = np.float32 if self.dtype == "FP32" else np.int32
             env[self.tile] = (np.full(self.shape, self.value, np_dt), self.shape)
             return
