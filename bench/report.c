@@ -476,7 +476,7 @@ static double case_size(const char *cas)
 /* B7 at each kernel's largest size run: softmax and RMSNorm >= 1.5x torch
  * eager and >= 50% of B0's DRAM triad (2 threads), FFN and attention
  * >= 0.9x torch eager and >= 50% of twice B0's single-core sgemm rate;
- * every kernel's first-call compile <= 5 ms (wall time of pto_compile). */
+ * every kernel's first-call compile <= 5 ms (CPU time of pto_compile). */
 static void bars_b7(void)
 {
     static const char *const kernels[] = {"softmax", "rmsnorm", "ffn", "attention"};
