@@ -18,7 +18,8 @@
  * matmul -> SiLU (x * recip(1 + exp(-x))) -> matmul; attention 64 query
  * rows (at least 8 blocks) against all of K and V: the whole [TR, SEQ]
  * score tile (no online softmax: at SEQ 1024 it is 256 KiB),
- * Q_blk @ transpose_view(K) * SCALE, row softmax, @ V.
+ * Q_blk @ Kt * SCALE, row softmax, @ V, where Kt = transpose_view(K) is
+ * written once, by a task of its own, into a pl.create_tensor [HEAD, SEQ].
  *
  * Inputs: input j's element i is ((i * 37 + j * 11) % 101 - 50) * scale in
  * FP32, the same in b7_torch.py.  The reference is torch's output, written
