@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "compiler/program.h"
 #include "exec/orch_vm.h"
@@ -43,6 +42,8 @@
 #include "pto/compile.h"
 #include "pto/run.h"
 #include "pto/runtime.h"
+
+#include "dsl_util.h"
 
 enum { MAX_RUNS = 400 };
 
@@ -78,38 +79,6 @@ static const char bands_source[] =
     "            pl.store(pl.add(u, 1.0), [i * TR, 0], out)\n"
     "    return out\n";
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void row(const char *bench, const char *cas, const char *system, const char *metric, double value)
-{
-    printf("{\"bench\": \"%s\", \"case\": \"%s\", \"system\": \"%s\", \"metric\": \"%s\", \"value\": %.4g}\n",
-           bench, cas, system, metric, value);
-    fflush(stdout);
-}
-
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_dsl: %s\n", what);
-    exit(1);
-}
-
 /* ---- data ------------------------------------------------------------------ */
 
 typedef struct data {
@@ -123,7 +92,7 @@ static data data_make(int rows, int cols)
     data d = {rows, cols, (size_t)rows * (size_t)cols, NULL, NULL};
     size_t bytes = (d.n * sizeof(float) + 63) / 64 * 64;
     d.a = aligned_alloc(64, bytes), d.out = aligned_alloc(64, bytes);
-    if (!d.a || !d.out) die("out of memory");
+    if (!d.a || !d.out) bench_die("bench_dsl", "out of memory");
     for (size_t i = 0; i < d.n; i++) d.a[i] = (float)((i * 37) % 101) / 7.0f - 5.0f, d.out[i] = 0;
     return d;
 }
@@ -154,15 +123,6 @@ static int runs_for(const data *d)
     return r < 5 ? 5 : r > MAX_RUNS ? MAX_RUNS : r;
 }
 
-/* Rows per band: a tile of about 128 KiB, at least 8 bands, dividing rows. */
-static int band_rows(int rows, int cols)
-{
-    int tr = (int)((128u << 10) / ((unsigned)cols * sizeof(float)));
-    if (tr < 1) tr = 1;
-    while (tr > 1 && (rows / tr < 8 || rows % tr)) tr /= 2;
-    return tr;
-}
-
 /* ---- compile and run ---------------------------------------------------------- */
 
 static pto_program *compile(const char *entry, int rows, int cols, int n, int tr)
@@ -179,36 +139,12 @@ static pto_program *compile(const char *entry, int rows, int cols, int n, int tr
     int page = !strcmp(entry, "scaled");
     size_t len = sizeof bands_source - 1;
     char *text = page ? base_read_file(PTO_PAGE_SCRIPT, &len) : NULL;
-    if (page && !text) die("cannot read " PTO_PAGE_SCRIPT);
+    if (page && !text) bench_die("bench_dsl", "cannot read " PTO_PAGE_SCRIPT);
     pto_compile_options o = {.filename = page ? PTO_PAGE_SCRIPT : "bands.py", .source = page ? text : bands_source,
                              .source_len = len, .entry = entry, .constants = consts, .nconstants = 3, .args = specs, .nargs = 2};
-    pto_program *p;
-    int rc = pto_compile(&o, &p);
+    pto_program *p = bench_compile(&o);
     free(text);
-    char msg[2048];
-    for (size_t k = 0; p && k < pto_program_diag_count(p); k++)
-        pto_program_diag_format(p, k, msg, sizeof msg), fprintf(stderr, "%s\n", msg);
-    if (rc) die("compile failed");
     return p;
-}
-
-static int workers(void)
-{
-    const char *w = getenv("PTO_BENCH_WORKERS");
-    return w ? atoi(w) : 1;
-}
-
-static pto_runtime *runtime(const pto_runtime_env *env)
-{
-    pto_config c;
-    memset(&c, 0, sizeof c);
-    if (env) c.runtime_env = *env;
-    c.num_workers = workers();
-    c.stall_timeout_ms = -1;
-    pto_runtime *rt;
-    pto_error err;
-    if (pto_runtime_create(&c, &rt, &err)) fprintf(stderr, "%s\n", err.message), die("runtime create failed");
-    return rt;
 }
 
 static void tensor_args(const data *d, pto_run_arg args[2])
@@ -224,9 +160,9 @@ static double dsl_run(pto_runtime *rt, const pto_program *p, const data *d)
     pto_run_arg args[2];
     tensor_args(d, args);
     pto_error err;
-    double t0 = now();
-    if (pto_program_run(rt, p, args, 2, &err)) fprintf(stderr, "%s\n", err.message), die("run failed");
-    return now() - t0;
+    double t0 = bench_now();
+    if (pto_program_run(rt, p, args, 2, &err)) fprintf(stderr, "%s\n", err.message), bench_die("bench_dsl", "run failed");
+    return bench_now() - t0;
 }
 
 /* ---- the C loop and the C API ------------------------------------------------- */
@@ -238,9 +174,9 @@ static void scale(const float *restrict a, float *restrict out, size_t n)
 
 static double cloop_run(const data *d)
 {
-    double t0 = now();
+    double t0 = bench_now();
     scale(d->a, d->out, d->n);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 /* views[0] = the band of a, views[1] = the band of out: contiguous rows. */
@@ -255,7 +191,7 @@ static int capi_kernel(const pto_kernel_args *k)
 /* N tasks, one per band of tr rows, in one scope, then finish. */
 static double capi_run(pto_runtime *rt, const data *d, int tr)
 {
-    double t0 = now();
+    double t0 = bench_now();
     int rc = pto_scope_begin(rt, PTO_SCOPE_AUTO, __FILE__, __LINE__);
     for (int i = 0; i < d->rows / tr && !rc; i++) {
         int64_t off = (int64_t)i * tr * d->cols;
@@ -269,8 +205,8 @@ static double capi_run(pto_runtime *rt, const data *d, int tr)
     }
     if (!rc) rc = pto_scope_end(rt);
     int frc = pto_runtime_finish(rt);
-    if (rc || frc) die("C API run failed");
-    return now() - t0;
+    if (rc || frc) bench_die("bench_dsl", "C API run failed");
+    return bench_now() - t0;
 }
 
 /* ---- B5 ------------------------------------------------------------------------ */
@@ -286,17 +222,17 @@ static int b5(int rows, int cols, const char *system)
         cloop_run(&d), verify(&d, "c-loop warm-up");
         for (int r = 0; r < runs; r++) t[r] = cloop_run(&d);
         verify(&d, "c-loop");
-        row("B5", cas, system, "gbps", bytes / median(t, runs) / 1e9);
+        bench_row("B5", cas, system, "gbps", bytes / bench_median(t, runs) / 1e9);
     } else {
-        int tr = band_rows(rows, cols);
-        pto_runtime *rt = runtime(NULL);
+        int tr = bench_band_rows(rows, cols);
+        pto_runtime *rt = bench_runtime(NULL);
         static const char *const entries[] = {"bands", "bands_tmp"}, *const names[] = {"ours", "ours-create-tensor"};
         for (int e = 0; e < 2; e++) {
             pto_program *p = compile(entries[e], rows, cols, rows / tr, tr);
             dsl_run(rt, p, &d), verify(&d, "warm-up");
             for (int r = 0; r < runs; r++) t[r] = dsl_run(rt, p, &d);
             verify(&d, names[e]);
-            row("B5", cas, names[e], "gbps", bytes / median(t, runs) / 1e9);
+            bench_row("B5", cas, names[e], "gbps", bytes / bench_median(t, runs) / 1e9);
             pto_program_free(p);
         }
         pto_runtime_destroy(rt);
@@ -311,9 +247,9 @@ static int b5(int rows, int cols, const char *system)
 static int b6_tasks(int rows, int cols)
 {
     data d = data_make(rows, cols);
-    int tr = band_rows(rows, cols), n = rows / tr, runs = runs_for(&d);
+    int tr = bench_band_rows(rows, cols), n = rows / tr, runs = runs_for(&d);
     pto_program *p = compile("bands", rows, cols, n, tr);
-    pto_runtime *rt = runtime(NULL);
+    pto_runtime *rt = bench_runtime(NULL);
     dsl_run(rt, p, &d), verify(&d, "dsl warm-up");
     capi_run(rt, &d, tr), verify(&d, "C API warm-up");
     double td[MAX_RUNS], tc[MAX_RUNS];
@@ -323,8 +259,8 @@ static int b6_tasks(int rows, int cols)
     verify(&d, "C API");
     char cas[48];
     snprintf(cas, sizeof cas, "r%d_c%d_n%d", rows, cols, n);
-    row("B6", cas, "ours", "dsl_task_us", median(td, runs) * 1e6 / n);
-    row("B6", cas, "ours", "capi_task_us", median(tc, runs) * 1e6 / n);
+    bench_row("B6", cas, "ours", "dsl_task_us", bench_median(td, runs) * 1e6 / n);
+    bench_row("B6", cas, "ours", "capi_task_us", bench_median(tc, runs) * 1e6 / n);
     pto_runtime_destroy(rt);
     pto_program_free(p);
     data_free(&d);
@@ -336,9 +272,9 @@ static double task_seconds;
 
 static int timed_tile_run(const cc_lowered *l, const cc_lo_proc *k, const pto_kernel_args *a)
 {
-    double t0 = now();
+    double t0 = bench_now();
     int rc = ex_tile_run(l, k, a);
-    task_seconds += now() - t0; /* one task per run: no other thread adds */
+    task_seconds += bench_now() - t0; /* one task per run: no other thread adds */
     return rc;
 }
 
@@ -350,9 +286,9 @@ static double dsl_task_time(pto_runtime *rt, const pto_program *p, const data *d
     tensor_args(d, args);
     ex_value params[2];
     pto_error err;
-    if (!l || l->procs[0].nparams != 2 || ex_bind(l, args, 2, params, &err)) die("bind failed");
+    if (!l || l->procs[0].nparams != 2 || ex_bind(l, args, 2, params, &err)) bench_die("bench_dsl", "bind failed");
     task_seconds = 0;
-    if (ex_orch_run(rt, l, timed_tile_run, params, 2)) die("timed run failed");
+    if (ex_orch_run(rt, l, timed_tile_run, params, 2)) bench_die("bench_dsl", "timed run failed");
     return task_seconds;
 }
 
@@ -361,13 +297,13 @@ static int b6_call(void)
     enum { ROWS = 256, COLS = 128, CALLS = 400 };
     data d = data_make(ROWS, COLS);
     pto_program *p = compile("scaled", ROWS, COLS, 4, 64);
-    pto_runtime *rt = runtime(NULL);
+    pto_runtime *rt = bench_runtime(NULL);
     dsl_run(rt, p, &d), verify(&d, "warm-up");
     static double call[CALLS], task[CALLS];
     for (int r = 0; r < CALLS; r++) call[r] = dsl_run(rt, p, &d), task[r] = dsl_task_time(rt, p, &d);
     verify(&d, "cached calls");
-    row("B6", "r256_c128_n1", "ours", "cached_call_us", median(call, CALLS) * 1e6);
-    row("B6", "r256_c128_n1", "ours", "call_task_us", median(task, CALLS) * 1e6);
+    bench_row("B6", "r256_c128_n1", "ours", "cached_call_us", bench_median(call, CALLS) * 1e6);
+    bench_row("B6", "r256_c128_n1", "ours", "call_task_us", bench_median(task, CALLS) * 1e6);
     pto_runtime_destroy(rt);
     pto_program_free(p);
     data_free(&d);
@@ -383,12 +319,12 @@ static int b6_rss(void)
     };
     data d = data_make(256, 128);
     pto_program *p = compile("scaled", 256, 128, 4, 64);
-    pto_runtime *rt = runtime(&env);
+    pto_runtime *rt = bench_runtime(&env);
     for (int r = 0; r < 10; r++) dsl_run(rt, p, &d);
     verify(&d, "sized");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    row("B6", "sized_r256_c128", "ours", "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
+    bench_row("B6", "sized_r256_c128", "ours", "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
     pto_runtime_destroy(rt);
     pto_program_free(p);
     data_free(&d);
@@ -409,7 +345,7 @@ int main(int argc, char **argv)
                    "kernels; libpto: %d worker + the orchestrator (calling thread), which runs ready tasks "
                    "in pto_runtime_finish; no pinning; default ring sizes (B6 rss: the page's sized config); "
                    "a task = a row band of about 128 KiB\"}\n",
-                   workers());
+                   bench_workers());
         return 0;
     }
     if (argc == 4 && !strcmp(argv[1], "b5")) return b5(atoi(argv[2]), atoi(argv[3]), sys);

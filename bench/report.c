@@ -135,7 +135,7 @@ static int lower_is_better(const char *metric)
     return !strcmp(metric, "metg_us") || !strcmp(metric, "submit_ns") || !strcmp(metric, "e2e_ns") ||
            !strcmp(metric, "peak_rss_mb") || !strcmp(metric, "submit_instr") || !strcmp(metric, "compile_us") ||
            !strcmp(metric, "cached_call_us") || !strcmp(metric, "call_task_us") ||
-           !strcmp(metric, "dsl_task_us") || !strcmp(metric, "capi_task_us");
+           !strcmp(metric, "dsl_task_us") || !strcmp(metric, "capi_task_us") || !strcmp(metric, "call_us");
 }
 
 /* Metrics that describe the case, not a system's result: no ratio. */
@@ -464,6 +464,61 @@ static void bars_b6(void)
     }
 }
 
+/* The product of a case's numbers ("ffn_r1024_c1024_h1024": 1024^3). */
+static double case_size(const char *cas)
+{
+    double p = 1;
+    for (const char *c = cas; *c; c++)
+        if (*c >= '0' && *c <= '9' && (c == cas || c[-1] < '0' || c[-1] > '9')) p *= atof(c);
+    return p;
+}
+
+/* B7 at each kernel's largest size run: softmax and RMSNorm >= 1.5x torch
+ * eager and >= 50% of B0's DRAM triad (2 threads), FFN and attention
+ * >= 0.9x torch eager and >= 50% of twice B0's single-core sgemm rate;
+ * every kernel's first-call compile <= 5 ms (CPU time of pto_compile). */
+static void bars_b7(void)
+{
+    static const char *const kernels[] = {"softmax", "rmsnorm", "ffn", "attention"};
+    char what[160], got[256], a[64], p[64], m[64];
+    stat triad = stat_of("B0", "triad_dram", "machine", "gbps_2t");
+    stat sgemm2 = stat_of("B0", "sgemm_b256", "machine", "gflops_1core");
+    sgemm2.med *= 2, sgemm2.lo *= 2, sgemm2.hi *= 2;
+    for (int k = 0; k < 4; k++) {
+        int bw = k < 2;
+        const char *rate = bw ? "gbps" : "gflops";
+        const cell *big = NULL;
+        size_t len = strlen(kernels[k]);
+        for (int i = 0; i < ncells; i++) {
+            const cell *x = &cells[i];
+            if (is_ours_cell(x, "B7", rate) && !strncmp(x->cas, kernels[k], len) && x->cas[len] == '_' &&
+                (!big || case_size(x->cas) > case_size(big->cas)))
+                big = x;
+        }
+        if (!big) continue;
+        stat o = stat_of_cell(big), torch = stat_of("B7", big->cas, "torch", rate), mach = bw ? triad : sgemm2;
+        show(a, sizeof a, o), show(p, sizeof p, torch), show(m, sizeof m, mach);
+        snprintf(what, sizeof what, "B7 %s (largest size): >= %sx torch eager", big->cas, bw ? "1.5" : "0.9");
+        snprintf(got, sizeof got, "ours %s; torch %s %s (x%.2f)", a, p, bw ? "GB/s" : "GFLOP/s", o.med / torch.med);
+        bar(at_least(o, bw ? 1.5 : 0.9, torch), what, o.n && torch.n ? got : "");
+        snprintf(what, sizeof what, "B7 %s (largest size): >= 50%% of %s", big->cas,
+                 bw ? "B0 DRAM triad (2 threads)" : "twice B0's 1-core sgemm");
+        snprintf(got, sizeof got, "ours %s; %s %s (%.0f%%)", a, bw ? "triad" : "2 x sgemm", m, 100 * o.med / mach.med);
+        bar(at_least(o, 0.5, mach), what, o.n && mach.n ? got : "");
+    }
+    const cell *slow = NULL;
+    for (int i = 0; i < ncells; i++)
+        if (is_ours_cell(&cells[i], "B7", "compile_us") &&
+            (!slow || stat_of_cell(&cells[i]).hi > stat_of_cell(slow).hi))
+            slow = &cells[i];
+    if (!slow) return;
+    stat o = stat_of_cell(slow);
+    show(a, sizeof a, o);
+    snprintf(what, sizeof what, "B7 first-call compile of every kernel <= 5 ms");
+    snprintf(got, sizeof got, "slowest %s: %s us (max %.0f)", slow->cas, a, o.hi);
+    bar(at_most(o, 1.0, constant(5000)), what, got);
+}
+
 static void bars(void)
 {
     printf("\nBars (the protocol's; met / NOT MET / within noise: the spreads overlap)\n");
@@ -475,6 +530,7 @@ static void bars(void)
     bars_c1();
     bars_b5();
     bars_b6();
+    bars_b7();
 }
 
 /* ---- header ----------------------------------------------------------------- */
@@ -567,6 +623,8 @@ int main(int argc, char **argv)
                 "bytes per run; c-loop: one thread, the bandwidth reference, not a peer)");
     table("B6", "B6 DSL costs, us per task or per call (cached_call_us / call_task_us: one run of 1 "
                 "task; dsl/capi_task_us: N bands), peak RSS MiB");
+    table("B7", "B7 four FP32 kernels in the DSL (upstream's examples' style): us per cached call, GB/s "
+                "(tensor read + written once) or GFLOP/s (matmuls), first-call compile us");
     table("C1", "C1 DSL compile of the seed examples, CPU microseconds per compile (every stage)");
     bars();
     int rc = write_json(argv[3]);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and prints the table (bench_report).
 #   bench/run.sh [full|quick] BIN_DIR
-#     full:  B0-B6 and B2t as docs/performance.md describes (under 10 minutes here)
-#     quick: a reduced set (under 2 minutes)
-#   BENCH_PYTHON  the interpreter with torch and numpy for B5's peers
+#     full:  B0-B7 and B2t as docs/performance.md describes (under 10 minutes here)
+#     quick: a reduced set (under 2 minutes); B7 at its realistic sizes, in the
+#            first repetition only
+#   BENCH_PYTHON  the interpreter with torch and numpy for B5's and B7's peers
+#                 (B7: also torch's reference results, computed before any timing)
 #                 (default /usr/bin/python3, where the Debian packages go)
 #   BENCH_REPS=N  repetitions (default 3)
 #
@@ -51,6 +53,8 @@ run() {
     dsl)              "$bin/bench_dsl" "$@" ;;
     c-loop)           BENCH_SYSTEM_NAME=c-loop "$bin/bench_dsl" "$@" ;;
     py)               "$python" "$here/systems/b5_torch.py" "$@" ;;
+    b7)               "$bin/bench_b7" "$@" ;;
+    py7)              "$python" "$here/systems/b7_torch.py" "$@" ;;
   esac
 }
 have() {
@@ -60,7 +64,7 @@ have() {
     omp-clang*) [ -x "$bin/bench_omp_clang" ] ;;
     lapacke-mt) [ -x "$bin/bench_lapacke_mt" ] ;;
     dsl|c-loop) [ -x "$bin/bench_dsl" ] ;;
-    py) "$python" -c 'import torch, numpy' 2>/dev/null ;;
+    py|py7) "$python" -c 'import torch, numpy' 2>/dev/null ;;
     *) [ -x "$bin/bench_$1" ] ;;
   esac
 }
@@ -69,12 +73,14 @@ have() {
 # ours-sized where tasks allocate ring memory (B3), omp-gcc-passive
 # everywhere but B1, where a passive libgomp needs minutes per pattern.
 # B5 and B6 (the DSL) have their own systems: dsl (bench_dsl, rows
-# "ours"), the C loop and the Python peers (torch, numpy: one process).
+# "ours"), the C loop and the Python peers (torch, numpy: one process);
+# B7 bench_b7 (rows "ours") and its Python peers.
 systems_of() {
   local all="ours omp-gcc omp-clang omp-clang-active starpu tbb lapacke-mt"
   case $1 in
     b5) echo "dsl c-loop py"; return ;;
     b6) echo "dsl"; return ;;
+    b7) echo "b7 py7"; return ;;
   esac
   if [ "$mode" = quick ]; then echo "$all"; return; fi
   case $1 in
@@ -102,6 +108,7 @@ if [ "$mode" = quick ]; then
   cases+=("b4 1024 64" "b4 1024 256")
   cases+=("b5 256 128" "b5 4096 1024")
   cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss")
+  b7_sizes=(real)
 else
   for c in "stencil 2" "stencil 8" "nearest3 8" "nearest5 8" "trivial 8"; do cases+=("b1 $c"); done
   for d in 0 1 3 5; do cases+=("b2 100000 $d"); done
@@ -110,7 +117,13 @@ else
   for b in 64 128 256; do cases+=("b4 2048 $b"); done
   for s in "256 128" "4096 1024" "16384 1024"; do cases+=("b5 $s"); done
   cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss")
+  b7_sizes=(small real)
 fi
+# B7: each kernel at upstream's example size (small) and a realistic one.
+for z in "${b7_sizes[@]}"; do
+  if [ "$z" = small ]; then cases+=("b7 softmax 64 64" "b7 rmsnorm 32 64" "b7 ffn 64 64 64" "b7 attention 64 128")
+  else cases+=("b7 softmax 4096 1024" "b7 rmsnorm 4096 1024" "b7 ffn 1024 1024 1024" "b7 attention 1024 128"); fi
+done
 
 "$bin/bench_calib" info >> "$configs"
 policy="$mode; $reps repetitions, systems interleaved round-robin (order rotated by repetition and case)"
@@ -123,6 +136,16 @@ for c in "${cases[@]}"; do
 done
 for s in $used; do have "$s" && run "$s" info >> "$configs"; done
 
+# B7's reference: torch's result of every B7 case, once, before any timing;
+# every system's every run is checked against it.
+export BENCH_B7_REFS="$out/b7_refs"
+mkdir -p "$BENCH_B7_REFS"
+for c in "${cases[@]}"; do
+  read -r -a args <<< "$c"
+  [ "${args[0]}" = b7 ] || continue
+  have py7 && run py7 ref "$BENCH_B7_REFS" "${args[@]:1}" || echo "FAILED: torch reference of $c" >> "$failures"
+done
+
 examples="$here/../examples/dsl"
 for ((r = 0; r < reps; r++)); do
   echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: B0" >&2
@@ -133,6 +156,7 @@ for ((r = 0; r < reps; r++)); do
     "$examples/orch_program.py" Before >> "$rows" || echo "FAILED: C1 compile time" >> "$failures"
   for ((i = 0; i < ${#cases[@]}; i++)); do
     read -r -a args <<< "${cases[i]}"
+    [ "$mode" = quick ] && [ "${args[0]}" = b7 ] && [ "$r" -gt 0 ] && continue
     sys=()
     for s in $(systems_of "${args[0]}"); do have "$s" && sys+=("$s"); done
     n=${#sys[@]}
