@@ -60,3 +60,21 @@ def ptoc_lower(path, func, *extra):
     r = subprocess.run([ptoc(), "lower", str(path), "--func", func, *extra], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+_internal_errors = []
+
+
+def _record_internal_error(self, *args):
+    _internal_errors.append(args)
+    RuntimeError.__init__(self, *args)
+
+
+@pytest.fixture(autouse=True)
+def no_internal_error():
+    """DSL-V2-SPEC §12: no test may produce an InternalError, raised or caught."""
+    import pypto
+    pypto.InternalError.__init__ = _record_internal_error
+    before = len(_internal_errors)
+    yield
+    assert len(_internal_errors) == before, "an InternalError was created: %r" % (_internal_errors[before:],)
