@@ -286,6 +286,14 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     if (!sp) {
         if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
         t->unshaped = 1;
+        if (ip->type.kind == CC_T_TENSOR && t->o->signature == 1)
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: cannot specialize from the signature because parameter '%s' "
+                          "has a bare 'pl.Tensor' annotation with no shape. Pass sample arguments to compile(), or annotate "
+                          "the shape.", who, ip->name), 0;
+        if (ip->type.kind == CC_T_TENSOR && t->o->signature == 2)
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "program '%s': cannot compile '%s' from its signature because "
+                          "parameter '%s' has a bare 'pl.Tensor' annotation with no shape", t->o->entry, t->c.fn->name,
+                          ip->name), 0;
         char hint[160];
         snprintf(hint, sizeof hint, "pass it (ptoc: --shape %s=ROWSxCOLS:fp32%s)", ip->name,
                  ip->type.kind == CC_T_SCALAR ? " or --const for a scalar" : "");
