@@ -16,7 +16,8 @@
  *   signature(program) -> ([(name, dtype name, shape, direction)], nresults):
  *       the compiled entry's parameters (pto_program_param; direction None
  *       for a scalar) and how many values it returns.
- *   stage_texts(program) -> [(stage, name, text)]: the texts keep_stages kept.
+ *   stage_texts(program) -> [(n, name, text)]: the texts keep_stages kept,
+ *       numbered from 1 (parse) in pipeline order.
  *   function(program) -> (name or None, n): a @pl.program's method the
  *       compile goes through (pto_program_function) and how many
  *       Orchestration methods it has.
@@ -303,7 +304,7 @@ static PyObject *py_stage_texts(PyObject *mod, PyObject *arg)
     PyObject *list = PyList_New(0);
     for (int s = PTO_STAGE_PARSE; list && s < PTO_STAGE_LOWER; s++) {
         const char *text = pto_program_stage_text(p, (pto_stage)s);
-        PyObject *row = text ? Py_BuildValue("(iss)", s, pto_stage_name((pto_stage)s), text) : NULL;
+        PyObject *row = text ? Py_BuildValue("(iss)", s - PTO_STAGE_SYNTAX, pto_stage_name((pto_stage)s), text) : NULL;
         if (text && (!row || PyList_Append(list, row) < 0)) Py_CLEAR(list);
         Py_XDECREF(row);
     }
@@ -357,7 +358,7 @@ int py_runtime_ready(void);                                    /* _C_run.c */
 static PyMethodDef py_methods[] = {
     {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after[, entry_line[, signature[, keep_stages]]])"},
     {"signature", py_signature, METH_O, "signature(program) -> ([(name, dtype, shape, direction or None), ...], number of results)"},
-    {"stage_texts", py_stage_texts, METH_O, "stage_texts(program) -> [(stage number, stage name, text), ...] kept by keep_stages"},
+    {"stage_texts", py_stage_texts, METH_O, "stage_texts(program) -> [(number from 1 = parse, stage name, text), ...] kept by keep_stages"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
     {"function", py_function, METH_O, "function(program) -> (the method a program compiles through or None, Orchestration methods)"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},

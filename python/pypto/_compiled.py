@@ -16,7 +16,7 @@ from . import _C
 from ._args import adapt_value
 from ._kernel import ProgramText, _config, _run, _spec_key, _work_dir
 from ._worker import DeviceTensor, active_worker, torch_dtype
-from .runtime import BackendType
+from ._runconfig import BackendType
 
 _HARDWARE = ("chip_callable", "runtime_name", "runtime_config", "build_orch_args", "build_call_config", "from_dir",
              "load", "validate_ir")

@@ -17,7 +17,8 @@ import types
 import warnings
 
 from . import _C
-from ._errors import InternalError
+from ._errors import DeviceUnavailableError, InternalError
+from ._runconfig import RunConfig
 from .language.parser import diagnostics as _diag
 
 
@@ -283,7 +284,6 @@ def _run(kernel, entry, handle, call, config, runtime=None, work_dir=None):
 
 def _check_platform(platform):
     """DSL-V2-SPEC §0.5: dispatch on an Ascend platform."""
-    from .runtime import DeviceUnavailableError
     if platform in ("a2a3", "a5"):
         raise DeviceUnavailableError(
             "platform '%s' needs an Ascend device; this build runs kernels only on 'a2a3sim' and "
@@ -323,7 +323,6 @@ def _warn_no_output(config):
 
 
 def _config(config):
-    from .runtime import RunConfig
     if config is None:
         return RunConfig()
     if not isinstance(config, RunConfig):

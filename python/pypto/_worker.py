@@ -12,6 +12,7 @@ import sys
 
 from . import _C
 from ._kernel import _check_platform, _runtime_fields
+from ._runconfig import RunConfig
 
 _TORCH_OF = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "INT64": "int64", "INT32": "int32",
              "INT16": "int16", "INT8": "int8", "BOOL": "bool"}
@@ -41,7 +42,8 @@ class DeviceTensor:
         n = 1
         for d in self.shape:
             n *= d
-        return n * self.dtype.itemsize
+        import torch
+        return n * torch.empty((), dtype=self.dtype).element_size()
 
     def __eq__(self, other):
         return isinstance(other, DeviceTensor) and (self.data_ptr, self.shape, self.dtype) == \
@@ -95,7 +97,6 @@ class ChipWorker:
     """A worker on one chip; on the CPU: a runtime and the tensors it owns."""
 
     def __init__(self, config=None, *, level=2, runtime="tensormap_and_ringbuffer", enable_sdma=False, auto_init=None):
-        from .runtime import RunConfig
         if level != 2:
             raise ValueError("ChipWorker only supports level=2; got level=%s." % (level,))
         self.config = config if config is not None else RunConfig()
