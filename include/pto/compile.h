@@ -38,7 +38,11 @@ typedef enum pto_dtype {
 /* A value: what a constant or a scalar argument holds. */
 /* OBJECT: a value kernel code cannot capture (a dict, a module); s names
  * its Python type so the compiler can say so where it is used. */
-typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR, PTO_VALUE_OBJECT } pto_value_kind;
+/* RUNTIME (a scalar argument spec only): no value; the parameter stays a
+ * run-time scalar of its annotated dtype (INDEX without one), given at every
+ * run (pl.RUNTIME). */
+typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR, PTO_VALUE_OBJECT,
+                              PTO_VALUE_RUNTIME } pto_value_kind;
 
 typedef struct pto_value {
     pto_value_kind kind;

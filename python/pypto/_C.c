@@ -7,7 +7,8 @@
  *           stop_after[, entry_line]) -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
- *       dtype name, shape)] or [("scalar", name, value)].  stop_after: a
+ *       dtype name, shape)], [("scalar", name, value)] or [("runtime", name,
+ *       None)] (a run-time scalar, pl.RUNTIME).  stop_after: a
  *       stage name or None.  entry_line: pto_compile_options's (a nested
  *       entry).  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
@@ -142,6 +143,10 @@ int py_arg(PyObject *item, pto_arg_spec *sp)
     if (!strcmp(kind, "scalar")) {
         sp->kind = PTO_ARG_SCALAR;
         return py_value(PyTuple_GET_ITEM(item, 2), &sp->value);
+    }
+    if (!strcmp(kind, "runtime")) { /* ("runtime", name, None): pl.RUNTIME */
+        sp->kind = PTO_ARG_SCALAR, sp->value.kind = PTO_VALUE_RUNTIME;
+        return 0;
     }
     const char *dt;
     PyObject *shape;

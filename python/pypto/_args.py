@@ -87,6 +87,8 @@ def adapt_value(who, name, value, kind, for_lower=False):
         spec, buf = _numpy_arg(who, name, value, kind)
     elif type(value) in (bool, int, float):
         spec, buf = ("scalar", name, value), None
+    elif type(value).__name__ == "_RuntimeScalar" and type(value).__module__ == "pypto.language":
+        spec, buf = ("runtime", name, None), None  # pl.RUNTIME: a run-time scalar parameter
     elif np is not None and isinstance(value, np.generic) and isinstance(value, (np.bool_, np.integer, np.floating)):
         spec, buf = ("scalar", name, value.item()), None
     elif type(value).__name__ == "DeviceTensor" and type(value).__module__ == "pypto._worker":

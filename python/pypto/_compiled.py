@@ -140,19 +140,21 @@ class CompiledProgram:
             import dataclasses
             config = dataclasses.replace(config, platform=self.platform)
         full, outs = self._bind(args)
-        handle, specs = self._handle, list(self._specs)
+        handle, specs, key_specs = self._handle, list(self._specs), list(self._specs)
         buffers = []
         for i, ((name, dt, shape, direction), value) in enumerate(zip(self._params, full)):
             if direction is None:
                 specs[i] = _scalar_spec(self._who, name, value)
+                if self._specs[i][0] != "runtime":
+                    key_specs[i] = specs[i]
                 continue
             _check_tensor(name, dt, shape, value)
             if isinstance(value, DeviceTensor):
                 buffers.append((name, value, value.data_ptr, 0, value.nbytes, True))
             else:
                 buffers.append(adapt_value(self._who, name, value, direction)[1])
-        if _spec_key(specs) != _spec_key(self._specs):  # another scalar value: that specialization, from the kernel's cache
-            handle = self._kernel._compiled(self._entry, self._function, specs, config)
+        if _spec_key(key_specs) != _spec_key(self._specs):  # another specialized value: from the kernel's cache
+            handle = self._kernel._compiled(self._entry, self._function, key_specs, config)
         _run(self._kernel, self._function or self._entry, handle, (self._who, specs, buffers), config, runtime,
              str(self.output_dir))
         if outs is None:

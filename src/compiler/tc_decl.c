@@ -322,7 +322,11 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
         return 1;
     }
     const pto_value_kind vk = sp->value.kind;
-    const char *given_type = vk == PTO_VALUE_FLOAT ? "float" : vk == PTO_VALUE_BOOL ? "bool" : vk == PTO_VALUE_STR ? "str"
+    if (vk == PTO_VALUE_RUNTIME && ip->type.kind == CC_T_SCALAR) { /* pl.RUNTIME: a run-time parameter, no value */
+        ip->type = (cc_type){.kind = CC_T_SCALAR, .dtype = shaped ? ip->type.dtype : CC_DT_INDEX};
+        return 1;
+    }
+    const char *given_type = vk == PTO_VALUE_RUNTIME ? "pl.RUNTIME" : vk == PTO_VALUE_FLOAT ? "float" : vk == PTO_VALUE_BOOL ? "bool" : vk == PTO_VALUE_STR ? "str"
                            : vk == PTO_VALUE_OBJECT ? (sp->value.s ? sp->value.s : "object") : "int";
     if (ip->type.kind == CC_T_TENSOR)
         return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL,

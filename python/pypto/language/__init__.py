@@ -13,7 +13,7 @@ from .parser import diagnostics  # noqa: F401
 __all__ = [
     "jit", "program", "function", "parse_program", "ProgramText", "JitFunction", "Program",
     "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode",
-    "Tensor", "Out", "InOut", "Scalar", "TaskId", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
+    "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
 
@@ -72,6 +72,17 @@ class _ViewForm(_AnnotationForm):
 Tile = _AnnotationForm("Tile")
 TensorView = _ViewForm("TensorView")
 TileView = _ViewForm("TileView")
+
+
+class _RuntimeScalar:
+    """pl.RUNTIME: passed for a scalar to JITFunction.compile(), the parameter stays a run-time
+    scalar; the CompiledProgram takes its value at every call (docs/dsl.md, "Compile once, run many")."""
+
+    def __repr__(self):
+        return "pl.RUNTIME"
+
+
+RUNTIME = _RuntimeScalar()
 
 
 # ---- operations and statements (docs/dsl.md) --------------------------------------------
