@@ -363,3 +363,14 @@ def test_p4_17_hardware_surfaces_texts(k):
         pypto.backend.PTOCodegen
     assert str(e.value) == ("pypto.backend.PTOCodegen is Ascend-specific: it binds the C++ pass and code-generation "
                             "library; it has no meaning on the CPU backend")
+
+
+def test_p4_17_distributed_programs_are_the_distributed_tracks():
+    with pytest.raises(ImportError) as e:
+        import pypto.ir.distributed_compiled_program  # noqa: F401
+    assert str(e.value) == "pypto.ir.distributed_compiled_program is not supported in this version"
+
+
+def test_p4_04_import_pypto_gives_ir_and_runtime():
+    import pypto
+    assert pypto.ir.compile is ir.compile and pypto.runtime.run is run
