@@ -374,3 +374,30 @@ def test_p4_17_distributed_programs_are_the_distributed_tracks():
 def test_p4_04_import_pypto_gives_ir_and_runtime():
     import pypto
     assert pypto.ir.compile is ir.compile and pypto.runtime.run is run
+
+
+def test_docs_compile_once_run_many_example(load):
+    """docs/dsl.md, "Compile once, run many": the axpy block and the calls the page shows."""
+    from conftest import docs_example
+    from pypto.runtime import ChipWorker
+    mod = docs_example(load, "@pl.jit\ndef axpy(")
+    x, y = torch.randn(64, 64), torch.randn(64, 64)
+    compiled = mod.axpy.compile(alpha=pl.RUNTIME)
+    assert torch.equal(compiled(x, y, 2.0), x * 2.0 + y)
+    out = torch.zeros(64, 64)
+    assert compiled(x, y, out, 3.0) is None and torch.equal(out, x * 3.0 + y)
+    assert (compiled.param_names, compiled.output_indices, compiled.has_return) == (["x", "y", "out", "alpha"], [2],
+                                                                                    True)
+    with pytest.raises(TypeError) as e:
+        compiled(x)
+    assert str(e.value) == ("CompiledProgram expects 4 (in-place) or 3 (return) arguments, got 1. "
+                            "Parameters: [x, y, out, alpha]")
+    with ChipWorker(RunConfig(ring_heap=1 << 20)) as w:
+        h = w.register(compiled)
+        wt = w.alloc_tensor((64, 64), torch.float32, init=x)
+        res = w.alloc_tensor((64, 64), torch.float32)
+        h(wt, y, res, 2.0)
+        assert torch.equal(w.tensor(res), x * 2.0 + y)
+        compiled(wt, y, res, 4.0)
+        assert torch.equal(w.tensor(res), x * 4.0 + y)
+    assert h.closed and not w.initialized
