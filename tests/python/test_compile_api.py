@@ -150,7 +150,30 @@ def test_p4_02_some_tensors_given_others_not(k):
     assert str(e.value) == "@pl.jit function 'add': missing a required argument: 'b'"
 
 
+def test_p4_02_lower_binds_the_same_way(k):
+    text = k.add.lower()
+    assert text == (k.add.compile().output_dir / "program.py").read_text()
+    assert k.add.cache_info() == (1, 1, 1)
+
+
 # ---- P4-03 ------------------------------------------------------------------------------------
+
+def test_p4_03_v1_argument_texts_hold_for_compiled_calls(k):
+    c = k.add.compile()
+    a, b, out = ab()
+    with pytest.raises(ValueError) as e:
+        c(a, torch.zeros(64, 128)[:, ::2], out)
+    assert str(e.value) == ("@pl.jit function 'add': argument 'b' is not contiguous; pass a contiguous tensor "
+                            "(torch: x.contiguous(), numpy: np.ascontiguousarray(x))")
+    ro = np.zeros((64, 64), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError) as e:
+        c(a.numpy(), b.numpy(), ro)
+    assert str(e.value) == "@pl.jit function 'add': argument 'out' is read-only but the kernel writes it"
+    with pytest.raises(TypeError) as e:
+        k.scale.compile(s=2.0)(torch.zeros(16, 16), "x")
+    assert str(e.value) == "@pl.jit function 'scale': argument 's' must be a Python int, float or bool, got str"
+
 
 def test_p4_03_in_place_and_return_style(k):
     c = k.add.compile()
