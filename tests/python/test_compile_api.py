@@ -276,6 +276,19 @@ def test_p4_04_ir_compile_of_lowered_text_and_a_parsed_program(k):
     assert torch.equal(c2(a, b), a + b)
 
 
+def test_p4_04_ir_compile_of_an_object_that_prints_a_program(k):
+    class Printed:
+        def __init__(self, text):
+            self.text = text
+
+        def as_python(self):
+            return self.text
+
+    c = ir.compile(Printed(k.add.lower(*ab())))
+    a, b, _ = ab()
+    assert torch.equal(c(a, b), a + b)
+
+
 def test_p4_04_ir_compile_wrong_type_text():
     with pytest.raises(TypeError) as e:
         ir.compile(3)

@@ -17,6 +17,8 @@ def _as_program(program):
         return program
     if isinstance(program, str):  # a printed program (lower()'s ProgramText, a pypto.ir.Program)
         return parse_program(program)
+    if callable(getattr(program, "as_python", None)):  # a Program that prints itself
+        return parse_program(program.as_python())
     raise TypeError("ir.compile() expects a @pl.program class or a pypto.ir.Program, got %s" % type(program).__name__)
 
 
