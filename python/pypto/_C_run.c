@@ -327,7 +327,10 @@ PyObject *py_run(PyObject *mod, PyObject *args)
     pthread_mutex_lock(&run_lock);
     if (rt_own) {
         rc = rt_own->rt ? pto_program_run(rt_own->rt, prog, ra, (size_t)n, err) : -1;
-        if (!rt_own->rt) snprintf(err->message, sizeof err->message, "pypto: the runtime was closed"), err->ring = -1;
+        if (!rt_own->rt) { /* the shim never runs on a closed worker; a caller of _C that does gets this */
+            err->code = PTO_INVALID_ARGS, err->ring = -1;
+            snprintf(err->message, sizeof err->message, "pypto: the runtime was closed");
+        }
     } else {
         rc = run_runtime_for(&cfg, err);
         if (rc == 0) rc = pto_program_run(run_rt, prog, ra, (size_t)n, err);
