@@ -225,3 +225,18 @@ def test_p4_07_device_tensor_to_a_jit_call_text(load):
         mod.sq(x, torch.zeros(32, 32))
     assert str(e.value) == ("@pl.jit function 'sq': argument 'a' is a DeviceTensor (missing inferred tensor metadata "
                             "for parameter 'a'); pass it to a CompiledProgram or ChipWorker.run")
+
+
+def test_p4_06_a_closed_runtime_runs_nothing(compiled):
+    """pypto._C.run on a Runtime that runtime_close destroyed (the shim never does: a closed
+    worker has no runtime) fails with the runtime's error, not a crash."""
+    from pypto import _C
+    from pypto.runtime import PTORuntimeError
+    rt = _C.runtime_new({})
+    _C.runtime_close(rt)
+    _C.runtime_close(rt)  # idempotent
+    a, out = torch.zeros(32, 32), torch.zeros(32, 32)
+    bufs = [(n, t, t.data_ptr(), 0, t.numel() * 4, True) for n, t in (("a", a), ("out", out))]
+    with pytest.raises(PTORuntimeError) as e:
+        _C.run(compiled._handle, "w", list(compiled._specs), bufs, {}, rt)
+    assert str(e.value) == "pypto: the runtime was closed"
