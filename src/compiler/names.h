@@ -66,9 +66,9 @@ typedef enum cc_pl_reason {
     X(ND, SUPPORTED, CONSTANT, NONE) X(PadValue, SUPPORTED, ENUM, NONE) X(min, SUPPORTED, BUILTIN, NONE)   \
     X(max, SUPPORTED, BUILTIN, NONE)                                                                     \
     /* loops, scopes, statements */                                                                      \
-    X(spmd, LATER, LOOP, NONE) X(spmd_submit, LATER, LOOP, NONE) X(parallel, LATER, LOOP, NONE)           \
-    X(unroll, LATER, LOOP, NONE) X(pipeline, LATER, LOOP, NONE) X(while_, LATER, LOOP, NONE)              \
-    X(cluster, LATER, SCOPE, NONE) X(cond, LATER, SCOPE, NONE) X(yield_, LATER, STATEMENT, NONE)          \
+    X(spmd, LATER, LOOP, NONE) X(spmd_submit, LATER, LOOP, NONE) X(parallel, SUPPORTED, LOOP, NONE)           \
+    X(unroll, SUPPORTED, LOOP, NONE) X(pipeline, SUPPORTED, LOOP, NONE) X(while_, SUPPORTED, LOOP, NONE)              \
+    X(cluster, LATER, SCOPE, NONE) X(cond, SUPPORTED, STATEMENT, NONE) X(yield_, SUPPORTED, STATEMENT, NONE)          \
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \

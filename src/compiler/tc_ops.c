@@ -645,7 +645,11 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         }
     }
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
-    if (!strcmp(name, "range")) return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.range(...) can only be iterated by a for loop");
+    if (!strcmp(name, "range") || !strcmp(name, "parallel") || !strcmp(name, "pipeline") || !strcmp(name, "unroll") || !strcmp(name, "while_"))
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) can only be iterated by a for loop", name);
+    if (!strcmp(name, "yield_"))
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.yield_(...) must end a loop with init_values or an if/else branch");
+    if (!strcmp(name, "cond")) return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.cond() must be the first statement of a pl.while_ body");
     if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) is only valid as the item of a with statement", name);
     if (!strcmp(name, "set_cache_policy"))
