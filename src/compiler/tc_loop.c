@@ -389,7 +389,7 @@ cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
     cc_ir_stmt *init = carries ? tc_role_assign(t, tc_synth_assign(t, carries->u.seq.items, h.inits->u.seq.items, m, NULL, h.inits->span),
                                                 CC_CARRY_INIT)
                                : NULL;
-    if (carries && (!init || !tc_prelude_add(t, init))) return NULL;
+    if (carries && !init) return NULL;
     const char *var = is_while ? NULL : s->u.for_.var;
     int had = var && tc_lookup(&t->c.env, var) != NULL;
     cc_ir_stmt *st = tc_stmt_new(t, is_while ? CC_I_WHILE : CC_I_FOR, s->span);
@@ -410,6 +410,7 @@ cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
         if (!had && !tc_unbind(t, var)) return NULL; /* not defined after the loop */
     }
     if (!carries) return st;
+    if (!tc_prelude_add(t, init)) return NULL; /* queued now: the body's blocks take the preludes queued before them */
     /* the yield-bound names take the carries' values; the carries go out of scope */
     cc_ir_stmt *out = tc_role_assign(t, tc_synth_assign(t, yield->u.assign.targets, carries->u.seq.items, m, NULL, s->span), CC_CARRY_OUT);
     if (!out || !(t->c.post = malloc(sizeof *t->c.post))) return out ? tc_oom(t) : NULL;
