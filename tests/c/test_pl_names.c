@@ -88,12 +88,12 @@ static void test_pl_names_later_status_is_not_supported_everywhere(void **s)
 {
     (void)s;
     static const struct { const char *body; int line, col; const char *msg; } rows[] = {
-        {"    x = pl.parallel\n", 5, 9, "pl.parallel is not supported in this version"},
-        {"    x = pl.parallel(4)\n", 5, 9, "pl.parallel is not supported in this version"},
-        {"    for i in pl.parallel(4):\n        pass\n", 5, 14, "pl.parallel is not supported in this version"},
-        {"    with pl.parallel(4):\n        pass\n", 5, 10, "pl.parallel is not supported in this version"},
-        {"    with pl.cond(1 > 0):\n        pass\n", 5, 10, "pl.cond is not supported in this version"},
-        {"    for i in pl.cond(1 > 0):\n        pass\n", 5, 14, "for loops must iterate over pl.range(...)"},
+        {"    x = pl.spmd\n", 5, 9, "pl.spmd is not supported in this version"},
+        {"    x = pl.spmd(4)\n", 5, 9, "pl.spmd is not supported in this version"},
+        {"    for i in pl.spmd(4):\n        pass\n", 5, 14, "pl.spmd is not supported in this version"},
+        {"    with pl.spmd(4):\n        pass\n", 5, 10, "pl.spmd is not supported in this version"},
+        {"    with pl.cluster():\n        pass\n", 5, 10, "pl.cluster is not supported in this version"},
+        {"    for i in pl.cond(1 > 0):\n        pass\n", 5, 14, "for loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...), pl.unroll(...) or pl.while_(...)"},
     };
     char src[512];
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
