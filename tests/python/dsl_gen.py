@@ -454,7 +454,8 @@ class Gen:
             spec, vals = (lo, lo + n, 1), (lo, lo + n - 1)
         inner = ctx.child()
         inner.ranges[var] = vals
-        return For(var, *spec, self.block(inner, 3))
+        form = rng.choice(("range", "range", "parallel", "pipeline", "unroll"))
+        return For(var, *spec, self.block(inner, 3), form)
 
     def branch(self, ctx):
         rng = self.rng

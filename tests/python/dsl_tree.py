@@ -447,12 +447,16 @@ class KValid:
 
 
 class For:
-    def __init__(self, var, start, stop, step, body):
-        self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
+    """for var in pl.<form>(...): every form runs as pl.range (pl.unroll's copies too,
+    DSL-V2-SPEC §6); pl.pipeline gets stage=2."""
+
+    def __init__(self, var, start, stop, step, body, form="range"):
+        self.var, self.start, self.stop, self.step, self.body, self.form = var, start, stop, step, body, form
 
     def emit(self, out, ind):
-        args = (self.start, self.stop) if self.step == 1 else (self.start, self.stop, self.step)
-        out.append("%sfor %s in pl.range(%s):" % (ind, self.var, ", ".join(map(str, args))))
+        args = [self.start, self.stop] if self.step == 1 else [self.start, self.stop, self.step]
+        args += ["stage=2"] if self.form == "pipeline" else []
+        out.append("%sfor %s in pl.%s(%s):" % (ind, self.var, self.form, ", ".join(map(str, args))))
         emit_block(self.body, out, ind + "    ")
 
     def run(self, env):
