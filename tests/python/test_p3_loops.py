@@ -539,3 +539,14 @@ def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
     if "x3 = x" in first:
         body = body.replace("            x2 = pl.yield_(x + 1)\n", "")
     error_at(load, body, ParserSyntaxError, text, needle, args=(torch.zeros(16, 32), torch.zeros(16, 32)))
+
+
+def test_P3_docs_loops_and_carries_example_compiles_and_runs(load):
+    from conftest import docs_example
+    mod = docs_example(load, "@pl.jit\ndef carried(")
+    a, out = torch.randn(64, 32), torch.zeros(64, 32)
+    mod.carried(a, out)
+    torch.testing.assert_close(out, ((a + 1) * 2 + 1) + 3)
+    text = mod.carried.lower(a, out)
+    assert text.count("def carried_incore_") == 4 and "pl.pipeline(3, stage=2, init_values=(x, 0))" in text
+    assert pl.parse_program(text).lower(a, out) == text
