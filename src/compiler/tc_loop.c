@@ -316,11 +316,25 @@ int tc_phi_merged(tc *t, const tc_yield_site *then, const tc_yield_site *orelse)
 
 /* ---- pl.unroll -------------------------------------------------------------------------- */
 
+/* `var = v` opening a copy whose body assigns var (where it stops standing for the constant). */
+static cc_ir_stmt *tc_unroll_bind(tc *t, const char *var, cc_ir_expr *v)
+{
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, v->span);
+    if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, sizeof *st->u.assign.targets))) return st ? tc_oom(t) : NULL;
+    st->u.assign.targets[0] = (cc_ir_target){var, v->type, v->span};
+    st->u.assign.ntargets = 1, st->u.assign.value = v;
+    return st;
+}
+
 /* Every copy of s's body, in order, into t->c.post; tc_spliced, or NULL when reported. */
 static cc_ir_stmt *tc_unroll(tc *t, const cc_stmt *s, const tc_head *h)
 {
     const char *var = s->u.for_.var;
     int had = tc_lookup(&t->c.env, var) != NULL, ok = 1;
+    base_strmap assigned = {0};
+    tc_scan(t, &s->u.for_.body, &assigned);
+    int rebinds = base_strmap_get(&assigned, var) >= 0; /* the body assigns the variable: each copy binds it first */
+    base_strmap_free(&assigned);
     cc_ir_stmt **items = NULL;
     uint64_t n = 0, cap = 0;
     int64_t value = h->lo;
@@ -331,14 +345,17 @@ static cc_ir_stmt *tc_unroll(tc *t, const cc_stmt *s, const tc_head *h)
     for (uint64_t k = 0; ok && k < h->count; k++, value = (int64_t)((uint64_t)value + (uint64_t)h->step)) {
         cc_ir_expr *v = cc_ir_int(t->a, value, s->u.for_.var_span);
         cc_ir_block copy;
-        ok = v && tc_bind_value(t, var, v->type, v, s->u.for_.var_span) && tc_block(t, &s->u.for_.body, &copy, 0, TC_BLOCK_PLAIN);
+        cc_ir_stmt *bind = v && rebinds ? tc_unroll_bind(t, var, v) : NULL;
+        ok = v && (!rebinds || bind) && tc_bind_value(t, var, v->type, v, s->u.for_.var_span) &&
+             tc_block(t, &s->u.for_.body, &copy, 0, TC_BLOCK_PLAIN);
         if (!v) tc_oom(t);
-        if (ok && n + copy.n > cap) {
-            cap = 2 * cap + copy.n;
+        if (ok && n + copy.n + 1 > cap) {
+            cap = 2 * cap + copy.n + 1;
             cc_ir_stmt **g = realloc(items, cap * sizeof *items);
             if (!g) ok = 0, tc_oom(t);
             else items = g;
         }
+        if (ok && bind) items[n++] = bind;
         for (uint32_t j = 0; ok && j < copy.n; j++) items[n++] = copy.items[j];
     }
     t->c.nunrolled--;

@@ -550,3 +550,23 @@ def test_P3_docs_loops_and_carries_example_compiles_and_runs(load):
     text = mod.carried.lower(a, out)
     assert text.count("def carried_incore_") == 4 and "pl.pipeline(3, stage=2, init_values=(x, 0))" in text
     assert pl.parse_program(text).lower(a, out) == text
+
+
+def test_P3_01_unroll_copy_that_assigns_its_variable(load):
+    mod, _ = load("""
+@pl.jit
+def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [8, 8])
+        for i in pl.unroll(3):
+            for j in pl.range(2):
+                t = pl.add(t, i * 1.0)
+                i = i + 1
+        pl.store(t, [0, 0], out)
+    return out
+""")
+    a, out = torch.zeros(8, 8), torch.zeros(8, 8)
+    mod.k(a, out)
+    torch.testing.assert_close(out, torch.full((8, 8), float(0 + 1 + 1 + 2 + 2 + 3)))
+    text = mod.k.lower(a, out)
+    assert pl.parse_program(text).lower(a, out) == text
