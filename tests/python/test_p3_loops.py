@@ -570,3 +570,46 @@ def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
     torch.testing.assert_close(out, torch.full((8, 8), float(0 + 1 + 1 + 2 + 2 + 3)))
     text = mod.k.lower(a, out)
     assert pl.parse_program(text).lower(a, out) == text
+
+
+ORCH_CARRIES = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+        pl.store(pl.add(pl.load(out, [0, 0], [8, 16]), pl.load(a, [0, 0], [8, 16])), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Inline)
+    def twice(self, a, o):
+        for j, (c,) in pl.parallel(2, init_values=(o,)):
+            c2 = self.k(a, c)
+            o = pl.yield_(c2)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+        out = self.twice(a, out)
+        for (m, c) in pl.while_(init_values=(0, out)):
+            pl.cond(m < 3)
+            c2 = self.k(a, c)
+            m2, out = pl.yield_(m + 1, c2)
+        return out
+"""
+
+
+def test_P3_02_parallel_and_while_carry_tensors_in_orchestration(load, tmp_path):
+    mod, _ = load(ORCH_CARRIES)
+    a, out = torch.randn(8, 16), torch.zeros(8, 16)
+    scopes = run_with_stats(mod.P, tmp_path, a, out)
+    torch.testing.assert_close(out, 5 * a)
+    # pl.parallel: a scope per trip (ring 1); pl.while_: its three tasks in the function's scope (ring 0)
+    assert [s[1:] for s in scopes] == [(1, 1), (1, 1), (0, 3)], scopes
+    text = mod.P.lower(a, out)
+    assert "for j, (c_twice,) in pl.parallel(2, init_values=(o,)):\n" in text  # inlined: renamed alike
+    assert "for (m, c) in pl.while_(init_values=(0, out)):\n" in text
+    q = pl.parse_program(text)
+    assert q.lower(a, out) == text
+    again = torch.zeros(8, 16)
+    q(a, again)
+    assert torch.equal(again, out)
