@@ -455,7 +455,8 @@ class Gen:
         inner = ctx.child()
         inner.ranges[var] = vals
         form = rng.choice(("range", "range", "parallel", "pipeline", "unroll"))
-        return For(var, *spec, self.block(inner, 3), form)
+        carry = self.fresh("c") if form != "unroll" and rng.random() < 0.3 else None
+        return For(var, *spec, self.block(inner, 3), form, carry)
 
     def branch(self, ctx):
         rng = self.rng

@@ -448,16 +448,23 @@ class KValid:
 
 class For:
     """for var in pl.<form>(...): every form runs as pl.range (pl.unroll's copies too,
-    DSL-V2-SPEC §6); pl.pipeline gets stage=2."""
+    DSL-V2-SPEC §6); pl.pipeline gets stage=2.  carry (a fresh name, not pl.unroll): an
+    explicit scalar carry summing the loop variable, `for var, (carry,) in ...,
+    init_values=(0,)):` ending with `<carry>_o = pl.yield_(carry + var)` (read by nothing)."""
 
-    def __init__(self, var, start, stop, step, body, form="range"):
+    def __init__(self, var, start, stop, step, body, form="range", carry=None):
         self.var, self.start, self.stop, self.step, self.body, self.form = var, start, stop, step, body, form
+        self.carry = carry
 
     def emit(self, out, ind):
         args = [self.start, self.stop] if self.step == 1 else [self.start, self.stop, self.step]
         args += ["stage=2"] if self.form == "pipeline" else []
-        out.append("%sfor %s in pl.%s(%s):" % (ind, self.var, self.form, ", ".join(map(str, args))))
+        args += ["init_values=(0,)"] if self.carry else []
+        target = "%s, (%s,)" % (self.var, self.carry) if self.carry else self.var
+        out.append("%sfor %s in pl.%s(%s):" % (ind, target, self.form, ", ".join(map(str, args))))
         emit_block(self.body, out, ind + "    ")
+        if self.carry:
+            out.append("%s    %s_o = pl.yield_(%s + %s)" % (ind, self.carry, self.carry, self.var))
 
     def run(self, env):
         for v in range(self.start, self.stop, self.step):
