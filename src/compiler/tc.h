@@ -285,6 +285,10 @@ cc_ir_expr *tc_load_op(tc *t, cc_span sp, const char *op, cc_ir_expr *src, cc_ir
 /* The STORE of tile into dst at offs (extents ext[n], shp NULL: the tile's) after pl.store's
  * checks; NULL when reported. */
 cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, cc_ir_expr *dst, cc_ir_expr *shp, const int64_t *ext, uint32_t n);
+/* atomic= of pl.<op> (e NULL: absent): its pl.AtomicType value; -1 when reported. */
+int tc_atomic_kw(tc *t, const cc_expr *e, const char *op);
+/* An atomic pl.<op> adds tile into the tensor: the dtypes that add (DSL-V2-SPEC §1.5); 0 when reported. */
+int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp);
 
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
