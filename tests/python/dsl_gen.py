@@ -22,7 +22,8 @@ pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.res
 the tile's own elements (pl.read, full or flat index), pl.tile.full / pl.create_tile, a
 pl.concat of a tile's halves, pl.matmul_acc (FP32, a zero right operand, a run-time
 init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, orchestration copies of a
-pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), loads with valid_shape= and
+pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), atomic stores
+(pl.store / pl.assemble with atomic=pl.AtomicType.Add: added in submission order), loads with valid_shape= and
 clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
@@ -224,7 +225,9 @@ class Gen:
             acc.append((dst, True, offs, rshape, dict(ranges)))
         else:
             offs = self.offsets(shape, ranges)
-            body.append(KStore(cur, dst, offs, shape, subscript=len(body) % 3 == 0))  # no draw: the stream stays
+            # no draw: the stream stays; an atomic store (adds) on some of the others
+            body.append(KStore(cur, dst, offs, shape, subscript=len(body) % 3 == 0, atomic=len(body) % 3 == 1 and len(acc) % 2 == 1,
+                               assemble=len(acc) % 4 == 1))
             acc.append((dst, True, offs, shape, dict(ranges)))
             if rng.random() < 0.1:
                 body.append(KWrite(dst, offs, cur))

@@ -139,22 +139,29 @@ class KLoad:
 
 class KStore:
     """pl.store(tile, offs, tensor): writes the tile's valid region; subscript: spelled
-    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4)."""
+    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4); atomic: adds
+    the region into the window (atomic=pl.AtomicType.Add, DSL-V2-SPEC §1.5; integers wrap),
+    spelled pl.store or (assemble) tensor = pl.assemble(tensor, tile, offs, atomic=...)."""
 
-    def __init__(self, tile, tensor, offs, shape, subscript=False):
+    def __init__(self, tile, tensor, offs, shape, subscript=False, atomic=False, assemble=False):
         self.tile, self.tensor, self.offs, self.shape, self.subscript = tile, tensor, offs, shape, subscript
+        self.atomic, self.assemble = atomic, assemble
 
     def emit(self, out, ind):
+        offs = ", ".join(o.text() for o in self.offs)
         if self.subscript:
             win = ", ".join("%s:(%s) + %d" % (o.text(), o.text(), n) for o, n in zip(self.offs, self.shape))
             out.append("%s%s[%s] = %s" % (ind, self.tensor, win, self.tile))
-            return
-        out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
+        elif self.atomic and self.assemble:
+            out.append("%s%s = pl.assemble(%s, %s, [%s], atomic=pl.AtomicType.Add)" % (ind, self.tensor, self.tensor, self.tile, offs))
+        else:
+            out.append("%spl.store(%s, [%s], %s%s)" % (ind, self.tile, offs, self.tensor, ", atomic=pl.AtomicType.Add" if self.atomic else ""))
 
     def run(self, env):
         r, c = (o.eval(env) for o in self.offs)
         data, (vr, vc) = env[self.tile]
-        env[self.tensor][r:r + vr, c:c + vc] = data[:vr, :vc]
+        win = env[self.tensor][r:r + vr, c:c + vc]
+        win[...] = win + data[:vr, :vc] if self.atomic else data[:vr, :vc]
 
 
 class KCopy:
