@@ -243,3 +243,33 @@ def test_atomic_errors_at_their_columns_leave_nothing_behind(load, how, fn, exc,
     assert e.value.hint == hint
     assert (e.value.span["filename"], e.value.span["line"], e.value.span["column"]) == (path,) + line_of(path, *(needle if isinstance(needle, tuple) else (needle,)))
     assert kern.cache_info()[2] == 0
+
+
+def test_atomic_in_a_program_prints_back_as_written_and_lowered(load):
+    """A @pl.program InCore function with a declared pl.Out target: as_python() keeps the
+    keyword and its annotation as written; lower() prints the parameter InOut; both round
+    trip, and the program adds."""
+    mod, _ = load("""
+        @pl.program
+        class Acc:
+            @pl.function(type=pl.FunctionType.InCore)
+            def add_part(self, a: pl.Tensor[[8, 32], pl.FP32], o: pl.Out[pl.Tensor[[8, 8], pl.FP32]], k: pl.Scalar[pl.INDEX]):
+                t = pl.load(a, [0, k * 8], [8, 8])
+                o = pl.assemble(o, t, [0, 0], atomic=pl.AtomicType.Add)
+                return o
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[8, 32], pl.FP32], o: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):
+                for k in pl.range(4):
+                    o = self.add_part(a, o, k)
+                return o
+        """)
+    pre = mod.Acc.as_python()
+    assert "o = pl.assemble(o, t, [0, 0], atomic=pl.AtomicType.Add)" in pre and "o: pl.Out[pl.Tensor[[8, 8], pl.FP32]], k" in pre, pre
+    assert pl.parse_program(pre).as_python() == pre
+    a, o = _f32((8, 32), 8), torch.zeros(8, 8)
+    text = mod.Acc.lower(torch.from_numpy(a), o)
+    assert "def add_part(self, a: pl.Tensor[[8, 32], pl.FP32], o: pl.InOut[pl.Tensor[[8, 8], pl.FP32]]" in text, text
+    assert pl.parse_program(text).lower(torch.from_numpy(a), o) == text
+    mod.Acc(torch.from_numpy(a), o)
+    assert np.array_equal(o.numpy().view(np.uint32), _in_order([a[:, k * 8:(k + 1) * 8] for k in range(4)]).view(np.uint32))
