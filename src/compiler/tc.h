@@ -327,6 +327,10 @@ cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text);
 int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape);
 cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask);
+/* pl.slice's shape (positive constants into ext) and offset lists of call's
+ * bound arguments a for a rank-r operand; 0 when reported (tc_window.c). */
+int tc_slice_lists(tc *t, const cc_expr *call, const tc_args *a, uint32_t r, const char *kind, const char *nonint, cc_diag_class rt_class,
+                   const char *runtime, int64_t *ext, cc_ir_expr **shp, cc_ir_expr **offs);
 
 /* ---- tc_view.c ---- */
 /* pl.slice or pl.assemble in orchestration code (views and copy tasks); NULL when reported. */

@@ -24,7 +24,8 @@ pl.concat of a tile's halves, pl.matmul_acc (FP32, a zero right operand, a run-t
 init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, orchestration copies of a
 pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), atomic stores
 (pl.store / pl.assemble with atomic=pl.AtomicType.Add: added in submission order), loads with valid_shape= and
-clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
+clamp=True, loads spelled as subscripts (tensor-level values) and their [M, N] with [M, 1] broadcasts
+(pl.add(t, pl.row_max(t)) and the other binary ops), tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
 as t, pl.submit).
@@ -167,6 +168,8 @@ class Gen:
             # a new tile, or (reloading) one of an earlier chunk
             t = rng.choice(pool) if pool and rng.random() < 0.1 else self.fresh("t")
             body.append(self.load(t, rng.choice(readable), shape, ranges, acc))
+            if getattr(body[-1], "subscript", False) and self.counter % 3 == 0:  # no draw: the stream stays
+                body.append(KExpand(t, "row", ("add", "sub", "mul", "max", "min")[len(body) % 5], t, self.dtype, tensor_level=True))
             tiles.append(t)
         cur = tiles[0]
         for _ in range(rng.randint(0, 3)):
@@ -255,7 +258,7 @@ class Gen:
                 else:
                     valid.append(Lin(rng.randint(1, d)))
             return KLoad(tile, src, offs, shape, valid=valid)
-        return KLoad(tile, src, offs, shape)
+        return KLoad(tile, src, offs, shape, subscript=self.counter % 4 == 0)  # no draw: the stream stays
 
     def misc_op(self, tile, a, shape, ranges):
         """pl.tile.full / pl.full / pl.create_tile, a pl.concat of a's halves (two columns or more), or
