@@ -19,7 +19,11 @@
  * dominating definition are substituted; loop variables are eliminated
  * innermost first over [first, last] of their loop (statically when the
  * coefficient's sign is a constant, else with min/max); a loop that may run
- * zero times keeps the formula and the runtime clamps the box.  All
+ * zero times keeps the formula and the runtime clamps the box.  The block
+ * index (pl.get_block_idx(), DSL-V2-SPEC §7) is the variable of a loop
+ * around the whole body over [0, pl.get_block_num() - 1]; the block count
+ * stays a symbol in the kernel's boxes, replaced at each call by the call's
+ * block count (1 for a plain call).  All
  * expressions stay folded (cc_ir_fold), so they print as `i*64+64`.
  */
 #include <stdlib.h>
@@ -177,6 +181,17 @@ static int count_stmt(cc_ir_stmt *s, void *ctx)
     return 0;
 }
 
+/* The block index and count as symbols (names no program can write). */
+#define BLOCK_IDX "pl.get_block_idx()"
+#define BLOCK_NUM "pl.get_block_num()"
+
+static cc_ir_expr *block_var(kernel *k, const char *name)
+{
+    cc_ir_expr *v = cc_ir_var(k->p->arena, name, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, (cc_span){0});
+    if (!v) k->oom = 1;
+    return v;
+}
+
 /* e over parameters, enclosing loop variables and integers; NULL: unknown. */
 static cc_ir_expr *resolve(kernel *k, const cc_ir_expr *e)
 {
@@ -205,6 +220,10 @@ static cc_ir_expr *resolve(kernel *k, const cc_ir_expr *e)
         cc_ir_expr *x = e->u.un.op == CC_OP_NEG ? resolve(k, e->u.un.x) : NULL;
         return x ? bin(k, CC_OP_SUB, num(k, 0), x) : NULL;
     }
+    case CC_X_OP:
+        if (e->u.op.op == CC_IR_GET_BLOCK_IDX) return block_var(k, BLOCK_IDX);
+        if (e->u.op.op == CC_IR_GET_BLOCK_NUM) return block_var(k, BLOCK_NUM);
+        return NULL;
     default: return NULL;
     }
 }
@@ -463,6 +482,8 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     int rc = 0;
     if (f->nparams && !(k.accs = calloc(f->nparams, sizeof *k.accs))) k.oom = 1;
     if (!k.oom) cc_ir_block_each_stmt(&f->body, count_stmt, &k);
+    loop blocks = {BLOCK_IDX, num(&k, 0), bin(&k, CC_OP_SUB, block_var(&k, BLOCK_NUM), num(&k, 1)), 1};
+    if (!k.oom) push(&k, (void **)&k.loops, &k.nloops, &k.loops_cap, sizeof blocks, &blocks);
     if (!k.oom) walk(&k, &f->body);
     if (k.oom) rc = oom(p, f->span);
     if (!rc && k.alias_access) { /* a local naming a kernel's tensor hides its accesses from the footprint */
@@ -488,8 +509,10 @@ static int fill_call(cc_ir_program *p, cc_ir_expr *call)
     const char **names = calloc(n + 1, sizeof *names);
     cc_ir_expr **values = calloc(n + 1, sizeof *values);
     cc_ir_box *boxes = n ? base_arena_alloc(p->arena, n * sizeof *boxes) : NULL;
-    int rc = !names || !values || (n && !boxes);
+    cc_ir_expr *one = call->u.call.blocks ? NULL : cc_ir_int(p->arena, 1, call->span);
+    int rc = !names || !values || (n && !boxes) || (!call->u.call.blocks && !one);
     uint32_t ns = 0;
+    if (!rc) names[ns] = BLOCK_NUM, values[ns++] = call->u.call.blocks ? call->u.call.blocks : one;
     for (uint32_t i = 0; i < n && !rc; i++)
         if (g->params[i].type.kind == CC_T_SCALAR) names[ns] = g->params[i].name, values[ns++] = call->u.call.args[i];
     for (uint32_t i = 0; i < n && !rc; i++) {

@@ -239,9 +239,14 @@ static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
         base_strbuf_puts(out, ")");
         return;
     }
-    base_strbuf_printf(out, "pl.submit(self.%s", e->u.call.callee->name);
+    base_strbuf_printf(out, "pl.%s(self.%s", e->u.call.blocks ? "spmd_submit" : "submit", e->u.call.callee->name);
     if (e->u.call.nargs) base_strbuf_puts(out, sep(compact));
     print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+    if (e->u.call.blocks) {
+        base_strbuf_printf(out, "%score_num=", sep(compact));
+        cc_print_expr(e->u.call.blocks, compact, out);
+        if (e->u.call.sync_start) base_strbuf_printf(out, "%ssync_start=True", sep(compact));
+    }
     if (e->u.call.ndeps) {
         base_strbuf_printf(out, "%sdeps=[", sep(compact));
         print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
@@ -396,10 +401,18 @@ static void print_hints(const cc_ir_hints *h, base_strbuf *out)
     base_strbuf_puts(out, "]");
 }
 
-/* The cache declarations open the body, before its statements. */
+/* The cache declarations open the body, before its statements; an SPMD
+ * loop's head stands for its first statement (the block index binding). */
 static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
 {
-    base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
+    int spmd = s->u.at.blocks != NULL;
+    if (spmd) {
+        base_strbuf_printf(out, "for %s in pl.spmd(", s->u.at.body.items[0]->u.assign.targets[0].name);
+        cc_print_expr(s->u.at.blocks, 0, out);
+        if (s->u.at.sync_start) base_strbuf_puts(out, ", sync_start=True");
+    } else {
+        base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
+    }
     print_hints(&s->u.at.opts, out);
     if (s->u.at.has_deps) {
         base_strbuf_puts(out, ", deps=[");
@@ -418,8 +431,9 @@ static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
         base_strbuf_printf(out, "pl.set_cache_policy(%s, pl.CachePolicy.%s)\n", s->u.at.decls[k].tensor,
                            cc_cache_policy_name(s->u.at.decls[k].policy));
     }
-    if (s->u.at.ndecls && !s->u.at.body.n) return;
-    print_block(&s->u.at.body, depth + 1, out);
+    cc_ir_block body = {s->u.at.body.items + spmd, s->u.at.body.n - spmd};
+    if (s->u.at.ndecls && !body.n) return;
+    print_block(&body, depth + 1, out);
 }
 
 static void print_return(const cc_ir_stmt *s, base_strbuf *out)

@@ -354,6 +354,7 @@ static int tc_loop_forgets_values(tc *t, const cc_block *body)
 static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
 {
     cc_ir_expr *b[3];
+    if (tc_is_spmd(t, s->u.for_.iter)) return tc_spmd_for(t, s);
     if (!tc_range(t, s->u.for_.iter, b)) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_FOR, s->span);
     if (!st) return NULL;
