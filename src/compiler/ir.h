@@ -168,6 +168,8 @@ struct cc_ir_stmt {
              * the body's first statement `var = pl.get_block_idx()` (printed as the loop head) */
             cc_ir_expr *blocks;
             uint8_t sync_start;      /* sync_start=True was written (a hint) */
+            uint8_t spmd_with;       /* SPMD written `with pl.spmd(...)` (kernel code, no loop variable) */
+            uint8_t cluster;         /* `with pl.cluster():` (level UNDEFINED): a transparent grouping */
         } at;
         struct { cc_ir_expr **values; uint32_t n; } ret;
     } u;

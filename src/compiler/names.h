@@ -68,7 +68,7 @@ typedef enum cc_pl_reason {
     /* loops, scopes, statements */                                                                      \
     X(spmd, SUPPORTED, LOOP, NONE) X(spmd_submit, SUPPORTED, STATEMENT, NONE) X(parallel, LATER, LOOP, NONE) \
     X(unroll, LATER, LOOP, NONE) X(pipeline, LATER, LOOP, NONE) X(while_, LATER, LOOP, NONE)              \
-    X(cluster, LATER, SCOPE, NONE) X(cond, LATER, SCOPE, NONE) X(yield_, LATER, STATEMENT, NONE)          \
+    X(cluster, SUPPORTED, SCOPE, NONE) X(cond, LATER, SCOPE, NONE) X(yield_, LATER, STATEMENT, NONE)          \
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \

@@ -405,9 +405,15 @@ static void print_hints(const cc_ir_hints *h, base_strbuf *out)
  * loop's head stands for its first statement (the block index binding). */
 static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
 {
-    int spmd = s->u.at.blocks != NULL;
-    if (spmd) {
-        base_strbuf_printf(out, "for %s in pl.spmd(", s->u.at.body.items[0]->u.assign.targets[0].name);
+    int spmd = s->u.at.blocks && !s->u.at.spmd_with; /* the loop form */
+    if (s->u.at.cluster) {
+        base_strbuf_puts(out, "with pl.cluster():\n");
+        print_block(&s->u.at.body, depth + 1, out);
+        return;
+    }
+    if (s->u.at.blocks) {
+        if (spmd) base_strbuf_printf(out, "for %s in pl.spmd(", s->u.at.body.items[0]->u.assign.targets[0].name);
+        else base_strbuf_puts(out, "with pl.spmd(");
         cc_print_expr(s->u.at.blocks, 0, out);
         if (s->u.at.sync_start) base_strbuf_puts(out, ", sync_start=True");
     } else {
@@ -443,9 +449,23 @@ static void print_return(const cc_ir_stmt *s, base_strbuf *out)
     base_strbuf_puts(out, "\n");
 }
 
+/* A kernel call run once per block without a TaskId: `with pl.spmd(n):` over it. */
+static const cc_ir_expr *print_dispatch(const cc_ir_stmt *s)
+{
+    const cc_ir_expr *v = s->kind == CC_I_ASSIGN ? s->u.assign.value : s->kind == CC_I_EXPR ? s->u.expr : NULL;
+    return v && v->kind == CC_X_CALL && v->u.call.blocks && !v->u.call.submit ? v : NULL;
+}
+
 static void print_stmt(const cc_ir_stmt *s, int depth, base_strbuf *out)
 {
     indent(depth, out);
+    const cc_ir_expr *d = print_dispatch(s);
+    if (d) {
+        base_strbuf_puts(out, "with pl.spmd(");
+        cc_print_expr(d->u.call.blocks, 0, out);
+        base_strbuf_puts(out, d->u.call.sync_start ? ", sync_start=True):\n" : "):\n");
+        indent(++depth, out);
+    }
     switch (s->kind) {
     case CC_I_ASSIGN: print_assign(s, out); break;
     case CC_I_EXPR:

@@ -648,7 +648,9 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
     if (!strcmp(name, "get_subblock_idx")) return tc_block_op(t, call, -1);
     if (!strcmp(name, "range")) return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.range(...) can only be iterated by a for loop");
-    if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope"))
+    if (!strcmp(name, "spmd"))
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.spmd(...) is only valid as a for loop's iterable or the item of a with statement");
+    if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope") || !strcmp(name, "cluster"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) is only valid as the item of a with statement", name);
     if (!strcmp(name, "set_cache_policy"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL,

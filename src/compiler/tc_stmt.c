@@ -500,7 +500,7 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
 
 /* ---- blocks ------------------------------------------------------------------------------- */
 
-static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
+cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
 {
     switch (s->kind) {
     case CC_S_ASSIGN: return tc_assign(t, s);

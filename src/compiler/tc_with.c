@@ -278,6 +278,8 @@ cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
     const char *kind = tc_with_kind(t, s);
     if (kind && (!strcmp(kind, "scope") || !strcmp(kind, "manual_scope"))) return tc_scope(t, s, ctx, kind, last);
     if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
+    if (kind && !strcmp(kind, "spmd")) return tc_spmd_with(t, s);
+    if (kind && !strcmp(kind, "cluster")) return tc_cluster(t, s);
     const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) {
         const cc_pl_name *n = head->u.attr.value->kind == CC_E_NAME ? cc_pl_name_find(head->u.attr.name) : NULL;
