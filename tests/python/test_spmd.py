@@ -383,3 +383,135 @@ def test_p3_20_set_cache_policy_in_spmd_body(load):
     assert any("BYPASS" in str(r.message) for r in rec)
     src = pl.parse_program(text)
     assert src.lower(w, a, out) == text
+
+
+# ---- P3-09: with pl.spmd(...) ------------------------------------------------------------------------
+
+WITH = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):
+        i = pl.tile.get_block_idx()
+        pl.store(pl.add(pl.load(a, [i * 4, 0], [4, 8]), 1.0), [i * 4, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def twice(self, out: pl.InOut[pl.Tensor]):
+        pl.store(pl.mul(pl.load(out, [0, 0], [16, 8]), 2.0), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):
+%s
+        return out
+"""
+
+
+def _with(load, body):
+    return load(WITH % "\n".join("        " + line for line in body.strip("\n").split("\n")))
+
+
+def test_p3_09_with_spmd_as_tid_then_deps(load, tmp_path):
+    mod, _ = _with(load, """
+with pl.manual_scope():
+    with pl.spmd(4) as tid:
+        out = self.k(a, out)
+    out, t2 = pl.submit(self.twice, out, deps=[tid])
+""")
+    a, out = torch.randn(16, 8), torch.zeros(16, 8)
+    mod.P(a, out, config=RunConfig(enable_scope_stats=True, save_kernels_dir=str(tmp_path)))
+    torch.testing.assert_close(out, (a + 1) * 2, rtol=0, atol=0)
+    assert sum(run_stats.tasks_per_ring(tmp_path)) == 2
+    text = mod.P.lower(a, out)
+    assert "out, tid = pl.spmd_submit(self.k, a, out, core_num=4)  # a: In [0:16, 0:8]; out: Out [0:16, 0:8]\n" in text
+    assert pl.parse_program(text).lower(a, out) == text
+
+
+def test_p3_09_with_spmd_dispatch_prints_back_as_written(load):
+    mod, _ = _with(load, """
+with pl.spmd(core_num=4, sync_start=True):
+    out = self.k(a, out)
+""")
+    a, out = torch.randn(16, 8), torch.zeros(16, 8)
+    mod.P(a, out)
+    torch.testing.assert_close(out, a + 1, rtol=0, atol=0)
+    text = mod.P.lower(a, out)
+    assert ("            with pl.spmd(4, sync_start=True):\n"
+            "                out = self.k(a, out)  # a: In [0:16, 0:8]; out: Out [0:16, 0:8]\n") in text
+    assert pl.parse_program(text).lower(a, out) == text
+
+
+def test_p3_09_with_spmd_kernel_code_is_outlined(load):
+    mod, _ = _with(load, """
+with pl.spmd(4) as t:
+    j = pl.tile.get_block_idx()
+    pl.store(pl.mul(pl.load(a, [j * 4, 0], [4, 8]), 3.0), [j * 4, 0], out)
+""")
+    a, out = torch.randn(16, 8), torch.zeros(16, 8)
+    mod.P(a, out)
+    torch.testing.assert_close(out, a * 3, rtol=0, atol=0)
+    text = mod.P.lower(a, out)
+    assert "t = pl.spmd_submit(self.main_incore_0, a, out, core_num=4)  # a: In [0:16, 0:8]; out: Out [0:16, 0:8]\n" in text
+    assert pl.parse_program(text).lower(a, out) == text
+
+
+@pytest.mark.parametrize("body, text, at", [
+    ("with pl.spmd(4):\n    out = self.k(a, out)\n    out = self.twice(out)",
+     "`with pl.spmd(...)` dispatch body launches 2 kernels; only one kernel dispatch per SPMD scope is supported.",
+     "pl.spmd(4)"),
+    ("with pl.spmd(4):\n    x = pl.create_tensor([4], dtype=pl.FP32)",
+     "`with pl.spmd(...)` body neither reads the per-block index via `pl.tile.get_block_idx()` nor dispatches a "
+     "`self.<kernel>(...)` call, so every block would run identical work.", "pl.spmd(4)"),
+    ("with pl.spmd(4, deps=[]):\n    out = self.k(a, out)", "`with pl.spmd(...)` takes deps= only with an 'as' name", "[]"),
+])
+def test_p3_09_with_spmd_texts(load, body, text, at):
+    mod, path = _with(load, body)
+    with pytest.raises(ParserSyntaxError) as e:
+        mod.P(torch.zeros(16, 8), torch.zeros(16, 8))
+    assert e.value.message == text
+    assert (e.value.span["line"], e.value.span["column"]) == line_of(path, at)
+
+
+# ---- P3-12: pl.cluster() --------------------------------------------------------------------------
+
+def test_p3_12_cluster_is_transparent(load, tmp_path):
+    inner = "with pl.spmd(4):\n    out = self.k(a, out)"
+    plain, _ = _with(load, inner)
+    grouped, _ = _with(load, "with pl.cluster():\n" + "\n".join("    " + l for l in inner.split("\n")))
+    a = torch.randn(16, 8)
+    outs = []
+    for k, mod in enumerate((plain, grouped)):
+        out = torch.zeros(16, 8)
+        d = tmp_path / str(k)
+        mod.P(a, out, config=RunConfig(enable_scope_stats=True, save_kernels_dir=str(d)))
+        outs.append((out, run_stats.tasks_per_ring(d)))
+    torch.testing.assert_close(outs[1][0], outs[0][0], rtol=0, atol=0)
+    assert outs[0][1] == outs[1][1]
+    t_plain, t_grouped = plain.P.lower(a, out), grouped.P.lower(a, out)
+    lines = t_grouped.split("\n")
+    i = next(k for k, l in enumerate(lines) if l.strip() == "with pl.cluster():")
+    depth = len(lines[i]) - len(lines[i].lstrip())
+    k = i + 1
+    while k < len(lines) and len(lines[k]) - len(lines[k].lstrip()) > depth:
+        lines[k] = lines[k][4:]
+        k += 1
+    assert "\n".join(lines[:i] + lines[i + 1:]) == t_plain
+    assert pl.parse_program(t_grouped).lower(a, out) == t_grouped
+
+
+@pytest.mark.parametrize("body, text, at", [
+    ("with pl.cluster(2):\n    pass", "pl.cluster() does not accept arguments", "pl.cluster(2)"),
+    ("with pl.cluster() as c:\n    pass", "`with pl.cluster() as ...:` is not supported — the `as` clause only applies to pl.at",
+     "pl.cluster()"),
+    ("with pl.cluster():\n    with pl.spmd(4, predicate=True):\n        out = self.k(a, out)",
+     "pl.spmd(predicate=...) is not allowed inside pl.cluster()", "predicate"),
+    ("with pl.cluster():\n    for i in pl.spmd(4, allow_early_resolve=False):\n        pass",
+     "pl.spmd(allow_early_resolve=...) is not allowed inside pl.cluster()", "allow_early_resolve"),
+])
+def test_p3_12_cluster_texts(load, body, text, at):
+    mod, path = _with(load, body)
+    with pytest.raises(ParserSyntaxError) as e:
+        mod.P(torch.zeros(16, 8), torch.zeros(16, 8))
+    assert e.value.message == text
+    assert (e.value.span["line"], e.value.span["column"]) == line_of(path, at)
