@@ -581,7 +581,8 @@ static void inl_plane_block(inl_ctx *x, const inl_plane *pl, const cc_ir_block *
         inl_plane_walk w = {x, pl};
         if (cc_ir_stmt_walk_exprs(s, inl_plane_expr, &w)) return;
         inl_plane body = *pl;
-        if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP) body = (inl_plane){1, "inside a pl.at(level=pl.Level.CORE_GROUP) body"};
+        if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP)
+            body = (inl_plane){1, s->u.at.blocks ? "inside a pl.spmd body" : "inside a pl.at(level=pl.Level.CORE_GROUP) body"};
         cc_ir_block *kids[CC_IR_MAX_BLOCKS];
         for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n && !x->failed; c++) inl_plane_block(x, &body, kids[c]);
     }

@@ -515,3 +515,40 @@ def test_p3_12_cluster_texts(load, body, text, at):
         mod.P(torch.zeros(16, 8), torch.zeros(16, 8))
     assert e.value.message == text
     assert (e.value.span["line"], e.value.span["column"]) == line_of(path, at)
+
+
+def test_p3_08_spmd_body_is_kernel_code_without_shapes(tmp_path):
+    """`ptoc check` of an entry with unshaped parameters: a runtime scope in an SPMD loop body
+    is the kernel-code text (docs/dsl.md, "pl.scope() and pl.manual_scope()")."""
+    import subprocess
+    from conftest import ptoc
+    path = tmp_path / "unshaped.py"
+    path.write_text("import pypto.language as pl\n\n@pl.jit\ndef f(a, out):\n    for i in pl.spmd(4):\n"
+                    "        with pl.scope():\n            pass\n    return out\n")
+    r = subprocess.run([ptoc(), "check", str(path)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "%s:6:14: error: a runtime scope is not allowed in kernel code (inside a pl.spmd body)" % path in r.stderr
+
+
+def test_p3_10_spmd_submit_of_a_jit_incore_kernel(load):
+    mod, _ = load("""
+        @pl.jit.incore
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            i = pl.get_block_idx()
+            pl.store(pl.mul(pl.load(a, [i * 4, 0], [4, 8]), 5.0), [i * 4, 0], out)
+            return out
+
+        @pl.jit
+        def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            out, tid = pl.spmd_submit(k, a, out, core_num=4, sync_start=False)
+            with pl.spmd(2):
+                out = k(a, out)
+            return out
+        """)
+    a, out = torch.randn(16, 8), torch.zeros(16, 8)
+    mod.f(a, out)
+    torch.testing.assert_close(out, a * 5, rtol=0, atol=0)
+    text = mod.f.lower(a, out)
+    assert "out, tid = pl.spmd_submit(self.k, a, out, core_num=4)  # a: In [0:16, 0:8]; out: Out [0:16, 0:8]\n" in text
+    assert "with pl.spmd(2):\n                out = self.k(a, out)  # a: In [0:8, 0:8]; out: Out [0:8, 0:8]\n" in text
+    assert pl.parse_program(text).lower(a, out) == text
