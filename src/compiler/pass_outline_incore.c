@@ -295,8 +295,8 @@ static int check_live_after(outliner *o, const frame *fr, const capture *c, vec 
             continue;
         }
         cc_diag_add(p->diags, CC_DIAG_PASS, reader->span, NULL,
-                    "'%s' is assigned inside a pl.at(level=pl.Level.CORE_GROUP) body and read after it; "
-                    "a kernel hands back only the tensors it stores to", n);
+                    "'%s' is assigned inside a %s body and read after it; a kernel hands back only the tensors it stores to", n,
+                    at->u.at.blocks ? "pl.spmd" : "pl.at(level=pl.Level.CORE_GROUP)");
         rc = -1;
     }
     free(assigned.v);

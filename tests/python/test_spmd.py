@@ -552,3 +552,18 @@ def test_p3_10_spmd_submit_of_a_jit_incore_kernel(load):
     assert "out, tid = pl.spmd_submit(self.k, a, out, core_num=4)  # a: In [0:16, 0:8]; out: Out [0:16, 0:8]\n" in text
     assert "with pl.spmd(2):\n                out = self.k(a, out)  # a: In [0:8, 0:8]; out: Out [0:8, 0:8]\n" in text
     assert pl.parse_program(text).lower(a, out) == text
+
+
+def test_p3_08_spmd_tile_read_after_the_loop(load):
+    err, path = _error(load, """
+        @pl.jit
+        def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            for i in pl.spmd(4):
+                t = pl.load(a, [i * 4, 0], [4, 8])
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(t, [0, 0], out)
+            return out
+        """, PassError)
+    assert err.message == ("'t' is assigned inside a pl.spmd body and read after it; "
+                           "a kernel hands back only the tensors it stores to")
+    assert (err.span["line"], err.span["column"]) == line_of(path, "pl.store(t")
