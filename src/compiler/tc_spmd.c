@@ -1,13 +1,18 @@
 /*
  * tc_spmd.c - the type checker's SPMD forms (DSL-V2-SPEC §7, docs/dsl.md,
- * "SPMD"): `for i in pl.spmd(n, ...)`, pl.spmd_submit, and the block ops
- * pl.get_block_idx / pl.get_block_num / pl.get_subblock_idx.
+ * "SPMD"): `for i in pl.spmd(n, ...)`, `with pl.spmd(n, ...) [as tid]`,
+ * pl.spmd_submit, `with pl.cluster()`, and the block ops pl.get_block_idx /
+ * pl.get_block_num / pl.get_subblock_idx.
  *
- * Invariants: an SPMD loop becomes a CORE_GROUP pl.at statement with
- * u.at.blocks = n (an INDEX expression of the control plane) whose body
- * starts with `i = pl.get_block_idx()`, so outlining, footprints and the
- * printer treat it as a pl.at with a block count; the arguments of every
- * SPMD form are checked in one order (tc_spmd_core_num), first failure wins.
+ * Invariants: an SPMD loop, and a `with pl.spmd` body of kernel code, become
+ * a CORE_GROUP pl.at statement with u.at.blocks = n (an INDEX expression of
+ * the control plane; the loop's body starts with `i = pl.get_block_idx()`),
+ * so outlining, footprints and the printer treat them as a pl.at with a
+ * block count; a `with pl.spmd` over one kernel call is that call with
+ * u.call.blocks set (under `as tid`: the pl.spmd_submit it stands for); a
+ * cluster is a grouping pl.at (level UNDEFINED, cluster = 1) that creates
+ * nothing.  The arguments of every SPMD form are checked in one order
+ * (core_num, then the keywords, then the body), the first failure wins.
  */
 #include "compiler/tc.h"
 
