@@ -14,6 +14,9 @@
  *                                   task's own time in the tile VM
  *   bench_dsl b6 rss                B6 peak_rss_mb of a process running `scaled` on
  *                                   256 x 128 with the page's `sized` RunConfig
+ *   bench_dsl b6 spmd ROWS COLS     B6 at_call_us and spmd_call_us: one pto_program_run of
+ *                                   ROWS one-row bands as ROWS pl.at tasks (`bands`) and as
+ *                                   one task of ROWS blocks (`bands_spmd`, DSL-V2-SPEC §0.6)
  *
  * Programs: `bands` is `scaled` with the pl.at inside the loop, so each
  * iteration is one task on a row band of TR rows (the module constants N,
@@ -77,6 +80,14 @@ static const char bands_source[] =
     "        with pl.at(level=pl.Level.CORE_GROUP):\n"
     "            u = pl.load(tmp, [0, 0], [TR, TC])\n"
     "            pl.store(pl.add(u, 1.0), [i * TR, 0], out)\n"
+    "    return out\n"
+    "\n"
+    "\n"
+    "@pl.jit\n"
+    "def bands_spmd(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    for i in pl.spmd(N):\n"
+    "        t = pl.load(a, [i * TR, 0], [TR, TC])\n"
+    "        pl.store(pl.add(pl.mul(t, 2.0), 1.0), [i * TR, 0], out)\n"
     "    return out\n";
 
 /* ---- data ------------------------------------------------------------------ */
@@ -267,6 +278,29 @@ static int b6_tasks(int rows, int cols)
     return 0;
 }
 
+/* The same ROWS one-row bands as ROWS tasks and as one SPMD task of ROWS blocks. */
+static int b6_spmd(int rows, int cols)
+{
+    data d = data_make(rows, cols);
+    pto_program *at = compile("bands", rows, cols, rows, 1), *spmd = compile("bands_spmd", rows, cols, rows, 1);
+    pto_runtime *rt = bench_runtime(NULL);
+    dsl_run(rt, at, &d), verify(&d, "pl.at warm-up");
+    dsl_run(rt, spmd, &d), verify(&d, "pl.spmd warm-up");
+    double ta[MAX_RUNS], ts[MAX_RUNS];
+    for (int r = 0; r < MAX_RUNS; r++) ta[r] = dsl_run(rt, at, &d);
+    verify(&d, "pl.at");
+    for (int r = 0; r < MAX_RUNS; r++) ts[r] = dsl_run(rt, spmd, &d);
+    verify(&d, "pl.spmd");
+    char cas[48];
+    snprintf(cas, sizeof cas, "spmd_r%d_c%d", rows, cols);
+    bench_row("B6", cas, "ours", "at_call_us", bench_median(ta, MAX_RUNS) * 1e6);
+    bench_row("B6", cas, "ours", "spmd_call_us", bench_median(ts, MAX_RUNS) * 1e6);
+    pto_runtime_destroy(rt);
+    pto_program_free(at), pto_program_free(spmd);
+    data_free(&d);
+    return 0;
+}
+
 /* The tile VM's time per task, summed over the run's tasks. */
 static double task_seconds;
 
@@ -353,6 +387,7 @@ int main(int argc, char **argv)
     if (argc == 5 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "tasks")) return b6_tasks(atoi(argv[3]), atoi(argv[4]));
     if (argc == 3 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "call")) return b6_call();
     if (argc == 3 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "rss")) return b6_rss();
-    fprintf(stderr, "usage: bench_dsl info | b5 ROWS COLS | b6 tasks ROWS COLS | b6 call | b6 rss\n");
+    if (argc == 5 && !strcmp(argv[1], "b6") && !strcmp(argv[2], "spmd")) return b6_spmd(atoi(argv[3]), atoi(argv[4]));
+    fprintf(stderr, "usage: bench_dsl info | b5 ROWS COLS | b6 tasks ROWS COLS | b6 call | b6 rss | b6 spmd ROWS COLS\n");
     return 2;
 }

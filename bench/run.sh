@@ -107,7 +107,7 @@ if [ "$mode" = quick ]; then
   cases+=("b3 2 64 300 $(b3_inputs 2 64)" "b3 2 256 100 $(b3_inputs 2 256)")
   cases+=("b4 1024 64" "b4 1024 256")
   cases+=("b5 256 128" "b5 4096 1024")
-  cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss")
+  cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss" "b6 spmd 64 128")
   b7_sizes=(real)
 else
   for c in "stencil 2" "stencil 8" "nearest3 8" "nearest5 8" "trivial 8"; do cases+=("b1 $c"); done
@@ -116,7 +116,7 @@ else
   for k in 2 8; do cases+=("b3 $k 64 1000 $(b3_inputs $k 64)" "b3 $k 256 250 $(b3_inputs $k 256)"); done
   for b in 64 128 256; do cases+=("b4 2048 $b"); done
   for s in "256 128" "4096 1024" "16384 1024"; do cases+=("b5 $s"); done
-  cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss")
+  cases+=("b6 tasks 4096 1024" "b6 call" "b6 rss" "b6 spmd 64 128")
   b7_sizes=(small real)
 fi
 # B7: each kernel at upstream's example size (small) and a realistic one.

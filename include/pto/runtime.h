@@ -162,6 +162,8 @@ typedef struct pto_kernel_args {
     char *message;
     size_t message_len;
     const pto_runtime *runtime; /* the task's runtime, for pto_runtime_failed */
+    uint32_t block_idx;         /* this run's block, in [0, num_blocks) */
+    uint32_t num_blocks;        /* the task's block count (1 unless pto_task.num_blocks > 1) */
 } pto_kernel_args;
 
 /* Returns 0, or non-zero: the run fails with PTO_KERNEL_FAILED and that rc. */
@@ -178,6 +180,11 @@ typedef struct pto_task {
     uint32_t num_scalars;
     const pto_dep *deps;  /* explicit dependencies, honoured in AUTO and MANUAL */
     uint32_t num_deps;
+    /* SPMD: 0 or 1 = one kernel run; n > 1 = n runs (blocks 0..n-1, any workers,
+     * concurrently) of one task: one id, one slot, one fan-out, released after
+     * the last block.  The views must cover every block's accesses (their union).
+     * A failing block fails the task (PTO_KERNEL_FAILED, "(block b of n)"). */
+    uint32_t num_blocks;
 } pto_task;
 
 /* ---- lifecycle --------------------------------------------------------- */

@@ -86,6 +86,8 @@ struct cc_ir_expr {
             cc_ir_expr **deps;   /* pl.submit deps= / pl.at deps=: TaskId expressions */
             uint32_t ndeps;
             uint8_t submit;      /* pl.submit (or a pl.at with deps=/as): results end with the TaskId */
+            uint8_t sync_start;  /* pl.spmd_submit(sync_start=True) as written (a hint) */
+            cc_ir_expr *blocks;  /* pl.spmd_submit core_num= (an INDEX expression; submit is 1); NULL: one block */
             cc_ir_box *boxes;    /* per argument, after stage 3 (rank 0 for scalars) */
         } call;
     } u;
@@ -183,6 +185,12 @@ struct cc_ir_stmt {
             cc_ir_cache_decl *decls;
             uint32_t ndecls;
             cc_ir_block body;
+            /* `for var in pl.spmd(blocks)` (DSL-V2-SPEC §7): blocks != NULL, level CORE_GROUP,
+             * the body's first statement `var = pl.get_block_idx()` (printed as the loop head) */
+            cc_ir_expr *blocks;
+            uint8_t sync_start;      /* sync_start=True was written (a hint) */
+            uint8_t spmd_with;       /* SPMD written `with pl.spmd(...)` (kernel code, no loop variable) */
+            uint8_t cluster;         /* `with pl.cluster():` (level UNDEFINED): a transparent grouping */
         } at;
         struct { cc_ir_expr **values; uint32_t n; } ret;
     } u;

@@ -31,8 +31,9 @@ int cc_ir_expr_each_child(const cc_ir_expr *e, cc_ir_expr_fn visit, void *ctx)
     case CC_X_LIST: return cc_ir_each(e->u.list.items, e->u.list.n, visit, ctx);
     case CC_X_OP: return cc_ir_each(e->u.op.args, cc_ir_op_nslots((cc_ir_op)e->u.op.op), visit, ctx);
     case CC_X_CALL:
-        return (r = cc_ir_each(e->u.call.args, e->u.call.nargs, visit, ctx)) ? r
-                                                                               : cc_ir_each(e->u.call.deps, e->u.call.ndeps, visit, ctx);
+        if ((r = cc_ir_each(e->u.call.args, e->u.call.nargs, visit, ctx))) return r;
+        if ((r = cc_ir_each(e->u.call.deps, e->u.call.ndeps, visit, ctx))) return r;
+        return e->u.call.blocks ? cc_ir_each(&e->u.call.blocks, 1, visit, ctx) : 0;
     }
     return 0;
 }
@@ -49,7 +50,10 @@ int cc_ir_stmt_each_expr(const cc_ir_stmt *s, cc_ir_expr_fn visit, void *ctx)
     case CC_I_WHILE: return cc_ir_each(&s->u.while_.cond, 1, visit, ctx);
     case CC_I_IF: return cc_ir_each(&s->u.if_.cond, 1, visit, ctx);
     case CC_I_SCOPE: return 0;
-    case CC_I_AT: return cc_ir_each(s->u.at.deps, s->u.at.ndeps, visit, ctx);
+    case CC_I_AT: {
+        int r = cc_ir_each(s->u.at.deps, s->u.at.ndeps, visit, ctx);
+        return r || !s->u.at.blocks ? r : cc_ir_each(&s->u.at.blocks, 1, visit, ctx);
+    }
     case CC_I_RETURN: return cc_ir_each(s->u.ret.values, s->u.ret.n, visit, ctx);
     }
     return 0;

@@ -205,6 +205,7 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
         else scalars[is++] = lo_scalar(b, call->u.call.args[k], g->params[k].type.dtype);
     }
     for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
+    int32_t blocks = call->u.call.blocks ? lo_scalar(b, call->u.call.blocks, CC_DT_INDEX) : -1;
     uint32_t nres = call->u.call.submit && nt ? nt - 1 : nt;
     int32_t tid = call->u.call.submit && nt ? lo_var(b, tg[nt - 1].name, tg[nt - 1].type) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, sp);
@@ -214,6 +215,7 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     in->u.submit.views = views, in->u.submit.nviews = nviews;
     in->u.submit.scalars = scalars, in->u.submit.nscalars = nscalars;
     in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+    in->u.submit.blocks = blocks;
     /* each result is the argument tensor the kernel returns, bound to its target */
     cc_lo_ref *dst = lo_alloc(b, nres, sizeof *dst, sp), *src = lo_alloc(b, nres, sizeof *src, sp);
     for (uint32_t t = 0; t < nres && !b->x->failed; t++) {

@@ -156,6 +156,7 @@ static void lc_submit(lc *c, const cc_lo_insn *in)
     }
     for (uint32_t i = 0; i < in->u.submit.nscalars; i++) lc_use(c, CC_LO_REG, in->u.submit.scalars[i], "task scalar");
     for (uint32_t i = 0; i < in->u.submit.ndeps; i++) lc_use(c, CC_LO_REG, in->u.submit.deps[i], "dependency");
+    if (in->u.submit.blocks >= 0) lc_use(c, CC_LO_REG, in->u.submit.blocks, "block count");
     if (in->dst >= 0) lc_def(c, CC_LO_REG, in->dst, "task id");
 }
 
@@ -233,6 +234,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_WRITE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_window(c, in), lc_use(c, CC_LO_REG, in->b, "value"); break;
     case CC_LO_VIEW: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
     case CC_LO_COPY: lc_use(c, CC_LO_TENSOR, in->a, "target"), lc_use(c, CC_LO_TENSOR, in->b, "source"), lc_window(c, in); break;
+    case CC_LO_BLOCK: lc_scalar(c, in, 0, (const int[]){0}); break;
     default: lc_fail(c, "no such opcode (%u)", in->code); break;
     }
 }
@@ -242,7 +244,7 @@ static int lc_runs_here(const lc *c, cc_lo_opcode code)
 {
     int orch_only = code == CC_LO_SCOPE_BEGIN || code == CC_LO_SCOPE_END || code == CC_LO_ALLOC || code == CC_LO_SUBMIT ||
                     code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY;
-    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY;
+    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY || code == CC_LO_BLOCK;
     return c->kernel ? !orch_only : !tile_only;
 }
 

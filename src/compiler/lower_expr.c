@@ -181,6 +181,11 @@ void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind == CC_X_OP && e->u.op.op == CC_IR_CAST && e->type.kind == CC_T_SCALAR)
         return lo_cast(b, dst, lo_scalar(b, e->u.op.args[0], -1), e->u.op.dtype, (cc_cast_mode)e->u.op.mode, e->span);
     if (e->kind == CC_X_OP && e->u.op.op == CC_IR_READ) return lo_read_into(b, e, dst);
+    if (e->kind == CC_X_OP && cc_ir_op_info((cc_ir_op)e->u.op.op)->cls == CC_OPC_BLOCK) {
+        cc_lo_insn *in = lo_emit(b, CC_LO_BLOCK, e->span);
+        if (in) in->dst = dst, in->dtype = CC_DT_INDEX, in->mode = e->u.op.op == CC_IR_GET_BLOCK_NUM;
+        return;
+    }
     lo_internal(b, e->span, "a non-scalar value in a scalar expression");
 }
 

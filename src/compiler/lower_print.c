@@ -76,6 +76,7 @@ static void lo_put_submit(base_strbuf *o, const cc_lowered *l, const cc_lo_insn 
     base_strbuf_puts(o, "] scalars=");
     lo_put_regs(o, in->u.submit.scalars, in->u.submit.nscalars);
     if (in->u.submit.ndeps) base_strbuf_puts(o, " deps="), lo_put_regs(o, in->u.submit.deps, in->u.submit.ndeps);
+    if (in->u.submit.blocks >= 0) base_strbuf_printf(o, " blocks=r%d", in->u.submit.blocks);
     if (in->dst >= 0) base_strbuf_printf(o, " -> r%d", in->dst);
 }
 
@@ -165,6 +166,7 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         break;
     case CC_LO_TOP: lo_put_top(o, in); break;
     case CC_LO_TCOPY: base_strbuf_printf(o, "TCOPY v%d = v%d", in->dst, in->a); break;
+    case CC_LO_BLOCK: base_strbuf_printf(o, "BLOCK r%d = %s", in->dst, in->mode ? "num" : "idx"); break;
     case CC_LO_READ:
         base_strbuf_printf(o, "READ r%d = %c%d", in->dst, in->mode ? 't' : 'v', in->a), lo_put_regs(o, in->u.mem.off, in->u.mem.rank);
         base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));

@@ -66,9 +66,9 @@ typedef enum cc_pl_reason {
     X(ND, SUPPORTED, CONSTANT, NONE) X(PadValue, SUPPORTED, ENUM, NONE) X(min, SUPPORTED, BUILTIN, NONE)   \
     X(max, SUPPORTED, BUILTIN, NONE)                                                                     \
     /* loops, scopes, statements */                                                                      \
-    X(spmd, LATER, LOOP, NONE) X(spmd_submit, LATER, LOOP, NONE) X(parallel, SUPPORTED, LOOP, NONE)           \
-    X(unroll, SUPPORTED, LOOP, NONE) X(pipeline, SUPPORTED, LOOP, NONE) X(while_, SUPPORTED, LOOP, NONE)              \
-    X(cluster, LATER, SCOPE, NONE) X(cond, SUPPORTED, STATEMENT, NONE) X(yield_, SUPPORTED, STATEMENT, NONE)          \
+    X(spmd, SUPPORTED, LOOP, NONE) X(spmd_submit, SUPPORTED, STATEMENT, NONE) X(parallel, SUPPORTED, LOOP, NONE) \
+    X(unroll, SUPPORTED, LOOP, NONE) X(pipeline, SUPPORTED, LOOP, NONE) X(while_, SUPPORTED, LOOP, NONE)  \
+    X(cluster, SUPPORTED, SCOPE, NONE) X(cond, SUPPORTED, STATEMENT, NONE) X(yield_, SUPPORTED, STATEMENT, NONE) \
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
@@ -81,8 +81,7 @@ typedef enum cc_pl_reason {
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
     X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, SUPPORTED, NAMESPACE, NONE) \
-    X(get_block_idx, LATER, BUILTIN, NONE) X(get_subblock_idx, LATER, BUILTIN, NONE)                     \
-    X(get_block_num, LATER, BUILTIN, NONE) X(dim, LATER, BUILTIN, NONE)                                 \
+    X(get_subblock_idx, SUPPORTED, BUILTIN, NONE) X(dim, LATER, BUILTIN, NONE)                           \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
     X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
     X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX) \
@@ -122,7 +121,9 @@ typedef enum cc_pl_reason {
     X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)                                \
     X(matmul, c_matrix_nz, HARDWARE, LAYOUT) X(function, role, HARDWARE, KIND)                           \
     X(function, external_source, HARDWARE, EXTERN) X(MemRef, addr, HARDWARE, ADDRESS)                    \
-    X(TileView, blayout, HARDWARE, LAYOUT) X(TileView, slayout, HARDWARE, LAYOUT)
+    X(TileView, blayout, HARDWARE, LAYOUT) X(TileView, slayout, HARDWARE, LAYOUT)                        \
+    X(spmd, predicate, LATER, NONE) X(spmd, allow_early_resolve, LATER, NONE)                            \
+    X(spmd_submit, predicate, LATER, NONE) X(spmd_submit, allow_early_resolve, LATER, NONE)
 
 /* pl.PadValue (pl.fillpad's pad_value=): X(member, value); the values are tile_pad's. */
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)

@@ -40,7 +40,8 @@ typedef enum cc_op_class {
     CC_OPC_FILLPAD_EXPAND, /* x -> a constant shape >= x's: x's valid region at the origin, the pad value elsewhere, fully valid (attrs: mode) */
     CC_OPC_SET_VALIDSHAPE, /* a rank-2 tile with a new valid region [rows, cols] (scalars, run-time allowed) */
     CC_OPC_ASSEMBLE,   /* target with the whole of source written at offset (TOP a=target, b=source; u.mem.off) */
-    CC_OPC_SLICE       /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
+    CC_OPC_SLICE,      /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
+    CC_OPC_BLOCK       /* no operands: an INDEX scalar of the running task (lowered: BLOCK; 0 and 1 outside SPMD) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -83,6 +84,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *   ASSEMBLE target, source, offset                  (offset: a list literal, run-time entries allowed;
  *                                                     lowered: TOP a=target (may be the destination),
  *                                                     b=source, u.mem.off the offsets' registers)
+ *   GET_BLOCK_IDX, GET_BLOCK_NUM  (none)             (an INDEX scalar; lowered: BLOCK dst, mode 0 / 1)
  *   SLICE   x, shape, offset, valid_shape=, drop_dims=  attrs: mode (pad_value=: the pl.PadValue, 0 when
  *                                                     not written); shape and drop_dims constants;
  *                                                     lowered: TOP a=x, u.mem.off/ext/shape the window
@@ -154,7 +156,10 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SET_VALIDSHAPE, "set_validshape", SET_VALIDSHAPE, ANY, KERNEL, -1, 3, "tile", "valid_rows", "valid_cols") \
     /* windows (tc_window.c) */                                                                                \
     X(ASSEMBLE, "assemble", ASSEMBLE, ANY, BOTH, -1, 3, "target", "source", "offset")                          \
-    X(SLICE, "slice", SLICE, ANY, BOTH, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")
+    X(SLICE, "slice", SLICE, ANY, BOTH, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")              \
+    /* SPMD (DSL-V2-SPEC §7): the running block's index and the block count, INDEX scalars */                \
+    X(GET_BLOCK_IDX, "get_block_idx", BLOCK, ANY, KERNEL, -1, 0)                                        \
+    X(GET_BLOCK_NUM, "get_block_num", BLOCK, ANY, KERNEL, -1, 0)
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

@@ -101,6 +101,18 @@ static cc_stmt *cc_parse_simple(cc_parser *p)
     return s;
 }
 
+/* Does the `for` target starting at the next token (not a single name) run
+ * up to `in <name>.spmd(`?  (DSL-V2-SPEC §7: that loop takes one variable.) */
+static int cc_spmd_tuple_target(const cc_parser *p)
+{
+    uint32_t k = 0;
+    for (const cc_token *t = cc_peek_at(p, 0); t->kind != CC_TOK_NEWLINE && t->kind != CC_TOK_EOF; t = cc_peek_at(p, ++k))
+        if (t->kind == CC_TOK_NAME && t->len == 2 && !memcmp(p->src->text + t->off, "in", 2)) break;
+    const cc_token *m = cc_peek_at(p, k + 3);
+    return cc_peek_at(p, k + 1)->kind == CC_TOK_NAME && cc_peek_at(p, k + 2)->kind == CC_TOK_DOT && m->kind == CC_TOK_NAME &&
+           m->len == 4 && !memcmp(p->src->text + m->off, "spmd", 4) && cc_peek_at(p, k + 4)->kind == CC_TOK_LPAREN;
+}
+
 /* A statement that opens a block: for, while, if, with. */
 static cc_stmt *cc_parse_compound(cc_parser *p)
 {
@@ -108,6 +120,9 @@ static cc_stmt *cc_parse_compound(cc_parser *p)
     const char *word = p->src->text + kw->off;
     cc_stmt *s;
     if (kw->len == 3 && !memcmp(word, "for", 3)) {
+        const cc_token *v = cc_peek(p);
+        if ((v->kind != CC_TOK_NAME || cc_peek_at(p, 1)->kind == CC_TOK_COMMA) && cc_spmd_tuple_target(p))
+            return cc_error(p, CC_DIAG_SYNTAX, v->span, NULL, "for ... in pl.spmd(...) must use a single loop variable");
         cc_expr *target = cc_parse_targetlist(p);
         if (!target) return NULL;
         if (!cc_at_word(p, "in")) return cc_expected(p, "'in'");

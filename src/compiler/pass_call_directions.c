@@ -20,7 +20,11 @@
  * dominating definition are substituted; loop variables are eliminated
  * innermost first over [first, last] of their loop (statically when the
  * coefficient's sign is a constant, else with min/max); a loop that may run
- * zero times keeps the formula and the runtime clamps the box.  All
+ * zero times keeps the formula and the runtime clamps the box.  The block
+ * index (pl.get_block_idx(), DSL-V2-SPEC §7) is the variable of a loop
+ * around the whole body over [0, pl.get_block_num() - 1]; the block count
+ * stays a symbol in the kernel's boxes, replaced at each call by the call's
+ * block count (1 for a plain call).  All
  * expressions stay folded (cc_ir_fold), so they print as `i*64+64`.
  */
 #include <stdlib.h>
@@ -105,6 +109,14 @@ static cc_ir_expr *num(kernel *k, int64_t v)
     return e;
 }
 
+/* A copy of e (NULL, and k->oom, when out of memory). */
+static cc_ir_expr *copy(kernel *k, const cc_ir_expr *e)
+{
+    cc_ir_expr *c = cc_ir_expr_clone(k->p->arena, e);
+    if (!c) k->oom = 1;
+    return c;
+}
+
 static int expr_equal(const cc_ir_expr *a, const cc_ir_expr *b)
 {
     if (a->kind != b->kind) return 0;
@@ -179,7 +191,20 @@ static int count_stmt(cc_ir_stmt *s, void *ctx)
     return 0;
 }
 
-/* e over parameters, enclosing loop variables and integers; NULL: unknown. */
+/* The block index and count as symbols (names no program can write). */
+#define BLOCK_IDX "pl.get_block_idx()"
+#define BLOCK_NUM "pl.get_block_num()"
+
+static cc_ir_expr *block_var(kernel *k, const char *name)
+{
+    cc_ir_expr *v = cc_ir_var(k->p->arena, name, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, (cc_span){0});
+    if (!v) k->oom = 1;
+    return v;
+}
+
+
+/* e over parameters, enclosing loop variables and integers; NULL: unknown
+ * (or out of memory: k->oom). */
 static cc_ir_expr *resolve(kernel *k, const cc_ir_expr *e)
 {
     if (!e) return NULL;
@@ -188,12 +213,12 @@ static cc_ir_expr *resolve(kernel *k, const cc_ir_expr *e)
     case CC_X_VAR: {
         count c = counted(k, e->u.name);
         for (uint32_t i = k->nloops; i-- > 0;)
-            if (!strcmp(k->loops[i].var, e->u.name)) return c.assigns ? NULL : cc_ir_expr_clone(k->p->arena, e);
+            if (!strcmp(k->loops[i].var, e->u.name)) return c.assigns ? NULL : copy(k, e);
         for (uint32_t i = k->ndefs; i-- > 0;)
             if (!strcmp(k->defs[i].name, e->u.name)) return k->defs[i].value;
         int pi = cc_ir_func_param(k->f, e->u.name);
         if (pi < 0 || k->f->params[pi].type.kind != CC_T_SCALAR || c.assigns || c.loops) return NULL;
-        return cc_ir_expr_clone(k->p->arena, e);
+        return copy(k, e);
     }
     case CC_X_BINARY:
         switch (e->u.bin.op) {
@@ -207,6 +232,10 @@ static cc_ir_expr *resolve(kernel *k, const cc_ir_expr *e)
         cc_ir_expr *x = e->u.un.op == CC_OP_NEG ? resolve(k, e->u.un.x) : NULL;
         return x ? bin(k, CC_OP_SUB, num(k, 0), x) : NULL;
     }
+    case CC_X_OP:
+        if (e->u.op.op == CC_IR_GET_BLOCK_IDX) return block_var(k, BLOCK_IDX);
+        if (e->u.op.op == CC_IR_GET_BLOCK_NUM) return block_var(k, BLOCK_NUM);
+        return NULL;
     default: return NULL;
     }
 }
@@ -228,8 +257,8 @@ static int affine(kernel *k, const cc_ir_expr *e, const char *v, cc_ir_expr **co
         return *coef = bin(k, e->u.bin.op, cl, cr), 1;
     case CC_OP_MUL:
         if (cc_ir_expr_uses(l, v) && cc_ir_expr_uses(r, v)) return 0;
-        if (cc_ir_expr_uses(l, v)) return affine(k, l, v, &cl) && (*coef = bin(k, CC_OP_MUL, cl, cc_ir_expr_clone(k->p->arena, r)), 1);
-        return affine(k, r, v, &cr) && (*coef = bin(k, CC_OP_MUL, cc_ir_expr_clone(k->p->arena, l), cr), 1);
+        if (cc_ir_expr_uses(l, v)) return affine(k, l, v, &cl) && (*coef = bin(k, CC_OP_MUL, cl, copy(k, r)), 1);
+        return affine(k, r, v, &cr) && (*coef = bin(k, CC_OP_MUL, copy(k, l), cr), 1);
     default: return 0;
     }
 }
@@ -259,7 +288,7 @@ static cc_ir_expr *loop_last(kernel *k, cc_ir_expr *s, cc_ir_expr *e, cc_ir_expr
         return num(k, a + (-cc_floordiv(a - b, d) - 1) * d);
     if (cc_ir_const_int(st, &d) && (d == 1 || d == -1)) return bin(k, d == 1 ? CC_OP_SUB : CC_OP_ADD, e, num(k, 1));
     cc_ir_expr *trips = bin(k, CC_OP_SUB, num(k, 0), bin(k, CC_OP_FLOORDIV, bin(k, CC_OP_SUB, s, e), st));
-    return bin(k, CC_OP_ADD, cc_ir_expr_clone(k->p->arena, s), bin(k, CC_OP_MUL, bin(k, CC_OP_SUB, trips, num(k, 1)), st));
+    return bin(k, CC_OP_ADD, copy(k, s), bin(k, CC_OP_MUL, bin(k, CC_OP_SUB, trips, num(k, 1)), st));
 }
 
 /* ---- accesses -------------------------------------------------------------------------------- */
@@ -279,7 +308,7 @@ static void access(kernel *k, acc *a, const cc_type *t, const cc_ir_expr *offs, 
         const cc_ir_expr *off = offs && offs->kind == CC_X_LIST && d < offs->u.list.n ? offs->u.list.items[d] : NULL;
         cc_ir_expr *ext = shapes && shapes->kind == CC_X_LIST && d < shapes->u.list.n ? resolve(k, shapes->u.list.items[d])
                         : !shapes && tile && d < tile->type.rank ? num(k, tile->type.shape[d]) : NULL;
-        cc_ir_expr *lo = resolve(k, off), *hi = lo && ext ? bin(k, CC_OP_ADD, cc_ir_expr_clone(k->p->arena, lo), ext) : NULL;
+        cc_ir_expr *lo = resolve(k, off), *hi = lo && ext ? bin(k, CC_OP_ADD, copy(k, lo), ext) : NULL;
         for (uint32_t i = k->nloops; i-- > 0;) {
             lo = eliminate(k, lo, &k->loops[i], 0);
             hi = eliminate(k, hi, &k->loops[i], 1);
@@ -309,7 +338,7 @@ static void element(kernel *k, acc *a, const cc_type *ty, const cc_ir_expr *idx)
     for (uint32_t d = ty->rank; d-- > 0;) {
         ones->u.list.items[d] = num(k, 1);
         if (offs == idx) continue;
-        cc_ir_expr *x = cc_ir_expr_clone(k->p->arena, idx);
+        cc_ir_expr *x = copy(k, idx);
         if (stride > 1) x = bin(k, CC_OP_FLOORDIV, x, num(k, stride));
         if (d > 0) x = bin(k, CC_OP_MOD, x, num(k, ty->shape[d]));
         offs->u.list.items[d] = x;
@@ -326,7 +355,7 @@ static const cc_ir_expr *load_reads(kernel *k, const cc_ir_expr *e)
 {
     const cc_ir_expr *shp = e->u.op.args[2], *valid = e->u.op.args[3];
     if (!valid || valid->kind != CC_X_LIST || shp->kind != CC_X_LIST || valid->u.list.n != shp->u.list.n) return shp;
-    cc_ir_expr *r = cc_ir_expr_clone(k->p->arena, shp);
+    cc_ir_expr *r = copy(k, shp);
     if (!r) return shp;
     for (uint32_t d = 0; d < r->u.list.n; d++) {
         int64_t v, x;
@@ -467,6 +496,8 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     int rc = 0;
     if (f->nparams && !(k.accs = calloc(f->nparams, sizeof *k.accs))) k.oom = 1;
     if (!k.oom) cc_ir_block_each_stmt(&f->body, count_stmt, &k);
+    loop blocks = {BLOCK_IDX, num(&k, 0), bin(&k, CC_OP_SUB, block_var(&k, BLOCK_NUM), num(&k, 1)), 1};
+    if (!k.oom) push(&k, (void **)&k.loops, &k.nloops, &k.loops_cap, sizeof blocks, &blocks);
     if (!k.oom) walk(&k, &f->body);
     if (k.oom) rc = oom(p, f->span);
     if (!rc && k.alias_access) { /* a local naming a kernel's tensor hides its accesses from the footprint */
@@ -492,8 +523,10 @@ static int fill_call(cc_ir_program *p, cc_ir_expr *call)
     const char **names = calloc(n + 1, sizeof *names);
     cc_ir_expr **values = calloc(n + 1, sizeof *values);
     cc_ir_box *boxes = n ? base_arena_alloc(p->arena, n * sizeof *boxes) : NULL;
-    int rc = !names || !values || (n && !boxes);
+    cc_ir_expr *one = call->u.call.blocks ? NULL : cc_ir_int(p->arena, 1, call->span);
+    int rc = !names || !values || (n && !boxes) || (!call->u.call.blocks && !one);
     uint32_t ns = 0;
+    if (!rc) names[ns] = BLOCK_NUM, values[ns++] = call->u.call.blocks ? call->u.call.blocks : one;
     for (uint32_t i = 0; i < n && !rc; i++)
         if (g->params[i].type.kind == CC_T_SCALAR) names[ns] = g->params[i].name, values[ns++] = call->u.call.args[i];
     for (uint32_t i = 0; i < n && !rc; i++) {

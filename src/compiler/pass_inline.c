@@ -257,6 +257,7 @@ static cc_ir_expr *inl_expr(inl_ctx *x, const inl_site *t, const cc_ir_expr *e)
     case CC_X_CALL:
         c->u.call.args = inl_exprs(x, t, e->u.call.args, e->u.call.nargs);
         c->u.call.deps = inl_exprs(x, t, e->u.call.deps, e->u.call.ndeps);
+        if (e->u.call.blocks) c->u.call.blocks = inl_expr(x, t, e->u.call.blocks);
         c->u.call.boxes = NULL;
         return c;
     default: return c;
@@ -355,6 +356,7 @@ static void inl_stmt(inl_ctx *x, const inl_site *t, const cc_ir_stmt *s, inl_lis
     case CC_I_AT: {
         c->u.at.as_name = inl_rename(t, s->u.at.as_name);
         c->u.at.deps = inl_exprs(x, t, s->u.at.deps, s->u.at.ndeps);
+        if (s->u.at.blocks) c->u.at.blocks = inl_expr(x, t, s->u.at.blocks);
         uint32_t n = s->u.at.ndecls;
         c->u.at.decls = n ? base_arena_alloc(x->a, n * sizeof *c->u.at.decls) : NULL;
         if (n && !c->u.at.decls) return inl_oom(x, s->span);
@@ -580,7 +582,8 @@ static void inl_plane_block(inl_ctx *x, const inl_plane *pl, const cc_ir_block *
         inl_plane_walk w = {x, pl};
         if (cc_ir_stmt_walk_exprs(s, inl_plane_expr, &w)) return;
         inl_plane body = *pl;
-        if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP) body = (inl_plane){1, "inside a pl.at(level=pl.Level.CORE_GROUP) body"};
+        if (s->kind == CC_I_AT && s->u.at.level == CC_LEVEL_CORE_GROUP)
+            body = (inl_plane){1, s->u.at.blocks ? "inside a pl.spmd body" : "inside a pl.at(level=pl.Level.CORE_GROUP) body"};
         cc_ir_block *kids[CC_IR_MAX_BLOCKS];
         for (uint32_t c = 0, n = cc_ir_stmt_blocks(s, kids); c < n && !x->failed; c++) inl_plane_block(x, &body, kids[c]);
     }

@@ -26,9 +26,11 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/strbuf.h"
 #include "base/strmap.h"
 #include "compiler/ir_walk.h"
 #include "compiler/passes.h"
+#include "compiler/printer.h"
 
 /* ---- a growing list of pointers (scratch, on the heap) ------------------------------- */
 
@@ -277,13 +279,24 @@ static int check_live_after(outliner *o, const frame *fr, const capture *c, vec 
         if (tensor && !cc_ir_block_each_stmt(body, not_self_store, (void *)n)) continue;
         const cc_ir_stmt *reader = read_after(fr, n);
         if (!reader) continue;
+        const cc_ir_stmt *at = fr->b->items[fr->i];
+        if (!tensor && at->u.at.blocks && !cc_ir_block_each_stmt(body, not_tensor_level, (void *)n)) {
+            base_strbuf b = {0};
+            cc_print_expr(at->u.at.blocks, 0, &b);
+            cc_diag_add(p->diags, CC_DIAG_PASS, reader->span, NULL,
+                        "'%s' is assigned inside a pl.spmd body and read after it; all %s blocks would write it — store each "
+                        "block's part into a tensor created before the loop", n, b.s ? b.s : "?");
+            base_strbuf_free(&b);
+            rc = -1;
+            break;
+        }
         if (!tensor && !cc_ir_block_each_stmt(body, not_tensor_level, (void *)n)) {
             if (vec_push(cross, n)) rc = oom(p, fr->b->items[fr->i]->span);
             continue;
         }
         cc_diag_add(p->diags, CC_DIAG_PASS, reader->span, NULL,
-                    "'%s' is assigned inside a pl.at(level=pl.Level.CORE_GROUP) body and read after it; "
-                    "a kernel hands back only the tensors it stores to", n);
+                    "'%s' is assigned inside a %s body and read after it; a kernel hands back only the tensors it stores to", n,
+                    at->u.at.blocks ? "pl.spmd" : "pl.at(level=pl.Level.CORE_GROUP)");
         rc = -1;
     }
     free(assigned.v);
@@ -465,8 +478,10 @@ static cc_ir_stmt *make_call(base_arena *a, const cc_ir_stmt *at, cc_ir_func *k,
     }
     const cc_type tid = {.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
     call->type = (cc_type){.kind = CC_T_VOID};
-    if (at->u.at.has_deps || at->u.at.as_name) {
+    if (at->u.at.has_deps || at->u.at.as_name || at->u.at.blocks) { /* an SPMD call prints as pl.spmd_submit */
         call->u.call.submit = 1;
+        call->u.call.blocks = at->u.at.blocks;
+        call->u.call.sync_start = at->u.at.sync_start;
         call->u.call.deps = at->u.at.deps;
         call->u.call.ndeps = at->u.at.ndeps;
         call->type = tid;

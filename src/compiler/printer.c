@@ -243,9 +243,14 @@ static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
         base_strbuf_puts(out, ")");
         return;
     }
-    base_strbuf_printf(out, "pl.submit(self.%s", e->u.call.callee->name);
+    base_strbuf_printf(out, "pl.%s(self.%s", e->u.call.blocks ? "spmd_submit" : "submit", e->u.call.callee->name);
     if (e->u.call.nargs) base_strbuf_puts(out, sep(compact));
     print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+    if (e->u.call.blocks) {
+        base_strbuf_printf(out, "%score_num=", sep(compact));
+        cc_print_expr(e->u.call.blocks, compact, out);
+        if (e->u.call.sync_start) base_strbuf_printf(out, "%ssync_start=True", sep(compact));
+    }
     if (e->u.call.ndeps) {
         base_strbuf_printf(out, "%sdeps=[", sep(compact));
         print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
@@ -463,10 +468,24 @@ static void print_hints(const cc_ir_hints *h, base_strbuf *out)
     base_strbuf_puts(out, "]");
 }
 
-/* The cache declarations open the body, before its statements. */
+/* The cache declarations open the body, before its statements; an SPMD
+ * loop's head stands for its first statement (the block index binding). */
 static void print_at(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
-    base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
+    int spmd = s->u.at.blocks && !s->u.at.spmd_with; /* the loop form */
+    if (s->u.at.cluster) {
+        base_strbuf_puts(out, "with pl.cluster():\n");
+        print_block(&s->u.at.body, depth + 1, yn, out);
+        return;
+    }
+    if (s->u.at.blocks) {
+        if (spmd) base_strbuf_printf(out, "for %s in pl.spmd(", s->u.at.body.items[0]->u.assign.targets[0].name);
+        else base_strbuf_puts(out, "with pl.spmd(");
+        cc_print_expr(s->u.at.blocks, 0, out);
+        if (s->u.at.sync_start) base_strbuf_puts(out, ", sync_start=True");
+    } else {
+        base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
+    }
     print_hints(&s->u.at.opts, out);
     if (s->u.at.has_deps) {
         base_strbuf_puts(out, ", deps=[");
@@ -485,8 +504,9 @@ static void print_at(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, bas
         base_strbuf_printf(out, "pl.set_cache_policy(%s, pl.CachePolicy.%s)\n", s->u.at.decls[k].tensor,
                            cc_cache_policy_name(s->u.at.decls[k].policy));
     }
-    if (s->u.at.ndecls && !s->u.at.body.n) return;
-    print_block(&s->u.at.body, depth + 1, yn, out);
+    cc_ir_block body = {s->u.at.body.items + spmd, s->u.at.body.n - spmd};
+    if (s->u.at.ndecls && !body.n) return;
+    print_block(&body, depth + 1, yn, out);
 }
 
 static void print_return(const cc_ir_stmt *s, base_strbuf *out)
@@ -496,9 +516,23 @@ static void print_return(const cc_ir_stmt *s, base_strbuf *out)
     base_strbuf_puts(out, "\n");
 }
 
+/* A kernel call run once per block without a TaskId: `with pl.spmd(n):` over it. */
+static const cc_ir_expr *print_dispatch(const cc_ir_stmt *s)
+{
+    const cc_ir_expr *v = s->kind == CC_I_ASSIGN ? s->u.assign.value : s->kind == CC_I_EXPR ? s->u.expr : NULL;
+    return v && v->kind == CC_X_CALL && v->u.call.blocks && !v->u.call.submit ? v : NULL;
+}
+
 static void print_stmt(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
     indent(depth, out);
+    const cc_ir_expr *d = print_dispatch(s);
+    if (d) {
+        base_strbuf_puts(out, "with pl.spmd(");
+        cc_print_expr(d->u.call.blocks, 0, out);
+        base_strbuf_puts(out, d->u.call.sync_start ? ", sync_start=True):\n" : "):\n");
+        indent(++depth, out);
+    }
     switch (s->kind) {
     case CC_I_ASSIGN: print_assign(s, yn, out); break;
     case CC_I_EXPR:

@@ -102,11 +102,16 @@
  *                  out of ta's bounds fails the run (pl.slice's text)
  *   COPY           one copy task: tb (In, whole) into ta's window at offsets u.mem.off of tb's extents
  *                  (Out, existing memory); out of bounds fails the run (pl.assemble's text)
+ * Kernels only (DSL-V2-SPEC §7):
+ *   BLOCK          rdst = the running block's index (mode 0) or the task's block count (mode 1), INDEX;
+ *                  0 and 1 in a task of one block
+ * SUBMIT's u.submit.blocks (a register, or -1) is its block count: below 1 fails the run
+ * (`pl.spmd block count must be >= 1, got <v>`, code 9).
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,
@@ -161,6 +166,7 @@ typedef struct cc_lo_insn {
             uint32_t nscalars;
             int32_t *deps;
             uint32_t ndeps;
+            int32_t blocks;                   /* register of the block count (DSL-V2-SPEC §7); -1: one block */
         } submit;
         struct {                              /* CALL */
             uint32_t proc;

@@ -118,7 +118,8 @@ typedef struct tc_ctx {
     tc_env env;
     base_strmap locals;       /* names assigned anywhere in the body -> how many statements assign them */
     tc_plane plane;
-    int in_at;                /* inside a pl.at(CORE_GROUP) body */
+    int in_at;                /* inside a pl.at(CORE_GROUP) body (1) or a pl.spmd body (2) */
+    int in_cluster;           /* inside a pl.cluster() body */
     int manual;               /* open MANUAL scopes */
     int branches;             /* enclosing loops and branches */
     const tc_rscope *scope;    /* the innermost runtime scope open here (NULL: the function body) */
@@ -395,6 +396,24 @@ cc_ir_expr *tc_mem_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit);
 /* deps= of a pl.at: TaskId variables. */
 int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
+/* name_hint= of pl.<form>(): a string literal naming an identifier, into *out; 0 when reported. */
+int tc_name_hint(tc *t, const cc_expr *v, const char *form, const char **out);
+/* The pl.set_cache_policy markers and the body of a pl.at or pl.spmd statement st
+ * (kernel code at CORE_GROUP), first (if given) prepended to it; 0 when reported. */
+int tc_at_body(tc *t, const cc_block *body, cc_ir_stmt *st, cc_span sp, cc_ir_stmt *first);
+
+/* ---- tc_spmd.c (DSL-V2-SPEC §7) ---- */
+/* Is it a pl.spmd(...) call? */
+int tc_is_spmd(tc *t, const cc_expr *it);
+/* `for var in pl.spmd(...)`: a CORE_GROUP pl.at of that many blocks. */
+cc_ir_stmt *tc_spmd_for(tc *t, const cc_stmt *s);
+/* `with pl.spmd(...) [as tid]:` (a kernel dispatch or kernel code) and `with pl.cluster():`. */
+cc_ir_stmt *tc_spmd_with(tc *t, const cc_stmt *s);
+cc_ir_stmt *tc_cluster(tc *t, const cc_stmt *s);
+/* pl.get_block_idx(), pl.get_block_num() (op) and pl.get_subblock_idx() (op -1: the constant 0). */
+cc_ir_expr *tc_block_op(tc *t, const cc_expr *call, int op);
+/* pl.spmd_submit(self.k, *args, core_num=N, sync_start=...): a submit of N blocks. */
+cc_ir_expr *tc_spmd_submit(tc *t, const cc_expr *call);
 
 /* ---- tc_hints.c ---- */
 /* An optimizations= list (docs/dsl.md, "Hints") into *out; 0 when reported. */
@@ -449,6 +468,8 @@ int tc_phi_merged(tc *t, const tc_yield_site *then, const tc_yield_site *orelse)
 /* Checks b's statements in order into out, stopping at the first that
  * fails; tail: b ends the function (its last statement may return). */
 int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind);
+/* One statement (last: it ends the function); NULL when reported. */
+cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last);
 /* A new IR statement (NULL, reported, when out of memory). */
 cc_ir_stmt *tc_stmt_new(tc *t, cc_ir_stmt_kind k, cc_span sp);
 

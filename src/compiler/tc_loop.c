@@ -391,6 +391,7 @@ static const cc_expr *tc_while_cond(tc *t, const cc_stmt *s, cc_block *rest)
 
 cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
 {
+    if (tc_is_spmd(t, s->u.for_.iter)) return tc_spmd_for(t, s); /* one task of n blocks (tc_spmd.c) */
     tc_head h = {0};
     const cc_expr *carries;
     if (!tc_loop_head(t, s->u.for_.iter, &h) || !tc_target(t, s, &h, &carries)) return NULL;

@@ -663,16 +663,20 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
             return tc_misc_op(t, call, (cc_ir_op)op);
         case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         case CC_IR_READ: case CC_IR_WRITE: return tc_elem_op(t, call, (cc_ir_op)op);
+        case CC_IR_GET_BLOCK_IDX: case CC_IR_GET_BLOCK_NUM: return tc_block_op(t, call, op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
+    if (!strcmp(name, "get_subblock_idx")) return tc_block_op(t, call, -1);
     if (!strcmp(name, "range") || !strcmp(name, "parallel") || !strcmp(name, "pipeline") || !strcmp(name, "unroll") || !strcmp(name, "while_"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) can only be iterated by a for loop", name);
+    if (!strcmp(name, "spmd"))
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.spmd(...) is only valid as a for loop's iterable or the item of a with statement");
     if (!strcmp(name, "yield_"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.yield_(...) must end a loop with init_values or an if/else branch");
     if (!strcmp(name, "cond")) return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.cond() must be the first statement of a pl.while_ body");
-    if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope"))
+    if (!strcmp(name, "at") || !strcmp(name, "scope") || !strcmp(name, "manual_scope") || !strcmp(name, "cluster"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) is only valid as the item of a with statement", name);
     if (!strcmp(name, "set_cache_policy"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL,
@@ -699,6 +703,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
         char construct[160];
         snprintf(construct, sizeof construct, "%s.%s.%s", t->pl, nsname, spelling);
         if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
+        if (!strcmp(spelling, "get_subblock_idx")) return tc_block_op(t, call, -1);
         if (cc_ir_op_lookup(spelling) >= 0)
             return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a %s.%s op; use %s.%s", construct, t->pl, nsname,
                           t->pl, spelling);

@@ -461,7 +461,7 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
  * (their statements are t->c.post: an unrolled loop's copies). */
 cc_ir_stmt tc_spliced;
 
-static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
+cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
 {
     switch (s->kind) {
     case CC_S_ASSIGN: return tc_assign(t, s);

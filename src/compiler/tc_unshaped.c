@@ -11,7 +11,7 @@
  * The rules themselves are tc_with.c's (tc_scope_rules, the typecheck's
  * own); this file only walks the statements with the context they need:
  * the function, the plane (kernel code: an InCore function, a pl.at body
- * at CORE_GROUP), the open manual scopes.
+ * at CORE_GROUP, a `for ... in pl.spmd(...)` body), the open manual scopes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +49,19 @@ static void tc_unshaped_block(tc *t, const cc_block *b);
 static void tc_unshaped_stmt(tc *t, const cc_stmt *s)
 {
     switch (s->kind) {
-    case CC_S_FOR: tc_unshaped_block(t, &s->u.for_.body); break;
+    case CC_S_FOR: {
+        tc_ctx saved = t->c;
+        if (tc_is_spmd(t, s->u.for_.iter)) { /* an SPMD loop body is kernel code (DSL-V2-SPEC §7) */
+            if (t->c.plane == TC_KERNEL) {
+                tc_control_in_kernel(t, s->u.for_.iter->span, "pl.spmd");
+                break;
+            }
+            t->c.plane = TC_KERNEL, t->c.in_at = 2;
+        }
+        tc_unshaped_block(t, &s->u.for_.body);
+        t->c.plane = saved.plane, t->c.in_at = saved.in_at;
+        break;
+    }
     case CC_S_WHILE: tc_unshaped_block(t, &s->u.while_.body); break;
     case CC_S_IF: tc_unshaped_block(t, &s->u.if_.then), tc_unshaped_block(t, &s->u.if_.orelse); break;
     case CC_S_WITH: {

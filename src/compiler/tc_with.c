@@ -155,6 +155,18 @@ static int tc_identifier(const char *s)
     return 1;
 }
 
+int tc_name_hint(tc *t, const cc_expr *v, const char *form, const char **out)
+{
+    if (v->kind != CC_E_STRING)
+        return tc_err(t, CC_DIAG_SYNTAX, v->span, NULL, "pl.%s() 'name_hint' argument must be a string literal", form), 0;
+    char *h = base_arena_strndup(t->a, v->u.str.text, v->u.str.len);
+    if (!h) return tc_oom(t), 0;
+    if (!tc_identifier(h) || strlen(h) != v->u.str.len)
+        return tc_err(t, CC_DIAG_SYNTAX, v->span, NULL, "pl.%s() 'name_hint' must be a valid non-keyword identifier, got '%s'", form, h), 0;
+    *out = h;
+    return 1;
+}
+
 /* pl.at's arguments into st. */
 static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_stmt *st)
 {
@@ -169,14 +181,7 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
         else if (!strcmp(kw->name, "deps")) deps = kw->value;
         else if (!strcmp(kw->name, "optimizations")) opts = kw->value;
         else if (!strcmp(kw->name, "name_hint")) {
-            if (kw->value->kind != CC_E_STRING)
-                return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL, "pl.at() 'name_hint' argument must be a string literal"), 0;
-            char *h = base_arena_strndup(t->a, kw->value->u.str.text, kw->value->u.str.len);
-            if (!h) return tc_oom(t), 0;
-            if (!tc_identifier(h) || strlen(h) != kw->value->u.str.len)
-                return tc_err(t, CC_DIAG_SYNTAX, kw->value->span, NULL,
-                              "pl.at() 'name_hint' must be a valid non-keyword identifier, got '%s'", h), 0;
-            st->u.at.name_hint = h;
+            if (!tc_name_hint(t, kw->value, "at", &st->u.at.name_hint)) return 0;
         } else {
             if (tc_pl_keyword_unsupported(t, "at", kw)) return 0;
             return tc_err(t, CC_DIAG_SYNTAX, kw->name_span, NULL, "pl.at() got an unexpected keyword '%s'", kw->name), 0;
@@ -224,23 +229,36 @@ static int tc_at_crossings(tc *t, uint32_t mark, cc_span at)
     return 1;
 }
 
+int tc_at_body(tc *t, const cc_block *body, cc_ir_stmt *st, cc_span sp, cc_ir_stmt *first)
+{
+    for (uint32_t k = 0; k < body->n; k++)
+        if (tc_is_marker(t, body->items[k]) && !tc_marker(t, body->items[k], &t->c.env, st)) return 0;
+    tc_ctx saved = t->c;
+    uint32_t mark = tc_env_mark(&t->c.env);
+    if (st->u.at.level == CC_LEVEL_CORE_GROUP) t->c.plane = TC_KERNEL, t->c.in_at = st->u.at.blocks ? 2 : 1;
+    int ok = tc_block(t, body, &st->u.at.body, 0, TC_BLOCK_AT);
+    /* names bound in the body stay bound (a read after it of a tile or scalar
+     * is the outliner's error: docs/compiler.md, "Outlining"; so is a
+     * tensor-level value of a pl.spmd body, which never crosses) */
+    saved.env = t->c.env;
+    t->c = saved;
+    if (ok && first) { /* the SPMD loop's binding of its variable opens the body */
+        cc_ir_block *b = &st->u.at.body;
+        cc_ir_stmt **items = base_arena_alloc(t->a, (b->n + 1) * sizeof *items);
+        if (!items) return tc_oom(t), 0;
+        items[0] = first;
+        if (b->n) memcpy(items + 1, b->items, b->n * sizeof *items);
+        b->items = items, b->n++;
+    }
+    return ok && (st->u.at.level != CC_LEVEL_CORE_GROUP || st->u.at.blocks || tc_at_crossings(t, mark, sp));
+}
+
 static cc_ir_stmt *tc_at(tc *t, const cc_stmt *s, const cc_expr *ctx)
 {
     const cc_with_item *it = &s->u.with.items[0];
     if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, ctx->span, "pl.at");
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_AT, ctx->span);
-    if (!st || !tc_at_args(t, ctx, it, st)) return NULL;
-    for (uint32_t k = 0; k < s->u.with.body.n; k++)
-        if (tc_is_marker(t, s->u.with.body.items[k]) && !tc_marker(t, s->u.with.body.items[k], &t->c.env, st)) return NULL;
-    tc_ctx saved = t->c;
-    uint32_t mark = tc_env_mark(&t->c.env);
-    if (st->u.at.level == CC_LEVEL_CORE_GROUP) t->c.plane = TC_KERNEL, t->c.in_at = 1;
-    int ok = tc_block(t, &s->u.with.body, &st->u.at.body, 0, TC_BLOCK_AT);
-    /* names bound in the body stay bound (a read after it of a tile or scalar
-     * is the outliner's error: docs/compiler.md, "Outlining") */
-    saved.env = t->c.env;
-    t->c = saved;
-    if (!ok || (st->u.at.level == CC_LEVEL_CORE_GROUP && !tc_at_crossings(t, mark, ctx->span))) return NULL;
+    if (!st || !tc_at_args(t, ctx, it, st) || !tc_at_body(t, &s->u.with.body, st, ctx->span, NULL)) return NULL;
     if (it->as_name && !tc_bind_name(t, it->as_name, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID}, it->as_span)) return NULL;
     return st;
 }
@@ -260,6 +278,8 @@ cc_ir_stmt *tc_with(tc *t, const cc_stmt *s, int last)
     const char *kind = tc_with_kind(t, s);
     if (kind && (!strcmp(kind, "scope") || !strcmp(kind, "manual_scope"))) return tc_scope(t, s, ctx, kind, last);
     if (kind && !strcmp(kind, "at")) return tc_at(t, s, ctx);
+    if (kind && !strcmp(kind, "spmd")) return tc_spmd_with(t, s);
+    if (kind && !strcmp(kind, "cluster")) return tc_cluster(t, s);
     const cc_expr *head = ctx->kind == CC_E_CALL ? ctx->u.call.fn : ctx;
     if (head->kind == CC_E_ATTR && tc_pl_path(t, head)) {
         const cc_pl_name *n = head->u.attr.value->kind == CC_E_NAME ? cc_pl_name_find(head->u.attr.name) : NULL;

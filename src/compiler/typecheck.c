@@ -52,6 +52,7 @@ const char *tc_who(tc *t, const char *fname)
 
 const char *tc_where(tc *t)
 {
+    if (t->c.in_at == 2) return "inside a pl.spmd body";
     if (t->c.in_at) return "inside a pl.at(level=pl.Level.CORE_GROUP) body";
     char buf[256];
     snprintf(buf, sizeof buf, "in InCore function '%s'", t->c.f->name);

@@ -134,6 +134,15 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         vm->deps[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
     pto_task t = {.kernel = ex_kernel_entry, .ctx = &vm->kctx[in->u.submit.kernel], .name = k->name, .args = args,
                   .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = in->u.submit.ndeps};
+    if (in->u.submit.blocks >= 0) { /* an SPMD task (DSL-V2-SPEC §7) */
+        int64_t nb = f->regs[in->u.submit.blocks].i;
+        if (nb < 1 || nb > UINT32_MAX) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "pl.spmd block count must be >= 1, got %lld", (long long)nb);
+            return ex_fail(vm, in, msg);
+        }
+        t.num_blocks = (uint32_t)nb;
+    }
     pto_task_id id = PTO_INVALID_TASK_ID;
     int rc = pto_task_submit(vm->rt, &t, &id);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;

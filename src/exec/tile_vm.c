@@ -360,6 +360,7 @@ static int vm_exec(vm *m)
         case CC_LO_WRITE:
             if (vm_element(m, in)) return -1;
             break;
+        case CC_LO_BLOCK: m->r[in->dst].i = in->mode ? (int64_t)m->args->num_blocks : (int64_t)m->args->block_idx; break;
         case CC_LO_TCOPY: {
             vm_own(m, in->dst, in->dst == in->a);
             tile *d = &m->v[in->dst], *a = &m->v[in->a];

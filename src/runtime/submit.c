@@ -129,6 +129,11 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
     s->num_views = t ? t->num_args : 0;
     s->num_scalars = t ? t->num_scalars : 0;
     s->num_fanin = 0;
+    s->num_blocks = t && t->num_blocks > 1 ? t->num_blocks : 1;
+    if (s->num_blocks > 1) {
+        atomic_store_explicit(&s->block_next, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->block_done, 0, memory_order_relaxed);
+    }
     s->tm_head = 0;
     s->dep_pool_mark = ring->deps.top;
     s->spill_start = s->spill_mark = ring->spill.top;

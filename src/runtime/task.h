@@ -60,6 +60,9 @@ typedef struct rt_slot {
     rt_dep_node *fanout_head; /* lock: consumers waiting for completion */
     _Atomic uint32_t fanin_refcount; /* ready iff == fanin_count */
     uint32_t fanin_count;     /* orchestrator, set before any producer sees it */
+    /* SPMD tasks only (num_blocks > 1), set at submit: blocks claimed by executors
+     * (fetch_add) and blocks finished; the one finishing the last completes it. */
+    _Atomic uint32_t block_next, block_done;
 
     /* Record: orchestrator at submit; workers after the task is ready.  The
      * variable-size parts live in the ring's record arena, packed, so a task
@@ -74,6 +77,7 @@ typedef struct rt_slot {
     int scope_line;
     int scope_depth;         /* -1 = implicit root */
     uint32_t num_views, num_scalars, num_fanin;
+    uint32_t num_blocks;     /* >= 1 */
     uint32_t tm_head;        /* orchestrator: first tensormap entry of this task */
     uint64_t packed_end;     /* orchestrator: heap alloc_total after its outputs (linear) */
     uint64_t record_end;     /* orchestrator: record arena alloc_total after its record */

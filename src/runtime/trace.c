@@ -7,7 +7,8 @@
  *
  * An event: {"name": <task name>, "cat": "task", "ph": "X", "ts": <start,
  * us since create>, "dur": <us>, "pid": 1, "tid": <executor>, "args":
- * {"task": "<ring>:<n>", as error messages print ids, "ring": <ring>}}.
+ * {"task": "<ring>:<n>", as error messages print ids, "ring": <ring>}}; a block of an
+ * SPMD task adds "block": <b>, "num_blocks": <n> to args (one event per block).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,8 @@ int rt_trace_open(rt_trace *t, const char *path, int num_workers)
     return 0;
 }
 
-void rt_trace_record(rt_trace_buf *b, pto_task_id id, const char *name, uint64_t start_ns, uint64_t end_ns)
+void rt_trace_record(rt_trace_buf *b, pto_task_id id, const char *name, uint64_t start_ns, uint64_t end_ns, uint32_t block,
+                     uint32_t num_blocks)
 {
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 1024;
@@ -52,7 +54,7 @@ void rt_trace_record(rt_trace_buf *b, pto_task_id id, const char *name, uint64_t
         b->ev = ev, b->cap = cap;
     }
     rt_trace_event *e = &b->ev[b->n++];
-    e->id = id, e->start_ns = start_ns, e->end_ns = end_ns;
+    e->id = id, e->start_ns = start_ns, e->end_ns = end_ns, e->block = block, e->num_blocks = num_blocks;
     snprintf(e->name, sizeof e->name, "%s", name ? name : "-");
 }
 
@@ -70,9 +72,11 @@ void rt_trace_flush(pto_runtime *rt)
             rt_format_json_string(t->file, e->name);
             fprintf(t->file,
                     ", \"cat\": \"task\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": %d, "
-                    "\"args\": {\"task\": \"%s\", \"ring\": %d}}",
+                    "\"args\": {\"task\": \"%s\", \"ring\": %d",
                     (double)(e->start_ns - t->t0) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3, k, tid,
                     rt_task_ring(e->id));
+            if (e->num_blocks > 1) fprintf(t->file, ", \"block\": %u, \"num_blocks\": %u", e->block, e->num_blocks);
+            fputs("}}", t->file);
         }
         t->dropped += (uint64_t)b->dropped;
         b->n = 0, b->dropped = 0;

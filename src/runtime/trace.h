@@ -1,7 +1,7 @@
 /*
  * trace.h - the opt-in per-task trace (trace.c): Chrome trace-event JSON,
- * one complete ("X") event per kernel task with its worker, ring, id and
- * times, readable by chrome://tracing and Perfetto.
+ * one complete ("X") event per kernel task (per block of an SPMD task) with
+ * its worker, ring, id and times, readable by chrome://tracing and Perfetto.
  *
  * Invariants: each executor appends only to its own buffer, and only while
  * it runs a task; the orchestrator writes the buffers out only when no task
@@ -21,6 +21,7 @@
 typedef struct rt_trace_event {
     pto_task_id id;
     uint64_t start_ns, end_ns;
+    uint32_t block, num_blocks; /* SPMD: which block of how many (num_blocks 1: a plain task) */
     char name[40];
 } rt_trace_event;
 
@@ -46,7 +47,8 @@ const char *rt_trace_path(const pto_config *cfg);
  * 0..num_workers-1, then the orchestrator).  Returns 0, or -1 with errno. */
 int rt_trace_open(rt_trace *t, const char *path, int num_workers);
 /* Appends one event to b (the executor's own buffer). */
-void rt_trace_record(rt_trace_buf *b, pto_task_id id, const char *name, uint64_t start_ns, uint64_t end_ns);
+void rt_trace_record(rt_trace_buf *b, pto_task_id id, const char *name, uint64_t start_ns, uint64_t end_ns, uint32_t block,
+                     uint32_t num_blocks);
 /* Writes every executor's events and empties the buffers (no task running). */
 void rt_trace_flush(struct pto_runtime *rt);
 /* Flushes, ends the JSON array, closes the file, frees the buffers. */

@@ -10,6 +10,11 @@
  * and slot be reused).  A worker that makes several consumers
  * ready keeps the first to run next and pushes the rest.
  *
+ * An SPMD task (num_blocks > 1) is run n times, block by block, by whichever
+ * executors pop it (rt_worker_execute); the executor finishing the last
+ * block completes it, so its consumers see every block's writes (acq_rel on
+ * block_done).
+ *
  * Idle workers spin for RT_SPIN_US, then park on the ready_seq futex,
  * counted in `parked` so pushers wake exactly when someone sleeps.  The
  * orchestrator uses the same loop while it waits in pto_runtime_finish: it runs
@@ -68,9 +73,8 @@ static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
     return next_task;
 }
 
-static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
+static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id, const rt_slot *s, uint32_t block)
 {
-    rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
     if (!s->kernel || rt_error_latched(rt)) return;
     pto_kernel_args args = {
         .task_id = id,
@@ -83,6 +87,8 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
         .message = w->message,
         .message_len = sizeof w->message,
         .runtime = rt,
+        .block_idx = block,
+        .num_blocks = s->num_blocks,
     };
     w->message[0] = 0;
     uint64_t start = base_now_ns();
@@ -90,16 +96,17 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
     atomic_store_explicit(&w->running, id, memory_order_release);
     int rc = s->kernel(&args);
     atomic_store_explicit(&w->running, PTO_INVALID_TASK_ID, memory_order_release);
-    if (rt->trace.file) rt_trace_record(&w->trace, id, s->name, start, base_now_ns());
+    if (rt->trace.file) rt_trace_record(&w->trace, id, s->name, start, base_now_ns(), block, s->num_blocks);
     if (rc == 0) return;
 
-    char header[96], details[1024], tid[32];
+    char header[96], details[1024], tid[32], blk[48] = "";
     rt_where at = rt_format_where(s->scope_file, s->scope_line, s->scope_depth);
     w->message[sizeof w->message - 1] = 0;
     rt_format_id(id, tid, sizeof tid);
+    if (s->num_blocks > 1) snprintf(blk, sizeof blk, " (block %u of %u)", block, s->num_blocks);
     snprintf(header, sizeof header, "FATAL: Kernel Failed! task=%s ring=%d", tid, rt_task_ring(id));
-    snprintf(details, sizeof details, "kernel=%s rc=%d worker=%d message=%s; scope=%s depth=%s",
-             s->name, rc, w->index, w->message[0] ? w->message : "-", at.site, at.depth);
+    snprintf(details, sizeof details, "kernel=%s rc=%d worker=%d message=%s%s; scope=%s depth=%s",
+             s->name, rc, w->index, w->message[0] ? w->message : "-", blk, at.site, at.depth);
     rt_error_fail(rt, PTO_KERNEL_FAILED, rt_task_ring(id), header, details,
             "the kernel itself reported the failure; tasks not yet started were skipped; no "
             "RunConfig field helps");
@@ -131,7 +138,20 @@ int rt_worker_wait_ready(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runti
 
 pto_task_id rt_worker_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
 {
-    rt_run(rt, w, id);
+    const rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
+    if (s->num_blocks > 1) {
+        /* One queue entry per SPMD task at a time: claim a block and, while
+         * blocks are left, hand the task back so another executor claims the
+         * next (n claims in all, each of a different block).  The slot stays
+         * ours until the last block is done and the task completes. */
+        rt_slot *m = (rt_slot *)s;
+        uint32_t n = s->num_blocks, b = atomic_fetch_add_explicit(&m->block_next, 1, memory_order_relaxed);
+        if (b + 1 < n) rt_task_push_ready(rt, id);
+        rt_run(rt, w, id, s, b);
+        if (atomic_fetch_add_explicit(&m->block_done, 1, memory_order_acq_rel) + 1 < n) return PTO_INVALID_TASK_ID;
+    } else {
+        rt_run(rt, w, id, s, 0);
+    }
     pto_task_id next = rt_complete(rt, id);
     /* Only this executor writes its counter: no read-modify-write needed. */
     atomic_store_explicit(&w->completed, atomic_load_explicit(&w->completed, memory_order_relaxed) + 1,

@@ -59,7 +59,7 @@ static inline int k_sum(const pto_kernel_args *a)
 static inline void submit_ok(pto_runtime *rt, pto_kernel_fn k, const char *name, pto_arg *args,
                              uint32_t nargs, const uint64_t *sc, uint32_t nsc, pto_task_id *id)
 {
-    pto_task t = {k, NULL, name, args, nargs, sc, nsc, NULL, 0};
+    pto_task t = {k, NULL, name, args, nargs, sc, nsc, NULL, 0, 0};
     check_submit(rt, &t, id);
 }
 
@@ -89,7 +89,7 @@ static inline void finish_then_recover(pto_runtime *rt, int code)
 
 static inline pto_task dummy_task(void)
 {
-    pto_task t = {NULL, NULL, "dummy", NULL, 0, NULL, 0, NULL, 0};
+    pto_task t = {NULL, NULL, "dummy", NULL, 0, NULL, 0, NULL, 0, 0};
     return t;
 }
 

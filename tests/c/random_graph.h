@@ -577,7 +577,7 @@ static inline void run_graph(pto_runtime *rt, const graph *g, uint64_t **bufs)
             deps[d].kind = g->kinds[t->dep0 + d];
         }
         pto_task task = {t->op == OP_DUMMY ? NULL : k_op, NULL, "op", args, (uint32_t)t->nargs,
-                         t->sc, t->sc[3] ? 4 : 3, deps, (uint32_t)t->ndeps};
+                         t->sc, t->sc[3] ? 4 : 3, deps, (uint32_t)t->ndeps, 0};
         rc = pto_task_submit(rt, &task, &ids[ac->arg]);
         if (rc != 0) fail_rt(rt, "pto_task_submit", rc);
         if (t->temp >= 0) {

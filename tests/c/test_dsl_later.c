@@ -56,20 +56,15 @@ static void later_run(const later_case *c, size_t n)
 #define PASS8 "\n        pass\n"
 #define PASS12 "\n            pass\n"
 
-/* ---- SPMD and clusters ---------------------------------------------------------------------- */
+/* ---- SPMD: the keywords of a later package (DSL-V2-SPEC §8) ------------------------------------ */
 
-static void test_dsl_later_spmd_and_clusters(void **s)
+static void test_dsl_later_spmd_keywords(void **s)
 {
     (void)s;
     static const later_case rows[] = {
-        {CTRL, "    with pl.spmd(4):" PASS8, 5, 10, "pl.spmd is not supported in this version"},
-        {CTRL, "    with pl.spmd(core_num=4) as s:" PASS8, 5, 10, "pl.spmd is not supported in this version"},
-        {CTRL, "    for i in pl.spmd(4):" PASS8, 5, 14, "pl.spmd is not supported in this version"},
-        {CTRL, "    pl.spmd(4)\n", 5, 5, "pl.spmd is not supported in this version"},
-        {CTRL, "    x = pl.spmd_submit(a)\n", 5, 9, "pl.spmd_submit is not supported in this version"},
-        {CTRL, "    for i in pl.spmd_submit(4):" PASS8, 5, 14, "pl.spmd_submit is not supported in this version"},
-        {CTRL, "    with pl.cluster():" PASS8, 5, 10, "pl.cluster is not supported in this version"},
-        {KERN, "        x = pl.tile.get_block_idx()\n", 6, 13, "pl.tile.get_block_idx is not supported in this version"},
+        {CTRL, "    for i in pl.spmd(4, predicate=True):" PASS8, 5, 25, "pl.spmd(predicate=...) is not supported in this version"},
+        {CTRL, "    with pl.spmd(4, allow_early_resolve=True):" PASS8, 5, 21,
+         "pl.spmd(allow_early_resolve=...) is not supported in this version"},
     };
     RUN(rows);
 }
@@ -169,7 +164,6 @@ static void test_dsl_later_b07_forms(void **s)
 {
     (void)s;
     static const later_case rows[] = {
-        {CTRL, "    with pl.spmd(4):" PASS8, 5, 10, "pl.spmd is not supported in this version"},
         {CTRL, "    g = lambda x: x\n", 5, 9, "a lambda is not supported in this version"},
         {CTRL, "    for i in pl.range(4):\n        break\n", 6, 9, "Python 'break' is not supported in kernel code"},
     };
@@ -223,7 +217,7 @@ static void test_dsl_later_python_statements(void **s)
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_dsl_later_spmd_and_clusters),
+    cmocka_unit_test(test_dsl_later_spmd_keywords),
     cmocka_unit_test(test_dsl_later_distributed),
     cmocka_unit_test(test_dsl_later_data_movement_and_views),
     cmocka_unit_test(test_dsl_later_dependency_opt_outs),

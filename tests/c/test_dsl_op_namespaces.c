@@ -88,8 +88,7 @@ static void test_namespace_names_outside_it_are_reported(void **s)
              "pl.tensor.load is not a pl.tensor op; use pl.load", 7, 13);
     NS_ERROR("        u = pl.tile.create_tensor([4], dtype=pl.FP32)\n", "UndefinedVariableError",
              "pl.tile.create_tensor is not a pl.tile op; use pl.create_tensor", 7, 13);
-    NS_ERROR("        u = pl.tile.get_block_idx()\n", "UnsupportedFeatureError", "pl.tile.get_block_idx is not supported in this version", 7,
-             13);
+    NS_ERROR("        u = pl.tile.dim()\n", "UnsupportedFeatureError", "pl.tile.dim is not supported in this version", 7, 13);
     NS_ERROR("        u = pl.tile.nosuch(t)\n", "UndefinedVariableError", "pl.tile.nosuch is not a pypto.language name", 7, 13);
     NS_ERROR("        u = pl.tensor.full([4], dtype=pl.FP32, value=1.0)\n", "UndefinedVariableError",
              "pl.tensor.full is not a pypto.language name", 7, 13);

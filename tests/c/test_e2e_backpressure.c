@@ -207,7 +207,7 @@ static void test_latch_first_wins(void **state)
     memcpy(first, pto_runtime_error(rt)->message, sizeof first);
 
     /* every call is a no-op returning -1 */
-    pto_task m = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0};
+    pto_task m = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0, 0};
     pto_task_id id = 0;
     assert_int_equal(pto_task_submit(rt, &m, &id), -PTO_SCOPE_DEADLOCK);
     assert_true(id == PTO_INVALID_TASK_ID);
@@ -245,7 +245,7 @@ static void test_report_fatal(void **state)
                  "EXPLICIT_ORCH_FATAL",
                  "reported by the orchestration code itself; no RunConfig field helps");
     assert_string_equal(pto_status_name(PTO_EXPLICIT_ORCH_FATAL), "EXPLICIT_ORCH_FATAL");
-    pto_task m = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0};
+    pto_task m = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0, 0};
     assert_int_equal(pto_task_submit(rt, &m, NULL), -PTO_EXPLICIT_ORCH_FATAL);
     finish_then_recover(rt, PTO_EXPLICIT_ORCH_FATAL);
     assert_int_equal(atomic_load(&g_marks), 0);
@@ -265,7 +265,7 @@ static void test_kernel_failed(void **state)
     for (uint64_t i = 0; i < 5; i++) {
         pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 1))};
         uint64_t sc[2] = {i, i == 2};
-        pto_task t = {k_step_or_fail, NULL, i == 2 ? "failer" : "step", a, 1, sc, 2, NULL, 0};
+        pto_task t = {k_step_or_fail, NULL, i == 2 ? "failer" : "step", a, 1, sc, 2, NULL, 0, 0};
         rcs[i] = pto_task_submit(rt, &t, &ids[i]);
     }
     pto_scope_end(rt);

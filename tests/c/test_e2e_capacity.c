@@ -73,7 +73,7 @@ static int gated_fanin(pto_runtime *rt, const char *producer, uint64_t *x, int n
         submit_ok(rt, k_gated, producer, wa, 1, NULL, 0, NULL);
     }
     pto_arg ca[2] = {arg(PTO_ARG_IN, v1(x, 0, (uint64_t)n)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
-    pto_task c = {k_sum, NULL, "consumer", ca, 2, NULL, 0, NULL, 0};
+    pto_task c = {k_sum, NULL, "consumer", ca, 2, NULL, 0, NULL, 0, 0};
     int rc = pto_task_submit(rt, &c, NULL);
     atomic_store(&g_gate, 1);
     return rc;
@@ -128,7 +128,7 @@ static void test_heap_request_too_big(void **state)
     pto_runtime *rt = make_rt_rings(0, 1024, 0, 2, E2E_NO_STALL_MS);
     pto_arg oa[1] = {out_arg(4096)}; /* 32 KiB */
     uint64_t sc[2] = {1, 0};
-    pto_task t = {k_write, NULL, "big", oa, 1, sc, 2, NULL, 0};
+    pto_task t = {k_write, NULL, "big", oa, 1, sc, 2, NULL, 0, 0};
     int rc = pto_task_submit(rt, &t, NULL);
     EXPECT_FATAL(rt, rc, PTO_HEAP_RING_DEADLOCK, "FATAL: Task Allocator Deadlock - Heap Exhausted! ring=0",
                  "Request of 32768 bytes exceeds ring 0's capacity of 1024 -> can never fit.",
@@ -219,7 +219,7 @@ static void test_heap_structural_ring1(void **state)
     uint64_t sc[2] = {2, 0};
     submit_ok(rt, k_write, "a1024", a1, 1, sc, 2, NULL);
     submit_ok(rt, k_write, "a2048", a2, 1, sc, 2, NULL);
-    pto_task t3 = {k_write, NULL, "b2048", a3, 1, sc, 2, NULL, 0};
+    pto_task t3 = {k_write, NULL, "b2048", a3, 1, sc, 2, NULL, 0, 0};
     uint64_t t0 = base_now_ns();
     int rc = pto_task_submit(rt, &t3, NULL);
     uint64_t waited_ms = (base_now_ns() - t0) / 1000000;
@@ -239,7 +239,7 @@ static void test_heap_structural_ring1(void **state)
 static int submit_out(pto_runtime *rt, pto_kernel_fn k, uint64_t bytes, pto_view *view)
 {
     pto_arg oa[1] = {out_arg(bytes / sizeof(uint64_t))};
-    pto_task t = {k, NULL, "out", oa, 1, NULL, 0, NULL, 0};
+    pto_task t = {k, NULL, "out", oa, 1, NULL, 0, NULL, 0, 0};
     int rc = pto_task_submit(rt, &t, NULL);
     if (view) *view = oa[0].view;
     return rc;
@@ -300,7 +300,7 @@ static void test_ring_window_full_waits_for_head(void **state)
 {
     (void)state;
     pto_runtime *rt = ring1_rt(8, 0);
-    pto_task head = {k_head, NULL, "head", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
+    pto_task head = {k_head, NULL, "head", NULL, 0, NULL, 0, NULL, 0, 0}, d = dummy_task();
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 7; i++) { /* one closed depth-1 scope each */
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
@@ -360,7 +360,7 @@ static void test_ring_window_full_head_stuck_is_stall(void **state)
     cfg.runtime_env.ring_task_window[1] = 4;
     pto_runtime *rt = make_rt(&cfg);
     atomic_store(&g_gate, 0);
-    pto_task hold = {k_hold, NULL, "stuck", NULL, 0, NULL, 0, NULL, 0}, d = dummy_task();
+    pto_task hold = {k_hold, NULL, "stuck", NULL, 0, NULL, 0, NULL, 0, 0}, d = dummy_task();
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 3; i++) {
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
@@ -401,7 +401,7 @@ static void test_heap_outputs_fill_heap_exactly(void **state)
 
     pto_arg oa[5];
     for (int i = 0; i < 5; i++) oa[i] = out_arg(128); /* 1024 bytes each */
-    pto_task four = {NULL, NULL, "four", oa, 4, NULL, 0, NULL, 0}, five = {NULL, NULL, "five", oa, 5, NULL, 0, NULL, 0};
+    pto_task four = {NULL, NULL, "four", oa, 4, NULL, 0, NULL, 0, 0}, five = {NULL, NULL, "five", oa, 5, NULL, 0, NULL, 0, 0};
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     check_submit(rt, &four, NULL);
@@ -498,7 +498,7 @@ static void test_tensormap_at_pool_size_fits(void **state)
     atomic_store(&g_gate, 0);
     pto_arg args[BUFS];
     for (int i = 0; i < BUFS; i++) args[i] = arg(PTO_ARG_IN, v1(bufs[i], 0, 4));
-    pto_task t = {k_hold, NULL, "reader", args, BUFS, NULL, 0, NULL, 0};
+    pto_task t = {k_hold, NULL, "reader", args, BUFS, NULL, 0, NULL, 0, 0};
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < TASKS; i++) check_submit(rt, &t, NULL);
     t.num_args = 1;

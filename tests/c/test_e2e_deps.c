@@ -164,7 +164,7 @@ static void submit_write(pto_runtime *rt, pto_arg_tag tag, pto_view v, uint64_t 
 {
     pto_arg args[1] = {arg(tag, v)};
     uint64_t sc[3] = {value, spin, rec};
-    pto_task t = {k_write, NULL, "write", args, 1, sc, 3, deps, ndeps};
+    pto_task t = {k_write, NULL, "write", args, 1, sc, 3, deps, ndeps, 0};
     check_submit(rt, &t, id);
 }
 
@@ -173,7 +173,7 @@ static void submit_copy(pto_runtime *rt, pto_view src, pto_view dst, uint64_t sp
 {
     pto_arg args[2] = {arg(PTO_ARG_IN, src), arg(PTO_ARG_OUTPUT_EXISTING, dst)};
     uint64_t sc[2] = {spin, rec};
-    pto_task t = {k_copy, NULL, "copy", args, 2, sc, 2, deps, ndeps};
+    pto_task t = {k_copy, NULL, "copy", args, 2, sc, 2, deps, ndeps, 0};
     check_submit(rt, &t, id);
 }
 
@@ -183,7 +183,7 @@ static void submit_meet(pto_runtime *rt, const char *name, pto_arg *args, uint32
                         uint64_t other, uint64_t rec)
 {
     uint64_t sc[3] = {mine, other, rec};
-    pto_task t = {k_meet, NULL, name, args, nargs, sc, 3, NULL, 0};
+    pto_task t = {k_meet, NULL, name, args, nargs, sc, 3, NULL, 0, 0};
     check_submit(rt, &t, NULL);
 }
 
@@ -336,7 +336,7 @@ static void test_inout_chain(void **state)
         for (uint64_t i = 0; i < 100; i++) {
             pto_arg args[1] = {arg(PTO_ARG_INOUT, pto_view_2d(tile, 8, 0, 4, 8, 8, PTO_INVALID_TASK_ID))};
             uint64_t sc[2] = {i, 20};
-            pto_task t = {k_step, NULL, "step", args, 1, sc, 2, NULL, 0};
+            pto_task t = {k_step, NULL, "step", args, 1, sc, 2, NULL, 0, 0};
             check_submit(rt, &t, NULL);
         }
         scope_end_ok(rt);
@@ -380,14 +380,14 @@ static void test_no_dep_tag(void **state)
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         pto_arg oa[1] = {out_arg(16)};
         uint64_t osc[3] = {42 + (uint64_t)run, 300, 0};
-        pto_task a = {k_write, NULL, "producer", oa, 1, osc, 3, NULL, 0};
+        pto_task a = {k_write, NULL, "producer", oa, 1, osc, 3, NULL, 0, 0};
         pto_task_id aid;
         check_submit(rt, &a, &aid);
         assert_non_null(oa[0].view.addr);
         assert_true(oa[0].view.owner == aid);
         pto_arg ba[2] = {arg(PTO_ARG_NO_DEP, oa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 16))};
         uint64_t bs[2] = {0, 1};
-        pto_task b = {k_copy, NULL, "consumer", ba, 2, bs, 2, NULL, 0};
+        pto_task b = {k_copy, NULL, "consumer", ba, 2, bs, 2, NULL, 0, 0};
         check_submit(rt, &b, NULL);
         scope_end_ok(rt);
         finish_ok(rt);
@@ -525,12 +525,12 @@ static void test_retained_output_not_reused_while_read(void **state)
         SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
         pto_arg oa[1] = {out_arg(256)}; /* 2048 bytes */
         uint64_t as[3] = {pattern, 0, 0};
-        pto_task a = {k_write, NULL, "A", oa, 1, as, 3, NULL, 0};
+        pto_task a = {k_write, NULL, "A", oa, 1, as, 3, NULL, 0, 0};
         check_submit(rt, &a, NULL);
         const char *a_lo = oa[0].view.addr, *a_hi = a_lo + 2048;
         pto_arg ba[2] = {arg(PTO_ARG_IN, oa[0].view), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 256))};
         uint64_t bs[2] = {BLOCKER, pattern};
-        pto_task b = {k_read_late, NULL, "B", ba, 2, bs, 2, NULL, 0};
+        pto_task b = {k_read_late, NULL, "B", ba, 2, bs, 2, NULL, 0, 0};
         check_submit(rt, &b, NULL);
         scope_end_ok(rt);
         int reused = 0;
@@ -538,7 +538,7 @@ static void test_retained_output_not_reused_while_read(void **state)
             SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
             pto_arg fa[1] = {out_arg(fill_bytes[i] / 8)};
             uint64_t fs = 0xf0000000ull + 0x10000ull * (uint64_t)i;
-            pto_task f = {k_fill, NULL, "filler", fa, 1, &fs, 1, NULL, 0};
+            pto_task f = {k_fill, NULL, "filler", fa, 1, &fs, 1, NULL, 0, 0};
             atomic_store(&g_announced, i);
             check_submit(rt, &f, NULL);
             const char *lo = fa[0].view.addr, *hi = lo + fill_bytes[i];
@@ -573,11 +573,11 @@ static void test_dummy_tasks(void **state)
         for (uint64_t i = 0; i < 3; i++) {
             pto_arg sa[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 8))};
             uint64_t sc[2] = {i, i == 0 ? 500 : 0};
-            pto_task s = {k_step, NULL, "step", sa, 1, sc, 2, NULL, 0};
+            pto_task s = {k_step, NULL, "step", sa, 1, sc, 2, NULL, 0, 0};
             check_submit(rt, &s, NULL);
             if (i < 2) {
                 pto_arg da[1] = {arg(PTO_ARG_INOUT, v1(tile, 0, 8))};
-                pto_task d = {NULL, NULL, "dummy", da, 1, NULL, 0, NULL, 0};
+                pto_task d = {NULL, NULL, "dummy", da, 1, NULL, 0, NULL, 0, 0};
                 check_submit(rt, &d, NULL);
             }
         }
@@ -596,7 +596,7 @@ static void test_dummy_tasks(void **state)
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(tile, 0, 8), 7, 2000, 0, NULL, 0, &prev);
         for (int i = 0; i < 1000; i++) {
             pto_dep dep = {prev, i % 2 ? PTO_DEP_WAIT : PTO_DEP_WAIT_RETAIN};
-            pto_task d = {NULL, NULL, "chain", NULL, 0, NULL, 0, &dep, 1};
+            pto_task d = {NULL, NULL, "chain", NULL, 0, NULL, 0, &dep, 1, 0};
             check_submit(rt, &d, &prev);
         }
         pto_dep dep = {prev, PTO_DEP_WAIT_RETAIN};
@@ -615,12 +615,12 @@ static void test_dummy_tasks(void **state)
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(x, 0, 4), 3, 1000, NO_REC, NULL, 0, &p1);
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(y, 0, 4), 4, 1000, NO_REC, NULL, 0, &p2);
         pto_dep bd[2] = {{p1, PTO_DEP_WAIT_RETAIN}, {p2, PTO_DEP_WAIT_RETAIN}};
-        pto_task barrier = {NULL, NULL, "barrier", NULL, 0, NULL, 0, bd, 2};
+        pto_task barrier = {NULL, NULL, "barrier", NULL, 0, NULL, 0, bd, 2, 0};
         check_submit(rt, &barrier, &b);
         pto_dep cd[1] = {{b, PTO_DEP_WAIT_RETAIN}};
         pto_arg ca[3] = {arg(PTO_ARG_IN, v1(x, 0, 4)), arg(PTO_ARG_IN, v1(y, 0, 4)),
                          arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
-        pto_task c = {k_sum, NULL, "sum", ca, 3, NULL, 0, cd, 1};
+        pto_task c = {k_sum, NULL, "sum", ca, 3, NULL, 0, cd, 1, 0};
         check_submit(rt, &c, NULL);
         scope_end_ok(rt);
         finish_ok(rt);
@@ -635,22 +635,22 @@ static void test_dummy_tasks(void **state)
         pto_task_id s, d0, d1, mid[18];
         submit_write(rt, PTO_ARG_OUTPUT_EXISTING, v1(x, 0, 1), 5, 1000, NO_REC, NULL, 0, &s);
         pto_dep sd = {s, PTO_DEP_WAIT_RETAIN};
-        pto_task join0 = {NULL, NULL, "fan_out", NULL, 0, NULL, 0, &sd, 1};
+        pto_task join0 = {NULL, NULL, "fan_out", NULL, 0, NULL, 0, &sd, 1, 0};
         check_submit(rt, &join0, &d0);
         for (int i = 0; i < 18; i++) {
             pto_dep md = {d0, PTO_DEP_WAIT_RETAIN};
             pto_arg ma[2] = {arg(PTO_ARG_IN, v1(x, 0, 1)), arg(PTO_ARG_OUTPUT_EXISTING, v1(y, i, 1))};
             uint64_t msc[1] = {(uint64_t)i};
-            pto_task m = {k_addc, NULL, "mid", ma, 2, msc, 1, &md, 1};
+            pto_task m = {k_addc, NULL, "mid", ma, 2, msc, 1, &md, 1, 0};
             check_submit(rt, &m, &mid[i]);
         }
         pto_dep jd[18];
         for (int i = 0; i < 18; i++) jd[i] = (pto_dep){mid[i], PTO_DEP_WAIT_RETAIN};
-        pto_task join1 = {NULL, NULL, "fan_in", NULL, 0, NULL, 0, jd, 18};
+        pto_task join1 = {NULL, NULL, "fan_in", NULL, 0, NULL, 0, jd, 18, 0};
         check_submit(rt, &join1, &d1);
         pto_dep fd = {d1, PTO_DEP_WAIT_RETAIN};
         pto_arg fa[2] = {arg(PTO_ARG_IN, v1(y, 0, 18)), arg(PTO_ARG_OUTPUT_EXISTING, v1(out, 0, 1))};
-        pto_task f = {k_sum, NULL, "sum", fa, 2, NULL, 0, &fd, 1};
+        pto_task f = {k_sum, NULL, "sum", fa, 2, NULL, 0, &fd, 1, 0};
         check_submit(rt, &f, NULL);
         scope_end_ok(rt);
         finish_ok(rt);
@@ -670,7 +670,7 @@ static void test_explicit_unknown_id(void **state)
     for (int i = 0; i < 2; i++) {
         atomic_store(&g_ran, 0);
         pto_dep dep = {bad[i], PTO_DEP_WAIT_RETAIN};
-        pto_task t = {k_mark, NULL, "mark", NULL, 0, NULL, 0, &dep, 1};
+        pto_task t = {k_mark, NULL, "mark", NULL, 0, NULL, 0, &dep, 1, 0};
         pto_task_id id = 0;
         assert_int_equal(pto_task_submit(rt, &t, &id), -PTO_INVALID_ARGS);
         assert_true(id == PTO_INVALID_TASK_ID);
@@ -683,12 +683,12 @@ static void test_explicit_unknown_id(void **state)
 
     /* a retired id: skipped silently */
     atomic_store(&g_ran, 0);
-    pto_task first = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0};
+    pto_task first = {k_mark, NULL, "mark", NULL, 0, NULL, 0, NULL, 0, 0};
     pto_task_id fid;
     check_submit(rt, &first, &fid);
     finish_ok(rt);
     pto_dep dep = {fid, PTO_DEP_WAIT_RETAIN};
-    pto_task second = {k_mark, NULL, "mark", NULL, 0, NULL, 0, &dep, 1};
+    pto_task second = {k_mark, NULL, "mark", NULL, 0, NULL, 0, &dep, 1, 0};
     check_submit(rt, &second, NULL);
     finish_ok(rt);
     assert_int_equal(atomic_load(&g_ran), 2);

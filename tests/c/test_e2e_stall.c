@@ -58,7 +58,7 @@ static void submit_k(pto_runtime *rt, pto_kernel_fn k, const char *name, uint64_
 {
     pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(cell, 0, 1))};
     uint64_t sc[1] = {ms};
-    pto_task t = {k, NULL, name, a, cell ? 1 : 0, sc, 1, NULL, 0};
+    pto_task t = {k, NULL, name, a, cell ? 1 : 0, sc, 1, NULL, 0, 0};
     check_submit(rt, &t, id);
 }
 

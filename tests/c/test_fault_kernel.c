@@ -69,7 +69,7 @@ static pto_task_id submit_layers(pto_runtime *rt, int fail[LAYERS][WIDTH])
             for (int p = 0; l > 0 && p < WIDTH; p++) args[n++] = arg(PTO_ARG_IN, v1(&g_cells[l - 1][p], 0, 1));
             uint64_t sc[4] = {(uint64_t)l, (uint64_t)c, (uint64_t)fail[l][c], 0};
             snprintf(g_names[l][c], sizeof g_names[l][c], fail[l][c] ? "failer_%d_%d" : "layer", l, c);
-            pto_task t = {k_layer, NULL, g_names[l][c], args, n, sc, 4, NULL, 0};
+            pto_task t = {k_layer, NULL, g_names[l][c], args, n, sc, 4, NULL, 0, 0};
             pto_task_id id = PTO_INVALID_TASK_ID;
             pto_task_submit(rt, &t, &id); /* may return the latched error once a kernel failed */
             if (fail[l][c] && failing == PTO_INVALID_TASK_ID) failing = id;
@@ -182,7 +182,7 @@ static void test_kernel_failure_message_unterminated_is_cut(void **state)
 {
     (void)state;
     pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    pto_task t = {k_unterminated, NULL, "shouter", NULL, 0, NULL, 0, NULL, 0};
+    pto_task t = {k_unterminated, NULL, "shouter", NULL, 0, NULL, 0, NULL, 0, 0};
     check_submit(rt, &t, NULL);
     expect_code(rt, pto_runtime_finish(rt), PTO_KERNEL_FAILED);
     expect_frag(rt, "  kernel=shouter rc=-1 worker=");
@@ -215,7 +215,7 @@ static void test_orchestration_failure_mid_graph(void **state)
             args[n++] = arg(PTO_ARG_OUTPUT_EXISTING, v1(&g_cells[l][c], 0, 1));
             for (int p = 0; l > 0 && p < WIDTH; p++) args[n++] = arg(PTO_ARG_IN, v1(&g_cells[l - 1][p], 0, 1));
             uint64_t sc[4] = {(uint64_t)l, (uint64_t)c, 0, 1};
-            pto_task t = {k_layer, NULL, "layer", args, n, sc, 4, NULL, 0};
+            pto_task t = {k_layer, NULL, "layer", args, n, sc, 4, NULL, 0, 0};
             check_submit(rt, &t, NULL);
         }
     }
@@ -230,7 +230,7 @@ static void test_orchestration_failure_mid_graph(void **state)
     /* later calls do nothing and return the latched code */
     uint64_t sc[4] = {5, 0, 0, 0};
     pto_arg a[1] = {arg(PTO_ARG_OUTPUT_EXISTING, v1(&g_cells[5][0], 0, 1))};
-    pto_task t = {k_layer, NULL, "late", a, 1, sc, 4, NULL, 0};
+    pto_task t = {k_layer, NULL, "late", a, 1, sc, 4, NULL, 0, 0};
     pto_task_id late = 0;
     assert_int_equal(pto_task_submit(rt, &t, &late), -PTO_EXPLICIT_ORCH_FATAL);
     assert_true(late == PTO_INVALID_TASK_ID);

@@ -181,7 +181,7 @@ static void create_and_run(void)
     uint64_t cell[1] = {0};
     pto_arg a[1] = {arg(PTO_ARG_INOUT, v1(cell, 0, 1))};
     uint64_t sc[1] = {1};
-    pto_task t = {e2e_touch_kernel, NULL, "touch", a, 1, sc, 1, NULL, 0};
+    pto_task t = {e2e_touch_kernel, NULL, "touch", a, 1, sc, 1, NULL, 0, 0};
     check_submit(rt, &t, NULL);
     finish_ok(rt);
     assert_int_equal(cell[0], 2); /* first and last byte of a 1-element view: the same byte */

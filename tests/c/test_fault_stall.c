@@ -49,7 +49,7 @@ static int k_quick(const pto_kernel_args *a)
 
 static void submit_kernel(pto_runtime *rt, pto_kernel_fn k, const char *name, pto_task_id *id)
 {
-    pto_task t = {k, NULL, name, NULL, 0, NULL, 0, NULL, 0};
+    pto_task t = {k, NULL, name, NULL, 0, NULL, 0, NULL, 0, 0};
     check_submit(rt, &t, id);
 }
 
@@ -75,7 +75,7 @@ static void test_stall_in_task_window_wait_names_the_stuck_task(void **state)
     wait_stuck_started();
     SCOPE_BEGIN_OK(rt, PTO_SCOPE_AUTO);
     for (int i = 0; i < 2; i++) submit_kernel(rt, k_quick, "quick", NULL);
-    pto_task t = {k_quick, NULL, "quick", NULL, 0, NULL, 0, NULL, 0};
+    pto_task t = {k_quick, NULL, "quick", NULL, 0, NULL, 0, NULL, 0, 0};
     uint64_t t0 = now_ms();
     int rc = pto_task_submit(rt, &t, NULL); /* the 4th live task of a 4-slot window: waits */
     uint64_t waited = now_ms() - t0;

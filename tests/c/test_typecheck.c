@@ -107,7 +107,9 @@ static void test_with_p09_as_several_items_other_managers(void **s)
     DSL_ERROR(OFF("    with pl.scope(), pl.manual_scope():\n        pass\n"), "f", "ParserSyntaxError",
               "Only single context manager supported in with statement", 5, 22);
     DSL_ERROR(OFF("    with open(f):\n        pass\n"), "f", "UnsupportedFeatureError", "Unsupported context manager in with statement", 5, 10);
-    DSL_ERROR(OFF("    with pl.spmd(4):\n        pass\n"), "f", "UnsupportedFeatureError", "pl.spmd is not supported in this version", 5, 10);
+    DSL_ERROR(OFF("    with pl.spmd(4):\n        pass\n"), "f", "ParserSyntaxError",
+              "`with pl.spmd(...)` body neither reads the per-block index via `pl.tile.get_block_idx()` nor dispatches a "
+              "`self.<kernel>(...)` call, so every block would run identical work.", 5, 10);
 }
 
 static void test_with_p10_error_text_starts_with_location(void **s)
@@ -228,7 +230,8 @@ static void test_stmt_range_errors(void **s)
     DSL_ERROR(OFF("    for i in pl.range(4, step=2):\n        pass\n"), "f", "ParserSyntaxError", "Unknown keyword argument 'step' in pl.range()", 5, 26);
     DSL_ERROR(OFF("    for i in pl.range(0, 4, 0):\n        pass\n"), "f", "ParserSyntaxError", "pl.range() step must be non-zero", 5, 29);
     DSL_ERROR(OFF("    for i in [1, 2]:\n        pass\n"), "f", "ParserSyntaxError", "for loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...), pl.unroll(...) or pl.while_(...)", 5, 14);
-    DSL_ERROR(OFF("    for i in pl.spmd(4):\n        pass\n"), "f", "UnsupportedFeatureError", "pl.spmd is not supported in this version", 5, 14);
+    DSL_ERROR(OFF("    for i in pl.func_attr(4):\n        pass\n"), "f", "ParserSyntaxError",
+              "for loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...), pl.unroll(...) or pl.while_(...)", 5, 14);
 }
 
 static void test_stmt_loop_variable_not_defined_after(void **s)

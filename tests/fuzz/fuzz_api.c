@@ -378,7 +378,7 @@ static void fz_submit(fz_state *s, int spoil)
     uint64_t scalars[PTO_MAX_SCALAR_ARGS + 4] = {0};
     memcpy(scalars, t.sc, sizeof t.sc);
     pto_task task = {t.op == OP_DUMMY ? NULL : k_op, NULL, "fz", args, (uint32_t)t.nargs, scalars,
-                     t.sc[3] ? 4 : 3, deps, ndeps};
+                     t.sc[3] ? 4 : 3, deps, ndeps, 0};
     const pto_task *tp = &task;
     char what[96] = "pto_task_submit";
     if (spoil) snprintf(what, sizeof what, "pto_task_submit (%s)", fz_spoil(s, &task, &tp, deps));

@@ -142,7 +142,7 @@ static void stats_seeds(void)
             for (int k = 0; k < 3 + depth; k++) {
                 pto_arg a[2] = {{PTO_ARG_INOUT, pto_view_1d(buf, 8, k * 8, 8, PTO_INVALID_TASK_ID)},
                                 {PTO_ARG_OUT, {NULL, 8, 1, {16 << depth}, {1}, 0, 0}}};
-                pto_task t = {seed_kernel, NULL, "seed", a, 2, NULL, 0, NULL, 0};
+                pto_task t = {seed_kernel, NULL, "seed", a, 2, NULL, 0, NULL, 0, 0};
                 pto_task_submit(rt, &t, NULL);
             }
             void *addr;

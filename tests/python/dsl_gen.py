@@ -27,8 +27,8 @@ pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task
 clamp=True, loads spelled as subscripts (tensor-level values) and their [M, N] with [M, 1] broadcasts
 (pl.add(t, pl.row_max(t)) and the other binary ops), tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
-intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
-as t, pl.submit).
+intermediates (some filled by a `for b in pl.spmd(n)` task, one row band per block), and
+MANUAL scopes whose tasks are ordered by `deps=` (pl.at ... as t, pl.submit).
 
 Invariants that keep every program valid and its result deterministic:
 - tensors are [16, 32], all of one dtype (FP32 or INT32); x0, x1 are inputs
@@ -51,7 +51,7 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
@@ -395,7 +395,17 @@ class Gen:
                 acc += [(src, False, offs, shape, {}), (name, True, offs, shape, {})]
         fp = self.footprint(acc, ctx.ranges)
         stmts = [Create(name, self.dtype)]
-        if ctx.manual is not None:
+        if ctx.manual is None and ROWS // shape[0] > 1 and self.rng.random() < 0.5:  # one block per row band
+            var = self.fresh("b")
+            band = []
+            for c in range(0, COLS, shape[1]):
+                tile, out = self.fresh("t"), self.fresh("t")
+                offs = [Lin(0, [(var, shape[0])]), Lin(c)]
+                band += [KLoad(tile, src, offs, shape),
+                         KOp(out, self.rng.choice(BINOPS), tile, self.scalar({}), self.dtype, False),
+                         KStore(out, name, offs, shape)]
+            stmts.append(Spmd(var, ROWS // shape[0], band))
+        elif ctx.manual is not None:
             tid = self.fresh("t")
             stmts.append(At(body, self.manual_deps(ctx, fp), tid))
             ctx.manual.tasks.append((tid, fp))
@@ -556,7 +566,7 @@ def _candidate(seed):
     arrays, n = _inputs(seed, gen.dtype)
     env = {"x0": arrays[0].copy(), "x1": arrays[1].copy(), "y0": arrays[2].copy(), "y1": arrays[3].copy(), "n": n}
     run_block(body, env)
-    ntasks = text.count("with pl.at(") + text.count("pl.submit(") + text.count(" = kern_")
+    ntasks = text.count("with pl.at(") + text.count("pl.submit(") + text.count(" = kern_") + text.count(" in pl.spmd(")
     return Program(seed, text, gen.dtype, (arrays, n), (env["y0"], env["y1"]), ntasks)
 
 

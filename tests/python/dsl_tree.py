@@ -563,6 +563,21 @@ class At:
         run_block(self.body, dict(env))
 
 
+class Spmd:
+    """for var in pl.spmd(n): body (kernel code; blocks write disjoint windows and read no
+    window another block writes, so running them in order is every order)."""
+    def __init__(self, var, n, body):
+        self.var, self.n, self.body = var, n, body
+
+    def emit(self, out, ind):
+        out.append("%sfor %s in pl.spmd(%d):" % (ind, self.var, self.n))
+        emit_block(self.body, out, ind + "    ")
+
+    def run(self, env):
+        for b in range(self.n):
+            run_block(self.body, dict(env, **{self.var: b}))
+
+
 class Call:
     """dst = kern(src, dst, k) or dst, tid = pl.submit(kern, src, dst, k, deps=[...])."""
 

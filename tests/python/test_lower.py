@@ -115,7 +115,7 @@ def test_B02_shaped_annotation(load):
 
 
 @pytest.mark.parametrize("stmt,needle", [
-    ("t = pl.spmd(4)", "pl.spmd"),
+    ("t = pl.func_attr(4)", "pl.func_attr"),
     ("f = lambda: 1", "lambda"),
 ])
 def test_B07_unsupported(load, stmt, needle):
