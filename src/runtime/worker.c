@@ -24,6 +24,7 @@
 #include "runtime/check.h"
 #include "runtime/error.h"
 #include "runtime/format.h"
+#include "runtime/predicate.h"
 #include "runtime/progress.h"
 #include "runtime/task_state.h"
 
@@ -72,6 +73,7 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id)
 {
     rt_slot *s = rt_ring_slot(&rt->rings[rt_task_ring(id)], rt_task_local(id));
     if (!s->kernel || rt_error_latched(rt)) return;
+    if (s->has_pred && !rt_pred_holds(&s->pred, s->views)) return; /* retires unrun (D-pred) */
     pto_kernel_args args = {
         .task_id = id,
         .worker = w->index,
