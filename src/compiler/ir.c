@@ -227,6 +227,7 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e)
     case CC_X_CALL:
         c->u.call.args = cc_ir_exprs_clone(a, e->u.call.args, e->u.call.nargs, &oom);
         c->u.call.deps = cc_ir_exprs_clone(a, e->u.call.deps, e->u.call.ndeps, &oom);
+        if (e->u.call.pred) oom |= !(c->u.call.pred = cc_ir_expr_clone(a, e->u.call.pred));
         break;
     default: break;
     }

@@ -74,7 +74,8 @@ struct cc_ir_expr {
             uint8_t cache;    /* LOAD: cc_cache_policy (UNSET until stage 6 unless written) */
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
-            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; LOAD, STORE: CC_IR_SPELLED_WINDOW
+            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; CREATE_TENSOR: 1 manual_dep=True;
+                               * LOAD, STORE: CC_IR_SPELLED_WINDOW
                                * when written as pl.slice / pl.assemble of a Tensor (it prints so) */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
         } op;
@@ -86,6 +87,11 @@ struct cc_ir_expr {
             uint32_t ndeps;
             uint8_t submit;      /* pl.submit (or a pl.at with deps=/as): results end with the TaskId */
             cc_ir_box *boxes;    /* per argument, after stage 3 (rank 0 for scalars) */
+            uint8_t *nodep;      /* per argument: submitted PTO_ARG_NO_DEP (pl.no_dep(t), no_dep_args=); NULL: none */
+            uint8_t early;       /* allow_early_resolve=: 0 not written, 1 False, 2 True (a hint: no effect) */
+            cc_ir_expr *pred;    /* predicate= (D-pred): LIST [tensor, index...], compared with pred_k; NULL: none */
+            uint8_t pred_op;     /* cc_op EQ..GE */
+            int64_t pred_k;
         } call;
     } u;
 };
@@ -159,6 +165,11 @@ struct cc_ir_stmt {
             uint32_t ndeps;
             uint8_t has_deps;        /* deps= was written (even empty) */
             cc_ir_hints opts;        /* optimizations= */
+            const char **nodep;      /* no_dep_args=: tensor names (D-nda) */
+            cc_span *nodep_spans;
+            uint32_t nnodep;
+            uint8_t has_nodep;       /* no_dep_args= was written (even empty) */
+            uint8_t early;           /* allow_early_resolve=: 0 not written, 1 False, 2 True */
             cc_ir_cache_decl *decls;
             uint32_t ndecls;
             cc_ir_block body;

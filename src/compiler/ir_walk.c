@@ -31,8 +31,8 @@ int cc_ir_expr_each_child(const cc_ir_expr *e, cc_ir_expr_fn visit, void *ctx)
     case CC_X_LIST: return cc_ir_each(e->u.list.items, e->u.list.n, visit, ctx);
     case CC_X_OP: return cc_ir_each(e->u.op.args, cc_ir_op_nslots((cc_ir_op)e->u.op.op), visit, ctx);
     case CC_X_CALL:
-        return (r = cc_ir_each(e->u.call.args, e->u.call.nargs, visit, ctx)) ? r
-                                                                               : cc_ir_each(e->u.call.deps, e->u.call.ndeps, visit, ctx);
+        if ((r = cc_ir_each(e->u.call.args, e->u.call.nargs, visit, ctx))) return r;
+        return (r = cc_ir_each(e->u.call.deps, e->u.call.ndeps, visit, ctx)) ? r : cc_ir_each(&e->u.call.pred, 1, visit, ctx);
     }
     return 0;
 }

@@ -61,7 +61,7 @@ static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, int32_t dst)
     int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
     if (!in) return;
-    in->dst = dst, in->a = init, in->dtype = e->type.dtype, in->u.mem.rank = e->type.rank;
+    in->dst = dst, in->a = init, in->dtype = e->type.dtype, in->u.mem.rank = e->type.rank, in->mode = e->u.op.mode;
     memcpy(in->u.mem.shape, e->type.shape, sizeof in->u.mem.shape);
 }
 
@@ -170,6 +170,7 @@ static void lo_view(lo_b *b, const cc_ir_expr *call, uint32_t k, cc_lo_view *v)
     const cc_ir_box *box = call->u.call.boxes ? &call->u.call.boxes[k] : NULL;
     v->tensor = (uint32_t)lo_value(b, arg, -1).index;
     v->dir = box ? box->dir : call->u.call.callee->params[k].dir;
+    v->nodep = call->u.call.nodep && call->u.call.nodep[k];
     v->rank = arg->type.rank;
     for (uint32_t d = 0; d < v->rank; d++) {
         int whole = !box || d >= box->rank || !box->lo[d];
@@ -205,6 +206,10 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
         else scalars[is++] = lo_scalar(b, call->u.call.args[k], g->params[k].type.dtype);
     }
     for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
+    const cc_ir_expr *pred = call->u.call.pred;
+    uint32_t pt = pred && !b->x->failed ? lo_value(b, pred->u.list.items[0], -1).index : 0;
+    int32_t pidx[CC_MAX_RANK];
+    for (uint32_t d = 0; pred && d + 1 < pred->u.list.n && !b->x->failed; d++) pidx[d] = lo_scalar(b, pred->u.list.items[d + 1], CC_DT_INDEX);
     uint32_t nres = call->u.call.submit && nt ? nt - 1 : nt;
     int32_t tid = call->u.call.submit && nt ? lo_var(b, tg[nt - 1].name, tg[nt - 1].type) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, sp);
@@ -214,6 +219,12 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     in->u.submit.views = views, in->u.submit.nviews = nviews;
     in->u.submit.scalars = scalars, in->u.submit.nscalars = nscalars;
     in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+    if (pred) {
+        in->u.submit.has_pred = 1, in->u.submit.pred = pt;
+        in->u.submit.pred_rank = (uint8_t)(pred->u.list.n - 1), in->u.submit.pred_op = call->u.call.pred_op;
+        in->u.submit.pred_k = call->u.call.pred_k;
+        memcpy(in->u.submit.pred_idx, pidx, in->u.submit.pred_rank * sizeof pidx[0]);
+    }
     /* each result is the argument tensor the kernel returns, bound to its target */
     cc_lo_ref *dst = lo_alloc(b, nres, sizeof *dst, sp), *src = lo_alloc(b, nres, sizeof *src, sp);
     for (uint32_t t = 0; t < nres && !b->x->failed; t++) {

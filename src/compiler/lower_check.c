@@ -156,6 +156,12 @@ static void lc_submit(lc *c, const cc_lo_insn *in)
     }
     for (uint32_t i = 0; i < in->u.submit.nscalars; i++) lc_use(c, CC_LO_REG, in->u.submit.scalars[i], "task scalar");
     for (uint32_t i = 0; i < in->u.submit.ndeps; i++) lc_use(c, CC_LO_REG, in->u.submit.deps[i], "dependency");
+    if (in->u.submit.has_pred) {
+        lc_use(c, CC_LO_TENSOR, in->u.submit.pred, "predicate tensor");
+        if (in->u.submit.pred_rank > CC_MAX_RANK || in->u.submit.pred_op < CC_OP_EQ || in->u.submit.pred_op > CC_OP_GE)
+            return (void)lc_fail(c, "predicate of rank %u, op %u", in->u.submit.pred_rank, in->u.submit.pred_op);
+        for (uint32_t d = 0; d < in->u.submit.pred_rank; d++) lc_use(c, CC_LO_REG, in->u.submit.pred_idx[d], "predicate index");
+    }
     if (in->dst >= 0) lc_def(c, CC_LO_REG, in->dst, "task id");
 }
 

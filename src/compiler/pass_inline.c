@@ -257,6 +257,7 @@ static cc_ir_expr *inl_expr(inl_ctx *x, const inl_site *t, const cc_ir_expr *e)
     case CC_X_CALL:
         c->u.call.args = inl_exprs(x, t, e->u.call.args, e->u.call.nargs);
         c->u.call.deps = inl_exprs(x, t, e->u.call.deps, e->u.call.ndeps);
+        if (e->u.call.pred) c->u.call.pred = inl_expr(x, t, e->u.call.pred);
         c->u.call.boxes = NULL;
         return c;
     default: return c;

@@ -167,6 +167,8 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_CREATE_TENSOR:
+        if (!positional && e->u.op.mode) base_strbuf_printf(out, "%smanual_dep=True", s);
+        /* fall through */
     case CC_IR_FULL:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
@@ -231,22 +233,49 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
     base_strbuf_puts(out, ")");
 }
 
+/* A call's arguments, pl.no_dep(x) where the argument is NO_DEP. */
+static void print_args(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    for (uint32_t k = 0; k < e->u.call.nargs; k++) {
+        int nd = e->u.call.nodep && e->u.call.nodep[k];
+        if (k) base_strbuf_puts(out, sep(compact));
+        if (nd) base_strbuf_puts(out, "pl.no_dep(");
+        cc_print_expr(e->u.call.args[k], compact, out);
+        if (nd) base_strbuf_puts(out, ")");
+    }
+}
+
+/* `, allow_early_resolve=True` when written (v: 0 not written, 1 False, 2 True). */
+static void print_early(uint8_t v, int compact, base_strbuf *out)
+{
+    if (v) base_strbuf_printf(out, "%sallow_early_resolve=%s", sep(compact), v == 2 ? "True" : "False");
+}
+
 static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
     if (!e->u.call.submit) {
         base_strbuf_printf(out, "self.%s(", e->u.call.callee->name);
-        print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+        print_args(e, compact, out);
         base_strbuf_puts(out, ")");
         return;
     }
     base_strbuf_printf(out, "pl.submit(self.%s", e->u.call.callee->name);
     if (e->u.call.nargs) base_strbuf_puts(out, sep(compact));
-    print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+    print_args(e, compact, out);
     if (e->u.call.ndeps) {
         base_strbuf_printf(out, "%sdeps=[", sep(compact));
         print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
         base_strbuf_puts(out, "]");
     }
+    if (e->u.call.pred) { /* predicate=(t[i, j] <op> k) */
+        const cc_ir_expr *p = e->u.call.pred;
+        base_strbuf_printf(out, "%spredicate=(", sep(compact));
+        cc_print_expr(p->u.list.items[0], compact, out);
+        base_strbuf_puts(out, "[");
+        print_exprs(p->u.list.items + 1, p->u.list.n - 1, compact, out);
+        base_strbuf_printf(out, "] %s %lld)", cc_op_text((cc_op)e->u.call.pred_op), (long long)e->u.call.pred_k);
+    }
+    print_early(e->u.call.early, compact, out);
     base_strbuf_puts(out, ")");
 }
 
@@ -406,6 +435,12 @@ static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
         print_exprs(s->u.at.deps, s->u.at.ndeps, 0, out);
         base_strbuf_puts(out, "]");
     }
+    if (s->u.at.has_nodep) {
+        base_strbuf_puts(out, ", no_dep_args=[");
+        for (uint32_t k = 0; k < s->u.at.nnodep; k++) base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.at.nodep[k]);
+        base_strbuf_puts(out, "]");
+    }
+    print_early(s->u.at.early, 0, out);
     if (s->u.at.name_hint) {
         base_strbuf_puts(out, ", name_hint=");
         cc_print_str(s->u.at.name_hint, strlen(s->u.at.name_hint), out);

@@ -61,11 +61,15 @@
  *   SCOPE_BEGIN    opens a runtime scope of mode (cc_scope_mode); its site is file:line
  *   SCOPE_END      closes the innermost runtime scope
  *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims) and dtype in the current ring's heap;
- *                  a >= 0: every element set to register a (init_value=), converted to dtype
+ *                  a >= 0: every element set to register a (init_value=), converted to dtype; mode 1:
+ *                  manual_dep=True (every view of it, in every task, is submitted PTO_ARG_NO_DEP)
  *   ALIAS          tdst = ta (the same tensor)
  *   SUBMIT         one task of kernels[u.submit.kernel]: its views (per tensor argument: slot, direction
  *                  and box, the box's bounds in registers computed just before), scalars and explicit
- *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId
+ *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId; a view marked nodep, or of a
+ *                  manual_dep tensor, is submitted PTO_ARG_NO_DEP; with has_pred the task runs its kernel
+ *                  only if element pred_idx of tensor pred <pred_op> pred_k when it is ready (an extra In
+ *                  argument after the kernel's; pto_task_submit_if)
  *   CALL           procs[u.call.proc] with u.call.args (one per parameter); its RETURN's values land in
  *                  u.call.results
  * Tile programs only:
@@ -131,6 +135,7 @@ typedef struct cc_lo_ref {
 typedef struct cc_lo_view {
     uint32_t tensor;
     uint8_t dir; /* cc_dir */
+    uint8_t nodep; /* submitted PTO_ARG_NO_DEP (pl.no_dep, no_dep_args=) */
     uint8_t rank;
     int32_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
 } cc_lo_view;
@@ -160,6 +165,11 @@ typedef struct cc_lo_insn {
             uint32_t nscalars;
             int32_t *deps;
             uint32_t ndeps;
+            uint8_t has_pred;               /* predicate= (D-pred): */
+            uint32_t pred;                  /* its tensor slot, */
+            int32_t pred_idx[CC_MAX_RANK];  /* the element's INDEX registers (pred_rank: the tensor's), */
+            uint8_t pred_rank, pred_op;     /* the comparison (a cc_op EQ..GE) */
+            int64_t pred_k;                 /* and the literal */
         } submit;
         struct {                              /* CALL */
             uint32_t proc;

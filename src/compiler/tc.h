@@ -368,6 +368,18 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
 /* deps= of a pl.at: TaskId variables. */
 int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
 
+/* ---- tc_deps.c (DSL-V2-SPEC §8) ---- */
+/* no_dep_args= of pl.<form> ("pl.at"): bare names of tensors bound here, each once. */
+int tc_no_dep_args(tc *t, const char *form, const cc_expr *list, const char ***names, cc_span **spans, uint32_t *n);
+/* Is e a pl.no_dep(...) call? */
+int tc_is_no_dep(const tc *t, const cc_expr *e);
+/* pl.no_dep(x) e as an argument (kernel: of a kernel call; else the misplaced text): x, a tensor. */
+cc_ir_expr *tc_no_dep_arg(tc *t, const cc_expr *e, int kernel);
+/* allow_early_resolve= of pl.<form>: a boolean literal into *out (1 False, 2 True). */
+int tc_early_resolve(tc *t, const char *form, const cc_expr *v, uint8_t *out);
+/* predicate=(t[i] <op> k): *pred = LIST [t, i...], *op the comparison, *k the literal. */
+int tc_predicate(tc *t, const cc_expr *v, cc_ir_expr **pred, uint8_t *op, int64_t *k);
+
 /* ---- tc_hints.c ---- */
 /* An optimizations= list (docs/dsl.md, "Hints") into *out; 0 when reported. */
 int tc_hints(tc *t, const cc_expr *list, cc_ir_hints *out);

@@ -545,6 +545,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
                               "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
             return tc_func_call(t, k, e, 1, 1);
         }
+        if (!strcmp(op, "no_dep")) return tc_no_dep_arg(t, e, 0); /* a kernel call's argument is taken there */
         const cc_pl_name *n = cc_pl_name_find(op);
         if (n && n->status == CC_PL_SUPPORTED) return tc_mem_result(tc_pl_call(t, e, op));
         if (tc_layout_hardware(t, e)) return NULL; /* pl.TensorView(layout=pl.NZ) */
