@@ -391,7 +391,10 @@ void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(const cc_ir_expr *, void
 
 typedef struct cc_ir_order cc_ir_order;
 static void cc_ir_order_visit(cc_ir_func *f, cc_ir_order *o);
-static void cc_ir_order_call(const cc_ir_expr *call, void *ctx) { cc_ir_order_visit(call->u.call.callee, ctx); }
+static void cc_ir_order_call(const cc_ir_expr *call, void *ctx)
+{
+    if (!cc_ir_is_dummy(call)) cc_ir_order_visit(call->u.call.callee, ctx);
+}
 
 struct cc_ir_order {
     cc_ir_func **out;

@@ -80,7 +80,7 @@ struct cc_ir_expr {
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
         } op;
         struct {
-            cc_ir_func *callee;
+            cc_ir_func *callee;  /* NULL: pl.system.task_dummy (a submit with deps only: cc_ir_is_dummy) */
             cc_ir_expr **args;   /* one per callee parameter, in parameter order */
             uint32_t nargs;
             cc_ir_expr **deps;   /* pl.submit deps= / pl.at deps=: TaskId expressions */
@@ -95,6 +95,9 @@ struct cc_ir_expr {
         } call;
     } u;
 };
+
+/* Is e pl.system.task_dummy(deps=...) (D-dum): a no-work task joining its deps? */
+static inline int cc_ir_is_dummy(const cc_ir_expr *e) { return e->kind == CC_X_CALL && !e->u.call.callee; }
 
 /* ---- statements ------------------------------------------------------------------------- */
 typedef enum cc_ir_stmt_kind {

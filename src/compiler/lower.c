@@ -248,9 +248,23 @@ static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, 
     in->u.call.args = args, in->u.call.nargs = n, in->u.call.results = res, in->u.call.nresults = nt;
 }
 
+/* pl.system.task_dummy(deps=...): a SUBMIT of no kernel (CC_LO_NO_KERNEL), its TaskId into the target. */
+static void lo_dummy(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
+{
+    int32_t *deps = lo_alloc(b, call->u.call.ndeps, sizeof *deps, call->span);
+    for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
+    int32_t tid = nt ? lo_var(b, tg[0].name, tg[0].type) : -1;
+    cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, call->span);
+    if (!in) return;
+    in->dst = tid;
+    in->u.submit.kernel = CC_LO_NO_KERNEL;
+    in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+}
+
 static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
 {
     cc_span sp = call->span;
+    if (cc_ir_is_dummy(call)) return lo_dummy(b, call, tg, nt);
     switch (call->u.call.callee->kind) {
     case CC_FUNC_INCORE: return lo_submit(b, call, tg, nt, sp);
     case CC_FUNC_ORCHESTRATION:

@@ -139,6 +139,11 @@ static void lc_refs(lc *c, const cc_lo_ref *refs, uint32_t n, int def, const cha
 
 static void lc_submit(lc *c, const cc_lo_insn *in)
 {
+    if (in->u.submit.kernel == CC_LO_NO_KERNEL && !in->u.submit.nviews && !in->u.submit.nscalars && !in->u.submit.has_pred) {
+        for (uint32_t i = 0; i < in->u.submit.ndeps; i++) lc_use(c, CC_LO_REG, in->u.submit.deps[i], "dependency");
+        if (in->dst >= 0) lc_def(c, CC_LO_REG, in->dst, "task id");
+        return;
+    }
     if (in->u.submit.kernel >= c->l->nkernels)
         return (void)lc_fail(c, "kernel %u out of range (%u)", in->u.submit.kernel, c->l->nkernels);
     const cc_lo_proc *k = &c->l->kernels[in->u.submit.kernel];

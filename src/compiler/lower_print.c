@@ -71,7 +71,7 @@ static void lo_put_view(base_strbuf *o, const cc_lo_view *v)
 static void lo_put_submit(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)
 {
     uint32_t k = in->u.submit.kernel;
-    base_strbuf_printf(o, "SUBMIT k=%s views=[", k < l->nkernels ? l->kernels[k].name : "?");
+    base_strbuf_printf(o, "SUBMIT k=%s views=[", k < l->nkernels ? l->kernels[k].name : k == CC_LO_NO_KERNEL ? "-" : "?");
     for (uint32_t i = 0; i < in->u.submit.nviews; i++) base_strbuf_puts(o, i ? ", " : ""), lo_put_view(o, &in->u.submit.views[i]);
     base_strbuf_puts(o, "] scalars=");
     lo_put_regs(o, in->u.submit.scalars, in->u.submit.nscalars);

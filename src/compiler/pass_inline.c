@@ -372,7 +372,7 @@ static void inl_stmt(inl_ctx *x, const inl_site *t, const cc_ir_stmt *s, inl_lis
 
 static int inl_is_inline_call(const cc_ir_expr *e)
 {
-    return e && e->kind == CC_X_CALL && e->u.call.callee->kind == CC_FUNC_INLINE;
+    return e && e->kind == CC_X_CALL && !cc_ir_is_dummy(e) && e->u.call.callee->kind == CC_FUNC_INLINE;
 }
 
 static int inl_find_visit(cc_ir_expr *e, void *ctx)
@@ -557,7 +557,7 @@ static int inl_plane_expr(cc_ir_expr *e, void *ctx)
     }
     if (e->kind == CC_X_CALL && pl->kernel) {
         char what[256];
-        snprintf(what, sizeof what, "calling '%s'", e->u.call.callee->name);
+        snprintf(what, sizeof what, "calling '%s'", cc_ir_is_dummy(e) ? "pl.system.task_dummy" : e->u.call.callee->name);
         return inl_control_in_kernel(x, pl, e->span, e->u.call.submit ? "pl.submit" : what), 1;
     }
     return 0;

@@ -253,6 +253,12 @@ static void print_early(uint8_t v, int compact, base_strbuf *out)
 
 static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
+    if (cc_ir_is_dummy(e)) {
+        base_strbuf_puts(out, "pl.system.task_dummy(deps=[");
+        print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
+        base_strbuf_puts(out, "])");
+        return;
+    }
     if (!e->u.call.submit) {
         base_strbuf_printf(out, "self.%s(", e->u.call.callee->name);
         print_args(e, compact, out);

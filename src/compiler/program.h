@@ -66,7 +66,8 @@
  *   ALIAS          tdst = ta (the same tensor)
  *   SUBMIT         one task of kernels[u.submit.kernel]: its views (per tensor argument: slot, direction
  *                  and box, the box's bounds in registers computed just before), scalars and explicit
- *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId; a view marked nodep, or of a
+ *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId; kernel CC_LO_NO_KERNEL: a dummy
+ *                  task (no work, no views or scalars: a join of its deps); a view marked nodep, or of a
  *                  manual_dep tensor, is submitted PTO_ARG_NO_DEP; with has_pred the task runs its kernel
  *                  only if element pred_idx of tensor pred <pred_op> pred_k when it is ready (an extra In
  *                  argument after the kernel's; pto_task_submit_if)
@@ -139,6 +140,9 @@ typedef struct cc_lo_view {
     uint8_t rank;
     int32_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
 } cc_lo_view;
+
+/* u.submit.kernel of a dummy task (pl.system.task_dummy): no kernel, no views, no scalars. */
+#define CC_LO_NO_KERNEL UINT32_MAX
 
 typedef struct cc_lo_insn {
     uint8_t code;  /* cc_lo_opcode */

@@ -375,6 +375,8 @@ int tc_no_dep_args(tc *t, const char *form, const cc_expr *list, const char ***n
 int tc_is_no_dep(const tc *t, const cc_expr *e);
 /* pl.no_dep(x) e as an argument (kernel: of a kernel call; else the misplaced text): x, a tensor. */
 cc_ir_expr *tc_no_dep_arg(tc *t, const cc_expr *e, int kernel);
+/* pl.system.task_dummy(deps=[...]): a TaskId-valued dummy call (cc_ir_is_dummy). */
+cc_ir_expr *tc_task_dummy(tc *t, const cc_expr *call);
 /* allow_early_resolve= of pl.<form>: a boolean literal into *out (1 False, 2 True). */
 int tc_early_resolve(tc *t, const char *form, const cc_expr *v, uint8_t *out);
 /* predicate=(t[i] <op> k): *pred = LIST [t, i...], *op the comparison, *k the literal. */

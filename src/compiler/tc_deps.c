@@ -1,8 +1,8 @@
 /*
  * tc_deps.c - the type checker's dependency directives (DSL-V2-SPEC §8;
  * docs/dsl.md, "Dependency directives"): a no_dep_args= list (D-nda), a
- * pl.no_dep(t) kernel-call argument, allow_early_resolve= (D-aer, a hint)
- * and predicate= (D-pred).
+ * pl.no_dep(t) kernel-call argument, pl.system.task_dummy (D-dum),
+ * allow_early_resolve= (D-aer, a hint) and predicate= (D-pred).
  *
  * Invariants: each check reports at the offending construct and returns 0
  * (NULL); the texts name the construct carrying the keyword through a
@@ -66,6 +66,31 @@ cc_ir_expr *tc_no_dep_arg(tc *t, const cc_expr *e, int kernel)
         return tc_err(t, CC_DIAG_TYPE, e->u.call.args[0]->span, NULL, "pl.no_dep() expects a tensor, got %s", ty);
     }
     return x;
+}
+
+/* ---- pl.system.task_dummy(deps=[...]) (D-dum) -------------------------------------------------- */
+
+cc_ir_expr *tc_task_dummy(tc *t, const cc_expr *call)
+{
+    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, call->span, "pl.system.task_dummy");
+    if (call != t->c.whole_call)
+        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, "call it in a statement of its own (tid = pl.system.task_dummy(deps=[...]))",
+                      "a call of 'pl.system.task_dummy' inside an expression is not supported in this version");
+    const cc_expr *deps = NULL;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++) {
+        if (strcmp(call->u.call.kws[k].name, "deps"))
+            return tc_err(t, CC_DIAG_SYNTAX, call->u.call.kws[k].name_span, NULL, "pl.system.task_dummy() got an unexpected keyword '%s'",
+                          call->u.call.kws[k].name);
+        deps = call->u.call.kws[k].value;
+    }
+    if (call->u.call.nargs || !deps)
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.system.task_dummy() takes only deps=[...]");
+    cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
+    if (!e) return tc_oom(t);
+    if (!tc_at_deps(t, deps, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
+    e->u.call.submit = 1;
+    e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
+    return e;
 }
 
 /* ---- allow_early_resolve= (D-aer) ------------------------------------------------------------ */

@@ -148,8 +148,21 @@ static int ex_predicate(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, pto_
     return 0;
 }
 
+/* A dummy task (pl.system.task_dummy): no kernel, joins its deps. */
+static int ex_dummy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
+        vm->deps[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+    pto_task t = {.name = "pl.system.task_dummy", .deps = vm->deps, .num_deps = in->u.submit.ndeps};
+    pto_task_id id = PTO_INVALID_TASK_ID;
+    int rc = pto_task_submit(vm->rt, &t, &id);
+    if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
+    return rc;
+}
+
 static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
+    if (in->u.submit.kernel == CC_LO_NO_KERNEL) return ex_dummy(vm, f, in);
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
     for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
