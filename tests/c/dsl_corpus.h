@@ -127,12 +127,36 @@ static const char dsl_helpers_program[] =
     "        out = self.k(s=self.halve(SCALE * 2), out=out, a=a)\n"
     "        return out\n";
 
+/* The dependency directives (DSL-V2-SPEC §8): no_dep_args=, pl.no_dep,
+ * manual_dep=True, predicate=, allow_early_resolve= and task_dummy. */
+static const char dsl_deps_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.program\n"
+    "class Deps:\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def k(self, a, out: pl.Out[pl.Tensor]):\n"
+    "        pl.store(pl.load(a, [0, 0], [256, 128]), [0, 0], out)\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    "    def main(self, a, out, w):\n"
+    "        tmp = pl.create_tensor([256, 128], pl.FP32, manual_dep=True)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[a], allow_early_resolve=False) as t0:\n"
+    "            pl.store(pl.load(a, [0, 0], [256, 128]), [0, 0], tmp)\n"
+    "        with pl.manual_scope():\n"
+    "            o, t1 = pl.submit(self.k, pl.no_dep(tmp), out, deps=[t0], predicate=(w[0, 1] > -2), allow_early_resolve=True)\n"
+    "            d = pl.system.task_dummy(deps=[t0, t1])\n"
+    "            o2, t2 = pl.submit(self.k, tmp, out, deps=[d])\n"
+    "        return out\n";
+
 static const dsl_program dsl_corpus[] = {
     {"seed manual_placement", "manual_placement", dsl_seed_script},
     {"seed scaled", "scaled", dsl_seed_script},
     {"seed orch", "Orch", dsl_orch_program},
     {"surface", "surface", dsl_surface_program},
     {"helpers", "Helpers", dsl_helpers_program},
+    {"deps", "Deps", dsl_deps_program},
 };
 
 #define DSL_CORPUS_N (sizeof dsl_corpus / sizeof dsl_corpus[0])
