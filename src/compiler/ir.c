@@ -99,6 +99,7 @@ size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
     case CC_T_LIST: base_appendf(buf, cap, &len, "list"); break;
     case CC_T_STR: base_appendf(buf, cap, &len, "str"); break;
     case CC_T_TUPLE: base_appendf(buf, cap, &len, "tuple"); break;
+    case CC_T_ARRAY: base_appendf(buf, cap, &len, "pl.array[%lld, pl.TASK_ID]", (long long)t->shape[0]); break;
     default: base_appendf(buf, cap, &len, "None"); break;
     }
     return len;
@@ -222,7 +223,7 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e)
         oom = !c->u.bin.l || !c->u.bin.r;
         break;
     case CC_X_UNARY: oom = !(c->u.un.x = cc_ir_expr_clone(a, e->u.un.x)); break;
-    case CC_X_LIST: c->u.list.items = cc_ir_exprs_clone(a, e->u.list.items, e->u.list.n, &oom); break;
+    case CC_X_LIST: case CC_X_ARRAY: c->u.list.items = cc_ir_exprs_clone(a, e->u.list.items, e->u.list.n, &oom); break;
     case CC_X_OP: c->u.op.args = cc_ir_exprs_clone(a, e->u.op.args, cc_ir_op_nslots(e->u.op.op), &oom); break;
     case CC_X_CALL:
         c->u.call.args = cc_ir_exprs_clone(a, e->u.call.args, e->u.call.nargs, &oom);

@@ -38,8 +38,12 @@ typedef enum cc_ir_expr_kind {
     CC_X_UNARY,   /* NEG, NOT */
     CC_X_LIST,    /* [a, b] */
     CC_X_OP,      /* a pl op (CC_IR_OP_LIST) */
-    CC_X_CALL     /* a kernel, opaque, orchestration or (pre-inlining) inline call; pl.submit */
+    CC_X_CALL,    /* a kernel, opaque, orchestration or (pre-inlining) inline call; pl.submit */
+    CC_X_ARRAY    /* a TASK_ID array (D-arr), u.list.aop: CREATE (no items), GET [arr, i], SET [arr, i, tid] */
 } cc_ir_expr_kind;
+
+/* u.list.aop of a CC_X_ARRAY node. */
+typedef enum cc_ir_array_op { CC_ARR_CREATE, CC_ARR_GET, CC_ARR_SET } cc_ir_array_op;
 
 typedef struct cc_ir_expr cc_ir_expr;
 typedef struct cc_ir_func cc_ir_func;
@@ -67,7 +71,7 @@ struct cc_ir_expr {
         const char *name; /* VAR */
         struct { cc_op op; cc_ir_expr *l, *r; } bin;
         struct { cc_op op; cc_ir_expr *x; } un;
-        struct { cc_ir_expr **items; uint32_t n; } list;
+        struct { cc_ir_expr **items; uint32_t n; uint8_t aop; } list; /* LIST; ARRAY (aop: cc_ir_array_op) */
         struct {
             uint8_t op;       /* cc_ir_op */
             uint8_t dtype;    /* CAST target, CREATE_TENSOR dtype, MATMUL out_dtype (255: none) */

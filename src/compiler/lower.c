@@ -199,13 +199,13 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     }
     cc_lo_view *views = lo_alloc(b, nviews, sizeof *views, sp);
     int32_t *scalars = lo_alloc(b, nscalars, sizeof *scalars, sp);
-    int32_t *deps = lo_alloc(b, call->u.call.ndeps, sizeof *deps, sp);
+    uint32_t ndeps;
+    int32_t *deps = lo_deps(b, call, &ndeps);
     uint32_t iv = 0, is = 0;
     for (uint32_t k = 0; k < g->nparams && !b->x->failed; k++) {
         if (g->params[k].type.kind == CC_T_TENSOR) lo_view(b, call, k, &views[iv++]);
         else scalars[is++] = lo_scalar(b, call->u.call.args[k], g->params[k].type.dtype);
     }
-    for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
     const cc_ir_expr *pred = call->u.call.pred;
     uint32_t pt = pred && !b->x->failed ? lo_value(b, pred->u.list.items[0], -1).index : 0;
     int32_t pidx[CC_MAX_RANK];
@@ -218,7 +218,7 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     in->u.submit.kernel = (uint32_t)lo_func_index(b->x->kernels, b->x->l->nkernels, g);
     in->u.submit.views = views, in->u.submit.nviews = nviews;
     in->u.submit.scalars = scalars, in->u.submit.nscalars = nscalars;
-    in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+    in->u.submit.deps = deps, in->u.submit.ndeps = ndeps;
     if (pred) {
         in->u.submit.has_pred = 1, in->u.submit.pred = pt;
         in->u.submit.pred_rank = (uint8_t)(pred->u.list.n - 1), in->u.submit.pred_op = call->u.call.pred_op;
@@ -251,14 +251,14 @@ static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, 
 /* pl.system.task_dummy(deps=...): a SUBMIT of no kernel (CC_LO_NO_KERNEL), its TaskId into the target. */
 static void lo_dummy(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
 {
-    int32_t *deps = lo_alloc(b, call->u.call.ndeps, sizeof *deps, call->span);
-    for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
+    uint32_t ndeps;
+    int32_t *deps = lo_deps(b, call, &ndeps);
     int32_t tid = nt ? lo_var(b, tg[0].name, tg[0].type) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, call->span);
     if (!in) return;
     in->dst = tid;
     in->u.submit.kernel = CC_LO_NO_KERNEL;
-    in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+    in->u.submit.deps = deps, in->u.submit.ndeps = ndeps;
 }
 
 static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
@@ -306,6 +306,7 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
         return (void)lo_internal(b, s->span, "an unpacking of a value that is not a call or a list");
     }
     if (lo_compile_time_only(&t->type)) return;
+    if (t->type.kind == CC_T_ARRAY) return lo_array_assign(b, v, lo_var(b, t->name, t->type));
     cc_lo_kind k = lo_kind_of(&t->type);
     if (k == CC_LO_REG) return lo_scalar_into(b, v, lo_var(b, t->name, t->type));
     if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_move(b, lo_var_ref(b, t->name, t->type), lo_value(b, v, -1), s->span);

@@ -244,6 +244,16 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_WRITE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_window(c, in), lc_use(c, CC_LO_REG, in->b, "value"); break;
     case CC_LO_VIEW: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
     case CC_LO_COPY: lc_use(c, CC_LO_TENSOR, in->a, "target"), lc_use(c, CC_LO_TENSOR, in->b, "source"), lc_window(c, in); break;
+    case CC_LO_AGET: case CC_LO_ASET: { /* every slot of the array is read (an ASET leaves the others) */
+        int32_t base = in->code == CC_LO_AGET ? in->a : in->dst;
+        if (in->u.imm.i < 1 || base < 0 || (int64_t)base + in->u.imm.i > (int64_t)c->p->nregs)
+            return (void)lc_fail(c, "an array of %lld registers from r%d", (long long)in->u.imm.i, base);
+        for (int64_t k = 0; k < in->u.imm.i; k++) lc_use(c, CC_LO_REG, base + (int32_t)k, "array slot");
+        lc_use(c, CC_LO_REG, in->b, "array index");
+        if (in->code == CC_LO_AGET) lc_def(c, CC_LO_REG, in->dst, "destination");
+        else lc_use(c, CC_LO_REG, in->a, "value");
+        break;
+    }
     default: lc_fail(c, "no such opcode (%u)", in->code); break;
     }
 }
@@ -252,7 +262,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
 static int lc_runs_here(const lc *c, cc_lo_opcode code)
 {
     int orch_only = code == CC_LO_SCOPE_BEGIN || code == CC_LO_SCOPE_END || code == CC_LO_ALLOC || code == CC_LO_SUBMIT ||
-                    code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY;
+                    code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY || code == CC_LO_AGET || code == CC_LO_ASET;
     int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY;
     return c->kernel ? !orch_only : !tile_only;
 }

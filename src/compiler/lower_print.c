@@ -154,6 +154,8 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         break;
     case CC_LO_ALIAS: base_strbuf_printf(o, "ALIAS t%d = t%d", in->dst, in->a); break;
     case CC_LO_SUBMIT: lo_put_submit(o, l, in); break;
+    case CC_LO_AGET: base_strbuf_printf(o, "AGET r%d = r%d[r%d] n=%lld", in->dst, in->a, in->b, (long long)in->u.imm.i); break;
+    case CC_LO_ASET: base_strbuf_printf(o, "ASET r%d[r%d] = r%d n=%lld", in->dst, in->b, in->a, (long long)in->u.imm.i); break;
     case CC_LO_CALL:
         base_strbuf_printf(o, "CALL %s args=", in->u.call.proc < l->nprocs ? l->procs[in->u.call.proc].name : "?");
         lo_put_refs(o, in->u.call.args, in->u.call.nargs), base_strbuf_puts(o, " -> ");

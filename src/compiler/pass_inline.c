@@ -252,7 +252,7 @@ static cc_ir_expr *inl_expr(inl_ctx *x, const inl_site *t, const cc_ir_expr *e)
         c->u.bin.l = inl_expr(x, t, e->u.bin.l), c->u.bin.r = inl_expr(x, t, e->u.bin.r);
         return cc_ir_fold(x->a, c);
     case CC_X_UNARY: c->u.un.x = inl_expr(x, t, e->u.un.x); return cc_ir_fold(x->a, c);
-    case CC_X_LIST: c->u.list.items = inl_exprs(x, t, e->u.list.items, e->u.list.n); return c;
+    case CC_X_LIST: case CC_X_ARRAY: c->u.list.items = inl_exprs(x, t, e->u.list.items, e->u.list.n); return c;
     case CC_X_OP: c->u.op.args = inl_exprs(x, t, e->u.op.args, cc_ir_op_nslots(e->u.op.op)); return c;
     case CC_X_CALL:
         c->u.call.args = inl_exprs(x, t, e->u.call.args, e->u.call.nargs);
@@ -431,6 +431,7 @@ static void inl_hoist(inl_ctx *x, cc_ir_expr **e, int top, inl_list *out)
     case CC_X_BINARY: inl_hoist(x, &v->u.bin.l, 0, out), inl_hoist(x, &v->u.bin.r, 0, out); break;
     case CC_X_UNARY: inl_hoist(x, &v->u.un.x, 0, out); break;
     case CC_X_LIST:
+    case CC_X_ARRAY:
         for (uint32_t k = 0; k < v->u.list.n; k++) inl_hoist(x, &v->u.list.items[k], 0, out);
         break;
     case CC_X_OP:

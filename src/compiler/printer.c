@@ -302,6 +302,15 @@ void cc_print_expr(const cc_ir_expr *e, int compact, base_strbuf *out)
         break;
     case CC_X_OP: print_op(e, compact, out); break;
     case CC_X_CALL: print_call(e, compact, out); break;
+    case CC_X_ARRAY: /* a SET prints as its statement (print_assign) */
+        if (e->u.list.aop == CC_ARR_CREATE) base_strbuf_printf(out, "pl.array.create(%lld, pl.TASK_ID)", (long long)e->type.shape[0]);
+        else {
+            cc_print_expr(e->u.list.items[0], compact, out);
+            base_strbuf_puts(out, "[");
+            cc_print_expr(e->u.list.items[1], compact, out);
+            base_strbuf_puts(out, "]");
+        }
+        break;
     }
 }
 
@@ -358,6 +367,16 @@ static int print_shows_mem(const cc_ir_expr *v)
  * annotation) is printed with its annotation, so the tag survives. */
 static void print_assign(const cc_ir_stmt *s, base_strbuf *out)
 {
+    const cc_ir_expr *set = s->u.assign.value;
+    if (set->kind == CC_X_ARRAY && set->u.list.aop == CC_ARR_SET) { /* arr[i] = tid (D-arr) */
+        cc_print_expr(set->u.list.items[0], 0, out);
+        base_strbuf_puts(out, "[");
+        cc_print_expr(set->u.list.items[1], 0, out);
+        base_strbuf_puts(out, "] = ");
+        cc_print_expr(set->u.list.items[2], 0, out);
+        base_strbuf_puts(out, "\n");
+        return;
+    }
     for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
         base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.assign.targets[k].name);
     const cc_ir_expr *v = s->u.assign.value;

@@ -107,11 +107,15 @@
  *                  out of ta's bounds fails the run (pl.slice's text)
  *   COPY           one copy task: tb (In, whole) into ta's window at offsets u.mem.off of tb's extents
  *                  (Out, existing memory); out of bounds fails the run (pl.assemble's text)
+ *   AGET           rdst = r[a + rb]: an element of a TASK_ID array (D-arr: u.imm.i consecutive registers
+ *                  from ra); rb outside [0, u.imm.i) fails the run ("pl.array index <i> is out of range
+ *                  for an array of <n>")
+ *   ASET           r[dst + rb] = ra, checked as AGET
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(AGET) X(ASET)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,

@@ -87,7 +87,7 @@ cc_ir_expr *tc_task_dummy(tc *t, const cc_expr *call)
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.system.task_dummy() takes only deps=[...]");
     cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
     if (!e) return tc_oom(t);
-    if (!tc_at_deps(t, deps, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
+    if (!tc_deps_of(t, "pl.system.task_dummy", deps, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
     e->u.call.submit = 1;
     e->type = (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
     return e;

@@ -553,6 +553,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
         const cc_expr *ns = fn->u.attr.value;
+        if (tc_is_array_create(t, fn)) return tc_array_create(t, e);
         if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && tc_pl_attr(t, ns, "system") &&
             !strcmp(fn->u.attr.name, "task_dummy"))
             return tc_task_dummy(t, e);

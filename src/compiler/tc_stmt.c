@@ -49,6 +49,7 @@ static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
 static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
 {
     uint32_t n = s->u.assign.ntargets;
+    if (tc_array_target(t, s)) return tc_array_write(t, s); /* arr[i] = tid (D-arr) */
     if (n == 1 && s->u.assign.targets[0]->kind == CC_E_SUBSCRIPT && !(s = tc_subscript_write(t, s))) return NULL; /* dst = pl.assemble(dst, ...) */
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];

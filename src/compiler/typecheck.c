@@ -141,7 +141,11 @@ static cc_ir_expr *tc_scalar_arg(tc *t, const tc_fn *fn, const cc_ir_param *ip, 
 /* One argument: pl.no_dep(x) (D-nda) sets *nodep and gives x. */
 static cc_ir_expr *tc_arg(tc *t, tc_fn *fn, const cc_expr *a, uint8_t *nodep)
 {
-    if (!tc_is_no_dep(t, a)) return tc_expr(t, a);
+    if (!tc_is_no_dep(t, a)) {
+        cc_ir_expr *x = tc_expr(t, a);
+        if (x && x->type.kind == CC_T_ARRAY) return tc_err(t, CC_DIAG_TYPE, a->span, NULL, "a TaskId can only be passed in deps=");
+        return x;
+    }
     *nodep = 1;
     return tc_no_dep_arg(t, a, fn->kind == CC_FUNC_INCORE);
 }
@@ -186,7 +190,6 @@ static void tc_call_type(cc_ir_expr *e, int submit)
     else e->type = (cc_type){.kind = CC_T_TUPLE, .rank = (uint8_t)(n > 255 ? 255 : n)};
 }
 
-static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
 
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit)
 {
@@ -242,7 +245,7 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
         const cc_keyword *kw = &call->u.call.kws[k];
         if (!strcmp(kw->name, "deps")) {
             if (!submit) return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "'%s' got an unexpected argument 'deps'", fn->name);
-            if (!tc_deps(t, kw->value, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
+            if (!tc_deps_of(t, "pl.submit", kw->value, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
         } else if (submit && !strcmp(kw->name, "allow_early_resolve")) {
             if (!tc_early_resolve(t, "pl.submit", kw->value, &e->u.call.early)) return NULL;
         } else if (submit && !strcmp(kw->name, "predicate")) {
@@ -253,25 +256,7 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     return e;
 }
 
-/* deps=[t1, t2]: TaskId variables. */
-static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps)
-{
-    if (list->kind != CC_E_LIST && list->kind != CC_E_TUPLE)
-        return tc_err(t, CC_DIAG_SYNTAX, list->span, NULL, "deps= entries must be a TaskId variable"), 0;
-    *ndeps = list->u.seq.n;
-    if (*ndeps && !(*deps = base_arena_alloc(t->a, *ndeps * sizeof **deps))) return tc_oom(t), 0;
-    for (uint32_t k = 0; k < *ndeps; k++) {
-        const cc_expr *x = list->u.seq.items[k];
-        cc_ir_expr *v = x->kind == CC_E_NAME ? tc_expr(t, x) : NULL;
-        if (x->kind == CC_E_NAME && !v) return 0;
-        if (!v || v->kind != CC_X_VAR || v->type.kind != CC_T_SCALAR || v->type.dtype != CC_DT_TASK_ID)
-            return tc_err(t, CC_DIAG_SYNTAX, x->span, NULL, "deps= entries must be a TaskId variable"), 0;
-        (*deps)[k] = v;
-    }
-    return 1;
-}
-
-int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) { return tc_deps(t, list, deps, ndeps); }
+int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) { return tc_deps_of(t, "pl.at", list, deps, ndeps); }
 
 /* ---- the program ------------------------------------------------------------------------ */
 

@@ -148,12 +148,20 @@ static int ex_predicate(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, pto_
     return 0;
 }
 
+/* The explicit deps of a SUBMIT into vm->deps, leaving out empty TASK_ID array slots; their count. */
+static uint32_t ex_deps(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
+        if (f->regs[in->u.submit.deps[i]].u != PTO_INVALID_TASK_ID)
+            vm->deps[n++] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+    return n;
+}
+
 /* A dummy task (pl.system.task_dummy): no kernel, joins its deps. */
 static int ex_dummy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
-    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
-        vm->deps[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
-    pto_task t = {.name = "pl.system.task_dummy", .deps = vm->deps, .num_deps = in->u.submit.ndeps};
+    pto_task t = {.name = "pl.system.task_dummy", .deps = vm->deps, .num_deps = ex_deps(vm, f, in)};
     pto_task_id id = PTO_INVALID_TASK_ID;
     int rc = pto_task_submit(vm->rt, &t, &id);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
@@ -179,13 +187,12 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     uint32_t n = ns;
     for (uint32_t i = 0; i < nv; i++)
         for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
-    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
-        vm->deps[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+    uint32_t nd = ex_deps(vm, f, in);
     pto_predicate pr;
     int rc = in->u.submit.has_pred ? ex_predicate(vm, f, in, args, &nv, &pr) : 0;
     if (rc) return rc;
     pto_task t = {.kernel = ex_kernel_entry, .ctx = &vm->kctx[in->u.submit.kernel], .name = k->name, .args = args,
-                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = in->u.submit.ndeps};
+                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = nd};
     pto_task_id id = PTO_INVALID_TASK_ID;
     rc = pto_task_submit_if(vm->rt, &t, in->u.submit.has_pred ? &pr : NULL, &id);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
@@ -318,6 +325,20 @@ static int ex_element(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_i
     return rc ? ex_fail(vm, in, msg) : 0;
 }
 
+/* AGET / ASET: one slot of a TASK_ID array (u.imm.i registers from ra, or rdst). */
+static int ex_array(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    int64_t i = f->regs[in->b].i, n = in->u.imm.i;
+    if (i < 0 || i >= n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "pl.array index %lld is out of range for an array of %lld", (long long)i, (long long)n);
+        return ex_fail(vm, in, msg);
+    }
+    if (in->code == CC_LO_AGET) f->regs[in->dst] = f->regs[in->a + i];
+    else f->regs[in->dst + i] = f->regs[in->a];
+    return 0;
+}
+
 /* A value of the caller's frame into a slot of the callee's (or back). */
 static void ex_copy_ref(ex_frame *to, cc_lo_ref tr, const ex_frame *from, cc_lo_ref fr)
 {
@@ -387,6 +408,7 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_VIEW: rc = ex_view(vm, f, in); break;
         case CC_LO_COPY: rc = ex_copy(vm, f, in); break;
         case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
+        case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;
