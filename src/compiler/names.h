@@ -79,7 +79,7 @@ typedef enum cc_pl_reason {
     X(not_, LATER, OP, NONE) X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
-    X(array, SUPPORTED, NAMESPACE, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
+    X(array, LATER, BUILTIN, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
     X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, SUPPORTED, NAMESPACE, NONE) \
     X(get_block_idx, LATER, BUILTIN, NONE) X(get_subblock_idx, LATER, BUILTIN, NONE)                     \
     X(get_block_num, LATER, BUILTIN, NONE) X(dim, LATER, BUILTIN, NONE)                                 \
