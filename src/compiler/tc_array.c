@@ -60,10 +60,11 @@ cc_ir_expr *tc_array_create(tc *t, const cc_expr *call)
     return tc_arr_node(t, CC_ARR_CREATE, NULL, 0, ty, call->span);
 }
 
-/* arr's index i (one integer scalar; a constant within [0, n)). */
-static cc_ir_expr *tc_arr_index(tc *t, const cc_ir_expr *arr, const cc_expr *ix)
+/* arr's index i of subscript sub (one integer scalar; a constant within [0, n)). */
+static cc_ir_expr *tc_arr_index(tc *t, const cc_ir_expr *arr, const cc_expr *sub)
 {
-    if (ix->kind == CC_E_TUPLE || ix->kind == CC_E_SLICE) return tc_err(t, CC_DIAG_TYPE, ix->span, NULL, "%s", tc_arr_one_index);
+    const cc_expr *ix = sub->u.sub.index;
+    if (ix->kind == CC_E_TUPLE || ix->kind == CC_E_SLICE) return tc_err(t, CC_DIAG_TYPE, sub->span, NULL, "%s", tc_arr_one_index);
     cc_ir_expr *i = tc_expr(t, ix);
     if (!i) return NULL;
     cc_dtype d = (cc_dtype)i->type.dtype;
@@ -80,7 +81,7 @@ static cc_ir_expr *tc_arr_index(tc *t, const cc_ir_expr *arr, const cc_expr *ix)
 
 cc_ir_expr *tc_array_get(tc *t, const cc_expr *e, cc_ir_expr *arr)
 {
-    cc_ir_expr *i = tc_arr_index(t, arr, e->u.sub.index);
+    cc_ir_expr *i = tc_arr_index(t, arr, e);
     if (!i) return NULL;
     cc_ir_expr *items[2] = {arr, i};
     return tc_arr_node(t, CC_ARR_GET, items, 2, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID}, e->span);
@@ -98,7 +99,7 @@ const tc_bind *tc_array_target(tc *t, const cc_stmt *s)
 cc_ir_stmt *tc_array_write(tc *t, const cc_stmt *s)
 {
     const cc_expr *x = s->u.assign.targets[0];
-    cc_ir_expr *arr = tc_expr(t, x->u.sub.value), *i = arr ? tc_arr_index(t, arr, x->u.sub.index) : NULL;
+    cc_ir_expr *arr = tc_expr(t, x->u.sub.value), *i = arr ? tc_arr_index(t, arr, x) : NULL;
     cc_ir_expr *v = i ? tc_expr(t, s->u.assign.value) : NULL;
     if (!v) return NULL;
     if (v->type.kind != CC_T_SCALAR || v->type.dtype != CC_DT_TASK_ID) {

@@ -128,7 +128,8 @@ static const char dsl_helpers_program[] =
     "        return out\n";
 
 /* The dependency directives (DSL-V2-SPEC §8): no_dep_args=, pl.no_dep,
- * manual_dep=True, predicate=, allow_early_resolve= and task_dummy. */
+ * manual_dep=True, predicate=, allow_early_resolve=, task_dummy and TASK_ID
+ * arrays. */
 static const char dsl_deps_program[] =
     "import pypto.language as pl\n"
     "\n"
@@ -146,8 +147,14 @@ static const char dsl_deps_program[] =
     "            pl.store(pl.load(a, [0, 0], [256, 128]), [0, 0], tmp)\n"
     "        with pl.manual_scope():\n"
     "            o, t1 = pl.submit(self.k, pl.no_dep(tmp), out, deps=[t0], predicate=(w[0, 1] > -2), allow_early_resolve=True)\n"
-    "            d = pl.system.task_dummy(deps=[t0, t1])\n"
-    "            o2, t2 = pl.submit(self.k, tmp, out, deps=[d])\n"
+    "            d = pl.system.task_dummy(deps=[t0, t1, None])\n"
+    "            ids = pl.array.create(3, pl.TASK_ID)\n"
+    "            for i in pl.range(2):\n"
+    "                ids[i + 1] = d\n"
+    "            ids[0] = t1\n"
+    "            x = ids[2]\n"
+    "            o2, t2 = pl.submit(self.k, tmp, out, deps=[ids])\n"
+    "            o3, t3 = pl.submit(self.k, tmp, out, deps=[ids[1], x])\n"
     "        return out\n";
 
 static const dsl_program dsl_corpus[] = {

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 import run_stats
-from pypto.language.parser.diagnostics import InvalidOperationError, ParserSyntaxError, ParserTypeError, PassError
+from pypto.language.parser.diagnostics import (InvalidOperationError, ParserSyntaxError, ParserTypeError, PassError,
+                                             UnsupportedFeatureError)
 from pypto.runtime import RunConfig
 
 from conftest import line_of
@@ -423,3 +424,125 @@ def test_p3_19_allow_early_resolve_is_a_checked_hint(load, form):
     else:
         _error(load, NDA.replace("no_dep_args=LIST", "allow_early_resolve=None"), (torch.zeros(8, 8), torch.zeros(8, 8), 2),
                ParserSyntaxError, "pl.at() allow_early_resolve must be a boolean literal (True/False)", "None")
+
+
+# ---- P3-16: TASK_ID arrays ---------------------------------------------------------------------
+
+ARRAY = """
+    @pl.jit
+    def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+        scratch = pl.create_tensor([64, 32], pl.FP32, manual_dep=True)
+        writers = pl.array.create(6, pl.TASK_ID)
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                t = pl.load(a, [i * 16, 0], [16, 32])
+                for j in pl.range(400):
+                    t = pl.add(t, 1.0)
+                pl.store(t, [i * 16, 0], scratch)
+            writers[i] = tid
+        with pl.at(level=pl.Level.CORE_GROUP DEPS):
+            pl.store(pl.load(scratch, [0, 0], [64, 32]), [0, 0], out)
+        return out
+"""
+
+
+def _bands(a, n=400):
+    w = a.numpy().copy()
+    for _ in range(n):
+        w += np.float32(1.0)
+    return w
+
+
+@pytest.mark.parametrize("deps", [", deps=[writers]", ", deps=[writers[0], writers[1], writers[2], writers[3], None]",
+                                  ", deps=[writers[4]]"])
+def test_p3_16_array_deps_wait_for_every_filled_slot(load, tmp_path, deps):
+    """Four of six slots filled in a loop (implicit rebinding); deps=[writers] waits on the four
+    (the two empty slots add nothing), as do the four elements; an empty slot alone orders
+    nothing: the reader has no edge (scope stats)."""
+    mod, _ = load(ARRAY.replace(" DEPS", deps))
+    a, out = _a(64, 32), torch.zeros(64, 32)
+    mod.k(a, out, config=_stats(tmp_path))
+    if "writers[4]]" in deps:
+        assert _peak_dep_pool(tmp_path) == 0
+    else:
+        np.testing.assert_array_equal(out.numpy(), _bands(a))
+        assert _peak_dep_pool(tmp_path) > 0
+
+
+def test_p3_16_array_round_trip(load):
+    mod, _ = load(ARRAY.replace(" DEPS", ", deps=[writers]"))
+    text = mod.k.lower(torch.zeros(64, 32), torch.zeros(64, 32))
+    assert "writers = pl.array.create(6, pl.TASK_ID)" in text and "writers[i] = tid" in text
+    assert "deps=[writers])" in text
+
+
+CARRIED = """
+    @pl.jit
+    def k(a: pl.Tensor, out: pl.Out[pl.Tensor], cfg: pl.Tensor):
+        ids = pl.array.create(4, pl.TASK_ID)
+        n = pl.read(cfg, [0])
+        with pl.manual_scope():
+            for i in pl.range(4):
+                with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                    t = pl.load(a, [i * 16, 0], [16, 32])
+                    for j in pl.range(400):
+                        t = pl.add(t, 1.0)
+                    pl.store(t, [i * 16, 0], out)
+                ids[i] = tid
+            last = ids[n]
+            with pl.at(level=pl.Level.CORE_GROUP, deps=[last]):
+                pl.store(pl.mul(pl.load(out, [n * 16, 0], [16, 32]), 2.0), [n * 16, 0], out)
+        return out
+"""
+
+
+def test_p3_16_array_element_read_at_run_time(load):
+    """x = ids[n] with a run-time n (pl.read: AGET) orders the doubling after band n's writer,
+    in a MANUAL scope where nothing else would."""
+    mod, _ = load(CARRIED)
+    a, out = _a(64, 32), torch.zeros(64, 32)
+    mod.k(a, out, torch.tensor([2], dtype=torch.int32))
+    want = _bands(a)
+    want[32:48] *= np.float32(2)
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_p3_16_array_index_out_of_range_at_run_time(load):
+    from pypto.runtime import PTORuntimeError
+    mod, path = load(CARRIED)
+    with pytest.raises(PTORuntimeError) as e:
+        mod.k(_a(64, 32), torch.zeros(64, 32), torch.tensor([5], dtype=torch.int32))
+    assert e.value.code == 9
+    line, col = line_of(path, "ids[n]")
+    assert "pl.array index 5 is out of range for an array of 4 at %s:%d:%d" % (path, line, col) in str(e.value)
+
+
+ARR_ERR = """
+    @pl.jit
+    def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+        ids = pl.array.create(4, pl.TASK_ID)
+        with pl.at(level=pl.Level.CORE_GROUP) as t0:
+            pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out)
+        STMT
+        return out
+"""
+
+
+@pytest.mark.parametrize("stmt, exc, want, needle", [
+    ("ids[0, 1] = t0", ParserTypeError, "Array subscript-write requires a single index (rank-1 in v1)", "ids[0, 1]"),
+    ("ids[4] = t0", InvalidOperationError, "pl.array index 4 is out of range for an array of 4", "4] = t0"),
+    ("x = ids[-1]", InvalidOperationError, "pl.array index -1 is out of range for an array of 4", "-1"),
+    ("with pl.at(level=pl.Level.CORE_GROUP, deps=[ids, t0]):\n            pass", ParserSyntaxError,
+     "'pl.at' deps= cannot mix a whole TASK_ID array with per-element entries", "t0]"),
+    ("with pl.at(level=pl.Level.CORE_GROUP, deps=[ids[0], ids]):\n            pass", ParserSyntaxError,
+     "'pl.at' deps= cannot mix a whole TASK_ID array with per-element entries", "ids]"),
+    ("with pl.at(level=pl.Level.CORE_GROUP, deps=[t0, 1 + 2]):\n            pass", ParserSyntaxError,
+     "'pl.at' deps= entries must be a TaskId variable, a TASK_ID array element (e.g. arr[i]), or None — got '1 + 2'", "1 + 2"),
+    ("d = pl.system.task_dummy(deps=[a])", ParserSyntaxError,
+     "'pl.system.task_dummy' deps= entries must be a TaskId variable, a TASK_ID array element (e.g. arr[i]), or None — got 'a'",
+     "a])"),
+    ("x = pl.array.create(4, pl.INT32)", UnsupportedFeatureError, "pl.array of pl.INT32 is not supported in this version",
+     "pl.INT32"),
+])
+def test_p3_16_array_texts(load, stmt, exc, want, needle):
+    _error(load, ARR_ERR.replace("STMT", stmt), (torch.zeros(8, 8), torch.zeros(8, 8)), exc, want, needle)
