@@ -360,6 +360,10 @@ static void inl_stmt(inl_ctx *x, const inl_site *t, const cc_ir_stmt *s, inl_lis
         c->u.at.decls = n ? base_arena_alloc(x->a, n * sizeof *c->u.at.decls) : NULL;
         if (n && !c->u.at.decls) return inl_oom(x, s->span);
         for (uint32_t k = 0; k < n; k++) c->u.at.decls[k] = s->u.at.decls[k], c->u.at.decls[k].tensor = inl_rename(t, s->u.at.decls[k].tensor);
+        n = s->u.at.nnodep; /* no_dep_args= names the callee's tensors too */
+        c->u.at.nodep = n ? base_arena_alloc(x->a, n * sizeof *c->u.at.nodep) : NULL;
+        if (n && !c->u.at.nodep) return inl_oom(x, s->span);
+        for (uint32_t k = 0; k < n; k++) c->u.at.nodep[k] = inl_rename(t, s->u.at.nodep[k]);
         inl_block(x, t, &s->u.at.body, &c->u.at.body);
         break;
     }

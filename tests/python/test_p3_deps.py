@@ -128,6 +128,26 @@ def test_p3_13_no_dep_args_texts(load, lst, exc, want, needle):
     _error(load, src, args, exc, want, needle)
 
 
+def test_p3_13_no_dep_args_in_an_inline_function(load):
+    """The names of a spliced pl.at follow the callee's renaming: o is the caller's out."""
+    mod, _ = load("""
+    @pl.jit.inline
+    def helper(x: pl.Tensor, o: pl.Tensor):
+        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[o]):
+            pl.store(pl.load(x, [0, 0], [8, 8]), [0, 0], o)
+        return o
+
+    @pl.jit
+    def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+        out = helper(a, out)
+        return out
+    """)
+    a, out = _a(8, 8), torch.zeros(8, 8)
+    mod.k(a, out)
+    assert torch.equal(out, a)
+    assert "self.k_incore_0(a, pl.no_dep(out))" in mod.k.lower(a, out)
+
+
 def test_p3_13_no_dep_args_round_trip(load):
     mod, _ = load(NDA.replace("LIST", "[out, a]").replace("CORE_GROUP,", "CORE_GROUP, allow_early_resolve=True,"))
     text = mod.k.lower(torch.zeros(8, 8), torch.zeros(8, 8), 2)
