@@ -566,3 +566,33 @@ ARR_ERR = """
 ])
 def test_p3_16_array_texts(load, stmt, exc, want, needle):
     _error(load, ARR_ERR.replace("STMT", stmt), (torch.zeros(8, 8), torch.zeros(8, 8)), exc, want, needle)
+
+
+# ---- the lowered program (docs/compiler.md, "Lowering") -----------------------------------------
+
+LISTING = """
+    @pl.jit
+    def k(a: pl.Tensor, out: pl.Out[pl.Tensor], cfg: pl.Tensor):
+        tmp = pl.create_tensor([64, 128], pl.FP32, manual_dep=True)
+        ids = pl.array.create(2, pl.TASK_ID)
+        n = pl.read(cfg, [0])
+        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[out]) as t0:
+            pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], out)
+        ids[n] = t0
+        x = ids[n]
+        d = pl.system.task_dummy(deps=[ids, None])
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[d, x]):
+            pl.store(pl.load(a, [0, 0], [64, 128]), [0, 0], tmp)
+        return out
+"""
+
+
+def test_p3_directives_in_the_listing(load):
+    from conftest import ptoc_lower
+    _, path = load(LISTING)
+    text = ptoc_lower(path, "k", "--shape", "a=64x128:fp32", "--shape", "out=64x128:fp32", "--shape", "cfg=4:int32", "--listing")
+    for want in ("ALLOC t3 = [64, 128] FP32 manual_dep @6:11", "CONST r0 = -1 TASK_ID @7:11", "CONST r1 = -1 TASK_ID @7:11",
+                 "t1 Out NoDep [r8:r9, r10:r11]] scalars=[] -> r12 @9:10", "ASET r0[r2] = r12 n=2 @11:5",
+                 "AGET r13 = r0[r2] n=2 @12:9", "SUBMIT k=- views=[] scalars=[] deps=[r0, r1] -> r14 @13:9",
+                 "deps=[r14, r13] @14:10"):
+        assert want in text, want
