@@ -81,6 +81,7 @@ static cc_ir_expr *tc_arr_index(tc *t, const cc_ir_expr *arr, const cc_expr *sub
 
 cc_ir_expr *tc_array_get(tc *t, const cc_expr *e, cc_ir_expr *arr)
 {
+    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, e->span, "a TASK_ID array element");
     cc_ir_expr *i = tc_arr_index(t, arr, e);
     if (!i) return NULL;
     cc_ir_expr *items[2] = {arr, i};
@@ -99,6 +100,7 @@ const tc_bind *tc_array_target(tc *t, const cc_stmt *s)
 cc_ir_stmt *tc_array_write(tc *t, const cc_stmt *s)
 {
     const cc_expr *x = s->u.assign.targets[0];
+    if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, x->span, "a TASK_ID array element");
     cc_ir_expr *arr = tc_expr(t, x->u.sub.value), *i = arr ? tc_arr_index(t, arr, x) : NULL;
     cc_ir_expr *v = i ? tc_expr(t, s->u.assign.value) : NULL;
     if (!v) return NULL;

@@ -538,6 +538,10 @@ def test_p3_16_array_index_out_of_range_at_run_time(load):
 
 
 ARR_ERR = """
+    @pl.jit.inline
+    def g(x, out: pl.Tensor):
+        return out
+
     @pl.jit
     def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
         ids = pl.array.create(4, pl.TASK_ID)
@@ -563,6 +567,15 @@ ARR_ERR = """
      "a])"),
     ("x = pl.array.create(4, pl.INT32)", UnsupportedFeatureError, "pl.array of pl.INT32 is not supported in this version",
      "pl.INT32"),
+    ("x = pl.array.create(0, pl.TASK_ID)", ParserTypeError, "pl.array.create() size must be a constant integer >= 1", "0, pl"),
+    ("with pl.at(level=pl.Level.CORE_GROUP) as t1:\n            ids[0] = t1", InvalidOperationError,
+     "a TASK_ID array element is control-plane work and is not allowed in kernel code "
+     "(inside a pl.at(level=pl.Level.CORE_GROUP) body)", "ids[0] = t1"),
+    ("with pl.at(level=pl.Level.CORE_GROUP):\n            ids = pl.array.create(2, pl.TASK_ID)", InvalidOperationError,
+     "pl.array.create is control-plane work and is not allowed in kernel code (inside a pl.at(level=pl.Level.CORE_GROUP) body)",
+     "pl.array.create(2"),
+    ("ids[0] = 3", ParserTypeError, "an element of a TASK_ID array is a TaskId, got pl.Scalar[pl.INDEX]", "3"),
+    ("out = g(ids, out)", ParserTypeError, "a TaskId can only be passed in deps=", "ids, out"),
 ])
 def test_p3_16_array_texts(load, stmt, exc, want, needle):
     _error(load, ARR_ERR.replace("STMT", stmt), (torch.zeros(8, 8), torch.zeros(8, 8)), exc, want, needle)
