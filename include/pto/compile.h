@@ -38,7 +38,11 @@ typedef enum pto_dtype {
 /* A value: what a constant or a scalar argument holds. */
 /* OBJECT: a value kernel code cannot capture (a dict, a module); s names
  * its Python type so the compiler can say so where it is used. */
-typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR, PTO_VALUE_OBJECT } pto_value_kind;
+/* RUNTIME (a scalar argument spec only): no value; the parameter stays a
+ * run-time scalar of its annotated dtype (INDEX without one), given at every
+ * run (pl.RUNTIME). */
+typedef enum pto_value_kind { PTO_VALUE_INT, PTO_VALUE_FLOAT, PTO_VALUE_BOOL, PTO_VALUE_STR, PTO_VALUE_OBJECT,
+                              PTO_VALUE_RUNTIME } pto_value_kind;
 
 typedef struct pto_value {
     pto_value_kind kind;
@@ -112,6 +116,10 @@ typedef struct pto_compile_options {
                                   * definition (its first decorator's, or one of its methods'); the source is then
                                   * the whole file, and the entry sees the @pl definitions beside it.  0: the
                                   * entry is defined at module level */
+    int signature;               /* the caller compiles from the signature alone (no tensor argument): a tensor
+                                  * parameter with a bare pl.Tensor annotation is then a TypeError naming that
+                                  * mode; 1: a @pl.jit compile(), 2: ir.compile of a program; 0: a call */
+    int keep_stages;             /* keep the program's text after every stage that ran (pto_program_stage_text) */
 } pto_compile_options;
 
 typedef struct pto_program pto_program;
@@ -167,6 +175,25 @@ const char *pto_program_text(const pto_program *p);
 /* The lowered program as a listing (after PTO_STAGE_LOWER; printed when
  * first asked for); "" otherwise or when out of memory. */
 const char *pto_program_listing(pto_program *p);
+
+/* One parameter of the compiled entry, after the passes (what a call
+ * binds to; docs/dsl.md, "Compile once, run many"). */
+typedef struct pto_param {
+    const char *name;
+    pto_arg_kind kind;
+    pto_dtype dtype;     /* a scalar: its dtype (INDEX for a Python int) */
+    int rank;            /* TENSOR */
+    int64_t shape[4];    /* TENSOR */
+    int direction;       /* TENSOR: 1 In, 2 Out, 3 InOut (the directions pass's); SCALAR: 0 */
+} pto_param;
+/* Entry parameter i of a program whose passes ran: 1 and *out filled,
+ * 0 past the end (or when the passes did not run). */
+int pto_program_param(const pto_program *p, size_t i, pto_param *out);
+/* How many values the compiled entry returns (0: none, or the passes did not run). */
+int pto_program_nresults(const pto_program *p);
+/* The program as DSL text after stage s (PTO_STAGE_PARSE .. PTO_STAGE_CACHE)
+ * when the compile kept it (keep_stages); NULL otherwise. */
+const char *pto_program_stage_text(const pto_program *p, pto_stage s);
 
 #ifdef __cplusplus
 }

@@ -7,18 +7,26 @@
  *           stop_after[, entry_line]) -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
- *       dtype name, shape)] or [("scalar", name, value)].  stop_after: a
+ *       dtype name, shape)], [("scalar", name, value)] or [("runtime", name,
+ *       None)] (a run-time scalar, pl.RUNTIME).  stop_after: a
  *       stage name or None.  entry_line: pto_compile_options's (a nested
  *       entry).  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
+ *   signature, keep_stages (optional ints after entry_line): pto_compile_options's.
  *   text(program) -> the program's printed text after the last stage run.
+ *   signature(program) -> ([(name, dtype name, shape, direction)], nresults):
+ *       the compiled entry's parameters (pto_program_param; direction None
+ *       for a scalar) and how many values it returns.
+ *   stage_texts(program) -> [(n, name, text)]: the texts keep_stages kept,
+ *       numbered from 1 (parse) in pipeline order.
  *   function(program) -> (name or None, n): a @pl.program's method the
  *       compile goes through (pto_program_function) and how many
  *       Orchestration methods it has.
  *   config_check(fields: dict) -> dict of normalized values; raises the
  *       first violated rule's ValueError / TypeError (in docs/runconfig.md's order).
- *   run(program, who, specs, buffers, fields) -> None: runs the program
- *       (_C_run.c, which says more); the GIL is released while it runs.
+ *   run(program, who, specs, buffers, fields[, runtime]) -> None: runs the
+ *       program (_C_run.c, which says more, also of runtime_new and
+ *       runtime_close); the GIL is released while it runs.
  *   language_names() -> ((name, status, kind), ...) and language_enums()
  *       -> ((enum, ((member, value), ...)), ...): pypto.language's names
  *       and IntEnums (pto/language.h), which the package builds from these.
@@ -136,6 +144,10 @@ int py_arg(PyObject *item, pto_arg_spec *sp)
         sp->kind = PTO_ARG_SCALAR;
         return py_value(PyTuple_GET_ITEM(item, 2), &sp->value);
     }
+    if (!strcmp(kind, "runtime")) { /* ("runtime", name, None): pl.RUNTIME */
+        sp->kind = PTO_ARG_SCALAR, sp->value.kind = PTO_VALUE_RUNTIME;
+        return 0;
+    }
     const char *dt;
     PyObject *shape;
     if (strcmp(kind, "tensor") || PyTuple_GET_SIZE(item) != 4 || !(dt = PyUnicode_AsUTF8(PyTuple_GET_ITEM(item, 2))) ||
@@ -190,12 +202,12 @@ static PyObject *py_compile(PyObject *mod, PyObject *args)
     (void)mod;
     PyObject *source, *entry, *function, *constants, *specs, *stop;
     const char *filename;
-    int first_line, first_column, entry_line = 0;
-    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O|i", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
-                          &constants, &PyList_Type, &specs, &stop, &entry_line))
+    int first_line, first_column, entry_line = 0, signature = 0, keep_stages = 0;
+    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O|iip", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
+                          &constants, &PyList_Type, &specs, &stop, &entry_line, &signature, &keep_stages))
         return NULL;
     pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column,
-                             .entry_line = entry_line};
+                             .entry_line = entry_line, .signature = signature, .keep_stages = keep_stages};
     Py_ssize_t len;
     if (!(o.source = PyUnicode_AsUTF8AndSize(source, &len))) return NULL;
     o.source_len = (size_t)len;
@@ -269,6 +281,41 @@ static PyObject *py_listing(PyObject *mod, PyObject *arg)
     return PyUnicode_FromString(pto_program_listing(((py_program *)arg)->prog));
 }
 
+static const char *const py_directions[] = {NULL, "In", "Out", "InOut"};
+
+static PyObject *py_signature(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    const pto_program *p = py_program_get(arg);
+    if (!p) return NULL;
+    PyObject *params = PyList_New(0);
+    pto_param pp;
+    for (size_t i = 0; params && pto_program_param(p, i, &pp); i++) {
+        PyObject *shape = PyTuple_New(pp.rank);
+        for (int d = 0; shape && d < pp.rank; d++) PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(pp.shape[d]));
+        PyObject *row = shape ? Py_BuildValue("(ssNz)", pp.name, py_dtype_names[pp.dtype], shape,
+                                              py_directions[pp.direction & 3]) : NULL;
+        if (!row || PyList_Append(params, row) < 0) Py_CLEAR(params);
+        Py_XDECREF(row);
+    }
+    return params ? Py_BuildValue("(Ni)", params, pto_program_nresults(p)) : NULL;
+}
+
+static PyObject *py_stage_texts(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    const pto_program *p = py_program_get(arg);
+    if (!p) return NULL;
+    PyObject *list = PyList_New(0);
+    for (int s = PTO_STAGE_PARSE; list && s < PTO_STAGE_LOWER; s++) {
+        const char *text = pto_program_stage_text(p, (pto_stage)s);
+        PyObject *row = text ? Py_BuildValue("(iss)", s - PTO_STAGE_SYNTAX, pto_stage_name((pto_stage)s), text) : NULL;
+        if (text && (!row || PyList_Append(list, row) < 0)) Py_CLEAR(list);
+        Py_XDECREF(row);
+    }
+    return list;
+}
+
 /* ---- the language's names and enums (pto/language.h) -------------------------------------- */
 
 static PyObject *py_language_names(PyObject *mod, PyObject *unused)
@@ -309,14 +356,21 @@ static PyObject *py_language_enums(PyObject *mod, PyObject *unused)
 
 PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
 PyObject *py_run(PyObject *mod, PyObject *args);               /* _C_run.c */
+PyObject *py_runtime_new(PyObject *mod, PyObject *fields);     /* _C_run.c */
+PyObject *py_runtime_close(PyObject *mod, PyObject *rt);       /* _C_run.c */
+int py_runtime_ready(void);                                    /* _C_run.c */
 
 static PyMethodDef py_methods[] = {
-    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after[, entry_line])"},
+    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after[, entry_line[, signature[, keep_stages]]])"},
+    {"signature", py_signature, METH_O, "signature(program) -> ([(name, dtype, shape, direction or None), ...], number of results)"},
+    {"stage_texts", py_stage_texts, METH_O, "stage_texts(program) -> [(number from 1 = parse, stage name, text), ...] kept by keep_stages"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
     {"function", py_function, METH_O, "function(program) -> (the method a program compiles through or None, Orchestration methods)"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
-    {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields) -> None, or raises"},
+    {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields[, runtime]) -> None, or raises"},
+    {"runtime_new", py_runtime_new, METH_O, "runtime_new(fields) -> Runtime: a runtime of its own (a ChipWorker's)"},
+    {"runtime_close", py_runtime_close, METH_O, "runtime_close(runtime) -> None: destroys it (idempotent)"},
     {"language_names", py_language_names, METH_NOARGS, "language_names() -> ((name, status, kind), ...): every pl name"},
     {"language_enums", py_language_enums, METH_NOARGS, "language_enums() -> ((enum, ((member, value), ...)), ...)"},
     {NULL, NULL, 0, NULL},
@@ -327,7 +381,7 @@ static struct PyModuleDef py_module = {PyModuleDef_HEAD_INIT, "pypto._C", "pypto
 
 PyMODINIT_FUNC PyInit__C(void)
 {
-    if (PyType_Ready(&py_program_type) < 0) return NULL;
+    if (PyType_Ready(&py_program_type) < 0 || py_runtime_ready() < 0) return NULL;
     PyObject *m = PyModule_Create(&py_module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "Program", (PyObject *)&py_program_type) < 0) return Py_DECREF(m), NULL;

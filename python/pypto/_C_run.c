@@ -18,10 +18,17 @@
  * raises pypto.runtime.PTORuntimeError(message, code=, ring=) with the
  * runtime's full message; the runtime is reusable after it.
  *
- * One runtime is kept per process and reused while the effective sizes and
- * options of a call match its own; otherwise it is replaced.  Calls are
- * serialized process-wide by a mutex, taken with the GIL released; the GIL
- * stays released while the program runs.
+ *   run(program, who, specs, buffers, fields, runtime) -> None: the same on
+ *       runtime (a Runtime; its sizes are its own, the fields' ring and
+ *       worker entries are not read).
+ *   runtime_new(fields) -> Runtime: a runtime of its own, sized by fields
+ *       (as run's), for a pypto.runtime.ChipWorker; runtime_close(rt)
+ *       destroys it (idempotent; a closed one runs nothing).
+ *
+ * Without a Runtime, one runtime is kept per process and reused while the
+ * effective sizes and options of a call match its own; otherwise it is
+ * replaced.  Calls are serialized process-wide by a mutex, taken with the
+ * GIL released; the GIL stays released while the program runs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -37,6 +44,9 @@
 #include "pto/runtime.h"
 
 PyObject *py_run(PyObject *mod, PyObject *args);
+PyObject *py_runtime_new(PyObject *mod, PyObject *fields);
+PyObject *py_runtime_close(PyObject *mod, PyObject *rt);
+int py_runtime_ready(void);
 int py_arg(PyObject *item, pto_arg_spec *sp);          /* _C.c */
 const pto_program *py_program_get(PyObject *o);       /* _C.c */
 
@@ -94,6 +104,40 @@ static int run_runtime_for(pto_config *cfg, pto_error *err)
     }
     return 0;
 }
+
+/* ---- a runtime of its own (a ChipWorker's) ------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    pto_runtime *rt; /* NULL once closed; destroyed under run_lock */
+} py_runtime;
+
+static void py_runtime_free(py_runtime *self)
+{
+    if (!self->rt) return;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&run_lock);
+    pto_runtime_destroy(self->rt);
+    self->rt = NULL;
+    pthread_mutex_unlock(&run_lock);
+    Py_END_ALLOW_THREADS
+}
+
+static void py_runtime_dealloc(py_runtime *self)
+{
+    py_runtime_free(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject py_runtime_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pypto._C.Runtime",
+    .tp_basicsize = sizeof(py_runtime),
+    .tp_dealloc = (destructor)py_runtime_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a runtime owned by one ChipWorker",
+};
+
+int py_runtime_ready(void) { return PyType_Ready(&py_runtime_type); }
 
 /* ---- fields -> pto_config -------------------------------------------------------------- */
 
@@ -215,14 +259,48 @@ static void run_raise(const pto_error *err)
 
 /* ---- run ------------------------------------------------------------------------------- */
 
+PyObject *py_runtime_new(PyObject *mod, PyObject *fields)
+{
+    (void)mod;
+    if (!PyDict_Check(fields)) return PyErr_Format(PyExc_TypeError, "runtime_new(fields): fields must be a dict");
+    pto_config cfg;
+    if (run_config(fields, &cfg)) return NULL;
+    py_runtime *self = PyObject_New(py_runtime, &py_runtime_type);
+    if (!self) return NULL;
+    self->rt = NULL;
+    pto_error err;
+    memset(&err, 0, sizeof err);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pto_runtime_create(&cfg, &self->rt, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        Py_DECREF(self);
+        run_raise(&err);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+PyObject *py_runtime_close(PyObject *mod, PyObject *rt)
+{
+    (void)mod;
+    if (!PyObject_TypeCheck(rt, &py_runtime_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Runtime");
+    py_runtime_free((py_runtime *)rt);
+    Py_RETURN_NONE;
+}
+
 PyObject *py_run(PyObject *mod, PyObject *args)
 {
     (void)mod;
-    PyObject *handle, *specs, *buffers, *fields;
+    PyObject *handle, *specs, *buffers, *fields, *own = Py_None;
     const char *who;
-    if (!PyArg_ParseTuple(args, "OsO!O!O!", &handle, &who, &PyList_Type, &specs, &PyList_Type, &buffers, &PyDict_Type,
-                          &fields))
+    if (!PyArg_ParseTuple(args, "OsO!O!O!|O", &handle, &who, &PyList_Type, &specs, &PyList_Type, &buffers, &PyDict_Type,
+                          &fields, &own))
         return NULL;
+    if (own != Py_None && !PyObject_TypeCheck(own, &py_runtime_type))
+        return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Runtime");
+    py_runtime *rt_own = own != Py_None ? (py_runtime *)own : NULL;
     const pto_program *prog = py_program_get(handle);
     if (!prog) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(specs);
@@ -247,8 +325,16 @@ PyObject *py_run(PyObject *mod, PyObject *args)
     int rc;
     Py_BEGIN_ALLOW_THREADS
     pthread_mutex_lock(&run_lock);
-    rc = run_runtime_for(&cfg, err);
-    if (rc == 0) rc = pto_program_run(run_rt, prog, ra, (size_t)n, err);
+    if (rt_own) {
+        rc = rt_own->rt ? pto_program_run(rt_own->rt, prog, ra, (size_t)n, err) : -1;
+        if (!rt_own->rt) { /* the shim never runs on a closed worker; a caller of _C that does gets this */
+            err->code = PTO_INVALID_ARGS, err->ring = -1;
+            snprintf(err->message, sizeof err->message, "pypto: the runtime was closed");
+        }
+    } else {
+        rc = run_runtime_for(&cfg, err);
+        if (rc == 0) rc = pto_program_run(run_rt, prog, ra, (size_t)n, err);
+    }
     pthread_mutex_unlock(&run_lock);
     Py_END_ALLOW_THREADS
     if (rc == 0) result = Py_NewRef(Py_None);

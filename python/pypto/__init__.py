@@ -10,3 +10,5 @@ from ._errors import InternalError  # noqa: E402
 from .language.parser.diagnostics import CompileWarning  # noqa: E402
 
 __all__ = ["InternalError", "CompileWarning", "__version__"]
+
+from . import ir, runtime  # noqa: E402,F401  (pypto.ir.compile, pypto.runtime.run without their own import)

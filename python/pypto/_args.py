@@ -22,7 +22,7 @@ def bind_args(who, sig, args, kwargs):
         raise TypeError("%s: %s" % (who, e)) from None
 
 
-def _annotation_kind(param):
+def annotation_kind(param):
     ann = param.annotation
     kind = getattr(ann, "kind", None)
     if kind in ("Out", "InOut"):
@@ -58,14 +58,14 @@ def _torch_arg(who, name, t, for_lower):
     return spec, (t, base, t.data_ptr() - base, nbytes, True)
 
 
-def _numpy_arg(who, name, a, param):
+def _numpy_arg(who, name, a, kind):
     if not (a.flags.c_contiguous and a.flags.aligned):
         raise _contiguity(who, name)
     dt = a.dtype.name
     if dt not in _NUMPY_DTYPES:
         raise _dtype_error(who, name, dt)
     # Directions the annotation states; the executor checks derived ones too.
-    if not a.flags.writeable and _annotation_kind(param) in ("Out", "InOut"):
+    if not a.flags.writeable and kind in ("Out", "InOut"):
         raise ValueError("%s: argument '%s' is read-only but the kernel writes it" % (who, name))
     root = a
     while getattr(root, "base", None) is not None and hasattr(root.base, "__array_interface__"):
@@ -76,29 +76,46 @@ def _numpy_arg(who, name, a, param):
         (a, base, addr - base, a.nbytes, bool(a.flags.writeable))
 
 
-def adapt_args(who, sig, bound, for_lower):
-    """(specs, buffers): one spec per parameter in order; buffers for tensors."""
+def adapt_value(who, name, value, kind, for_lower=False):
+    """(spec, buffer record or None) of one argument; kind: the parameter's
+    annotated kind (In, Out, InOut or Scalar)."""
     torch = sys.modules.get("torch")
     np = sys.modules.get("numpy")
+    if torch is not None and isinstance(value, torch.Tensor):
+        spec, buf = _torch_arg(who, name, value, for_lower)
+    elif np is not None and isinstance(value, np.ndarray):
+        spec, buf = _numpy_arg(who, name, value, kind)
+    elif type(value) in (bool, int, float):
+        spec, buf = ("scalar", name, value), None
+    elif type(value).__name__ == "_RuntimeScalar" and type(value).__module__ == "pypto.language":
+        spec, buf = ("runtime", name, None), None  # pl.RUNTIME: a run-time scalar parameter
+    elif np is not None and isinstance(value, np.generic) and isinstance(value, (np.bool_, np.integer, np.floating)):
+        spec, buf = ("scalar", name, value.item()), None
+    elif type(value).__name__ == "DeviceTensor" and type(value).__module__ == "pypto._worker":
+        raise TypeError("%s: argument '%s' is a DeviceTensor (missing inferred tensor metadata for parameter '%s'); "
+                        "pass it to a CompiledProgram or ChipWorker.run" % (who, name, name))
+    elif kind == "Scalar":
+        raise TypeError("%s: argument '%s' must be a Python int, float or bool, got %s"
+                        % (who, name, type(value).__name__))
+    else:
+        raise TypeError("%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s"
+                        % (who, name, type(value).__name__))
+    return spec, (None if buf is None else (name,) + buf)
+
+
+def is_tensor(value):
+    """A torch tensor, a numpy array or a DeviceTensor (compile(): no such argument = signature mode)."""
+    torch, np = sys.modules.get("torch"), sys.modules.get("numpy")
+    return (torch is not None and isinstance(value, torch.Tensor) or np is not None and isinstance(value, np.ndarray)
+            or type(value).__name__ == "DeviceTensor" and type(value).__module__ == "pypto._worker")
+
+
+def adapt_args(who, sig, bound, for_lower):
+    """(specs, buffers): one spec per parameter in order; buffers for tensors."""
     specs, buffers = [], []
     for name, value in bound.arguments.items():
-        param = sig.parameters[name]
-        if torch is not None and isinstance(value, torch.Tensor):
-            spec, buf = _torch_arg(who, name, value, for_lower)
-        elif np is not None and isinstance(value, np.ndarray):
-            spec, buf = _numpy_arg(who, name, value, param)
-        elif type(value) in (bool, int, float):
-            spec, buf = ("scalar", name, value), None
-        elif np is not None and isinstance(value, np.generic) and isinstance(value, (np.bool_, np.integer,
-                                                                                      np.floating)):
-            spec, buf = ("scalar", name, value.item()), None
-        elif _annotation_kind(param) == "Scalar":
-            raise TypeError("%s: argument '%s' must be a Python int, float or bool, got %s"
-                            % (who, name, type(value).__name__))
-        else:
-            raise TypeError("%s: argument '%s' must be a tensor (torch.Tensor or numpy.ndarray), got %s"
-                            % (who, name, type(value).__name__))
+        spec, buf = adapt_value(who, name, value, annotation_kind(sig.parameters[name]), for_lower)
         specs.append(spec)
         if buf is not None:
-            buffers.append((name,) + buf)
+            buffers.append(buf)
     return specs, buffers

@@ -17,7 +17,8 @@ import types
 import warnings
 
 from . import _C
-from ._errors import InternalError
+from ._errors import DeviceUnavailableError, InternalError
+from ._runconfig import RunConfig
 from .language.parser import diagnostics as _diag
 
 
@@ -53,14 +54,16 @@ def _raise_diagnostics(diags):
     raise exc(msg, hint, span, text)
 
 
-def _compile(src, entry, function, constants, specs, stop_after=None, spelled=()):
+def _compile(src, entry, function, constants, specs, stop_after=None, spelled=(), signature=0):
     """spelled: (name, DSL text) for the values only Python knows that are no
-    scalar (a factory's shape list): module constants after the file's text."""
+    scalar (a factory's shape list): module constants after the file's text.
+    signature: pto_compile_options's (1: a compile() from the signature, 2: ir.compile).
+    Every full compile keeps its stage texts (CompiledProgram's passes/)."""
     text = src.text
     if spelled:
         text += ("" if text.endswith("\n") else "\n") + "".join("%s = %s\n" % nv for nv in spelled)
     handle, diags = _C.compile(text, src.filename, src.first_line, src.first_column, entry, function, constants, specs,
-                               stop_after, src.entry_line)
+                               stop_after, src.entry_line, signature, stop_after is None)
     _raise_diagnostics(diags)
     return handle
 
@@ -172,6 +175,8 @@ class KernelBase:
 
     def _init_cache(self):
         self._cache = {}
+        self._aliases = {}  # signature-mode key -> the argument key it compiled to
+        self._objects = {}  # id(handle) -> (handle, its CompiledProgram)
         self._hits = self._misses = 0
         self.last_work_dir = None
         self._work_dirs = {}
@@ -182,6 +187,8 @@ class KernelBase:
 
     def cache_clear(self):
         self._cache.clear()
+        self._aliases.clear()
+        self._objects.clear()
         self._hits = self._misses = 0
 
     def _functions(self):
@@ -224,40 +231,67 @@ class KernelBase:
                     sent.append((name, v))
         return sent, tuple(spelled), tuple(key)
 
-    def _compiled(self, entry, function, specs, config):
+    def _compiled(self, entry, function, specs, config, signature=0):
+        """The compiled program for these specs (cached).  signature: a compile
+        from the annotations (specs hold scalars only); it is also cached under
+        the key of the argument specs it compiled to, so a later call with such
+        tensors reuses it (an alias: cache_info() counts one entry)."""
         platform = config.platform if config is not None else "a2a3sim"
         constants, spelled, ckey = self._constants()
-        skey = tuple(s if s[0] == "tensor" else s + (type(s[2]).__name__,) for s in specs)
-        key = (self._source_key(), entry, function, ckey, skey, platform)
-        handle = self._cache.get(key)
+        key = (self._source_key(), entry, function, ckey, _spec_key(specs), platform)
+        handle = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if handle is not None:
             self._hits += 1
             return handle
-        handle = _compile(self._src, entry, function, constants, list(specs), spelled=spelled)
+        handle = _compile(self._src, entry, function, constants, list(specs), spelled=spelled, signature=signature)
         self._misses += 1
+        if signature:
+            params, _ = _C.signature(handle)
+            given = {s[1]: s for s in specs}
+            full = [given.get(n) or ("tensor", n, dt, shape) for n, dt, shape, _ in params]
+            full_key = key[:4] + (_spec_key(full), platform)
+            if full_key in self._cache:  # compiled before from arguments: that program (one cache entry)
+                handle = self._cache[full_key]
+            else:
+                self._cache[full_key] = handle
+            self._aliases[key] = full_key
+            return handle
         self._cache[key] = handle
         return handle
 
 
-def _run(kernel, entry, handle, call, config):
-    """Dispatch: the platform check, then the executor (pypto._C.run)."""
-    from .runtime import DeviceUnavailableError
-    if config.platform in ("a2a3", "a5"):
-        raise DeviceUnavailableError(
-            "platform '%s' needs an Ascend device; this build runs kernels only on 'a2a3sim' and "
-            "'a5sim' (CPU)" % config.platform)
+def _spec_key(specs):
+    return tuple(s if s[0] == "tensor" else s + (type(s[2]).__name__,) for s in specs)
+
+
+def _run(kernel, entry, handle, call, config, runtime=None, work_dir=None):
+    """Dispatch: the platform check, then the executor (pypto._C.run), on
+    runtime (a ChipWorker's) or the process's."""
+    _check_platform(config.platform)
     _warn_no_output(config)
-    work_dir = kernel.last_work_dir = _work_dir(kernel, entry, handle, config)
-    fields = {name: getattr(config, name) for name in _RUNTIME_FIELDS}
+    work_dir = kernel.last_work_dir = work_dir or _work_dir(kernel, entry, handle, config)
+    fields = _runtime_fields(config)
     stats = os.path.join(work_dir, "dfx_outputs", "scope_stats", "scope_stats.jsonl")
     fields["output_prefix"] = os.path.join(work_dir, "dfx_outputs") if config.enable_scope_stats else None
     who, specs, buffers = call
     try:
-        _C.run(handle, who, list(specs), buffers, fields)
+        _C.run(handle, who, list(specs), buffers, fields, runtime)
     finally:
         if config.enable_scope_stats and os.path.exists(stats):
             print("pypto: scope stats written to %s (report: build/bin/pto-scope-stats %s, or "
                   "python -m pypto.tools.scope_stats_plot %s)" % (stats, stats, stats), file=sys.stderr)
+
+
+def _check_platform(platform):
+    """DSL-V2-SPEC §0.5: dispatch on an Ascend platform."""
+    if platform in ("a2a3", "a5"):
+        raise DeviceUnavailableError(
+            "platform '%s' needs an Ascend device; this build runs kernels only on 'a2a3sim' and "
+            "'a5sim' (CPU)" % platform)
+
+
+def _runtime_fields(config):
+    return {name: getattr(config, name) for name in _RUNTIME_FIELDS}
 
 
 _RUNTIME_FIELDS = ("ring_task_window", "ring_heap", "ring_dep_pool", "num_workers", "stall_timeout_ms")
@@ -289,7 +323,6 @@ def _warn_no_output(config):
 
 
 def _config(config):
-    from .runtime import RunConfig
     if config is None:
         return RunConfig()
     if not isinstance(config, RunConfig):

@@ -79,6 +79,11 @@ class Program(KernelBase):
         (a bare pl.Tensor stays bare), so no arguments are needed."""
         return ProgramText(_C.text(self._syntax()))
 
+    def _orchestration_names(self):
+        """The Orchestration methods (their @pl.function type=), in definition order."""
+        return [n for n, f in self._methods.items()
+                if getattr(f._pl_function.get("type"), "name", None) == "Orchestration"]
+
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods", {})
         if name in methods:

@@ -1,107 +1,49 @@
-"""pypto.runtime: RunConfig (docs/runconfig.md) and the runtime's exceptions (docs/dsl.md, "Errors").
-
-RunConfig.__post_init__ sends the fields to pypto._C.config_check, which
-applies the rules of docs/runconfig.md in order with the library's messages; the shim
-only moves the deprecated keyword and stores the normalized values.
+"""pypto.runtime: RunConfig (docs/runconfig.md), the runtime's exceptions (docs/dsl.md,
+"Errors"), and the execution API of DSL-V2-SPEC §4.4-§4.5 (docs/dsl.md, "Compile once,
+run many"): run(), TensorSpec, ChipWorker, RegistrationHandle, DeviceTensor.
 """
-import dataclasses
-import enum
-import warnings
-from dataclasses import InitVar, dataclass
-from typing import Any, Optional
+from ._errors import DeviceUnavailableError, PTORuntimeError
+from ._runconfig import BackendType, RunConfig
+from ._worker import ChipWorker, DeviceTensor, RegistrationHandle
 
-from . import _C
-
-__all__ = ["RunConfig", "BackendType", "PTORuntimeError", "DeviceUnavailableError"]
+__all__ = ["RunConfig", "BackendType", "PTORuntimeError", "DeviceUnavailableError", "run", "TensorSpec",
+           "ChipWorker", "RegistrationHandle", "DeviceTensor"]
 
 
-class BackendType(enum.Enum):
-    """The device family a platform names (derived from RunConfig.platform)."""
+class TensorSpec:
+    """A tensor to create for run(): init_value None (zeros), a number, a tensor or a callable(shape, dtype)."""
 
-    Ascend910B = "Ascend910B"
-    Ascend950 = "Ascend950"
+    def __init__(self, name, shape, dtype, init_value=None, is_output=False):
+        self.name, self.shape, self.dtype = name, [int(d) for d in shape], dtype
+        self.init_value, self.is_output = init_value, is_output
 
+    def create_tensor(self):
+        import torch
+        v = self.init_value
+        if v is None:
+            return torch.zeros(self.shape, dtype=self.dtype)
+        if isinstance(v, (bool, int, float)):
+            return torch.full(self.shape, v, dtype=self.dtype)
+        if callable(v) and not hasattr(v, "shape"):
+            return v(self.shape, self.dtype)
+        t = torch.as_tensor(v)
+        if list(t.shape) != self.shape:
+            raise ValueError("TensorSpec '%s': init_value has shape %s, expected %s"
+                             % (self.name, list(t.shape), self.shape))
+        return t.to(self.dtype).contiguous().clone()
 
-class PTORuntimeError(RuntimeError):
-    """A runtime failure (capacity, deadlock, task error); the text is the runtime's."""
-
-    def __init__(self, message, code=None, ring=None):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.ring = ring
-
-
-class DeviceUnavailableError(PTORuntimeError):
-    """Dispatch on a platform that needs an Ascend device."""
-
-
-# The fields config_check judges; the rest are kept as given.
-_CHECKED = (
-    "platform", "enable_chip_swimlane", "enable_dump_args", "enable_pmu", "enable_dep_gen",
-    "enable_scope_stats", "save_kernels", "ring_task_window", "ring_heap", "ring_dep_pool",
-    "num_workers", "stall_timeout_ms", "device_id", "distributed_config",
-)
-_NORMALIZED = (
-    "platform", "enable_chip_swimlane", "enable_dump_args", "enable_pmu", "save_kernels",
-    "ring_task_window", "ring_heap", "ring_dep_pool", "num_workers", "stall_timeout_ms",
-    "device_id",
-)
+    def __repr__(self):
+        return "TensorSpec(%r, %r, %s)" % (self.name, self.shape, self.dtype)
 
 
-@dataclass
-class RunConfig:
-    """How one call runs: platform, ring sizes, DFX outputs (docs/runconfig.md, "Fields")."""
-
-    platform: str = "a2a3sim"
-    device_id: int = 0
-    enable_scope_stats: bool = False
-    save_kernels: bool = False
-    save_kernels_dir: Optional[str] = None
-    ring_task_window: Any = None
-    ring_heap: Any = None
-    ring_dep_pool: Any = None
-    rtol: float = 1e-5
-    atol: float = 1e-5
-    num_workers: Optional[int] = None
-    stall_timeout_ms: Optional[int] = None
-    dump_passes: bool = False
-    enable_chip_swimlane: Any = 0
-    enable_dump_args: Any = 0
-    enable_pmu: int = 0
-    enable_dep_gen: bool = False
-    backend_type: Optional[BackendType] = None
-    # Accepted for PyPTO compatibility and ignored.
-    strategy: Any = None
-    codegen_only: bool = False
-    compile_profiling: bool = False
-    diagnostic_phase: Any = None
-    disabled_diagnostics: Any = None
-    golden_data_dir: Optional[str] = None
-    aicpu_thread_num: Optional[int] = None
-    analyze_auto_scopes_for_deps: bool = False
-    memory_planner: Any = None
-    dump_ptoas_passes: bool = False
-    distributed_config: Any = None
-    enable_l2_swimlane: InitVar[Any] = None
-
-    def __post_init__(self, enable_l2_swimlane=None):
-        # 1. The deprecated alias (a constructor keyword, not a field).
-        if enable_l2_swimlane is not None:
-            if self.enable_chip_swimlane != 0 or type(self.enable_chip_swimlane) is not int:
-                raise ValueError("enable_l2_swimlane and enable_chip_swimlane were both given; "
-                                 "pass only enable_chip_swimlane.")
-            warnings.warn("enable_l2_swimlane is deprecated; use enable_chip_swimlane",
-                          DeprecationWarning, stacklevel=3)
-            self.enable_chip_swimlane = enable_l2_swimlane
-        # 2-9 in C.
-        out = _C.config_check({name: getattr(self, name) for name in _CHECKED})
-        for name in _NORMALIZED:
-            setattr(self, name, out[name])
-        self.backend_type = BackendType(out["backend_type"])
-        self._any_dfx = out["any_dfx"]
-
-    def any_dfx_enabled(self) -> bool:
-        """True when swimlane > 0, dump_args > 0, pmu > 0, dep_gen or scope stats."""
-        return self._any_dfx
-
+def run(program, *tensors, config=None):
+    """ir.compile(program, ...) from config's fields; then, with tensors and not
+    config.codegen_only, one call with them.  Returns the CompiledProgram."""
+    from . import ir
+    config = config if config is not None else RunConfig()
+    compiled = ir.compile(program, output_dir=config.save_kernels_dir, strategy=config.strategy or
+                          ir.OptimizationStrategy.Default, backend_type=config.backend_type,
+                          dump_passes=config.dump_passes, platform=config.platform, profiling=config.compile_profiling)
+    if tensors and not config.codegen_only:
+        compiled(*[t.create_tensor() if isinstance(t, TensorSpec) else t for t in tensors], config=config)
+    return compiled

@@ -51,6 +51,7 @@ struct pto_program {
     cc_lowered *lowered;
     base_strbuf text;
     base_strbuf listing;
+    base_strbuf stages[PTO_STAGE_COUNT]; /* keep_stages: the text after each stage that ran */
     pto_diagnostic *pub;
 };
 
@@ -95,6 +96,22 @@ static int pto_source(pto_program *p, const pto_compile_options *o)
     return rc;
 }
 
+/* keep_stages: the program printed after stage s, in call-graph order,
+ * leaving the function order the later stages see as it was. */
+static int pto_keep_stage(pto_program *p, const pto_compile_options *o, int s)
+{
+    if (!o->keep_stages) return 0;
+    cc_ir_func **funcs = p->ir.funcs;
+    uint32_t cap = p->ir.capfuncs;
+    if (!cc_ir_program_order(&p->ir)) {
+        cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while ordering the functions");
+        return -1;
+    }
+    cc_print_program(&p->ir, &p->stages[s]);
+    p->ir.funcs = funcs, p->ir.capfuncs = cap;
+    return 0;
+}
+
 /* Stage 0 through the last requested stage; 0, or -1 at the first that fails. */
 static int pto_run_stages(pto_program *p, const pto_compile_options *o)
 {
@@ -106,10 +123,10 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
         cc_print_source(&p->mod, o, &p->text);
         return 0;
     }
-    if (cc_typecheck(&p->mod, o, &p->ir) != 0 || p->diags.errors) return -1;
+    if (cc_typecheck(&p->mod, o, &p->ir) != 0 || p->diags.errors || pto_keep_stage(p, o, PTO_STAGE_PARSE)) return -1;
     for (int s = PTO_STAGE_INLINE; s <= last && s < PTO_STAGE_LOWER; s++) {
         if (o->skip_stages & (1u << s)) continue;
-        if (pto_passes[s](&p->ir) != 0 || p->diags.errors) return -1;
+        if (pto_passes[s](&p->ir) != 0 || p->diags.errors || pto_keep_stage(p, o, s)) return -1;
     }
     if (!cc_ir_program_order(&p->ir)) {
         cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while ordering the functions");
@@ -154,8 +171,13 @@ int pto_compile(const pto_compile_options *opts, pto_program **out)
                  cc_parse_at(&p->src, &p->toks, opts->entry_line, &p->arena, &p->diags, &p->mod) != 0;
     if (failed || p->diags.out_of_memory) return -1;
     if (!p->diags.errors) pto_run_stages(p, opts);
+    int stages_oom = 0;
+    for (int s = 0; s < PTO_STAGE_COUNT; s++) {
+        if (p->diags.errors) base_strbuf_free(&p->stages[s]);
+        stages_oom |= p->stages[s].oom;
+    }
     if (p->diags.errors) base_strbuf_free(&p->text), p->lowered = NULL;
-    if (pto_publish(p) != 0 || p->diags.out_of_memory || p->text.oom) return -1;
+    if (pto_publish(p) != 0 || p->diags.out_of_memory || p->text.oom || stages_oom) return -1;
     return p->diags.errors ? 1 : 0;
 }
 
@@ -165,6 +187,7 @@ void pto_program_free(pto_program *p)
     free(p->pub);
     base_strbuf_free(&p->text);
     base_strbuf_free(&p->listing);
+    for (int s = 0; s < PTO_STAGE_COUNT; s++) base_strbuf_free(&p->stages[s]);
     cc_tokens_free(&p->toks);
     cc_diags_free(&p->diags);
     base_arena_free(&p->arena);
@@ -223,6 +246,39 @@ int pto_program_writes(const pto_program *p, const char *param)
         if (n && !strcmp(n, param)) return e->dirs[k] == CC_DIR_OUT || e->dirs[k] == CC_DIR_INOUT;
     }
     return 0;
+}
+
+/* The compiled entry (the function the call binds to), or NULL before the passes ran. */
+static const cc_ir_func *pto_entry_func(const pto_program *p)
+{
+    if (!p || p->diags.errors) return NULL;
+    for (uint32_t k = 0; k < p->ir.nfuncs; k++)
+        if (p->ir.funcs[k]->entry) return p->ir.funcs[k];
+    return NULL;
+}
+
+int pto_program_param(const pto_program *p, size_t i, pto_param *out)
+{
+    const cc_ir_func *f = pto_entry_func(p);
+    if (!f || i >= f->nparams) return 0;
+    const cc_ir_param *ip = &f->params[i];
+    int tensor = ip->type.kind == CC_T_TENSOR;
+    *out = (pto_param){.name = ip->name, .kind = tensor ? PTO_ARG_TENSOR : PTO_ARG_SCALAR, .dtype = (pto_dtype)ip->type.dtype,
+                       .rank = tensor ? ip->type.rank : 0, .direction = tensor ? ip->dir : 0};
+    for (int d = 0; tensor && d < ip->type.rank && d < 4; d++) out->shape[d] = ip->type.shape[d];
+    return 1;
+}
+
+int pto_program_nresults(const pto_program *p)
+{
+    const cc_ir_func *f = pto_entry_func(p);
+    return f ? (int)f->nresults : 0;
+}
+
+const char *pto_program_stage_text(const pto_program *p, pto_stage s)
+{
+    if (!p || s < PTO_STAGE_PARSE || s >= PTO_STAGE_LOWER || !p->stages[s].len) return NULL;
+    return base_strbuf_str(&p->stages[s]);
 }
 
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }

@@ -322,15 +322,17 @@ cc_ir_expr *cc_ir_expr_subst(base_arena *a, const cc_ir_expr *e, const char *con
         if (!(c->u.un.x = cc_ir_expr_subst(a, e->u.un.x, names, values, n))) return NULL;
         return cc_ir_fold(a, c);
     case CC_X_LIST:
+    case CC_X_ARRAY:
     case CC_X_OP:
     case CC_X_CALL: {
-        cc_ir_expr **src = e->kind == CC_X_LIST ? e->u.list.items : e->kind == CC_X_OP ? e->u.op.args : e->u.call.args;
-        uint32_t m = e->kind == CC_X_LIST ? e->u.list.n : e->kind == CC_X_OP ? cc_ir_op_nslots(e->u.op.op) : e->u.call.nargs;
+        int list = e->kind == CC_X_LIST || e->kind == CC_X_ARRAY;
+        cc_ir_expr **src = list ? e->u.list.items : e->kind == CC_X_OP ? e->u.op.args : e->u.call.args;
+        uint32_t m = list ? e->u.list.n : e->kind == CC_X_OP ? cc_ir_op_nslots(e->u.op.op) : e->u.call.nargs;
         cc_ir_expr **dst = m ? base_arena_alloc(a, m * sizeof *dst) : NULL;
         if (m && !dst) return NULL;
         for (uint32_t k = 0; k < m; k++)
             if (src[k] && !(dst[k] = cc_ir_expr_subst(a, src[k], names, values, n))) return NULL;
-        if (e->kind == CC_X_LIST) c->u.list.items = dst;
+        if (list) c->u.list.items = dst;
         else if (e->kind == CC_X_OP) c->u.op.args = dst;
         else c->u.call.args = dst;
         return c;
@@ -359,7 +361,7 @@ const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir)
     const cc_ir_expr *t = NULL;
     switch (e->u.op.op) {
     case CC_IR_LOAD: case CC_IR_READ: t = e->u.op.args[0], *dir = CC_DIR_IN; break;
-    case CC_IR_STORE: t = e->u.op.args[2], *dir = CC_DIR_OUT; break;
+    case CC_IR_STORE: t = e->u.op.args[2], *dir = e->u.op.atomic ? CC_DIR_INOUT : CC_DIR_OUT; break;
     case CC_IR_WRITE: t = e->u.op.args[0], *dir = CC_DIR_OUT; break;
     default: return NULL;
     }

@@ -286,6 +286,14 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     if (!sp) {
         if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
         t->unshaped = 1;
+        if (ip->type.kind == CC_T_TENSOR && t->o->signature == 1)
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: cannot specialize from the signature because parameter '%s' "
+                          "has a bare 'pl.Tensor' annotation with no shape. Pass sample arguments to compile(), or annotate "
+                          "the shape.", who, ip->name), 0;
+        if (ip->type.kind == CC_T_TENSOR && t->o->signature == 2)
+            return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "program '%s': cannot compile '%s' from its signature because "
+                          "parameter '%s' has a bare 'pl.Tensor' annotation with no shape", t->o->entry, t->c.fn->name,
+                          ip->name), 0;
         char hint[160];
         snprintf(hint, sizeof hint, "pass it (ptoc: --shape %s=ROWSxCOLS:fp32%s)", ip->name,
                  ip->type.kind == CC_T_SCALAR ? " or --const for a scalar" : "");
@@ -314,7 +322,11 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
         return 1;
     }
     const pto_value_kind vk = sp->value.kind;
-    const char *given_type = vk == PTO_VALUE_FLOAT ? "float" : vk == PTO_VALUE_BOOL ? "bool" : vk == PTO_VALUE_STR ? "str"
+    if (vk == PTO_VALUE_RUNTIME && ip->type.kind == CC_T_SCALAR) { /* pl.RUNTIME: a run-time parameter, no value */
+        ip->type = (cc_type){.kind = CC_T_SCALAR, .dtype = shaped ? ip->type.dtype : CC_DT_INDEX};
+        return 1;
+    }
+    const char *given_type = vk == PTO_VALUE_RUNTIME ? "pl.RUNTIME" : vk == PTO_VALUE_FLOAT ? "float" : vk == PTO_VALUE_BOOL ? "bool" : vk == PTO_VALUE_STR ? "str"
                            : vk == PTO_VALUE_OBJECT ? (sp->value.s ? sp->value.s : "object") : "int";
     if (ip->type.kind == CC_T_TENSOR)
         return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL,

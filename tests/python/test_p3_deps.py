@@ -609,3 +609,29 @@ def test_p3_directives_in_the_listing(load):
                  "AGET r13 = r0[r2] n=2 @12:9", "SUBMIT k=- views=[] scalars=[] deps=[r0, r1] -> r14 @13:9",
                  "deps=[r14, r13] @14:10"):
         assert want in text, want
+
+
+def test_p3_16_array_through_unroll_and_init_values(load):
+    """Slots filled in a pl.unroll (constant indices), the array carried through a loop's
+    init_values= and pl.yield_: the doubling waits on all four writers (MANUAL scope)."""
+    mod, _ = load("""
+    @pl.jit
+    def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+        ids = pl.array.create(4, pl.TASK_ID)
+        with pl.manual_scope():
+            for i in pl.unroll(4):
+                with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                    t = pl.load(a, [i * 16, 0], [16, 32])
+                    for j in pl.range(400):
+                        t = pl.add(t, 1.0)
+                    pl.store(t, [i * 16, 0], out)
+                ids[i] = tid
+            for i, (c,) in pl.range(4, init_values=(ids,)):
+                o = pl.yield_(c)
+            with pl.at(level=pl.Level.CORE_GROUP, deps=[o]):
+                pl.store(pl.mul(pl.load(out, [0, 0], [64, 32]), 2.0), [0, 0], out)
+        return out
+    """)
+    a, out = _a(64, 32), torch.zeros(64, 32)
+    mod.k(a, out)
+    np.testing.assert_array_equal(out.numpy(), _bands(a) * np.float32(2))

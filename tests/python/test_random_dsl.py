@@ -92,3 +92,53 @@ def test_generator_is_deterministic():
     for x, y in zip(a.expected, b.expected):
         assert np.array_equal(x, y)
     assert dsl_gen.make_program(8).text != a.text
+
+
+def _via_compiled(tmp_path, seed, runtime_n):
+    """One random program through JITFunction.compile() and a ChipWorker (a handle and
+    compiled(...) inside `with w:`), then a plain call: all three give the reference's bits.
+    runtime_n: compile n as pl.RUNTIME (a run-time scalar); returns False when the program
+    needs n at compile time (a shape or a static bound), which that compile then reports."""
+    import pypto.language as pl
+    from pypto.runtime import ChipWorker
+    prog = dsl_gen.make_program(seed)
+    name = "random_dsl_compiled_%d" % seed
+    path = tmp_path / (name + ".py")
+    path.write_text(prog.text)
+    arrays, n = prog.inputs
+    mod = _load(path, name)
+    try:
+        try:
+            compiled = mod.prog.compile(*arrays, n=pl.RUNTIME if runtime_n else n)
+        except Exception:
+            if runtime_n:
+                return False
+            raise
+        results = []
+        with ChipWorker() as w:
+            for call in (w.register(compiled), compiled):
+                x0, x1, y0, y1 = (a.copy() for a in arrays)
+                assert call(x0, x1, y0, y1, n) is None
+                results.append((y0, y1))
+        x0, x1, y0, y1 = (a.copy() for a in arrays)
+        mod.prog(x0, x1, y0, y1, n)
+        results.append((y0, y1))
+    finally:
+        sys.modules.pop(name, None)
+    for got in results:
+        for g, want in zip(got, prog.expected):
+            assert np.array_equal(g, want), "seed %d: compiled (runtime n: %s) differs from the reference" % (
+                seed, runtime_n)
+    return True
+
+
+def test_random_programs_through_compile_and_chip_worker(tmp_path, monkeypatch):
+    """Every 8th program of the stream (the stream itself unchanged) through compile() and a
+    ChipWorker, n specialized and n as pl.RUNTIME: identical to the plain call and the reference."""
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path / "build_output"))
+    first = int(os.environ.get("PTO_DSL_SEED") or 0)
+    seeds = range(first, first + _count(), 8)
+    for seed in seeds:
+        _via_compiled(tmp_path, seed, False)
+    runtime = sum(_via_compiled(tmp_path, seed, True) for seed in seeds)
+    print("random DSL programs through compile(): %d, %d of them with n as pl.RUNTIME" % (len(seeds), runtime))

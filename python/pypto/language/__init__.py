@@ -12,8 +12,8 @@ from .parser import diagnostics  # noqa: F401
 
 __all__ = [
     "jit", "program", "function", "parse_program", "ProgramText", "JitFunction", "Program",
-    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode",
-    "Tensor", "Out", "InOut", "Scalar", "TaskId", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
+    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType",
+    "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
 
@@ -29,6 +29,7 @@ MemorySpace = enum.IntEnum("MemorySpace", _ENUMS["MemorySpace"], module=__name__
 Layout = enum.IntEnum("Layout", _ENUMS["Layout"], module=__name__)
 PadValue = enum.IntEnum("PadValue", _ENUMS["PadValue"], module=__name__)
 SplitMode = enum.IntEnum("SplitMode", _ENUMS["SplitMode"], module=__name__)
+AtomicType = enum.IntEnum("AtomicType", _ENUMS["AtomicType"], module=__name__)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
@@ -72,6 +73,17 @@ class _ViewForm(_AnnotationForm):
 Tile = _AnnotationForm("Tile")
 TensorView = _ViewForm("TensorView")
 TileView = _ViewForm("TileView")
+
+
+class _RuntimeScalar:
+    """pl.RUNTIME: passed for a scalar to JITFunction.compile(), the parameter stays a run-time
+    scalar; the CompiledProgram takes its value at every call (docs/dsl.md, "Compile once, run many")."""
+
+    def __repr__(self):
+        return "pl.RUNTIME"
+
+
+RUNTIME = _RuntimeScalar()
 
 
 # ---- operations and statements (docs/dsl.md) --------------------------------------------
