@@ -148,6 +148,29 @@ typedef struct pto_dep {
     pto_dep_kind kind;
 } pto_dep;
 
+/* A task's predicate (pto_task_submit_if): when the task's dependencies
+ * are met, the worker reads one element of argument arg (any tag but
+ * PTO_ARG_OUT; give it as PTO_ARG_IN to order the task after the flag's
+ * writers) at index idx of that view (idx[d] < shape[d]) and compares it
+ * with value: element <op> value.  False: the kernel does not run; the
+ * task completes as if it had (its fan-out is released, its outputs keep
+ * whatever they held).  The element is read as elem says, with the view's
+ * elem_size (INT: a signed integer of 1, 2, 4 or 8 bytes; FP32: 4 bytes;
+ * FP16, BF16: 2 bytes; a float compares as a double). */
+typedef enum pto_pred_op {
+    PTO_PRED_EQ = 0, PTO_PRED_NE = 1, PTO_PRED_LT = 2, PTO_PRED_LE = 3, PTO_PRED_GT = 4, PTO_PRED_GE = 5
+} pto_pred_op;
+
+typedef enum pto_pred_elem { PTO_PRED_INT = 0, PTO_PRED_FP32 = 1, PTO_PRED_FP16 = 2, PTO_PRED_BF16 = 3 } pto_pred_elem;
+
+typedef struct pto_predicate {
+    uint32_t arg;                /* index into pto_task.args */
+    uint64_t idx[PTO_MAX_DIMS];  /* the element, in the view's coordinates */
+    pto_pred_op op;
+    pto_pred_elem elem;
+    int64_t value;
+} pto_predicate;
+
 /* What a kernel receives, on a worker thread.  message may be filled (up to
  * message_len bytes) to explain a failure.  ctx is the task's pto_task.ctx,
  * handed over untouched (an executor tells the kernel what to run). */
@@ -225,6 +248,12 @@ int pto_scope_end(pto_runtime *rt);
  * the ring is full.  *id (if given) receives its id, or
  * PTO_INVALID_TASK_ID on error. */
 int pto_task_submit(pto_runtime *rt, const pto_task *task, pto_task_id *id);
+
+/* pto_task_submit with a predicate (copied; NULL: none, the kernel always
+ * runs).  A bad predicate (arg out of range or an OUT argument, idx outside
+ * the view, unknown op or elem, an elem_size elem cannot read) is
+ * PTO_INVALID_ARGS. */
+int pto_task_submit_if(pto_runtime *rt, const pto_task *task, const pto_predicate *pred, pto_task_id *id);
 
 /* Allocates bytes (1024-byte aligned, zeroed) from the current scope's ring
  * heap into *addr (NULL on error), valid until the scope ends.  Made by a hidden

@@ -99,6 +99,7 @@ size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
     case CC_T_LIST: base_appendf(buf, cap, &len, "list"); break;
     case CC_T_STR: base_appendf(buf, cap, &len, "str"); break;
     case CC_T_TUPLE: base_appendf(buf, cap, &len, "tuple"); break;
+    case CC_T_ARRAY: base_appendf(buf, cap, &len, "pl.array[%lld, pl.TASK_ID]", (long long)t->shape[0]); break;
     default: base_appendf(buf, cap, &len, "None"); break;
     }
     return len;
@@ -222,12 +223,13 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e)
         oom = !c->u.bin.l || !c->u.bin.r;
         break;
     case CC_X_UNARY: oom = !(c->u.un.x = cc_ir_expr_clone(a, e->u.un.x)); break;
-    case CC_X_LIST: c->u.list.items = cc_ir_exprs_clone(a, e->u.list.items, e->u.list.n, &oom); break;
+    case CC_X_LIST: case CC_X_ARRAY: c->u.list.items = cc_ir_exprs_clone(a, e->u.list.items, e->u.list.n, &oom); break;
     case CC_X_OP: c->u.op.args = cc_ir_exprs_clone(a, e->u.op.args, cc_ir_op_nslots(e->u.op.op), &oom); break;
     case CC_X_CALL:
         c->u.call.args = cc_ir_exprs_clone(a, e->u.call.args, e->u.call.nargs, &oom);
         c->u.call.deps = cc_ir_exprs_clone(a, e->u.call.deps, e->u.call.ndeps, &oom);
         if (e->u.call.blocks && !(c->u.call.blocks = cc_ir_expr_clone(a, e->u.call.blocks))) oom = 1;
+        if (e->u.call.pred) oom |= !(c->u.call.pred = cc_ir_expr_clone(a, e->u.call.pred));
         break;
     default: break;
     }
@@ -321,15 +323,17 @@ cc_ir_expr *cc_ir_expr_subst(base_arena *a, const cc_ir_expr *e, const char *con
         if (!(c->u.un.x = cc_ir_expr_subst(a, e->u.un.x, names, values, n))) return NULL;
         return cc_ir_fold(a, c);
     case CC_X_LIST:
+    case CC_X_ARRAY:
     case CC_X_OP:
     case CC_X_CALL: {
-        cc_ir_expr **src = e->kind == CC_X_LIST ? e->u.list.items : e->kind == CC_X_OP ? e->u.op.args : e->u.call.args;
-        uint32_t m = e->kind == CC_X_LIST ? e->u.list.n : e->kind == CC_X_OP ? cc_ir_op_nslots(e->u.op.op) : e->u.call.nargs;
+        int list = e->kind == CC_X_LIST || e->kind == CC_X_ARRAY;
+        cc_ir_expr **src = list ? e->u.list.items : e->kind == CC_X_OP ? e->u.op.args : e->u.call.args;
+        uint32_t m = list ? e->u.list.n : e->kind == CC_X_OP ? cc_ir_op_nslots(e->u.op.op) : e->u.call.nargs;
         cc_ir_expr **dst = m ? base_arena_alloc(a, m * sizeof *dst) : NULL;
         if (m && !dst) return NULL;
         for (uint32_t k = 0; k < m; k++)
             if (src[k] && !(dst[k] = cc_ir_expr_subst(a, src[k], names, values, n))) return NULL;
-        if (e->kind == CC_X_LIST) c->u.list.items = dst;
+        if (list) c->u.list.items = dst;
         else if (e->kind == CC_X_OP) c->u.op.args = dst;
         else c->u.call.args = dst;
         return c;
@@ -391,7 +395,10 @@ void cc_ir_block_calls(const cc_ir_block *b, void (*fn)(const cc_ir_expr *, void
 
 typedef struct cc_ir_order cc_ir_order;
 static void cc_ir_order_visit(cc_ir_func *f, cc_ir_order *o);
-static void cc_ir_order_call(const cc_ir_expr *call, void *ctx) { cc_ir_order_visit(call->u.call.callee, ctx); }
+static void cc_ir_order_call(const cc_ir_expr *call, void *ctx)
+{
+    if (!cc_ir_is_dummy(call)) cc_ir_order_visit(call->u.call.callee, ctx);
+}
 
 struct cc_ir_order {
     cc_ir_func **out;

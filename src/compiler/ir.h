@@ -38,8 +38,12 @@ typedef enum cc_ir_expr_kind {
     CC_X_UNARY,   /* NEG, NOT */
     CC_X_LIST,    /* [a, b] */
     CC_X_OP,      /* a pl op (CC_IR_OP_LIST) */
-    CC_X_CALL     /* a kernel, opaque, orchestration or (pre-inlining) inline call; pl.submit */
+    CC_X_CALL,    /* a kernel, opaque, orchestration or (pre-inlining) inline call; pl.submit */
+    CC_X_ARRAY    /* a TASK_ID array (D-arr), u.list.aop: CREATE (no items), GET [arr, i], SET [arr, i, tid] */
 } cc_ir_expr_kind;
+
+/* u.list.aop of a CC_X_ARRAY node. */
+typedef enum cc_ir_array_op { CC_ARR_CREATE, CC_ARR_GET, CC_ARR_SET } cc_ir_array_op;
 
 typedef struct cc_ir_expr cc_ir_expr;
 typedef struct cc_ir_func cc_ir_func;
@@ -67,7 +71,7 @@ struct cc_ir_expr {
         const char *name; /* VAR */
         struct { cc_op op; cc_ir_expr *l, *r; } bin;
         struct { cc_op op; cc_ir_expr *x; } un;
-        struct { cc_ir_expr **items; uint32_t n; } list;
+        struct { cc_ir_expr **items; uint32_t n; uint8_t aop; } list; /* LIST; ARRAY (aop: cc_ir_array_op) */
         struct {
             uint8_t op;       /* cc_ir_op */
             uint8_t dtype;    /* CAST target, CREATE_TENSOR dtype, MATMUL out_dtype (255: none) */
@@ -75,12 +79,13 @@ struct cc_ir_expr {
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
             uint8_t atomic;   /* STORE: the pl.AtomicType (Add: adds into the window, reading it) */
-            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; LOAD, STORE: CC_IR_SPELLED_WINDOW
+            uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; CREATE_TENSOR: 1 manual_dep=True;
+                               * LOAD, STORE: CC_IR_SPELLED_WINDOW
                                * when written as pl.slice / pl.assemble of a Tensor (it prints so) */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
         } op;
         struct {
-            cc_ir_func *callee;
+            cc_ir_func *callee;  /* NULL: pl.system.task_dummy (a submit with deps only: cc_ir_is_dummy) */
             cc_ir_expr **args;   /* one per callee parameter, in parameter order */
             uint32_t nargs;
             cc_ir_expr **deps;   /* pl.submit deps= / pl.at deps=: TaskId expressions */
@@ -89,9 +94,17 @@ struct cc_ir_expr {
             uint8_t sync_start;  /* pl.spmd_submit(sync_start=True) as written (a hint) */
             cc_ir_expr *blocks;  /* pl.spmd_submit core_num= (an INDEX expression; submit is 1); NULL: one block */
             cc_ir_box *boxes;    /* per argument, after stage 3 (rank 0 for scalars) */
+            uint8_t *nodep;      /* per argument: submitted PTO_ARG_NO_DEP (pl.no_dep(t), no_dep_args=); NULL: none */
+            uint8_t early;       /* allow_early_resolve=: 0 not written, 1 False, 2 True (a hint: no effect) */
+            cc_ir_expr *pred;    /* predicate= (D-pred): LIST [tensor, index...], compared with pred_k; NULL: none */
+            uint8_t pred_op;     /* cc_op EQ..GE */
+            int64_t pred_k;
         } call;
     } u;
 };
+
+/* Is e pl.system.task_dummy(deps=...) (D-dum): a no-work task joining its deps? */
+static inline int cc_ir_is_dummy(const cc_ir_expr *e) { return e->kind == CC_X_CALL && !e->u.call.callee; }
 
 /* ---- statements ------------------------------------------------------------------------- */
 typedef enum cc_ir_stmt_kind {
@@ -182,6 +195,11 @@ struct cc_ir_stmt {
             uint32_t ndeps;
             uint8_t has_deps;        /* deps= was written (even empty) */
             cc_ir_hints opts;        /* optimizations= */
+            const char **nodep;      /* no_dep_args=: tensor names (D-nda) */
+            cc_span *nodep_spans;
+            uint32_t nnodep;
+            uint8_t has_nodep;       /* no_dep_args= was written (even empty) */
+            uint8_t early;           /* allow_early_resolve=: 0 not written, 1 False, 2 True */
             cc_ir_cache_decl *decls;
             uint32_t ndecls;
             cc_ir_block body;

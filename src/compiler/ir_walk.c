@@ -28,12 +28,13 @@ int cc_ir_expr_each_child(const cc_ir_expr *e, cc_ir_expr_fn visit, void *ctx)
     case CC_X_INT: case CC_X_FLOAT: case CC_X_BOOL: case CC_X_STR: case CC_X_VAR: return 0;
     case CC_X_BINARY: return (r = cc_ir_each(&e->u.bin.l, 1, visit, ctx)) ? r : cc_ir_each(&e->u.bin.r, 1, visit, ctx);
     case CC_X_UNARY: return cc_ir_each(&e->u.un.x, 1, visit, ctx);
-    case CC_X_LIST: return cc_ir_each(e->u.list.items, e->u.list.n, visit, ctx);
+    case CC_X_LIST: case CC_X_ARRAY: return cc_ir_each(e->u.list.items, e->u.list.n, visit, ctx);
     case CC_X_OP: return cc_ir_each(e->u.op.args, cc_ir_op_nslots((cc_ir_op)e->u.op.op), visit, ctx);
     case CC_X_CALL:
         if ((r = cc_ir_each(e->u.call.args, e->u.call.nargs, visit, ctx))) return r;
         if ((r = cc_ir_each(e->u.call.deps, e->u.call.ndeps, visit, ctx))) return r;
-        return e->u.call.blocks ? cc_ir_each(&e->u.call.blocks, 1, visit, ctx) : 0;
+        if (e->u.call.blocks && (r = cc_ir_each(&e->u.call.blocks, 1, visit, ctx))) return r;
+        return cc_ir_each(&e->u.call.pred, 1, visit, ctx);
     }
     return 0;
 }

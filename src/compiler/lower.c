@@ -61,7 +61,7 @@ static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, int32_t dst)
     int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
     if (!in) return;
-    in->dst = dst, in->a = init, in->dtype = e->type.dtype, in->u.mem.rank = e->type.rank;
+    in->dst = dst, in->a = init, in->dtype = e->type.dtype, in->u.mem.rank = e->type.rank, in->mode = e->u.op.mode;
     memcpy(in->u.mem.shape, e->type.shape, sizeof in->u.mem.shape);
 }
 
@@ -170,6 +170,7 @@ static void lo_view(lo_b *b, const cc_ir_expr *call, uint32_t k, cc_lo_view *v)
     const cc_ir_box *box = call->u.call.boxes ? &call->u.call.boxes[k] : NULL;
     v->tensor = (uint32_t)lo_value(b, arg, -1).index;
     v->dir = box ? box->dir : call->u.call.callee->params[k].dir;
+    v->nodep = call->u.call.nodep && call->u.call.nodep[k];
     v->rank = arg->type.rank;
     for (uint32_t d = 0; d < v->rank; d++) {
         int whole = !box || d >= box->rank || !box->lo[d];
@@ -198,14 +199,18 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     }
     cc_lo_view *views = lo_alloc(b, nviews, sizeof *views, sp);
     int32_t *scalars = lo_alloc(b, nscalars, sizeof *scalars, sp);
-    int32_t *deps = lo_alloc(b, call->u.call.ndeps, sizeof *deps, sp);
+    uint32_t ndeps;
+    int32_t *deps = lo_deps(b, call, &ndeps);
     uint32_t iv = 0, is = 0;
     for (uint32_t k = 0; k < g->nparams && !b->x->failed; k++) {
         if (g->params[k].type.kind == CC_T_TENSOR) lo_view(b, call, k, &views[iv++]);
         else scalars[is++] = lo_scalar(b, call->u.call.args[k], g->params[k].type.dtype);
     }
-    for (uint32_t k = 0; k < call->u.call.ndeps && !b->x->failed; k++) deps[k] = lo_scalar(b, call->u.call.deps[k], -1);
     int32_t blocks = call->u.call.blocks ? lo_scalar(b, call->u.call.blocks, CC_DT_INDEX) : -1;
+    const cc_ir_expr *pred = call->u.call.pred;
+    uint32_t pt = pred && !b->x->failed ? lo_value(b, pred->u.list.items[0], -1).index : 0;
+    int32_t pidx[CC_MAX_RANK];
+    for (uint32_t d = 0; pred && d + 1 < pred->u.list.n && !b->x->failed; d++) pidx[d] = lo_scalar(b, pred->u.list.items[d + 1], CC_DT_INDEX);
     uint32_t nres = call->u.call.submit && nt ? nt - 1 : nt;
     int32_t tid = call->u.call.submit && nt ? lo_var(b, tg[nt - 1].name, tg[nt - 1].type) : -1;
     cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, sp);
@@ -214,8 +219,14 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     in->u.submit.kernel = (uint32_t)lo_func_index(b->x->kernels, b->x->l->nkernels, g);
     in->u.submit.views = views, in->u.submit.nviews = nviews;
     in->u.submit.scalars = scalars, in->u.submit.nscalars = nscalars;
-    in->u.submit.deps = deps, in->u.submit.ndeps = call->u.call.ndeps;
+    in->u.submit.deps = deps, in->u.submit.ndeps = ndeps;
     in->u.submit.blocks = blocks;
+    if (pred) {
+        in->u.submit.has_pred = 1, in->u.submit.pred = pt;
+        in->u.submit.pred_rank = (uint8_t)(pred->u.list.n - 1), in->u.submit.pred_op = call->u.call.pred_op;
+        in->u.submit.pred_k = call->u.call.pred_k;
+        memcpy(in->u.submit.pred_idx, pidx, in->u.submit.pred_rank * sizeof pidx[0]);
+    }
     /* each result is the argument tensor the kernel returns, bound to its target */
     cc_lo_ref *dst = lo_alloc(b, nres, sizeof *dst, sp), *src = lo_alloc(b, nres, sizeof *src, sp);
     for (uint32_t t = 0; t < nres && !b->x->failed; t++) {
@@ -239,9 +250,24 @@ static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, 
     in->u.call.args = args, in->u.call.nargs = n, in->u.call.results = res, in->u.call.nresults = nt;
 }
 
+/* pl.system.task_dummy(deps=...): a SUBMIT of no kernel (CC_LO_NO_KERNEL), its TaskId into the target. */
+static void lo_dummy(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
+{
+    uint32_t ndeps;
+    int32_t *deps = lo_deps(b, call, &ndeps);
+    int32_t tid = nt ? lo_var(b, tg[0].name, tg[0].type) : -1;
+    cc_lo_insn *in = lo_emit(b, CC_LO_SUBMIT, call->span);
+    if (!in) return;
+    in->dst = tid;
+    in->u.submit.kernel = CC_LO_NO_KERNEL;
+    in->u.submit.deps = deps, in->u.submit.ndeps = ndeps;
+    in->u.submit.blocks = -1; /* one block */
+}
+
 static void lo_call(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt)
 {
     cc_span sp = call->span;
+    if (cc_ir_is_dummy(call)) return lo_dummy(b, call, tg, nt);
     switch (call->u.call.callee->kind) {
     case CC_FUNC_INCORE: return lo_submit(b, call, tg, nt, sp);
     case CC_FUNC_ORCHESTRATION:
@@ -283,6 +309,7 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
         return (void)lo_internal(b, s->span, "an unpacking of a value that is not a call or a list");
     }
     if (lo_compile_time_only(&t->type)) return;
+    if (t->type.kind == CC_T_ARRAY) return lo_array_assign(b, v, lo_var(b, t->name, t->type));
     cc_lo_kind k = lo_kind_of(&t->type);
     if (k == CC_LO_REG) return lo_scalar_into(b, v, lo_var(b, t->name, t->type));
     if (k == CC_LO_TENSOR && v->kind == CC_X_VAR) return lo_move(b, lo_var_ref(b, t->name, t->type), lo_value(b, v, -1), s->span);

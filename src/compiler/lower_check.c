@@ -139,6 +139,11 @@ static void lc_refs(lc *c, const cc_lo_ref *refs, uint32_t n, int def, const cha
 
 static void lc_submit(lc *c, const cc_lo_insn *in)
 {
+    if (in->u.submit.kernel == CC_LO_NO_KERNEL && !in->u.submit.nviews && !in->u.submit.nscalars && !in->u.submit.has_pred) {
+        for (uint32_t i = 0; i < in->u.submit.ndeps; i++) lc_use(c, CC_LO_REG, in->u.submit.deps[i], "dependency");
+        if (in->dst >= 0) lc_def(c, CC_LO_REG, in->dst, "task id");
+        return;
+    }
     if (in->u.submit.kernel >= c->l->nkernels)
         return (void)lc_fail(c, "kernel %u out of range (%u)", in->u.submit.kernel, c->l->nkernels);
     const cc_lo_proc *k = &c->l->kernels[in->u.submit.kernel];
@@ -157,6 +162,12 @@ static void lc_submit(lc *c, const cc_lo_insn *in)
     for (uint32_t i = 0; i < in->u.submit.nscalars; i++) lc_use(c, CC_LO_REG, in->u.submit.scalars[i], "task scalar");
     for (uint32_t i = 0; i < in->u.submit.ndeps; i++) lc_use(c, CC_LO_REG, in->u.submit.deps[i], "dependency");
     if (in->u.submit.blocks >= 0) lc_use(c, CC_LO_REG, in->u.submit.blocks, "block count");
+    if (in->u.submit.has_pred) {
+        lc_use(c, CC_LO_TENSOR, in->u.submit.pred, "predicate tensor");
+        if (in->u.submit.pred_rank > CC_MAX_RANK || in->u.submit.pred_op < CC_OP_EQ || in->u.submit.pred_op > CC_OP_GE)
+            return (void)lc_fail(c, "predicate of rank %u, op %u", in->u.submit.pred_rank, in->u.submit.pred_op);
+        for (uint32_t d = 0; d < in->u.submit.pred_rank; d++) lc_use(c, CC_LO_REG, in->u.submit.pred_idx[d], "predicate index");
+    }
     if (in->dst >= 0) lc_def(c, CC_LO_REG, in->dst, "task id");
 }
 
@@ -235,6 +246,16 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_VIEW: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
     case CC_LO_COPY: lc_use(c, CC_LO_TENSOR, in->a, "target"), lc_use(c, CC_LO_TENSOR, in->b, "source"), lc_window(c, in); break;
     case CC_LO_BLOCK: lc_scalar(c, in, 0, (const int[]){0}); break;
+    case CC_LO_AGET: case CC_LO_ASET: { /* every slot of the array is read (an ASET leaves the others) */
+        int32_t base = in->code == CC_LO_AGET ? in->a : in->dst;
+        if (in->u.imm.i < 1 || base < 0 || (int64_t)base + in->u.imm.i > (int64_t)c->p->nregs)
+            return (void)lc_fail(c, "an array of %lld registers from r%d", (long long)in->u.imm.i, base);
+        for (int64_t k = 0; k < in->u.imm.i; k++) lc_use(c, CC_LO_REG, base + (int32_t)k, "array slot");
+        lc_use(c, CC_LO_REG, in->b, "array index");
+        if (in->code == CC_LO_AGET) lc_def(c, CC_LO_REG, in->dst, "destination");
+        else lc_use(c, CC_LO_REG, in->a, "value");
+        break;
+    }
     default: lc_fail(c, "no such opcode (%u)", in->code); break;
     }
 }
@@ -243,7 +264,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
 static int lc_runs_here(const lc *c, cc_lo_opcode code)
 {
     int orch_only = code == CC_LO_SCOPE_BEGIN || code == CC_LO_SCOPE_END || code == CC_LO_ALLOC || code == CC_LO_SUBMIT ||
-                    code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY;
+                    code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY || code == CC_LO_AGET || code == CC_LO_ASET;
     int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY || code == CC_LO_BLOCK;
     return c->kernel ? !orch_only : !tile_only;
 }

@@ -90,6 +90,12 @@ int32_t lo_var(lo_b *b, const char *name, cc_type t)
         if (cc_type_equal(&b->names[k].type, &t)) return b->names[k].index;
     int32_t index = lo_new(b, lo_kind_of(&t), name, t);
     if (index < 0) return -1;
+    if (t.kind == CC_T_ARRAY) { /* its n slots, consecutive TASK_ID registers (lower_array.c) */
+        const cc_type tid = {.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
+        b->slots[CC_LO_REG][index].type = tid;
+        for (int64_t k = 1; k < t.shape[0]; k++)
+            if (lo_new(b, CC_LO_REG, name, tid) < 0) return -1;
+    }
     if (b->nnames == b->capnames) {
         lo_name *q = base_array_grow(b->names, &b->capnames, sizeof *q, 16);
         if (!q) return lo_oom(b, b->f->span);
@@ -186,6 +192,7 @@ void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         if (in) in->dst = dst, in->dtype = CC_DT_INDEX, in->mode = e->u.op.op == CC_IR_GET_BLOCK_NUM;
         return;
     }
+    if (e->kind == CC_X_ARRAY && e->u.list.aop == CC_ARR_GET) return lo_array_get_into(b, e, dst);
     lo_internal(b, e->span, "a non-scalar value in a scalar expression");
 }
 

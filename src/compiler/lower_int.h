@@ -71,6 +71,14 @@ void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
  * for a NULL list. */
 void lo_index_list(lo_b *b, const cc_ir_expr *e, int32_t *out, uint32_t n);
 
+/* ---- lower_array.c (TASK_ID arrays) ---- */
+/* Array value v (create, a copy, an element write) into the n registers from dst. */
+void lo_array_assign(lo_b *b, const cc_ir_expr *v, int32_t dst);
+/* Element read e (arr[i]) into register dst. */
+void lo_array_get_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
+/* The dependency registers of call's deps= (each slot of a whole array), *n of them. */
+int32_t *lo_deps(lo_b *b, const cc_ir_expr *call, uint32_t *n);
+
 /* ---- lower_tile.c ---- */
 /* An assignment or expression statement of a tile program (tile ops,
  * loads, stores, tile and tensor copies). */

@@ -59,7 +59,7 @@ static const char *lo_cc_op_name(cc_op op)
 
 static void lo_put_view(base_strbuf *o, const cc_lo_view *v)
 {
-    base_strbuf_printf(o, "t%u %s [", v->tensor, cc_dir_name((cc_dir)v->dir));
+    base_strbuf_printf(o, "t%u %s%s [", v->tensor, cc_dir_name((cc_dir)v->dir), v->nodep ? " NoDep" : "");
     for (uint32_t d = 0; d < v->rank; d++) {
         base_strbuf_puts(o, d ? ", " : "");
         if (v->lo[d] < 0) base_strbuf_puts(o, ":");
@@ -71,12 +71,17 @@ static void lo_put_view(base_strbuf *o, const cc_lo_view *v)
 static void lo_put_submit(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)
 {
     uint32_t k = in->u.submit.kernel;
-    base_strbuf_printf(o, "SUBMIT k=%s views=[", k < l->nkernels ? l->kernels[k].name : "?");
+    base_strbuf_printf(o, "SUBMIT k=%s views=[", k < l->nkernels ? l->kernels[k].name : k == CC_LO_NO_KERNEL ? "-" : "?");
     for (uint32_t i = 0; i < in->u.submit.nviews; i++) base_strbuf_puts(o, i ? ", " : ""), lo_put_view(o, &in->u.submit.views[i]);
     base_strbuf_puts(o, "] scalars=");
     lo_put_regs(o, in->u.submit.scalars, in->u.submit.nscalars);
     if (in->u.submit.ndeps) base_strbuf_puts(o, " deps="), lo_put_regs(o, in->u.submit.deps, in->u.submit.ndeps);
     if (in->u.submit.blocks >= 0) base_strbuf_printf(o, " blocks=r%d", in->u.submit.blocks);
+    if (in->u.submit.has_pred) {
+        base_strbuf_printf(o, " if t%u", in->u.submit.pred);
+        lo_put_regs(o, in->u.submit.pred_idx, in->u.submit.pred_rank);
+        base_strbuf_printf(o, " %s %lld", lo_cc_op_name((cc_op)in->u.submit.pred_op), (long long)in->u.submit.pred_k);
+    }
     if (in->dst >= 0) base_strbuf_printf(o, " -> r%d", in->dst);
 }
 
@@ -146,9 +151,12 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         base_strbuf_printf(o, "ALLOC t%d = ", in->dst), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
         base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
         if (in->a >= 0) base_strbuf_printf(o, " fill=r%d", in->a);
+        if (in->mode) base_strbuf_puts(o, " manual_dep");
         break;
     case CC_LO_ALIAS: base_strbuf_printf(o, "ALIAS t%d = t%d", in->dst, in->a); break;
     case CC_LO_SUBMIT: lo_put_submit(o, l, in); break;
+    case CC_LO_AGET: base_strbuf_printf(o, "AGET r%d = r%d[r%d] n=%lld", in->dst, in->a, in->b, (long long)in->u.imm.i); break;
+    case CC_LO_ASET: base_strbuf_printf(o, "ASET r%d[r%d] = r%d n=%lld", in->dst, in->b, in->a, (long long)in->u.imm.i); break;
     case CC_LO_CALL:
         base_strbuf_printf(o, "CALL %s args=", in->u.call.proc < l->nprocs ? l->procs[in->u.call.proc].name : "?");
         lo_put_refs(o, in->u.call.args, in->u.call.nargs), base_strbuf_puts(o, " -> ");

@@ -79,7 +79,7 @@ typedef enum cc_pl_reason {
     X(not_, LATER, OP, NONE) X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
-    X(array, LATER, BUILTIN, NONE) X(no_dep, LATER, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
+    X(array, LATER, BUILTIN, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
     X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, SUPPORTED, NAMESPACE, NONE) \
     X(get_subblock_idx, SUPPORTED, BUILTIN, NONE) X(dim, LATER, BUILTIN, NONE)                           \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
@@ -116,8 +116,8 @@ typedef enum cc_pl_reason {
 /* Keywords of pl forms that are recognised but not supported: X(form, keyword, status, reason).
  * Later: "pl.<form>(<keyword>=...) is not supported in this version"; hardware: "<keyword>= ...". */
 #define CC_PL_KEYWORD_LIST(X)                                                                           \
-    X(at, role, HARDWARE, KIND) X(at, no_dep_args, LATER, NONE)                                         \
-    X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
+    X(at, role, HARDWARE, KIND)                                                                         \
+    X(at, dumps, LATER, NONE) X(at, windowize, LATER, NONE)                                             \
     X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)                                \
     X(matmul, c_matrix_nz, HARDWARE, LAYOUT) X(function, role, HARDWARE, KIND)                           \
     X(function, external_source, HARDWARE, EXTERN) X(MemRef, addr, HARDWARE, ADDRESS)                    \

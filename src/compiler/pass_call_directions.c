@@ -570,6 +570,10 @@ static void control_call(const cc_ir_expr *call, void *ctx)
         uint8_t d = (uint8_t)(c->f->params[i].dir | g->params[k].dir);
         if (d != c->f->params[i].dir) c->f->params[i].dir = d, c->changed = 1;
     }
+    const cc_ir_expr *p = call->u.call.pred ? call->u.call.pred->u.list.items[0] : NULL; /* predicate=: read (D-pred) */
+    int i = p && p->kind == CC_X_VAR ? cc_ir_func_param(c->f, p->u.name) : -1;
+    if (i >= 0 && !c->f->params[i].declared && !(c->f->params[i].dir & CC_DIR_IN))
+        c->f->params[i].dir = (uint8_t)(c->f->params[i].dir | CC_DIR_IN), c->changed = 1;
 }
 
 static int is_control(const cc_ir_func *f) { return f->kind == CC_FUNC_ORCHESTRATION || f->kind == CC_FUNC_OPAQUE; }

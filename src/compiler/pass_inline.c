@@ -252,12 +252,13 @@ static cc_ir_expr *inl_expr(inl_ctx *x, const inl_site *t, const cc_ir_expr *e)
         c->u.bin.l = inl_expr(x, t, e->u.bin.l), c->u.bin.r = inl_expr(x, t, e->u.bin.r);
         return cc_ir_fold(x->a, c);
     case CC_X_UNARY: c->u.un.x = inl_expr(x, t, e->u.un.x); return cc_ir_fold(x->a, c);
-    case CC_X_LIST: c->u.list.items = inl_exprs(x, t, e->u.list.items, e->u.list.n); return c;
+    case CC_X_LIST: case CC_X_ARRAY: c->u.list.items = inl_exprs(x, t, e->u.list.items, e->u.list.n); return c;
     case CC_X_OP: c->u.op.args = inl_exprs(x, t, e->u.op.args, cc_ir_op_nslots(e->u.op.op)); return c;
     case CC_X_CALL:
         c->u.call.args = inl_exprs(x, t, e->u.call.args, e->u.call.nargs);
         c->u.call.deps = inl_exprs(x, t, e->u.call.deps, e->u.call.ndeps);
         if (e->u.call.blocks) c->u.call.blocks = inl_expr(x, t, e->u.call.blocks);
+        if (e->u.call.pred) c->u.call.pred = inl_expr(x, t, e->u.call.pred);
         c->u.call.boxes = NULL;
         return c;
     default: return c;
@@ -361,6 +362,10 @@ static void inl_stmt(inl_ctx *x, const inl_site *t, const cc_ir_stmt *s, inl_lis
         c->u.at.decls = n ? base_arena_alloc(x->a, n * sizeof *c->u.at.decls) : NULL;
         if (n && !c->u.at.decls) return inl_oom(x, s->span);
         for (uint32_t k = 0; k < n; k++) c->u.at.decls[k] = s->u.at.decls[k], c->u.at.decls[k].tensor = inl_rename(t, s->u.at.decls[k].tensor);
+        n = s->u.at.nnodep; /* no_dep_args= names the callee's tensors too */
+        c->u.at.nodep = n ? base_arena_alloc(x->a, n * sizeof *c->u.at.nodep) : NULL;
+        if (n && !c->u.at.nodep) return inl_oom(x, s->span);
+        for (uint32_t k = 0; k < n; k++) c->u.at.nodep[k] = inl_rename(t, s->u.at.nodep[k]);
         inl_block(x, t, &s->u.at.body, &c->u.at.body);
         break;
     }
@@ -373,7 +378,7 @@ static void inl_stmt(inl_ctx *x, const inl_site *t, const cc_ir_stmt *s, inl_lis
 
 static int inl_is_inline_call(const cc_ir_expr *e)
 {
-    return e && e->kind == CC_X_CALL && e->u.call.callee->kind == CC_FUNC_INLINE;
+    return e && e->kind == CC_X_CALL && !cc_ir_is_dummy(e) && e->u.call.callee->kind == CC_FUNC_INLINE;
 }
 
 static int inl_find_visit(cc_ir_expr *e, void *ctx)
@@ -432,6 +437,7 @@ static void inl_hoist(inl_ctx *x, cc_ir_expr **e, int top, inl_list *out)
     case CC_X_BINARY: inl_hoist(x, &v->u.bin.l, 0, out), inl_hoist(x, &v->u.bin.r, 0, out); break;
     case CC_X_UNARY: inl_hoist(x, &v->u.un.x, 0, out); break;
     case CC_X_LIST:
+    case CC_X_ARRAY:
         for (uint32_t k = 0; k < v->u.list.n; k++) inl_hoist(x, &v->u.list.items[k], 0, out);
         break;
     case CC_X_OP:
@@ -559,7 +565,7 @@ static int inl_plane_expr(cc_ir_expr *e, void *ctx)
     }
     if (e->kind == CC_X_CALL && pl->kernel) {
         char what[256];
-        snprintf(what, sizeof what, "calling '%s'", e->u.call.callee->name);
+        snprintf(what, sizeof what, "calling '%s'", cc_ir_is_dummy(e) ? "pl.system.task_dummy" : e->u.call.callee->name);
         return inl_control_in_kernel(x, pl, e->span, e->u.call.submit ? "pl.submit" : what), 1;
     }
     return 0;

@@ -476,6 +476,16 @@ static cc_ir_stmt *make_call(base_arena *a, const cc_ir_stmt *at, cc_ir_func *k,
         const char *n = i >= nt && i < nt + nx ? x[i - nt].name : k->params[i].name;
         if (!(call->u.call.args[i] = cc_ir_var(a, n, k->params[i].type, at->span))) return NULL;
     }
+    for (uint32_t j = 0; j < at->u.at.nnodep; j++) /* no_dep_args= (D-nda): those arguments are NO_DEP */
+        for (uint32_t i = 0; i < nt; i++)
+            if (!strcmp(k->params[i].name, at->u.at.nodep[j])) {
+                if (!call->u.call.nodep) {
+                    if (!(call->u.call.nodep = base_arena_alloc(a, k->nparams))) return NULL;
+                    memset(call->u.call.nodep, 0, k->nparams);
+                }
+                call->u.call.nodep[i] = 1;
+            }
+    call->u.call.early = at->u.at.early;
     const cc_type tid = {.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
     call->type = (cc_type){.kind = CC_T_VOID};
     if (at->u.at.has_deps || at->u.at.as_name || at->u.at.blocks) { /* an SPMD call prints as pl.spmd_submit */
@@ -530,6 +540,21 @@ static int splice_call(base_arena *a, frame *fr, const cc_ir_stmt *at, const cro
     return 0;
 }
 
+/* Every no_dep_args= name is a tensor the body uses (a parameter of the kernel). */
+static int check_no_dep_args(cc_ir_program *p, const cc_ir_stmt *at, const capture *c)
+{
+    for (uint32_t j = 0; j < at->u.at.nnodep; j++) {
+        uint32_t i = 0;
+        while (i < c->tensors.n && strcmp(((const cc_ir_expr *)c->tensors.v[i])->u.name, at->u.at.nodep[j])) i++;
+        if (i == c->tensors.n) {
+            cc_diag_add(p->diags, CC_DIAG_PASS, at->u.at.nodep_spans[j], NULL,
+                        "pl.at(no_dep_args=...) lists '%s', which the scope body does not use", at->u.at.nodep[j]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int outline_at(outliner *o, frame *fr)
 {
     cc_ir_program *p = o->p;
@@ -546,7 +571,7 @@ static int outline_at(outliner *o, frame *fr)
                         c.bad->u.name);
         rc = -1;
     }
-    rc = rc || check_live_after(o, fr, &c, &cross);
+    rc = rc || check_no_dep_args(p, at, &c) || check_live_after(o, fr, &c, &cross);
     crossing *x = rc ? NULL : make_crossings(o, at, &c, &cross);
     if (!rc && !x) rc = oom(p, at->span);
     cc_ir_func *k = rc ? NULL : make_kernel(o, at, &c, x, cross.n);

@@ -170,6 +170,8 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_CREATE_TENSOR:
+        if (!positional && e->u.op.mode) base_strbuf_printf(out, "%smanual_dep=True", s);
+        /* fall through */
     case CC_IR_FULL:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
@@ -235,17 +237,41 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
     base_strbuf_puts(out, ")");
 }
 
+/* A call's arguments, pl.no_dep(x) where the argument is NO_DEP. */
+static void print_args(const cc_ir_expr *e, int compact, base_strbuf *out)
+{
+    for (uint32_t k = 0; k < e->u.call.nargs; k++) {
+        int nd = e->u.call.nodep && e->u.call.nodep[k];
+        if (k) base_strbuf_puts(out, sep(compact));
+        if (nd) base_strbuf_puts(out, "pl.no_dep(");
+        cc_print_expr(e->u.call.args[k], compact, out);
+        if (nd) base_strbuf_puts(out, ")");
+    }
+}
+
+/* `, allow_early_resolve=True` when written (v: 0 not written, 1 False, 2 True). */
+static void print_early(uint8_t v, int compact, base_strbuf *out)
+{
+    if (v) base_strbuf_printf(out, "%sallow_early_resolve=%s", sep(compact), v == 2 ? "True" : "False");
+}
+
 static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
+    if (cc_ir_is_dummy(e)) {
+        base_strbuf_puts(out, "pl.system.task_dummy(deps=[");
+        print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
+        base_strbuf_puts(out, "])");
+        return;
+    }
     if (!e->u.call.submit) {
         base_strbuf_printf(out, "self.%s(", e->u.call.callee->name);
-        print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+        print_args(e, compact, out);
         base_strbuf_puts(out, ")");
         return;
     }
     base_strbuf_printf(out, "pl.%s(self.%s", e->u.call.blocks ? "spmd_submit" : "submit", e->u.call.callee->name);
     if (e->u.call.nargs) base_strbuf_puts(out, sep(compact));
-    print_exprs(e->u.call.args, e->u.call.nargs, compact, out);
+    print_args(e, compact, out);
     if (e->u.call.blocks) {
         base_strbuf_printf(out, "%score_num=", sep(compact));
         cc_print_expr(e->u.call.blocks, compact, out);
@@ -256,6 +282,15 @@ static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
         print_exprs(e->u.call.deps, e->u.call.ndeps, compact, out);
         base_strbuf_puts(out, "]");
     }
+    if (e->u.call.pred) { /* predicate=(t[i, j] <op> k) */
+        const cc_ir_expr *p = e->u.call.pred;
+        base_strbuf_printf(out, "%spredicate=(", sep(compact));
+        cc_print_expr(p->u.list.items[0], compact, out);
+        base_strbuf_puts(out, "[");
+        print_exprs(p->u.list.items + 1, p->u.list.n - 1, compact, out);
+        base_strbuf_printf(out, "] %s %lld)", cc_op_text((cc_op)e->u.call.pred_op), (long long)e->u.call.pred_k);
+    }
+    print_early(e->u.call.early, compact, out);
     base_strbuf_puts(out, ")");
 }
 
@@ -276,6 +311,15 @@ void cc_print_expr(const cc_ir_expr *e, int compact, base_strbuf *out)
         break;
     case CC_X_OP: print_op(e, compact, out); break;
     case CC_X_CALL: print_call(e, compact, out); break;
+    case CC_X_ARRAY: /* a SET prints as its statement (print_assign) */
+        if (e->u.list.aop == CC_ARR_CREATE) base_strbuf_printf(out, "pl.array.create(%lld, pl.TASK_ID)", (long long)e->type.shape[0]);
+        else {
+            cc_print_expr(e->u.list.items[0], compact, out);
+            base_strbuf_puts(out, "[");
+            cc_print_expr(e->u.list.items[1], compact, out);
+            base_strbuf_puts(out, "]");
+        }
+        break;
     }
 }
 
@@ -345,6 +389,16 @@ static void print_values(const cc_ir_stmt *s, base_strbuf *out)
 /* A loop's yield binds the names yn (its CARRY_OUT targets) as written; an if arm's, its own. */
 static void print_assign(const cc_ir_stmt *s, const cc_ir_target *yn, base_strbuf *out)
 {
+    const cc_ir_expr *set = s->u.assign.value;
+    if (set->kind == CC_X_ARRAY && set->u.list.aop == CC_ARR_SET) { /* arr[i] = tid (D-arr) */
+        cc_print_expr(set->u.list.items[0], 0, out);
+        base_strbuf_puts(out, "[");
+        cc_print_expr(set->u.list.items[1], 0, out);
+        base_strbuf_puts(out, "] = ");
+        cc_print_expr(set->u.list.items[2], 0, out);
+        base_strbuf_puts(out, "\n");
+        return;
+    }
     int yield = s->u.assign.role == CC_CARRY_YIELD || s->u.assign.role == CC_CARRY_PHI;
     const cc_ir_target *tg = s->u.assign.role == CC_CARRY_YIELD && yn ? yn : s->u.assign.targets;
     for (uint32_t k = 0; k < s->u.assign.ntargets; k++) base_strbuf_printf(out, "%s%s", k ? ", " : "", tg[k].name);
@@ -492,6 +546,12 @@ static void print_at(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, bas
         print_exprs(s->u.at.deps, s->u.at.ndeps, 0, out);
         base_strbuf_puts(out, "]");
     }
+    if (s->u.at.has_nodep) {
+        base_strbuf_puts(out, ", no_dep_args=[");
+        for (uint32_t k = 0; k < s->u.at.nnodep; k++) base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.at.nodep[k]);
+        base_strbuf_puts(out, "]");
+    }
+    print_early(s->u.at.early, 0, out);
     if (s->u.at.name_hint) {
         base_strbuf_puts(out, ", name_hint=");
         cc_print_str(s->u.at.name_hint, strlen(s->u.at.name_hint), out);

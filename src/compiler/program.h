@@ -61,11 +61,16 @@
  *   SCOPE_BEGIN    opens a runtime scope of mode (cc_scope_mode); its site is file:line
  *   SCOPE_END      closes the innermost runtime scope
  *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims) and dtype in the current ring's heap;
- *                  a >= 0: every element set to register a (init_value=), converted to dtype
+ *                  a >= 0: every element set to register a (init_value=), converted to dtype; mode 1:
+ *                  manual_dep=True (every view of it, in every task, is submitted PTO_ARG_NO_DEP)
  *   ALIAS          tdst = ta (the same tensor)
  *   SUBMIT         one task of kernels[u.submit.kernel]: its views (per tensor argument: slot, direction
  *                  and box, the box's bounds in registers computed just before), scalars and explicit
- *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId
+ *                  deps (TASK_ID registers); rdst (if not -1) gets its TaskId; kernel CC_LO_NO_KERNEL: a dummy
+ *                  task (no work, no views or scalars: a join of its deps); a view marked nodep, or of a
+ *                  manual_dep tensor, is submitted PTO_ARG_NO_DEP; with has_pred the task runs its kernel
+ *                  only if element pred_idx of tensor pred <pred_op> pred_k when it is ready (an extra In
+ *                  argument after the kernel's; pto_task_submit_if)
  *   CALL           procs[u.call.proc] with u.call.args (one per parameter); its RETURN's values land in
  *                  u.call.results
  * Tile programs only:
@@ -107,11 +112,15 @@
  *                  0 and 1 in a task of one block
  * SUBMIT's u.submit.blocks (a register, or -1) is its block count: below 1 fails the run
  * (`pl.spmd block count must be >= 1, got <v>`, code 9).
+ *   AGET           rdst = r[a + rb]: an element of a TASK_ID array (D-arr: u.imm.i consecutive registers
+ *                  from ra); rb outside [0, u.imm.i) fails the run ("pl.array index <i> is out of range
+ *                  for an array of <n>")
+ *   ASET           r[dst + rb] = ra, checked as AGET
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK) X(AGET) X(ASET)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,
@@ -136,9 +145,13 @@ typedef struct cc_lo_ref {
 typedef struct cc_lo_view {
     uint32_t tensor;
     uint8_t dir; /* cc_dir */
+    uint8_t nodep; /* submitted PTO_ARG_NO_DEP (pl.no_dep, no_dep_args=) */
     uint8_t rank;
     int32_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
 } cc_lo_view;
+
+/* u.submit.kernel of a dummy task (pl.system.task_dummy): no kernel, no views, no scalars. */
+#define CC_LO_NO_KERNEL UINT32_MAX
 
 typedef struct cc_lo_insn {
     uint8_t code;  /* cc_lo_opcode */
@@ -167,6 +180,11 @@ typedef struct cc_lo_insn {
             int32_t *deps;
             uint32_t ndeps;
             int32_t blocks;                   /* register of the block count (DSL-V2-SPEC §7); -1: one block */
+            uint8_t has_pred;               /* predicate= (D-pred): */
+            uint32_t pred;                  /* its tensor slot, */
+            int32_t pred_idx[CC_MAX_RANK];  /* the element's INDEX registers (pred_rank: the tensor's), */
+            uint8_t pred_rank, pred_op;     /* the comparison (a cc_op EQ..GE) */
+            int64_t pred_k;                 /* and the literal */
         } submit;
         struct {                              /* CALL */
             uint32_t proc;

@@ -415,6 +415,33 @@ cc_ir_expr *tc_block_op(tc *t, const cc_expr *call, int op);
 /* pl.spmd_submit(self.k, *args, core_num=N, sync_start=...): a submit of N blocks. */
 cc_ir_expr *tc_spmd_submit(tc *t, const cc_expr *call);
 
+/* ---- tc_deps.c (DSL-V2-SPEC §8) ---- */
+/* no_dep_args= of pl.<form> ("pl.at"): bare names of tensors bound here, each once. */
+int tc_no_dep_args(tc *t, const char *form, const cc_expr *list, const char ***names, cc_span **spans, uint32_t *n);
+/* Is e a pl.no_dep(...) call? */
+int tc_is_no_dep(const tc *t, const cc_expr *e);
+/* pl.no_dep(x) e as an argument (kernel: of a kernel call; else the misplaced text): x, a tensor. */
+cc_ir_expr *tc_no_dep_arg(tc *t, const cc_expr *e, int kernel);
+/* pl.system.task_dummy(deps=[...]): a TaskId-valued dummy call (cc_ir_is_dummy). */
+cc_ir_expr *tc_task_dummy(tc *t, const cc_expr *call);
+/* allow_early_resolve= of pl.<form>: a boolean literal into *out (1 False, 2 True). */
+int tc_early_resolve(tc *t, const char *form, const cc_expr *v, uint8_t *out);
+/* predicate=(t[i] <op> k): *pred = LIST [t, i...], *op the comparison, *k the literal. */
+int tc_predicate(tc *t, const cc_expr *v, cc_ir_expr **pred, uint8_t *op, int64_t *k);
+
+/* ---- tc_array.c (D-arr) ---- */
+/* Is fn `pl.array.create`? */
+int tc_is_array_create(const tc *t, const cc_expr *fn);
+cc_ir_expr *tc_array_create(tc *t, const cc_expr *call);
+/* arr[i] (e a subscript whose base arr is a TASK_ID array): the element, a TaskId. */
+cc_ir_expr *tc_array_get(tc *t, const cc_expr *e, cc_ir_expr *arr);
+/* The binding of s's target when s is `arr[i] = ...` on a TASK_ID array, else NULL. */
+const tc_bind *tc_array_target(tc *t, const cc_stmt *s);
+/* `arr[i] = tid` as `arr = SET(arr, i, tid)`, arr rebound. */
+cc_ir_stmt *tc_array_write(tc *t, const cc_stmt *s);
+/* deps= of construct m ("pl.at"): TaskIds, TASK_ID arrays or their elements (None skipped). */
+int tc_deps_of(tc *t, const char *m, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
+
 /* ---- tc_hints.c ---- */
 /* An optimizations= list (docs/dsl.md, "Hints") into *out; 0 when reported. */
 int tc_hints(tc *t, const cc_expr *list, cc_ir_hints *out);

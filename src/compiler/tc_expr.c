@@ -544,6 +544,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
             return tc_func_call(t, k, e, 1, 1);
         }
         if (!strcmp(op, "spmd_submit")) return tc_spmd_submit(t, e);
+        if (!strcmp(op, "no_dep")) return tc_no_dep_arg(t, e, 0); /* a kernel call's argument is taken there */
         const cc_pl_name *n = cc_pl_name_find(op);
         if (n && n->status == CC_PL_SUPPORTED) return tc_mem_result(tc_pl_call(t, e, op));
         if (tc_layout_hardware(t, e)) return NULL; /* pl.TensorView(layout=pl.NZ) */
@@ -551,6 +552,10 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
     }
     if (fn->kind == CC_E_ATTR && tc_pl_path(t, fn)) {
         const cc_expr *ns = fn->u.attr.value;
+        if (tc_is_array_create(t, fn)) return tc_array_create(t, e);
+        if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && tc_pl_attr(t, ns, "system") &&
+            !strcmp(fn->u.attr.name, "task_dummy"))
+            return tc_task_dummy(t, e);
         if (ns->kind == CC_E_ATTR && ns->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.name, "set_cache_policy") &&
             tc_pl_attr(t, ns, "tensor"))
             return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL,

@@ -616,7 +616,6 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (t->c.plane == TC_KERNEL) return tc_local_tensor(t, call, &a);
     int manual;
     if (!tc_bool_kw(t, a.v[3], "manual_dep=", &manual)) return NULL;
-    if (manual) return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[3]->span, NULL, "manual_dep=True is not supported in this version");
     const char *layout = a.v[2] && a.v[2]->kind == CC_E_ATTR && a.v[2]->u.attr.value->kind == CC_E_NAME ? tc_pl_attr(t, a.v[2], NULL) : NULL;
     if (a.v[2] && tc_pl_hardware(t, a.v[2])) return NULL;
     if (a.v[2] && !(layout && !strcmp(layout, "ND")))
@@ -633,6 +632,7 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CREATE_TENSOR, call->span);
     if (!c) return tc_oom(t);
     c->u.op.args[0] = shp, c->u.op.args[1] = init, c->u.op.dtype = (uint8_t)dt;
+    c->u.op.mode = (uint8_t)manual; /* manual_dep=True (D-md): every view of it is NO_DEP */
     c->type = (cc_type){.kind = CC_T_TENSOR, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
     memcpy(c->type.shape, ext, n * sizeof ext[0]);
     return c;

@@ -30,6 +30,7 @@ cc_ir_stmt *tc_stmt_new(tc *t, cc_ir_stmt_kind k, cc_span sp)
 static int tc_result_count(const cc_ir_expr *v)
 {
     if (v->kind == CC_X_LIST) return (int)v->u.list.n;
+    if (cc_ir_is_dummy(v)) return 1;
     if (v->kind == CC_X_CALL) return (int)(v->u.call.callee->nresults + v->u.call.submit);
     return v->type.kind == CC_T_VOID ? 0 : 1;
 }
@@ -37,7 +38,7 @@ static int tc_result_count(const cc_ir_expr *v)
 static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
 {
     if (v->kind == CC_X_LIST) return v->u.list.items[k]->type;
-    if (v->kind == CC_X_CALL) {
+    if (v->kind == CC_X_CALL && !cc_ir_is_dummy(v)) {
         const cc_ir_func *f = v->u.call.callee;
         if (k < f->nresults) return f->results[k];
         return (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_TASK_ID};
@@ -49,6 +50,7 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
 {
     if (tc_is_yield(t, s->u.assign.value)) return tc_yield(t, s);
     uint32_t n = s->u.assign.ntargets;
+    if (tc_array_target(t, s)) return tc_array_write(t, s); /* arr[i] = tid (D-arr) */
     if (n == 1 && s->u.assign.targets[0]->kind == CC_E_SUBSCRIPT && !(s = tc_subscript_write(t, s))) return NULL; /* dst = pl.assemble(dst, ...) */
     for (uint32_t k = 0; k < n; k++) {
         const cc_expr *x = s->u.assign.targets[k];
@@ -63,7 +65,7 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
     int m = tc_result_count(v);
     int single_list = n == 1 && v->kind == CC_X_LIST;
     if (!single_list && (n > 1 || v->kind == CC_X_CALL) && m != (int)n) {
-        if (v->kind == CC_X_CALL && v->u.call.submit) {
+        if (v->kind == CC_X_CALL && v->u.call.submit && !cc_ir_is_dummy(v)) {
             char hint[96];
             snprintf(hint, sizeof hint, "pl.submit gives the kernel's %d result(s), then the task's TaskId: unpack %d name(s)", m - 1, m);
             return tc_err(t, CC_DIAG_SYNTAX, s->span, hint, "pl.submit(%s) unpacks %u result value(s) but kernel returns %d",

@@ -146,6 +146,7 @@ cc_ir_expr *tc_subscript(tc *t, const cc_expr *e)
 {
     cc_ir_expr *x = tc_expr(t, e->u.sub.value);
     if (!x) return NULL;
+    if (x->type.kind == CC_T_ARRAY) return tc_array_get(t, e, x);
     if (x->type.kind != CC_T_TENSOR && x->type.kind != CC_T_TILE)
         return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "a subscript is not supported in this version");
     ts_window w;

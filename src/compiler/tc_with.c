@@ -173,6 +173,7 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
     if (ctx->u.call.nargs > 2)
         return tc_err(t, CC_DIAG_SYNTAX, ctx->span, NULL, "pl.at() takes at most 2 positional arguments, got %u", ctx->u.call.nargs), 0;
     const cc_expr *level = ctx->u.call.nargs ? ctx->u.call.args[0] : NULL, *deps = NULL, *opts = NULL;
+    const cc_keyword *nodep = NULL;
     if (ctx->u.call.nargs == 2)
         return tc_err(t, CC_DIAG_UNSUPPORTED, ctx->u.call.args[1]->span, NULL, "pl.at() optimizations is not supported in this version"), 0;
     for (uint32_t k = 0; k < ctx->u.call.nkws; k++) {
@@ -180,6 +181,11 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
         if (!strcmp(kw->name, "level") && !level) level = kw->value;
         else if (!strcmp(kw->name, "deps")) deps = kw->value;
         else if (!strcmp(kw->name, "optimizations")) opts = kw->value;
+        else if (!strcmp(kw->name, "no_dep_args")) nodep = kw;
+        else if (!strcmp(kw->name, "allow_early_resolve")) {
+            if (!tc_early_resolve(t, "pl.at", kw->value, &st->u.at.early)) return 0;
+        } else if (!strcmp(kw->name, "predicate"))
+            return tc_err(t, CC_DIAG_SYNTAX, kw->name_span, NULL, "pl.at() does not accept predicate=; use pl.submit(...)"), 0;
         else if (!strcmp(kw->name, "name_hint")) {
             if (!tc_name_hint(t, kw->value, "at", &st->u.at.name_hint)) return 0;
         } else {
@@ -202,6 +208,14 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
                       "pl.at(level=%s.Level.%s) creates no task; optimizations= needs level=pl.Level.CORE_GROUP", t->pl,
                       cc_level_name((cc_level)l)), 0;
     if (opts && !tc_hints(t, opts, &st->u.at.opts)) return 0;
+    if (l != CC_LEVEL_CORE_GROUP && nodep)
+        return tc_err(t, CC_DIAG_SYNTAX, nodep->value->span, NULL,
+                      "pl.at(level=%s.Level.%s) creates no task; no_dep_args= needs level=pl.Level.CORE_GROUP", t->pl,
+                      cc_level_name((cc_level)l)), 0;
+    if (nodep) {
+        st->u.at.has_nodep = 1;
+        if (!tc_no_dep_args(t, "pl.at", nodep->value, &st->u.at.nodep, &st->u.at.nodep_spans, &st->u.at.nnodep)) return 0;
+    }
     if (deps) {
         st->u.at.has_deps = 1;
         if (!tc_at_deps(t, deps, &st->u.at.deps, &st->u.at.ndeps)) return 0;

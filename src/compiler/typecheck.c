@@ -150,8 +150,20 @@ static cc_ir_expr *tc_scalar_arg(tc *t, const tc_fn *fn, const cc_ir_param *ip, 
     return tc_constant_as(t, arg, ip->type.dtype, who);
 }
 
+/* One argument: pl.no_dep(x) (D-nda) sets *nodep and gives x. */
+static cc_ir_expr *tc_arg(tc *t, tc_fn *fn, const cc_expr *a, uint8_t *nodep)
+{
+    if (!tc_is_no_dep(t, a)) {
+        cc_ir_expr *x = tc_expr(t, a);
+        if (x && x->type.kind == CC_T_ARRAY) return tc_err(t, CC_DIAG_TYPE, a->span, NULL, "a TaskId can only be passed in deps=");
+        return x;
+    }
+    *nodep = 1;
+    return tc_no_dep_arg(t, a, fn->kind == CC_FUNC_INCORE);
+}
+
 /* Binds the call's arguments (from first_arg) to fn's parameters. */
-static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, cc_ir_expr **out)
+static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, cc_ir_expr **out, uint8_t *nodep)
 {
     const cc_stmt *def = fn->def;
     uint32_t self = t->cls ? 1 : 0, np = def->u.def.nparams - self;
@@ -160,19 +172,20 @@ static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_ar
         return tc_err(t, CC_DIAG_TYPE, call->u.call.args[first_arg + np]->span, NULL,
                       "'%s' takes %u argument(s) but %u were given", fn->name, np, npos), 0;
     for (uint32_t k = 0; k < npos; k++)
-        if (!(out[k] = tc_expr(t, call->u.call.args[first_arg + k]))) return 0;
+        if (!(out[k] = tc_arg(t, fn, call->u.call.args[first_arg + k], &nodep[k]))) return 0;
     for (uint32_t k = 0; k < call->u.call.nkws; k++) {
         const cc_keyword *kw = &call->u.call.kws[k];
         if (!strcmp(kw->name, "deps")) continue;
+        if (first_arg && (!strcmp(kw->name, "predicate") || !strcmp(kw->name, "allow_early_resolve"))) continue; /* pl.submit's */
         uint32_t j = 0;
         while (j < np && strcmp(def->u.def.params[j + self].name, kw->name)) j++;
         if (j == np && (!strcmp(kw->name, "device") ||
-                        (first_arg && (!strcmp(kw->name, "dumps") || !strcmp(kw->name, "predicate") || !strcmp(kw->name, "allow_early_resolve")))))
+                        (first_arg && !strcmp(kw->name, "dumps"))))
             return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL,
                           first_arg ? "pl.submit(%s=...) is not supported in this version" : "%s= is not supported in this version", kw->name), 0;
         if (j == np || out[j])
             return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "'%s' got an unexpected argument '%s'", fn->name, kw->name), 0;
-        if (!(out[j] = tc_expr(t, kw->value))) return 0;
+        if (!(out[j] = tc_arg(t, fn, kw->value, &nodep[j]))) return 0;
     }
     for (uint32_t j = 0; j < np; j++)
         if (!out[j]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "'%s' missing argument '%s'", fn->name, def->u.def.params[j + self].name), 0;
@@ -189,7 +202,6 @@ static void tc_call_type(cc_ir_expr *e, int submit)
     else e->type = (cc_type){.kind = CC_T_TUPLE, .rank = (uint8_t)(n > 255 ? 255 : n)};
 }
 
-static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps);
 
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit)
 {
@@ -214,8 +226,10 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     uint32_t np = fn->def->u.def.nparams - (t->cls ? 1 : 0);
     cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
     cc_ir_expr **args = base_arena_alloc(t->a, (np ? np : 1) * sizeof *args); /* never NULL: NULL args mean the entry */
-    if (!e || !args) return tc_oom(t);
-    int ok = tc_bind_args(t, fn, call, first_arg, args);
+    uint8_t *nodep = base_arena_alloc(t->a, np ? np : 1);
+    if (!e || !args || !nodep) return tc_oom(t);
+    memset(nodep, 0, np ? np : 1);
+    int ok = tc_bind_args(t, fn, call, first_arg, args, nodep);
     if (ok && fn->state == 0) ok = tc_check_fn(t, fn, args);
     else if (ok) {
         for (uint32_t k = 0; ok && k < np; k++) { /* what the first call fixed; declared scalars below */
@@ -229,39 +243,32 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     if (fn->ir->nparams > np) { /* implicit Out parameters (returned tensor-level values): allocated here */
         cc_ir_expr **all = base_arena_alloc(t->a, fn->ir->nparams * sizeof *all);
         if (!all) return tc_oom(t);
+        uint8_t *nd = base_arena_alloc(t->a, fn->ir->nparams);
+        if (!nd) return tc_oom(t);
         memcpy(all, args, np * sizeof *all);
+        memset(nd, 0, fn->ir->nparams), memcpy(nd, nodep, np);
         if (!tc_implicit_args(t, fn->ir, all, np, call->span)) return NULL;
-        args = all, np = fn->ir->nparams;
+        args = all, nodep = nd, np = fn->ir->nparams;
     }
     e->u.call.callee = fn->ir, e->u.call.args = args, e->u.call.nargs = np, e->u.call.submit = (uint8_t)submit;
-    for (uint32_t k = 0; k < call->u.call.nkws; k++)
-        if (!strcmp(call->u.call.kws[k].name, "deps")) {
-            if (!submit) return tc_err(t, CC_DIAG_TYPE, call->u.call.kws[k].name_span, NULL, "'%s' got an unexpected argument 'deps'", fn->name);
-            if (!tc_deps(t, call->u.call.kws[k].value, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
+    for (uint32_t k = 0; k < np; k++)
+        if (nodep[k]) e->u.call.nodep = nodep;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++) {
+        const cc_keyword *kw = &call->u.call.kws[k];
+        if (!strcmp(kw->name, "deps")) {
+            if (!submit) return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "'%s' got an unexpected argument 'deps'", fn->name);
+            if (!tc_deps_of(t, "pl.submit", kw->value, &e->u.call.deps, &e->u.call.ndeps)) return NULL;
+        } else if (submit && !strcmp(kw->name, "allow_early_resolve")) {
+            if (!tc_early_resolve(t, "pl.submit", kw->value, &e->u.call.early)) return NULL;
+        } else if (submit && !strcmp(kw->name, "predicate")) {
+            if (!tc_predicate(t, kw->value, &e->u.call.pred, &e->u.call.pred_op, &e->u.call.pred_k)) return NULL;
         }
+    }
     tc_call_type(e, submit);
     return e;
 }
 
-/* deps=[t1, t2]: TaskId variables. */
-static int tc_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps)
-{
-    if (list->kind != CC_E_LIST && list->kind != CC_E_TUPLE)
-        return tc_err(t, CC_DIAG_SYNTAX, list->span, NULL, "deps= entries must be a TaskId variable"), 0;
-    *ndeps = list->u.seq.n;
-    if (*ndeps && !(*deps = base_arena_alloc(t->a, *ndeps * sizeof **deps))) return tc_oom(t), 0;
-    for (uint32_t k = 0; k < *ndeps; k++) {
-        const cc_expr *x = list->u.seq.items[k];
-        cc_ir_expr *v = x->kind == CC_E_NAME ? tc_expr(t, x) : NULL;
-        if (x->kind == CC_E_NAME && !v) return 0;
-        if (!v || v->kind != CC_X_VAR || v->type.kind != CC_T_SCALAR || v->type.dtype != CC_DT_TASK_ID)
-            return tc_err(t, CC_DIAG_SYNTAX, x->span, NULL, "deps= entries must be a TaskId variable"), 0;
-        (*deps)[k] = v;
-    }
-    return 1;
-}
-
-int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) { return tc_deps(t, list, deps, ndeps); }
+int tc_at_deps(tc *t, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps) { return tc_deps_of(t, "pl.at", list, deps, ndeps); }
 
 /* ---- the program ------------------------------------------------------------------------ */
 

@@ -123,7 +123,8 @@ typedef enum cc_type_kind {
     CC_T_TILE,   /* rank, static shape, dtype; the valid region is a run-time value */
     CC_T_LIST,   /* a list or tuple literal of scalars (offsets, shapes, deps) */
     CC_T_STR,
-    CC_T_TUPLE   /* several results (a call returning several tensors, pl.submit) */
+    CC_T_TUPLE,  /* several results (a call returning several tensors, pl.submit) */
+    CC_T_ARRAY   /* pl.array.create(n, pl.TASK_ID) (D-arr): rank 1, shape[0] = n slots, dtype TASK_ID */
 } cc_type_kind;
 
 typedef struct cc_type {

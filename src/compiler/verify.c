@@ -169,7 +169,7 @@ static void cc_vfy_v4(cc_vfy *v, const cc_ir_block *b, const cc_vfy_frame *up)
 static int cc_vfy_v5_expr(cc_ir_expr *e, void *ctx)
 {
     cc_vfy *v = ctx;
-    if (e->kind != CC_X_CALL || e->u.call.callee->kind != CC_FUNC_INCORE) return 0;
+    if (e->kind != CC_X_CALL || cc_ir_is_dummy(e) || e->u.call.callee->kind != CC_FUNC_INCORE) return 0;
     const cc_ir_func *g = e->u.call.callee;
     if (!e->u.call.boxes && e->u.call.nargs) { /* a kernel of no arguments (an empty pl.at body) has none */
         cc_diag_add(v->p->diags, CC_DIAG_INTERNAL, e->span, NULL,

@@ -4,7 +4,10 @@
  * for SCOPE_BEGIN/END, ring allocations for ALLOC, one pto_task_submit
  * per SUBMIT with the boxes evaluated, clamped and turned into views,
  * tensor views (VIEW), copy tasks (COPY), and element access on this
- * thread after pto_view_wait (READ, WRITE).
+ * thread after pto_view_wait (READ, WRITE).  A view of a manual_dep
+ * buffer (ex_tensor.manual), in a task or a copy, and a view marked nodep
+ * are PTO_ARG_NO_DEP; a predicate= adds its flag element as a last In view
+ * (pto_task_submit_if).
  *
  * Recursion is rejected by the compiler, so every procedure has at most one
  * live frame: frames are allocated once per run, one per procedure.
@@ -63,7 +66,7 @@ static void ex_contiguous(ex_tensor *t)
 
 static int ex_alloc(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
 {
-    ex_tensor t = {.dtype = in->dtype, .rank = in->u.mem.rank, .owner = PTO_INVALID_TASK_ID};
+    ex_tensor t = {.dtype = in->dtype, .rank = in->u.mem.rank, .owner = PTO_INVALID_TASK_ID, .manual = in->mode};
     size_t bytes = cc_dtype_size((cc_dtype)in->dtype);
     for (uint32_t d = 0; d < t.rank; d++) t.shape[d] = in->u.mem.shape[d], bytes *= (size_t)in->u.mem.shape[d];
     ex_contiguous(&t);
@@ -109,18 +112,72 @@ static void ex_box_view(const ex_frame *f, const cc_lo_view *v, pto_arg *arg, in
         pv->offset += lo[d] * t->strides[d];
         origin[d] = lo[d];
     }
-    arg->tag = v->dir == CC_DIR_IN ? PTO_ARG_IN : v->dir == CC_DIR_OUT ? PTO_ARG_OUTPUT_EXISTING : PTO_ARG_INOUT;
+    arg->tag = v->nodep || t->manual ? PTO_ARG_NO_DEP
+               : v->dir == CC_DIR_IN ? PTO_ARG_IN
+               : v->dir == CC_DIR_OUT ? PTO_ARG_OUTPUT_EXISTING : PTO_ARG_INOUT;
+}
+
+static void ex_pto_view(const ex_tensor *x, pto_view *v);
+
+/* predicate= (D-pred): the flag element as one more In argument args[*nv]
+ * (one element: the task orders after its writers only), and the predicate
+ * on it.  Returns 0, or the failure of an index out of range. */
+static int ex_predicate(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, pto_arg *args, uint32_t *nv, pto_predicate *pr)
+{
+    const ex_tensor *x = &f->tensors[in->u.submit.pred];
+    tile_tensor t = {.addr = x->base, .base = x->offset, .dtype = x->dtype, .rank = x->rank};
+    memcpy(t.shape, x->shape, sizeof t.shape);
+    memcpy(t.strides, x->strides, sizeof t.strides);
+    int64_t idx[CC_MAX_RANK];
+    char msg[160];
+    for (uint32_t d = 0; d < in->u.submit.pred_rank; d++) idx[d] = f->regs[in->u.submit.pred_idx[d]].i;
+    const char *at = tile_tensor_at(&t, idx, in->u.submit.pred_rank, "predicate=", msg, sizeof msg);
+    if (!at) return ex_fail(vm, in, msg);
+    pto_arg *a = &args[(*nv)++];
+    a->tag = x->manual ? PTO_ARG_NO_DEP : PTO_ARG_IN;
+    ex_pto_view(x, &a->view);
+    a->view.offset = (at - (const char *)x->base) / (int64_t)a->view.elem_size;
+    for (uint32_t d = 0; d < x->rank; d++) a->view.shape[d] = 1;
+    static const pto_pred_op ops[] = {PTO_PRED_EQ, PTO_PRED_NE, PTO_PRED_LT, PTO_PRED_LE, PTO_PRED_GT, PTO_PRED_GE};
+    memset(pr, 0, sizeof *pr);
+    pr->arg = *nv - 1;
+    pr->op = ops[in->u.submit.pred_op - CC_OP_EQ];
+    pr->elem = x->dtype == CC_DT_FP32 ? PTO_PRED_FP32 : x->dtype == CC_DT_FP16 ? PTO_PRED_FP16
+             : x->dtype == CC_DT_BF16 ? PTO_PRED_BF16 : PTO_PRED_INT;
+    pr->value = in->u.submit.pred_k;
+    return 0;
+}
+
+/* The explicit deps of a SUBMIT into vm->deps, leaving out empty TASK_ID array slots; their count. */
+static uint32_t ex_deps(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
+        if (f->regs[in->u.submit.deps[i]].u != PTO_INVALID_TASK_ID)
+            vm->deps[n++] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+    return n;
+}
+
+/* A dummy task (pl.system.task_dummy): no kernel, joins its deps. */
+static int ex_dummy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    pto_task t = {.name = "pl.system.task_dummy", .deps = vm->deps, .num_deps = ex_deps(vm, f, in)};
+    pto_task_id id = PTO_INVALID_TASK_ID;
+    int rc = pto_task_submit(vm->rt, &t, &id);
+    if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
+    return rc;
 }
 
 static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
+    if (in->u.submit.kernel == CC_LO_NO_KERNEL) return ex_dummy(vm, f, in);
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
     for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
     /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
      * parameter's rank); this guards the arrays below against a lowered program
      * built some other way. */
-    if (nv > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS)
+    if (nv + in->u.submit.has_pred > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS)
         return ex_fail(vm, in, "internal error: a task with more arguments than the runtime takes");
     pto_arg args[PTO_MAX_TENSOR_ARGS];
     uint64_t sc[PTO_MAX_SCALAR_ARGS];
@@ -130,10 +187,12 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     uint32_t n = ns;
     for (uint32_t i = 0; i < nv; i++)
         for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
-    for (uint32_t i = 0; i < in->u.submit.ndeps; i++)
-        vm->deps[i] = (pto_dep){.id = f->regs[in->u.submit.deps[i]].u, .kind = PTO_DEP_WAIT_RETAIN};
+    uint32_t nd = ex_deps(vm, f, in);
+    pto_predicate pr;
+    int rc = in->u.submit.has_pred ? ex_predicate(vm, f, in, args, &nv, &pr) : 0;
+    if (rc) return rc;
     pto_task t = {.kernel = ex_kernel_entry, .ctx = &vm->kctx[in->u.submit.kernel], .name = k->name, .args = args,
-                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = in->u.submit.ndeps};
+                  .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = nd};
     if (in->u.submit.blocks >= 0) { /* an SPMD task (DSL-V2-SPEC §7) */
         int64_t nb = f->regs[in->u.submit.blocks].i;
         if (nb < 1 || nb > UINT32_MAX) {
@@ -144,7 +203,7 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         t.num_blocks = (uint32_t)nb;
     }
     pto_task_id id = PTO_INVALID_TASK_ID;
-    int rc = pto_task_submit(vm->rt, &t, &id);
+    rc = pto_task_submit_if(vm->rt, &t, in->u.submit.has_pred ? &pr : NULL, &id);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
     return rc;
 }
@@ -185,7 +244,7 @@ static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     int64_t off[CC_MAX_RANK];
     int rc = ex_window(vm, f, in, x, in->u.mem.shape, "slice", off);
     if (rc) return rc;
-    ex_tensor v = {.base = x->base, .dtype = x->dtype, .offset = x->offset, .owner = x->owner};
+    ex_tensor v = {.base = x->base, .dtype = x->dtype, .offset = x->offset, .owner = x->owner, .manual = x->manual};
     for (uint32_t d = 0; d < x->rank; d++) {
         v.offset += off[d] * x->strides[d];
         if (!(in->mode & (1u << d))) v.shape[v.rank] = in->u.mem.shape[d], v.strides[v.rank++] = x->strides[d];
@@ -236,7 +295,7 @@ static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     int64_t off[CC_MAX_RANK];
     int rc = ex_window(vm, f, in, dst, src->shape, "assemble", off);
     if (rc) return rc;
-    pto_arg args[2] = {{.tag = PTO_ARG_IN}, {.tag = PTO_ARG_OUTPUT_EXISTING}};
+    pto_arg args[2] = {{.tag = src->manual ? PTO_ARG_NO_DEP : PTO_ARG_IN}, {.tag = dst->manual ? PTO_ARG_NO_DEP : PTO_ARG_OUTPUT_EXISTING}};
     ex_pto_view(src, &args[0].view), ex_pto_view(dst, &args[1].view);
     for (uint32_t d = 0; d < dst->rank; d++) args[1].view.offset += off[d] * dst->strides[d], args[1].view.shape[d] = (uint64_t)src->shape[d];
     pto_task t = {.kernel = ex_copy_kernel, .name = "pl.assemble", .args = args, .num_args = 2};
@@ -273,6 +332,20 @@ static int ex_element(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_i
         else if (!rc) f->regs[in->dst].i = e.i;
     }
     return rc ? ex_fail(vm, in, msg) : 0;
+}
+
+/* AGET / ASET: one slot of a TASK_ID array (u.imm.i registers from ra, or rdst). */
+static int ex_array(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
+{
+    int64_t i = f->regs[in->b].i, n = in->u.imm.i;
+    if (i < 0 || i >= n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "pl.array index %lld is out of range for an array of %lld", (long long)i, (long long)n);
+        return ex_fail(vm, in, msg);
+    }
+    if (in->code == CC_LO_AGET) f->regs[in->dst] = f->regs[in->a + i];
+    else f->regs[in->dst + i] = f->regs[in->a];
+    return 0;
 }
 
 /* A value of the caller's frame into a slot of the callee's (or back). */
@@ -344,6 +417,7 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_VIEW: rc = ex_view(vm, f, in); break;
         case CC_LO_COPY: rc = ex_copy(vm, f, in); break;
         case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
+        case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;

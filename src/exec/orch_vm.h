@@ -33,6 +33,7 @@ typedef struct ex_tensor {
     int64_t strides[CC_MAX_RANK];
     int64_t offset;
     pto_task_id owner;
+    uint8_t manual; /* a view of a manual_dep=True buffer: every task gets it PTO_ARG_NO_DEP */
 } ex_tensor;
 
 /* The value of one entry parameter (kind: CC_LO_REG or CC_LO_TENSOR, as

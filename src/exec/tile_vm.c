@@ -387,7 +387,8 @@ static int vm_bind(vm *m)
         if (k->params[i].kind == CC_LO_REG) nscal++;
         else if (k->params[i].kind == CC_LO_TENSOR) nten++, ranks += k->tensors[k->params[i].index].type.rank;
     }
-    if (a->num_views != nten || a->num_scalars != nscal + ranks)
+    /* a view after the kernel's is a predicate's flag (orch_vm.c), not the kernel's */
+    if (a->num_views < nten || a->num_views > nten + 1 || a->num_scalars != nscal + ranks)
         return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins), got %u and %u",
                        k->name, nten, nscal + ranks, nscal, a->num_views, a->num_scalars);
     for (uint32_t t = 0; t < k->ntensors; t++) m->tmap[t] = -1;

@@ -30,6 +30,7 @@
 #include "runtime/error.h"
 #include "runtime/format.h"
 #include "runtime/overlap.h"
+#include "runtime/predicate.h"
 #include "runtime/scope.h"
 #include "runtime/stats.h"
 #include "runtime/task_state.h"
@@ -134,6 +135,7 @@ static rt_slot *rt_slot_init(pto_runtime *rt, rt_ring *ring, uint32_t local, con
         atomic_store_explicit(&s->block_next, 0, memory_order_relaxed);
         atomic_store_explicit(&s->block_done, 0, memory_order_relaxed);
     }
+    s->has_pred = 0;
     s->tm_head = 0;
     s->dep_pool_mark = ring->deps.top;
     s->spill_start = s->spill_mark = ring->spill.top;
@@ -353,7 +355,7 @@ static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
     return rc;
 }
 
-static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
+static int rt_submit(pto_runtime *rt, const pto_task *t, const pto_predicate *pred, pto_task_id *id_out)
 {
     rt_tm_key keys[PTO_MAX_TENSOR_ARGS];
     uint64_t out_bytes;
@@ -367,8 +369,11 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     rt->submitting = PTO_INVALID_TASK_ID;
     if (!t) return rt_error_invalid(rt, "pto_task_submit", "task is NULL");
     int rc = rt_validate(rt, t, keys, &out_bytes);
+    const char *bad = rc ? NULL : rt_pred_reason(t, pred);
+    if (bad) return rt_error_invalid(rt, "pto_task_submit_if", bad);
     rt_slot *s = rc ? NULL : rt_task_open(rt, t, out_bytes, 0, &id, &out, &rc);
     if (!s) return rc;
+    if (pred) s->has_pred = 1, s->pred = *pred; /* no worker sees the slot before it is ready */
     int r = rt_task_ring(id);
     uint32_t local = rt_task_local(id);
     rt_ring *ring = &rt->rings[r];
@@ -421,13 +426,15 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
     return 0;
 }
 
-int pto_task_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out)
+int pto_task_submit_if(pto_runtime *rt, const pto_task *t, const pto_predicate *pred, pto_task_id *id_out)
 {
     if (rt) rt->submitting_name = t ? t->name : NULL;
-    int rc = rt_submit(rt, t, id_out);
+    int rc = rt_submit(rt, t, pred, id_out);
     if (rt) rt->submitting_name = NULL;
     return rt_api_leave(rt, rc);
 }
+
+int pto_task_submit(pto_runtime *rt, const pto_task *t, pto_task_id *id_out) { return pto_task_submit_if(rt, t, NULL, id_out); }
 
 static int rt_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_id *id_out)
 {

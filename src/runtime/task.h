@@ -78,6 +78,8 @@ typedef struct rt_slot {
     int scope_depth;         /* -1 = implicit root */
     uint32_t num_views, num_scalars, num_fanin;
     uint32_t num_blocks;     /* >= 1 */
+    uint8_t has_pred;        /* pred holds pto_task.predicate (its kernel runs only when it holds) */
+    pto_predicate pred;
     uint32_t tm_head;        /* orchestrator: first tensormap entry of this task */
     uint64_t packed_end;     /* orchestrator: heap alloc_total after its outputs (linear) */
     uint64_t record_end;     /* orchestrator: record arena alloc_total after its record */

@@ -29,6 +29,7 @@
 #include "runtime/check.h"
 #include "runtime/error.h"
 #include "runtime/format.h"
+#include "runtime/predicate.h"
 #include "runtime/progress.h"
 #include "runtime/task_state.h"
 
@@ -76,6 +77,7 @@ static pto_task_id rt_complete(pto_runtime *rt, pto_task_id id)
 static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id, const rt_slot *s, uint32_t block)
 {
     if (!s->kernel || rt_error_latched(rt)) return;
+    if (s->has_pred && !rt_pred_holds(&s->pred, s->views)) return; /* retires unrun (D-pred) */
     pto_kernel_args args = {
         .task_id = id,
         .worker = w->index,

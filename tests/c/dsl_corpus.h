@@ -127,6 +127,36 @@ static const char dsl_helpers_program[] =
     "        out = self.k(s=self.halve(SCALE * 2), out=out, a=a)\n"
     "        return out\n";
 
+/* The dependency directives (DSL-V2-SPEC §8): no_dep_args=, pl.no_dep,
+ * manual_dep=True, predicate=, allow_early_resolve=, task_dummy and TASK_ID
+ * arrays. */
+static const char dsl_deps_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.program\n"
+    "class Deps:\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def k(self, a, out: pl.Out[pl.Tensor]):\n"
+    "        pl.store(pl.load(a, [0, 0], [256, 128]), [0, 0], out)\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    "    def main(self, a, out, w):\n"
+    "        tmp = pl.create_tensor([256, 128], pl.FP32, manual_dep=True)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[a], allow_early_resolve=False) as t0:\n"
+    "            pl.store(pl.load(a, [0, 0], [256, 128]), [0, 0], tmp)\n"
+    "        with pl.manual_scope():\n"
+    "            o, t1 = pl.submit(self.k, pl.no_dep(tmp), out, deps=[t0], predicate=(w[0, 1] > -2), allow_early_resolve=True)\n"
+    "            d = pl.system.task_dummy(deps=[t0, t1, None])\n"
+    "            ids = pl.array.create(3, pl.TASK_ID)\n"
+    "            for i in pl.range(2):\n"
+    "                ids[i + 1] = d\n"
+    "            ids[0] = t1\n"
+    "            x = ids[2]\n"
+    "            o2, t2 = pl.submit(self.k, tmp, out, deps=[ids])\n"
+    "            o3, t3 = pl.submit(self.k, tmp, out, deps=[ids[1], x])\n"
+    "        return out\n";
+
 /* Loop forms and explicit carries (DSL-V2-SPEC §6): pl.unroll, pl.parallel,
  * pl.pipeline, pl.while_, init_values= and pl.yield_ in loops and if arms. */
 static const char dsl_loops_program[] =
@@ -166,6 +196,7 @@ static const dsl_program dsl_corpus[] = {
     {"seed orch", "Orch", dsl_orch_program},
     {"surface", "surface", dsl_surface_program},
     {"helpers", "Helpers", dsl_helpers_program},
+    {"deps", "Deps", dsl_deps_program},
     {"loops", "Loops", dsl_loops_program},
 };
 

@@ -100,20 +100,14 @@ static void test_dsl_later_data_movement_and_views(void **s)
 
 #define MANUAL "    with pl.manual_scope():\n"
 
+/* dumps= stays later; no_dep_args=, pl.no_dep, manual_dep=, predicate= and
+ * allow_early_resolve= are DSL-V2-SPEC §8's (test_dsl_deps.c). */
 static void test_dsl_later_dependency_opt_outs(void **s)
 {
     (void)s;
     static const later_case rows[] = {
-        {CALLER, "    out = k(pl.no_dep(a), out)\n", 10, 13, "pl.no_dep is not supported in this version"},
-        {CTRL, "    with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[a]):" PASS8, 5, 43, "pl.at(no_dep_args=...) is not supported in this version"},
-        {CTRL, "    x = pl.create_tensor([64, 128], pl.FP32, manual_dep=True)\n", 5, 57, "manual_dep=True is not supported in this version"},
-        {CALLER, MANUAL "        o, t = pl.submit(k, a, out, predicate=True)\n", 11, 37, "pl.submit(predicate=...) is not supported in this version"},
         {CALLER, MANUAL "        o, t = pl.submit(k, a, out, dumps=[a])\n", 11, 37, "pl.submit(dumps=...) is not supported in this version"},
-        {CALLER, MANUAL "        o, t = pl.submit(k, a, out, allow_early_resolve=True)\n", 11, 37,
-         "pl.submit(allow_early_resolve=...) is not supported in this version"},
         {CTRL, "    with pl.at(level=pl.Level.CORE_GROUP, dumps=[a]):" PASS8, 5, 43, "pl.at(dumps=...) is not supported in this version"},
-        {CTRL, "    with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=True):" PASS8, 5, 43,
-         "pl.at(allow_early_resolve=...) is not supported in this version"},
         {CTRL, "    ids = pl.array([0, 1], pl.TASK_ID)\n", 5, 11, "pl.array is not supported in this version"}, /* TaskId arrays */
     };
     RUN(rows);

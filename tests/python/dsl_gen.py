@@ -59,7 +59,7 @@ FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
 # optimizations= of the AUTO create tasks, picked by the tensor's number (no draw: seeds keep their programs)
 HINTS = ("", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)]",
-         ", optimizations=[pl.cross_core_slot(slot_num=2)]")
+         ", optimizations=[pl.cross_core_slot(slot_num=2)]", ", allow_early_resolve=True")
 MAX_BODY_TENSORS = 5   # tensors one pl.at body reads or writes: 5 box origins of 2 + 6 scalars <= 16
 MAX_LIVE_WRITABLE = 7  # y0, y1 and created tensors in reach: a fence's 7 box origins of 2 <= 16
 

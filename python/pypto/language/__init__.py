@@ -117,6 +117,8 @@ class _Namespace:
 
 tensor = _Namespace("tensor.")
 tile = _Namespace("tile.")
+system = _Namespace("system.")  # pl.system.task_dummy (the hardware-internal members: the compiler's)
+array = _Namespace("array.")    # pl.array.create
 
 
 class _Hint(_KernelName):
