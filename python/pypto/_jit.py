@@ -9,7 +9,7 @@ import sys
 from . import _C
 from ._args import adapt_args, bind_args
 from ._kernel import KernelBase, ProgramText, _config, _defining_scope, _run, _Source
-from ._program import Program, parse_program, program  # noqa: F401  (pypto.language's names)
+from ._program import Program, loads, parse, parse_program, program  # noqa: F401  (pypto.language's names)
 
 
 class JitFunction(KernelBase):
@@ -59,7 +59,7 @@ class JitFunction(KernelBase):
         """The post-pass program as DSL text (never runs, never writes files)."""
         config = _config(config)
         handle, _ = self._prepare(args, kwargs, config, True)
-        return ProgramText(_C.text(handle))
+        return ProgramText(_C.text(handle), self.__name__)
 
     def __call__(self, *args, config=None, **kwargs):
         config = _config(config)

@@ -18,15 +18,11 @@ import warnings
 
 from . import _C
 from ._errors import InternalError
+from .ir._program import Program
 from .language.parser import diagnostics as _diag
 
 
-class ProgramText(str):
-    """A printed program (DSL text); as_python() returns itself."""
-
-    def as_python(self):
-        return self
-
+ProgramText = Program  # v1's name of a printed program (DSL-V2-SPEC §2)
 
 # ---- diagnostics ------------------------------------------------------------------------------
 

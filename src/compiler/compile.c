@@ -19,6 +19,7 @@
 #include "compiler/ast_printer.h"
 #include "compiler/program.h"
 #include "compiler/diag.h"
+#include "compiler/introspect.h"
 #include "compiler/lexer.h"
 #include "compiler/lower.h"
 #include "compiler/parser.h"
@@ -52,6 +53,10 @@ struct pto_program {
     base_strbuf text;
     base_strbuf listing;
     pto_diagnostic *pub;
+    const char *entry;              /* opts->entry, copied */
+    const pto_function_info *funcs; /* pto_program_functions's table, made when first asked for */
+    size_t nfuncs;
+    int funcs_made;
 };
 
 static const char *const pto_stage_names[] = {
@@ -99,7 +104,12 @@ static int pto_source(pto_program *p, const pto_compile_options *o)
 static int pto_run_stages(pto_program *p, const pto_compile_options *o)
 {
     int last = o->stop_after > PTO_STAGE_ALL && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
-    if (!o->entry) return 0;
+    if (!o->entry) {
+        if (o->print_function) cc_print_source(&p->mod, o, &p->text);
+        return 0;
+    }
+    if (!(p->entry = base_arena_strndup(&p->arena, o->entry, strlen(o->entry))))
+        return cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while reading the entry"), -1;
     p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->src};
     if (last == PTO_STAGE_SYNTAX) {
         if (cc_check_entry(&p->mod, o, &p->ir) != 0) return -1;
@@ -223,6 +233,15 @@ int pto_program_writes(const pto_program *p, const char *param)
         if (n && !strcmp(n, param)) return e->dirs[k] == CC_DIR_OUT || e->dirs[k] == CC_DIR_INOUT;
     }
     return 0;
+}
+
+size_t pto_program_functions(pto_program *p, const pto_function_info **out)
+{
+    *out = NULL;
+    if (!p || p->diags.errors) return 0;
+    if (!p->funcs_made) p->nfuncs = cc_module_functions(&p->mod, p->entry, &p->arena, &p->funcs), p->funcs_made = 1;
+    *out = p->funcs;
+    return p->nfuncs;
 }
 
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }
