@@ -73,11 +73,13 @@ class Program(KernelBase):
         """Post-pass text of the whole program, specialized through its Orchestration entry."""
         return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
 
-    def as_python(self, prefix="pl", concise=False, format=True):
+    def as_python(self, *, prefix="pl", concise=False, format=True):
         """The program before the passes: as written, parsed and printed,
         with the constants its code names; parameters keep their annotations
         (a bare pl.Tensor stays bare), so no arguments are needed."""
-        return ProgramText(_C.text(self._syntax()), self.__name__).as_python(prefix, concise, format)
+        # form None: printed again in the asked form (the module may name pypto.language otherwise)
+        text = ProgramText(_C.text(self._syntax()), self.__name__, form=None)
+        return text.as_python(prefix=prefix, concise=concise, format=format)
 
     @property
     def name(self):
@@ -156,7 +158,8 @@ def parse(code, filename="<string>"):
     try:
         compiled = compile(code, name, "exec")
     except SyntaxError as e:
-        raise SyntaxError("Failed to compile code from %s: %s" % (filename, e)) from None
+        raise SyntaxError("Failed to compile code from %s: %s (%s, line %s)" % (filename, e.msg, filename, e.lineno)) \
+            from None
     exec(compiled, namespace)
     found = [(k, v) for k, v in namespace.items()
              if isinstance(v, Program) or inspect.isfunction(v) and hasattr(v, "_pl_function")]

@@ -47,7 +47,7 @@ class Function:
         self.return_types = list(returns)
         self._text, self._filename, self._entry = text, filename, entry
 
-    def as_python(self, prefix="pl", concise=False, format=True):
+    def as_python(self, *, prefix="pl", concise=False, format=True):
         """The function alone, as a module-level @pl.function def (a method without self)."""
         return _C.text(_syntax(self._text, self._filename, self._entry, prefix, concise, self.name))
 
@@ -80,7 +80,7 @@ class Program(str):
     def get_function(self, name):
         return self.functions.get(name)
 
-    def as_python(self, prefix="pl", concise=False, format=True):
+    def as_python(self, *, prefix="pl", concise=False, format=True):
         """The text with pypto.language named prefix, local annotations dropped
         when concise; the text itself when it is that form already."""
         if (prefix, bool(concise)) == self._form:
