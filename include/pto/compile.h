@@ -119,6 +119,9 @@ typedef struct pto_compile_options {
     const char *print_function;  /* the text is this function alone, as a module-level def (a method without
                                   * `self`): a method of the @pl.program entry after a SYNTAX compile, or, with
                                   * no entry, a module-level def of the file (Function.as_python()) */
+    int emit_torch;              /* 1: after the passes, the text is the program as torch source instead
+                                  * (pypto.debug.torch_codegen; nothing is lowered); 2: with shape asserts.
+                                  * An op with no torch translation is an UnsupportedFeatureError */
 } pto_compile_options;
 
 typedef struct pto_program pto_program;

@@ -5,7 +5,7 @@
  *
  *   compile(source, filename, first_line, first_column, entry, function, constants, args,
  *           stop_after[, entry_line[, print_prefix, print_concise,
- *           print_function]]) -> (Program, [diagnostic, ...])
+ *           print_function[, emit_torch]]]) -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
  *       dtype name, shape)] or [("scalar", name, value)].  stop_after: a
@@ -196,14 +196,14 @@ static PyObject *py_compile(PyObject *mod, PyObject *args)
     (void)mod;
     PyObject *source, *entry, *function, *constants, *specs, *stop;
     const char *filename;
-    int first_line, first_column, entry_line = 0, concise = 0;
+    int first_line, first_column, entry_line = 0, concise = 0, torch = 0;
     const char *prefix = NULL, *alone = NULL;
-    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O|izpz", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
-                          &constants, &PyList_Type, &specs, &stop, &entry_line, &prefix, &concise, &alone))
+    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O|izpzi", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
+                          &constants, &PyList_Type, &specs, &stop, &entry_line, &prefix, &concise, &alone, &torch))
         return NULL;
     pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column,
                              .entry_line = entry_line, .print_prefix = prefix, .print_concise = concise,
-                             .print_function = alone};
+                             .print_function = alone, .emit_torch = torch};
     Py_ssize_t len;
     if (!(o.source = PyUnicode_AsUTF8AndSize(source, &len))) return NULL;
     o.source_len = (size_t)len;

@@ -25,6 +25,7 @@
 #include "compiler/parser.h"
 #include "compiler/passes.h"
 #include "compiler/printer.h"
+#include "compiler/torch_printer.h"
 #include "compiler/typecheck.h"
 
 /* The public dtypes are the compiler's, value by value and size by size
@@ -125,6 +126,7 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
         cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while ordering the functions");
         return -1;
     }
+    if (o->emit_torch) return cc_print_torch(&p->ir, o->emit_torch > 1, &p->text);
     cc_print_program(&p->ir, &p->text);
     if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
     if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;

@@ -285,6 +285,7 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     const char *who = tc_who(t, t->c.fn->name);
     if (!sp) {
         if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
+        if (ip->type.kind == CC_T_SCALAR && shaped && t->o->emit_torch) return 1; /* torch source: a run-time value */
         t->unshaped = 1;
         char hint[160];
         snprintf(hint, sizeof hint, "pass it (ptoc: --shape %s=ROWSxCOLS:fp32%s)", ip->name,

@@ -210,3 +210,9 @@ def test_I_fn_parsed_program_runs_like_the_original(load):
     mod.Prog(a, want)
     parsed(a, o)
     assert np.array_equal(o.numpy(), want.numpy()) and np.array_equal(want.numpy(), (a * 4).numpy())
+
+
+def test_I_parse_serialize_a_function():
+    f = pl.parse("@pl.function\ndef g(x: pl.Tensor[[32], pl.FP32]) -> pl.Tensor[[32], pl.FP32]:\n    return x\n")
+    back = ir.deserialize(ir.serialize(f))
+    assert isinstance(back, ir.Function) and back.name == "g" and back.as_python() == f.as_python()
