@@ -127,10 +127,45 @@ class _Jit:
 jit = _Jit()
 
 
+class StandaloneFunction(KernelBase):
+    """A module-level @pl.function (DSL-V2-SPEC §2 F-sa): a @pl.program method or a
+    @pl.jit body calls it by bare name and so pulls it into its program; Python
+    never calls it."""
+
+    def __init__(self, fn):
+        self.__wrapped__ = fn
+        self._pl_function = fn._pl_function
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(self, attr, getattr(fn, attr, None))
+        self._src = _Source(fn, "@pl.function '%s'" % fn.__name__)
+        self._scope = {}
+        self._init_cache()
+
+    def _flags(self):
+        return ("function", self.__name__)
+
+    def _functions(self):
+        return [self.__wrapped__]
+
+    def _followed(self):
+        return [(self.__wrapped__, self._scope)]
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("@pl.function function '%s' cannot be called directly; call it from a @pl.program method "
+                        "or a @pl.jit entry" % self.__name__)
+
+    def __repr__(self):
+        return "<pl.function %s>" % self.__qualname__
+
+
 def function(fn=None, /, **kwargs):
-    """@pl.function(type=..., auto_scope=..., level=...) on a @pl.program method; the
-    compiler reads and checks the keywords from the source."""
+    """@pl.function(type=..., auto_scope=..., level=...) on a @pl.program method, or at
+    module level a standalone function; the compiler reads and checks the keywords
+    from the source."""
+    frame = sys._getframe(1)
+    module_level = frame.f_locals is frame.f_globals
+
     def mark(f):
         f._pl_function = dict(kwargs)
-        return f
+        return StandaloneFunction(f) if module_level and inspect.isfunction(f) else f
     return mark(fn) if fn is not None else mark

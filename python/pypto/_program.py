@@ -161,8 +161,8 @@ def parse(code, filename="<string>"):
         raise SyntaxError("Failed to compile code from %s: %s (%s, line %s)" % (filename, e.msg, filename, e.lineno)) \
             from None
     exec(compiled, namespace)
-    found = [(k, v) for k, v in namespace.items()
-             if isinstance(v, Program) or inspect.isfunction(v) and hasattr(v, "_pl_function")]
+    from ._jit import StandaloneFunction
+    found = [(k, v) for k, v in namespace.items() if isinstance(v, (Program, StandaloneFunction))]
     if not found:
         raise ValueError(_NONE_FOUND % filename)
     if len(found) > 1:
