@@ -216,3 +216,18 @@ def test_I_parse_serialize_a_function():
     f = pl.parse("@pl.function\ndef g(x: pl.Tensor[[32], pl.FP32]) -> pl.Tensor[[32], pl.FP32]:\n    return x\n")
     back = ir.deserialize(ir.serialize(f))
     assert isinstance(back, ir.Function) and back.name == "g" and back.as_python() == f.as_python()
+
+
+from test_round_trip import PROGRAMS, program  # noqa: E402,F401  (the seed, docs and examples programs)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_I_fn_round_trip_law_on_the_seed_docs_and_examples_programs(program, name):
+    kernel, make_args, _ = program(name)
+    low = kernel.lower(*make_args())
+    for form in ({"concise": True}, {"prefix": "ppl"}, {"prefix": "ppl", "concise": True}):
+        text = low.as_python(**form)
+        parsed = pl.parse(text)
+        assert parsed.as_python(**form) == text, form
+        assert parsed.lower(*make_args()) == low, form
+    assert list(low.functions) == sorted(low.functions) and len(low.functions) == str(low).count("    def ")
