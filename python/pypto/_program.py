@@ -14,6 +14,7 @@ import sys
 
 from . import _C
 from ._args import adapt_args, bind_args
+from ._function import StandaloneFunction
 from ._kernel import KernelBase, ProgramText, _Source, _compile, _config, _defining_scope, _run
 
 
@@ -161,7 +162,6 @@ def parse(code, filename="<string>"):
         raise SyntaxError("Failed to compile code from %s: %s (%s, line %s)" % (filename, e.msg, filename, e.lineno)) \
             from None
     exec(compiled, namespace)
-    from ._jit import StandaloneFunction
     found = [(k, v) for k, v in namespace.items() if isinstance(v, (Program, StandaloneFunction))]
     if not found:
         raise ValueError(_NONE_FOUND % filename)
