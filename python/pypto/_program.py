@@ -170,8 +170,8 @@ def parse(code, filename="<string>"):
     key, obj = found[0]
     if isinstance(obj, Program):
         return obj
-    rows = {row[0]: row for row in _C.functions(_syntax(code, name, None))}
-    return Function(rows[obj.__name__], code, name, None)
+    rows = {row[0]: row for row in _C.functions(_syntax(code, filename, None))}
+    return Function(rows[obj.__name__], code, filename, None)
 
 
 def loads(path):
