@@ -97,7 +97,9 @@ struct cc_stmt {
         cc_expr *expr;                                                    /* EXPR */
         struct { cc_expr **targets; uint32_t ntargets; cc_expr *annotation; cc_expr *value; } assign;
         struct { cc_expr *target; cc_op op; cc_expr *value; } aug;
-        struct { const char *var; cc_span var_span; cc_expr *iter; cc_block body; } for_;
+        /* target NULL: `for var in`; else the written target list (a tuple, or one parenthesized
+         * tuple), var its leading name or NULL (DSL-V2-SPEC §6) */
+        struct { const char *var; cc_span var_span; cc_expr *iter; cc_block body; cc_expr *target; } for_;
         struct { cc_expr *cond; cc_block body; } while_;
         struct { cc_expr *cond; cc_block then, orelse; } if_;             /* elif: orelse holds one IF */
         struct { cc_with_item *items; uint32_t nitems; cc_block body; } with;

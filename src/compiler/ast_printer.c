@@ -95,6 +95,17 @@ static void print_bare_tuple(ap *a, const cc_expr *e)
     else print_expr(a, e);
 }
 
+/* `i`, `i, (c1, c2)`; a tuple of names only (pl.while_'s carries) keeps its parentheses. */
+static void print_for_target(ap *a, const cc_stmt *s)
+{
+    const cc_expr *t = s->u.for_.target;
+    if (!t) return (void)base_strbuf_puts(a->out, s->u.for_.var);
+    int names = t->kind == CC_E_TUPLE;
+    for (uint32_t k = 0; names && k < t->u.seq.n; k++) names = t->u.seq.items[k]->kind == CC_E_NAME;
+    if (names) print_expr(a, t);
+    else print_bare_tuple(a, t);
+}
+
 static void print_call(ap *a, const cc_expr *e)
 {
     print_operand(a, e->u.call.fn, CC_PREC_ATOM);
@@ -292,7 +303,9 @@ static void print_stmt(ap *a, const cc_stmt *s, int depth)
         break;
     case CC_S_PASS: base_strbuf_puts(a->out, "pass"); break;
     case CC_S_FOR:
-        base_strbuf_printf(a->out, "for %s in ", s->u.for_.var);
+        base_strbuf_puts(a->out, "for ");
+        print_for_target(a, s);
+        base_strbuf_puts(a->out, " in ");
         print_expr(a, s->u.for_.iter);
         print_header_end(a, &s->u.for_.body, depth);
         return;

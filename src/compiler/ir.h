@@ -74,6 +74,7 @@ struct cc_ir_expr {
             uint8_t cache;    /* LOAD: cc_cache_policy (UNSET until stage 6 unless written) */
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
+            uint8_t atomic;   /* STORE: the pl.AtomicType (Add: adds into the window, reading it) */
             uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; LOAD, STORE: CC_IR_SPELLED_WINDOW
                                * when written as pl.slice / pl.assemble of a Tensor (it prints so) */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
@@ -101,6 +102,17 @@ typedef enum cc_ir_stmt_kind {
     CC_I_AT,      /* pl.at: CORE_GROUP until outlined; grouping levels stay */
     CC_I_RETURN
 } cc_ir_stmt_kind;
+
+/* The loop forms a for statement keeps (pl.unroll is expanded by the type checker). */
+typedef enum cc_ir_loop_form { CC_LOOP_RANGE, CC_LOOP_PARALLEL, CC_LOOP_PIPELINE } cc_ir_loop_form;
+
+/* What an assignment is in an explicit carry (DSL-V2-SPEC §6, L-carry; docs/compiler.md, "Carries"):
+ * INIT `c1, ... = v1, ...` right before its loop (the carries' initial values), YIELD
+ * `c1, ... = e1, ...` ending the loop body (or the sole `with pl.scope()` there), OUT
+ * `o1, ... = c1, ...` right after the loop (the yield-bound names), PHI `x, ... = e, ...`
+ * ending an if arm.  Ordinary assignments to every later stage; the printer writes them
+ * back as the loop header's init_values=, `o1, ... = pl.yield_(e1, ...)` and `x = pl.yield_(e)`. */
+typedef enum cc_ir_carry_role { CC_CARRY_NONE, CC_CARRY_INIT, CC_CARRY_YIELD, CC_CARRY_OUT, CC_CARRY_PHI } cc_ir_carry_role;
 
 typedef struct cc_ir_stmt cc_ir_stmt;
 typedef struct cc_ir_block {
@@ -139,10 +151,19 @@ struct cc_ir_stmt {
     uint8_t kind; /* cc_ir_stmt_kind */
     cc_span span;
     union {
-        struct { cc_ir_target *targets; uint32_t ntargets; cc_ir_expr *value; } assign;
+        struct { cc_ir_target *targets; uint32_t ntargets; cc_ir_expr *value; uint8_t role; /* cc_ir_carry_role */ } assign;
         cc_ir_expr *expr;
-        struct { const char *var; cc_span var_span; cc_ir_expr *start, *stop, *step; cc_ir_block body; } for_;
-        struct { cc_ir_expr *cond; cc_ir_block body; } while_;
+        struct {
+            const char *var;
+            cc_span var_span;
+            cc_ir_expr *start, *stop, *step;
+            cc_ir_block body;
+            uint8_t form;    /* cc_ir_loop_form: as written (printed back) */
+            uint8_t carried; /* explicit carries (DSL-V2-SPEC §6 L-carry): a CARRY_INIT assignment
+                              * stands before, a CARRY_OUT one after, the body ends with a YIELD */
+            int64_t stage;   /* pl.pipeline's stage= (a hint) */
+        } for_;
+        struct { cc_ir_expr *cond; cc_ir_block body; uint8_t carried; /* pl.while_: as for_.carried */ } while_;
         struct { cc_ir_expr *cond; cc_ir_block then, orelse; uint8_t elif; } if_;
         struct {
             uint8_t mode;              /* cc_scope_mode */
@@ -254,7 +275,8 @@ int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
  * misplaced tile op, with the hint to move it into kernel code. */
 void cc_misplaced_op(cc_diags *d, cc_span sp, const char *op, cc_func_kind k, const char *f);
 /* The tensor an op reads or writes in place, or NULL: pl.load's and a
- * pl.read of a tensor's (*dir In), pl.store's and pl.write's (*dir Out). */
+ * pl.read of a tensor's (*dir In), pl.store's and pl.write's (*dir Out; an
+ * atomic pl.store reads the window too: InOut).  Writes: *dir & CC_DIR_OUT. */
 const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir);
 /* Does e read the variable name? */
 int cc_ir_expr_uses(const cc_ir_expr *e, const char *name);

@@ -84,5 +84,8 @@ void **cc_list_finish(cc_parser *p, cc_list *l);
 cc_expr *cc_parse_expr(cc_parser *p);
 /* expr (',' expr)*: one expression, or a tuple without parentheses. */
 cc_expr *cc_parse_exprlist(cc_parser *p);
+/* A for statement's target list (before `in`): primaries separated by commas, a tuple
+ * when there is a comma; the type checker judges its shape (DSL-V2-SPEC §6). */
+cc_expr *cc_parse_targetlist(cc_parser *p);
 
 #endif

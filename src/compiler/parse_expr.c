@@ -434,16 +434,18 @@ cc_expr *cc_parse_expr(cc_parser *p)
     return e;
 }
 
-cc_expr *cc_parse_exprlist(cc_parser *p)
+/* Items separated by commas (a trailing one allowed) until a newline, '=',
+ * ':' or the word `in`, each parsed by item; one without a comma is itself. */
+static cc_expr *cc_parse_list_of(cc_parser *p, cc_expr *(*item)(cc_parser *))
 {
-    cc_expr *first = cc_parse_expr(p);
+    cc_expr *first = item(p);
     if (!first || !cc_at(p, CC_TOK_COMMA)) return first;
     cc_list items = {0};
     cc_list_push(p, &items, first);
     while (cc_at(p, CC_TOK_COMMA)) {
         cc_next(p);
-        if (cc_at(p, CC_TOK_NEWLINE) || cc_at(p, CC_TOK_ASSIGN) || cc_at(p, CC_TOK_COLON)) break;
-        cc_expr *e = cc_parse_expr(p);
+        if (cc_at(p, CC_TOK_NEWLINE) || cc_at(p, CC_TOK_ASSIGN) || cc_at(p, CC_TOK_COLON) || cc_at_word(p, "in")) break;
+        cc_expr *e = item(p);
         if (!e || !cc_list_push(p, &items, e)) return free(items.items), NULL;
     }
     cc_expr *t = cc_expr_new(p, CC_E_TUPLE, cc_join(first->span, ((cc_expr *)items.items[items.n - 1])->span));
@@ -453,3 +455,7 @@ cc_expr *cc_parse_exprlist(cc_parser *p)
     for (uint32_t k = 0; t->u.seq.items && k < t->u.seq.n; k++) cc_deepen(t, t->u.seq.items[k]);
     return cc_depth_checked(p, t);
 }
+
+cc_expr *cc_parse_exprlist(cc_parser *p) { return cc_parse_list_of(p, cc_parse_expr); }
+
+cc_expr *cc_parse_targetlist(cc_parser *p) { return cc_parse_list_of(p, cc_parse_primary); }

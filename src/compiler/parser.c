@@ -108,16 +108,16 @@ static cc_stmt *cc_parse_compound(cc_parser *p)
     const char *word = p->src->text + kw->off;
     cc_stmt *s;
     if (kw->len == 3 && !memcmp(word, "for", 3)) {
-        const cc_token *v = cc_peek(p);
-        if (v->kind != CC_TOK_NAME || cc_peek_at(p, 1)->kind == CC_TOK_COMMA)
-            return cc_unsupported_stmt(p, v->span, "for with a tuple target");
-        cc_next(p);
+        cc_expr *target = cc_parse_targetlist(p);
+        if (!target) return NULL;
         if (!cc_at_word(p, "in")) return cc_expected(p, "'in'");
         cc_next(p);
         cc_expr *iter = cc_parse_expr(p);
         if (!iter || !cc_expect(p, CC_TOK_COLON, "':'") || !(s = cc_stmt_new(p, CC_S_FOR, kw->span))) return NULL;
-        s->u.for_.var = cc_tok_text(p, v);
-        s->u.for_.var_span = v->span;
+        /* `for i in`: var; `for i, (c, ...) in` / `for (c, ...) in`: the target, var its leading name */
+        const cc_expr *lead = target->kind == CC_E_TUPLE ? target->u.seq.items[0] : target;
+        if (target->kind != CC_E_NAME) s->u.for_.target = target;
+        if (lead->kind == CC_E_NAME) s->u.for_.var = lead->u.name, s->u.for_.var_span = lead->span;
         s->u.for_.iter = iter;
         if (!cc_parse_block(p, &s->u.for_.body)) return NULL;
     } else if (kw->len == 5 && !memcmp(word, "while", 5)) {

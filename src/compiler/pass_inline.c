@@ -276,7 +276,7 @@ static void inl_block(inl_ctx *x, const inl_site *t, const cc_ir_block *b, cc_ir
 static int inl_has_effect(const cc_ir_expr *e)
 {
     cc_dir dir;
-    return e->kind == CC_X_CALL || (cc_ir_tensor_access(e, &dir) && dir == CC_DIR_OUT);
+    return e->kind == CC_X_CALL || (cc_ir_tensor_access(e, &dir) && (dir & CC_DIR_OUT));
 }
 
 /* The callee's return at the call: assignments to the call's targets (one

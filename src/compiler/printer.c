@@ -163,6 +163,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         else if (e->u.op.mode != CC_CAST_ROUND) base_strbuf_printf(out, "%smode=\"%s\"", s, cc_cast_mode_name(e->u.op.mode));
         break;
+    case CC_IR_STORE:
+        if (!positional && e->u.op.atomic) base_strbuf_printf(out, "%satomic=pl.AtomicType.%s", s, cc_atomic_type_name(e->u.op.atomic));
+        break;
     case CC_IR_MATMUL:
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
@@ -192,7 +195,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
  * keywords, keyword attributes): the op table's slot names; absent slots
  * are left out. */
 /* A LOAD written pl.slice(tensor, shape, offset[, valid_shape=][, clamp=True]),
- * a STORE written pl.assemble(tensor, source, offset). */
+ * a STORE written pl.assemble(tensor, source, offset[, atomic=pl.AtomicType.Add]). */
 static void print_spelled_window(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
     cc_ir_expr *const *arg = e->u.op.args;
@@ -209,6 +212,7 @@ static void print_spelled_window(const cc_ir_expr *e, int compact, base_strbuf *
         cc_print_expr(arg[3], compact, out);
     }
     if (load && e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
+    if (!load && e->u.op.atomic) base_strbuf_printf(out, "%satomic=pl.AtomicType.%s", s, cc_atomic_type_name(e->u.op.atomic));
     base_strbuf_puts(out, ")");
 }
 
@@ -305,7 +309,7 @@ static void print_footprints(const cc_ir_expr *v, base_strbuf *out)
     }
 }
 
-static void print_block(const cc_ir_block *b, int depth, base_strbuf *out);
+static void print_block(const cc_ir_block *b, int depth, const cc_ir_target *yn, base_strbuf *out);
 
 static void print_type(const cc_type *t, base_strbuf *out);
 
@@ -321,32 +325,83 @@ static int print_shows_mem(const cc_ir_expr *v)
 
 /* A tile whose space the value does not show (an add tagged by a pl.Tile
  * annotation) is printed with its annotation, so the tag survives. */
-static void print_assign(const cc_ir_stmt *s, base_strbuf *out)
+/* The values of an assignment: a, b = 1, 2 (the tuple as written), or one. */
+static void print_values(const cc_ir_stmt *s, base_strbuf *out)
 {
-    for (uint32_t k = 0; k < s->u.assign.ntargets; k++)
-        base_strbuf_printf(out, "%s%s", k ? ", " : "", s->u.assign.targets[k].name);
     const cc_ir_expr *v = s->u.assign.value;
-    if (s->u.assign.ntargets == 1 && !print_shows_mem(v)) {
-        base_strbuf_puts(out, ": ");
-        print_type(&v->type, out);
-    }
-    base_strbuf_puts(out, " = ");
-    if (s->u.assign.ntargets > 1 && v->kind == CC_X_LIST) /* a, b = 1, 2: the tuple as written */
+    if (s->u.assign.ntargets > 1 && v->kind == CC_X_LIST)
         for (uint32_t k = 0; k < v->u.list.n; k++) {
             if (k) base_strbuf_puts(out, ", ");
             cc_print_expr(v->u.list.items[k], 0, out);
         }
     else cc_print_expr(v, 0, out);
+}
+
+/* A loop's yield binds the names yn (its CARRY_OUT targets) as written; an if arm's, its own. */
+static void print_assign(const cc_ir_stmt *s, const cc_ir_target *yn, base_strbuf *out)
+{
+    int yield = s->u.assign.role == CC_CARRY_YIELD || s->u.assign.role == CC_CARRY_PHI;
+    const cc_ir_target *tg = s->u.assign.role == CC_CARRY_YIELD && yn ? yn : s->u.assign.targets;
+    for (uint32_t k = 0; k < s->u.assign.ntargets; k++) base_strbuf_printf(out, "%s%s", k ? ", " : "", tg[k].name);
+    const cc_ir_expr *v = s->u.assign.value;
+    if (s->u.assign.ntargets == 1 && !print_shows_mem(v)) {
+        base_strbuf_puts(out, ": ");
+        print_type(&v->type, out);
+    }
+    base_strbuf_puts(out, yield ? " = pl.yield_(" : " = ");
+    print_values(s, out);
+    if (yield) base_strbuf_puts(out, ")");
     print_footprints(v, out);
     base_strbuf_puts(out, "\n");
 }
 
-/* pl.range(stop) from 0 by 1, pl.range(start, stop) by 1, else all three. */
-static void print_for(const cc_ir_stmt *s, int depth, base_strbuf *out)
+static const char *const print_loop_forms[] = {[CC_LOOP_RANGE] = "range", [CC_LOOP_PARALLEL] = "parallel", [CC_LOOP_PIPELINE] = "pipeline"};
+
+/* The carries of a carried loop: `(c1, c2)`, `(c1,)`, from its CARRY_INIT assignment. */
+static void print_carries(const cc_ir_stmt *init, base_strbuf *out)
+{
+    base_strbuf_puts(out, "(");
+    for (uint32_t k = 0; k < init->u.assign.ntargets; k++) base_strbuf_printf(out, "%s%s", k ? ", " : "", init->u.assign.targets[k].name);
+    base_strbuf_puts(out, init->u.assign.ntargets == 1 ? ",)" : ")");
+}
+
+/* `init_values=(v1, v2)`, `init_values=(v1,)`. */
+static void print_init_values(const cc_ir_stmt *init, base_strbuf *out)
+{
+    base_strbuf_puts(out, "init_values=(");
+    print_values(init, out);
+    base_strbuf_puts(out, init->u.assign.ntargets == 1 ? ",))" : "))");
+}
+
+/* `for (c1, ...) in pl.while_(init_values=(...)):` and its pl.cond (DSL-V2-SPEC §6). */
+static void print_while_carried(const cc_ir_stmt *init, const cc_ir_stmt *s, const cc_ir_stmt *done, int depth, base_strbuf *out)
+{
+    base_strbuf_puts(out, "for ");
+    print_carries(init, out);
+    base_strbuf_puts(out, " in pl.while_(");
+    print_init_values(init, out);
+    base_strbuf_puts(out, ":\n");
+    indent(depth + 1, out);
+    base_strbuf_puts(out, "pl.cond(");
+    cc_print_expr(s->u.while_.cond, 0, out);
+    base_strbuf_puts(out, ")\n");
+    if (s->u.while_.body.n) print_block(&s->u.while_.body, depth + 1, done->u.assign.targets, out);
+}
+
+/* pl.<form>(stop) from 0 by 1, pl.<form>(start, stop) by 1, else all three; then
+ * stage= (pl.pipeline) and a carried loop's init_values= (init: its CARRY_INIT
+ * assignment, done its CARRY_OUT one; NULL: not carried). */
+static void print_for_loop(const cc_ir_stmt *init, const cc_ir_stmt *s, const cc_ir_stmt *done, int depth, const cc_ir_target *yn,
+                           base_strbuf *out)
 {
     int64_t start, step;
     int unit = cc_ir_const_int(s->u.for_.step, &step) && step == 1;
-    base_strbuf_printf(out, "for %s in pl.range(", s->u.for_.var);
+    base_strbuf_printf(out, "for %s", s->u.for_.var);
+    if (init) {
+        base_strbuf_puts(out, ", ");
+        print_carries(init, out);
+    }
+    base_strbuf_printf(out, " in pl.%s(", print_loop_forms[s->u.for_.form]);
     if (!unit || !cc_ir_const_int(s->u.for_.start, &start) || start != 0) {
         cc_print_expr(s->u.for_.start, 0, out);
         base_strbuf_puts(out, ", ");
@@ -356,28 +411,40 @@ static void print_for(const cc_ir_stmt *s, int depth, base_strbuf *out)
         base_strbuf_puts(out, ", ");
         cc_print_expr(s->u.for_.step, 0, out);
     }
-    base_strbuf_puts(out, "):\n");
-    print_block(&s->u.for_.body, depth + 1, out);
+    if (s->u.for_.form == CC_LOOP_PIPELINE) base_strbuf_printf(out, ", stage=%lld", (long long)s->u.for_.stage);
+    if (init) {
+        base_strbuf_puts(out, ", ");
+        print_init_values(init, out);
+    } else {
+        base_strbuf_puts(out, ")");
+    }
+    base_strbuf_puts(out, ":\n");
+    print_block(&s->u.for_.body, depth + 1, done ? done->u.assign.targets : yn, out);
+}
+
+static void print_for(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
+{
+    print_for_loop(NULL, s, NULL, depth, yn, out);
 }
 
 /* An elif is the else branch holding the inner if: never `elif`. */
-static void print_if(const cc_ir_stmt *s, int depth, base_strbuf *out)
+static void print_if(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
     base_strbuf_puts(out, "if ");
     cc_print_expr(s->u.if_.cond, 0, out);
     base_strbuf_puts(out, ":\n");
-    print_block(&s->u.if_.then, depth + 1, out);
+    print_block(&s->u.if_.then, depth + 1, yn, out);
     if (!s->u.if_.orelse.n) return;
     indent(depth, out);
     base_strbuf_puts(out, "else:\n");
-    print_block(&s->u.if_.orelse, depth + 1, out);
+    print_block(&s->u.if_.orelse, depth + 1, yn, out);
 }
 
-static void print_scope(const cc_ir_stmt *s, int depth, base_strbuf *out)
+static void print_scope(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
     base_strbuf_puts(out, s->u.scope.mode == CC_SCOPE_MANUAL ? "with pl.scope(mode=pl.ScopeMode.MANUAL):\n"
                                                              : "with pl.scope():\n");
-    print_block(&s->u.scope.body, depth + 1, out);
+    print_block(&s->u.scope.body, depth + 1, yn, out);
 }
 
 /* `, optimizations=[...]` when it was written (docs/dsl.md, "Hints"). */
@@ -397,7 +464,7 @@ static void print_hints(const cc_ir_hints *h, base_strbuf *out)
 }
 
 /* The cache declarations open the body, before its statements. */
-static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
+static void print_at(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
     base_strbuf_printf(out, "with pl.at(level=pl.Level.%s", cc_level_name(s->u.at.level));
     print_hints(&s->u.at.opts, out);
@@ -419,7 +486,7 @@ static void print_at(const cc_ir_stmt *s, int depth, base_strbuf *out)
                            cc_cache_policy_name(s->u.at.decls[k].policy));
     }
     if (s->u.at.ndecls && !s->u.at.body.n) return;
-    print_block(&s->u.at.body, depth + 1, out);
+    print_block(&s->u.at.body, depth + 1, yn, out);
 }
 
 static void print_return(const cc_ir_stmt *s, base_strbuf *out)
@@ -429,38 +496,64 @@ static void print_return(const cc_ir_stmt *s, base_strbuf *out)
     base_strbuf_puts(out, "\n");
 }
 
-static void print_stmt(const cc_ir_stmt *s, int depth, base_strbuf *out)
+static void print_stmt(const cc_ir_stmt *s, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
     indent(depth, out);
     switch (s->kind) {
-    case CC_I_ASSIGN: print_assign(s, out); break;
+    case CC_I_ASSIGN: print_assign(s, yn, out); break;
     case CC_I_EXPR:
         cc_print_expr(s->u.expr, 0, out);
         print_footprints(s->u.expr, out);
         base_strbuf_puts(out, "\n");
         break;
-    case CC_I_FOR: print_for(s, depth, out); break;
+    case CC_I_FOR: print_for(s, depth, yn, out); break;
     case CC_I_WHILE:
         base_strbuf_puts(out, "while ");
         cc_print_expr(s->u.while_.cond, 0, out);
         base_strbuf_puts(out, ":\n");
-        print_block(&s->u.while_.body, depth + 1, out);
+        print_block(&s->u.while_.body, depth + 1, yn, out);
         break;
-    case CC_I_IF: print_if(s, depth, out); break;
-    case CC_I_SCOPE: print_scope(s, depth, out); break;
-    case CC_I_AT: print_at(s, depth, out); break;
+    case CC_I_IF: print_if(s, depth, yn, out); break;
+    case CC_I_SCOPE: print_scope(s, depth, yn, out); break;
+    case CC_I_AT: print_at(s, depth, yn, out); break;
     case CC_I_RETURN: print_return(s, out); break;
     }
 }
 
+/* The carry role of b's statement k (CC_CARRY_NONE: none, or k out of range). */
+static int print_role(const cc_ir_block *b, uint32_t k)
+{
+    const cc_ir_stmt *s = k < b->n ? b->items[k] : NULL;
+    return s && s->kind == CC_I_ASSIGN ? s->u.assign.role : CC_CARRY_NONE;
+}
+
+/* Is b's statement k a carried loop between its CARRY_INIT and CARRY_OUT assignments? */
+static int print_carried_at(const cc_ir_block *b, uint32_t k)
+{
+    const cc_ir_stmt *s = k < b->n ? b->items[k] : NULL;
+    int carried = s && ((s->kind == CC_I_FOR && s->u.for_.carried) || (s->kind == CC_I_WHILE && s->u.while_.carried));
+    return carried && k > 0 && print_role(b, k - 1) == CC_CARRY_INIT && print_role(b, k + 1) == CC_CARRY_OUT;
+}
+
 /* An empty block prints `pass`. */
-static void print_block(const cc_ir_block *b, int depth, base_strbuf *out)
+static void print_block(const cc_ir_block *b, int depth, const cc_ir_target *yn, base_strbuf *out)
 {
     if (!b->n) {
         indent(depth, out);
         base_strbuf_puts(out, "pass\n");
     }
-    for (uint32_t k = 0; k < b->n; k++) print_stmt(b->items[k], depth, out);
+    for (uint32_t k = 0; k < b->n; k++) {
+        const cc_ir_stmt *s = b->items[k];
+        if ((print_role(b, k) == CC_CARRY_INIT && print_carried_at(b, k + 1)) || (print_role(b, k) == CC_CARRY_OUT && print_carried_at(b, k - 1)))
+            continue; /* a carried loop's assignments print in its header */
+        if (!print_carried_at(b, k)) {
+            print_stmt(s, depth, yn, out);
+            continue;
+        }
+        indent(depth, out);
+        if (s->kind == CC_I_FOR) print_for_loop(b->items[k - 1], s, b->items[k + 1], depth, yn, out);
+        else print_while_carried(b->items[k - 1], s, b->items[k + 1], depth, out);
+    }
 }
 
 /* ---- functions and the program ---------------------------------------------------------- */
@@ -507,7 +600,7 @@ static void print_func(const cc_ir_func *f, base_strbuf *out)
     base_strbuf_puts(out, ")");
     print_results(f, out);
     base_strbuf_puts(out, ":\n");
-    print_block(&f->body, 2, out);
+    print_block(&f->body, 2, NULL, out);
 }
 
 void cc_print_program(const cc_ir_program *p, base_strbuf *out)

@@ -102,6 +102,16 @@ typedef struct tc_result_ann {
  * Inline body (judged at its call sites after inlining). */
 typedef enum tc_plane { TC_CONTROL, TC_KERNEL, TC_INLINE } tc_plane;
 
+/* Where a pl.yield_ may stand (DSL-V2-SPEC §6, L-carry; tc_loop.c): the innermost carried
+ * loop's body end or a yielding if arm's end. */
+typedef struct tc_yield_site {
+    struct tc_yield_site *up;
+    const cc_stmt *last;    /* the yield statement that ends the body (NULL: none) */
+    uint8_t phi;            /* an if arm's (else a loop's) */
+    const cc_expr *carries; /* a loop's: its carry names (a tuple of names) */
+    uint32_t n;             /* a loop's: how many it carries */
+} tc_yield_site;
+
 /* What belongs to the function being checked; saved and restored around
  * the check of a callee (callees are checked at their first call). */
 typedef struct tc_ctx {
@@ -119,6 +129,12 @@ typedef struct tc_ctx {
     cc_ir_stmt **prelude;     /* statements the current one needs before it (in the arena): `return k(...)`'s
                                * call, an implicit result's store or allocation (tc_implicit.c) */
     uint32_t nprelude;
+    cc_ir_stmt **post;        /* statements the current one adds after it (malloc'd; tc_loop.c: a carried loop's
+                               * yield-bound names, an unrolled loop's copies) */
+    uint32_t npost;
+    tc_yield_site *yield;     /* where a pl.yield_ may stand (NULL: nowhere) */
+    const char *unrolled[8];  /* the variables of the enclosing pl.unroll copies (bound to constants) */
+    uint32_t nunrolled;
     tc_result_ann result;     /* its `-> T` */
     int module_scope;         /* names resolve at module level: in the signature's annotations
                                * (evaluated where the def stands, as in Python) and in a module
@@ -181,6 +197,10 @@ int tc_env_merge(tc *t, const tc_delta *a, const tc_delta *b);
 /* Reports b's kind conflict, read at read: at the rebinding, the read in
  * the hint (docs/dsl.md, "Statements").  Returns 0. */
 int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read);
+/* Do two bindings of one name agree where a merge needs it (kind, dtype, a tile's shape)? */
+int tc_merge_compatible(const cc_type *a, const cc_type *b);
+/* The merge text for name going from type a to b, at sp (hint NULL: none); returns 0. */
+int tc_merge_conflict(tc *t, const char *name, const cc_type *a, const cc_type *b, cc_span sp, const char *hint);
 int tc_is_local(const tc *t, const char *name);
 /* Opens a runtime scope inside the current one (t->c.scope); 0 when out of memory. */
 int tc_scope_open(tc *t);
@@ -287,6 +307,10 @@ cc_ir_expr *tc_load_op(tc *t, cc_span sp, const char *op, cc_ir_expr *src, cc_ir
 /* The STORE of tile into dst at offs (extents ext[n], shp NULL: the tile's) after pl.store's
  * checks; NULL when reported. */
 cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, cc_ir_expr *dst, cc_ir_expr *shp, const int64_t *ext, uint32_t n);
+/* atomic= of pl.<op> (e NULL: absent): its pl.AtomicType value; -1 when reported. */
+int tc_atomic_kw(tc *t, const cc_expr *e, const char *op);
+/* An atomic pl.<op> adds tile into the tensor: the dtypes that add (DSL-V2-SPEC §1.5); 0 when reported. */
+int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp);
 
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
@@ -399,6 +423,31 @@ int tc_param_mismatch(tc *t, const tc_fn *fn, const cc_ir_param *ip, const cc_ir
 typedef enum tc_block_kind { TC_BLOCK_PLAIN, TC_BLOCK_AT, TC_BLOCK_SCOPE } tc_block_kind;
 
 int tc_body(tc *t, const cc_block *b, cc_ir_block *out);
+/* An assignment statement (a pl.yield_ one: tc_yield). */
+cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s);
+/* Checks loop body b (run zero or more times) in place and merges it with the way
+ * around it; var (NULL: none) is bound first as INDEX, cond (NULL: a for) is a while's
+ * condition; a for body is one the scopes pass wraps. */
+int tc_loop_body(tc *t, const cc_block *b, const char *var, cc_span var_span, const cc_expr *cond, cc_ir_block *out);
+/* A specialized parameter (or unrolled variable) that body assigns stands for no constant any more. */
+int tc_loop_forgets_values(tc *t, const cc_block *body);
+extern cc_ir_stmt tc_spliced;
+/* c is a scalar (not a TaskId): "<what> must be a scalar expression, got T" otherwise; 0 when reported. */
+int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what);
+
+/* ---- tc_loop.c ---- */
+/* A for statement: pl.range, pl.parallel, pl.pipeline (carried or not), pl.unroll
+ * (expanded: tc_spliced, the copies in t->c.post), pl.while_. */
+cc_ir_stmt *tc_for(tc *t, const cc_stmt *s);
+/* Is v a pl.yield_(...) call? */
+int tc_is_yield(tc *t, const cc_expr *v);
+/* `o1, ... = pl.yield_(e1, ...)` where t->c.yield allows it; NULL when reported. */
+cc_ir_stmt *tc_yield(tc *t, const cc_stmt *s);
+/* An if statement's yielding arms: then->last / orelse->last set to the yields ending them
+ * (an arm's end, through a sole `with pl.scope()`); 0 when reported (no else, counts differ). */
+int tc_phi_arms(tc *t, const cc_stmt *s, tc_yield_site *then, tc_yield_site *orelse);
+/* After the merge of a yielding if: the yielded names kept their kinds; 0 when reported. */
+int tc_phi_merged(tc *t, const tc_yield_site *then, const tc_yield_site *orelse);
 /* Checks b's statements in order into out, stopping at the first that
  * fails; tail: b ends the function (its last statement may return). */
 int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind kind);

@@ -80,19 +80,25 @@ static int tc_env_set(tc *t, const tc_bind *nb)
 
 /* Do two bindings of one name agree where a merge needs it (kind, dtype,
  * tile shape)? */
-static int tc_merge_compatible(const cc_type *a, const cc_type *b)
+int tc_merge_compatible(const cc_type *a, const cc_type *b)
 {
     if (a->kind != b->kind || a->dtype != b->dtype) return 0;
     return a->kind != CC_T_TILE || cc_type_equal(a, b);
 }
 
+int tc_merge_conflict(tc *t, const char *name, const cc_type *a, const cc_type *b, cc_span sp, const char *hint)
+{
+    char x[96], y[96];
+    cc_type_format(a, x, sizeof x), cc_type_format(b, y, sizeof y);
+    tc_err(t, CC_DIAG_TYPE, sp, hint, "'%s' changes from %s to %s across a loop or branch merge", name, x, y);
+    return 0;
+}
+
 int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read)
 {
-    char a[96], c[96], hint[64];
-    cc_type_format(&b->from, a, sizeof a), cc_type_format(&b->type, c, sizeof c);
+    char hint[64];
     snprintf(hint, sizeof hint, "it is read at line %u, column %u", read.line, read.col);
-    tc_err(t, CC_DIAG_TYPE, b->span, hint, "'%s' changes from %s to %s across a loop or branch merge", b->name, a, c);
-    return 0;
+    return tc_merge_conflict(t, b->name, &b->from, &b->type, b->span, hint);
 }
 
 int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp) { return tc_bind_value(t, name, type, NULL, sp); }

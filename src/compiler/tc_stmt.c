@@ -45,8 +45,9 @@ static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
     return v->type;
 }
 
-static cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
+cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
 {
+    if (tc_is_yield(t, s->u.assign.value)) return tc_yield(t, s);
     uint32_t n = s->u.assign.ntargets;
     if (n == 1 && s->u.assign.targets[0]->kind == CC_E_SUBSCRIPT && !(s = tc_subscript_write(t, s))) return NULL; /* dst = pl.assemble(dst, ...) */
     for (uint32_t k = 0; k < n; k++) {
@@ -152,7 +153,7 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
     cc_ir_expr *v = tc_expr(t, e);
     if (!v) return NULL;
     cc_dir dir;
-    if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && dir == CC_DIR_OUT))
+    if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && (dir & CC_DIR_OUT)))
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_EXPR, s->span);
     if (st) st->u.expr = v;
@@ -161,7 +162,7 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
 
 /* ---- control flow ------------------------------------------------------------------------- */
 
-static int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
+int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
 {
     if (c->type.kind == CC_T_SCALAR && c->type.dtype != CC_DT_TASK_ID) return 1;
     char ty[96];
@@ -171,9 +172,9 @@ static int tc_scalar_cond(tc *t, cc_ir_expr *c, const char *what)
 }
 
 /* Checks a body that may run or not (a loop body, an if arm) in place,
- * then takes its net changes back out into *d.  for_: the for loop whose
- * variable each run binds first, as INDEX (NULL: none). */
-static int tc_branch(tc *t, const cc_block *b, const cc_stmt *for_, int wrapped, cc_ir_block *out, tc_delta *d)
+ * then takes its net changes back out into *d.  var: the loop variable
+ * each run binds first, as INDEX (NULL: none). */
+static int tc_branch(tc *t, const cc_block *b, const char *var, cc_span var_span, int wrapped, cc_ir_block *out, tc_delta *d)
 {
     uint32_t mark = tc_env_mark(&t->c.env);
     const tc_rscope *outer = t->c.scope;
@@ -181,7 +182,7 @@ static int tc_branch(tc *t, const cc_block *b, const cc_stmt *for_, int wrapped,
     /* a for body or an if arm the scopes pass wraps in an AUTO scope */
     int ok = !wrapped || t->c.fn->kind != CC_FUNC_ORCHESTRATION || !t->c.fn->auto_scope || t->c.manual ||
              t->c.plane != TC_CONTROL || tc_scope_open(t);
-    ok = ok && (!for_ || tc_bind_name(t, for_->u.for_.var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, for_->u.for_.var_span));
+    ok = ok && (!var || tc_bind_name(t, var, (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}, var_span));
     ok = ok && tc_block(t, b, out, 0, TC_BLOCK_PLAIN);
     t->c.branches--;
     t->c.scope = outer;
@@ -239,7 +240,8 @@ static tc_first tc_stmt_first(const cc_stmt *s, const char *name, const cc_expr 
         return (*read = tc_read_in(s->u.aug.target, name)) || (*read = tc_read_in(s->u.aug.value, name)) ? TC_FIRST_READ : TC_FIRST_NONE;
     case CC_S_FOR:
         if ((*read = tc_read_in(s->u.for_.iter, name))) return TC_FIRST_READ;
-        return strcmp(s->u.for_.var, name) ? tc_maybe_first(&s->u.for_.body, name, read) : TC_FIRST_NONE;
+        if (s->u.for_.target ? tc_read_in(s->u.for_.target, name) != NULL : !strcmp(s->u.for_.var, name)) return TC_FIRST_NONE;
+        return tc_maybe_first(&s->u.for_.body, name, read);
     case CC_S_WHILE:
         if ((*read = tc_read_in(s->u.while_.cond, name))) return TC_FIRST_READ;
         return tc_maybe_first(&s->u.while_.body, name, read);
@@ -272,20 +274,16 @@ static tc_first tc_block_first(const cc_block *b, const char *name, const cc_exp
     return TC_FIRST_NONE;
 }
 
-/* The body of loop (a for or a while), run zero or more times: merged
- * with the way around it.  A name the body leaves in conflict is live
- * across the back-edge when the next iteration reads it before assigning
- * it (in a while's condition, or in the body; a for's variable is
- * assigned by the head): that is the error (docs/dsl.md, "Statements").  Scanned only
- * for names in conflict. */
-static int tc_loop_body(tc *t, const cc_stmt *loop, cc_ir_block *out)
+/* A loop body b, run zero or more times: merged with the way around it
+ * (tc.h).  A name the body leaves in conflict is live across the
+ * back-edge when the next iteration reads it before assigning it (in a
+ * while's condition cond, or in the body; a for's variable var is
+ * assigned by the head): that is the error (docs/dsl.md, "Statements").
+ * Scanned only for names in conflict. */
+int tc_loop_body(tc *t, const cc_block *b, const char *var, cc_span var_span, const cc_expr *cond, cc_ir_block *out)
 {
-    int is_for = loop->kind == CC_S_FOR;
-    const cc_block *b = is_for ? &loop->u.for_.body : &loop->u.while_.body;
-    const cc_expr *cond = is_for ? NULL : loop->u.while_.cond;
-    const char *var = is_for ? loop->u.for_.var : NULL;
     tc_delta body, none = {0};
-    if (!tc_branch(t, b, is_for ? loop : NULL, is_for, out, &body)) return 0;
+    if (!tc_branch(t, b, var, var_span, !cond, out, &body)) return 0;
     int ok = tc_env_merge(t, &body, &none);
     for (uint32_t k = 0; ok && k < body.n; k++) {
         const tc_bind *m = tc_lookup(&t->c.env, body.b[k].name);
@@ -298,51 +296,18 @@ static int tc_loop_body(tc *t, const cc_stmt *loop, cc_ir_block *out)
     return ok;
 }
 
-/* The range bounds of `for v in pl.range(...)`. */
-static int tc_range(tc *t, const cc_expr *it, cc_ir_expr **bounds)
-{
-    const char *name = it->kind == CC_E_CALL ? tc_pl_attr(t, it->u.call.fn, NULL) : NULL;
-    if (!name || strcmp(name, "range") || it->u.call.fn->u.attr.value->kind != CC_E_NAME) {
-        const cc_pl_name *n = name && it->u.call.fn->u.attr.value->kind == CC_E_NAME ? cc_pl_name_find(name) : NULL;
-        if (n && n->status != CC_PL_SUPPORTED && n->kind == CC_PLK_LOOP)
-            return tc_pl_unsupported(t, it->span, n->status, n->reason, tc_pl_path(t, it->u.call.fn)), 0;
-        return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "for loops must iterate over pl.range(...)"), 0;
-    }
-    uint32_t n = it->u.call.nargs;
-    if (it->u.call.nkws) {
-        const cc_keyword *kw = &it->u.call.kws[0];
-        if (!strcmp(kw->name, "init_values"))
-            return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL, "init_values= is not supported in this version"), 0;
-        return tc_err(t, CC_DIAG_SYNTAX, kw->name_span, NULL, "Unknown keyword argument '%s' in pl.range()", kw->name), 0;
-    }
-    if (n == 0) return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "pl.range() requires at least 1 argument (stop)"), 0;
-    if (n > 3) return tc_err(t, CC_DIAG_SYNTAX, it->span, NULL, "pl.range() takes 1 to 3 positional arguments, got %u", n), 0;
-    cc_ir_expr *v[3] = {NULL, NULL, NULL};
-    for (uint32_t k = 0; k < n; k++) {
-        if (!(v[k] = tc_expr(t, it->u.call.args[k]))) return 0;
-        if (v[k]->type.kind != CC_T_SCALAR || cc_dtype_is_float(v[k]->type.dtype) || v[k]->type.dtype == CC_DT_TASK_ID)
-            return tc_err(t, CC_DIAG_TYPE, v[k]->span, NULL, "pl.range() bounds must be integer scalars"), 0;
-    }
-    bounds[0] = n > 1 ? v[0] : cc_ir_int(t->a, 0, it->span);
-    bounds[1] = n > 1 ? v[1] : v[0];
-    bounds[2] = n > 2 ? v[2] : cc_ir_int(t->a, 1, it->span);
-    int64_t step;
-    if (!bounds[0] || !bounds[2]) return tc_oom(t), 0;
-    if (cc_ir_const_int(bounds[2], &step) && step == 0)
-        return tc_err(t, CC_DIAG_SYNTAX, v[2]->span, NULL, "pl.range() step must be non-zero"), 0;
-    return 1;
-}
-
 /* A loop's body may run again with other values: a specialized parameter
- * (the only names bound to a constant a loop can reassign) that the body
- * assigns stands for no constant inside the loop, its condition included,
- * nor after it.  Scanned only when such a parameter exists. */
-static int tc_loop_forgets_values(tc *t, const cc_block *body)
+ * or an unrolled copy's variable (the only names bound to a constant a loop
+ * can reassign) that the body assigns stands for no constant inside the
+ * loop, its condition included, nor after it.  Scanned only when such a
+ * name exists. */
+int tc_loop_forgets_values(tc *t, const cc_block *body)
 {
     base_strmap assigned = {0};
     int ok = 1, scanned = 0;
-    for (uint32_t k = 0; ok && t->c.f && k < t->c.f->nparams; k++) {
-        const tc_bind *b = tc_lookup(&t->c.env, t->c.f->params[k].name);
+    uint32_t np = t->c.f ? t->c.f->nparams : 0;
+    for (uint32_t k = 0; ok && k < np + t->c.nunrolled; k++) {
+        const tc_bind *b = tc_lookup(&t->c.env, k < np ? t->c.f->params[k].name : t->c.unrolled[k - np]);
         if (!b || !b->value) continue;
         if (!scanned) tc_scan(t, body, &assigned), scanned = 1;
         if (base_strmap_get(&assigned, b->name) >= 0) ok = tc_forget_value(t, b->name);
@@ -351,27 +316,13 @@ static int tc_loop_forgets_values(tc *t, const cc_block *body)
     return ok;
 }
 
-static cc_ir_stmt *tc_for(tc *t, const cc_stmt *s)
-{
-    cc_ir_expr *b[3];
-    if (!tc_range(t, s->u.for_.iter, b)) return NULL;
-    cc_ir_stmt *st = tc_stmt_new(t, CC_I_FOR, s->span);
-    if (!st) return NULL;
-    st->u.for_.var = s->u.for_.var, st->u.for_.var_span = s->u.for_.var_span;
-    st->u.for_.start = b[0], st->u.for_.stop = b[1], st->u.for_.step = b[2];
-    int had = tc_lookup(&t->c.env, s->u.for_.var) != NULL;
-    int ok = tc_loop_forgets_values(t, &s->u.for_.body) && tc_loop_body(t, s, &st->u.for_.body);
-    if (ok && !had) ok = tc_unbind(t, s->u.for_.var); /* not defined after the loop */
-    return ok ? st : NULL;
-}
-
 static cc_ir_stmt *tc_while(tc *t, const cc_stmt *s)
 {
     if (!tc_loop_forgets_values(t, &s->u.while_.body)) return NULL;
     cc_ir_expr *c = tc_expr(t, s->u.while_.cond);
     if (!c || !tc_scalar_cond(t, c, "while condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_WHILE, s->span);
-    if (!st || !tc_loop_body(t, s, &st->u.while_.body)) return NULL;
+    if (!st || !tc_loop_body(t, &s->u.while_.body, NULL, s->span, s->u.while_.cond, &st->u.while_.body)) return NULL;
     st->u.while_.cond = c;
     return st;
 }
@@ -382,8 +333,15 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     if (!c || !tc_scalar_cond(t, c, "if condition")) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_IF, s->span);
     tc_delta a = {0}, b = {0};
-    int ok = st && tc_branch(t, &s->u.if_.then, NULL, 1, &st->u.if_.then, &a) &&
-             tc_branch(t, &s->u.if_.orelse, NULL, 1, &st->u.if_.orelse, &b) && tc_env_merge(t, &a, &b);
+    /* arms ending in pl.yield_: a phi (tc_loop.c) */
+    tc_yield_site then = {.up = t->c.yield, .phi = 1}, orelse = then, *up = t->c.yield;
+    int ok = st && tc_phi_arms(t, s, &then, &orelse);
+    if (ok) t->c.yield = then.last ? &then : up;
+    ok = ok && tc_branch(t, &s->u.if_.then, NULL, s->span, 1, &st->u.if_.then, &a);
+    if (ok) t->c.yield = orelse.last ? &orelse : up;
+    ok = ok && tc_branch(t, &s->u.if_.orelse, NULL, s->span, 1, &st->u.if_.orelse, &b);
+    t->c.yield = up;
+    ok = ok && tc_env_merge(t, &a, &b) && tc_phi_merged(t, &then, &orelse);
     if (ok) {
         st->u.if_.cond = c;
         st->u.if_.elif = s->u.if_.orelse.n == 1 && s->u.if_.orelse.items[0]->kind == CC_S_IF;
@@ -499,6 +457,10 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
 
 /* ---- blocks ------------------------------------------------------------------------------- */
 
+/* What tc_loop.c's statements return when they add no statement of their own
+ * (their statements are t->c.post: an unrolled loop's copies). */
+cc_ir_stmt tc_spliced;
+
 static cc_ir_stmt *tc_stmt(tc *t, const cc_stmt *s, int last)
 {
     switch (s->kind) {
@@ -530,8 +492,8 @@ int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind
             break;
         }
         cc_ir_stmt *st = tc_stmt(t, s, tail && k + 1 == b->n);
-        if (st && t->c.nprelude) { /* room for the preludes and the rest of the block */
-            cc_ir_stmt **g = realloc(items, (cap += t->c.nprelude) * sizeof *items);
+        if (st && (t->c.nprelude || t->c.npost)) { /* room for the preludes, the statements after and the rest of the block */
+            cc_ir_stmt **g = realloc(items, (cap += t->c.nprelude + t->c.npost) * sizeof *items);
             if (!g) {
                 ok = 0, tc_oom(t);
                 break;
@@ -541,7 +503,10 @@ int tc_block(tc *t, const cc_block *b, cc_ir_block *out, int tail, tc_block_kind
             t->c.nprelude = 0;
         }
         if (!st) ok = 0;
-        else items[n++] = st;
+        else if (st != &tc_spliced) items[n++] = st;
+        for (uint32_t j = 0; ok && j < t->c.npost; j++) items[n++] = t->c.post[j];
+        free(t->c.post);
+        t->c.post = NULL, t->c.npost = 0;
     }
     ok = ok && cc_ir_block_make(t->a, out, items, n);
     free(items);

@@ -10,12 +10,15 @@
  * §1.5): pl.slice(tensor, ...) is the LOAD of the window (marked to print
  * as pl.slice; dropped axes then a tile slice of it), pl.assemble(tensor,
  * source, offset) the STORE of source at offset (marked to print as
- * pl.assemble).
+ * pl.assemble); with atomic=pl.AtomicType.Add the STORE adds into the
+ * window (its target becomes InOut, so overlapping atomic writers run in
+ * submission order), only into such a Tensor.
  *
  * Invariants: offsets are LIST nodes of one integer scalar per axis
  * (run-time entries allowed; constant ones are bounds-checked here, the
  * others when the task runs); a slice's shape and drop_dims are LIST
- * nodes of constants.  Orchestration forms are tc_view.c's; atomic= is later.
+ * nodes of constants.  Orchestration forms are tc_view.c's (atomic= is
+ * refused there).
  */
 #include "compiler/tc.h"
 
@@ -57,11 +60,12 @@ int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_
     return 1;
 }
 
-/* pl.assemble(target, source, offset): target a tile, source a tile (a
- * Tensor loaded whole), equal ranks, dtypes equal or FP32 into FP16/BF16. */
+/* pl.assemble(target, source, offset, atomic=): target a tile, source a tile (a
+ * Tensor loaded whole), equal ranks, dtypes equal or FP32 into FP16/BF16;
+ * atomic=Add only into a Tensor, of the dtypes that add. */
 static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"target", "source", "offset"};
+    static const char *const ps[] = {"target", "source", "offset", "atomic"};
     tc_args a;
     if (!tc_op_bind(t, call, "assemble", ps, TC_N(ps), &a) || !tc_need(t, call, "assemble", &a, 3, ps)) return NULL;
     cc_ir_expr *dst = tc_expr(t, a.v[0]);
@@ -73,18 +77,24 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
         cc_type_format(&dst->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.assemble: the target must be a tile, got %s", ty);
     }
+    int atomic = tc_atomic_kw(t, a.v[3], "assemble");
+    if (atomic < 0) return NULL;
+    if (atomic && !tensor)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL,
+                      "tensor.assemble with atomic=AtomicType.Add requires a global-memory destination (a function output tensor), but this "
+                      "assemble targets an on-chip tile");
     cc_ir_expr *offs = tc_offset_list(t, a.v[2], tensor ? "pl.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression"
                                                         : "tile.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression");
     cc_ir_expr *src = offs ? tc_expr(t, a.v[1]) : NULL;
-    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span)) || !tc_no_bool_tile(t, "assemble", dst, call->span) ||
-        !tc_no_bool_tile(t, "assemble", src, call->span))
+    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span)) || (atomic && !tc_atomic_dtype(t, "assemble", src, a.v[1]->span)) ||
+        !tc_no_bool_tile(t, "assemble", dst, call->span) || !tc_no_bool_tile(t, "assemble", src, call->span))
         return NULL;
     const cc_type *tt = &dst->type, *st = &src->type;
     if (st->rank != tt->rank)
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.assemble: source rank %u does not match target rank %u", st->rank, tt->rank);
     if (tensor) { /* pl.store(source, offset, target): the source's valid region lands at offset */
         cc_ir_expr *x = tc_store_op(t, call->span, src, offs, dst, NULL, st->shape, st->rank);
-        if (x) x->u.op.mode = CC_IR_SPELLED_WINDOW;
+        if (x) x->u.op.mode = CC_IR_SPELLED_WINDOW, x->u.op.atomic = (uint8_t)atomic;
         return x;
     }
     int narrowing = st->dtype == CC_DT_FP32 && (tt->dtype == CC_DT_FP16 || tt->dtype == CC_DT_BF16);

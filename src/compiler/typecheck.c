@@ -97,6 +97,13 @@ static void tc_names_add(tc *t, base_strmap *l, const char *name)
     if (base_strmap_put(l, name, n < 0 ? 1 : (uint32_t)n + 1) != 0) tc_oom(t);
 }
 
+/* The names of a for target list (its loop variable and carries). */
+static void tc_target_names(tc *t, const cc_expr *e, base_strmap *out)
+{
+    if (e->kind == CC_E_NAME) return tc_names_add(t, out, e->u.name);
+    for (uint32_t k = 0; e->kind == CC_E_TUPLE && k < e->u.seq.n; k++) tc_target_names(t, e->u.seq.items[k], out);
+}
+
 void tc_scan(tc *t, const cc_block *b, base_strmap *out)
 {
     for (uint32_t k = 0; k < b->n; k++) {
@@ -109,7 +116,11 @@ void tc_scan(tc *t, const cc_block *b, base_strmap *out)
         case CC_S_AUGASSIGN:
             if (s->u.aug.target->kind == CC_E_NAME) tc_names_add(t, out, s->u.aug.target->u.name);
             break;
-        case CC_S_FOR: tc_names_add(t, out, s->u.for_.var), tc_scan(t, &s->u.for_.body, out); break;
+        case CC_S_FOR:
+            if (s->u.for_.target) tc_target_names(t, s->u.for_.target, out);
+            else tc_names_add(t, out, s->u.for_.var);
+            tc_scan(t, &s->u.for_.body, out);
+            break;
         case CC_S_WHILE: tc_scan(t, &s->u.while_.body, out); break;
         case CC_S_IF: tc_scan(t, &s->u.if_.then, out), tc_scan(t, &s->u.if_.orelse, out); break;
         case CC_S_WITH:

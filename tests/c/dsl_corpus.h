@@ -127,12 +127,46 @@ static const char dsl_helpers_program[] =
     "        out = self.k(s=self.halve(SCALE * 2), out=out, a=a)\n"
     "        return out\n";
 
+/* Loop forms and explicit carries (DSL-V2-SPEC §6): pl.unroll, pl.parallel,
+ * pl.pipeline, pl.while_, init_values= and pl.yield_ in loops and if arms. */
+static const char dsl_loops_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "N = 4\n"
+    "\n"
+    "@pl.program\n"
+    "class Loops:\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def k(self, a, out: pl.InOut[pl.Tensor], r: pl.Scalar[pl.INDEX]):\n"
+    "        x = pl.load(a, [r * 64, 0], [64, 128])\n"
+    "        for i, (acc, s) in pl.pipeline(3, stage=2, init_values=(x, 0)):\n"
+    "            if i % 2 == 0:\n"
+    "                y = pl.yield_(pl.add(acc, 1.0))\n"
+    "            else:\n"
+    "                y = pl.yield_(pl.mul(acc, 2.0))\n"
+    "            acc_out, s_out = pl.yield_(y, s + i)\n"
+    "        for (m, t) in pl.while_(init_values=(0, acc_out)):\n"
+    "            pl.cond(m < s_out)\n"
+    "            m2, t2 = pl.yield_(m + 1, pl.add(t, 1.0))\n"
+    "        pl.store(t2, [r * 64, 0], out)\n"
+    "        return out\n"
+    "\n"
+    "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    "    def main(self, a, out):\n"
+    "        for r in pl.unroll(N // 2):\n"
+    "            out = self.k(a, out, r)\n"
+    "        for j, (o,) in pl.parallel(2, N, init_values=(out,)):\n"
+    "            o2 = self.k(a, o, j)\n"
+    "            out = pl.yield_(o2)\n"
+    "        return out\n";
+
 static const dsl_program dsl_corpus[] = {
     {"seed manual_placement", "manual_placement", dsl_seed_script},
     {"seed scaled", "scaled", dsl_seed_script},
     {"seed orch", "Orch", dsl_orch_program},
     {"surface", "surface", dsl_surface_program},
     {"helpers", "Helpers", dsl_helpers_program},
+    {"loops", "Loops", dsl_loops_program},
 };
 
 #define DSL_CORPUS_N (sizeof dsl_corpus / sizeof dsl_corpus[0])

@@ -74,30 +74,6 @@ static void test_dsl_later_spmd_and_clusters(void **s)
     RUN(rows);
 }
 
-/* ---- later: loop forms, carries ------------------------------------------------------------ */
-
-static void test_dsl_later_loop_forms_and_carries(void **s)
-{
-    (void)s;
-    static const later_case rows[] = {
-        {CTRL, "    for i in pl.parallel(4):" PASS8, 5, 14, "pl.parallel is not supported in this version"},
-        {KERN, "        for i in pl.parallel(4):" PASS12, 6, 18, "pl.parallel is not supported in this version"},
-        {CTRL, "    with pl.parallel(4):" PASS8, 5, 10, "pl.parallel is not supported in this version"},
-        {CTRL, "    for i in pl.unroll(4):" PASS8, 5, 14, "pl.unroll is not supported in this version"},
-        {CTRL, "    with pl.unroll(4):" PASS8, 5, 10, "pl.unroll is not supported in this version"},
-        {CTRL, "    for i in pl.pipeline(4):" PASS8, 5, 14, "pl.pipeline is not supported in this version"},
-        {CTRL, "    with pl.pipeline(4):" PASS8, 5, 10, "pl.pipeline is not supported in this version"},
-        {CTRL, "    for i in pl.while_(1 > 0):" PASS8, 5, 14, "pl.while_ is not supported in this version"},
-        {CTRL, "    with pl.while_(1 > 0):" PASS8, 5, 10, "pl.while_ is not supported in this version"},
-        {CTRL, "    with pl.cond(1 > 0):" PASS8, 5, 10, "pl.cond is not supported in this version"},
-        {CTRL, "    x = pl.cond(1 > 0, 1, 2)\n", 5, 9, "pl.cond is not supported in this version"},
-        {CTRL, "    pl.yield_(out)\n", 5, 5, "pl.yield_ is not supported in this version"},
-        {CTRL, "    x = pl.yield_(1)\n", 5, 9, "pl.yield_ is not supported in this version"},
-        {CTRL, "    for i in pl.range(4, init_values=[0]):" PASS8, 5, 26, "init_values= is not supported in this version"},
-    };
-    RUN(rows);
-}
-
 /* ---- later: distributed --------------------------------------------------------------------- */
 
 static void test_dsl_later_distributed(void **s)
@@ -164,8 +140,6 @@ static void test_dsl_later_ops_outside_v1(void **s)
     }
     static const later_case rows[] = {
         {KERN, "        t = pl.tile.gather(a)\n", 6, 13, "pl.tile.gather is not supported in this version"},
-        {KERN, "        pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out, atomic=True)\n", 6, 59,
-         "pl.store(atomic=...) is not supported in this version"},
     };
     RUN(rows);
 }
@@ -196,7 +170,6 @@ static void test_dsl_later_b07_forms(void **s)
     (void)s;
     static const later_case rows[] = {
         {CTRL, "    with pl.spmd(4):" PASS8, 5, 10, "pl.spmd is not supported in this version"},
-        {CTRL, "    for i in pl.parallel(4):" PASS8, 5, 14, "pl.parallel is not supported in this version"},
         {CTRL, "    g = lambda x: x\n", 5, 9, "a lambda is not supported in this version"},
         {CTRL, "    for i in pl.range(4):\n        break\n", 6, 9, "Python 'break' is not supported in kernel code"},
     };
@@ -251,7 +224,6 @@ static void test_dsl_later_python_statements(void **s)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_later_spmd_and_clusters),
-    cmocka_unit_test(test_dsl_later_loop_forms_and_carries),
     cmocka_unit_test(test_dsl_later_distributed),
     cmocka_unit_test(test_dsl_later_data_movement_and_views),
     cmocka_unit_test(test_dsl_later_dependency_opt_outs),

@@ -227,8 +227,8 @@ static void test_stmt_range_errors(void **s)
     DSL_ERROR(OFF("    for i in pl.range(1, 2, 3, 4):\n        pass\n"), "f", "ParserSyntaxError", "pl.range() takes 1 to 3 positional arguments, got 4", 5, 14);
     DSL_ERROR(OFF("    for i in pl.range(4, step=2):\n        pass\n"), "f", "ParserSyntaxError", "Unknown keyword argument 'step' in pl.range()", 5, 26);
     DSL_ERROR(OFF("    for i in pl.range(0, 4, 0):\n        pass\n"), "f", "ParserSyntaxError", "pl.range() step must be non-zero", 5, 29);
-    DSL_ERROR(OFF("    for i in [1, 2]:\n        pass\n"), "f", "ParserSyntaxError", "for loops must iterate over pl.range(...)", 5, 14);
-    DSL_ERROR(OFF("    for i in pl.parallel(4):\n        pass\n"), "f", "UnsupportedFeatureError", "pl.parallel is not supported in this version", 5, 14);
+    DSL_ERROR(OFF("    for i in [1, 2]:\n        pass\n"), "f", "ParserSyntaxError", "for loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...), pl.unroll(...) or pl.while_(...)", 5, 14);
+    DSL_ERROR(OFF("    for i in pl.spmd(4):\n        pass\n"), "f", "UnsupportedFeatureError", "pl.spmd is not supported in this version", 5, 14);
 }
 
 static void test_stmt_loop_variable_not_defined_after(void **s)

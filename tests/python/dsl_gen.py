@@ -22,7 +22,8 @@ pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.res
 the tile's own elements (pl.read, full or flat index), pl.tile.full / pl.create_tile, a
 pl.concat of a tile's halves, pl.matmul_acc (FP32, a zero right operand, a run-time
 init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, orchestration copies of a
-pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), loads with valid_shape= and
+pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), atomic stores
+(pl.store / pl.assemble with atomic=pl.AtomicType.Add: added in submission order), loads with valid_shape= and
 clamp=True, loads spelled as subscripts (tensor-level values) and their [M, N] with [M, 1] broadcasts
 (pl.add(t, pl.row_max(t)) and the other binary ops), tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
@@ -227,7 +228,9 @@ class Gen:
             acc.append((dst, True, offs, rshape, dict(ranges)))
         else:
             offs = self.offsets(shape, ranges)
-            body.append(KStore(cur, dst, offs, shape, subscript=len(body) % 3 == 0))  # no draw: the stream stays
+            # no draw: the stream stays; an atomic store (adds) on some of the others
+            body.append(KStore(cur, dst, offs, shape, subscript=len(body) % 3 == 0, atomic=len(body) % 3 == 1 and len(acc) % 2 == 1,
+                               assemble=len(acc) % 4 == 1))
             acc.append((dst, True, offs, shape, dict(ranges)))
             if rng.random() < 0.1:
                 body.append(KWrite(dst, offs, cur))
@@ -457,7 +460,9 @@ class Gen:
             spec, vals = (lo, lo + n, 1), (lo, lo + n - 1)
         inner = ctx.child()
         inner.ranges[var] = vals
-        return For(var, *spec, self.block(inner, 3))
+        form = rng.choice(("range", "range", "parallel", "pipeline", "unroll"))
+        carry = self.fresh("c") if form != "unroll" and rng.random() < 0.3 else None
+        return For(var, *spec, self.block(inner, 3), form, carry)
 
     def branch(self, ctx):
         rng = self.rng

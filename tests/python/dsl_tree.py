@@ -145,22 +145,29 @@ class KLoad:
 
 class KStore:
     """pl.store(tile, offs, tensor): writes the tile's valid region; subscript: spelled
-    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4)."""
+    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4); atomic: adds
+    the region into the window (atomic=pl.AtomicType.Add, DSL-V2-SPEC §1.5; integers wrap),
+    spelled pl.store or (assemble) tensor = pl.assemble(tensor, tile, offs, atomic=...)."""
 
-    def __init__(self, tile, tensor, offs, shape, subscript=False):
+    def __init__(self, tile, tensor, offs, shape, subscript=False, atomic=False, assemble=False):
         self.tile, self.tensor, self.offs, self.shape, self.subscript = tile, tensor, offs, shape, subscript
+        self.atomic, self.assemble = atomic, assemble
 
     def emit(self, out, ind):
+        offs = ", ".join(o.text() for o in self.offs)
         if self.subscript:
             win = ", ".join("%s:(%s) + %d" % (o.text(), o.text(), n) for o, n in zip(self.offs, self.shape))
             out.append("%s%s[%s] = %s" % (ind, self.tensor, win, self.tile))
-            return
-        out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
+        elif self.atomic and self.assemble:
+            out.append("%s%s = pl.assemble(%s, %s, [%s], atomic=pl.AtomicType.Add)" % (ind, self.tensor, self.tensor, self.tile, offs))
+        else:
+            out.append("%spl.store(%s, [%s], %s%s)" % (ind, self.tile, offs, self.tensor, ", atomic=pl.AtomicType.Add" if self.atomic else ""))
 
     def run(self, env):
         r, c = (o.eval(env) for o in self.offs)
         data, (vr, vc) = env[self.tile]
-        env[self.tensor][r:r + vr, c:c + vc] = data[:vr, :vc]
+        win = env[self.tensor][r:r + vr, c:c + vc]
+        win[...] = win + data[:vr, :vc] if self.atomic else data[:vr, :vc]
 
 
 class KCopy:
@@ -459,13 +466,24 @@ class KValid:
 
 
 class For:
-    def __init__(self, var, start, stop, step, body):
-        self.var, self.start, self.stop, self.step, self.body = var, start, stop, step, body
+    """for var in pl.<form>(...): every form runs as pl.range (pl.unroll's copies too,
+    DSL-V2-SPEC §6); pl.pipeline gets stage=2.  carry (a fresh name, not pl.unroll): an
+    explicit scalar carry summing the loop variable, `for var, (carry,) in ...,
+    init_values=(0,)):` ending with `<carry>_o = pl.yield_(carry + var)` (read by nothing)."""
+
+    def __init__(self, var, start, stop, step, body, form="range", carry=None):
+        self.var, self.start, self.stop, self.step, self.body, self.form = var, start, stop, step, body, form
+        self.carry = carry
 
     def emit(self, out, ind):
-        args = (self.start, self.stop) if self.step == 1 else (self.start, self.stop, self.step)
-        out.append("%sfor %s in pl.range(%s):" % (ind, self.var, ", ".join(map(str, args))))
+        args = [self.start, self.stop] if self.step == 1 else [self.start, self.stop, self.step]
+        args += ["stage=2"] if self.form == "pipeline" else []
+        args += ["init_values=(0,)"] if self.carry else []
+        target = "%s, (%s,)" % (self.var, self.carry) if self.carry else self.var
+        out.append("%sfor %s in pl.%s(%s):" % (ind, target, self.form, ", ".join(map(str, args))))
         emit_block(self.body, out, ind + "    ")
+        if self.carry:
+            out.append("%s    %s_o = pl.yield_(%s + %s)" % (ind, self.carry, self.carry, self.var))
 
     def run(self, env):
         for v in range(self.start, self.stop, self.step):

@@ -115,7 +115,7 @@ def test_B02_shaped_annotation(load):
 
 
 @pytest.mark.parametrize("stmt,needle", [
-    ("t = pl.parallel(4)", "pl.parallel"),
+    ("t = pl.spmd(4)", "pl.spmd"),
     ("f = lambda: 1", "lambda"),
 ])
 def test_B07_unsupported(load, stmt, needle):
