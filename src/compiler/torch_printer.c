@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strmap.h"
 #include "compiler/ir_walk.h"
 #include "compiler/names.h"
 #include "compiler/printer.h"
@@ -43,6 +44,10 @@ typedef struct tp {
     cc_diags *d;
     const cc_ir_program *p;
     int failed;
+    base_strmap narrowed; /* the function's tile variables whose valid region may be smaller than their
+                           * shape (cc_type.partial is not joined across a loop's back edge: a swap
+                           * in a loop body moves a narrowed tile into a name typed full) */
+    int changed;
 } tp;
 
 static const char *torch_dtype(uint8_t dt)
@@ -116,7 +121,46 @@ static int window_ok(const cc_ir_expr *offs, unsigned rank)
     return offs && offs->kind == CC_X_LIST && offs->u.list.n == rank;
 }
 
-static int partial(const cc_ir_expr *e) { return e->type.kind == CC_T_TILE && e->type.partial; }
+/* Does e read a narrowed variable? */
+typedef struct reads_ctx {
+    const base_strmap *narrowed;
+    int found;
+} reads_ctx;
+
+static int reads_narrowed(cc_ir_expr *e, void *ctx)
+{
+    reads_ctx *c = ctx;
+    if (e->kind == CC_X_VAR && e->type.kind == CC_T_TILE && base_strmap_get(c->narrowed, e->u.name) >= 0) c->found = 1;
+    return c->found;
+}
+
+/* May the tile e have a valid region smaller than its shape? */
+static int narrowed(const base_strmap *m, const cc_ir_expr *e)
+{
+    if (e->type.kind != CC_T_TILE) return 0;
+    if (e->type.partial) return 1;
+    reads_ctx c = {m, 0};
+    cc_ir_expr_walk(e, reads_narrowed, &c);
+    return c.found;
+}
+
+/* Marks the targets of s that a narrowed value reaches. */
+static int mark_narrowed(cc_ir_stmt *s, void *ctx)
+{
+    tp *t = ctx;
+    if (s->kind != CC_I_ASSIGN) return 0;
+    const cc_ir_expr *v = s->u.assign.value;
+    for (uint32_t k = 0; k < s->u.assign.ntargets; k++) {
+        const cc_ir_expr *x = s->u.assign.ntargets == 1 ? v : v->kind == CC_X_LIST && k < v->u.list.n ? v->u.list.items[k] : NULL;
+        const char *name = s->u.assign.targets[k].name;
+        if (!x || base_strmap_get(&t->narrowed, name) >= 0 || !narrowed(&t->narrowed, x)) continue;
+        if (base_strmap_put(&t->narrowed, name, 1) != 0) t->out->oom = 1;
+        t->changed = 1;
+    }
+    return 0;
+}
+
+#define partial(e) narrowed(&t->narrowed, (e))
 
 /* `(lambda <params>: <body>)(` ... the caller prints the arguments and `)`. */
 #define CROP_TO(x, y) x "[tuple(slice(0, min(p, q)) for p, q in zip(" x ".shape, " y ".shape))]"
@@ -519,8 +563,8 @@ static int in_place(tp *t, const cc_ir_expr *v, const char *target, int depth)
     int copy = dst->type.kind == CC_T_TILE;
     /* the source's extents are its value's: a store writes its valid region, an assemble
      * into a tile the whole source (its zero pad too) */
-    int narrowed = o != CC_IR_WRITE && partial(src);
-    if (narrowed) {
+    int narrow = o != CC_IR_WRITE && partial(src);
+    if (narrow) {
         base_strbuf_puts(t->out, "_v = ");
         if (copy) padded(t, src, &src->type, 1, src->type.dtype);
         else expr(t, src);
@@ -536,8 +580,8 @@ static int in_place(tp *t, const cc_ir_expr *v, const char *target, int depth)
         shape_list(t, &dst->type);
         base_strbuf_puts(t->out, ", 0)[tuple(slice(0, max(p, a + b)) for p, a, b in zip(_t.shape, ");
         expr(t, offs);
-        base_strbuf_puts(t->out, narrowed ? ", _v.shape))].clone()\n" : ", ");
-        if (!narrowed) shape_list(t, &src->type), base_strbuf_puts(t->out, "))].clone()\n");
+        base_strbuf_puts(t->out, narrow ? ", _v.shape))].clone()\n" : ", ");
+        if (!narrow) shape_list(t, &src->type), base_strbuf_puts(t->out, "))].clone()\n");
         indent(t, depth);
     } else if (copy) {
         base_strbuf_printf(t->out, "%s = (", target);
@@ -554,10 +598,10 @@ static int in_place(tp *t, const cc_ir_expr *v, const char *target, int depth)
         else expr(t, offs);
         base_strbuf_puts(t->out, "] = ");
         expr(t, src);
-    } else {
-        window(t, &named, offs, src->type.shape, src->type.rank, NULL, narrowed ? "_v" : NULL);
-        base_strbuf_puts(t->out, " = ");
-        if (narrowed) base_strbuf_puts(t->out, "_v");
+    } else { /* atomic=pl.AtomicType.Add adds into the window */
+        window(t, &named, offs, src->type.shape, src->type.rank, NULL, narrow ? "_v" : NULL);
+        base_strbuf_puts(t->out, o == CC_IR_STORE && v->u.op.atomic ? " += " : " = ");
+        if (narrow) base_strbuf_puts(t->out, "_v");
         else expr(t, src);
         if (src->type.kind == CC_T_TENSOR) base_strbuf_puts(t->out, ".clone()"); /* a view may overlap the window */
     }
@@ -662,6 +706,12 @@ static int callees(cc_ir_expr *e, void *ctx)
 
 static void def(tp *t, const cc_ir_func *f, int depth, int check_shapes)
 {
+    if (f->kind == CC_FUNC_INCORE) { /* its narrowed tile variables, to a fixpoint */
+        base_strmap_free(&t->narrowed);
+        t->narrowed = (base_strmap){0};
+        do t->changed = 0, cc_ir_block_each_stmt(&f->body, mark_narrowed, t);
+        while (t->changed && !t->out->oom);
+    }
     indent(t, depth);
     base_strbuf_printf(t->out, "def %s(", f->name);
     for (uint32_t k = 0; k < f->nparams; k++) base_strbuf_printf(t->out, "%s%s", k ? ", " : "", f->params[k].name);
@@ -699,5 +749,6 @@ int cc_print_torch(const cc_ir_program *p, int check_shapes, base_strbuf *out)
         base_strbuf_puts(out, "\n\n");
         def(&t, p->funcs[k], 0, check_shapes);
     }
+    base_strmap_free(&t.narrowed);
     return t.failed ? -1 : 0;
 }

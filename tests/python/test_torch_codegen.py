@@ -1,7 +1,9 @@
 """DSL-V2-SPEC §2 I-tc (P4-13): pypto.debug.torch_codegen turns a program into
 torch source that, executed, computes what the program computes: element-wise
-ops, casts and data movement bit for bit, reductions and matmul within 1e-5
-relative; checked against our own run on the random programs (dsl_gen.py),
+ops, casts and data movement bit for bit, reductions, matmul and
+transcendentals within 1e-5 relative; checked against numpy and our own run
+on the random programs (dsl_gen.py, with loop carries and narrowed tiles swapped
+in loops),
 matmul_acc kernels (test_p1_misc_ops.py's), programs over the op classes,
 narrowed valid regions, an Opaque helper; check_shapes=True; the text for an
 op with no translation."""
@@ -58,15 +60,21 @@ def test_I_tc_one_def_per_orchestration_function_kernels_inlined(load):
     assert src.count("\ndef ") == 1 and "    def fused_incore_0(a, b, out):\n" in src and "pl." not in src
 
 
-def test_I_tc_random_programs_match_numpy_bit_for_bit(tmp_path, load):
-    for seed in range(40):
+def test_I_tc_random_programs_match_numpy(tmp_path, load):
+    """INT32 programs bit for bit; FP32 ones within 1e-5 (log is the C library's in the
+    reference, torch's here; matmul and reductions may sum in another order)."""
+    for seed in range(60):
         prog = dsl_gen.make_program(seed)
         mod, _ = load(prog.text, header="")
         arrays, n = prog.inputs
         src = torch_codegen(mod.prog.lower(*[a.copy() for a in arrays], n))
         ts = [torch.from_numpy(a.copy()) for a in arrays]
         _exec(src)["prog"](*ts, n)
-        assert np.array_equal(ts[2].numpy(), prog.expected[0]) and np.array_equal(ts[3].numpy(), prog.expected[1]), seed
+        for got, want in zip(ts[2:], prog.expected):
+            if prog.dtype == "INT32":
+                assert np.array_equal(got.numpy(), want), seed
+            else:
+                np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6, err_msg=str(seed))
         assert all(np.array_equal(t.numpy(), a) for t, a in zip(ts[:2], arrays[:2])), seed
 
 
@@ -135,6 +143,18 @@ def narrowed(a: pl.Tensor, o: pl.InOut[pl.Tensor], n: pl.Scalar[pl.INDEX]):
         pl.store(pl.set_validshape(pl.add(y, y), 3, 14), [12, 0], o)
         pl.store(pl.matmul(pl.load(a, [0, 0], [8, 16], valid_shape=[8, 5]), pl.load(a, [0, 0], [16, 8])), [0, 24], o)
     return o
+
+@pl.jit
+def swapped(a: pl.Tensor, o: pl.InOut[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        x = pl.load(a, [0, 0], [8, 8])
+        y = pl.add(x, 1.0)
+        for i in pl.range(3):
+            z = pl.set_validshape(pl.load(a, [8, 0], [8, 8]), 4, 3)
+            z, y, x = y, x, z
+            pl.store(pl.row_max(z), [i * 8, 8], o)
+            pl.store(pl.add(y, x), [i * 8, 16], o)
+    return o
 """
 
 
@@ -148,6 +168,7 @@ def _rand(*shape):
     ("reductions", lambda: (_rand(16, 32), torch.zeros(16, 1), torch.zeros(16, 32), torch.zeros(16, 32)), False),
     ("shapes", lambda: (_rand(16, 32), torch.zeros(32, 16), torch.zeros(8, 64), torch.zeros(16, 32)), True),
     ("narrowed", lambda: (_rand(16, 32), torch.full((16, 32), -7.0), 9), False),
+    ("swapped", lambda: (_rand(16, 32), torch.full((24, 32), -7.0)), True),  # a narrowed tile moved by a swap in a loop
 ])
 def test_I_tc_op_classes_match_our_run(load, name, args, exact):
     mod, _ = load(OPS)
