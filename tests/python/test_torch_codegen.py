@@ -257,3 +257,18 @@ def test_I_tc_seed_docs_and_examples_programs_match_our_run(program, name):
     fns[entry](*theirs)
     torch.testing.assert_close(theirs[out], ours[out], rtol=1e-5, atol=1e-6)
     assert float(ours[out].abs().sum()) > 0
+
+
+from test_atomic_assemble import KERNELS as ATOMIC  # noqa: E402
+
+
+@pytest.mark.parametrize("name, args", [
+    ("split_k", lambda: (_rand(16, 64), _rand(16, 64), torch.full((16, 16), 0.5))),
+    ("split_k_zeroed", lambda: (_rand(16, 64), _rand(16, 64), torch.zeros(16, 16))),
+    ("into_fresh", lambda: (_rand(16, 64), torch.zeros(16, 16))),
+    ("halves", lambda: (_rand(4, 32).to(torch.float16), torch.zeros(4, 8, dtype=torch.float16))),
+])
+def test_I_tc_atomic_add_stores_add(load, name, args):
+    mod, _ = load(ATOMIC)
+    src = _check(getattr(mod, name), args(), exact=False)
+    assert " += " in src
