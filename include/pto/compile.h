@@ -120,6 +120,16 @@ typedef struct pto_compile_options {
                                   * parameter with a bare pl.Tensor annotation is then a TypeError naming that
                                   * mode; 1: a @pl.jit compile(), 2: ir.compile of a program; 0: a call */
     int keep_stages;             /* keep the program's text after every stage that ran (pto_program_stage_text) */
+    const char *print_prefix;    /* a SYNTAX compile's text: the name of pypto.language (`import pypto.language as
+                                  * <prefix>` and every name read through it); NULL: the module's */
+    int print_concise;           /* a SYNTAX compile's text: assignments in a def lose their annotations (one naming a
+                                  * memory space other than Vec keeps it); parameters and returns keep theirs */
+    const char *print_function;  /* the text is this function alone, as a module-level def (a method without
+                                  * `self`): a method of the @pl.program entry after a SYNTAX compile, or, with
+                                  * no entry, a module-level def of the file (Function.as_python()) */
+    int emit_torch;              /* 1: after the passes, the text is the program as torch source instead
+                                  * (pypto.debug.torch_codegen; nothing is lowered); 2: with shape asserts.
+                                  * An op with no torch translation is an UnsupportedFeatureError */
 } pto_compile_options;
 
 typedef struct pto_program pto_program;
@@ -167,6 +177,35 @@ const char *pto_program_function(const pto_program *p, unsigned *norchestration)
  * for a scalar, an unknown name, or a program without lowered code.  A
  * caller binding read-only memory asks it first. */
 int pto_program_writes(const pto_program *p, const char *param);
+
+/* A function of a program as written (docs/dsl.md, "Introspection and
+ * tools"): its name, kind (a pl.FunctionType member's name: the
+ * decorator's type=, else "Opaque"), parameters after `self` and return
+ * annotations.  A parameter's type is its annotation's text (inside
+ * pl.Out[...] / pl.InOut[...]; NULL: not annotated); its direction is
+ * "Out" or "InOut" for those wrappers, "In" for a pl.Tensor annotation,
+ * NULL otherwise (scalars, no annotation).  The return types are the
+ * annotation's text, one per element of a tuple[...]. */
+typedef struct pto_param_info {
+    const char *name;
+    const char *type;
+    const char *direction;
+} pto_param_info;
+typedef struct pto_function_info {
+    const char *name;
+    const char *func_type;
+    const pto_param_info *params;
+    size_t nparams;
+    const char *const *return_types;
+    size_t nreturns;
+} pto_function_info;
+
+/* After a compile that reached stage 0 of a @pl.program entry (a SYNTAX
+ * compile suffices): the class's @pl.function methods as written; with no
+ * entry (the file only parsed): the module-level @pl.function defs.
+ * Ordered by name, owned by p.  Returns their count (0: none, not a class, a
+ * failed compile or out of memory). */
+size_t pto_program_functions(pto_program *p, const pto_function_info **out);
 
 /* The program as DSL text after the last stage that ran (the printed
  * form of docs/dsl.md, "What the compiler does"; after SYNTAX the entry as

@@ -4,7 +4,8 @@
  * docs/runconfig.md) for the Python shim.
  *
  *   compile(source, filename, first_line, first_column, entry, function, constants, args,
- *           stop_after[, entry_line]) -> (Program, [diagnostic, ...])
+ *           stop_after, *, entry_line=0, signature=0, keep_stages=False, print_prefix=None,
+ *           print_concise=False, print_function=None, emit_torch=0) -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
  *       dtype name, shape)], [("scalar", name, value)] or [("runtime", name,
@@ -12,13 +13,18 @@
  *       stage name or None.  entry_line: pto_compile_options's (a nested
  *       entry).  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
- *   signature, keep_stages (optional ints after entry_line): pto_compile_options's.
+ *   signature, keep_stages, print_*, emit_torch: pto_compile_options's.
  *   text(program) -> the program's printed text after the last stage run.
  *   signature(program) -> ([(name, dtype name, shape, direction)], nresults):
  *       the compiled entry's parameters (pto_program_param; direction None
  *       for a scalar) and how many values it returns.
  *   stage_texts(program) -> [(n, name, text)]: the texts keep_stages kept,
  *       numbered from 1 (parse) in pipeline order.
+ *   functions(program) -> a @pl.program entry's functions as written
+ *       (pto_program_functions): (name, func_type, params, return types)
+ *       per function, params (name, type text, direction) with None for
+ *       what is absent.
+ *   entries(program) -> the file's entries (pto_program_entry), in file order.
  *   function(program) -> (name or None, n): a @pl.program's method the
  *       compile goes through (pto_program_function) and how many
  *       Orchestration methods it has.
@@ -197,17 +203,22 @@ static PyObject *py_diags(pto_program *prog)
     return list;
 }
 
-static PyObject *py_compile(PyObject *mod, PyObject *args)
+static PyObject *py_compile(PyObject *mod, PyObject *args, PyObject *kw)
 {
     (void)mod;
     PyObject *source, *entry, *function, *constants, *specs, *stop;
     const char *filename;
-    int first_line, first_column, entry_line = 0, signature = 0, keep_stages = 0;
-    if (!PyArg_ParseTuple(args, "UsiiOOO!O!O|iip", &source, &filename, &first_line, &first_column, &entry, &function, &PyList_Type,
-                          &constants, &PyList_Type, &specs, &stop, &entry_line, &signature, &keep_stages))
+    int first_line, first_column, entry_line = 0, signature = 0, keep_stages = 0, concise = 0, torch = 0;
+    const char *prefix = NULL, *alone = NULL;
+    static char *kws[] = {"source", "filename", "first_line", "first_column", "entry", "function", "constants", "args", "stop_after",
+                          "entry_line", "signature", "keep_stages", "print_prefix", "print_concise", "print_function", "emit_torch", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "UsiiOOO!O!O|$iipzpzi", kws, &source, &filename, &first_line, &first_column, &entry,
+                                     &function, &PyList_Type, &constants, &PyList_Type, &specs, &stop, &entry_line, &signature,
+                                     &keep_stages, &prefix, &concise, &alone, &torch))
         return NULL;
     pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column,
-                             .entry_line = entry_line, .signature = signature, .keep_stages = keep_stages};
+                             .entry_line = entry_line, .signature = signature, .keep_stages = keep_stages,
+                             .print_prefix = prefix, .print_concise = concise, .print_function = alone, .emit_torch = torch};
     Py_ssize_t len;
     if (!(o.source = PyUnicode_AsUTF8AndSize(source, &len))) return NULL;
     o.source_len = (size_t)len;
@@ -272,6 +283,52 @@ static PyObject *py_function(PyObject *mod, PyObject *arg)
     unsigned n;
     const char *f = pto_program_function(((py_program *)arg)->prog, &n);
     return Py_BuildValue("(zI)", f, n);
+}
+
+/* ((name, func_type, ((name, type, direction), ...), (return type, ...)), ...) */
+static PyObject *py_functions(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    if (!PyObject_TypeCheck(arg, &py_program_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Program");
+    const pto_function_info *fs;
+    size_t n = pto_program_functions(((py_program *)arg)->prog, &fs);
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t k = 0; t && k < n; k++) {
+        PyObject *params = PyTuple_New((Py_ssize_t)fs[k].nparams), *rets = PyTuple_New((Py_ssize_t)fs[k].nreturns);
+        for (size_t j = 0; params && j < fs[k].nparams; j++) {
+            const pto_param_info *p = &fs[k].params[j];
+            PyObject *row = Py_BuildValue("(szz)", p->name, p->type, p->direction);
+            if (!row) Py_CLEAR(params);
+            else PyTuple_SET_ITEM(params, (Py_ssize_t)j, row);
+        }
+        for (size_t j = 0; rets && j < fs[k].nreturns; j++) {
+            PyObject *s = PyUnicode_FromString(fs[k].return_types[j]);
+            if (!s) Py_CLEAR(rets);
+            else PyTuple_SET_ITEM(rets, (Py_ssize_t)j, s);
+        }
+        PyObject *row = params && rets ? Py_BuildValue("(ssNN)", fs[k].name, fs[k].func_type, params, rets) : NULL;
+        if (!row) {
+            Py_XDECREF(params), Py_XDECREF(rets);
+            return Py_DECREF(t), NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)k, row);
+    }
+    return t;
+}
+
+static PyObject *py_entries(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    if (!PyObject_TypeCheck(arg, &py_program_type)) return PyErr_Format(PyExc_TypeError, "expected a pypto._C.Program");
+    size_t n = 0;
+    while (pto_program_entry(((py_program *)arg)->prog, n)) n++;
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t k = 0; t && k < n; k++) {
+        PyObject *s = PyUnicode_FromString(pto_program_entry(((py_program *)arg)->prog, k));
+        if (!s) return Py_DECREF(t), NULL;
+        PyTuple_SET_ITEM(t, (Py_ssize_t)k, s);
+    }
+    return t;
 }
 
 static PyObject *py_listing(PyObject *mod, PyObject *arg)
@@ -361,11 +418,15 @@ PyObject *py_runtime_close(PyObject *mod, PyObject *rt);       /* _C_run.c */
 int py_runtime_ready(void);                                    /* _C_run.c */
 
 static PyMethodDef py_methods[] = {
-    {"compile", py_compile, METH_VARARGS, "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after[, entry_line[, signature[, keep_stages]]])"},
+    {"compile", (PyCFunction)(void (*)(void))py_compile, METH_VARARGS | METH_KEYWORDS,
+     "compile(source, filename, first_line, first_column, entry, function, constants, args, stop_after, *, entry_line=0, "
+     "signature=0, keep_stages=False, print_prefix=None, print_concise=False, print_function=None, emit_torch=0)"},
     {"signature", py_signature, METH_O, "signature(program) -> ([(name, dtype, shape, direction or None), ...], number of results)"},
     {"stage_texts", py_stage_texts, METH_O, "stage_texts(program) -> [(number from 1 = parse, stage name, text), ...] kept by keep_stages"},
     {"text", py_text, METH_O, "text(program) -> the printed program after the last stage that ran"},
     {"function", py_function, METH_O, "function(program) -> (the method a program compiles through or None, Orchestration methods)"},
+    {"functions", py_functions, METH_O, "functions(program) -> ((name, func_type, ((name, type, direction), ...), (return type, ...)), ...)"},
+    {"entries", py_entries, METH_O, "entries(program) -> the file's @pl.jit functions and @pl.program classes, in file order"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
     {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields[, runtime]) -> None, or raises"},

@@ -56,7 +56,7 @@ class CompiledProgram:
         self.param_names = [p[0] for p in params]
         self.output_indices = [i for i, p in enumerate(params) if p[3] == "Out"]
         self.has_return = nresults > 0
-        self.program = program if program is not None else ProgramText(_C.text(handle))
+        self.program = program if program is not None else ProgramText(_C.text(handle), entry)
         self.output_dir = pathlib.Path(output_dir)
         self._write(dump_passes)
 

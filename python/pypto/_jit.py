@@ -10,7 +10,8 @@ from . import _C
 from ._args import adapt_args, adapt_value, annotation_kind, bind_args, is_tensor
 from ._compiled import compiled_program
 from ._kernel import KernelBase, ProgramText, _config, _defining_scope, _run, _Source
-from ._program import Program, parse_program, program  # noqa: F401  (pypto.language's names)
+from ._function import StandaloneFunction
+from ._program import Program, loads, parse, parse_program, program  # noqa: F401  (pypto.language's names)
 
 
 class JitFunction(KernelBase):
@@ -70,9 +71,9 @@ class JitFunction(KernelBase):
         config = _config(config)
         if not any(is_tensor(v) for v in list(args) + list(kwargs.values())):
             self._entry_check()
-            return ProgramText(_C.text(self._compiled(self.__name__, None, self._signature_specs(args, kwargs), config, 1)))
+            return ProgramText(_C.text(self._compiled(self.__name__, None, self._signature_specs(args, kwargs), config, 1)), self.__name__)
         handle, _ = self._prepare(args, kwargs, config, True)
-        return ProgramText(_C.text(handle))
+        return ProgramText(_C.text(handle), self.__name__)
 
     def compile(self, *args, config=None, **kwargs):
         """The CompiledProgram of these arguments (same binding, key and cache as a call; nothing runs).
@@ -160,9 +161,13 @@ jit = _Jit()
 
 
 def function(fn=None, /, **kwargs):
-    """@pl.function(type=..., auto_scope=..., level=...) on a @pl.program method; the
-    compiler reads and checks the keywords from the source."""
+    """@pl.function(type=..., auto_scope=..., level=...) on a @pl.program method, or at
+    module level a standalone function; the compiler reads and checks the keywords
+    from the source."""
+    frame = sys._getframe(1)
+    module_level = frame.f_locals is frame.f_globals
+
     def mark(f):
         f._pl_function = dict(kwargs)
-        return f
+        return StandaloneFunction(f) if module_level and inspect.isfunction(f) else f
     return mark(fn) if fn is not None else mark

@@ -19,15 +19,11 @@ import warnings
 from . import _C
 from ._errors import DeviceUnavailableError, InternalError
 from ._runconfig import RunConfig
+from .ir._program import Program
 from .language.parser import diagnostics as _diag
 
 
-class ProgramText(str):
-    """A printed program (DSL text); as_python() returns itself."""
-
-    def as_python(self):
-        return self
-
+ProgramText = Program  # v1's name of a printed program (DSL-V2-SPEC §2)
 
 # ---- diagnostics ------------------------------------------------------------------------------
 
@@ -63,7 +59,7 @@ def _compile(src, entry, function, constants, specs, stop_after=None, spelled=()
     if spelled:
         text += ("" if text.endswith("\n") else "\n") + "".join("%s = %s\n" % nv for nv in spelled)
     handle, diags = _C.compile(text, src.filename, src.first_line, src.first_column, entry, function, constants, specs,
-                               stop_after, src.entry_line, signature, stop_after is None)
+                               stop_after, entry_line=src.entry_line, signature=signature, keep_stages=stop_after is None)
     _raise_diagnostics(diags)
     return handle
 

@@ -14,6 +14,7 @@ import sys
 
 from . import _C
 from ._args import adapt_args, bind_args
+from ._function import StandaloneFunction
 from ._kernel import KernelBase, ProgramText, _Source, _compile, _config, _defining_scope, _run
 
 
@@ -73,11 +74,25 @@ class Program(KernelBase):
         """Post-pass text of the whole program, specialized through its Orchestration entry."""
         return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
 
-    def as_python(self):
+    def as_python(self, *, prefix="pl", concise=False, format=True):
         """The program before the passes: as written, parsed and printed,
         with the constants its code names; parameters keep their annotations
         (a bare pl.Tensor stays bare), so no arguments are needed."""
-        return ProgramText(_C.text(self._syntax()))
+        # form None: printed again in the asked form (the module may name pypto.language otherwise)
+        text = ProgramText(_C.text(self._syntax()), self.__name__, form=None)
+        return text.as_python(prefix=prefix, concise=concise, format=format)
+
+    @property
+    def name(self):
+        return self.__name__
+
+    @property
+    def functions(self):
+        """The program's functions as written (pypto.ir.Program.functions)."""
+        return self.as_python().functions
+
+    def get_function(self, name):
+        return self.functions.get(name)
 
     def _orchestration_names(self):
         """The Orchestration methods (their @pl.function type=), in definition order."""
@@ -108,7 +123,7 @@ class _ProgramFunction:
     def lower(self, *args, config=None, **kwargs):
         config = _config(config)
         handle, _ = self._prog._prepare(self.__name__, args, kwargs, config, True)
-        return ProgramText(_C.text(handle))
+        return ProgramText(_C.text(handle), self._prog.__name__)
 
 
 def _class_line(cls, method):
@@ -130,15 +145,51 @@ def program(cls):
 
 _parsed = itertools.count()
 
+_NONE_FOUND = ("No @pl.function or @pl.program found in %s. Make sure your code contains a function decorated with "
+               "@pl.function or a class decorated with @pl.program.")
+_MANY_FOUND = ("Multiple functions/programs found in %s: %r. pl.parse() can only parse code containing a single "
+               "function or program. Consider using separate calls or parsing from separate files.")
+
+
+def parse(code, filename="<string>"):
+    """The one @pl.function (a pypto.ir.Function) or @pl.program (a program
+    object, callable like the class) that code defines; `import
+    pypto.language as pl` is supplied when code does not import it."""
+    from . import language
+    from .ir._program import Function, _syntax
+    name = filename if filename != "<string>" else "<pypto-program-%d>" % next(_parsed)
+    code = str(code)
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    namespace = {"__name__": "__pypto_parsed__", "pl": language}
+    try:
+        compiled = compile(code, name, "exec")
+    except SyntaxError as e:
+        raise SyntaxError("Failed to compile code from %s: %s (%s, line %s)" % (filename, e.msg, filename, e.lineno)) \
+            from None
+    exec(compiled, namespace)
+    found = [(k, v) for k, v in namespace.items() if isinstance(v, (Program, StandaloneFunction))]
+    if not found:
+        raise ValueError(_NONE_FOUND % filename)
+    if len(found) > 1:
+        raise ValueError(_MANY_FOUND % (filename, [k for k, _ in found]))
+    key, obj = found[0]
+    if isinstance(obj, Program):
+        return obj
+    rows = {row[0]: row for row in _C.functions(_syntax(code, filename, None))}
+    return Function(rows[obj.__name__], code, filename, None)
+
+
+def loads(path):
+    """pl.parse of the file at path."""
+    with open(path) as f:
+        return parse(f.read(), filename=str(path))
+
 
 def parse_program(text, filename="<string>"):
-    """A program object from DSL text (e.g. lower()'s output), callable like a @pl.program class."""
-    name = filename if filename != "<string>" else "<pypto-program-%d>" % next(_parsed)
-    text = str(text)
-    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
-    namespace = {"__name__": "__pypto_parsed__"}
-    exec(compile(text, name, "exec"), namespace)
-    programs = [v for v in namespace.values() if isinstance(v, Program)]
-    if len(programs) != 1:
-        raise TypeError("parse_program: the text defines %d @pl.program classes; expected 1" % len(programs))
-    return programs[0]
+    """pl.parse that insists on a @pl.program (e.g. lower()'s output)."""
+    from .ir._program import Function
+    obj = parse(text, filename)
+    if isinstance(obj, Function):
+        raise ValueError("Expected @pl.program but found @pl.function in %s. Use pl.parse() for auto-detection or "
+                         "ensure your code contains @pl.program." % filename)
+    return obj

@@ -15,6 +15,12 @@
  *    (first reached first); the caller's value wins over the module's
  *    expression, as in a compile; a value kernel code cannot capture
  *    (a Python object) is left out.
+ *  - Options (pto_compile_options print_prefix / print_concise, docs/dsl.md,
+ *    "Introspection and tools"): the prefix replaces the module's name
+ *    for pypto.language wherever it is read, the import's alias included;
+ *    concise drops the annotation of an assignment in a def, except one
+ *    naming a memory space other than Vec (a type tag the value may not
+ *    show, so the program stays the same program).
  *  - The printer only reads the tree; failures are out->oom.
  */
 #include "compiler/ast_printer.h"
@@ -31,6 +37,11 @@ typedef struct ap {
     base_strbuf *out;
     base_strmap constants; /* the constants printed, or being printed */
     int nesting;           /* constants being printed (each waits for those it names) */
+    const char *pl;        /* the module's name for pypto.language */
+    const char *prefix;    /* what it prints as */
+    int concise;
+    int in_def;            /* printing a def's body */
+    int alone;             /* printing one method alone: without self */
 } ap;
 
 /* ---- expressions --------------------------------------------------------------------- */
@@ -111,7 +122,7 @@ static void print_expr(ap *a, const cc_expr *e)
 {
     base_strbuf *out = a->out;
     switch (e->kind) {
-    case CC_E_NAME: base_strbuf_puts(out, e->u.name); break;
+    case CC_E_NAME: base_strbuf_puts(out, !strcmp(e->u.name, a->pl) ? a->prefix : e->u.name); break;
     case CC_E_INT: base_strbuf_printf(out, "%lld", (long long)e->u.i); break;
     case CC_E_FLOAT: print_float_literal(e->u.f, out); break;
     case CC_E_BOOL: base_strbuf_puts(out, e->u.i ? "True" : "False"); break;
@@ -210,10 +221,23 @@ static void print_with(ap *a, const cc_stmt *s, int depth)
     print_header_end(a, &s->u.with.body, depth);
 }
 
+/* Does e name a memory space other than Vec (<pl>.Mem.X, <pl>.MemorySpace.X)? */
+static int names_space(const cc_expr *e, void *ctx)
+{
+    ap *a = ctx;
+    if (e->kind == CC_E_ATTR && e->u.attr.value->kind == CC_E_ATTR && strcmp(e->u.attr.name, "Vec") &&
+        (!strcmp(e->u.attr.value->u.attr.name, "Mem") || !strcmp(e->u.attr.value->u.attr.name, "MemorySpace")) &&
+        e->u.attr.value->u.attr.value->kind == CC_E_NAME && !strcmp(e->u.attr.value->u.attr.value->u.name, a->pl))
+        return 1;
+    return cc_expr_each_child(e, names_space, ctx);
+}
+
 static void print_assign(ap *a, const cc_stmt *s)
 {
     print_items(a, s->u.assign.targets, s->u.assign.ntargets, 0);
-    if (s->u.assign.annotation) base_strbuf_puts(a->out, ": "), print_expr(a, s->u.assign.annotation);
+    const cc_expr *ann = s->u.assign.annotation;
+    if (ann && a->concise && a->in_def && !names_space(ann, a)) ann = NULL;
+    if (ann) base_strbuf_puts(a->out, ": "), print_expr(a, ann);
     base_strbuf_puts(a->out, " = ");
     print_bare_tuple(a, s->u.assign.value);
 }
@@ -249,13 +273,17 @@ static void print_def(ap *a, const cc_stmt *s, int depth)
         return;
     }
     base_strbuf_printf(a->out, "def %s(", s->u.def.name);
-    for (uint32_t k = 0; k < s->u.def.nparams; k++) {
-        if (k) base_strbuf_puts(a->out, ", ");
+    uint32_t skip = a->alone && s->u.def.nparams && !strcmp(s->u.def.params[0].name, "self");
+    for (uint32_t k = skip; k < s->u.def.nparams; k++) {
+        if (k > skip) base_strbuf_puts(a->out, ", ");
         print_param(a, &s->u.def.params[k]);
     }
     base_strbuf_puts(a->out, ")");
     if (s->u.def.returns) base_strbuf_puts(a->out, " -> "), print_expr(a, s->u.def.returns);
+    int in_def = a->in_def;
+    a->in_def = 1;
     print_header_end(a, &s->u.def.body, depth);
+    a->in_def = in_def;
 }
 
 static void print_stmt(ap *a, const cc_stmt *s, int depth)
@@ -363,13 +391,36 @@ static int printed(const cc_stmt *s, const cc_stmt *cls)
     return cls ? s == cls : s->kind == CC_S_DEF;
 }
 
+/* The def named name: a method of class cls, or (cls NULL) a module-level one. */
+static const cc_stmt *find_def(const cc_module *m, const cc_stmt *cls, const char *name)
+{
+    cc_stmt *const *items = cls ? cls->u.def.body.items : m->defs;
+    uint32_t n = cls ? cls->u.def.body.n : m->ndefs;
+    for (uint32_t k = 0; k < n; k++)
+        if (items[k]->kind == CC_S_DEF && !strcmp(items[k]->u.def.name, name)) return items[k];
+    return NULL;
+}
+
 void cc_print_source(const cc_module *m, const pto_compile_options *o, base_strbuf *out)
 {
-    ap a = {.m = m, .o = o, .out = out};
+    const char *pl = m->pl_name ? m->pl_name : "pl";
+    ap a = {.m = m, .o = o, .out = out, .pl = pl, .prefix = o->print_prefix ? o->print_prefix : pl, .concise = o->print_concise};
     const cc_stmt *cls = NULL;
-    for (uint32_t k = 0; k < m->ndefs && !cls; k++)
+    for (uint32_t k = 0; k < m->ndefs && !cls && o->entry; k++)
         if (m->defs[k]->kind == CC_S_CLASS && !strcmp(m->defs[k]->u.def.name, o->entry)) cls = m->defs[k];
-    base_strbuf_printf(out, "import pypto.language as %s\n\n", m->pl_name ? m->pl_name : "pl");
+    if (o->print_function) {
+        const cc_stmt *def = find_def(m, cls, o->print_function);
+        if (!def) return;
+        a.alone = 1;
+        base_strbuf_printf(out, "import pypto.language as %s\n\n", a.prefix);
+        size_t before = out->len;
+        names_stmt(&a, def, print_constant);
+        if (out->len > before) base_strbuf_puts(out, "\n");
+        print_def(&a, def, 0);
+        base_strmap_free(&a.constants);
+        return;
+    }
+    base_strbuf_printf(out, "import pypto.language as %s\n\n", a.prefix);
     size_t before = out->len;
     for (uint32_t k = 0; k < m->ndefs; k++)
         if (printed(m->defs[k], cls)) names_stmt(&a, m->defs[k], print_constant);
@@ -382,4 +433,11 @@ void cc_print_source(const cc_module *m, const pto_compile_options *o, base_strb
         first = 0;
     }
     base_strmap_free(&a.constants);
+}
+
+void cc_print_ast_expr(const cc_module *m, const cc_expr *e, base_strbuf *out)
+{
+    const char *pl = m->pl_name ? m->pl_name : "pl";
+    ap a = {.m = m, .out = out, .pl = pl, .prefix = pl};
+    print_expr(&a, e);
 }

@@ -10,6 +10,8 @@
  * constants it names), then a @pl.program entry's class or, for a @pl.jit
  * entry, the module's decorated functions, in file order.  Annotations
  * print as written (a bare pl.Tensor stays bare; no shapes are invented).
+ * print_prefix and print_concise of the options change the spelling only
+ * (as_python(prefix=, concise=)); the text is the same program.
  */
 #ifndef CC_AST_PRINTER_H
 #define CC_AST_PRINTER_H
@@ -21,5 +23,8 @@
 /* Appends the entry o->entry of m (checked to exist) as written; out->oom
  * tells of a failure. */
 void cc_print_source(const cc_module *m, const pto_compile_options *o, base_strbuf *out);
+
+/* Appends e as written (an annotation's text: Function.params' types). */
+void cc_print_ast_expr(const cc_module *m, const cc_expr *e, base_strbuf *out);
 
 #endif

@@ -19,11 +19,13 @@
 #include "compiler/ast_printer.h"
 #include "compiler/program.h"
 #include "compiler/diag.h"
+#include "compiler/introspect.h"
 #include "compiler/lexer.h"
 #include "compiler/lower.h"
 #include "compiler/parser.h"
 #include "compiler/passes.h"
 #include "compiler/printer.h"
+#include "compiler/torch_printer.h"
 #include "compiler/typecheck.h"
 
 /* The public dtypes are the compiler's, value by value and size by size
@@ -53,6 +55,10 @@ struct pto_program {
     base_strbuf listing;
     base_strbuf stages[PTO_STAGE_COUNT]; /* keep_stages: the text after each stage that ran */
     pto_diagnostic *pub;
+    const char *entry;              /* opts->entry, copied */
+    const pto_function_info *funcs; /* pto_program_functions's table, made when first asked for */
+    size_t nfuncs;
+    int funcs_made;
 };
 
 static const char *const pto_stage_names[] = {
@@ -116,7 +122,12 @@ static int pto_keep_stage(pto_program *p, const pto_compile_options *o, int s)
 static int pto_run_stages(pto_program *p, const pto_compile_options *o)
 {
     int last = o->stop_after > PTO_STAGE_ALL && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
-    if (!o->entry) return 0;
+    if (!o->entry) {
+        if (o->print_function) cc_print_source(&p->mod, o, &p->text);
+        return 0;
+    }
+    if (!(p->entry = base_arena_strndup(&p->arena, o->entry, strlen(o->entry))))
+        return cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while reading the entry"), -1;
     p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->src};
     if (last == PTO_STAGE_SYNTAX) {
         if (cc_check_entry(&p->mod, o, &p->ir) != 0) return -1;
@@ -132,6 +143,7 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
         cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while ordering the functions");
         return -1;
     }
+    if (o->emit_torch) return cc_print_torch(&p->ir, o->emit_torch > 1, &p->text);
     cc_print_program(&p->ir, &p->text);
     if (last < PTO_STAGE_LOWER || (o->skip_stages & (1u << PTO_STAGE_LOWER))) return 0;
     if (cc_lower(&p->ir, &p->arena, &p->lowered) != 0 || p->diags.errors) return -1;
@@ -279,6 +291,15 @@ const char *pto_program_stage_text(const pto_program *p, pto_stage s)
 {
     if (!p || s < PTO_STAGE_PARSE || s >= PTO_STAGE_LOWER || !p->stages[s].len) return NULL;
     return base_strbuf_str(&p->stages[s]);
+}
+
+size_t pto_program_functions(pto_program *p, const pto_function_info **out)
+{
+    *out = NULL;
+    if (!p || p->diags.errors) return 0;
+    if (!p->funcs_made) p->nfuncs = cc_module_functions(&p->mod, p->entry, &p->arena, &p->funcs), p->funcs_made = 1;
+    *out = p->funcs;
+    return p->nfuncs;
 }
 
 const char *pto_program_text(const pto_program *p) { return p ? base_strbuf_str(&p->text) : ""; }

@@ -70,7 +70,8 @@ typedef struct tc_delta {
 } tc_delta;
 
 /* A function the program may reach: a decorated def of the module or a
- * method of the program class. */
+ * method of the program class (and, for a class, the module's standalone
+ * @pl.function defs: DSL-V2-SPEC §2 F-sa). */
 typedef struct tc_fn {
     const cc_stmt *def;
     const char *name;
@@ -80,6 +81,7 @@ typedef struct tc_fn {
     uint8_t host;       /* @pl.jit.host (later) */
     uint8_t state;      /* 0 unchecked, 1 being checked, 2 checked */
     uint8_t broken;     /* its declaration has errors, reported if the entry reaches it */
+    uint8_t standalone; /* a module-level @pl.function (F-sa): called by bare name, never an entry */
     cc_ir_hints opts;   /* InCore: optimizations= */
     cc_ir_func *ir;
 } tc_fn;

@@ -69,7 +69,7 @@ static int tc_jit_decorator(tc *t, const cc_expr *d, tc_fn *fn)
     const char *kind = tc_pl_attr(t, callee, "jit");
     if (!kind) {
         const char *path = tc_pl_path(t, callee);
-        if (path && (!strcmp(path, "pl.function") || !strcmp(path, "pl.inline")))
+        if (path && !strcmp(path, "pl.inline"))
             return tc_err(t, CC_DIAG_UNSUPPORTED, d->span, "put it on a method of a @pl.program class, or use @pl.jit",
                           "@%s outside @pl.program is not supported in this version", path),
                    0;
@@ -204,7 +204,9 @@ int tc_check_decl(tc *t, tc_fn *fn)
     if (s->u.def.ndecorators != 1)
         return tc_err(t, CC_DIAG_UNSUPPORTED, s->span, NULL, "several decorators on '%s' are not supported in this version", s->u.def.name), 0;
     const cc_expr *d = s->u.def.decorators[0];
-    if (!(t->cls ? tc_function_decorator(t, d, fn) : tc_jit_decorator(t, d, fn))) return 0;
+    /* a module-level @pl.function is a standalone function (F-sa): its keywords are a method's */
+    int function = t->cls || tc_pl_attr(t, d->kind == CC_E_CALL ? d->u.call.fn : d, "function");
+    if (!(function ? tc_function_decorator(t, d, fn) : tc_jit_decorator(t, d, fn))) return 0;
     int ok = 1;
     for (uint32_t j = 0; j < s->u.def.nparams; j++)
         if (!strcmp(s->u.def.params[j].name, "config"))
@@ -230,18 +232,22 @@ int tc_gather(tc *t)
         return tc_err(t, CC_DIAG_SYNTAX, t->cls->span, "decorate the class with @pl.program",
                       "class '%s' is not a @pl.program", entry),
                0;
-    if (!(t->fns = base_arena_alloc(t->a, (n ? n : 1) * sizeof *t->fns))) return tc_oom(t), 0;
+    uint32_t extra = t->cls ? t->m->ndefs : 0; /* a class: then the module's standalone @pl.function defs */
+    if (!(t->fns = base_arena_alloc(t->a, (n + extra ? n + extra : 1) * sizeof *t->fns))) return tc_oom(t), 0;
     int ok = 1;
-    for (uint32_t k = 0; k < n; k++) {
-        const cc_stmt *s = defs[k];
+    for (uint32_t k = 0; k < n + extra; k++) {
+        const cc_stmt *s = k < n ? defs[k] : t->m->defs[k - n];
         if (s->kind != CC_S_DEF) continue;
+        const cc_expr *d = s->u.def.ndecorators == 1 ? s->u.def.decorators[0] : NULL;
+        int standalone = (k >= n || !t->cls) && d && tc_pl_attr(t, d->kind == CC_E_CALL ? d->u.call.fn : d, "function");
+        if (k >= n && !standalone) continue;
         tc_fn *fn = &t->fns[t->nfns++];
-        *fn = (tc_fn){.def = s, .name = s->u.def.name};
+        *fn = (tc_fn){.def = s, .name = s->u.def.name, .standalone = (uint8_t)standalone};
         /* a module's other kernels matter only if the entry reaches them: their
          * errors are reported there (tc_func_call), not here */
         size_t before = t->d->n;
         if (tc_check_decl(t, fn)) continue;
-        if (t->cls || !strcmp(fn->name, entry)) ok = 0;
+        if ((t->cls && k < n) || !strcmp(fn->name, entry)) ok = 0;
         else cc_diags_truncate(t->d, before), fn->broken = 1;
     }
     return ok;
@@ -285,6 +291,7 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
     const char *who = tc_who(t, t->c.fn->name);
     if (!sp) {
         if (ip->type.kind == CC_T_TENSOR && shaped) return 1;
+        if (ip->type.kind == CC_T_SCALAR && shaped && t->o->emit_torch) return 1; /* torch source: a run-time value */
         t->unshaped = 1;
         if (ip->type.kind == CC_T_TENSOR && t->o->signature == 1)
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: cannot specialize from the signature because parameter '%s' "
@@ -385,7 +392,7 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
     if (fn->host)
         return tc_err(t, CC_DIAG_UNSUPPORTED, def->span, NULL, "@pl.jit.host is not supported in this version"), 0;
     uint32_t first = 0;
-    if (t->cls) {
+    if (t->cls && !fn->standalone) {
         if (!def->u.def.nparams || strcmp(def->u.def.params[0].name, "self"))
             return tc_err(t, CC_DIAG_SYNTAX, def->span, "write def f(self, ...)", "method '%s' must take self first", fn->name), 0;
         first = 1;

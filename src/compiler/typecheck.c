@@ -80,7 +80,9 @@ tc_fn *tc_callee(tc *t, const cc_expr *fn)
     if (t->cls) {
         if (fn->kind == CC_E_ATTR && fn->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.value->u.name, "self"))
             return tc_fn_named(t, fn->u.attr.name);
-        return NULL;
+        if (fn->kind != CC_E_NAME || tc_is_local(t, fn->u.name)) return NULL;
+        tc_fn *sa = tc_fn_named(t, fn->u.name); /* a standalone @pl.function, by bare name (F-sa) */
+        return sa && sa->standalone ? sa : NULL;
     }
     fn = tc_module_constant_ast(t, fn); /* FN = kernel: a module alias of a decorated function */
     if (fn->kind != CC_E_NAME || tc_is_local(t, fn->u.name)) return NULL;
@@ -166,7 +168,7 @@ static cc_ir_expr *tc_arg(tc *t, tc_fn *fn, const cc_expr *a, uint8_t *nodep)
 static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, cc_ir_expr **out, uint8_t *nodep)
 {
     const cc_stmt *def = fn->def;
-    uint32_t self = t->cls ? 1 : 0, np = def->u.def.nparams - self;
+    uint32_t self = t->cls && !fn->standalone ? 1 : 0, np = def->u.def.nparams - self;
     uint32_t npos = call->u.call.nargs - first_arg;
     if (npos > np)
         return tc_err(t, CC_DIAG_TYPE, call->u.call.args[first_arg + np]->span, NULL,
@@ -223,7 +225,7 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     if (submit && fn->kind != CC_FUNC_INCORE)
         return tc_err(t, CC_DIAG_SYNTAX, call->u.call.args[0]->span, NULL,
                       "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");
-    uint32_t np = fn->def->u.def.nparams - (t->cls ? 1 : 0);
+    uint32_t np = fn->def->u.def.nparams - (t->cls && !fn->standalone ? 1 : 0);
     cc_ir_expr *e = cc_ir_expr_new(t->a, CC_X_CALL, call->span);
     cc_ir_expr **args = base_arena_alloc(t->a, (np ? np : 1) * sizeof *args); /* never NULL: NULL args mean the entry */
     uint8_t *nodep = base_arena_alloc(t->a, np ? np : 1);
@@ -304,7 +306,7 @@ static tc_fn *tc_program_root(tc *t)
     tc_fn *only = NULL;
     uint32_t roots = 0;
     for (uint32_t k = 0; k < t->nfns; k++) {
-        if (t->fns[k].kind != CC_FUNC_ORCHESTRATION) continue;
+        if (t->fns[k].kind != CC_FUNC_ORCHESTRATION || t->fns[k].standalone) continue;
         t->p->norchestration++;
         if (base_strmap_get(&used, t->fns[k].name) < 0) only = &t->fns[k], roots++;
     }
@@ -350,6 +352,10 @@ int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_prog
     tc_fn *entry = tc_entry(&t, 0);
     if (!entry) return -1;
     if (entry->host) return tc_err(&t, CC_DIAG_UNSUPPORTED, entry->def->span, NULL, "@pl.jit.host is not supported in this version"), -1;
+    if (!t.cls && entry->standalone)
+        return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.function function '%s' cannot be called directly; "
+                      "call it from a @pl.program method or a @pl.jit entry", entry->name),
+               -1;
     if (!t.cls && !entry->jit_entry)
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
                       entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),

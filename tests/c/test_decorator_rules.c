@@ -25,7 +25,8 @@ static void test_jit_auto_scope_int_is_type_error(void **s)
               "f", "TypeError", "auto_scope must be a bool, got int", 3, 20);
 }
 
-static void test_function_decorator_outside_program_is_unsupported(void **s)
+/* DSL-V2-SPEC §2 F-sa: a module-level @pl.function is a standalone function, never an entry. */
+static void test_f_sa_standalone_function_is_not_an_entry(void **s)
 {
     (void)s;
     DSL_ERROR("import pypto.language as pl\n"
@@ -33,7 +34,7 @@ static void test_function_decorator_outside_program_is_unsupported(void **s)
               "@pl.function\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "@pl.function outside @pl.program is not supported in this version", 3, 2);
+              "f", "TypeError", "@pl.function function 'f' cannot be called directly; call it from a @pl.program method or a @pl.jit entry", 3, 1);
 }
 
 static void test_jit_unknown_variant_is_unsupported(void **s)
@@ -145,7 +146,7 @@ static void test_opaque_function_as_entry_is_type_error(void **s)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_jit_auto_scope_int_is_type_error),
-    cmocka_unit_test(test_function_decorator_outside_program_is_unsupported),
+    cmocka_unit_test(test_f_sa_standalone_function_is_not_an_entry),
     cmocka_unit_test(test_jit_unknown_variant_is_unsupported),
     cmocka_unit_test(test_function_level_on_orchestration_is_syntax_error),
     cmocka_unit_test(test_function_level_host_is_unsupported),

@@ -7,11 +7,11 @@ work; the decorators check their keywords and build kernel objects.
 import enum
 
 from .. import _C
-from .._jit import JitFunction, Program, ProgramText, jit, parse_program, program, function
+from .._jit import JitFunction, Program, ProgramText, jit, loads, parse, parse_program, program, function
 from .parser import diagnostics  # noqa: F401
 
 __all__ = [
-    "jit", "program", "function", "parse_program", "ProgramText", "JitFunction", "Program",
+    "jit", "program", "function", "parse", "loads", "parse_program", "ProgramText", "JitFunction", "Program",
     "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType",
     "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
