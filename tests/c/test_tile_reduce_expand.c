@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 #include "tile_ref.h"
+#include "tile/tile_expf.h"
 
 static const tile_dtype all_dtypes[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_INT32, TILE_INT8};
 
@@ -95,7 +96,7 @@ static double ref_bcast(tile_dtype dt, tile_bcastop op, double x, double y)
     case TILE_BC_DIV: r = a / b; break;
     case TILE_BC_MAX: r = a > b ? a : b; break;
     case TILE_BC_MIN: r = a < b ? a : b; break;
-    case TILE_BC_EXPDIF: r = expf(a - b); break;
+    case TILE_BC_EXPDIF: r = tile_expf(a - b); break;
     case TILE_BC_COPY: r = b; break;
     }
     return ref_round(dt, r);
