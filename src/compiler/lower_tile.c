@@ -292,9 +292,18 @@ static uint64_t *lo_tile_live_out(const cc_lo_insn *code, uint32_t n, uint32_t w
     return live_out;
 }
 
+/* Does each element of op's result depend only on the same element of its
+ * tile operand (and a scalar, or a broadcast vector's element)?  Element-wise
+ * ops and the row and column expands. */
+static int lo_per_element(cc_ir_op op)
+{
+    cc_op_class c = (cc_op_class)cc_ir_op_info(op)->cls;
+    return cc_ir_op_elementwise(op) || c == CC_OPC_ROW_EXPAND || c == CC_OPC_COL_EXPAND;
+}
+
 /* Marks the STOREs a tile program can compute in place (lower.h, STORE's
  * mode): the stored tile is written by the last tile instruction before
- * it, an element-wise TOP, with only scalar instructions (the store's
+ * it, a per-element TOP (lo_per_element), with only scalar instructions (the store's
  * offsets) between them, none of them a jump target or a write of the TOP's
  * scalar operand; and no other instruction reads that tile.  Mode 1 when
  * no source of the TOP is live after it, else mode 2 (a source read again
@@ -321,7 +330,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         uint32_t j = i - 1;
         while (j > 0 && cc_lo_is_scalar(&code[j]) && !target[j]) j--;
         const cc_lo_insn *op = &code[j];
-        if (op->code != CC_LO_TOP || op->dst != st->b || !cc_ir_op_elementwise((cc_ir_op)op->op)) continue;
+        if (op->code != CC_LO_TOP || op->dst != st->b || !lo_per_element((cc_ir_op)op->op)) continue;
         int clobbered = 0;
         for (uint32_t k = j + 1; k < i; k++) clobbered |= target[k] || (op->b_scalar && code[k].dst == op->b);
         if (clobbered) continue;
