@@ -8,7 +8,8 @@
  * and row reductions never do: when the target is one of their operands
  * they go through a temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY),
  * and so does pl.move (its memory space is a type tag only); pl.create_tile
- * is a TOP without operands.  pl.read is a READ into a register (of a
+ * is a TOP without operands.  An FP32 pl.exp of a pl.row_expand_sub runs as
+ * one row_expand_expdif (lo_expdif_of: the same bits).  pl.read is a READ into a register (of a
  * tile, or of a tensor in place), pl.write a WRITE of one tensor element.
  */
 #include <stdlib.h>
@@ -64,12 +65,24 @@ static void lo_copy(lo_b *b, int32_t dst, int32_t src, cc_span sp)
     if (in) in->dst = dst, in->a = src;
 }
 
+/* The row_expand_sub of an FP32 pl.exp(pl.row_expand_sub(t, v)) (its
+ * difference a temporary, used nowhere else), else NULL: the pair runs as
+ * one row_expand_expdif, which computes the same two FP32 operations per
+ * element (exp(x - v), tile_expand.c) without the pass in between. */
+static const cc_ir_expr *lo_expdif_of(const cc_ir_expr *e)
+{
+    const cc_ir_expr *s = e->u.op.args[0];
+    if (e->u.op.op != CC_IR_EXP || e->type.dtype != CC_DT_FP32) return NULL;
+    return s->kind == CC_X_OP && s->u.op.op == CC_IR_ROW_EXPAND_SUB ? s : NULL;
+}
+
 /* A tile op (not LOAD/STORE): operands first, then TOP. */
 static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
-    cc_ir_op op = (cc_ir_op)e->u.op.op;
-    const cc_ir_expr *rhs = cc_ir_op_operands(op) == 2 ? e->u.op.args[1] : NULL;
-    int32_t a = lo_tile(b, e->u.op.args[0]);
+    const cc_ir_expr *dif = lo_expdif_of(e), *x = dif ? dif : e; /* x: the op whose operands the TOP reads */
+    cc_ir_op op = dif ? CC_IR_ROW_EXPAND_EXPDIF : (cc_ir_op)e->u.op.op;
+    const cc_ir_expr *rhs = cc_ir_op_operands(op) == 2 ? x->u.op.args[1] : NULL;
+    int32_t a = lo_tile(b, x->u.op.args[0]);
     int scalar = rhs && rhs->type.kind != CC_T_TILE;
     int32_t r = !rhs ? -1 : scalar ? lo_scalar(b, rhs, -1) : lo_tile(b, rhs);
     int hazard = !cc_ir_op_elementwise(op) && (dst == a || (!scalar && dst == r));
