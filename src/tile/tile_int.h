@@ -47,13 +47,13 @@ int tile_no_bool(const tile *a, const char *op, char *msg, size_t cap);
 /* Writes a message and returns -1. */
 int tile_fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Row kernels built twice, for AVX2 and for the baseline, the loader
- * picking one per machine (ifunc): the same IEEE operations per element
- * either way (the library builds with -ffp-contract=off), more elements per
- * instruction with AVX2.  Not in sanitizer builds: an ifunc resolver runs
+/* Row kernels built three times, for AVX-512F, AVX2 and the baseline, the
+ * loader picking one per machine (ifunc): the same IEEE operations per
+ * element every way (the library builds with -ffp-contract=off: no fused
+ * multiply-add), more elements per instruction with the wider vectors.  Not in sanitizer builds: an ifunc resolver runs
  * before the sanitizer's runtime is up (TSan crashes). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PTO_SANITIZER)
-#define TILE_CLONES __attribute__((target_clones("avx2", "default")))
+#define TILE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TILE_CLONES
 #endif

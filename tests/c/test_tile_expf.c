@@ -4,7 +4,7 @@
  * within 2 ulp of a double exp over the float range (every 997th bit
  * pattern and 10^6 points of [-104, 89]), the special values (+-inf, NaN,
  * the overflow and underflow edges, subnormal results), and the same bits
- * from the kernels the loader picked, an AVX2 loop, an SSE2 loop and a
+ * from the kernels the loader picked, AVX-512, AVX2 and SSE2 loops and a
  * scalar one.
  */
 #include <float.h>
@@ -121,7 +121,7 @@ static void test_tile_expf_special_values(void **s)
     assert_true(bits_of(out[17]) == 0 && bits_of(out[18]) == 0 && bits_of(out[19]) == 0);
 }
 
-/* The same formula compiled three ways: scalar, SSE2 and AVX2 loops. */
+/* The same formula compiled four ways: scalar, SSE2, AVX2 and AVX-512 loops. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-vectorize"), noinline)) static void exp_scalar(float *d, const float *a, int n)
 {
@@ -132,6 +132,10 @@ __attribute__((optimize("O3"), noinline)) static void exp_sse2(float *d, const f
     for (int i = 0; i < n; i++) d[i] = tile_expf(a[i]);
 }
 __attribute__((target("avx2"), optimize("O3"), noinline)) static void exp_avx2(float *d, const float *a, int n)
+{
+    for (int i = 0; i < n; i++) d[i] = tile_expf(a[i]);
+}
+__attribute__((target("avx512f"), optimize("O3"), noinline)) static void exp_avx512(float *d, const float *a, int n)
 {
     for (int i = 0; i < n; i++) d[i] = tile_expf(a[i]);
 }
@@ -162,6 +166,10 @@ static void test_tile_expf_same_bits_at_every_vector_width(void **s)
     assert_memory_equal(w + 1, got + 1, (N - 1) * sizeof(float));
     if (__builtin_cpu_supports("avx2")) {
         exp_avx2(w, in, N);
+        assert_memory_equal(w + 1, got + 1, (N - 1) * sizeof(float));
+    }
+    if (__builtin_cpu_supports("avx512f")) {
+        exp_avx512(w, in, N);
         assert_memory_equal(w + 1, got + 1, (N - 1) * sizeof(float));
     }
 #else
