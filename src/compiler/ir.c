@@ -357,7 +357,7 @@ const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir)
     const cc_ir_expr *t = NULL;
     switch (e->u.op.op) {
     case CC_IR_LOAD: case CC_IR_READ: t = e->u.op.args[0], *dir = CC_DIR_IN; break;
-    case CC_IR_STORE: t = e->u.op.args[2], *dir = CC_DIR_OUT; break;
+    case CC_IR_STORE: t = e->u.op.args[2], *dir = e->u.op.atomic ? CC_DIR_INOUT : CC_DIR_OUT; break;
     case CC_IR_WRITE: t = e->u.op.args[0], *dir = CC_DIR_OUT; break;
     default: return NULL;
     }

@@ -74,6 +74,7 @@ struct cc_ir_expr {
             uint8_t cache;    /* LOAD: cc_cache_policy (UNSET until stage 6 unless written) */
             uint8_t clamp;    /* LOAD */
             uint8_t implicit; /* LOAD made for a tensor used as a tile */
+            uint8_t atomic;   /* STORE: the pl.AtomicType (Add: adds into the window, reading it) */
             uint8_t mode;     /* CAST: cc_cast_mode; FILLPAD, TRANSPOSE: ops.h; LOAD, STORE: CC_IR_SPELLED_WINDOW
                                * when written as pl.slice / pl.assemble of a Tensor (it prints so) */
             cc_ir_expr **args; /* cc_ir_op_nslots(op) slots */
@@ -254,7 +255,8 @@ int cc_ir_const_int(const cc_ir_expr *e, int64_t *v);
  * misplaced tile op, with the hint to move it into kernel code. */
 void cc_misplaced_op(cc_diags *d, cc_span sp, const char *op, cc_func_kind k, const char *f);
 /* The tensor an op reads or writes in place, or NULL: pl.load's and a
- * pl.read of a tensor's (*dir In), pl.store's and pl.write's (*dir Out). */
+ * pl.read of a tensor's (*dir In), pl.store's and pl.write's (*dir Out; an
+ * atomic pl.store reads the window too: InOut).  Writes: *dir & CC_DIR_OUT. */
 const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir);
 /* Does e read the variable name? */
 int cc_ir_expr_uses(const cc_ir_expr *e, const char *name);

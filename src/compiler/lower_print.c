@@ -161,7 +161,7 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         break;
     case CC_LO_STORE:
         base_strbuf_puts(o, "STORE "), lo_put_window(o, in, in->a, "shapes");
-        base_strbuf_printf(o, " = v%d", in->b);
+        base_strbuf_printf(o, " %s v%d", in->u.mem.atomic ? "+=" : "=", in->b); /* `STORE t0[r1, r2] += v3`: atomic=Add */
         break;
     case CC_LO_TOP: lo_put_top(o, in); break;
     case CC_LO_TCOPY: base_strbuf_printf(o, "TCOPY v%d = v%d", in->dst, in->a); break;

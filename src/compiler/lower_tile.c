@@ -53,7 +53,7 @@ static int32_t lo_store(lo_b *b, const cc_ir_expr *e)
     lo_index_list(b, arg[3], ext, rank);
     cc_lo_insn *in = lo_emit(b, CC_LO_STORE, e->span);
     if (!in) return -1;
-    in->a = dst, in->b = tile, in->dtype = arg[0]->type.dtype, in->u.mem.rank = (uint8_t)rank;
+    in->a = dst, in->b = tile, in->dtype = arg[0]->type.dtype, in->u.mem.rank = (uint8_t)rank, in->u.mem.atomic = e->u.op.atomic;
     for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = arg[2]->type.shape[d];
     return dst;
 }
@@ -315,9 +315,10 @@ static int lo_per_element(cc_ir_op op)
 }
 
 /* Marks the STOREs a tile program can compute in place (lower.h, STORE's
- * mode): the stored tile is written by the last tile instruction before
- * it, a per-element TOP (lo_per_element), with only scalar instructions (the store's
- * offsets) between them, none of them a jump target or a write of the TOP's
+ * mode), never an atomic one (it adds into the window): the stored tile is
+ * written by the last tile instruction before it, a per-element TOP
+ * (lo_per_element), with only scalar instructions (the store's offsets)
+ * between them, none of them a jump target or a write of the TOP's
  * scalar operand; and no other instruction reads that tile.  Mode 1 when
  * no source of the TOP is live after it, else mode 2 (a source read again
  * must keep its value, even when it points into the window).  Returns 0, or
@@ -339,7 +340,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
     }
     for (uint32_t i = 1; i < n; i++) {
         cc_lo_insn *st = &code[i];
-        if (st->code != CC_LO_STORE || reads[st->b] != 1 || target[i]) continue;
+        if (st->code != CC_LO_STORE || st->u.mem.atomic || reads[st->b] != 1 || target[i]) continue;
         uint32_t j = i - 1;
         while (j > 0 && cc_lo_is_scalar(&code[j]) && !target[j]) j--;
         const cc_lo_insn *op = &code[j];

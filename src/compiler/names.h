@@ -90,7 +90,7 @@ typedef enum cc_pl_reason {
     X(gemv_acc, LATER, OP, NONE) X(gemv_bias, LATER, OP, NONE) X(gemv_mx, HARDWARE, OP, MX)                 \
     X(gemv_mx_acc, HARDWARE, OP, MX) X(gemv_mx_bias, HARDWARE, OP, MX) X(TileView, SUPPORTED, ANNOTATION, NONE) \
     X(SplitMode, SUPPORTED, ENUM, NONE) X(split, SUPPORTED, BUILTIN, NONE) X(cross_core_slot, SUPPORTED, BUILTIN, NONE) \
-    X(full, SUPPORTED, OP, NONE)
+    X(full, SUPPORTED, OP, NONE) X(AtomicType, SUPPORTED, ENUM, NONE)
 
 /* Hardware-internal members of pl namespaces and enums (pl.<parent>.<member>, wherever
  * written: a value, a call, an enum argument): X(parent, member, reason). */
@@ -119,7 +119,6 @@ typedef enum cc_pl_reason {
 #define CC_PL_KEYWORD_LIST(X)                                                                           \
     X(at, role, HARDWARE, KIND) X(at, no_dep_args, LATER, NONE)                                         \
     X(at, dumps, LATER, NONE) X(at, allow_early_resolve, LATER, NONE) X(at, windowize, LATER, NONE)      \
-    X(store, atomic, LATER, NONE) X(assemble, atomic, LATER, NONE)                                       \
     X(move, blayout, HARDWARE, LAYOUT) X(move, slayout, HARDWARE, LAYOUT)                                \
     X(matmul, c_matrix_nz, HARDWARE, LAYOUT) X(function, role, HARDWARE, KIND)                           \
     X(function, external_source, HARDWARE, EXTERN) X(MemRef, addr, HARDWARE, ADDRESS)                    \
@@ -129,6 +128,12 @@ typedef enum cc_pl_reason {
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)
 /* "zero": a pl.PadValue member's name. */
 const char *cc_pad_value_name(int v);
+
+/* pl.AtomicType (atomic= of pl.assemble and pl.store into a Tensor in kernel code:
+ * None_ overwrites, Add adds into the current contents): X(member, value). */
+#define CC_ATOMIC_TYPE_LIST(X) X(None_, 0) X(Add, 1)
+/* "Add": a pl.AtomicType member's name. */
+const char *cc_atomic_type_name(int v);
 
 /* pl.SplitMode (pl.split's mode, a hint: docs/dsl.md, "Hints"): X(member, value). */
 #define CC_SPLIT_MODE_LIST(X) X(NONE, 0) X(UP_DOWN, 1) X(LEFT_RIGHT, 2)

@@ -47,7 +47,7 @@ static const char *cc_cp_tensor(const cc_ir_expr *e, cc_ir_op op)
 {
     cc_dir dir;
     const cc_ir_expr *t = cc_ir_tensor_access(e, &dir);
-    if (!t || (op == CC_IR_LOAD ? e->u.op.op != CC_IR_LOAD : dir != CC_DIR_OUT)) return NULL;
+    if (!t || (op == CC_IR_LOAD ? e->u.op.op != CC_IR_LOAD : !(dir & CC_DIR_OUT))) return NULL;
     return t->kind == CC_X_VAR ? t->u.name : NULL;
 }
 

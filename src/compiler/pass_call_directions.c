@@ -6,7 +6,8 @@
  *  - every tensor parameter of every InCore function has its direction: a
  *    declared one keeps it (a store to a declared In is P2), the others
  *    follow the usage rule (loads -> In, stores -> Out, both -> InOut;
- *    neither -> In);
+ *    neither -> In); an atomic store reads and writes (InOut), and makes a
+ *    declared Out InOut;
  *  - and its footprint box: per dimension [lo, hi) over the function's
  *    scalar parameters that the body never assigns, lo == NULL meaning the
  *    whole dimension (unknown, an implicit load, or no access at all);
@@ -49,6 +50,7 @@ typedef struct count {
 typedef struct acc {
     uint8_t use;                   /* cc_dir bits */
     uint8_t touched;
+    uint8_t atomic;                /* an atomic store (it reads the window: InOut even when declared Out) */
     uint8_t whole[CC_MAX_RANK];
     cc_ir_expr *lo[CC_MAX_RANK], *hi[CC_MAX_RANK];
     const cc_ir_expr *first_store;
@@ -345,7 +347,8 @@ static void visit_op(kernel *k, const cc_ir_expr *e)
     acc *a = &k->accs[pi];
     cc_ir_expr *const *arg = e->u.op.args;
     a->use |= dir;
-    if (dir == CC_DIR_OUT && !a->first_store) a->first_store = e;
+    a->atomic |= e->u.op.op == CC_IR_STORE && e->u.op.atomic;
+    if ((dir & CC_DIR_OUT) && !a->first_store) a->first_store = e;
     const cc_type *ty = &k->f->params[pi].type;
     if (e->u.op.op == CC_IR_READ || e->u.op.op == CC_IR_WRITE) {
         element(k, a, ty, arg[1]);
@@ -445,6 +448,7 @@ static int settle_param(kernel *k, uint32_t i)
     cc_ir_param *pm = &k->f->params[i];
     const acc *a = &k->accs[i];
     if (!pm->declared) pm->dir = a->use ? a->use : CC_DIR_IN;
+    if (pm->declared && pm->dir == CC_DIR_OUT && a->atomic) pm->dir = CC_DIR_INOUT;
     if (pm->declared && (pm->dir == CC_DIR_IN || pm->dir == CC_DIR_NONE) && a->first_store) {
         cc_diag_add(k->p->diags, CC_DIAG_PASS, a->first_store->span, NULL,
                     "kernel '%s' writes its In parameter '%s' (pl.%s at %s:%u); declare it pl.Out[...] or pl.InOut[...]",

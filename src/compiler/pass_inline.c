@@ -276,7 +276,7 @@ static void inl_block(inl_ctx *x, const inl_site *t, const cc_ir_block *b, cc_ir
 static int inl_has_effect(const cc_ir_expr *e)
 {
     cc_dir dir;
-    return e->kind == CC_X_CALL || (cc_ir_tensor_access(e, &dir) && dir == CC_DIR_OUT);
+    return e->kind == CC_X_CALL || (cc_ir_tensor_access(e, &dir) && (dir & CC_DIR_OUT));
 }
 
 /* The callee's return at the call: assignments to the call's targets (one
@@ -538,13 +538,14 @@ static int inl_plane_expr(cc_ir_expr *e, void *ctx)
     const inl_plane *pl = w->pl;
     if (e->kind == CC_X_OP) {
         cc_ir_op op = (cc_ir_op)e->u.op.op;
-        if (pl->kernel && op == CC_IR_CREATE_TENSOR) return inl_control_in_kernel(x, pl, e->span, "pl.create_tensor"), 1;
         /* views and element access on a Tensor are orchestration forms too (DSL-V2-SPEC §1.1) */
         int orch_form = (op == CC_IR_SLICE || op == CC_IR_ASSEMBLE || op == CC_IR_READ || op == CC_IR_WRITE) &&
                         e->u.op.args[0]->type.kind == CC_T_TENSOR;
-        if (pl->kernel && orch_form && (op == CC_IR_SLICE || op == CC_IR_ASSEMBLE)) { /* an Inline body's view or copy: stage 0's texts */
-            cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, e->span, NULL, "%s is not supported in this version",
-                        op == CC_IR_SLICE ? "pl.slice of a Tensor" : "pl.assemble into a Tensor");
+        if (pl->kernel && (op == CC_IR_CREATE_TENSOR || (orch_form && (op == CC_IR_SLICE || op == CC_IR_ASSEMBLE)))) {
+            /* an Inline body's tensor, view or copy, typed for orchestration, spliced into kernel code */
+            cc_diag_add(x->p->diags, CC_DIAG_UNSUPPORTED, e->span, "write it in the kernel body itself, or pass the tensor in",
+                        "%s in an Inline function called from kernel code is not supported in this version",
+                        op == CC_IR_CREATE_TENSOR ? "pl.create_tensor" : op == CC_IR_SLICE ? "pl.slice of a Tensor" : "pl.assemble into a Tensor");
             return x->failed = 1;
         }
         if (!pl->kernel && cc_ir_op_is_tile(op) && !orch_form) {

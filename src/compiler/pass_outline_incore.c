@@ -196,7 +196,7 @@ static int not_self_store(cc_ir_stmt *s, void *ctx)
         const cc_ir_expr *v = s->u.assign.value;
         cc_dir dir;
         const cc_ir_expr *t = cc_ir_tensor_access(v, &dir);
-        if (s->u.assign.ntargets != 1 || !t || dir != CC_DIR_OUT || t->kind != CC_X_VAR || strcmp(t->u.name, n)) return 1;
+        if (s->u.assign.ntargets != 1 || !t || !(dir & CC_DIR_OUT) || t->kind != CC_X_VAR || strcmp(t->u.name, n)) return 1;
     }
     return 0;
 }

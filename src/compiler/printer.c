@@ -163,6 +163,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         else if (e->u.op.mode != CC_CAST_ROUND) base_strbuf_printf(out, "%smode=\"%s\"", s, cc_cast_mode_name(e->u.op.mode));
         break;
+    case CC_IR_STORE:
+        if (!positional && e->u.op.atomic) base_strbuf_printf(out, "%satomic=pl.AtomicType.%s", s, cc_atomic_type_name(e->u.op.atomic));
+        break;
     case CC_IR_MATMUL:
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%sout_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
@@ -192,7 +195,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
  * keywords, keyword attributes): the op table's slot names; absent slots
  * are left out. */
 /* A LOAD written pl.slice(tensor, shape, offset[, valid_shape=][, clamp=True]),
- * a STORE written pl.assemble(tensor, source, offset). */
+ * a STORE written pl.assemble(tensor, source, offset[, atomic=pl.AtomicType.Add]). */
 static void print_spelled_window(const cc_ir_expr *e, int compact, base_strbuf *out)
 {
     cc_ir_expr *const *arg = e->u.op.args;
@@ -209,6 +212,7 @@ static void print_spelled_window(const cc_ir_expr *e, int compact, base_strbuf *
         cc_print_expr(arg[3], compact, out);
     }
     if (load && e->u.op.clamp) base_strbuf_printf(out, "%sclamp=True", s);
+    if (!load && e->u.op.atomic) base_strbuf_printf(out, "%satomic=pl.AtomicType.%s", s, cc_atomic_type_name(e->u.op.atomic));
     base_strbuf_puts(out, ")");
 }
 

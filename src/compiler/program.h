@@ -73,7 +73,7 @@
  *                  valid region u.mem.ext (registers, -1: the shape's extent); u.mem.clamp cuts the
  *                  window at the tensor's edge; mode: the cache policy
  *   STORE          ta's window at offsets u.mem.off = vb's valid region (u.mem.ext: the `shapes=`
- *                  extents, -1: none); mode 1 ("direct"): vb is written by the last tile
+ *                  extents, -1: none), or += it when u.mem.atomic (never direct); mode 1 ("direct"): vb is written by the last tile
  *                  instruction before it, a per-element TOP (element-wise, or a row or column
  *                  expand; only scalar instructions, the store's offsets, in between), and read
  *                  by nothing else, so that TOP may write
@@ -150,6 +150,7 @@ typedef struct cc_lo_insn {
         uint32_t target;                      /* JUMP, JUMP_IF_FALSE */
         struct {                              /* LOAD, STORE, ALLOC, READ, WRITE, VIEW, COPY */
             uint8_t rank, clamp, slice; /* slice: a LOAD written pl.slice (its run-time texts say so) */
+            uint8_t atomic;             /* STORE: the pl.AtomicType (Add: adds into the window) */
             int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             int64_t shape[CC_MAX_RANK];
         } mem;

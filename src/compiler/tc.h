@@ -285,6 +285,10 @@ cc_ir_expr *tc_load_op(tc *t, cc_span sp, const char *op, cc_ir_expr *src, cc_ir
 /* The STORE of tile into dst at offs (extents ext[n], shp NULL: the tile's) after pl.store's
  * checks; NULL when reported. */
 cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, cc_ir_expr *dst, cc_ir_expr *shp, const int64_t *ext, uint32_t n);
+/* atomic= of pl.<op> (e NULL: absent): its pl.AtomicType value; -1 when reported. */
+int tc_atomic_kw(tc *t, const cc_expr *e, const char *op);
+/* An atomic pl.<op> adds tile into the tensor: the dtypes that add (DSL-V2-SPEC §1.5); 0 when reported. */
+int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp);
 
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
@@ -323,6 +327,10 @@ cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text);
 int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape);
 cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask);
+/* pl.slice's shape (positive constants into ext) and offset lists of call's
+ * bound arguments a for a rank-r operand; 0 when reported (tc_window.c). */
+int tc_slice_lists(tc *t, const cc_expr *call, const tc_args *a, uint32_t r, const char *kind, const char *nonint, cc_diag_class rt_class,
+                   const char *runtime, int64_t *ext, cc_ir_expr **shp, cc_ir_expr **offs);
 
 /* ---- tc_view.c ---- */
 /* pl.slice or pl.assemble in orchestration code (views and copy tasks); NULL when reported. */

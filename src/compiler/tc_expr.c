@@ -471,11 +471,9 @@ static cc_ir_expr *tc_binary(tc *t, const cc_expr *e)
             return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "tile operator '%s' is not supported in this version", cc_op_text(op));
         return tc_tile_binary(t, tc_tile_ops[op], l, r, e->span);
     }
-    if (r->type.kind == CC_T_TILE || r->type.kind == CC_T_TENSOR) {
-        if (r->type.kind == CC_T_TILE && tc_is_scalar(l) && op <= CC_OP_DIV && op != CC_OP_FLOORDIV)
-            return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.%s: the scalar operand must be on the right",
-                          cc_ir_op_name(tc_tile_ops[op]));
-    }
+    /* scalar <op> tile: "the scalar operand must be on the right" (in orchestration: a misplaced tensor op) */
+    if ((r->type.kind == CC_T_TILE || r->type.kind == CC_T_TENSOR) && tc_is_scalar(l) && op <= CC_OP_DIV && op != CC_OP_FLOORDIV)
+        return tc_tile_binary(t, tc_tile_ops[op], l, r, e->span);
     if (!tc_is_scalar(l) || !tc_is_scalar(r)) {
         char a[96], b[96];
         cc_type_format(&l->type, a, sizeof a), cc_type_format(&r->type, b, sizeof b);

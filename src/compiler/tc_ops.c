@@ -259,20 +259,42 @@ cc_ir_expr *tc_store_op(tc *t, cc_span sp, cc_ir_expr *tile, cc_ir_expr *offs, c
     return st;
 }
 
+int tc_atomic_kw(tc *t, const cc_expr *e, const char *op)
+{
+    if (!e) return 0;
+    int v = tc_enum_value(t, e, "AtomicType");
+    if (v < 0) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s atomic= must be pl.AtomicType.None_ or pl.AtomicType.Add", op), -1;
+    return v;
+}
+
+int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp)
+{
+    switch (tile->type.dtype) {
+    case CC_DT_FP32: case CC_DT_BF16: case CC_DT_FP16: case CC_DT_INT32: case CC_DT_INT16: case CC_DT_INT8: return 1;
+    default:
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got %s", op,
+                      cc_dtype_name((cc_dtype)tile->type.dtype)), 0;
+    }
+}
+
 static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes"};
+    static const char *const ps[] = {"tile", "offsets", "output_tensor", "shapes", "atomic"};
     tc_args a;
     cc_ir_expr *tile, *offs, *dst, *shp = NULL;
     if (!tc_op_bind(t, call, "store", ps, TC_N(ps), &a) || !tc_need(t, call, "store", &a, 3, ps)) return NULL;
     if (!(tile = tc_expr(t, a.v[0])) || !(tile = tc_tile_operand(t, tile, a.v[0]->span)) || !(offs = tc_list_of(t, a.v[1], "offsets")) ||
         !(dst = tc_tensor_arg(t, a.v[2], "store")))
         return NULL;
+    int atomic = tc_atomic_kw(t, a.v[4], "store");
+    if (atomic < 0 || (atomic && !tc_atomic_dtype(t, "store", tile, a.v[0]->span))) return NULL;
     int64_t ext[CC_MAX_RANK];
     uint32_t n = tile->type.rank;
     memcpy(ext, tile->type.shape, sizeof ext);
     if (a.v[3] && !tc_shapes(t, a.v[3], "store", ext, &n, &shp)) return NULL;
-    return tc_store_op(t, call->span, tile, offs, dst, shp, ext, n);
+    cc_ir_expr *st = tc_store_op(t, call->span, tile, offs, dst, shp, ext, n);
+    if (st) st->u.op.atomic = (uint8_t)atomic;
+    return st;
 }
 
 static int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile)

@@ -32,7 +32,7 @@ const char *tc_buffer_of(tc *t, const cc_ir_expr *v, uint32_t k)
 {
     cc_dir dir;
     const cc_ir_expr *x = k == 0 ? cc_ir_tensor_access(v, &dir) : NULL;
-    if (x && dir == CC_DIR_OUT) return tc_buffer_of(t, x, 0);
+    if (x && (dir & CC_DIR_OUT)) return tc_buffer_of(t, x, 0);
     if (k == 0 && v->kind == CC_X_VAR) {
         const tc_bind *b = tc_lookup(&t->c.env, v->u.name);
         return b ? b->buffer : NULL;

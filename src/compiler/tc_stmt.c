@@ -152,7 +152,7 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
     cc_ir_expr *v = tc_expr(t, e);
     if (!v) return NULL;
     cc_dir dir;
-    if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && dir == CC_DIR_OUT))
+    if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && (dir & CC_DIR_OUT)))
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_EXPR, s->span);
     if (st) st->u.expr = v;

@@ -38,29 +38,12 @@ static cc_ir_expr *tc_view(tc *t, const cc_expr *call)
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     if (!x) return NULL;
     if (x->type.kind != CC_T_TENSOR) return tc_not_tensor(t, a.v[0], x, "pl.slice's operand");
-    const cc_expr *se = tc_module_constant_ast(t, a.v[1]);
-    if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
-        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.slice: shape must be a list like [16, 16]");
-    cc_ir_expr *shp = tc_expr(t, se);
-    if (!shp) return NULL;
-    shp->span = a.v[1]->span;
     uint32_t r = x->type.rank;
     int64_t ext[CC_MAX_RANK];
-    for (uint32_t d = 0; d < shp->u.list.n && d < CC_MAX_RANK; d++) {
-        const cc_ir_expr *it = shp->u.list.items[d];
-        if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || it->type.dtype == CC_DT_TASK_ID)
-            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.slice shape element %u must be an integer", d);
-        if (!cc_ir_const_int(it, &ext[d])) /* a runtime-shaped tensor: DY */
-            return tc_err(t, CC_DIAG_UNSUPPORTED, it->span, NULL, "a pl.slice view with a runtime extent is not supported in this version");
-        if (ext[d] <= 0)
-            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: shape element %u must be positive, got %lld", d, (long long)ext[d]);
-    }
-    cc_ir_expr *offs = tc_offset_list(t, a.v[2], "pl.slice: offset must be a list like [0, 0]");
-    if (!offs) return NULL;
-    if (shp->u.list.n != r || offs->u.list.n != r)
-        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL,
-                      "pl.slice: expected %u shape entries and %u offsets for a rank-%u tensor, got %u and %u", r, r, r, shp->u.list.n,
-                      offs->u.list.n);
+    cc_ir_expr *shp, *offs; /* a runtime extent makes a runtime-shaped tensor: DY */
+    if (!tc_slice_lists(t, call, &a, r, "tensor", "pl.slice shape element %u must be an integer", CC_DIAG_UNSUPPORTED,
+                        "a pl.slice view with a runtime extent is not supported in this version", ext, &shp, &offs))
+        return NULL;
     if (!tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
     unsigned mask = 0;
     cc_ir_expr *drop = NULL;

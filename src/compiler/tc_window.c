@@ -10,12 +10,15 @@
  * §1.5): pl.slice(tensor, ...) is the LOAD of the window (marked to print
  * as pl.slice; dropped axes then a tile slice of it), pl.assemble(tensor,
  * source, offset) the STORE of source at offset (marked to print as
- * pl.assemble).
+ * pl.assemble); with atomic=pl.AtomicType.Add the STORE adds into the
+ * window (its target becomes InOut, so overlapping atomic writers run in
+ * submission order), only into such a Tensor.
  *
  * Invariants: offsets are LIST nodes of one integer scalar per axis
  * (run-time entries allowed; constant ones are bounds-checked here, the
  * others when the task runs); a slice's shape and drop_dims are LIST
- * nodes of constants.  Orchestration forms are tc_view.c's; atomic= is later.
+ * nodes of constants.  Orchestration forms are tc_view.c's (atomic= is
+ * refused there).
  */
 #include "compiler/tc.h"
 
@@ -57,11 +60,12 @@ int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_
     return 1;
 }
 
-/* pl.assemble(target, source, offset): target a tile, source a tile (a
- * Tensor loaded whole), equal ranks, dtypes equal or FP32 into FP16/BF16. */
+/* pl.assemble(target, source, offset, atomic=): target a tile, source a tile (a
+ * Tensor loaded whole), equal ranks, dtypes equal or FP32 into FP16/BF16;
+ * atomic=Add only into a Tensor, of the dtypes that add. */
 static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
 {
-    static const char *const ps[] = {"target", "source", "offset"};
+    static const char *const ps[] = {"target", "source", "offset", "atomic"};
     tc_args a;
     if (!tc_op_bind(t, call, "assemble", ps, TC_N(ps), &a) || !tc_need(t, call, "assemble", &a, 3, ps)) return NULL;
     cc_ir_expr *dst = tc_expr(t, a.v[0]);
@@ -73,18 +77,24 @@ static cc_ir_expr *tc_assemble(tc *t, const cc_expr *call)
         cc_type_format(&dst->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.assemble: the target must be a tile, got %s", ty);
     }
+    int atomic = tc_atomic_kw(t, a.v[3], "assemble");
+    if (atomic < 0) return NULL;
+    if (atomic && !tensor)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL,
+                      "tensor.assemble with atomic=AtomicType.Add requires a global-memory destination (a function output tensor), but this "
+                      "assemble targets an on-chip tile");
     cc_ir_expr *offs = tc_offset_list(t, a.v[2], tensor ? "pl.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression"
                                                         : "tile.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression");
     cc_ir_expr *src = offs ? tc_expr(t, a.v[1]) : NULL;
-    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span)) || !tc_no_bool_tile(t, "assemble", dst, call->span) ||
-        !tc_no_bool_tile(t, "assemble", src, call->span))
+    if (!src || !(src = tc_tile_operand(t, src, a.v[1]->span)) || (atomic && !tc_atomic_dtype(t, "assemble", src, a.v[1]->span)) ||
+        !tc_no_bool_tile(t, "assemble", dst, call->span) || !tc_no_bool_tile(t, "assemble", src, call->span))
         return NULL;
     const cc_type *tt = &dst->type, *st = &src->type;
     if (st->rank != tt->rank)
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.assemble: source rank %u does not match target rank %u", st->rank, tt->rank);
     if (tensor) { /* pl.store(source, offset, target): the source's valid region lands at offset */
         cc_ir_expr *x = tc_store_op(t, call->span, src, offs, dst, NULL, st->shape, st->rank);
-        if (x) x->u.op.mode = CC_IR_SPELLED_WINDOW;
+        if (x) x->u.op.mode = CC_IR_SPELLED_WINDOW, x->u.op.atomic = (uint8_t)atomic;
         return x;
     }
     int narrowing = st->dtype == CC_DT_FP32 && (tt->dtype == CC_DT_FP16 || tt->dtype == CC_DT_BF16);
@@ -128,6 +138,33 @@ cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t r
     return x;
 }
 
+/* pl.slice's shape and offset lists (a.v[1], a.v[2]) for a rank-r
+ * operand of kind ("tensor", "tile"): shape entries positive integer
+ * constants into ext.  An entry that is not an integer reports nonint, a
+ * run-time integer one runtime (class rt_class); both take the axis. */
+int tc_slice_lists(tc *t, const cc_expr *call, const tc_args *a, uint32_t r, const char *kind, const char *nonint, cc_diag_class rt_class,
+                   const char *runtime, int64_t *ext, cc_ir_expr **shp, cc_ir_expr **offs)
+{
+    const cc_expr *se = tc_module_constant_ast(t, a->v[1]);
+    if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
+        return tc_err(t, CC_DIAG_TYPE, a->v[1]->span, NULL, "pl.slice: shape must be a list like [16, 16]"), 0;
+    if (!(*shp = tc_expr(t, se))) return 0;
+    (*shp)->span = a->v[1]->span;
+    for (uint32_t d = 0; d < (*shp)->u.list.n && d < CC_MAX_RANK; d++) {
+        const cc_ir_expr *it = (*shp)->u.list.items[d];
+        if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || it->type.dtype == CC_DT_TASK_ID)
+            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, nonint, d), 0;
+        if (!cc_ir_const_int(it, &ext[d])) return tc_err(t, rt_class, it->span, NULL, runtime, d), 0;
+        if (ext[d] <= 0)
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: shape element %u must be positive, got %lld", d, (long long)ext[d]), 0;
+    }
+    if (!(*offs = tc_offset_list(t, a->v[2], "pl.slice: offset must be a list like [0, 0]"))) return 0;
+    if ((*shp)->u.list.n != r || (*offs)->u.list.n != r)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.slice: expected %u shape entries and %u offsets for a rank-%u %s, got %u and %u", r, r,
+                      r, kind, (*shp)->u.list.n, (*offs)->u.list.n), 0;
+    return 1;
+}
+
 /* pl.slice(x, shape, offset, valid_shape=None, drop_dims=None, pad_value=None, clamp=False)
  * of a tile: the window's constant shape, its offsets, and the result's
  * type (the window's shape less the dropped axes, at least rank 2 when
@@ -150,28 +187,12 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
     if (a.v[6] && a.v[6]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "clamp= must be True or False");
     int clamp = a.v[6] && a.v[6]->u.i;
     if (clamp && !tensor) return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.slice: clamp=True is not supported for a Tile");
-    const cc_expr *se = tc_module_constant_ast(t, a.v[1]);
-    if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
-        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.slice: shape must be a list like [16, 16]");
-    cc_ir_expr *shp = tc_expr(t, se);
-    if (!shp) return NULL;
-    shp->span = a.v[1]->span;
     uint32_t r = x->type.rank;
     int64_t ext[CC_MAX_RANK];
-    for (uint32_t d = 0; d < shp->u.list.n && d < CC_MAX_RANK; d++) {
-        const cc_ir_expr *it = shp->u.list.items[d];
-        if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || !cc_ir_const_int(it, &ext[d]))
-            return tc_err(t, CC_DIAG_TYPE, it->span, NULL,
-                          tensor ? "pl.slice shape element %u must be a compile-time constant in kernel code; pass valid_shape= for a runtime extent"
-                                 : "tile.slice shape element %u must be a compile-time constant", d);
-        if (ext[d] <= 0)
-            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: shape element %u must be positive, got %lld", d, (long long)ext[d]);
-    }
-    cc_ir_expr *offs = tc_offset_list(t, a.v[2], "pl.slice: offset must be a list like [0, 0]");
-    if (!offs) return NULL;
-    if (shp->u.list.n != r || offs->u.list.n != r)
-        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.slice: expected %u shape entries and %u offsets for a rank-%u %s, got %u and %u",
-                      r, r, r, tensor ? "tensor" : "tile", shp->u.list.n, offs->u.list.n);
+    const char *nc = tensor ? "pl.slice shape element %u must be a compile-time constant in kernel code; pass valid_shape= for a runtime extent"
+                            : "tile.slice shape element %u must be a compile-time constant";
+    cc_ir_expr *shp, *offs;
+    if (!tc_slice_lists(t, call, &a, r, tensor ? "tensor" : "tile", nc, CC_DIAG_TYPE, nc, ext, &shp, &offs)) return NULL;
     if (!tensor && !tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
     cc_ir_expr *valid = NULL, *drop = NULL;
     if (a.v[3] && a.v[3]->kind != CC_E_NONE) {

@@ -332,6 +332,11 @@ static int vm_exec(vm *m)
             int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             vm_mem_regs(m, in, off, ext);
             tile *src = &m->v[in->b];
+            if (in->u.mem.atomic) { /* adds into the window; the tiles viewing it get their own copy first */
+                vm_own_all(m, t->addr);
+                if (tile_store_add(t, off, src, ext, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+                break;
+            }
             if (m->alias[in->b] >= 0 && vm_window(t, src, off, ext) == src->data) break; /* already there */
             vm_own_all(m, t->addr);
             if (tile_store(t, off, src, ext, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);

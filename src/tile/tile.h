@@ -118,6 +118,10 @@ int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64
 /* Writes src's valid region (cut to ext[d] where ext[d] >= 0; ext NULL: no
  * cut) at off of dst; past the edge or a negative offset is an error. */
 int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
+/* tile_store, but adding src's valid region into the window (atomic=Add):
+ * FP32 adds; FP16/BF16 through FP32, rounded once to nearest even; INT32,
+ * INT16, INT8 wrap; other dtypes are an error. */
+int tile_store_add(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
 
 /* dst = a <op> b (same shape and dtype), valid = intersection.  Integer
  * division by zero in the valid region is an error. */

@@ -1,15 +1,19 @@
 /*
  * tile_mem.c - pl.load and pl.store: moving a tile's valid region between
- * its dense buffer and a strided tensor window.
+ * its dense buffer and a strided tensor window; the atomic store adds it
+ * into the window instead (pl.assemble(..., atomic=pl.AtomicType.Add)).
  *
  * Bounds are checked on what is actually moved: a load reads its valid
  * region (valid_shape, cut by clamp), a store writes the tile's valid
- * region (cut by shapes=).  Offsets are whole-tensor coordinates.  Both
+ * region (cut by shapes=).  Offsets are whole-tensor coordinates.  All
  * walk rows of the last dimension: memcpy when the tensor's last stride is
- * 1, a strided loop per element size otherwise.
+ * 1, a strided loop per element size otherwise; an adding row is one loop
+ * per dtype (contiguous or strided), FP16/BF16 through FP32 with one
+ * rounding, integers wrapping (unsigned arithmetic).
  */
 #include <string.h>
 
+#include "base/half.h"
 #include "tile/tile_int.h"
 
 /* Shapes padded to rank 4 with leading 1s (offsets 0, strides 0). */
@@ -41,8 +45,36 @@ static void mem_row(char *dst, int64_t dstep, const char *src, int64_t sstep, in
     }
 }
 
-/* Moves the box: to_tensor selects the direction. */
-static void mem_move(const tile_tensor *t, const mem_box *b, char *tile_data, size_t es, int to_tensor)
+/* dst[i * dstep] += src[i] for i < n: one loop of elements of type T, x the
+ * window's element, y the tile's, expr the sum (a T). */
+#define MEM_ADD_ROW(T, expr)                                                                                   \
+    do {                                                                                                       \
+        T *d_ = (T *)dst;                                                                                      \
+        const T *s_ = (const T *)src;                                                                          \
+        if (dstep == 1)                                                                                        \
+            for (int64_t i = 0; i < n; i++) { T x = d_[i], y = s_[i]; d_[i] = (T)(expr); }                      \
+        else                                                                                                   \
+            for (int64_t i = 0; i < n; i++) { T x = d_[i * dstep], y = s_[i]; d_[i * dstep] = (T)(expr); }      \
+    } while (0)
+
+static void mem_add_row(char *dst, int64_t dstep, const char *src, int64_t n, tile_dtype dt)
+{
+    switch (dt) {
+    case TILE_FP32: MEM_ADD_ROW(float, x + y); break;
+    case TILE_FP16: MEM_ADD_ROW(uint16_t, base_f32_to_f16(base_f16_to_f32(x) + base_f16_to_f32(y))); break;
+    case TILE_BF16: MEM_ADD_ROW(uint16_t, base_f32_to_bf16(base_bf16_to_f32(x) + base_bf16_to_f32(y))); break;
+    case TILE_INT32: MEM_ADD_ROW(int32_t, (uint32_t)x + (uint32_t)y); break;
+    case TILE_INT16: MEM_ADD_ROW(int16_t, (uint16_t)((uint32_t)x + (uint32_t)y)); break;
+    case TILE_INT8: MEM_ADD_ROW(int8_t, (uint8_t)((uint32_t)x + (uint32_t)y)); break;
+    default: break; /* tile_store_add refuses the others */
+    }
+}
+#undef MEM_ADD_ROW
+
+/* What mem_move does with the box. */
+typedef enum mem_dir { MEM_LOAD, MEM_STORE, MEM_ADD } mem_dir;
+
+static void mem_move(const tile_tensor *t, const mem_box *b, char *tile_data, size_t es, mem_dir dir)
 {
     for (int64_t i0 = 0; i0 < b->ext[0]; i0++)
         for (int64_t i1 = 0; i1 < b->ext[1]; i1++)
@@ -51,7 +83,8 @@ static void mem_move(const tile_tensor *t, const mem_box *b, char *tile_data, si
                              (b->off[2] + i2) * b->stride[2] + b->off[3] * b->stride[3];
                 int64_t le = ((i0 * b->tshape[1] + i1) * b->tshape[2] + i2) * b->tshape[3];
                 char *tp = t->addr + te * (int64_t)es, *lp = tile_data + le * (int64_t)es;
-                if (to_tensor) mem_row(tp, b->stride[3], lp, 1, b->ext[3], es);
+                if (dir == MEM_ADD) mem_add_row(tp, b->stride[3], lp, b->ext[3], (tile_dtype)t->dtype);
+                else if (dir == MEM_STORE) mem_row(tp, b->stride[3], lp, 1, b->ext[3], es);
                 else mem_row(lp, 1, tp, b->stride[3], b->ext[3], es);
             }
 }
@@ -75,12 +108,12 @@ int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64
     for (int d = 0; d < r; d++) dst->valid[d] = v[d];
     mem_box b;
     mem_pad(&b, r, v, off, src->strides, dst->shape);
-    mem_move(src, &b, dst->data, tile_dtype_size((tile_dtype)src->dtype), 0);
+    mem_move(src, &b, dst->data, tile_dtype_size((tile_dtype)src->dtype), MEM_LOAD);
     tile_clear_outside(dst);
     return 0;
 }
 
-int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap)
+static int mem_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, mem_dir dir, char *msg, size_t cap)
 {
     int r = dst->rank;
     if (src->rank != r || dst->dtype != src->dtype)
@@ -98,6 +131,22 @@ int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, cons
         if (v[d] == 0) return 0;
     mem_box b;
     mem_pad(&b, r, v, off, dst->strides, src->shape);
-    mem_move(dst, &b, src->data, tile_dtype_size((tile_dtype)src->dtype), 1);
+    mem_move(dst, &b, src->data, tile_dtype_size((tile_dtype)src->dtype), dir);
     return 0;
+}
+
+int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap)
+{
+    return mem_store(dst, off, src, ext, MEM_STORE, msg, cap);
+}
+
+int tile_store_add(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap)
+{
+    switch (src->dtype) {
+    case TILE_FP32: case TILE_FP16: case TILE_BF16: case TILE_INT32: case TILE_INT16: case TILE_INT8: break;
+    default:
+        return tile_fail(msg, cap, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got %s",
+                         tile_dtype_name((tile_dtype)src->dtype));
+    }
+    return mem_store(dst, off, src, ext, MEM_ADD, msg, cap);
 }

@@ -164,8 +164,6 @@ static void test_dsl_later_ops_outside_v1(void **s)
     }
     static const later_case rows[] = {
         {KERN, "        t = pl.tile.gather(a)\n", 6, 13, "pl.tile.gather is not supported in this version"},
-        {KERN, "        pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out, atomic=True)\n", 6, 59,
-         "pl.store(atomic=...) is not supported in this version"},
     };
     RUN(rows);
 }

@@ -187,7 +187,6 @@ static void test_dsl_ops_store_dtype_mismatch(void **s)
     (void)s;
     OPS_ERROR(KP("i: pl.Tensor, out: pl.Out[pl.Tensor]", "        t = pl.load(i, [0, 0], [64, 128])\n        pl.store(t, [0, 0], out)\n"),
               "ParserTypeError", "pl.store: tile dtype INT32 does not match tensor 'out' dtype FP32; insert pl.cast", 7, 9);
-    OPS_ERROR(K(LOAD_T "        pl.store(t, [0, 0], out, atomic=True)\n"), "UnsupportedFeatureError", "pl.store(atomic=...) is not supported in this version", 7, 34);
 }
 
 /* ---- element-wise binary ops -------------------------------------------------------------- */

@@ -99,7 +99,7 @@ static void test_orch_views_in_inline_functions(void **s)
     pto_program_free(p);
     OV_ERROR(INL "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):\n"
                  "    with pl.at(level=pl.Level.CORE_GROUP):\n        out = h(a, out)\n    return out\n",
-             "UnsupportedFeatureError", "pl.slice of a Tensor is not supported in this version", 5, 9);
+             "UnsupportedFeatureError", "pl.slice of a Tensor in an Inline function called from kernel code is not supported in this version", 5, 9);
 #undef INL
 }
 

@@ -69,13 +69,6 @@ static void test_assemble_errors(void **s)
     WIN_ERROR(K(LOADS "        r = pl.assemble(t, s)\n"), "ParserTypeError", "pl.assemble() missing required argument 'offset'", 8, 13);
 }
 
-static void test_assemble_later_forms(void **s)
-{
-    (void)s;
-    WIN_ERROR(K(LOADS "        r = pl.assemble(t, s, [0, 0], atomic=pl.AtomicType.Add)\n"), "UnsupportedFeatureError",
-              "pl.assemble(atomic=...) is not supported in this version", 8, 39);
-}
-
 static void test_slice_accepted(void **s)
 {
     (void)s;
@@ -128,7 +121,6 @@ static void test_slice_errors(void **s)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_assemble_accepted),
     cmocka_unit_test(test_assemble_errors),
-    cmocka_unit_test(test_assemble_later_forms),
     cmocka_unit_test(test_slice_accepted),
     cmocka_unit_test(test_slice_errors),
 };

@@ -270,26 +270,23 @@ static cc_ir_func *create_g(void)
     return g;
 }
 
-static void test_inline_create_tensor_in_incore_function_is_control_plane(void **state)
+static void test_inline_create_tensor_in_incore_function_is_unsupported(void **state)
 {
     (void)state;
     irb_init();
     cc_ir_func *k = FUNC("k", CC_FUNC_INCORE, NO_PARAMS, NO_RESULTS);
     k->body = BLOCK(ASSIGN(SP(5, 5), "y", CALL0(create_g(), SP(5, 9))));
-    assert_error(CC_DIAG_INVALID_OP,
-                 "pl.create_tensor is control-plane work and is not allowed in kernel code (in InCore function 'k')", 2);
+    assert_error(CC_DIAG_UNSUPPORTED, "pl.create_tensor in an Inline function called from kernel code is not supported in this version", 2);
     irb_free();
 }
 
-static void test_inline_create_tensor_in_core_group_body_is_control_plane(void **state)
+static void test_inline_create_tensor_in_core_group_body_is_unsupported(void **state)
 {
     (void)state;
     irb_init();
     cc_ir_func *f = FUNC("main", CC_FUNC_ORCHESTRATION, NO_PARAMS, NO_RESULTS);
     f->body = BLOCK(AT(SP(4, 5), CC_LEVEL_CORE_GROUP, BLOCK(ASSIGN(SP(5, 9), "y", CALL0(create_g(), SP(5, 13))))));
-    assert_error(CC_DIAG_INVALID_OP,
-                 "pl.create_tensor is control-plane work and is not allowed in kernel code "
-                 "(inside a pl.at(level=pl.Level.CORE_GROUP) body)", 2);
+    assert_error(CC_DIAG_UNSUPPORTED, "pl.create_tensor in an Inline function called from kernel code is not supported in this version", 2);
     irb_free();
 }
 
@@ -395,7 +392,7 @@ static void test_inline_dsl_tile_op_in_orchestration_is_misplaced(void **state)
               "Misplaced tile op 'pl.load' in Orchestration function 'f' (should be inside InCore block)", 5, 9);
 }
 
-static void test_inline_dsl_create_tensor_in_kernel_is_control_plane(void **state)
+static void test_inline_dsl_create_tensor_in_kernel_is_unsupported(void **state)
 {
     (void)state;
     static const char src[] = "import pypto.language as pl\n"
@@ -410,9 +407,8 @@ static void test_inline_dsl_create_tensor_in_kernel_is_control_plane(void **stat
                               "    with pl.at(level=pl.Level.CORE_GROUP):\n"
                               "        s = scratch()\n"
                               "    return out\n";
-    DSL_ERROR(src, "f", "InvalidOperationError",
-              "pl.create_tensor is control-plane work and is not allowed in kernel code "
-              "(inside a pl.at(level=pl.Level.CORE_GROUP) body)", 5, 9);
+    DSL_ERROR(src, "f", "UnsupportedFeatureError", "pl.create_tensor in an Inline function called from kernel code is not supported in this version",
+              5, 9);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -429,14 +425,14 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_inline_call_in_while_condition_is_unsupported),
     cmocka_unit_test(test_inline_tile_op_in_orchestration_is_misplaced),
     cmocka_unit_test(test_inline_tile_op_inside_core_group_body_is_fine),
-    cmocka_unit_test(test_inline_create_tensor_in_incore_function_is_control_plane),
-    cmocka_unit_test(test_inline_create_tensor_in_core_group_body_is_control_plane),
+    cmocka_unit_test(test_inline_create_tensor_in_incore_function_is_unsupported),
+    cmocka_unit_test(test_inline_create_tensor_in_core_group_body_is_unsupported),
     cmocka_unit_test(test_inline_kernel_call_in_kernel_code_is_control_plane),
     cmocka_unit_test(test_inline_pl_at_in_kernel_code_is_control_plane),
     cmocka_unit_test(test_inline_runtime_scope_in_kernel_code_is_s5),
     cmocka_unit_test(test_inline_dsl_splices_into_a_core_group_body),
     cmocka_unit_test(test_inline_dsl_tile_op_in_orchestration_is_misplaced),
-    cmocka_unit_test(test_inline_dsl_create_tensor_in_kernel_is_control_plane),
+    cmocka_unit_test(test_inline_dsl_create_tensor_in_kernel_is_unsupported),
 };
 
 PTO_TEST_MAIN(tests)

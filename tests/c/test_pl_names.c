@@ -64,7 +64,7 @@ static void test_pl_enums_are_the_compilers(void **s)
     (void)s;
     size_t ne;
     const pto_lang_enum *e = pto_lang_enums(&ne);
-    assert_int_equal(ne, 9);
+    assert_int_equal(ne, 10);
     for (size_t k = 0; k < ne; k++)
         for (size_t m = 0; m < e[k].count; m++) assert_int_equal(cc_pl_enum_value(e[k].name, e[k].members[m].name), e[k].members[m].value);
     assert_int_equal(cc_pl_enum_value("Level", "CORE_GROUP"), CC_LEVEL_CORE_GROUP);
@@ -80,6 +80,8 @@ static void test_pl_enums_are_the_compilers(void **s)
     assert_int_equal(cc_pl_enum_value("Level", "NOPE"), -1);
     assert_int_equal(cc_pl_enum_value("PadValue", "min"), 3);
     assert_string_equal(cc_pad_value_name(2), "max");
+    assert_int_equal(cc_pl_enum_value("AtomicType", "Add"), 1);
+    assert_string_equal(cc_atomic_type_name(0), "None_");
 }
 
 /* A later name in every position the compiler looks names up: a value, a

@@ -60,3 +60,39 @@ def ptoc_lower(path, func, *extra):
     r = subprocess.run([ptoc(), "lower", str(path), "--func", func, *extra], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+_internal_errors = []
+
+
+def _record_internal_error(self, *args):
+    _internal_errors.append(args)
+    RuntimeError.__init__(self, *args)
+
+
+def _compiled_leaving_nothing(compiled):
+    """KernelBase._compiled, asserting that a failed compile leaves the cache
+    and the work directory as they were (DSL-V2-SPEC §12, "nothing half-written")."""
+    def wrapper(self, *args, **kwargs):
+        before = (self.cache_info(), self.last_work_dir, dict(self._work_dirs))
+        try:
+            return compiled(self, *args, **kwargs)
+        except Exception:
+            assert (self.cache_info(), self.last_work_dir, dict(self._work_dirs)) == before, "a failed compile changed the cache"
+            raise
+    wrapper.checked = True
+    return wrapper
+
+
+@pytest.fixture(autouse=True)
+def no_internal_error():
+    """DSL-V2-SPEC §12: no test may produce an InternalError, raised or caught,
+    and no failed compile may leave anything behind."""
+    import pypto
+    from pypto._kernel import KernelBase
+    pypto.InternalError.__init__ = _record_internal_error
+    if not getattr(KernelBase._compiled, "checked", False):
+        KernelBase._compiled = _compiled_leaving_nothing(KernelBase._compiled)
+    before = len(_internal_errors)
+    yield
+    assert len(_internal_errors) == before, "an InternalError was created: %r" % (_internal_errors[before:],)

@@ -22,8 +22,10 @@ pl.fillpad_expand at the tile's own shape, expands of an integer literal, pl.res
 the tile's own elements (pl.read, full or flat index), pl.tile.full / pl.create_tile, a
 pl.concat of a tile's halves, pl.matmul_acc (FP32, a zero right operand, a run-time
 init_cond), a pl.write of one stored element, ops spelled pl.tile.<op>, orchestration copies of a
-pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), loads with valid_shape= and
-clamp=True, tiles rebound in place, copied, swapped and rotated by tuple
+pl.slice view with pl.assemble (AUTO scopes only: discovery orders the copy task), atomic stores
+(pl.store / pl.assemble with atomic=pl.AtomicType.Add: added in submission order), loads with valid_shape= and
+clamp=True, loads spelled as subscripts (tensor-level values) and their [M, N] with [M, 1] broadcasts
+(pl.add(t, pl.row_max(t)) and the other binary ops), tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates, and MANUAL scopes whose tasks are ordered by `deps=` (pl.at ...
 as t, pl.submit).
@@ -166,6 +168,8 @@ class Gen:
             # a new tile, or (reloading) one of an earlier chunk
             t = rng.choice(pool) if pool and rng.random() < 0.1 else self.fresh("t")
             body.append(self.load(t, rng.choice(readable), shape, ranges, acc))
+            if getattr(body[-1], "subscript", False) and self.counter % 3 == 0:  # no draw: the stream stays
+                body.append(KExpand(t, "row", ("add", "sub", "mul", "max", "min")[len(body) % 5], t, self.dtype, tensor_level=True))
             tiles.append(t)
         cur = tiles[0]
         for _ in range(rng.randint(0, 3)):
@@ -224,7 +228,9 @@ class Gen:
             acc.append((dst, True, offs, rshape, dict(ranges)))
         else:
             offs = self.offsets(shape, ranges)
-            body.append(KStore(cur, dst, offs, shape, subscript=len(body) % 3 == 0))  # no draw: the stream stays
+            # no draw: the stream stays; an atomic store (adds) on some of the others
+            body.append(KStore(cur, dst, offs, shape, subscript=len(body) % 3 == 0, atomic=len(body) % 3 == 1 and len(acc) % 2 == 1,
+                               assemble=len(acc) % 4 == 1))
             acc.append((dst, True, offs, shape, dict(ranges)))
             if rng.random() < 0.1:
                 body.append(KWrite(dst, offs, cur))
@@ -252,7 +258,7 @@ class Gen:
                 else:
                     valid.append(Lin(rng.randint(1, d)))
             return KLoad(tile, src, offs, shape, valid=valid)
-        return KLoad(tile, src, offs, shape)
+        return KLoad(tile, src, offs, shape, subscript=self.counter % 4 == 0)  # no draw: the stream stays
 
     def misc_op(self, tile, a, shape, ranges):
         """pl.tile.full / pl.full / pl.create_tile, a pl.concat of a's halves (two columns or more), or

@@ -111,13 +111,19 @@ def _tile(data, valid):
 
 
 class KLoad:
-    """tile = pl.load(tensor, offs, shape[, valid_shape=valid][, clamp=True]); valid: Lins."""
+    """tile = pl.load(tensor, offs, shape[, valid_shape=valid][, clamp=True]); valid: Lins.
+    subscript (whole windows only): spelled tensor[r:(r) + R, c:(c) + C], the same load
+    of a tensor-level value (DSL-V2-SPEC §1.3)."""
 
-    def __init__(self, tile, tensor, offs, shape, valid=None, clamp=False):
+    def __init__(self, tile, tensor, offs, shape, valid=None, clamp=False, subscript=False):
         self.tile, self.tensor, self.offs, self.shape = tile, tensor, offs, shape
-        self.valid, self.clamp = valid, clamp
+        self.valid, self.clamp, self.subscript = valid, clamp, subscript
 
     def emit(self, out, ind):
+        if self.subscript:
+            win = ", ".join("%s:(%s) + %d" % (o.text(), o.text(), n) for o, n in zip(self.offs, self.shape))
+            out.append("%s%s = %s[%s]" % (ind, self.tile, self.tensor, win))
+            return
         extra = ""
         if self.valid:
             extra += ", valid_shape=[%s]" % ", ".join(v.text() for v in self.valid)
@@ -139,22 +145,29 @@ class KLoad:
 
 class KStore:
     """pl.store(tile, offs, tensor): writes the tile's valid region; subscript: spelled
-    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4)."""
+    tensor[r:(r) + R, c:(c) + C] = tile, the same store (DSL-V2-SPEC §1.4); atomic: adds
+    the region into the window (atomic=pl.AtomicType.Add, DSL-V2-SPEC §1.5; integers wrap),
+    spelled pl.store or (assemble) tensor = pl.assemble(tensor, tile, offs, atomic=...)."""
 
-    def __init__(self, tile, tensor, offs, shape, subscript=False):
+    def __init__(self, tile, tensor, offs, shape, subscript=False, atomic=False, assemble=False):
         self.tile, self.tensor, self.offs, self.shape, self.subscript = tile, tensor, offs, shape, subscript
+        self.atomic, self.assemble = atomic, assemble
 
     def emit(self, out, ind):
+        offs = ", ".join(o.text() for o in self.offs)
         if self.subscript:
             win = ", ".join("%s:(%s) + %d" % (o.text(), o.text(), n) for o, n in zip(self.offs, self.shape))
             out.append("%s%s[%s] = %s" % (ind, self.tensor, win, self.tile))
-            return
-        out.append("%spl.store(%s, [%s], %s)" % (ind, self.tile, ", ".join(o.text() for o in self.offs), self.tensor))
+        elif self.atomic and self.assemble:
+            out.append("%s%s = pl.assemble(%s, %s, [%s], atomic=pl.AtomicType.Add)" % (ind, self.tensor, self.tensor, self.tile, offs))
+        else:
+            out.append("%spl.store(%s, [%s], %s%s)" % (ind, self.tile, offs, self.tensor, ", atomic=pl.AtomicType.Add" if self.atomic else ""))
 
     def run(self, env):
         r, c = (o.eval(env) for o in self.offs)
         data, (vr, vc) = env[self.tile]
-        env[self.tensor][r:r + vr, c:c + vc] = data[:vr, :vc]
+        win = env[self.tensor][r:r + vr, c:c + vc]
+        win[...] = win + data[:vr, :vc] if self.atomic else data[:vr, :vc]
 
 
 class KCopy:
@@ -254,12 +267,18 @@ EXPAND_OPS = {"add": "add", "sub": "sub", "mul": "mul", "max": "maximum", "min":
 class KExpand:
     """tile = pl.<axis>_expand_<op>(a, pl.<axis>_max(a)): a broadcast of a's own row
     maxima ([R, 1], axis "row") or column maxima ([1, C], axis "col"); op "" is
-    pl.<axis>_expand(a, ...), the maxima themselves over a's valid region."""
+    pl.<axis>_expand(a, ...), the maxima themselves over a's valid region.  tensor_level
+    (a a tensor-level value, axis "row", op not ""): spelled pl.<binary op>(a, pl.row_max(a)),
+    the [M, N] with [M, 1] broadcast of DSL-V2-SPEC §1.2."""
 
-    def __init__(self, tile, axis, op, a, dtype):
+    def __init__(self, tile, axis, op, a, dtype, tensor_level=False):
         self.tile, self.axis, self.op, self.a, self.dtype = tile, axis, op, a, dtype
+        self.tensor_level = tensor_level
 
     def emit(self, out, ind):
+        if self.tensor_level:
+            out.append("%s%s = pl.%s(%s, pl.row_max(%s))" % (ind, self.tile, EXPAND_OPS[self.op], self.a, self.a))
+            return
         op = "_" + self.op if self.op else ""
         out.append("%s%s = pl.%s_expand%s(%s, pl.%s_max(%s))" % (ind, self.tile, self.axis, op, self.a, self.axis, self.a))
 

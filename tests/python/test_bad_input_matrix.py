@@ -285,6 +285,10 @@ COMPILE_ROWS = [
      "pl.store(pl.cast"),
     ("scalar_on_the_left", BODY, "pl.store(pl.sub(2.0, pl.load(a, [0, 0], [64, 128])), [0, 0], out)",
      InvalidOperationError, "pl.sub: the scalar operand must be on the right", "pl.sub(2.0"),
+    ("scalar_operator_on_the_left", BODY, "pl.store(2.0 * pl.load(a, [0, 0], [64, 128]), [0, 0], out)",
+     InvalidOperationError, "pl.mul: the scalar operand must be on the right", "2.0 * pl.load"),
+    ("scalar_operator_on_the_left_of_a_tensor", BODY, "out[:] = 2.0 - a", InvalidOperationError,
+     "pl.sub: the scalar operand must be on the right", "2.0 - a"),
     ("matmul_inner_dims", BODY, "pl.store(pl.matmul(pl.load(a, [0, 0], [64, 128]), pl.load(a, [0, 0], [64, 128])),"
      " [0, 0], out)", InvalidOperationError, "pl.matmul: inner dimensions differ: [64, 128] vs [64, 128]",
      "pl.matmul("),

@@ -9,7 +9,7 @@ from pypto import _C
 
 ENUMS = {"DataType": pl.DataType, "Level": pl.Level, "ScopeMode": pl.ScopeMode, "CachePolicy": pl.CachePolicy,
          "FunctionType": pl.FunctionType, "MemorySpace": pl.MemorySpace, "Layout": pl.Layout,
-         "PadValue": pl.PadValue, "SplitMode": pl.SplitMode}
+         "PadValue": pl.PadValue, "SplitMode": pl.SplitMode, "AtomicType": pl.AtomicType}
 
 
 def test_every_python_enum_member_equals_its_c_value():

@@ -244,7 +244,8 @@ def test_p2_11_store_into_a_local_tensor(load):
 # ---- P2-15: tensor ops in orchestration ----------------------------------------------------------
 
 @pytest.mark.parametrize("stmt, op", [("x = pl.add(a, a)", "pl.add"), ("x = pl.full([4, 8], dtype=pl.FP32, value=0.0)", "pl.full"),
-                                      ("x = pl.matmul(a, a)", "pl.matmul"), ("x = a + a", "pl.add")])
+                                      ("x = pl.matmul(a, a)", "pl.matmul"), ("x = a + a", "pl.add"),
+                                      ("x = 2.0 * a", "pl.mul"), ("x = 1.0 - a", "pl.sub")])
 def test_p2_15_misplaced_tensor_op_call_and_lower(load, stmt, op):
     mod, _ = load("@pl.jit\ndef k(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    %s\n    return out\n" % stmt)
     want = "Misplaced tensor op '%s' in Orchestration function 'k' (should be inside InCore block)" % op

@@ -189,7 +189,8 @@ def test_window_ops_print_back_to_the_same_program(K):
      "pl.assemble: source dtype INT32 cannot be inserted into a FP32 target; insert pl.cast"),
     ("pl.assemble(out, s, o)", ParserTypeError,
      "pl.assemble offset must be a literal tuple (e.g., (row, col)), not a variable or computed expression"),
-    ("pl.assemble(t, s, [0, 0], atomic=pl.AtomicType.Add)", UnsupportedFeatureError, "pl.assemble(atomic=...) is not supported in this version"),
+    ("pl.assemble(t, s, [0, 0], atomic=pl.AtomicType.Add)", InvalidOperationError,
+     "tensor.assemble with atomic=AtomicType.Add requires a global-memory destination (a function output tensor), but this assemble targets an on-chip tile"),
     ("pl.slice(t, [i, 16], [0, 0])", ParserTypeError, "tile.slice shape element 0 must be a compile-time constant"),
     ("pl.slice(t, [16, 16], [24, 0])", InvalidOperationError, "pl.slice: offset 24 + extent 16 exceeds dimension 0 of extent 32"),
     ("pl.slice(t, [8, 16], [0, 0], clamp=True)", ParserTypeError, "pl.slice: clamp=True is not supported for a Tile"),
@@ -250,3 +251,62 @@ def test_docs_window_example(tmp_path):
     want = x.numpy().copy()
     want[:, 16:] = src.numpy()[::-1]
     assert np.array_equal(y.numpy(), want)
+
+
+# ---- P2-03 / P2-05: what lies outside a valid region -------------------------------------------
+
+def test_assemble_into_a_tensor_stores_the_valid_region_only(load):
+    """P2-05: pl.assemble(tensor, source, offset) in kernel code is pl.store: only the
+    source's valid region (n rows, a run-time extent) lands; the rest of out keeps its bytes."""
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                s = pl.load(a, [0, 0], [8, 16], valid_shape=[n, 16])
+                out = pl.assemble(out, s, [4, 0])
+            return out
+        """)
+    a = _rand((16, 16), 20)
+    for n in (0, 3, 8):
+        out = torch.full((16, 16), -2.0)
+        mod.k(a, out, n)
+        want = np.full((16, 16), -2.0, np.float32)
+        want[4:4 + n] = a.numpy()[:n]
+        assert np.array_equal(out.numpy(), want), n
+
+
+def test_matmul_reads_the_zero_pad_of_a_narrowed_k(load):
+    """P2-03: a window whose K extent is narrowed by valid_shape= reads 0 past it, so the
+    matmul over the whole physical K is the product over the valid K only."""
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, b: pl.Tensor, out: pl.Out[pl.Tensor], kv: pl.Scalar[pl.INDEX]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                x = pl.slice(a, [16, 32], [0, 0], valid_shape=[16, kv])
+                y = pl.load(b, [0, 0], [32, 8])
+                out[:] = pl.matmul(x, y)
+            return out
+        """)
+    a, b = _rand((16, 32), 21), _rand((32, 8), 22)
+    for kv in (32, 20, 1):
+        out = torch.zeros(16, 8)
+        mod.k(a, b, out, kv)
+        want = a.numpy()[:, :kv].astype(np.float64) @ b.numpy()[:kv].astype(np.float64)
+        assert np.allclose(out.numpy(), want, rtol=1e-5, atol=1e-5 * kv), kv
+
+
+def test_slice_pad_value_max_is_named_as_unsupported(load):
+    """pl.slice(pad_value=PadValue.max|min): every tile reads 0 outside its valid region in
+    this version; the construct is named, with the pl.fillpad hint."""
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [8, 16])
+                out[:] = pl.slice(t, [8, 16], [0, 0], valid_shape=[8, 4], pad_value=pl.PadValue.max)
+            return out
+        """)
+    with pytest.raises(UnsupportedFeatureError) as e:
+        mod.k(torch.zeros(8, 16), torch.zeros(8, 16))
+    assert e.value.message == "pl.slice pad_value=PadValue.max is not supported in this version"
+    assert e.value.hint == "pl.fillpad the slice instead"

@@ -12,7 +12,7 @@ from .parser import diagnostics  # noqa: F401
 
 __all__ = [
     "jit", "program", "function", "parse_program", "ProgramText", "JitFunction", "Program",
-    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode",
+    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType",
     "Tensor", "Out", "InOut", "Scalar", "TaskId", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
@@ -29,6 +29,7 @@ MemorySpace = enum.IntEnum("MemorySpace", _ENUMS["MemorySpace"], module=__name__
 Layout = enum.IntEnum("Layout", _ENUMS["Layout"], module=__name__)
 PadValue = enum.IntEnum("PadValue", _ENUMS["PadValue"], module=__name__)
 SplitMode = enum.IntEnum("SplitMode", _ENUMS["SplitMode"], module=__name__)
+AtomicType = enum.IntEnum("AtomicType", _ENUMS["AtomicType"], module=__name__)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
