@@ -8,7 +8,8 @@
  * and row reductions never do: when the target is one of their operands
  * they go through a temporary and a TCOPY.  Tiles are values: `x = y` copies (TCOPY),
  * and so does pl.move (its memory space is a type tag only); pl.create_tile
- * is a TOP without operands.  pl.read is a READ into a register (of a
+ * is a TOP without operands.  An FP32 pl.exp of a pl.row_expand_sub runs as
+ * one row_expand_expdif (lo_expdif_of: the same bits).  pl.read is a READ into a register (of a
  * tile, or of a tensor in place), pl.write a WRITE of one tensor element.
  */
 #include <stdlib.h>
@@ -64,12 +65,24 @@ static void lo_copy(lo_b *b, int32_t dst, int32_t src, cc_span sp)
     if (in) in->dst = dst, in->a = src;
 }
 
+/* The row_expand_sub of an FP32 pl.exp(pl.row_expand_sub(t, v)) (its
+ * difference a temporary, used nowhere else), else NULL: the pair runs as
+ * one row_expand_expdif, which computes the same two FP32 operations per
+ * element (exp(x - v), tile_expand.c) without the pass in between. */
+static const cc_ir_expr *lo_expdif_of(const cc_ir_expr *e)
+{
+    const cc_ir_expr *s = e->u.op.args[0];
+    if (e->u.op.op != CC_IR_EXP || e->type.dtype != CC_DT_FP32) return NULL;
+    return s->kind == CC_X_OP && s->u.op.op == CC_IR_ROW_EXPAND_SUB ? s : NULL;
+}
+
 /* A tile op (not LOAD/STORE): operands first, then TOP. */
 static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
-    cc_ir_op op = (cc_ir_op)e->u.op.op;
-    const cc_ir_expr *rhs = cc_ir_op_operands(op) == 2 ? e->u.op.args[1] : NULL;
-    int32_t a = lo_tile(b, e->u.op.args[0]);
+    const cc_ir_expr *dif = lo_expdif_of(e), *x = dif ? dif : e; /* x: the op whose operands the TOP reads */
+    cc_ir_op op = dif ? CC_IR_ROW_EXPAND_EXPDIF : (cc_ir_op)e->u.op.op;
+    const cc_ir_expr *rhs = cc_ir_op_operands(op) == 2 ? x->u.op.args[1] : NULL;
+    int32_t a = lo_tile(b, x->u.op.args[0]);
     int scalar = rhs && rhs->type.kind != CC_T_TILE;
     int32_t r = !rhs ? -1 : scalar ? lo_scalar(b, rhs, -1) : lo_tile(b, rhs);
     int hazard = !cc_ir_op_elementwise(op) && (dst == a || (!scalar && dst == r));
@@ -292,10 +305,20 @@ static uint64_t *lo_tile_live_out(const cc_lo_insn *code, uint32_t n, uint32_t w
     return live_out;
 }
 
+/* Does each element of op's result depend only on the same element of its
+ * tile operand (and a scalar, or a broadcast vector's element)?  Element-wise
+ * ops and the row and column expands. */
+static int lo_per_element(cc_ir_op op)
+{
+    cc_op_class c = (cc_op_class)cc_ir_op_info(op)->cls;
+    return cc_ir_op_elementwise(op) || c == CC_OPC_ROW_EXPAND || c == CC_OPC_COL_EXPAND;
+}
+
 /* Marks the STOREs a tile program can compute in place (lower.h, STORE's
- * mode), never an atomic one (it adds into the window): the stored tile is written by the last tile instruction before
- * it, an element-wise TOP, with only scalar instructions (the store's
- * offsets) between them, none of them a jump target or a write of the TOP's
+ * mode), never an atomic one (it adds into the window): the stored tile is
+ * written by the last tile instruction before it, a per-element TOP
+ * (lo_per_element), with only scalar instructions (the store's offsets)
+ * between them, none of them a jump target or a write of the TOP's
  * scalar operand; and no other instruction reads that tile.  Mode 1 when
  * no source of the TOP is live after it, else mode 2 (a source read again
  * must keep its value, even when it points into the window).  Returns 0, or
@@ -321,7 +344,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         uint32_t j = i - 1;
         while (j > 0 && cc_lo_is_scalar(&code[j]) && !target[j]) j--;
         const cc_lo_insn *op = &code[j];
-        if (op->code != CC_LO_TOP || op->dst != st->b || !cc_ir_op_elementwise((cc_ir_op)op->op)) continue;
+        if (op->code != CC_LO_TOP || op->dst != st->b || !lo_per_element((cc_ir_op)op->op)) continue;
         int clobbered = 0;
         for (uint32_t k = j + 1; k < i; k++) clobbered |= target[k] || (op->b_scalar && code[k].dst == op->b);
         if (clobbered) continue;

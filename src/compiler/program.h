@@ -79,8 +79,9 @@
  *                  window at the tensor's edge; mode: the cache policy
  *   STORE          ta's window at offsets u.mem.off = vb's valid region (u.mem.ext: the `shapes=`
  *                  extents, -1: none), or += it when u.mem.atomic (never direct); mode 1 ("direct"): vb is written by the last tile
- *                  instruction before it, an element-wise TOP (only scalar instructions, the
- *                  store's offsets, in between), and read by nothing else, so that TOP may write
+ *                  instruction before it, a per-element TOP (element-wise, or a row or column
+ *                  expand; only scalar instructions, the store's offsets, in between), and read
+ *                  by nothing else, so that TOP may write
  *                  straight into the window, and no source of that TOP is read after it (one
  *                  pointing into the window may be overwritten); mode 2: the same, but a source
  *                  is read again (one pointing into the window is copied out first)

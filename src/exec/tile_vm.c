@@ -230,7 +230,8 @@ static int vm_top(vm *m, const cc_lo_insn *in)
 /* A TOP whose result the next instruction, a "direct" STORE (program.h), only
  * stores: computed straight into the window when the window can be written
  * as the tile (vm_window), the sources are fully valid and none points
- * elsewhere into that allocation, and the op cannot fail half way (an
+ * elsewhere into that allocation (a row or column expand's vector not even
+ * into the window: each of its elements is read for a whole row or column), and the op cannot fail half way (an
  * integer division).  A source pointing into the window itself is
  * overwritten when the STORE says no source is read again (mode 1), else
  * copied out first (mode 2).  Returns 1 when done (skip the STORE), 0 to
@@ -246,11 +247,13 @@ static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
     vm_mem_regs(m, st, off, ext);
     char *w = vm_window(t, d, off, ext);
     if (!w) return 0;
+    cc_op_class cls = (cc_op_class)cc_ir_op_info((cc_ir_op)op->op)->cls;
+    int vec = cls == CC_OPC_ROW_EXPAND || cls == CC_OPC_COL_EXPAND; /* b: a vector read by many elements */
     for (int k = 0; k < 2; k++) {
         if (src[k] < 0) continue;
         const tile *x = &m->v[src[k]];
         if (memcmp(x->valid, x->shape, x->rank * sizeof x->valid[0])) return 0;
-        if (m->alias[src[k]] >= 0 && m->tensors[m->alias[src[k]]].addr == t->addr && x->data != w) return 0;
+        if (m->alias[src[k]] >= 0 && m->tensors[m->alias[src[k]]].addr == t->addr && (x->data != w || (k && vec))) return 0;
     }
     for (uint32_t i = 0; i < m->k->ntiles; i++) /* other tiles reading this allocation keep their values */
         if (((int32_t)i != src[0] && (int32_t)i != src[1]) || st->mode == 2)

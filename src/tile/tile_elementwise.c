@@ -14,20 +14,10 @@
 #include <math.h>
 
 #include "base/half.h"
+#include "tile/tile_expf.h"
 #include "tile/tile_int.h"
 
 #define EW_BLOCK 256
-
-/* The row kernels are built twice, for AVX2 and for the baseline, and the
- * loader picks one per machine (ifunc): the same IEEE operation per
- * element either way (one operation per loop, nothing to contract), twice
- * the elements per instruction with AVX2.  Not in sanitizer builds: an
- * ifunc resolver runs before the sanitizer's runtime is up (TSan crashes). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PTO_SANITIZER)
-#define EW_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define EW_CLONES
-#endif
 
 typedef void (*ew_f32_tt)(float *d, const float *a, const float *b, int64_t n);
 typedef void (*ew_f32_ts)(float *d, const float *a, float y, int64_t n);
@@ -38,11 +28,11 @@ typedef void (*ew_f32_ts)(float *d, const float *a, float y, int64_t n);
     X(T, sfx, max, x > y ? x : y) X(T, sfx, min, x < y ? x : y)
 
 #define EW_DEF(T, sfx, name, expr)                                                                              \
-    EW_CLONES static void ew_##name##_##sfx##_tt(T *d, const T *a, const T *b, int64_t n)                                 \
+    TILE_CLONES static void ew_##name##_##sfx##_tt(T *d, const T *a, const T *b, int64_t n)                                 \
     {                                                                                                           \
         for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; d[i] = (T)(expr); }                             \
     }                                                                                                           \
-    EW_CLONES static void ew_##name##_##sfx##_ts(T *d, const T *a, T y, int64_t n)                                        \
+    TILE_CLONES static void ew_##name##_##sfx##_ts(T *d, const T *a, T y, int64_t n)                                        \
     {                                                                                                           \
         for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); }                                       \
     }
@@ -190,12 +180,12 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
  * integer ones with T and U of TILE_INT_CLASSES).  An op missing from the
  * integer list is float only. */
 #define UN_F32_LIST(X)                                                                                          \
-    X(EXP, exp, expf(x)) X(NEG, neg, -x) X(SQRT, sqrt, sqrtf(x)) X(ABS, abs, __builtin_fabsf(x))               \
+    X(EXP, exp, tile_expf(x)) X(NEG, neg, -x) X(SQRT, sqrt, sqrtf(x)) X(ABS, abs, __builtin_fabsf(x))               \
     X(RELU, relu, x > 0 ? x : 0) X(LOG, log, logf(x)) X(RSQRT, rsqrt, 1.0f / sqrtf(x)) X(RECIP, recip, 1.0f / x)
 #define UN_INT_LIST(X, T, U) X(NEG, neg, (U)0 - (U)x) X(ABS, abs, x < 0 ? (U)0 - (U)x : (U)x) X(RELU, relu, x > 0 ? x : 0)
 
 #define UN_DEF(T, sfx, name, expr) \
-    EW_CLONES static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
+    TILE_CLONES static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
 #define UN_DEF_F32_(op, name, expr) UN_DEF(float, f32, name, expr)
 UN_F32_LIST(UN_DEF_F32_)
 typedef void (*un_f32_fn)(float *, const float *, int64_t);

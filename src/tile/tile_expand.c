@@ -12,13 +12,14 @@
  * it.  FP16/BF16 go through FP32 in blocks of BX_BLOCK (convert, compute,
  * round to nearest even once).  Integer ops wrap; division truncates and a
  * zero divisor read by the valid region fails the op before anything is
- * written.  The result's shape and valid region are the tile's (vector
+ * written.  The row kernels are TILE_CLONES.  The result's shape and valid region are the tile's (vector
  * elements outside the vector's valid region read as 0); the rest is zeroed.
  */
 #include <math.h>
 #include <string.h>
 
 #include "base/half.h"
+#include "tile/tile_expf.h"
 #include "tile/tile_int.h"
 
 #define BX_BLOCK 256
@@ -26,7 +27,7 @@
 /* X(OP, name, expression of x (the tile's element) and y (the vector's)). */
 #define BX_F32_LIST(X)                                                                                          \
     X(BC_ADD, add, x + y) X(BC_SUB, sub, x - y) X(BC_MUL, mul, x * y) X(BC_DIV, div, x / y)                     \
-    X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) X(BC_EXPDIF, expdif, expf(x - y)) \
+    X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) X(BC_EXPDIF, expdif, tile_expf(x - y)) \
     X(BC_COPY, copy, y)
 #define BX_INT_LIST(X, U, T)                                                                                     \
     X(BC_ADD, add, (U)x + (U)y) X(BC_SUB, sub, (U)x - (U)y) X(BC_MUL, mul, (U)x * (U)y)                          \
@@ -35,11 +36,11 @@
 
 /* Row kernels over n elements: _s with the scalar y, _v with the vector b. */
 #define BX_DEF(T, sfx, name, expr)                                                                              \
-    static void bx_##name##_##sfx##_s(T *d, const T *a, T y, int64_t n)                                         \
+    TILE_CLONES static void bx_##name##_##sfx##_s(T *d, const T *a, T y, int64_t n)                                         \
     {                                                                                                           \
         for (int64_t i = 0; i < n; i++) { T x = a[i]; (void)x; d[i] = (T)(expr); }                              \
     }                                                                                                           \
-    static void bx_##name##_##sfx##_v(T *d, const T *a, const T *b, int64_t n)                                  \
+    TILE_CLONES static void bx_##name##_##sfx##_v(T *d, const T *a, const T *b, int64_t n)                                  \
     {                                                                                                           \
         for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; (void)x; d[i] = (T)(expr); }                    \
     }

@@ -1,6 +1,6 @@
 /*
  * tile_int.h - internals shared by the tile kernels: walking a region of a
- * tile as contiguous runs.
+ * tile as contiguous runs; the integer classes; TILE_CLONES.
  *
  * A region (a prefix box of the shape) is a set of runs: trailing
  * dimensions where the region spans the whole shape merge into one run,
@@ -46,5 +46,16 @@ int tile_no_bool(const tile *a, const char *op, char *msg, size_t cap);
 
 /* Writes a message and returns -1. */
 int tile_fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Row kernels built three times, for AVX-512F, AVX2 and the baseline, the
+ * loader picking one per machine (ifunc): the same IEEE operations per
+ * element every way (the library builds with -ffp-contract=off: no fused
+ * multiply-add), more elements per instruction with the wider vectors.  Not in sanitizer builds: an ifunc resolver runs
+ * before the sanitizer's runtime is up (TSan crashes). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PTO_SANITIZER)
+#define TILE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TILE_CLONES
+#endif
 
 #endif

@@ -9,9 +9,12 @@
  * so it is skipped unless first).  A row reduction's valid region is
  * [valid rows, 1] (0 columns when the input has no valid column), a column
  * reduction's [1, valid columns] (0 rows when it has no valid row).
- * Column reductions walk the rows in order, each a contiguous run, into an
+ * FP32 row reductions give RED_LOOP's bits, computed faster (red_sum_f32:
+ * 8 rows' in-order sums in the lanes of a vector; RED_EXT_F32: 32 lanes).  Column reductions walk the rows in order, each a contiguous run, into an
  * accumulator block of COL_BLOCK columns.
  */
+#include <string.h>
+
 #include "base/half.h"
 #include "tile/tile_int.h"
 
@@ -32,11 +35,81 @@ static int red_check(tile *dst, const tile *a, const char *op, char *msg, size_t
         ((T *)dst->data)[r] = (T)(out);                                            \
     }
 
+/* FP32 row sums, RED_ROWS = 8 rows at a time: each row's sum still adds its
+ * elements left to right (the same bits as RED_LOOP's), the rows' chains
+ * side by side in the lanes of one vector.  Each 8 x 8 block of the rows is
+ * transposed in registers (three rounds of 8 two-vector shuffles), so that
+ * column j of the block is one vector added to the 8 sums. */
+enum { RED_ROWS = 8 };
+typedef float red_v8 __attribute__((vector_size(8 * sizeof(float))));
+#define RED_LO(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)   /* pairs of a and b */
+#define RED_HI(a, b) __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define RED_LO2(a, b) __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)  /* pairs of pairs */
+#define RED_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define RED_LO4(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)  /* halves */
+#define RED_HI4(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+TILE_CLONES static void red_sum_f32(float *out, const float *a, int64_t R, int64_t C, int64_t V)
+{
+    int64_t r = 0;
+    for (; r + RED_ROWS <= R; r += RED_ROWS) {
+        const float *p = a + r * C;
+        red_v8 acc = {0}, x[8], y[8], z[8];
+        int64_t c = 0;
+        for (; c + 8 <= V; c += 8) {
+            for (int k = 0; k < 8; k++) memcpy(&x[k], p + k * C + c, sizeof x[k]);
+            for (int k = 0; k < 8; k += 2) y[k] = RED_LO(x[k], x[k + 1]), y[k + 1] = RED_HI(x[k], x[k + 1]);
+            /* y[2i]: rows 2i, 2i+1 of columns 0, 1 | 4, 5; y[2i+1]: of columns 2, 3 | 6, 7 */
+            for (int k = 0; k < 8; k += 4)
+                for (int h = 0; h < 2; h++) z[k + 2 * h] = RED_LO2(y[k + h], y[k + h + 2]), z[k + 2 * h + 1] = RED_HI2(y[k + h], y[k + h + 2]);
+            /* z[4g + j]: rows 4g..4g+3 of columns j | j + 4 */
+            for (int j = 0; j < 4; j++) x[j] = RED_LO4(z[j], z[j + 4]), x[j + 4] = RED_HI4(z[j], z[j + 4]);
+            for (int j = 0; j < 8; j++) acc += x[j]; /* column c + j of the 8 rows */
+        }
+        float s[RED_ROWS];
+        memcpy(s, &acc, sizeof s);
+        for (; c < V; c++)
+            for (int k = 0; k < RED_ROWS; k++) s[k] += p[k * C + c];
+        for (int k = 0; k < RED_ROWS; k++) out[r + k] = s[k];
+    }
+    for (; r < R; r++) {
+        float acc = 0.0f;
+        for (int64_t c = 0; c < V; c++) acc += a[r * C + c];
+        out[r] = acc;
+    }
+}
+
+/* The FP32 row max (GT: >) or min (<) of V elements, as RED_LOOP's scan
+ * (acc = row[0], then acc = x OP acc ? x : acc) gives it: RED_LANES
+ * interleaved scans, then the lanes and the tail in order.  The same bits:
+ * when row[0] is NaN the scan keeps it (returned as is); otherwise it
+ * returns the first element with the extreme value of the non-NaN ones,
+ * which the lanes find too, and only +0 and -0 are equal with other bits,
+ * so an extreme of 0 is scanned again. */
+enum { RED_LANES = 32 };
+#define RED_EXT_F32(name, OP)                                                                  \
+    TILE_CLONES static float name(const float *row, int64_t V)                                 \
+    {                                                                                          \
+        float m = row[0];                                                                      \
+        if (m != m) return m;                                                                  \
+        float acc[RED_LANES];                                                                  \
+        for (int k = 0; k < RED_LANES; k++) acc[k] = m;                                        \
+        int64_t c = 0;                                                                         \
+        for (; c + RED_LANES <= V; c += RED_LANES)                                             \
+            for (int k = 0; k < RED_LANES; k++) acc[k] = row[c + k] OP acc[k] ? row[c + k] : acc[k]; \
+        for (int k = 0; k < RED_LANES; k++) m = acc[k] OP m ? acc[k] : m;                      \
+        for (; c < V; c++) m = row[c] OP m ? row[c] : m;                                       \
+        if (m == 0.0f)                                                                         \
+            for (m = row[0], c = 1; c < V; c++) m = row[c] OP m ? row[c] : m;                  \
+        return m;                                                                              \
+    }
+RED_EXT_F32(red_max_f32, >)
+RED_EXT_F32(red_min_f32, <)
+
 static void red_sum(tile *dst, const tile *a)
 {
     int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
     switch ((tile_dtype)a->dtype) {
-    case TILE_FP32: RED_LOOP(float, float, 0.0f, acc + x, acc) break;
+    case TILE_FP32: red_sum_f32(dst->data, a->data, R, C, V); break;
     case TILE_FP16: RED_LOOP(uint16_t, float, 0.0f, acc + base_f16_to_f32(x), base_f32_to_f16(acc)) break;
     case TILE_BF16: RED_LOOP(uint16_t, float, 0.0f, acc + base_bf16_to_f32(x), base_f32_to_bf16(acc)) break;
 #define RED_SUM_(T, U, sfx, DT) case DT: RED_LOOP(T, U, 0u, acc + (U)x, acc) break;
@@ -52,7 +125,9 @@ static void red_max(tile *dst, const tile *a)
     int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
     if (V == 0) R = 0;
     switch ((tile_dtype)a->dtype) {
-    case TILE_FP32: RED_LOOP(float, float, row[0], x > acc ? x : acc, acc) break;
+    case TILE_FP32:
+        for (int64_t r = 0; r < R; r++) ((float *)dst->data)[r] = red_max_f32((const float *)a->data + r * C, V);
+        break;
     case TILE_FP16: RED_LOOP(uint16_t, float, base_f16_to_f32(row[0]), base_f16_to_f32(x) > acc ? base_f16_to_f32(x) : acc, base_f32_to_f16(acc)) break;
     case TILE_BF16: RED_LOOP(uint16_t, float, base_bf16_to_f32(row[0]), base_bf16_to_f32(x) > acc ? base_bf16_to_f32(x) : acc, base_f32_to_bf16(acc)) break;
 #define RED_MAX_(T, U, sfx, DT) case DT: RED_LOOP(T, T, row[0], x > acc ? x : acc, acc) break;
@@ -68,7 +143,9 @@ static void red_min(tile *dst, const tile *a)
     int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
     if (V == 0) R = 0;
     switch ((tile_dtype)a->dtype) {
-    case TILE_FP32: RED_LOOP(float, float, row[0], x < acc ? x : acc, acc) break;
+    case TILE_FP32:
+        for (int64_t r = 0; r < R; r++) ((float *)dst->data)[r] = red_min_f32((const float *)a->data + r * C, V);
+        break;
     case TILE_FP16: RED_LOOP(uint16_t, float, base_f16_to_f32(row[0]), base_f16_to_f32(x) < acc ? base_f16_to_f32(x) : acc, base_f32_to_f16(acc)) break;
     case TILE_BF16: RED_LOOP(uint16_t, float, base_bf16_to_f32(row[0]), base_bf16_to_f32(x) < acc ? base_bf16_to_f32(x) : acc, base_f32_to_bf16(acc)) break;
 #define RED_MIN_(T, U, sfx, DT) case DT: RED_LOOP(T, T, row[0], x < acc ? x : acc, acc) break;

@@ -5,6 +5,7 @@
  */
 #include "harness.h"
 #include "tile_ref.h"
+#include "tile/tile_expf.h"
 
 static const tile_dtype all_dtypes[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_INT32, TILE_INT8};
 
@@ -128,7 +129,7 @@ static double ref_unop(tile_dtype dt, tile_unop op, double x)
 {
     float f = (float)x;
     switch (op) {
-    case TILE_EXP: return ref_round(dt, expf(f));
+    case TILE_EXP: return ref_round(dt, tile_expf(f));
     case TILE_SQRT: return ref_round(dt, sqrtf(f));
     case TILE_NEG: return ref_round(dt, -x);
     case TILE_ABS: return ref_round(dt, fabs(x));

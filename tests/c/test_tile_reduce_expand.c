@@ -3,10 +3,12 @@
  * broadcast kernels (tile_col_reduce, tile_row_reduce's ROW_MIN,
  * tile_expand_binary, tile_expands) dtype by dtype against plain scalar
  * references: narrowed valid regions, the zeros outside them, integer
- * wrap-around (INT8 included) and division by a zero vector element.
+ * wrap-around (INT8 included) and division by a zero vector element; the
+ * FP32 row reductions' bits against the in-order scan.
  */
 #include "harness.h"
 #include "tile_ref.h"
+#include "tile/tile_expf.h"
 
 static const tile_dtype all_dtypes[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_INT32, TILE_INT8};
 
@@ -95,7 +97,7 @@ static double ref_bcast(tile_dtype dt, tile_bcastop op, double x, double y)
     case TILE_BC_DIV: r = a / b; break;
     case TILE_BC_MAX: r = a > b ? a : b; break;
     case TILE_BC_MIN: r = a < b ? a : b; break;
-    case TILE_BC_EXPDIF: r = expf(a - b); break;
+    case TILE_BC_EXPDIF: r = tile_expf(a - b); break;
     case TILE_BC_COPY: r = b; break;
     }
     return ref_round(dt, r);
@@ -165,12 +167,64 @@ static void test_tile_expands_fills_the_valid_region(void **state)
     }
 }
 
+/* FP32 row sums, maxes and mins: the bits of the in-order scan (acc = 0 or
+ * row[0], then acc + x or x OP acc ? x : acc, left to right) whatever the
+ * kernel's interleaving: rows of many lengths (more and fewer than the 8
+ * rows and 32 lanes the kernels interleave), extremes of +0 and -0 in both
+ * orders, a NaN first or later, infinities. */
+static void test_tile_row_reduce_fp32_gives_the_in_order_scan_bits(void **state)
+{
+    (void)state;
+    char msg[256];
+    enum { R = 37, C = 1100 };
+    static const int64_t widths[] = {1, 7, 31, 32, 33, 100, 1024, 1100};
+    uint64_t lcg = 99;
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        tile a = ref_tile2(TILE_FP32, R, C), d = ref_tile2(TILE_FP32, R, 1);
+        a.valid[1] = widths[wi];
+        float *x = a.data;
+        for (int64_t i = 0; i < R * C; i++) {
+            lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+            int64_t r = i / C, c = i % C;
+            unsigned pick = (unsigned)(lcg >> 33) % 64;
+            float v = (float)((int64_t)(lcg >> 40) % 2001 - 1000) * 0.37f;
+            if (r % 4 == 1) v = c == 0 ? -1.0f : pick < 32 ? 0.0f : -0.0f; /* extremes of signed zeros */
+            if (r % 4 == 2) v = -(float)(pick + 1);                        /* negative, a zero now and then */
+            if (r % 4 == 2 && pick % 8 == 3) v = (lcg >> 20) & 1 ? -0.0f : 0.0f;
+            if (r == 3 && c == 0) v = NAN;                                 /* a NaN first */
+            if (r == 7 && c == 5) v = NAN;                                 /* a NaN later */
+            if (r == 11 && c == 2) v = INFINITY;
+            if (r == 15 && c == 9) v = -INFINITY;
+            x[i] = v;
+        }
+        for (int op = 0; op < TILE_ROWOP_COUNT; op++) {
+            d.valid[0] = R, d.valid[1] = 1;
+            assert_int_equal(tile_row_reduce(&d, &a, (tile_rowop)op, msg, sizeof msg), 0);
+            for (int64_t r = 0; r < R; r++) {
+                const float *row = x + r * C;
+                float acc = op == TILE_ROW_SUM ? 0.0f : row[0];
+                for (int64_t c = op == TILE_ROW_SUM ? 0 : 1; c < widths[wi]; c++) {
+                    float v = row[c];
+                    acc = op == TILE_ROW_SUM ? acc + v : op == TILE_ROW_MAX ? (v > acc ? v : acc) : (v < acc ? v : acc);
+                }
+                float got = ((float *)d.data)[r];
+                uint32_t gb, wb;
+                memcpy(&gb, &got, 4), memcpy(&wb, &acc, 4);
+                if (gb != wb && !(got != got && acc != acc))
+                    fail_msg("op %d width %lld row %lld: got %a, want %a", op, (long long)widths[wi], (long long)r, (double)got, (double)acc);
+            }
+        }
+        free(a.data), free(d.data);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tile_col_reduce_and_row_min_over_the_valid_region),
     cmocka_unit_test(test_tile_col_sum_int8_wraps),
     cmocka_unit_test(test_tile_expand_every_op_dtype_and_axis),
     cmocka_unit_test(test_tile_expand_integer_division_by_zero),
     cmocka_unit_test(test_tile_expands_fills_the_valid_region),
+    cmocka_unit_test(test_tile_row_reduce_fp32_gives_the_in_order_scan_bits),
 };
 
 PTO_TEST_MAIN(tests)

@@ -123,3 +123,40 @@ def test_direct_store_keeps_a_source_read_again(load):
     out = old.clone()
     mod.in_loop(a, out)
     assert torch.equal(out[:64], old[:64] * 2.0) and torch.equal(out[64:], old[64:])
+
+
+def test_direct_store_of_row_and_column_expands(load):
+    """A row or column expand whose result is only stored computes straight into
+    the window too (softmax's and RMSNorm's last op)."""
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]):
+            for i in pl.range(2):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(a, [i * 64, 0], [64, 128])
+                    pl.store(pl.row_expand_div(t, pl.row_sum(t)), [i * 64, 0], out)
+                    pl.store(pl.col_expand_mul(t, pl.load(w, [0, 0], [1, 128])), [i * 64 + 128, 0], out)
+            return out
+        """)
+    a, w, out = torch.rand(128, 128) + 0.5, torch.randn(1, 128), torch.zeros(256, 128)
+    mod.k(a, w, out)
+    want = torch.cat([a / a.sum(1, keepdim=True), a * w])
+    assert torch.allclose(out, want, rtol=1e-5, atol=0)
+    assert torch.equal(out[128:], a * w)
+
+
+def test_direct_store_of_an_expand_whose_vector_points_into_the_window(load):
+    """The vector of a column expand read in place from the window the expand
+    would compute into: every row still combines with the vector's old value."""
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.InOut[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                g = pl.load(out, [0, 0], [1, 128])                                      # points into out's row 0
+                pl.store(pl.col_expand_mul(pl.load(a, [0, 0], [64, 128]), g), [0, 0], out)  # rows 0..63
+            return out
+        """)
+    a, out = torch.randn(64, 128), torch.randn(64, 128)
+    old = out.clone()
+    mod.k(a, out)
+    assert torch.equal(out, a * old[0:1])
