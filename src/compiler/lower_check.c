@@ -235,6 +235,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
         }
         if (in->op == CC_IR_ASSEMBLE || in->op == CC_IR_SLICE) lc_window(c, in); /* the window's offsets (and valid extents) */
         if (in->op == CC_IR_SET_VALIDSHAPE) lc_use(c, CC_LO_REG, in->c, "scalar operand");
+        if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) lc_use(c, CC_LO_TILE, in->c, "operand");
         lc_def(c, CC_LO_TILE, in->dst, "destination");
         break;
     case CC_LO_TCOPY: lc_use(c, CC_LO_TILE, in->a, "source"), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;

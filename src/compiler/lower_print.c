@@ -111,8 +111,10 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (in->b >= 0) base_strbuf_printf(o, ", %c%d", in->b_scalar ? 'r' : 'v', in->b);
     if (in->op == CC_IR_MATMUL_ACC && in->c >= 0) base_strbuf_printf(o, " init r%d", in->c);
     if (in->op == CC_IR_SET_VALIDSHAPE) base_strbuf_printf(o, ", r%d", in->c);
+    if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) base_strbuf_printf(o, ", v%d", in->c);
     base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
     if (in->op == CC_IR_FILLPAD || in->op == CC_IR_FILLPAD_EXPAND) base_strbuf_printf(o, " %s", cc_pad_value_name(in->mode));
+    if (in->op == CC_IR_CMP) base_strbuf_printf(o, " cmp_type %d", in->mode);
     if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TRANSPOSE) base_strbuf_printf(o, " axes %d %d", in->mode & 15, in->mode >> 4);
     if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
     if (in->op != CC_IR_ASSEMBLE && in->op != CC_IR_SLICE) return;

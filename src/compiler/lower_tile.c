@@ -90,8 +90,25 @@ static void lo_tile_op(lo_b *b, const cc_ir_expr *e, int32_t dst)
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
     in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar;
-    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || op == CC_IR_FILLPAD_EXPAND || cc_ir_op_info(op)->cls == CC_OPC_TRANSPOSE)
+    if (op == CC_IR_CAST || op == CC_IR_FILLPAD || op == CC_IR_FILLPAD_EXPAND || op == CC_IR_CMP || cc_ir_op_info(op)->cls == CC_OPC_TRANSPOSE)
         in->mode = e->u.op.mode;
+    lo_copy(b, dst, out, e->span);
+}
+
+/* A ternary op: TOP a, b (a tile or a scalar register), c (a tile), into
+ * a temporary when the result is an operand (the kernel reads all three). */
+static void lo_ternary(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    int sa, sb, sc;
+    cc_ir_op op = (cc_ir_op)e->u.op.op;
+    cc_ir_op_ternary_slots(op, &sa, &sb, &sc);
+    const cc_ir_expr *rb = e->u.op.args[sb];
+    int scalar = rb->type.kind != CC_T_TILE;
+    int32_t a = lo_tile(b, e->u.op.args[sa]), r = scalar ? lo_scalar(b, rb, -1) : lo_tile(b, rb), c = lo_tile(b, e->u.op.args[sc]);
+    int32_t out = dst == a || dst == c || (!scalar && dst == r) ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
     lo_copy(b, dst, out, e->span);
 }
 
@@ -172,6 +189,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->u.op.op == CC_IR_FULL) return lo_full(b, e, dst);
     if (e->u.op.op == CC_IR_ASSEMBLE || e->u.op.op == CC_IR_SLICE) return lo_window(b, e, dst);
     if (e->u.op.op == CC_IR_SET_VALIDSHAPE) return lo_set_validshape(b, e, dst);
+    if (cc_ir_op_info((cc_ir_op)e->u.op.op)->cls == CC_OPC_TERNARY) return lo_ternary(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 
@@ -269,6 +287,7 @@ static int lo_tile_uses(const cc_lo_insn *in, int32_t use[3], int32_t *def)
     if (in->code == CC_LO_READ && !in->mode) use[0] = in->a;
     if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
     if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) use[2] = in->dst;
+    if (in->code == CC_LO_TOP && cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) use[2] = in->c;
     return use[0] >= 0 || *def >= 0;
 }
 
@@ -336,6 +355,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         if ((in->code == CC_LO_TOP || in->code == CC_LO_TCOPY || (in->code == CC_LO_READ && !in->mode)) && in->a >= 0) reads[in->a]++;
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
         if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) reads[in->dst]++;
+        if (in->code == CC_LO_TOP && cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) reads[in->c]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;
     }
     for (uint32_t i = 1; i < n; i++) {

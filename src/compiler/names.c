@@ -34,9 +34,11 @@ static const cc_pl_keyword cc_pl_keywords[] = {
 
 const cc_pl_name *cc_pl_name_find(const char *name)
 {
+    static const cc_pl_name alias = {"", CC_PL_SUPPORTED, CC_PLK_OP, CC_PLR_NONE}; /* a "pl" alias row of ops.h (pl.rems) */
     for (size_t k = 0; k < CC_N(cc_pl_names); k++)
         if (!strcmp(cc_pl_names[k].name, name)) return &cc_pl_names[k];
-    return NULL;
+    int srhs;
+    return cc_ir_op_lookup_alias(name, &srhs) >= 0 ? &alias : NULL;
 }
 
 cc_pl_reason cc_pl_member_reason(const char *parent, const char *member)

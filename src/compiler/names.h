@@ -72,11 +72,10 @@ typedef enum cc_pl_reason {
     X(func_attr, LATER, STATEMENT, NONE) X(split_aiv, HARDWARE, SCOPE, LANES)                            \
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
-    X(expand, LATER, OP, NONE) X(cmp, LATER, OP, NONE) X(sel, LATER, OP, NONE) X(gather, LATER, OP, NONE) \
+    X(expand, LATER, OP, NONE) X(gather, LATER, OP, NONE)                                                \
     X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
-    X(batch_matmul, LATER, OP, NONE) X(and_, LATER, OP, NONE)                                            \
-    X(or_, LATER, OP, NONE) X(xor, LATER, OP, NONE) X(shl, LATER, OP, NONE) X(shr, LATER, OP, NONE)        \
-    X(not_, LATER, OP, NONE) X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                \
+    X(batch_matmul, LATER, OP, NONE)                                                                     \
+    X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \

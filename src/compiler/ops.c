@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "compiler/types.h"
+
 #define CC_OP_NSLOTS_(...) (sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *))
 
 #define CC_OP_CHECK_(n, s, cls, dt, where, entry, req, ...)                                                 \
@@ -34,7 +36,7 @@ static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
     [CC_OPC_MATMUL_ACC] = {2, 0}, [CC_OPC_CONCAT] = {2, 0}, [CC_OPC_FILLPAD] = {1, 1},
     [CC_OPC_FULL] = {0, 0}, [CC_OPC_RESHAPE] = {1, 0}, [CC_OPC_TRANSPOSE] = {1, 0}, [CC_OPC_ELEMENT] = {0, 0},
     [CC_OPC_FILLPAD_EXPAND] = {1, 0}, [CC_OPC_SET_VALIDSHAPE] = {1, 0},
-    [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}};
+    [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}, [CC_OPC_TERNARY] = {3, 0}};
 
 const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
 const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }
@@ -46,11 +48,12 @@ int cc_ir_op_elementwise(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->
 int cc_ir_op_tensor_level(const char *name)
 {
     if (!strcmp(name, "full")) return 1;
-    int op = cc_ir_op_lookup(name);
+    int srhs, op = cc_ir_op_lookup(name);
+    if (op < 0) op = cc_ir_op_lookup_alias(name, &srhs);
     if (op < 0) return 0;
     switch (cc_ir_op_info((cc_ir_op)op)->cls) {
     case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
-    case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: return 1;
+    case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY: return 1;
     default: return 0;
     }
 }
@@ -70,19 +73,46 @@ static int cc_op_in_namespace(cc_op_namespace ns, int op)
     return ns == CC_OPNS_TILE ? cc_ir_op_is_tile((cc_ir_op)op) : !tile_only;
 }
 
+static const struct { const char *ns, *name; uint8_t op, scalar_rhs; } cc_op_aliases[] = {
+#define CC_OP_ALIAS_ROW_(ns, s, op, srhs) {ns, s, CC_IR_##op, srhs},
+    CC_OP_ALIAS_LIST(CC_OP_ALIAS_ROW_)
+#undef CC_OP_ALIAS_ROW_
+};
+
+int cc_ir_op_lookup_alias(const char *name, int *scalar_rhs)
+{
+    *scalar_rhs = 0;
+    for (size_t k = 0; k < sizeof cc_op_aliases / sizeof cc_op_aliases[0]; k++)
+        if (cc_op_aliases[k].ns && !strcmp(cc_op_aliases[k].ns, "pl") && !strcmp(cc_op_aliases[k].name, name))
+            return *scalar_rhs = cc_op_aliases[k].scalar_rhs, cc_op_aliases[k].op;
+    return -1;
+}
+
+uint8_t cc_ir_op_result_dtype(cc_ir_op op, uint8_t dt)
+{
+    switch (op) {
+    case CC_IR_ROW_ARGMAX: case CC_IR_ROW_ARGMIN: case CC_IR_COL_ARGMAX: case CC_IR_COL_ARGMIN: return CC_DT_INT32;
+    default: return dt;
+    }
+}
+
+void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c)
+{
+    *a = 0;
+    *b = op == CC_IR_SEL ? 2 : op == CC_IR_SELS ? 3 : 1;
+    *c = op == CC_IR_SEL || op == CC_IR_SELS ? 1 : 2;
+}
+
 int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs)
 {
     static const char *const ns_names[] = {[CC_OPNS_TILE] = "tile", [CC_OPNS_TENSOR] = "tensor"};
-    static const struct { const char *ns, *name; uint8_t op, scalar_rhs; } aliases[] = {
-#define CC_OP_ALIAS_ROW_(ns, s, op, srhs) {ns, s, CC_IR_##op, srhs},
-        CC_OP_ALIAS_LIST(CC_OP_ALIAS_ROW_)
-#undef CC_OP_ALIAS_ROW_
-    };
+    const size_t nal = sizeof cc_op_aliases / sizeof cc_op_aliases[0];
     *scalar_rhs = 0;
-    for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
-        if (!strcmp(aliases[k].name, name) && (!aliases[k].ns || !strcmp(aliases[k].ns, ns_names[ns]))) {
-            *scalar_rhs = aliases[k].scalar_rhs;
-            return aliases[k].op;
+    for (size_t k = 0; k < nal; k++)
+        if (!strcmp(cc_op_aliases[k].name, name) &&
+            (!cc_op_aliases[k].ns || !strcmp(cc_op_aliases[k].ns, "pl") || !strcmp(cc_op_aliases[k].ns, ns_names[ns]))) {
+            *scalar_rhs = cc_op_aliases[k].scalar_rhs;
+            return cc_op_aliases[k].op;
         }
     size_t nl = strlen(ns_names[ns]);
     for (int op = 0; op < CC_IR_OP_COUNT; op++) {

@@ -41,7 +41,8 @@ typedef enum cc_op_class {
     CC_OPC_SET_VALIDSHAPE, /* a rank-2 tile with a new valid region [rows, cols] (scalars, run-time allowed) */
     CC_OPC_ASSEMBLE,   /* target with the whole of source written at offset (TOP a=target, b=source; u.mem.off) */
     CC_OPC_SLICE,      /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
-    CC_OPC_BLOCK       /* no operands: an INDEX scalar of the running task (lowered: BLOCK; 0 and 1 outside SPMD) */
+    CC_OPC_BLOCK,      /* no operands: an INDEX scalar of the running task (lowered: BLOCK; 0 and 1 outside SPMD) */
+    CC_OPC_TERNARY     /* element-wise of three: a tile, a tile or a scalar, a tile (TOP a, b, c: cc_ir_op_ternary_slots) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -159,7 +160,38 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SLICE, "slice", SLICE, ANY, BOTH, -1, 3, "x", "shape", "offset", "valid_shape", "drop_dims")              \
     /* SPMD (DSL-V2-SPEC §7): the running block's index and the block count, INDEX scalars */                \
     X(GET_BLOCK_IDX, "get_block_idx", BLOCK, ANY, KERNEL, -1, 0)                                        \
-    X(GET_BLOCK_NUM, "get_block_num", BLOCK, ANY, KERNEL, -1, 0)
+    X(GET_BLOCK_NUM, "get_block_num", BLOCK, ANY, KERNEL, -1, 0)                                        \
+    /* the rest of the element-wise family: remainders, trigonometry, comparison, activations, bitwise */        \
+    X(REM, "rem", BINARY, ANY, KERNEL, TILE_REM, 2, "lhs", "rhs", "tmp")                                          \
+    X(FMOD, "fmod", BINARY, ANY, KERNEL, TILE_FMOD, 2, "lhs", "rhs")                                              \
+    X(SIN, "sin", UNARY, FLOAT, KERNEL, TILE_SIN, 1, "x")                                                         \
+    X(COS, "cos", UNARY, FLOAT, KERNEL, TILE_COS, 1, "x")                                                         \
+    X(CMP, "cmp", BINARY, ANY, KERNEL, TILE_CMP_EQ, 2, "lhs", "rhs", "cmp_type")                                  \
+    X(PRELU, "prelu", BINARY, ANY, KERNEL, TILE_PRELU, 2, "tile", "slope", "tmp")                                 \
+    X(LRELU, "lrelu", BINARY, ANY, KERNEL, TILE_LRELU, 2, "tile", "slope")                                        \
+    X(AND, "and_", BINARY, INT, KERNEL, TILE_AND, 2, "lhs", "rhs")                                                \
+    X(OR, "or_", BINARY, INT, KERNEL, TILE_OR, 2, "lhs", "rhs")                                                   \
+    X(XOR, "xor", BINARY, INT, KERNEL, TILE_XOR, 2, "lhs", "rhs", "tmp")                                          \
+    X(SHL, "shl", BINARY, INT, KERNEL, TILE_SHL, 2, "lhs", "rhs")                                                 \
+    X(SHR, "shr", BINARY, INT, KERNEL, TILE_SHR, 2, "lhs", "rhs")                                                 \
+    X(NOT, "not_", UNARY, INT, KERNEL, TILE_NOT, 1, "x")                                                          \
+    /* products and arg-extrema (an arg-extremum's result is INT32: cc_ir_op_result_dtype) */                    \
+    X(ROW_PROD, "row_prod", ROW_REDUCE, ANY, KERNEL, TILE_ROW_PROD, 1, "tile", "tmp_tile")                        \
+    X(COL_PROD, "col_prod", COL_REDUCE, ANY, KERNEL, TILE_COL_PROD, 1, "tile")                                    \
+    X(ROW_ARGMAX, "row_argmax", ROW_REDUCE, ANY, KERNEL, TILE_ROW_ARGMAX, 1, "tile", "tmp_tile")                  \
+    X(ROW_ARGMIN, "row_argmin", ROW_REDUCE, ANY, KERNEL, TILE_ROW_ARGMIN, 1, "tile", "tmp_tile")                  \
+    X(COL_ARGMAX, "col_argmax", COL_REDUCE, ANY, KERNEL, TILE_COL_ARGMAX, 1, "tile", "tmp_tile")                  \
+    X(COL_ARGMIN, "col_argmin", COL_REDUCE, ANY, KERNEL, TILE_COL_ARGMIN, 1, "tile", "tmp_tile")                 \
+    /* partial (segmented) arithmetic: over the union of the valid regions (tile/tile.h) */                       \
+    X(PART_ADD, "part_add", BINARY, ANY, KERNEL, TILE_PART_ADD, 2, "lhs", "rhs")                                 \
+    X(PART_MUL, "part_mul", BINARY, ANY, KERNEL, TILE_PART_MUL, 2, "lhs", "rhs")                                 \
+    X(PART_MAX, "part_max", BINARY, ANY, KERNEL, TILE_PART_MAX, 2, "lhs", "rhs")                                 \
+    X(PART_MIN, "part_min", BINARY, ANY, KERNEL, TILE_PART_MIN, 2, "lhs", "rhs")                                 \
+    /* three operands (tc_ternary.c): selection by a mask, the add/sub with a carry operand */                   \
+    X(SEL, "sel", TERNARY, ANY, KERNEL, TILE_SEL, 3, "mask", "lhs", "rhs", "tmp")                               \
+    X(SELS, "sels", TERNARY, ANY, KERNEL, TILE_SEL, 4, "mask", "src", "tmp", "scalar")                          \
+    X(ADDC, "addc", TERNARY, ANY, KERNEL, TILE_ADDC, 3, "lhs", "rhs", "rhs2")                                   \
+    X(SUBC, "subc", TERNARY, ANY, KERNEL, TILE_SUBC, 3, "lhs", "rhs", "rhs2")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -204,15 +236,30 @@ int cc_ir_op_tensor_level(const char *name);
  * op, restricted to Tile / Tensor operands, printed as pl.<op>.  pl.tile
  * spells every tile op; pl.tensor every op but the tile-only ones (the
  * kernel's memory ops and pl.tile.full).  A row's own "tile.<name>" spelling
- * is its pl.tile name.  Other spellings: X(namespace or NULL for both,
- * spelling, op, scalar right operand required). */
+ * is its pl.tile name.  Other spellings: X(namespace, NULL for both, or
+ * "pl" for both and pl.<spelling> itself, spelling, op, scalar right
+ * operand required). */
 #define CC_OP_ALIAS_LIST(X)                                                                   \
     X(NULL, "adds", ADD, 1) X(NULL, "subs", SUB, 1) X(NULL, "muls", MUL, 1)                                    \
-    X(NULL, "divs", DIV, 1) X(NULL, "maximums", MAXIMUM, 1) X(NULL, "minimums", MINIMUM, 1)                    \
-    X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)
+    X(NULL, "divs", DIV, 1) X("pl", "maximums", MAXIMUM, 1) X("pl", "minimums", MINIMUM, 1)                    \
+    X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)                                \
+    X("pl", "rems", REM, 1) X("pl", "fmods", FMOD, 1) X("pl", "cmps", CMP, 1) X("pl", "ands", AND, 1)            \
+    X("pl", "ors", OR, 1) X("pl", "xors", XOR, 1) X("pl", "shls", SHL, 1) X("pl", "shrs", SHR, 1)              \
+    X("pl", "addsc", ADDC, 1) X("pl", "subsc", SUBC, 1)
 typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
 /* The op pl.<ns>.<name> spells, or -1; *scalar_rhs: whether the spelling
  * requires a scalar right operand (pl.tile.adds). */
 int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs);
+/* The op a "pl" alias row spells as pl.<name> (pl.rems), or -1; *scalar_rhs as above. */
+int cc_ir_op_lookup_alias(const char *name, int *scalar_rhs);
+/* The result dtype of op on an operand of dtype dt: INT32 for the
+ * arg-extrema (pl.row_argmax ...), dt for every other op of the
+ * element-wise, reduction and expand classes. */
+uint8_t cc_ir_op_result_dtype(cc_ir_op op, uint8_t dt);
+/* A ternary op's slots that feed its TOP's operands: a (a tile), b (a
+ * tile or a scalar: sel's rhs, sels' scalar, addc's rhs) and c (a tile:
+ * sel's lhs, sels' src, addc's rhs2).  The kernel computes, per element,
+ * sel: a != 0 ? c : b; addc: a + b + c; subc: a - b - c. */
+void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c);
 
 #endif

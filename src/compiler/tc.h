@@ -316,6 +316,10 @@ int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp);
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* pl.sel, pl.sels, pl.addc, pl.subc (tc_ternary.c). */
+cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* May scalar s be the scalar operand of op on a tile of type tile (a float into an integer tile may not)? */
+int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile);
 /* pl.full(shape, dtype=, value=): pl.tile.full's tensor-level spelling (a
  * FULL op marked from_tensors); NULL when reported. */
 cc_ir_expr *tc_tensor_full(tc *t, const cc_expr *call);

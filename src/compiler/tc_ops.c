@@ -297,7 +297,7 @@ static cc_ir_expr *tc_store(tc *t, const cc_expr *call)
     return st;
 }
 
-static int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile)
+int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile)
 {
     if (s->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, s->span, NULL, "a TaskId can only be passed in deps="), 0;
     if (cc_dtype_is_float(s->type.dtype) && !cc_dtype_is_float(tile->dtype)) {
@@ -363,6 +363,16 @@ cc_ir_expr *tc_tile_binary(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_
     if (l->type.kind == CC_T_SCALAR && (r->type.kind == CC_T_TILE || r->type.kind == CC_T_TENSOR))
         return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s: the scalar operand must be on the right", name);
     if (!(l = tc_tile_operand(t, l, sp)) || !tc_op_dtypes(t, row, l->type.dtype, sp)) return NULL;
+    /* lrelu's slope is a scalar; prelu's slope and the part ops' rhs are tiles */
+    int want_tile = op == CC_IR_PRELU || op == CC_IR_PART_ADD || op == CC_IR_PART_MUL || op == CC_IR_PART_MAX || op == CC_IR_PART_MIN;
+    if ((op == CC_IR_LRELU && r->type.kind != CC_T_SCALAR) || (want_tile && r->type.kind == CC_T_SCALAR)) {
+        char ty[96];
+        cc_type_format(&r->type, ty, sizeof ty);
+        return tc_err(t, CC_DIAG_TYPE, r->span, NULL, "pl.%s: %s must be a %s, got %s", name, row->slots[1], want_tile ? "tile" : "scalar", ty);
+    }
+    int64_t count;
+    if ((op == CC_IR_SHL || op == CC_IR_SHR) && cc_ir_const_int(r, &count) && count < 0)
+        return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "pl.%s: shift count %lld is negative", name, (long long)count);
     if (r->type.kind == CC_T_SCALAR) {
         if (!tc_scalar_fits_tile(t, name, r, &l->type)) return NULL;
     } else {
@@ -394,6 +404,7 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
     cc_ir_expr *u = cc_ir_op_new(t->a, op, sp);
     if (!u) return tc_oom(t);
     u->u.op.args[0] = x, u->type = x->type;
+    u->type.dtype = cc_ir_op_result_dtype(op, x->type.dtype);
     if (reduce) u->type.shape[row->cls == CC_OPC_ROW_REDUCE ? 1 : 0] = 1; /* [R, 1] or [1, C] */
     return tc_mem_result(u);
 }
@@ -453,13 +464,21 @@ static cc_ir_expr *tc_tile_expands(tc *t, cc_ir_expr *l, cc_ir_expr *r, cc_span 
 }
 
 /* An optional slot: of a unary op a hint (a boolean literal, kept as
- * written), of a row reduction a scratch tile. */
-static cc_ir_expr *tc_optional_slot(tc *t, const cc_op_info *row, uint32_t k, const cc_expr *e)
+ * written), of pl.cmp the cmp_type (an integer constant 0..5, also the
+ * node's mode), of the others a scratch tile (unused). */
+static cc_ir_expr *tc_optional_slot(tc *t, const cc_op_info *row, uint32_t k, const cc_expr *e, cc_ir_expr *node)
 {
     if (row->cls == CC_OPC_UNARY && e->kind != CC_E_BOOL)
         return tc_err(t, CC_DIAG_SYNTAX, e->span, NULL, "pl.%s() %s must be a boolean literal (True/False)", row->name, row->slots[k]);
     cc_ir_expr *y = tc_expr(t, e);
-    return y && row->cls == CC_OPC_ROW_REDUCE ? tc_tile_operand(t, y, e->span) : y;
+    int64_t mode;
+    if (y && node->u.op.op == CC_IR_CMP) {
+        if (!cc_ir_const_int(y, &mode) || mode < 0 || mode > 5)
+            return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.cmp cmp_type must be an integer constant from 0 (eq) to 5 (ge)");
+        node->u.op.mode = (uint8_t)mode;
+        return y;
+    }
+    return y && row->cls != CC_OPC_UNARY ? tc_tile_operand(t, y, e->span) : y;
 }
 
 /* A binary, unary, reduction or expand op called by name: its row's slots. */
@@ -471,13 +490,14 @@ static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
         return NULL;
     cc_ir_expr *x = tc_expr(t, a.v[0]), *y;
     if (!x) return NULL;
-    if (row->cls == CC_OPC_BINARY) return (y = tc_expr(t, a.v[1])) ? tc_tile_binary(t, op, x, y, call->span) : NULL;
     if (row->cls == CC_OPC_EXPANDS) return (y = tc_expr(t, a.v[1])) ? tc_tile_expands(t, x, y, call->span) : NULL;
     if (row->cls == CC_OPC_ROW_EXPAND || row->cls == CC_OPC_COL_EXPAND)
         return (y = tc_expr(t, a.v[1])) ? tc_tile_expand(t, op, x, y, call->span) : NULL;
-    cc_ir_expr *u = tc_tile_unary(t, op, x, call->span);
+    cc_ir_expr *u = row->cls != CC_OPC_BINARY ? tc_tile_unary(t, op, x, call->span)
+                    : (y = tc_expr(t, a.v[1])) ? tc_tile_binary(t, op, x, y, call->span) : NULL;
+    if (u && u->kind == CC_X_OP && u->u.op.op != (uint8_t)op) return u; /* a tensor-level broadcast: no optional slot */
     for (uint32_t k = row->nreq; u && k < row->nslots; k++)
-        if (a.v[k] && !(u->u.op.args[k] = tc_optional_slot(t, row, k, a.v[k]))) return NULL;
+        if (a.v[k] && !(u->u.op.args[k] = tc_optional_slot(t, row, k, a.v[k], u))) return NULL;
     return u;
 }
 
@@ -638,9 +658,27 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     return c;
 }
 
+/* A spelling that requires a scalar right operand (pl.rems, pl.tile.adds):
+ * x's second slot must hold one; construct names the spelling. */
+static cc_ir_expr *tc_scalar_rhs(tc *t, cc_ir_expr *x, const char *construct)
+{
+    if (!x || x->kind != CC_X_OP || !x->u.op.args[1] || x->u.op.args[1]->type.kind == CC_T_SCALAR) return x;
+    const cc_ir_expr *r = x->u.op.args[1];
+    if (r->kind == CC_X_OP && r->u.op.op == CC_IR_LOAD && r->u.op.implicit) r = r->u.op.args[0]; /* the tensor written */
+    char ty[96];
+    cc_type_format(&r->type, ty, sizeof ty);
+    return tc_err(t, CC_DIAG_TYPE, r->span, NULL, "%s expects a scalar right operand, got %s", construct, ty);
+}
+
 cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
 {
-    int op = cc_ir_op_lookup(name);
+    int scalar_rhs, op = cc_ir_op_lookup(name);
+    if (op < 0 && (op = cc_ir_op_lookup_alias(name, &scalar_rhs)) >= 0) { /* pl.rems: pl.rem with a scalar on the right */
+        char construct[96];
+        snprintf(construct, sizeof construct, "%s.%s", t->pl, name);
+        cc_ir_expr *x = tc_pl_call(t, call, cc_ir_op_name((cc_ir_op)op));
+        return scalar_rhs ? tc_scalar_rhs(t, x, construct) : x;
+    }
     if (op >= 0) {
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
         if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
@@ -664,6 +702,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_MOVE: case CC_IR_CREATE_TILE: return tc_mem_op(t, call, (cc_ir_op)op);
         case CC_IR_READ: case CC_IR_WRITE: return tc_elem_op(t, call, (cc_ir_op)op);
         case CC_IR_GET_BLOCK_IDX: case CC_IR_GET_BLOCK_NUM: return tc_block_op(t, call, op);
+        case CC_IR_SEL: case CC_IR_SELS: case CC_IR_ADDC: case CC_IR_SUBC: return tc_ternary_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
@@ -720,10 +759,9 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
             return tc_err(t, CC_DIAG_TYPE, bad->span, NULL, "%s.%s.%s expects %s operands, got %s", t->pl, nsname, spelling,
                           ns == CC_OPNS_TILE ? "Tile" : "Tensor", ty);
         }
-        if (scalar_rhs && i == 1 && arg->type.kind != CC_T_SCALAR) {
-            cc_type_format(&arg->type, ty, sizeof ty);
-            return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "%s.%s.%s expects a scalar right operand, got %s", t->pl, nsname, spelling, ty);
-        }
     }
-    return x;
+    if (!scalar_rhs) return x;
+    char construct[160];
+    snprintf(construct, sizeof construct, "%s.%s.%s", t->pl, nsname, spelling);
+    return tc_scalar_rhs(t, x, construct);
 }

@@ -178,8 +178,19 @@ static void operand(tp *t, const cc_ir_expr *e, uint8_t dtype)
     base_strbuf_printf(t->out, ", dtype=%s)", torch_dtype(dtype));
 }
 
-static const char *binary_fn(cc_ir_op op)
+/* The comparisons of pl.cmp's cmp_type 0 .. 5: 1 where it holds, else 0, in the operands' dtype. */
+static const char *const cmp_fn[] = {
+    "(lambda x, y: (x == y).to(x.dtype))", "(lambda x, y: (x != y).to(x.dtype))", "(lambda x, y: (x < y).to(x.dtype))",
+    "(lambda x, y: (x <= y).to(x.dtype))", "(lambda x, y: (x > y).to(x.dtype))",  "(lambda x, y: (x >= y).to(x.dtype))",
+};
+
+/* A shift count outside [0, bits) shifts every bit out (tile/tile.h). */
+#define SHIFT_BITS "x.element_size() * 8"
+
+/* The torch callable of an element-wise binary op e (valid: the intersection), or NULL. */
+static const char *binary_fn(const cc_ir_expr *e)
 {
+    cc_ir_op op = (cc_ir_op)e->u.op.op;
     switch (op) {
     case CC_IR_ADD: case CC_IR_ROW_EXPAND_ADD: case CC_IR_COL_EXPAND_ADD: return "torch.add";
     case CC_IR_SUB: case CC_IR_ROW_EXPAND_SUB: case CC_IR_COL_EXPAND_SUB: return "torch.sub";
@@ -187,6 +198,21 @@ static const char *binary_fn(cc_ir_op op)
     case CC_IR_DIV: case CC_IR_ROW_EXPAND_DIV: case CC_IR_COL_EXPAND_DIV: return "torch.div";
     case CC_IR_MAXIMUM: case CC_IR_ROW_EXPAND_MAX: case CC_IR_COL_EXPAND_MAX: return "torch.maximum";
     case CC_IR_MINIMUM: case CC_IR_ROW_EXPAND_MIN: case CC_IR_COL_EXPAND_MIN: return "torch.minimum";
+    case CC_IR_REM: /* the floored remainder; a float one as the VM's: fmod moved by y when the signs differ */
+        return !cc_dtype_is_float(e->type.dtype) ? "torch.remainder"
+                                                 : "(lambda x, y: (lambda r: torch.where((r != 0) & ((r < 0) != (y < 0)), r + y, r))(torch.fmod(x, y)))";
+    case CC_IR_FMOD: return "torch.fmod";
+    case CC_IR_AND: return "torch.bitwise_and";
+    case CC_IR_OR: return "torch.bitwise_or";
+    case CC_IR_XOR: return "torch.bitwise_xor";
+    case CC_IR_CMP: return cmp_fn[e->u.op.mode];
+    case CC_IR_PRELU: return "(lambda x, y: torch.where(x > 0, x, x * y))";
+    case CC_IR_LRELU: return "(lambda x, y: torch.maximum(x, x * y))";
+    case CC_IR_SHL:
+        return "(lambda x, y: torch.where((y >= 0) & (y < " SHIFT_BITS "), torch.bitwise_left_shift(x, y.clamp(0, " SHIFT_BITS
+               " - 1)), 0))";
+    case CC_IR_SHR: /* arithmetic: a count past the width leaves 0 or -1, as bits - 1 does */
+        return "(lambda x, y: torch.bitwise_right_shift(x, torch.where((y < 0) | (y >= " SHIFT_BITS "), " SHIFT_BITS " - 1, y)))";
     default: return NULL;
     }
 }
@@ -201,6 +227,9 @@ static const char *unary_fn(cc_ir_op op)
     case CC_IR_RELU: return "torch.relu";
     case CC_IR_LOG: return "torch.log";
     case CC_IR_RECIP: return "torch.reciprocal";
+    case CC_IR_SIN: return "torch.sin";
+    case CC_IR_COS: return "torch.cos";
+    case CC_IR_NOT: return "torch.bitwise_not";
     default: return NULL;
     }
 }
@@ -213,6 +242,9 @@ static const char *reduce_fn(cc_ir_op op, int *dim)
     case CC_IR_ROW_SUM: return "torch.sum";
     case CC_IR_ROW_MAX: return "torch.amax";
     case CC_IR_ROW_MIN: return "torch.amin";
+    case CC_IR_ROW_PROD: return "torch.prod";
+    case CC_IR_ROW_ARGMAX: return "torch.argmax"; /* the first extremum's index, as the VM's */
+    case CC_IR_ROW_ARGMIN: return "torch.argmin";
     default: break;
     }
     *dim = -2;
@@ -220,6 +252,9 @@ static const char *reduce_fn(cc_ir_op op, int *dim)
     case CC_IR_COL_SUM: return "torch.sum";
     case CC_IR_COL_MAX: return "torch.amax";
     case CC_IR_COL_MIN: return "torch.amin";
+    case CC_IR_COL_PROD: return "torch.prod";
+    case CC_IR_COL_ARGMAX: return "torch.argmax";
+    case CC_IR_COL_ARGMIN: return "torch.argmin";
     default: return NULL;
     }
 }
@@ -280,7 +315,7 @@ static void op(tp *t, const cc_ir_expr *e)
         base_strbuf_puts(out, o == CC_IR_GET_BLOCK_IDX ? "_block" : "_nblocks");
         return;
     }
-    if ((fn = binary_fn(o))) {
+    if ((fn = binary_fn(e))) {
         int expand = cc_ir_op_info(o)->cls != CC_OPC_BINARY;
         if (o == CC_IR_DIV && !cc_dtype_is_float(dt)) return no_translation(t, e);
         if (!is_array(a[1]) || (!partial(a[0]) && !partial(a[1]))) {
@@ -309,15 +344,50 @@ static void op(tp *t, const cc_ir_expr *e)
         return;
     }
     if ((fn = reduce_fn(o, &dim))) {
-        int sum = !strcmp(fn, "torch.sum");
+        /* sums and products accumulate in FP32 (integers: wrapping, as int64 then cut); arg-extrema are INT32 */
+        int acc = !strcmp(fn, "torch.sum") || !strcmp(fn, "torch.prod"), arg = dt != a[0]->type.dtype;
         base_strbuf_printf(out, "%s((", fn);
         expr(t, a[0]);
-        if (sum) base_strbuf_printf(out, ").to(%s", cc_dtype_is_float(dt) ? "torch.float32" : "torch.int64");
+        if (acc) base_strbuf_printf(out, ").to(%s", cc_dtype_is_float(dt) ? "torch.float32" : "torch.int64");
         base_strbuf_printf(out, "), dim=%d, keepdim=True)", dim);
-        if (sum) base_strbuf_printf(out, ".to(%s)", torch_dtype(dt));
+        if (acc || arg) base_strbuf_printf(out, ".to(%s)", torch_dtype(dt));
         return;
     }
     switch (o) {
+    case CC_IR_PART_ADD:
+    case CC_IR_PART_MUL:
+    case CC_IR_PART_MAX:
+    case CC_IR_PART_MIN: { /* over the box holding both regions: f where both are valid, else the valid one, else 0 */
+        static const char *const part_fn[] = {"torch.add", "torch.mul", "torch.maximum", "torch.minimum"};
+        base_strbuf_puts(out, "(lambda x, y, f, P: (lambda S: (lambda X, Y, MX, MY: torch.where(MX & MY, f(X, Y), "
+                              "torch.where(MX, X, Y)))(P(x, S, 0), P(y, S, 0), P(torch.ones_like(x, dtype=torch.bool), S, False), "
+                              "P(torch.ones_like(y, dtype=torch.bool), S, False)))([max(p, q) for p, q in zip(x.shape, y.shape)]))(");
+        expr(t, a[0]);
+        base_strbuf_puts(out, ", ");
+        expr(t, a[1]);
+        base_strbuf_printf(out, ", %s, lambda x, S, v: " PAD_TO("x") ")", part_fn[o - CC_IR_PART_ADD]);
+        return;
+    }
+    case CC_IR_SEL:
+    case CC_IR_SELS:
+    case CC_IR_ADDC:
+    case CC_IR_SUBC: { /* f(a, b, c) over the intersection (b may be a scalar); addc/subc: FP16/BF16 through FP32 */
+        int sa, sb, sc;
+        cc_ir_op_ternary_slots(o, &sa, &sb, &sc);
+        int fl = cc_dtype_is_float(dt);
+        const char *f = o == CC_IR_SEL || o == CC_IR_SELS ? "lambda m, b, c: torch.where(m != 0, c, b)"
+                        : o == CC_IR_ADDC ? (fl ? "lambda a, b, c: (a.to(torch.float32) + b + c).to(a.dtype)" : "lambda a, b, c: a + b + c")
+                                          : (fl ? "lambda a, b, c: (a.to(torch.float32) - b - c).to(a.dtype)" : "lambda a, b, c: a - b - c");
+        base_strbuf_printf(out, "(lambda f, *v: (lambda S: f(*[u[S] if u.dim() else u for u in v]))(tuple(slice(0, min(p)) for p in "
+                                "zip(*[u.shape for u in v if u.dim()]))))(%s, ", f);
+        expr(t, a[sa]);
+        base_strbuf_puts(out, ", ");
+        operand(t, a[sb], dt);
+        base_strbuf_puts(out, ", ");
+        expr(t, a[sc]);
+        base_strbuf_puts(out, ")");
+        return;
+    }
     case CC_IR_RSQRT: /* the VM's: sqrt, then a division */
         base_strbuf_puts(out, "torch.reciprocal(torch.sqrt(");
         expr(t, a[0]);

@@ -25,7 +25,7 @@ _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT
                    (int)TILE_INT64 == (int)CC_DT_INT64 && (int)TILE_INT16 == (int)CC_DT_INT16,
                "tile dtypes mirror cc_dtype");
 
-/* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop or tile_bcastop by class), from its row. */
+/* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop, tile_bcastop or tile_ternop by class), from its row. */
 static const int8_t vm_tile_entry[CC_IR_OP_COUNT] = {
 #define VM_TILE_ENTRY_(n, s, cls, dt, where, entry, ...) [CC_IR_##n] = (entry),
     CC_IR_OP_LIST(VM_TILE_ENTRY_)
@@ -171,7 +171,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         return 0;
     }
     tile *a = in->a >= 0 ? &m->v[in->a] : d; /* FULL has no tile operand */
-    int entry = vm_tile_entry[op], rc;
+    int entry = vm_tile_entry[op] + (op == CC_IR_CMP ? in->mode : 0), rc; /* pl.cmp: its cmp_type's comparison */
     cc_op_class cls = (cc_op_class)cc_ir_op_info(op)->cls;
     switch (cls) {
     case CC_OPC_BINARY:
@@ -210,6 +210,12 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_TRANSPOSE: rc = tile_transpose(d, a, in->mode & 15, in->mode >> 4, m->msg, sizeof m->msg); break;
     case CC_OPC_FILLPAD_EXPAND: rc = tile_fillpad_expand(d, a, (tile_pad)in->mode, m->msg, sizeof m->msg); break;
     case CC_OPC_SET_VALIDSHAPE: rc = tile_set_validshape(d, a, m->r[in->b].i, m->r[in->c].i, m->msg, sizeof m->msg); break;
+    case CC_OPC_TERNARY: {
+        const tile *c = &m->v[in->c];
+        rc = in->b_scalar ? tile_ternary(d, a, NULL, vm_scalar_operand(m, in->b, c->dtype), c, (tile_ternop)entry, m->msg, sizeof m->msg)
+                          : tile_ternary(d, a, &m->v[in->b], (tile_scalar){0}, c, (tile_ternop)entry, m->msg, sizeof m->msg);
+        break;
+    }
     case CC_OPC_MATMUL_ACC: {
         int init = in->c >= 0 && !cc_scalar_is_zero(m->r[in->c], (cc_dtype)m->k->regs[in->c].type.dtype);
         rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);
@@ -242,7 +248,7 @@ static int vm_top_direct(vm *m, const cc_lo_insn *op, const cc_lo_insn *st)
     tile *d = &m->v[op->dst];
     int32_t src[2] = {op->a, op->b_scalar ? -1 : op->b};
     if (!t || op->dst == src[0] || op->dst == src[1]) return 0;
-    if (op->op == CC_IR_DIV && !tile_dtype_is_float((tile_dtype)d->dtype)) return 0;
+    if ((op->op == CC_IR_DIV || op->op == CC_IR_REM || op->op == CC_IR_FMOD) && !tile_dtype_is_float((tile_dtype)d->dtype)) return 0;
     int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
     vm_mem_regs(m, st, off, ext);
     char *w = vm_window(t, d, off, ext);

@@ -35,11 +35,19 @@ typedef enum tile_dtype {
 
 /* The ops of each kernel family: X(OP, "pl spelling").  The compiler's op
  * table (compiler/ops.h) names each op's entry here; the order is free. */
-#define TILE_BINOP_LIST(X) X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(MAX, "maximum") X(MIN, "minimum")
+/* The comparisons CMP_EQ .. CMP_GE are consecutive, in pl.cmp's cmp_type order. */
+#define TILE_BINOP_LIST(X) X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(MAX, "maximum") X(MIN, "minimum") \
+    X(REM, "rem") X(FMOD, "fmod") X(CMP_EQ, "cmp") X(CMP_NE, "cmp") X(CMP_LT, "cmp") X(CMP_LE, "cmp") X(CMP_GT, "cmp")     \
+    X(CMP_GE, "cmp") X(PRELU, "prelu") X(LRELU, "lrelu") X(AND, "and_") X(OR, "or_") X(XOR, "xor") X(SHL, "shl") X(SHR, "shr") \
+    X(PART_ADD, "part_add") X(PART_MUL, "part_mul") X(PART_MAX, "part_max") X(PART_MIN, "part_min")
 #define TILE_UNOP_LIST(X) \
-    X(EXP, "exp") X(NEG, "neg") X(SQRT, "sqrt") X(ABS, "abs") X(RELU, "relu") X(LOG, "log") X(RSQRT, "rsqrt") X(RECIP, "recip")
-#define TILE_ROWOP_LIST(X) X(ROW_SUM, "row_sum") X(ROW_MAX, "row_max") X(ROW_MIN, "row_min")
-#define TILE_COLOP_LIST(X) X(COL_SUM, "col_sum") X(COL_MAX, "col_max") X(COL_MIN, "col_min")
+    X(EXP, "exp") X(NEG, "neg") X(SQRT, "sqrt") X(ABS, "abs") X(RELU, "relu") X(LOG, "log") X(RSQRT, "rsqrt") X(RECIP, "recip") \
+    X(SIN, "sin") X(COS, "cos") X(NOT, "not_")
+#define TILE_ROWOP_LIST(X) X(ROW_SUM, "row_sum") X(ROW_MAX, "row_max") X(ROW_MIN, "row_min") X(ROW_PROD, "row_prod") \
+    X(ROW_ARGMAX, "row_argmax") X(ROW_ARGMIN, "row_argmin")
+#define TILE_COLOP_LIST(X) X(COL_SUM, "col_sum") X(COL_MAX, "col_max") X(COL_MIN, "col_min") X(COL_PROD, "col_prod") \
+    X(COL_ARGMAX, "col_argmax") X(COL_ARGMIN, "col_argmin")
+#define TILE_TERNOP_LIST(X) X(SEL, "sel") X(ADDC, "addc") X(SUBC, "subc")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -51,6 +59,7 @@ typedef enum tile_unop { TILE_UNOP_LIST(TILE_OP_ENUM_) } tile_unop;
 typedef enum tile_rowop { TILE_ROWOP_LIST(TILE_OP_ENUM_) } tile_rowop;
 typedef enum tile_colop { TILE_COLOP_LIST(TILE_OP_ENUM_) } tile_colop;
 typedef enum tile_bcastop { TILE_BCASTOP_LIST(TILE_OP_ENUM_) } tile_bcastop;
+typedef enum tile_ternop { TILE_TERNOP_LIST(TILE_OP_ENUM_) } tile_ternop;
 enum {
     TILE_BINOP_COUNT = 0 TILE_BINOP_LIST(TILE_OP_ONE_),
     TILE_UNOP_COUNT = 0 TILE_UNOP_LIST(TILE_OP_ONE_),
@@ -124,16 +133,35 @@ int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, cons
 int tile_store_add(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
 
 /* dst = a <op> b (same shape and dtype), valid = intersection.  Integer
- * division by zero in the valid region is an error. */
+ * division (DIV, REM, FMOD) by zero in the valid region is an error.
+ * REM is the floored remainder (the divisor's sign, Python's %), FMOD the
+ * truncated one (the dividend's sign, C's fmod); CMP_* give 1 where the
+ * comparison holds, else 0, in the dtype (NaN: only NE holds); PRELU is
+ * a > 0 ? a : a * b, LRELU max(a, a * b); AND .. SHR take integer tiles
+ * only; a shift count outside [0, bits) shifts every bit out: SHL gives
+ * 0, SHR (arithmetic) 0 or -1 by the sign.  PART_* (tile-tile only):
+ * valid over the smallest box holding both regions, ADD .. MIN where both
+ * are valid, the valid operand's element where one is, 0 where neither. */
 int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *msg, size_t cap);
 /* dst = a <op> s, s converted to a's dtype (integers wrap). */
 int tile_binary_scalar(tile *dst, const tile *a, tile_scalar s, tile_binop op, char *msg, size_t cap);
 /* dst = op(a); an op without an integer kernel (EXP, SQRT, LOG, RSQRT,
- * RECIP) on an integer tile is an error. */
+ * RECIP, SIN, COS) on an integer tile is an error, as is NOT (bitwise,
+ * integer only) on a float one. */
 int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap);
 
-/* dst [R, 1] = op (sum, max, min) of each valid row of a [R, C] (same
- * dtype); FP16/BF16 sums accumulate in FP32, integer sums wrap. */
+/* dst = op(a, b, c) element-wise (tile_ternary.c), b a tile or (NULL) the
+ * scalar s (tile_scalar_for c's dtype, converted to it); all of one shape;
+ * valid = the intersection.  SEL: c where a (the mask, any dtype but BOOL)
+ * is not 0, else b (c's dtype; the bits copied); ADDC: a + b + c, SUBC:
+ * a - b - c (one dtype; FP16/BF16 through FP32, rounded once; integers
+ * wrap). */
+int tile_ternary(tile *dst, const tile *a, const tile *b, tile_scalar s, const tile *c, tile_ternop op, char *msg, size_t cap);
+
+/* dst [R, 1] = op (sum, max, min, prod) of each valid row of a [R, C]
+ * (same dtype); FP16/BF16 sums and products accumulate in FP32, integer
+ * ones wrap.  ARGMAX/ARGMIN: dst INT32, the column of the row's first
+ * maximum / minimum (a NaN counts as both, so the first NaN wins). */
 int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t cap);
 /* dst [1, C] = op (sum, max, min) of each valid column of a [R, C], as
  * tile_row_reduce. */

@@ -1,10 +1,12 @@
 /*
- * tile_reduce.c - the reductions: rows (pl.row_sum, row_max, row_min:
- * [R, C] -> [R, 1]) and columns (pl.col_sum, col_max, col_min: [R, C] ->
- * [1, C]), over the valid region only; one kernel per op, chosen from a
- * table indexed by the op.
+ * tile_reduce.c - the reductions: rows (pl.row_sum, row_max, row_min,
+ * row_prod, row_argmax, row_argmin: [R, C] -> [R, 1]) and columns
+ * (pl.col_sum ... col_argmin: [R, C] -> [1, C]), over the valid region
+ * only; one kernel per op, chosen from a table indexed by the op.
  *
- * Sums of FP16/BF16 accumulate in FP32 and round once; integer sums (every
+ * The arg-extrema give the INT32 index of the first extremum (a NaN beats
+ * every number, so the first NaN wins; numpy's argmax/argmin).  Sums and
+ * products of FP16/BF16 accumulate in FP32 and round once; integer ones (every
  * class of TILE_INT_CLASSES) wrap in the tile's dtype; BOOL tiles fail; float max/min ignore nothing (a NaN compares false,
  * so it is skipped unless first).  A row reduction's valid region is
  * [valid rows, 1] (0 columns when the input has no valid column), a column
@@ -18,12 +20,13 @@
 #include "base/half.h"
 #include "tile/tile_int.h"
 
-static int red_check(tile *dst, const tile *a, const char *op, char *msg, size_t cap)
+static int red_check(tile *dst, const tile *a, const char *op, int index, char *msg, size_t cap)
 {
     if (a->rank != 2) return tile_fail(msg, cap, "pl.%s requires a rank-2 tile, got rank %d", op, a->rank);
     if (tile_no_bool(a, op, msg, cap)) return -1;
-    if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != 1 || dst->dtype != a->dtype)
-        return tile_fail(msg, cap, "pl.%s: the result tile is not [%lld, 1] of the input dtype", op, (long long)a->shape[0]);
+    if (dst->rank != 2 || dst->shape[0] != a->shape[0] || dst->shape[1] != 1 || dst->dtype != (index ? TILE_INT32 : a->dtype))
+        return tile_fail(msg, cap, "pl.%s: the result tile is not [%lld, 1] of the %s dtype", op, (long long)a->shape[0],
+                         index ? "INT32" : "input");
     return 0;
 }
 
@@ -156,16 +159,76 @@ static void red_min(tile *dst, const tile *a)
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
 }
 
+static void red_prod(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = a->valid[1];
+    switch ((tile_dtype)a->dtype) {
+    case TILE_FP32: RED_LOOP(float, float, 1.0f, acc * x, acc) break;
+    case TILE_FP16: RED_LOOP(uint16_t, float, 1.0f, acc * base_f16_to_f32(x), base_f32_to_f16(acc)) break;
+    case TILE_BF16: RED_LOOP(uint16_t, float, 1.0f, acc * base_bf16_to_f32(x), base_f32_to_bf16(acc)) break;
+#define RED_PROD_(T, U, sfx, DT) case DT: RED_LOOP(T, U, 1u, acc * (U)x, acc) break;
+    TILE_INT_CLASSES(RED_PROD_)
+#undef RED_PROD_
+    case TILE_BOOL: break;
+    }
+    dst->valid[0] = R, dst->valid[1] = V > 0;
+}
+
+/* The arg-extrema: per row, the first column whose element beats the best
+ * so far (better: the comparison BETTER of x and best, or x NaN while best
+ * is not), as an INT32; x and best read as W (float for FP16/BF16). */
+#define ARG_LOOP(T, W, load, BETTER, ISNAN)                                                \
+    for (int64_t r = 0; r < R; r++) {                                              \
+        const T *row = (const T *)a->data + r * C;                                 \
+        W best = load(row[0]);                                                     \
+        int32_t at = 0;                                                            \
+        for (int64_t c = 1; c < V; c++) {                                          \
+            W x = load(row[c]);                                                    \
+            int better = (x BETTER best) || (ISNAN(x) && !ISNAN(best));              \
+            best = better ? x : best, at = better ? (int32_t)c : at;               \
+        }                                                                          \
+        ((int32_t *)dst->data)[r] = at;                                            \
+    }
+#define ARG_SAME(x) (x)
+#define ARG_ISNAN(x) ((x) != (x))
+#define ARG_NONAN(x) 0
+#define ARG_DTYPES(BETTER)                                                                          \
+    switch ((tile_dtype)a->dtype) {                                                                 \
+    case TILE_FP32: ARG_LOOP(float, float, ARG_SAME, BETTER, ARG_ISNAN) break;                                 \
+    case TILE_FP16: ARG_LOOP(uint16_t, float, base_f16_to_f32, BETTER, ARG_ISNAN) break;                       \
+    case TILE_BF16: ARG_LOOP(uint16_t, float, base_bf16_to_f32, BETTER, ARG_ISNAN) break;                      \
+    case TILE_INT32: ARG_LOOP(int32_t, int32_t, ARG_SAME, BETTER, ARG_NONAN) break;                            \
+    case TILE_INT8: ARG_LOOP(int8_t, int8_t, ARG_SAME, BETTER, ARG_NONAN) break;                               \
+    case TILE_INT64: ARG_LOOP(int64_t, int64_t, ARG_SAME, BETTER, ARG_NONAN) break;                            \
+    case TILE_INT16: ARG_LOOP(int16_t, int16_t, ARG_SAME, BETTER, ARG_NONAN) break;                            \
+    case TILE_BOOL: break;                                                                          \
+    }
+
+static void red_argmax(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[1] > 0 ? a->valid[0] : 0, C = a->shape[1], V = a->valid[1];
+    ARG_DTYPES(>)
+    dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
+}
+
+static void red_argmin(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[1] > 0 ? a->valid[0] : 0, C = a->shape[1], V = a->valid[1];
+    ARG_DTYPES(<)
+    dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
+}
+
 #define RED_NAME_(n, s) [TILE_##n] = s,
 static const char *const red_names[TILE_ROWOP_COUNT] = {TILE_ROWOP_LIST(RED_NAME_)};
 static const char *const col_names[TILE_COLOP_COUNT] = {TILE_COLOP_LIST(RED_NAME_)};
 #undef RED_NAME_
 static void (*const red_run[TILE_ROWOP_COUNT])(tile *, const tile *) = {
-    [TILE_ROW_SUM] = red_sum, [TILE_ROW_MAX] = red_max, [TILE_ROW_MIN] = red_min};
+    [TILE_ROW_SUM] = red_sum, [TILE_ROW_MAX] = red_max, [TILE_ROW_MIN] = red_min, [TILE_ROW_PROD] = red_prod,
+    [TILE_ROW_ARGMAX] = red_argmax, [TILE_ROW_ARGMIN] = red_argmin};
 
 int tile_row_reduce(tile *dst, const tile *a, tile_rowop op, char *msg, size_t cap)
 {
-    if (red_check(dst, a, red_names[op], msg, cap)) return -1;
+    if (red_check(dst, a, red_names[op], op == TILE_ROW_ARGMAX || op == TILE_ROW_ARGMIN, msg, cap)) return -1;
     red_run[op](dst, a);
     tile_clear_outside(dst);
     return 0;
@@ -240,16 +303,75 @@ static void col_min(tile *dst, const tile *a)
     dst->valid[0] = R > 0, dst->valid[1] = V;
 }
 
+static void col_prod(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
+#define COL_ACC COL_ACC_SUM
+#define COL_STEP acc[c] * x
+    COL_DTYPES
+#undef COL_STEP
+#undef COL_ACC
+    dst->valid[0] = R > 0, dst->valid[1] = V;
+}
+
+/* Column arg-extrema: per column, the first row whose element beats the
+ * best so far (as ARG_LOOP), rows walked in order over blocks of COL_BLOCK
+ * columns. */
+#define COL_ARG_LOOP(T, W, load, BETTER, ISNAN)                                            \
+    for (int64_t c0 = 0; c0 < V; c0 += COL_BLOCK) {                                 \
+        int64_t n = V - c0 < COL_BLOCK ? V - c0 : COL_BLOCK;                        \
+        W best[COL_BLOCK];                                                          \
+        int32_t *at = (int32_t *)dst->data + c0;                                    \
+        const T *src = (const T *)a->data + c0;                                     \
+        for (int64_t c = 0; c < n; c++) best[c] = load(src[c]), at[c] = 0;          \
+        for (int64_t r = 1; r < R; r++) {                                           \
+            const T *row = src + r * C;                                             \
+            for (int64_t c = 0; c < n; c++) {                                       \
+                W x = load(row[c]);                                                 \
+                int better = (x BETTER best[c]) || (ISNAN(x) && !ISNAN(best[c]));  \
+                best[c] = better ? x : best[c], at[c] = better ? (int32_t)r : at[c]; \
+            }                                                                       \
+        }                                                                           \
+    }
+#define COL_ARG_DTYPES(BETTER)                                                                      \
+    switch ((tile_dtype)a->dtype) {                                                                 \
+    case TILE_FP32: COL_ARG_LOOP(float, float, ARG_SAME, BETTER, ARG_ISNAN) break;                             \
+    case TILE_FP16: COL_ARG_LOOP(uint16_t, float, base_f16_to_f32, BETTER, ARG_ISNAN) break;                   \
+    case TILE_BF16: COL_ARG_LOOP(uint16_t, float, base_bf16_to_f32, BETTER, ARG_ISNAN) break;                  \
+    case TILE_INT32: COL_ARG_LOOP(int32_t, int32_t, ARG_SAME, BETTER, ARG_NONAN) break;                        \
+    case TILE_INT8: COL_ARG_LOOP(int8_t, int8_t, ARG_SAME, BETTER, ARG_NONAN) break;                           \
+    case TILE_INT64: COL_ARG_LOOP(int64_t, int64_t, ARG_SAME, BETTER, ARG_NONAN) break;                        \
+    case TILE_INT16: COL_ARG_LOOP(int16_t, int16_t, ARG_SAME, BETTER, ARG_NONAN) break;                        \
+    case TILE_BOOL: break;                                                                          \
+    }
+
+static void col_argmax(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
+    COL_ARG_DTYPES(>)
+    dst->valid[0] = R > 0, dst->valid[1] = V;
+}
+
+static void col_argmin(tile *dst, const tile *a)
+{
+    int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
+    COL_ARG_DTYPES(<)
+    dst->valid[0] = R > 0, dst->valid[1] = V;
+}
+
 static void (*const col_run[TILE_COLOP_COUNT])(tile *, const tile *) = {
-    [TILE_COL_SUM] = col_sum, [TILE_COL_MAX] = col_max, [TILE_COL_MIN] = col_min};
+    [TILE_COL_SUM] = col_sum, [TILE_COL_MAX] = col_max, [TILE_COL_MIN] = col_min, [TILE_COL_PROD] = col_prod,
+    [TILE_COL_ARGMAX] = col_argmax, [TILE_COL_ARGMIN] = col_argmin};
 
 int tile_col_reduce(tile *dst, const tile *a, tile_colop op, char *msg, size_t cap)
 {
     const char *name = col_names[op];
     if (a->rank != 2) return tile_fail(msg, cap, "pl.%s requires a rank-2 tile, got rank %d", name, a->rank);
     if (tile_no_bool(a, name, msg, cap)) return -1;
-    if (dst->rank != 2 || dst->shape[0] != 1 || dst->shape[1] != a->shape[1] || dst->dtype != a->dtype)
-        return tile_fail(msg, cap, "pl.%s: the result tile is not [1, %lld] of the input dtype", name, (long long)a->shape[1]);
+    int index = op == TILE_COL_ARGMAX || op == TILE_COL_ARGMIN;
+    if (dst->rank != 2 || dst->shape[0] != 1 || dst->shape[1] != a->shape[1] || dst->dtype != (index ? TILE_INT32 : a->dtype))
+        return tile_fail(msg, cap, "pl.%s: the result tile is not [1, %lld] of the %s dtype", name, (long long)a->shape[1],
+                         index ? "INT32" : "input");
     col_run[op](dst, a);
     tile_clear_outside(dst);
     return 0;

@@ -9,28 +9,68 @@
 
 static const tile_dtype all_dtypes[] = {TILE_FP32, TILE_FP16, TILE_BF16, TILE_INT32, TILE_INT8};
 
+/* u's low bits as a signed integer of dt's width. */
+static double ref_wrap(tile_dtype dt, uint64_t u)
+{
+    switch (tile_dtype_size(dt)) {
+    case 1: return (int8_t)(uint8_t)u;
+    case 2: return (int16_t)(uint16_t)u;
+    case 4: return (int32_t)(uint32_t)u;
+    default: return (double)(int64_t)u;
+    }
+}
+
+/* Ops with no float kernel. */
+static int ref_int_only(tile_binop op) { return op == TILE_AND || op == TILE_OR || op == TILE_XOR || op == TILE_SHL || op == TILE_SHR; }
+
 static double ref_binop(tile_dtype dt, tile_binop op, double x, double y)
 {
     if (!tile_dtype_is_float(dt)) {
-        int64_t a = (int64_t)x, b = (int64_t)y, r = 0;
+        int64_t a = (int64_t)x, b = (int64_t)y, r = 0, w = 8 * (int64_t)tile_dtype_size(dt);
         switch (op) {
-        case TILE_ADD: r = a + b; break;
+        case TILE_ADD: case TILE_PART_ADD: r = a + b; break;
         case TILE_SUB: r = a - b; break;
-        case TILE_MUL: r = a * b; break;
+        case TILE_MUL: case TILE_PART_MUL: r = a * b; break;
         case TILE_DIV: r = a / b; break;
-        case TILE_MAX: r = a > b ? a : b; break;
-        case TILE_MIN: r = a < b ? a : b; break;
+        case TILE_MAX: case TILE_PART_MAX: r = a > b ? a : b; break;
+        case TILE_MIN: case TILE_PART_MIN: r = a < b ? a : b; break;
+        case TILE_REM: r = a % b; if (r != 0 && (r < 0) != (b < 0)) r += b; break; /* Python's a % b */
+        case TILE_FMOD: r = a % b; break;
+        case TILE_CMP_EQ: r = a == b; break;
+        case TILE_CMP_NE: r = a != b; break;
+        case TILE_CMP_LT: r = a < b; break;
+        case TILE_CMP_LE: r = a <= b; break;
+        case TILE_CMP_GT: r = a > b; break;
+        case TILE_CMP_GE: r = a >= b; break;
+        case TILE_PRELU: r = a > 0 ? a : a * b; break;
+        case TILE_LRELU: r = (int64_t)ref_wrap(dt, (uint64_t)(a * b)); r = r > a ? r : a; break;
+        case TILE_AND: r = a & b; break;
+        case TILE_OR: r = a | b; break;
+        case TILE_XOR: r = a ^ b; break;
+        case TILE_SHL: return b < 0 || b >= w ? 0 : ref_wrap(dt, (uint64_t)a << b);
+        case TILE_SHR: return b < 0 || b >= w ? (a < 0 ? -1 : 0) : (double)(a < 0 ? -((-a - 1) / ((int64_t)1 << b)) - 1 : a / ((int64_t)1 << b));
         }
         return ref_round(dt, (double)r);
     }
     float a = (float)x, b = (float)y, r = 0;
     switch (op) {
-    case TILE_ADD: r = a + b; break;
+    case TILE_ADD: case TILE_PART_ADD: r = a + b; break; /* fully valid: a part op is its op */
     case TILE_SUB: r = a - b; break;
-    case TILE_MUL: r = a * b; break;
+    case TILE_MUL: case TILE_PART_MUL: r = a * b; break;
     case TILE_DIV: r = a / b; break;
-    case TILE_MAX: r = a > b ? a : b; break;
-    case TILE_MIN: r = a < b ? a : b; break;
+    case TILE_MAX: case TILE_PART_MAX: r = a > b ? a : b; break;
+    case TILE_MIN: case TILE_PART_MIN: r = a < b ? a : b; break;
+    case TILE_REM: r = (float)fmod(a, b); if (r != 0 && (r < 0) != (b < 0)) r += b; break;
+    case TILE_FMOD: r = (float)fmod(a, b); break;
+    case TILE_CMP_EQ: r = a == b; break;
+    case TILE_CMP_NE: r = a != b; break;
+    case TILE_CMP_LT: r = a < b; break;
+    case TILE_CMP_LE: r = a <= b; break;
+    case TILE_CMP_GT: r = a > b; break;
+    case TILE_CMP_GE: r = a >= b; break;
+    case TILE_PRELU: r = a > 0 ? a : a * b; break;
+    case TILE_LRELU: r = a * b > a ? a * b : a; break;
+    case TILE_AND: case TILE_OR: case TILE_XOR: case TILE_SHL: case TILE_SHR: break;
     }
     return ref_round(dt, r);
 }
@@ -51,6 +91,12 @@ static void test_tile_binary_every_op_and_dtype(void **state)
             tile a = ref_tile2(dt, 5, 37), b = ref_tile2(dt, 5, 37), d = ref_tile2(dt, 5, 37);
             ref_fill(&a, 1u + (unsigned)op, 0);
             ref_fill(&b, 99u + (unsigned)op, 1);
+            if (tile_dtype_is_float(dt) && ref_int_only((tile_binop)op)) {
+                assert_int_equal(tile_binary(&d, &a, &b, (tile_binop)op, msg, sizeof msg), -1);
+                assert_non_null(strstr(msg, "requires an integer tile, got"));
+                free(a.data), free(b.data), free(d.data);
+                continue;
+            }
             assert_int_equal(tile_binary(&d, &a, &b, (tile_binop)op, msg, sizeof msg), 0);
             for (int64_t i = 0; i < tile_count(&d); i++)
                 expect_equal(ref_get(&d, i), ref_binop(dt, (tile_binop)op, ref_get(&a, i), ref_get(&b, i)), "tile-tile", dt, op, i);
@@ -137,6 +183,9 @@ static double ref_unop(tile_dtype dt, tile_unop op, double x)
     case TILE_LOG: return ref_round(dt, logf(f));
     case TILE_RSQRT: return ref_round(dt, 1.0f / sqrtf(f));
     case TILE_RECIP: return ref_round(dt, 1.0f / f);
+    case TILE_SIN: return ref_round(dt, sinf(f));
+    case TILE_COS: return ref_round(dt, cosf(f));
+    case TILE_NOT: return ref_round(dt, (double)~(int64_t)x);
     }
     return 0;
 }
@@ -144,7 +193,7 @@ static double ref_unop(tile_dtype dt, tile_unop op, double x)
 /* Ops with no integer kernel. */
 static int ref_float_only(tile_unop op)
 {
-    return op == TILE_EXP || op == TILE_SQRT || op == TILE_LOG || op == TILE_RSQRT || op == TILE_RECIP;
+    return op == TILE_EXP || op == TILE_SQRT || op == TILE_LOG || op == TILE_RSQRT || op == TILE_RECIP || op == TILE_SIN || op == TILE_COS;
 }
 
 static void test_tile_unary_every_op_and_dtype(void **state)
@@ -162,6 +211,9 @@ static void test_tile_unary_every_op_and_dtype(void **state)
             if (!tile_dtype_is_float(dt) && ref_float_only((tile_unop)op)) {
                 assert_int_equal(rc, -1);
                 assert_non_null(strstr(msg, "requires a floating-point tile, got"));
+            } else if (tile_dtype_is_float(dt) && op == TILE_NOT) {
+                assert_int_equal(rc, -1);
+                assert_non_null(strstr(msg, "requires an integer tile, got"));
             } else {
                 assert_int_equal(rc, 0);
                 for (int64_t i = 0; i < tile_count(&d); i++) expect_equal(ref_get(&d, i), ref_unop(dt, (tile_unop)op, ref_get(&a, i)), "unary", dt, op, i);

@@ -24,7 +24,7 @@ static void test_tile_col_reduce_and_row_min_over_the_valid_region(void **state)
     char msg[256];
     for (size_t k = 0; k < 5; k++) {
         tile_dtype dt = all_dtypes[k];
-        for (int op = 0; op < TILE_COLOP_COUNT; op++) {
+        for (int op = 0; op <= TILE_COL_MIN; op++) { /* the others: test_tile_p5_reduce.c */
             tile a = ref_tile2(dt, 9, 300), d = ref_tile2(dt, 1, 300);
             a.valid[0] = 7, a.valid[1] = 290; /* more than one accumulator block */
             ref_fill(&a, 5u + (unsigned)op, 0);
@@ -197,7 +197,7 @@ static void test_tile_row_reduce_fp32_gives_the_in_order_scan_bits(void **state)
             if (r == 15 && c == 9) v = -INFINITY;
             x[i] = v;
         }
-        for (int op = 0; op < TILE_ROWOP_COUNT; op++) {
+        for (int op = TILE_ROW_SUM; op <= TILE_ROW_MIN; op++) { /* the scans; products and arg-extrema: test_tile_p5_reduce.c */
             d.valid[0] = R, d.valid[1] = 1;
             assert_int_equal(tile_row_reduce(&d, &a, (tile_rowop)op, msg, sizeof msg), 0);
             for (int64_t r = 0; r < R; r++) {

@@ -28,7 +28,11 @@ clamp=True, loads spelled as subscripts (tensor-level values) and their [M, N] w
 (pl.add(t, pl.row_max(t)) and the other binary ops), tiles rebound in place, copied, swapped and rotated by tuple
 assignment, and read after stores into their own windows, `pl.create_tensor`
 intermediates (some filled by a `for b in pl.spmd(n)` task, one row band per block), and
-MANUAL scopes whose tasks are ordered by `deps=` (pl.at ... as t, pl.submit).
+MANUAL scopes whose tasks are ordered by `deps=` (pl.at ... as t, pl.submit); in place of every few
+ops (no draw) the rest of the catalog: rem and fmod (by
+|b| + 1), cmp/cmps, prelu, lrelu, part_add/mul/max/min (the union of the valid regions), sel/sels
+(of a cmp), addc/subc/addsc, and_/or_/xor and the scalar forms, shl/shr, not_, sin and cos
+(FP32, referenced by the C library's sinf/cosf), row_prod/col_prod (INT32) and the arg-extrema.
 
 Invariants that keep every program valid and its result deterministic:
 - tensors are [16, 32], all of one dtype (FP32 or INT32); x0, x1 are inputs
@@ -51,12 +55,15 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, P5_UNARY, P5_BINARY, P5_SCALAR, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
+P5_UNARY_OPS = {"INT32": ("not_",), "FP32": tuple(P5_UNARY)}
+P5_REDUCTIONS = {"INT32": ("row_prod", "col_prod", "row_argmax", "row_argmin", "col_argmax", "col_argmin"),
+                 "FP32": ("row_argmax", "row_argmin", "col_argmax", "col_argmin")}
 # optimizations= of the AUTO create tasks, picked by the tensor's number (no draw: seeds keep their programs)
 HINTS = ("", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)]",
          ", optimizations=[pl.cross_core_slot(slot_num=2)]", ", allow_early_resolve=True")
@@ -99,6 +106,13 @@ class Gen:
         self.budget = self.rng.randint(3, 14)  # task statements, at most
         self.auto_scope = self.rng.random() < 0.5
         self.kernels, self.subs = [], []
+
+    def p5(self, op, choices, every):
+        """Every every-th op (by the name counter, no draw: the stream stays) one of choices, in turn:
+        the ops of the rest of the catalog (docs/dsl.md, Operations)."""
+        if not choices or self.counter % every:
+            return op
+        return choices[self.counter // every % len(choices)]
 
     def fresh(self, prefix):
         self.counter += 1
@@ -189,7 +203,7 @@ class Gen:
             r = rng.random()
             if r < 0.3:
                 ops = ("neg", "abs", "relu", "move", "fillpad") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
-                body.append(KOp(t, rng.choice(ops), cur, None, self.dtype, style))
+                body.append(KOp(t, self.p5(rng.choice(ops), P5_UNARY_OPS[self.dtype], 5), cur, None, self.dtype, style))
             elif r < 0.38:
                 body.append(KExpand(t, rng.choice(("row", "col")), rng.choice(tuple(EXPAND_OPS)), cur, self.dtype))
             elif r < 0.40:
@@ -209,9 +223,11 @@ class Gen:
             elif r < 0.58:
                 body.append(self.misc_op(t, cur, shape, ranges))
             elif r < 0.65 and len(tiles) + len(pool) > 1:
-                body.append(KOp(t, rng.choice(BINOPS), cur, rng.choice(tiles + pool), self.dtype, style))
+                op = self.p5(rng.choice(BINOPS), [k for k, v in P5_BINARY.items() if self.dtype in v[2]], 3)
+                body.append(KOp(t, op, cur, rng.choice(tiles + pool), self.dtype, style))
             else:
-                body.append(KOp(t, rng.choice(BINOPS), cur, self.scalar(ranges), self.dtype, style))
+                op = self.p5(rng.choice(BINOPS), [k for k, v in P5_SCALAR.items() if self.dtype in v[2]], 3)
+                body.append(KOp(t, op, cur, self.scalar(ranges), self.dtype, style))
             if t not in tiles:
                 tiles.append(t)
             cur = t
@@ -221,6 +237,7 @@ class Gen:
             if self.dtype == "INT32":
                 reductions += ("row_sum", "col_sum")
             red, op = self.fresh("t"), rng.choice(reductions)
+            op = self.p5(op, [n for n in P5_REDUCTIONS[self.dtype] if n[:3] == op[:3]], 2)  # the same axis
             body.append(KOp(red, op, cur, None, self.dtype, False))
             rshape = (shape[0], 1) if op.startswith("row") else (1, shape[1])
             offs = self.offsets(rshape, ranges)

@@ -58,7 +58,61 @@ def _check(x):
     return x
 
 
+def _shift(a64, b64, left):
+    """INT32 shifts: a count outside [0, 32) shifts every bit out (shl 0, shr the sign)."""
+    out = (b64 < 0) | (b64 >= 32)
+    k = np.where(out, 0, b64)
+    r = np.left_shift(a64, k) if left else np.right_shift(a64, k)
+    return np.where(out, 0 if left else np.where(a64 < 0, -1, 0), r)
+
+
+def _divisor(b):
+    """|b| + 1 as the kernels compute it (INT32: wrapped; never 0)."""
+    return _wrap32(np.abs(b) + 1).astype(np.int64) if b.dtype == np.int64 else np.abs(b) + np.float32(1)
+
+
+# The element-wise ops of the rest of the catalog: name -> (text of (a, b), reference of (a, b) on
+# int64 (INT32 programs, wrapped after) or float32 arrays, dtypes).  rem/fmod divide by |b| + 1 (never 0).
+P5_BINARY = {
+    "rem": ("pl.rem(%s, pl.add(pl.abs(%s), 1))", lambda a, b: np.remainder(a, _divisor(b)), ("INT32", "FP32")),
+    "fmod": ("pl.fmod(%s, pl.add(pl.abs(%s), 1))", lambda a, b: np.fmod(a, _divisor(b)), ("INT32", "FP32")),
+    "cmp_lt": ("pl.cmp(%s, %s, cmp_type=2)", lambda a, b: (a < b).astype(a.dtype), ("INT32", "FP32")),
+    "prelu": ("pl.prelu(%s, %s)", lambda a, b: np.where(a > 0, a, a * b), ("INT32", "FP32")),
+    "and_": ("pl.and_(%s, %s)", lambda a, b: a & b, ("INT32",)),
+    "or_": ("pl.or_(%s, %s)", lambda a, b: a | b, ("INT32",)),
+    "xor": ("pl.xor(%s, %s)", lambda a, b: a ^ b, ("INT32",)),
+    "shl": ("pl.shl(%s, %s)", lambda a, b: _shift(a, b, 1), ("INT32",)),
+    "shr": ("pl.shr(%s, %s)", lambda a, b: _shift(a, b, 0), ("INT32",)),
+    "sel": ("pl.sel(pl.cmp({a}, {b}, cmp_type=4), {a}, {b})", lambda a, b: np.where(a > b, a, b), ("INT32", "FP32")),
+    "addc": ("pl.addc({a}, {b}, {a})", lambda a, b: a + b + a, ("INT32", "FP32")),
+    "subc": ("pl.subc({a}, {b}, {b})", lambda a, b: a - b - b, ("INT32", "FP32")),
+    "part_add": ("pl.part_add(%s, %s)", None, ("INT32", "FP32")),
+    "part_mul": ("pl.part_mul(%s, %s)", None, ("INT32", "FP32")),
+    "part_max": ("pl.part_max(%s, %s)", None, ("INT32", "FP32")),
+    "part_min": ("pl.part_min(%s, %s)", None, ("INT32", "FP32")),
+}
+P5_PART = {"part_add": "add", "part_mul": "mul", "part_max": "maximum", "part_min": "minimum"}  # KOp.run's
+# ... and with a scalar right operand (any value)
+P5_SCALAR = {
+    "lrelu": ("pl.lrelu(%s, %s)", lambda a, b: np.maximum(a, _wrap32(a * b) if a.dtype == np.int64 else a * b), ("INT32", "FP32")),
+    "cmp_ne": ("pl.cmp(%s, %s, cmp_type=1)", lambda a, b: (a != b).astype(a.dtype), ("INT32", "FP32")),
+    "cmp_ge": ("pl.cmps(%s, %s, 5)", lambda a, b: (a >= b).astype(a.dtype), ("INT32", "FP32")),
+    "ands": ("pl.ands(%s, %s)", lambda a, b: a & b, ("INT32",)),
+    "xors": ("pl.tile.xors(%s, %s)", lambda a, b: a ^ b, ("INT32",)),
+    "ors": ("pl.ors(%s, %s)", lambda a, b: a | b, ("INT32",)),
+    "addsc": ("pl.addsc({a}, {b}, {a})", lambda a, b: a + b + a, ("INT32", "FP32")),
+    "sels": ("pl.sels(pl.cmps({a}, 0, 4), {a}, {a}, {b})", lambda a, b: np.where(a > 0, a, b), ("INT32", "FP32")),
+}
+
+
 def apply_binary(op, a, b, dtype):
+    p5 = P5_BINARY.get(op) or P5_SCALAR.get(op)
+    if p5 and dtype == "INT32":
+        return _wrap32(p5[1](np.asarray(a, np.int64), np.asarray(b, np.int64)))
+    if p5:
+        b = np.float32(b) if np.isscalar(b) else b
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _check(np.asarray(p5[1](np.asarray(a, np.float32), b), np.float32))
     if dtype == "INT32":
         a64 = np.asarray(a, np.int64)
         b64 = np.asarray(b, np.int64)
@@ -75,9 +129,18 @@ _LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
 _LIBM.logf.restype, _LIBM.logf.argtypes = ctypes.c_float, [ctypes.c_float]
 
 
+_LIBM.sinf.restype, _LIBM.sinf.argtypes = ctypes.c_float, [ctypes.c_float]
+_LIBM.cosf.restype, _LIBM.cosf.argtypes = ctypes.c_float, [ctypes.c_float]
+
+
 def _logf(a):
     """log per element as the tile kernel computes it: the C library's logf."""
     return np.array([_LIBM.logf(float(v)) for v in a.reshape(-1)], np.float32).reshape(a.shape)
+
+
+def _libm(f, a):
+    """f (sinf, cosf) per element as the tile kernel computes it."""
+    return np.array([f(float(v)) for v in a.reshape(-1)], np.float32).reshape(a.shape)
 
 
 # FP32 composites of a float-only op with an argument kept positive: name -> (text template, reference)
@@ -87,14 +150,16 @@ FLOAT_UNARY = {
     "rsqrt_abs1": ("pl.rsqrt(pl.add(pl.abs(%s), 1.0))", lambda a: np.float32(1) / np.sqrt(np.abs(a) + np.float32(1))),
     "recip_abs1": ("pl.recip(pl.add(pl.abs(%s), 1.0))", lambda a: np.float32(1) / (np.abs(a) + np.float32(1))),
 }
+# FP32 trigonometry, picked without a draw (dsl_gen.py): name -> (text template, reference)
+P5_UNARY = {"sin": ("pl.sin(%s)", lambda a: _libm(_LIBM.sinf, a)), "cos": ("pl.cos(%s)", lambda a: _libm(_LIBM.cosf, a))}
 
 
 def apply_unary(op, a, dtype):
     if dtype == "INT32":
         a64 = np.asarray(a, np.int64)
-        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0), "move": a64}[op])
-    if op in FLOAT_UNARY:
-        return FLOAT_UNARY[op][1](np.asarray(a, np.float32))
+        return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0), "move": a64, "not_": ~a64}[op])
+    if op in FLOAT_UNARY or op in P5_UNARY:
+        return (FLOAT_UNARY.get(op) or P5_UNARY[op])[1](np.asarray(a, np.float32))
     return {"neg": -a, "abs": np.abs(a), "relu": np.maximum(a, np.float32(0)), "move": np.array(a)}[op]
 
 
@@ -200,7 +265,8 @@ class KRotate:
             env[t] = v
 
 
-REDUCTIONS = ("row_sum", "row_max", "row_min", "col_sum", "col_max", "col_min")
+REDUCTIONS = ("row_sum", "row_max", "row_min", "col_sum", "col_max", "col_min", "row_prod", "col_prod", "row_argmax",
+              "row_argmin", "col_argmax", "col_argmin")
 
 
 class KOp:
@@ -216,8 +282,8 @@ class KOp:
 
     def emit(self, out, ind):
         if self.b is None:
-            if self.op in FLOAT_UNARY:
-                e = FLOAT_UNARY[self.op][0] % self.a
+            if self.op in FLOAT_UNARY or self.op in P5_UNARY:
+                e = (FLOAT_UNARY.get(self.op) or P5_UNARY[self.op])[0] % self.a
                 if self.op == "recip_abs1" and self.style:  # the hint: no effect
                     e = e[:-1] + ", high_precision=True)"
             elif self.op == "neg" and self.style:
@@ -228,6 +294,11 @@ class KOp:
                 e = "pl.fillpad(%s, pad_value=pl.PadValue.zero)" % self.a
             else:  # style: the pl.tile spelling of the same op
                 e = "pl.%s%s(%s)" % ("tile." if self.style else "", self.op, self.a)
+                if "arg" in self.op and self.dtype == "FP32":  # INT32 indices, stored into an FP32 tensor
+                    e = "pl.cast(%s, pl.FP32)" % e
+        elif self.op in P5_BINARY or self.op in P5_SCALAR:
+            text = (P5_BINARY.get(self.op) or P5_SCALAR[self.op])[0]
+            e = text.format(a=self.a, b=self._operand()) if "{a}" in text else text % (self.a, self._operand())
         elif self.style and self.op in OPERATORS and not isinstance(self.b, Lin):
             e = "%s %s %s" % (self.a, OPERATORS[self.op], self._operand())
         else:
@@ -241,6 +312,13 @@ class KOp:
             axis = 1 if self.op.startswith("row") else 0
             if self.op.endswith("sum"):  # INT32 only: wraps
                 red = _wrap32(part.astype(np.int64).sum(axis=axis, keepdims=True))
+            elif self.op.endswith("prod"):  # INT32 only: wraps at every step
+                red = np.ones((part.shape[0], 1) if axis else (1, part.shape[1]), np.int32)
+                for k in range(part.shape[axis]):
+                    red = _wrap32(red.astype(np.int64) * (part[:, k:k + 1] if axis else part[k:k + 1, :]))
+            elif "arg" in self.op:  # the first extremum's index, as the program's dtype
+                f = np.argmax if self.op.endswith("max") else np.argmin
+                red = np.expand_dims(f(part, axis=axis), axis).astype(a.dtype)
             else:
                 red = (part.max if self.op.endswith("max") else part.min)(axis=axis, keepdims=True)
             out = np.zeros((a.shape[0], 1) if axis else (1, a.shape[1]), a.dtype)
@@ -252,6 +330,14 @@ class KOp:
             return
         if self.b is None:
             env[self.tile] = _tile(apply_unary(self.op, a, self.dtype), va)
+            return
+        if isinstance(self.b, str) and self.op.startswith("part_"):  # the union: op where both are valid, else the valid one
+            b, vb = env[self.b]
+            r = apply_binary(P5_PART[self.op], a, b, self.dtype)
+            rows, cols = np.indices(a.shape)
+            ina, inb = (rows < va[0]) & (cols < va[1]), (rows < vb[0]) & (cols < vb[1])
+            r = np.where(ina & inb, r, np.where(ina, a, np.where(inb, b, 0))).astype(a.dtype)
+            env[self.tile] = _tile(r, (max(va[0], vb[0]), max(va[1], vb[1])))
             return
         if isinstance(self.b, str):
             b, vb = env[self.b]

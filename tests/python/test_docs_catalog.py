@@ -25,7 +25,21 @@ def _catalog_reference(x, w):
     f = x.clone()
     f[12:] = 0
     h = m.to(torch.bfloat16).to(torch.float32)
-    left = (r + c) + ((e + f) + h)
+    k = (t * 8).trunc().to(torch.int32)
+    b = ((k & 12) | (k << 1)) ^ ~(k >> 1)
+    g = torch.sin(t) + torch.cos(torch.remainder(t, 0.75)) + torch.fmod(t, 0.5)
+    g = g + ((t > 0).float() + torch.where(t > 0, t, t * a))
+    g = g + torch.maximum(t, 0.125 * t) + b.float()
+    top = torch.arange(16)[:, None] < 12  # q's valid rows
+    g = g + (torch.where(top, t + a, a) + torch.where(top, t * a, a))
+    g = g + (torch.where(top, torch.maximum(t, a), a) + torch.where(top, torch.minimum(t, a), a))
+    g = g + torch.where(t < 0, t + a + a, torch.where(t > 0.5, t, torch.tensor(2.0)))
+    g = g + (t - a - (a + 1 + (t - 2 - a)))
+    p = a * 0.0625 + 1
+    g = g + (p.prod(1, keepdim=True).expand(16, 32) + p.prod(0, keepdim=True).expand(16, 32))
+    ix = t.argmax(1, keepdim=True) + t.argmin(1, keepdim=True) + t.argmax(0, keepdim=True)
+    ix = t.argmin(0, keepdim=True) + ix
+    left = ((r + c) + ((e + f) + h)) + (g + ix.float())
     acc = 2 * (t @ w)
     right = torch.cat([acc, torch.full((16, 16), 0.25)], 1)
     full = torch.cat([left, right], 1)

@@ -5,6 +5,7 @@ orders only by deps=, task_dummy joins producers and counts as a task, predicate
 task and still releases its consumers, allow_early_resolve= is a checked hint; every text
 with its line and column."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -260,8 +261,10 @@ def test_p3_15_manual_dep_orders_only_by_deps(load, tmp_path):
 
 def test_p3_15_manual_dep_without_deps_has_no_edge(load, tmp_path):
     """Without deps= nothing orders the reader after the writer of tmp: no dep-pool entry
-    on either side, where the same program without manual_dep has one (RAW)."""
-    for manual, edges in ((True, False), (False, True)):
+    on either side, where the same program without manual_dep has one (RAW).  Under
+    ThreadSanitizer only the ordered half runs: the unordered one races by design."""
+    racy_ok = os.environ.get("PTO_SANITIZER") != "thread"
+    for manual, edges in ((True, False), (False, True))[0 if racy_ok else 1:]:
         src = MANUAL.replace("SLOW", "3000").replace(" DEPS", "")
         if not manual:
             src = src.replace(", manual_dep=True", "")
