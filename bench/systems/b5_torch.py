@@ -14,10 +14,11 @@ The two systems alternate in an order that changes with the size.
 """
 import json
 import sys
-import time
 
 import numpy as np
 import torch
+
+from timing import median_seconds
 
 MAX_RUNS = 400
 
@@ -40,15 +41,7 @@ def runs_for(nbytes):
 
 def measure(fn, check, runs):
     check(fn())
-    t = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        t.append(time.perf_counter() - t0)
-    check(out)
-    t.sort()
-    n = len(t)
-    return t[n // 2] if n % 2 else 0.5 * (t[n // 2 - 1] + t[n // 2])
+    return median_seconds(fn, check, runs, check_each=False)
 
 
 def b5(rows, cols):

@@ -23,6 +23,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = "2"  # numpy's BLAS: 2 threads (run.sh sets
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 MAX_RUNS = 200
 EPS = 1e-6
@@ -88,15 +89,7 @@ def measure(fn, check):
     t0 = time.perf_counter()
     check(fn())
     runs = max(5, min(MAX_RUNS, int(0.5 / max(time.perf_counter() - t0, 1e-9))))
-    t = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        t.append(time.perf_counter() - t0)
-        check(out)
-    t.sort()
-    n = len(t)
-    return t[n // 2] if n % 2 else 0.5 * (t[n // 2 - 1] + t[n // 2])
+    return median_seconds(fn, check, runs, check_each=True)
 
 
 def ref(out_dir, kernel, dims):
