@@ -3,6 +3,7 @@
  */
 #include "compiler/source.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,16 @@ const char *cc_source_line(const cc_source *s, uint32_t n, size_t *len)
     if (b > a && s->text[b - 1] == '\r') b--;
     *len = b - a;
     return s->text + a;
+}
+
+const char *cc_source_span_text(const cc_source *s, cc_span sp, char *buf, size_t cap)
+{
+    size_t n = 0;
+    const char *line = cc_source_line(s, sp.line, &n);
+    uint32_t from = sp.col - 1, to = sp.end_line == sp.line ? sp.end_col - 1 : (uint32_t)n;
+    if (!line || to > n || from >= to) return "this expression";
+    snprintf(buf, cap, "%.*s", (int)(to - from), line + from);
+    return buf;
 }
 
 void cc_source_locate(const cc_source *s, size_t off, uint32_t *line, uint32_t *col)

@@ -34,6 +34,10 @@ void cc_source_free(cc_source *s);
  * pointer; NULL past the last line. */
 const char *cc_source_line(const cc_source *s, uint32_t n, size_t *len);
 
+/* The text of span sp (to the end of its first line when it spans lines)
+ * copied into buf, cut to cap; "this expression" when sp is not in s. */
+const char *cc_source_span_text(const cc_source *s, cc_span sp, char *buf, size_t cap);
+
 /* The line and column of byte offset off. */
 void cc_source_locate(const cc_source *s, size_t off, uint32_t *line, uint32_t *col);
 

@@ -121,17 +121,6 @@ cc_ir_stmt *tc_array_write(tc *t, const cc_stmt *s)
 
 /* ---- deps= entries (D-deps) ------------------------------------------------------------------- */
 
-/* The source text of e ("this expression" when it spans lines). */
-static const char *tc_arr_text(tc *t, const cc_expr *e, char *buf, size_t cap)
-{
-    size_t n = 0;
-    const char *line = cc_source_line(t->d->src, e->span.line, &n);
-    uint32_t from = e->span.col - 1, to = e->span.end_line == e->span.line ? e->span.end_col - 1 : (uint32_t)n;
-    if (!line || to > n || from >= to) return "this expression";
-    snprintf(buf, cap, "%.*s", (int)(to - from), line + from);
-    return buf;
-}
-
 int tc_deps_of(tc *t, const char *m, const cc_expr *list, cc_ir_expr ***deps, uint32_t *ndeps)
 {
     if (list->kind != CC_E_LIST && list->kind != CC_E_TUPLE)
@@ -151,7 +140,7 @@ int tc_deps_of(tc *t, const char *m, const cc_expr *list, cc_ir_expr ***deps, ui
             char buf[160];
             return tc_err(t, CC_DIAG_SYNTAX, x->span, NULL,
                           "'%s' deps= entries must be a TaskId variable, a TASK_ID array element (e.g. arr[i]), or None — got '%s'", m,
-                          tc_arr_text(t, x, buf, sizeof buf)), 0;
+                          cc_source_span_text(t->d->src, x->span, buf, sizeof buf)), 0;
         }
         whole += arr, other += task;
         if (whole && other)

@@ -29,12 +29,7 @@ static const char *tc_hint_value_text(tc *t, const cc_expr *e, char *buf, size_t
         if (x->kind == CC_X_INT) return snprintf(buf, cap, "%lld", (long long)x->u.i), buf;
         if (x->kind == CC_X_BOOL) return x->u.i ? "True" : "False";
     }
-    size_t n = 0;
-    const char *line = cc_source_line(t->d->src, e->span.line, &n);
-    uint32_t from = e->span.col - 1, to = e->span.end_line == e->span.line ? e->span.end_col - 1 : (uint32_t)n;
-    if (!line || to > n || from >= to) return "this expression";
-    snprintf(buf, cap, "%.*s", (int)(to - from), line + from);
-    return buf;
+    return cc_source_span_text(t->d->src, e->span, buf, cap);
 }
 
 /* slot_num= of pl.<api>: a positive compile-time integer into *v. */
