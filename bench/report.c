@@ -396,7 +396,7 @@ static void bars_b4(void)
  * 1,000 (bench/programs/unroll.py). */
 static void bars_c1(void)
 {
-    char what[128], got[128], a[64], b[64];
+    char what[128], got[192], a[64], b[64];
     stat u1 = stat_of("C1", "unroll_1000", "ours", "compile_us"), u4 = stat_of("C1", "unroll_4096", "ours", "compile_us");
     show(a, sizeof a, u4), show(b, sizeof b, u1);
     snprintf(got, sizeof got, "ours %s us at 4096, %s us at 1000", a, b);
