@@ -399,6 +399,19 @@ static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
     return tc_prelude_add(t, call) ? st : NULL;
 }
 
+/* A returned name that a loop or a branch may leave unassigned, but whose
+ * every assignment is the buffer of one tensor parameter P (a pl.store
+ * into P in a loop body): P itself, the same buffer on every path.  NULL
+ * for every other value (the caller types it). */
+static cc_ir_expr *tc_return_alias(tc *t, const cc_expr *e)
+{
+    const tc_bind *b = e->kind == CC_E_NAME ? tc_lookup(&t->c.env, e->u.name) : NULL;
+    int i = b && !b->definite && !b->conflict && b->type.kind == CC_T_TENSOR && b->buffer ? cc_ir_func_param(t->c.f, b->buffer) : -1;
+    if (i < 0) return NULL;
+    cc_ir_expr *v = cc_ir_var(t->a, b->buffer, t->c.f->params[i].type, e->span);
+    return v ? v : tc_oom(t);
+}
+
 static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
 {
     cc_ir_func *f = t->c.f;
@@ -412,8 +425,8 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
     if (f->entry && n == 1 && s->u.ret.values[0]->kind == CC_E_CALL && tc_callee(t, s->u.ret.values[0]->u.call.fn))
         return tc_return_call(t, s, st);
     for (uint32_t k = 0; k < n; k++) {
-        cc_ir_expr *v = tc_expr(t, s->u.ret.values[k]);
-        if (!v) return NULL;
+        cc_ir_expr *v = tc_return_alias(t, s->u.ret.values[k]);
+        if (!v && (t->oom || !(v = tc_expr(t, s->u.ret.values[k])))) return NULL;
         if (f->kind == CC_FUNC_INCORE && v->type.kind == CC_T_TILE && v->type.from_tensors && !(v = tc_implicit_result(t, v, k)))
             return NULL;
         int param = v->kind == CC_X_VAR ? cc_ir_func_param(f, v->u.name) : -1;
