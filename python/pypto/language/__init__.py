@@ -13,7 +13,7 @@ from .parser import diagnostics  # noqa: F401
 __all__ = [
     "jit", "program", "function", "parse", "loads", "parse_program", "ProgramText", "JitFunction", "Program",
     "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType",
-    "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
+    "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "dynamic", "DynVar", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
 
@@ -73,6 +73,26 @@ class _ViewForm(_AnnotationForm):
 Tile = _AnnotationForm("Tile")
 TensorView = _ViewForm("TensorView")
 TileView = _ViewForm("TileView")
+
+
+class DynVar:
+    """pl.dynamic(name): a tensor dimension whose extent is bound at each call (docs/dsl.md,
+    "Dynamic shapes").  One object is one symbol; the compiler reads the source that names it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError("DynVar name must be a valid identifier, got %r" % (name,))
+        self.name = name
+
+    def __repr__(self):
+        return 'pl.dynamic("%s")' % self.name
+
+
+def dynamic(name):
+    """A DynVar named name (docs/dsl.md, "Dynamic shapes")."""
+    return DynVar(name)
 
 
 class _RuntimeScalar:
