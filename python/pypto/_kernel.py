@@ -253,7 +253,7 @@ class KernelBase:
         if signature:
             params, _ = _C.signature(handle)
             given = {s[1]: s for s in specs}
-            full = [given.get(n) or ("tensor", n, dt, shape) for n, dt, shape, _ in params]
+            full = [given.get(n) or ("tensor", n, dt, tuple(None if d < 0 else d for d in shape)) for n, dt, shape, _ in params]
             full_key = key[:4] + (_spec_key(full), platform)
             if full_key in self._cache:  # compiled before from arguments: that program (one cache entry)
                 handle = self._cache[full_key]

@@ -173,7 +173,10 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     if (in->u.submit.kernel == CC_LO_NO_KERNEL) return ex_dummy(vm, f, in);
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
-    for (uint32_t i = 0; i < nv; i++) nsc += 2 * f->tensors[in->u.submit.views[i].tensor].rank; /* at most */
+    for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
+    for (uint32_t p = 0; p < k->nparams; p++) /* and each dynamic extent */
+        for (uint32_t d = 0; k->params[p].kind == CC_LO_TENSOR && d < k->tensors[k->params[p].index].type.rank; d++)
+            nsc += CC_DIM_IS_DYN(k->tensors[k->params[p].index].type.shape[d]);
     /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
      * parameter's rank); this guards the arrays below against a lowered program
      * built some other way. */

@@ -89,6 +89,31 @@ class DynVar:
     def __repr__(self):
         return 'pl.dynamic("%s")' % self.name
 
+    def _expr(self, op, other, right=False):
+        return _DimExpr(op, (other, self) if right else (self, other))
+
+    __add__ = lambda self, o: self._expr("+", o)
+    __radd__ = lambda self, o: self._expr("+", o, True)
+    __sub__ = lambda self, o: self._expr("-", o)
+    __rsub__ = lambda self, o: self._expr("-", o, True)
+    __mul__ = lambda self, o: self._expr("*", o)
+    __rmul__ = lambda self, o: self._expr("*", o, True)
+    __floordiv__ = lambda self, o: self._expr("//", o)
+    __rfloordiv__ = lambda self, o: self._expr("//", o, True)
+
+
+class _DimExpr(DynVar):
+    """Integer arithmetic over DynVars as Python evaluates an annotation: only its text matters
+    (the compiler reads the annotation from the source)."""
+
+    __slots__ = ("op", "operands")
+
+    def __init__(self, op, operands):
+        self.name, self.op, self.operands = None, op, operands
+
+    def __repr__(self):
+        return "(%s %s %s)" % (self.operands[0], self.op, self.operands[1])
+
 
 def dynamic(name):
     """A DynVar named name (docs/dsl.md, "Dynamic shapes")."""
