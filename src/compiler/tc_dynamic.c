@@ -51,11 +51,16 @@ static const char *tc_dynvar_name(tc *t, const cc_expr *c)
     return n ? n : tc_oom(t);
 }
 
+/* A pl.dynamic call not bound to a name: its one use has nothing to share the symbol with. */
+static void *tc_inline_dynvar(tc *t, const cc_expr *call)
+{
+    return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, "bind it to a name at module level: M = pl.dynamic(\"M\")",
+                  "an inline pl.dynamic(...) is not supported in this version");
+}
+
 int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name)
 {
-    if (e->kind == CC_E_CALL && tc_is_dynamic_call(t, e))
-        return tc_err(t, CC_DIAG_TYPE, e->span, "M = pl.dynamic(\"M\") at module level, then pl.Tensor[[M, ...], dtype]",
-                      "bind pl.dynamic(...) to a name and use the name as the dimension"), -1;
+    if (e->kind == CC_E_CALL && tc_is_dynamic_call(t, e)) return tc_inline_dynvar(t, e), -1;
     if (e->kind != CC_E_NAME || tc_is_local(t, e->u.name)) return 0;
     const char *look = e->u.name;
     for (int hops = 0; hops < 16; hops++) {
@@ -211,9 +216,7 @@ cc_ir_expr *tc_dynvar_value(tc *t, const cc_expr *call)
         if (t->m->constants[k].value == call) at = (int32_t)k;
     const char *name = tc_dynvar_name(t, call);
     if (!name) return NULL;
-    if (at < 0)
-        return tc_err(t, CC_DIAG_TYPE, call->span, "M = pl.dynamic(\"M\") at module level, then pl.Tensor[[M, ...], dtype]",
-                      "bind pl.dynamic(...) to a name and use the name as the dimension");
+    if (at < 0) return tc_inline_dynvar(t, call);
     int64_t sym = CC_DIM_DYN(at);
     tc_dyn_binding *b = tc_dyn_find(&t->c.dyn, sym);
     if (b && !CC_DIM_IS_DYN(b->value)) return cc_ir_int(t->a, b->value, call->span); /* a callee bound to a constant */
