@@ -248,6 +248,14 @@ cc_ir_expr *tc_tensor_dim(tc *t, const cc_expr *call);
  * in the current function (a constant, or pl.tensor.dim of a parameter). */
 cc_ir_expr *tc_dynvar_value(tc *t, const cc_expr *call);
 
+/* The third entry of a pl.Tensor[...] annotation when it is a pl.TensorView(...) call, else NULL. */
+const cc_expr *tc_tensor_view_entry(const tc *t, const cc_expr *e);
+/* Checks a pl.TensorView(stride=None, layout=pl.TensorLayout.ND, valid_shape=None, pad=None)
+ * entry (DSL-V2-SPEC §5); 0 when reported. */
+int tc_tensor_view(tc *t, const cc_expr *view);
+/* A @pl.jit signature's parameter annotated with a pl.TensorView: the TypeError; 0 when reported. */
+int tc_no_tensor_view_in_jit(tc *t, const cc_expr *ann, const char *who, const char *param);
+
 /* ---- tc_expr.c ---- */
 /* Is e `pl.<a>` (a == NULL: any), or `pl.<a>.<b>`?  Returns the final name. */
 const char *tc_pl_attr(const tc *t, const cc_expr *e, const char *a);

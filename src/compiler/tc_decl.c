@@ -430,6 +430,8 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
             if (tiled > 0) ip->annotated = ip->shaped = 1, ip->type = v->type;
         }
         if (ok && tiled) continue;
+        if (ok && cp->annotation && !t->cls && !fn->standalone)
+            ok = tc_no_tensor_view_in_jit(t, cp->annotation, tc_who(t, fn->name), ip->name);
         if (ok && cp->annotation) {
             ip->annotated = 1;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);

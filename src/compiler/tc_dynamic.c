@@ -159,6 +159,63 @@ int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg)
     return 1;
 }
 
+/* ---- pl.TensorView(...) as a pl.Tensor annotation's third entry ---- */
+
+const cc_expr *tc_tensor_view_entry(const tc *t, const cc_expr *e)
+{
+    return e->kind == CC_E_CALL && tc_pl_attr(t, e->u.call.fn, "TensorView") && e->u.call.fn->u.attr.value->kind == CC_E_NAME ? e
+                                                                                                                              : NULL;
+}
+
+/* Is e pl.ND, pl.Layout.ND or pl.TensorLayout.ND? */
+static int tc_is_nd(const tc *t, const cc_expr *e)
+{
+    if (e->kind != CC_E_ATTR || strcmp(e->u.attr.name, "ND")) return 0;
+    const cc_expr *v = e->u.attr.value;
+    return v->kind == CC_E_NAME ? tc_pl_attr(t, e, "ND") != NULL
+                                : tc_pl_attr(t, v, "Layout") != NULL || tc_pl_attr(t, v, "TensorLayout") != NULL;
+}
+
+int tc_tensor_view(tc *t, const cc_expr *view)
+{
+    static const char *const ps[] = {"stride", "layout", "valid_shape", "pad"};
+    const cc_expr *v[4] = {0};
+    if (view->u.call.nargs > 4) return !tc_err(t, CC_DIAG_TYPE, view->span, NULL, "pl.TensorView takes at most 4 arguments");
+    for (uint32_t k = 0; k < view->u.call.nargs; k++) v[k] = view->u.call.args[k];
+    for (uint32_t k = 0; k < view->u.call.nkws; k++) {
+        uint32_t i = 0;
+        while (i < 4 && strcmp(ps[i], view->u.call.kws[k].name)) i++;
+        if (i == 4)
+            return !tc_err(t, CC_DIAG_TYPE, view->u.call.kws[k].name_span, NULL, "pl.TensorView got an unexpected keyword argument '%s'",
+                           view->u.call.kws[k].name);
+        v[i] = view->u.call.kws[k].value;
+    }
+    for (int i = 0; i < 4; i++)
+        if (v[i] && v[i]->kind == CC_E_NONE) v[i] = NULL;
+    if (!v[1] && (v[0] || v[2] || v[3]))
+        return !tc_err(t, CC_DIAG_TYPE, view->span, "add layout=pl.TensorLayout.ND",
+                       "pl.TensorView: layout= is required when stride, valid_shape or pad is given");
+    if (v[1] && !tc_is_nd(t, v[1]))
+        return !tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.TensorView layout= must be pl.TensorLayout.ND");
+    for (int i = 0; i < 4; i++)
+        if (i != 1 && v[i])
+            return !tc_err(t, CC_DIAG_UNSUPPORTED, v[i]->span, NULL, "%s.TensorView(%s=...) is not supported in this version", t->pl, ps[i]);
+    return 1;
+}
+
+int tc_no_tensor_view_in_jit(tc *t, const cc_expr *ann, const char *who, const char *param)
+{
+    ann = tc_module_constant_ast(t, ann);
+    if (ann->kind == CC_E_SUBSCRIPT && (tc_pl_attr(t, ann->u.sub.value, "Out") || tc_pl_attr(t, ann->u.sub.value, "InOut")))
+        ann = tc_module_constant_ast(t, ann->u.sub.index);
+    if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tensor")) return 1;
+    const cc_expr *ix = ann->u.sub.index;
+    if (ix->kind != CC_E_TUPLE || ix->u.seq.n != 3 || !tc_tensor_view_entry(t, ix->u.seq.items[2])) return 1;
+    if (tc_layout_hardware(t, ix->u.seq.items[2])) return 0; /* DN/NZ: the Ascend-specific text first */
+    return !tc_err(t, CC_DIAG_PY_TYPE, ix->u.seq.items[2]->span, NULL,
+                   "%s: parameter '%s': pl.TensorView annotations are not supported in @pl.jit signatures", who, param);
+}
+
 /* ---- pl.tensor.dim(t, axis) ---- */
 
 cc_ir_expr *tc_tensor_dim(tc *t, const cc_expr *call)

@@ -269,7 +269,9 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
     const cc_expr *ix = ann->u.sub.index;
     for (uint32_t k = 2; ix->kind == CC_E_TUPLE && k < ix->u.seq.n; k++) /* pl.NZ, pl.TensorView(layout=pl.DN) */
         if (tc_layout_hardware(t, ix->u.seq.items[k])) return 0;
-    const cc_expr *dims = ix->kind == CC_E_TUPLE && ix->u.seq.n == 2 ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
+    const cc_expr *view = ix->kind == CC_E_TUPLE && ix->u.seq.n == 3 ? tc_tensor_view_entry(t, ix->u.seq.items[2]) : NULL;
+    if (view && !tc_tensor_view(t, view)) return 0;
+    const cc_expr *dims = ix->kind == CC_E_TUPLE && (ix->u.seq.n == 2 || view) ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
     if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE))
         return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]"), 0;
     if (dims->u.seq.n < 1 || dims->u.seq.n > CC_MAX_RANK)

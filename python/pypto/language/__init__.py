@@ -33,6 +33,7 @@ AtomicType = enum.IntEnum("AtomicType", _ENUMS["AtomicType"], module=__name__)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
+TensorLayout = Layout  # pl.TensorLayout.ND is pl.ND (pl.TensorView's layout=)
 
 
 # ---- annotations (docs/dsl.md, "Annotations") ----------------------------------------------------
