@@ -329,7 +329,8 @@ def test_parse_undefined_dimension_name_is_dynvar():
     np.testing.assert_array_equal(out.numpy(), x.numpy() * 2)
 
 
-def test_dynamic_signature_compile_serves_every_extent():
+def test_dynamic_signature_compile_serves_every_extent(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))  # compile() makes its output_dir there
     double_rows.cache_clear()
     compiled = double_rows.compile()
     for extent in (32, 64):
