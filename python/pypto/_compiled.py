@@ -151,8 +151,10 @@ class CompiledProgram:
             _check_tensor(name, dt, shape, value)
             if isinstance(value, DeviceTensor):
                 buffers.append((name, value, value.data_ptr, 0, value.nbytes, True))
+                specs[i] = ("tensor", name, dt, tuple(value.shape))  # a dynamic dimension: this call's extent
             else:
-                buffers.append(adapt_value(self._who, name, value, direction)[1])
+                specs[i], buffer = adapt_value(self._who, name, value, direction)
+                buffers.append(buffer)
         if _spec_key(key_specs) != _spec_key(self._specs):  # another specialized value: from the kernel's cache
             handle = self._kernel._compiled(self._entry, self._function, key_specs, config)
         _run(self._kernel, self._function or self._entry, handle, (self._who, specs, buffers), config, runtime,

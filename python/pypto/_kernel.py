@@ -107,6 +107,8 @@ def _spelled(v, pl):
         return repr(v)
     if isinstance(v, enum.Enum) and _is_language(v):
         return "%s.%s" % (pl, v.name) if type(v).__name__ == "DataType" else "%s.%s.%s" % (pl, type(v).__name__, v.name)
+    if type(v).__name__ == "DynVar" and _is_language(v):
+        return '%s.dynamic("%s")' % (pl, v.name)
     if isinstance(v, (tuple, list)):
         items = [_spelled(x, pl) for x in v]
         if None in items:
@@ -174,6 +176,7 @@ class KernelBase:
         self._aliases = {}  # signature-mode key -> the argument key it compiled to
         self._objects = {}  # id(handle) -> (handle, its CompiledProgram)
         self._hits = self._misses = 0
+        self._dynamic = {}  # key without specs -> the entry's dynamic dimensions (_dynamic_dims)
         self.last_work_dir = None
         self._work_dirs = {}
 
@@ -184,6 +187,7 @@ class KernelBase:
     def cache_clear(self):
         self._cache.clear()
         self._aliases.clear()
+        self._dynamic.clear()
         self._objects.clear()
         self._hits = self._misses = 0
 
@@ -234,17 +238,22 @@ class KernelBase:
         tensors reuses it (an alias: cache_info() counts one entry)."""
         platform = config.platform if config is not None else "a2a3sim"
         constants, spelled, ckey = self._constants()
-        key = (self._source_key(), entry, function, ckey, _spec_key(specs), platform)
+        base = (self._source_key(), entry, function, ckey, platform)
+        key = (self._source_key(), entry, function, ckey, _spec_key(_dynamic_specs(self._dynamic.get(base), specs)), platform)
         handle = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if handle is not None:
             self._hits += 1
             return handle
         handle = _compile(self._src, entry, function, constants, list(specs), spelled=spelled, signature=signature)
         self._misses += 1
+        dims = _dynamic_dims(handle)
+        if dims:  # one program for every extent of its dynamic dimensions (docs/dsl.md, "Dynamic shapes")
+            self._dynamic[base] = dims
+            key = key[:4] + (_spec_key(_dynamic_specs(dims, specs)), platform)
         if signature:
             params, _ = _C.signature(handle)
             given = {s[1]: s for s in specs}
-            full = [given.get(n) or ("tensor", n, dt, shape) for n, dt, shape, _ in params]
+            full = [given.get(n) or ("tensor", n, dt, tuple(None if d < 0 else d for d in shape)) for n, dt, shape, _ in params]
             full_key = key[:4] + (_spec_key(full), platform)
             if full_key in self._cache:  # compiled before from arguments: that program (one cache entry)
                 handle = self._cache[full_key]
@@ -254,6 +263,31 @@ class KernelBase:
             return handle
         self._cache[key] = handle
         return handle
+
+
+def _dynamic_dims(handle):
+    """{parameter: its dimensions, a dynamic one as its symbol (< 0), a static one None} for
+    the entry's tensor parameters with a dynamic dimension (the compiled signature says which)."""
+    params, _ = _C.signature(handle)
+    return {n: tuple(d if d < 0 else None for d in shape) for n, _dt, shape, _dir in params if any(d < 0 for d in shape)}
+
+
+def _dynamic_specs(dims, specs):
+    """specs with the extent of each dynamic dimension as None: the cache key of every extent.
+    A symbol given two extents keeps the extents (no program has that key; the compile reports it)."""
+    if not dims:
+        return specs
+    out, seen = [], {}
+    for s in specs:
+        syms = dims.get(s[1]) if s[0] == "tensor" else None
+        if syms is None or len(syms) != len(s[3]):
+            out.append(s)
+            continue
+        for sym, ext in zip(syms, s[3]):
+            if sym is not None and seen.setdefault(sym, ext) != ext:
+                return specs
+        out.append(s[:3] + (tuple(None if sym is not None else ext for sym, ext in zip(syms, s[3])),) + s[4:])
+    return out
 
 
 def _spec_key(specs):

@@ -7,6 +7,7 @@ promoted Opaque functions are called by its entry), P.f(...) a named one;
 binding excludes `self`.  as_python() is the program as written, parsed
 and printed: it needs no arguments.
 """
+import builtins
 import inspect
 import itertools
 import linecache
@@ -151,6 +152,15 @@ _MANY_FOUND = ("Multiple functions/programs found in %s: %r. pl.parse() can only
                "function or program. Consider using separate calls or parsing from separate files.")
 
 
+class _ParseBuiltins(dict):
+    """The builtins of pl.parse's text: a name defined nowhere reads as pl.dynamic("<name>") (the
+    compiler makes it a dynamic dimension where an annotation uses it: docs/dsl.md, "Dynamic shapes")."""
+
+    def __missing__(self, name):
+        from .language import DynVar
+        return DynVar(name)
+
+
 def parse(code, filename="<string>"):
     """The one @pl.function (a pypto.ir.Function) or @pl.program (a program
     object, callable like the class) that code defines; `import
@@ -160,7 +170,7 @@ def parse(code, filename="<string>"):
     name = filename if filename != "<string>" else "<pypto-program-%d>" % next(_parsed)
     code = str(code)
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
-    namespace = {"__name__": "__pypto_parsed__", "pl": language}
+    namespace = {"__name__": "__pypto_parsed__", "pl": language, "__builtins__": _ParseBuiltins(vars(builtins))}
     try:
         compiled = compile(code, name, "exec")
     except SyntaxError as e:

@@ -63,10 +63,21 @@ int cc_type_equal(const cc_type *a, const cc_type *b)
     return a->rank == b->rank && !memcmp(a->shape, b->shape, a->rank * sizeof a->shape[0]);
 }
 
+int cc_type_is_dynamic(const cc_type *t)
+{
+    if (t->kind != CC_T_TENSOR) return 0;
+    for (unsigned d = 0; d < t->rank; d++)
+        if (CC_DIM_IS_DYN(t->shape[d])) return 1;
+    return 0;
+}
+
 static void cc_shape_append(char *buf, size_t cap, size_t *len, const cc_type *t)
 {
     base_appendf(buf, cap, len, "[");
-    for (unsigned d = 0; d < t->rank; d++) base_appendf(buf, cap, len, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    for (unsigned d = 0; d < t->rank; d++) {
+        if (CC_DIM_IS_DYN(t->shape[d])) base_appendf(buf, cap, len, "%s%s", d ? ", " : "", t->dyn[d] ? t->dyn[d] : "?");
+        else base_appendf(buf, cap, len, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    }
     base_appendf(buf, cap, len, "]");
 }
 

@@ -182,18 +182,25 @@ static void lo_view(lo_b *b, const cc_ir_expr *call, uint32_t k, cc_lo_view *v)
 static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt, cc_span sp)
 {
     const cc_ir_func *g = call->u.call.callee;
-    uint32_t nviews = 0, nscalars = 0, origins = 0;
+    uint32_t nviews = 0, nscalars = 0, origins = 0, extents = 0;
     for (uint32_t k = 0; k < g->nparams; k++) {
-        if (g->params[k].type.kind == CC_T_TENSOR) nviews++, origins += g->params[k].type.rank;
-        else nscalars++;
+        if (g->params[k].type.kind != CC_T_TENSOR) {
+            nscalars++;
+            continue;
+        }
+        nviews++, origins += g->params[k].type.rank;
+        for (uint32_t d = 0; d < g->params[k].type.rank; d++) extents += CC_DIM_IS_DYN(g->params[k].type.shape[d]);
     }
-    /* a task carries the kernel's scalars, then each tensor's box origin (orch_vm.c) */
+    /* a task carries the kernel's scalars, then each tensor's box origin, then the extent of each
+     * dynamic dimension (orch_vm.c) */
+    origins += extents;
     if (nviews > PTO_MAX_TENSOR_ARGS || nscalars + origins > PTO_MAX_SCALAR_ARGS) {
         if (!b->x->failed)
             cc_diag_add(b->x->p->diags, CC_DIAG_INVALID_OP, sp, "pass fewer tensors or scalars to this kernel, or split it",
                         "kernel '%s' needs %u tensor and %u scalar task arguments (its %u scalars, then the box origin of "
-                        "each tensor argument, one per dimension); the runtime takes at most %d and %d",
-                        g->name, nviews, nscalars + origins, nscalars, PTO_MAX_TENSOR_ARGS, PTO_MAX_SCALAR_ARGS);
+                        "each tensor argument, one per dimension%s); the runtime takes at most %d and %d",
+                        g->name, nviews, nscalars + origins, nscalars, extents ? ", and each dynamic extent" : "", PTO_MAX_TENSOR_ARGS,
+                        PTO_MAX_SCALAR_ARGS);
         b->x->failed = 1;
         return;
     }

@@ -247,6 +247,10 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_VIEW: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
     case CC_LO_COPY: lc_use(c, CC_LO_TENSOR, in->a, "target"), lc_use(c, CC_LO_TENSOR, in->b, "source"), lc_window(c, in); break;
     case CC_LO_BLOCK: lc_scalar(c, in, 0, (const int[]){0}); break;
+    case CC_LO_DIM:
+        lc_use(c, CC_LO_TENSOR, in->a, "tensor"), lc_def(c, CC_LO_REG, in->dst, "destination");
+        if (in->u.imm.i < 0 || in->u.imm.i >= CC_MAX_RANK) lc_fail(c, "DIM of axis %lld", (long long)in->u.imm.i);
+        break;
     case CC_LO_AGET: case CC_LO_ASET: { /* every slot of the array is read (an ASET leaves the others) */
         int32_t base = in->code == CC_LO_AGET ? in->a : in->dst;
         if (in->u.imm.i < 1 || base < 0 || (int64_t)base + in->u.imm.i > (int64_t)c->p->nregs)

@@ -192,6 +192,14 @@ void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         if (in) in->dst = dst, in->dtype = CC_DT_INDEX, in->mode = e->u.op.op == CC_IR_GET_BLOCK_NUM;
         return;
     }
+    if (e->kind == CC_X_OP && e->u.op.op == CC_IR_TENSOR_DIM) { /* pl.tensor.dim of a dynamic dimension */
+        const cc_ir_expr *x = e->u.op.args[0];
+        if (x->kind != CC_X_VAR) return (void)lo_internal(b, x->span, "a tensor operand that is not a variable");
+        int32_t t = lo_var(b, x->u.name, x->type);
+        cc_lo_insn *in = lo_emit(b, CC_LO_DIM, e->span);
+        if (in) in->dst = dst, in->a = t, in->dtype = CC_DT_INDEX, in->u.imm.i = e->u.op.args[1]->u.i;
+        return;
+    }
     if (e->kind == CC_X_ARRAY && e->u.list.aop == CC_ARR_GET) return lo_array_get_into(b, e, dst);
     lo_internal(b, e->span, "a non-scalar value in a scalar expression");
 }

@@ -177,6 +177,7 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
     case CC_LO_TOP: lo_put_top(o, in); break;
     case CC_LO_TCOPY: base_strbuf_printf(o, "TCOPY v%d = v%d", in->dst, in->a); break;
     case CC_LO_BLOCK: base_strbuf_printf(o, "BLOCK r%d = %s", in->dst, in->mode ? "num" : "idx"); break;
+    case CC_LO_DIM: base_strbuf_printf(o, "DIM r%d = t%d.shape[%lld]", in->dst, in->a, (long long)in->u.imm.i); break;
     case CC_LO_READ:
         base_strbuf_printf(o, "READ r%d = %c%d", in->dst, in->mode ? 't' : 'v', in->a), lo_put_regs(o, in->u.mem.off, in->u.mem.rank);
         base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));

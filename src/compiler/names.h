@@ -63,6 +63,7 @@ typedef enum cc_pl_reason {
     X(DataType, SUPPORTED, ENUM, NONE) X(Level, SUPPORTED, ENUM, NONE) X(ScopeMode, SUPPORTED, ENUM, NONE) \
     X(CachePolicy, SUPPORTED, ENUM, NONE) X(FunctionType, SUPPORTED, ENUM, NONE)                         \
     X(Mem, SUPPORTED, ENUM, NONE) X(MemorySpace, SUPPORTED, ENUM, NONE) X(Layout, SUPPORTED, ENUM, NONE)  \
+    X(TensorLayout, SUPPORTED, ENUM, NONE) /* pl.TensorLayout is pl.Layout */                           \
     X(ND, SUPPORTED, CONSTANT, NONE) X(PadValue, SUPPORTED, ENUM, NONE) X(min, SUPPORTED, BUILTIN, NONE)   \
     X(max, SUPPORTED, BUILTIN, NONE)                                                                     \
     /* loops, scopes, statements */                                                                      \
@@ -78,7 +79,7 @@ typedef enum cc_pl_reason {
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
-    X(array, LATER, BUILTIN, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, LATER, BUILTIN, NONE)       \
+    X(array, LATER, BUILTIN, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, SUPPORTED, BUILTIN, NONE)       \
     X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, SUPPORTED, NAMESPACE, NONE) \
     X(get_subblock_idx, SUPPORTED, BUILTIN, NONE) X(dim, LATER, BUILTIN, NONE)                           \
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
@@ -99,7 +100,7 @@ typedef enum cc_pl_reason {
     X(system, reserve_buffer, RING) X(system, import_peer_buffer, RING) X(system, syncall, BARRIER)     \
     X(system, cacheinvalid, BARRIER) X(system, fence, BARRIER) X(system, available_cluster_count, BARRIER) \
     X(system, available_aiv_count, BARRIER) X(Mem, LeftScale, MX) X(Mem, RightScale, MX)                \
-    X(MemorySpace, LeftScale, MX) X(MemorySpace, RightScale, MX) X(Layout, NZ, LAYOUT) X(Layout, DN, LAYOUT) \
+    X(MemorySpace, LeftScale, MX) X(MemorySpace, RightScale, MX) X(Layout, NZ, LAYOUT) X(Layout, DN, LAYOUT) X(TensorLayout, NZ, LAYOUT) X(TensorLayout, DN, LAYOUT) \
     X(FunctionType, AIC, KIND) X(FunctionType, AIV, KIND) X(FunctionType, Group, KIND)                  \
     X(FunctionType, Spmd, KIND) X(Level, AIC, KIND) X(Level, AIV, KIND) X(jit, extern, EXTERN)
 

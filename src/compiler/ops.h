@@ -42,7 +42,8 @@ typedef enum cc_op_class {
     CC_OPC_ASSEMBLE,   /* target with the whole of source written at offset (TOP a=target, b=source; u.mem.off) */
     CC_OPC_SLICE,      /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
     CC_OPC_BLOCK,      /* no operands: an INDEX scalar of the running task (lowered: BLOCK; 0 and 1 outside SPMD) */
-    CC_OPC_TERNARY     /* element-wise of three: a tile, a tile or a scalar, a tile (TOP a, b, c: cc_ir_op_ternary_slots) */
+    CC_OPC_TERNARY,    /* element-wise of three: a tile, a tile or a scalar, a tile (TOP a, b, c: cc_ir_op_ternary_slots) */
+    CC_OPC_DIM         /* a tensor's extent along a constant axis, an INDEX scalar (lowered: DIM; static ones fold) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -86,6 +87,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  *                                                     lowered: TOP a=target (may be the destination),
  *                                                     b=source, u.mem.off the offsets' registers)
  *   GET_BLOCK_IDX, GET_BLOCK_NUM  (none)             (an INDEX scalar; lowered: BLOCK dst, mode 0 / 1)
+ *   TENSOR_DIM tensor, axis                          (axis: a constant in [0, rank); only for a dynamic
+ *                                                     dimension, a static one folds; lowered: DIM)
  *   SLICE   x, shape, offset, valid_shape=, drop_dims=  attrs: mode (pad_value=: the pl.PadValue, 0 when
  *                                                     not written); shape and drop_dims constants;
  *                                                     lowered: TOP a=x, u.mem.off/ext/shape the window
@@ -191,7 +194,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SEL, "sel", TERNARY, ANY, KERNEL, TILE_SEL, 3, "mask", "lhs", "rhs", "tmp")                               \
     X(SELS, "sels", TERNARY, ANY, KERNEL, TILE_SEL, 4, "mask", "src", "tmp", "scalar")                          \
     X(ADDC, "addc", TERNARY, ANY, KERNEL, TILE_ADDC, 3, "lhs", "rhs", "rhs2")                                   \
-    X(SUBC, "subc", TERNARY, ANY, KERNEL, TILE_SUBC, 3, "lhs", "rhs", "rhs2")
+    X(SUBC, "subc", TERNARY, ANY, KERNEL, TILE_SUBC, 3, "lhs", "rhs", "rhs2")                                   \
+    /* dynamic shapes (tc_dynamic.c): a tensor's extent along a constant axis */                                \
+    X(TENSOR_DIM, "tensor.dim", DIM, ANY, BOTH, -1, 2, "tensor", "axis")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

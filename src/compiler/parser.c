@@ -361,7 +361,7 @@ static cc_stmt *cc_parse_class(cc_parser *p, cc_list *decorators, cc_span start)
 /* Is e a constant expression a module constant may hold: literals, names
  * (of other constants, checked when used), attribute paths (pl dtypes and
  * enum members, checked where used), arithmetic on those, tuples and lists
- * of those? */
+ * of those, and a DynVar `pl.dynamic(<args>)` (checked where used: tc_dynamic.c)? */
 static int cc_is_literal(const cc_expr *e)
 {
     switch (e->kind) {
@@ -370,6 +370,9 @@ static int cc_is_literal(const cc_expr *e)
     case CC_E_BINARY: return cc_is_literal(e->u.bin.left) && cc_is_literal(e->u.bin.right);
     case CC_E_ATTR: return e->u.attr.value->kind == CC_E_NAME || e->u.attr.value->kind == CC_E_ATTR;
     case CC_E_SUBSCRIPT: return cc_is_literal(e->u.sub.value) && cc_is_literal(e->u.sub.index); /* T = pl.Tensor[...] */
+    case CC_E_CALL:
+        return e->u.call.fn->kind == CC_E_ATTR && e->u.call.fn->u.attr.value->kind == CC_E_NAME &&
+               !strcmp(e->u.call.fn->u.attr.name, "dynamic");
     case CC_E_TUPLE: case CC_E_LIST:
         for (uint32_t k = 0; k < e->u.seq.n; k++)
             if (!cc_is_literal(e->u.seq.items[k])) return 0;

@@ -329,9 +329,14 @@ static cc_ir_expr *list(kernel *k, uint32_t n)
 
 /* The window of one element of a tensor of type ty: offsets (the indices;
  * a flat index i on rank r: i // stride[d] % shape[d] per axis) and unit
- * extents. */
+ * extents.  A flat index into a tensor with a dynamic dimension: the whole tensor. */
 static void element(kernel *k, acc *a, const cc_type *ty, const cc_ir_expr *idx)
 {
+    if (idx->kind != CC_X_LIST && cc_type_is_dynamic(ty)) {
+        for (uint32_t d = 0; d < ty->rank; d++) a->whole[d] = 1;
+        a->touched = 1;
+        return;
+    }
     cc_ir_expr *offs = idx->kind == CC_X_LIST ? (cc_ir_expr *)idx : list(k, ty->rank), *ones = list(k, ty->rank);
     if (!offs || !ones) return;
     int64_t stride = 1;

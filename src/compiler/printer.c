@@ -346,6 +346,10 @@ static void print_footprints(const cc_ir_expr *v, base_strbuf *out)
         base_strbuf_printf(out, ": %s [", cc_dir_name(box->dir));
         for (unsigned d = 0; d < box->rank; d++) {
             if (d) base_strbuf_puts(out, ", ");
+            if (!box->lo[d] && CC_DIM_IS_DYN(arg->type.shape[d])) {
+                base_strbuf_printf(out, "0:%s", arg->type.dyn[d] ? arg->type.dyn[d] : "?");
+                continue;
+            }
             if (!box->lo[d]) {
                 base_strbuf_printf(out, "0:%lld", (long long)arg->type.shape[d]);
                 continue;
@@ -697,9 +701,37 @@ static void print_func(const cc_ir_func *f, base_strbuf *out)
     print_block(&f->body, 2, NULL, out);
 }
 
+/* Appends the DynVar names of t's dimensions not yet in seen (n of them, at most cap). */
+static void collect_dynvars(const cc_type *t, const char **seen, uint32_t *n, uint32_t cap)
+{
+    for (uint32_t d = 0; t->kind == CC_T_TENSOR && d < t->rank; d++) {
+        if (!CC_DIM_IS_DYN(t->shape[d]) || !t->dyn[d]) continue;
+        uint32_t k = 0;
+        while (k < *n && strcmp(seen[k], t->dyn[d])) k++;
+        if (k == *n && *n < cap) seen[(*n)++] = t->dyn[d];
+    }
+}
+
+/* `M = pl.dynamic("M")` for each DynVar of the signatures, in order of first appearance
+ * (docs/dsl.md, "Dynamic shapes"), then a blank line. */
+static void print_dynvars(const cc_ir_program *p, base_strbuf *out)
+{
+    const char *seen[64];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < p->nfuncs; k++) {
+        const cc_ir_func *f = p->funcs[k];
+        for (uint32_t i = 0; i < f->nparams; i++) collect_dynvars(&f->params[i].type, seen, &n, 64);
+        for (uint32_t i = 0; i < f->nresults; i++) collect_dynvars(&f->results[i], seen, &n, 64);
+    }
+    for (uint32_t k = 0; k < n; k++) base_strbuf_printf(out, "%s = pl.dynamic(\"%s\")\n", seen[k], seen[k]);
+    if (n) base_strbuf_puts(out, "\n");
+}
+
 void cc_print_program(const cc_ir_program *p, base_strbuf *out)
 {
-    base_strbuf_printf(out, "import pypto.language as pl\n\n@pl.program\nclass %s:\n", p->name);
+    base_strbuf_puts(out, "import pypto.language as pl\n\n");
+    print_dynvars(p, out);
+    base_strbuf_printf(out, "@pl.program\nclass %s:\n", p->name);
     if (!p->nfuncs) base_strbuf_puts(out, "    pass\n");
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         if (k) base_strbuf_puts(out, "\n");

@@ -117,11 +117,14 @@
  *                  from ra); rb outside [0, u.imm.i) fails the run ("pl.array index <i> is out of range
  *                  for an array of <n>")
  *   ASET           r[dst + rb] = ra, checked as AGET
+ * Both kinds of program (DSL-V2-SPEC §5, dynamic shapes):
+ *   DIM            rdst = tensor ta's extent along axis u.imm.i, INDEX (a kernel's dynamic
+ *                  dimension is the caller's whole extent, passed after the box origins)
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK) X(AGET) X(ASET)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK) X(AGET) X(ASET) X(DIM)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,

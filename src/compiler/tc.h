@@ -114,6 +114,20 @@ typedef struct tc_yield_site {
 
 /* What belongs to the function being checked; saved and restored around
  * the check of a callee (callees are checked at their first call). */
+/* A DynVar's binding in one function (tc_dynamic.c): symbol sym (a CC_DIM_DYN value) is value
+ * (an entry: the argument's extent, first given by parameter param; a callee: the caller's
+ * dimension, a constant or the caller's own symbol). */
+typedef struct tc_dyn_binding {
+    int64_t sym, value;
+    const char *param;
+} tc_dyn_binding;
+#define TC_MAX_DYN_BINDINGS 16
+#define TC_MAX_IMPLICIT_DYN 16
+typedef struct tc_dyn_bindings {
+    tc_dyn_binding items[TC_MAX_DYN_BINDINGS];
+    uint32_t n;
+} tc_dyn_bindings;
+
 typedef struct tc_ctx {
     tc_fn *fn;
     cc_ir_func *f;
@@ -140,10 +154,13 @@ typedef struct tc_ctx {
     int module_scope;         /* names resolve at module level: in the signature's annotations
                                * (evaluated where the def stands, as in Python) and in a module
                                * constant's value; the parameters are not local there */
+    tc_dyn_bindings dyn;      /* the function's DynVars, bound by its parameters (tc_dynamic.c) */
 } tc_ctx;
 
 typedef struct tc {
     const cc_module *m;
+    const char *implicit_dyn[TC_MAX_IMPLICIT_DYN]; /* undefined names used as dimensions: DynVars (tc_dynamic.c) */
+    uint32_t nimplicit_dyn;
     const pto_compile_options *o;
     cc_ir_program *p;
     base_arena *a;
@@ -211,6 +228,33 @@ int tc_scope_is_open(const tc *t, const tc_rscope *s);
  * runtime scope has ended, that (verify.c's V4) is the error to report,
  * not the way around the assignment; returns 1 after reporting it. */
 int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp);
+
+/* ---- tc_dynamic.c: dynamic dimensions (docs/dsl.md, "Dynamic shapes") ---- */
+/* Is e a DynVar (a name bound to pl.dynamic("<n>"), or a dimension name defined nowhere)?
+ * 1: *dim = its CC_DIM_DYN symbol, *name its name; 0: no; -1: reported. */
+int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name);
+/* Dimension d of a tensor annotation: a DynVar (*name set) or a positive constant; 0 when reported. */
+int tc_annotation_dim(tc *t, const cc_expr *e, uint32_t d, int64_t *dim, const char **name);
+/* An entry parameter's dynamic dimensions (annotation ann) bound to the argument's extents
+ * in b; a symbol given two extents is the TypeError of DSL-V2-SPEC §5.  0 when reported. */
+int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *param, cc_type *ann, const int64_t *extents,
+                      cc_span sp);
+/* Does a callee's parameter annotation ann accept argument type arg, binding its DynVars in b
+ * (per call site, consistently)?  Static dimensions must be equal. */
+int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg);
+/* pl.tensor.dim(t, axis): a constant for a static dimension, else the TENSOR_DIM op. */
+cc_ir_expr *tc_tensor_dim(tc *t, const cc_expr *call);
+/* The pl.dynamic call of a module constant read as a value: the extent its symbol is bound to
+ * in the current function (a constant, or pl.tensor.dim of a parameter). */
+cc_ir_expr *tc_dynvar_value(tc *t, const cc_expr *call);
+
+/* The third entry of a pl.Tensor[...] annotation when it is a pl.TensorView(...) call, else NULL. */
+const cc_expr *tc_tensor_view_entry(const tc *t, const cc_expr *e);
+/* Checks a pl.TensorView(stride=None, layout=pl.TensorLayout.ND, valid_shape=None, pad=None)
+ * entry (DSL-V2-SPEC §5); 0 when reported. */
+int tc_tensor_view(tc *t, const cc_expr *view);
+/* A @pl.jit signature's parameter annotated with a pl.TensorView: the TypeError; 0 when reported. */
+int tc_no_tensor_view_in_jit(tc *t, const cc_expr *ann, const char *who, const char *param);
 
 /* ---- tc_expr.c ---- */
 /* Is e `pl.<a>` (a == NULL: any), or `pl.<a>.<b>`?  Returns the final name. */

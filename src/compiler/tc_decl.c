@@ -317,16 +317,23 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a tensor of rank 1 to 4 and a tensor dtype",
                           who, ip->name), 0;
         memcpy(at.shape, sp->shape, sizeof at.shape);
+        int dynamic = shaped && cc_type_is_dynamic(&ip->type);
+        if (dynamic && at.rank == ip->type.rank) /* a DynVar takes the argument's extent (tc_dynamic.c) */
+            for (uint32_t d = 0; d < at.rank; d++)
+                if (CC_DIM_IS_DYN(ip->type.shape[d])) at.shape[d] = ip->type.shape[d], at.dyn[d] = ip->type.dyn[d];
         if (shaped && !cc_type_equal(&at, &ip->type)) { /* the shape first, then the dtype (docs/compiler.md, "Arguments") */
             char a[96], b[96];
             if (at.dtype != ip->type.dtype && at.rank == ip->type.rank &&
                 !memcmp(at.shape, ip->type.shape, at.rank * sizeof at.shape[0]))
                 return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' has dtype %s but its annotation requires %s",
                               who, ip->name, cc_dtype_name(at.dtype), cc_dtype_name(ip->type.dtype)), 0;
-            cc_shape_format(&at, a, sizeof a), cc_shape_format(&ip->type, b, sizeof b);
+            cc_type given = at;
+            memcpy(given.shape, sp->shape, sizeof given.shape);
+            cc_shape_format(&given, a, sizeof a), cc_shape_format(&ip->type, b, sizeof b);
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' has shape %s but its annotation requires %s",
                           who, ip->name, a, b), 0;
         }
+        if (dynamic && !tc_dyn_bind_entry(t, &t->c.dyn, who, ip->name, &ip->type, sp->shape, cp->span)) return 0;
         ip->type = at;
         return 1;
     }
@@ -372,6 +379,7 @@ static int tc_callee_param(tc *t, cc_ir_param *ip, int shaped, const cc_ir_expr 
     int ok = ip->type.kind == CC_T_VOID ? 1
            : ip->type.kind == CC_T_TENSOR && !shaped ? arg->kind == CC_T_TENSOR
            : ip->type.kind == CC_T_SCALAR ? arg->kind == CC_T_SCALAR
+           : cc_type_is_dynamic(&ip->type) ? tc_dyn_match(&t->c.dyn, &ip->type, arg) /* binds per call site */
            : cc_type_equal(&ip->type, arg);
     if (!ok) return tc_param_mismatch(t, t->c.fn, ip, arg_expr);
     if (ip->type.kind == CC_T_SCALAR && shaped) return 1;
@@ -424,6 +432,8 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
             if (tiled > 0) ip->annotated = ip->shaped = 1, ip->type = v->type;
         }
         if (ok && tiled) continue;
+        if (ok && cp->annotation && !t->cls && !fn->standalone)
+            ok = tc_no_tensor_view_in_jit(t, cp->annotation, tc_who(t, fn->name), ip->name);
         if (ok && cp->annotation) {
             ip->annotated = 1;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);

@@ -33,7 +33,7 @@ static const char *tc_type_text(tc *t, const cc_type *ty)
 static int tc_index_in_range(tc *t, const char *op, const cc_ir_expr *ix, uint32_t d, int64_t s)
 {
     int64_t v;
-    if (!cc_ir_const_int(ix, &v) || (v >= 0 && v < s)) return 1;
+    if (!cc_ir_const_int(ix, &v) || (v >= 0 && (CC_DIM_IS_DYN(s) || v < s))) return 1; /* a dynamic extent: at run time */
     return tc_err(t, CC_DIAG_INVALID_OP, ix->span, NULL, "pl.%s: index %lld is out of range for dimension %u of extent %lld", op,
                   (long long)v, d, (long long)s), 0;
 }
@@ -53,7 +53,7 @@ static cc_ir_expr *tc_indices(tc *t, const char *op, const cc_expr *e, const cc_
             return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s indices must be a list of integer scalars or one flat integer index, got %s",
                           op, tc_type_text(t, &ix->type));
         int64_t count = 1;
-        for (uint32_t d = 0; d < ty->rank; d++) count *= ty->shape[d];
+        for (uint32_t d = 0; d < ty->rank; d++) count = CC_DIM_IS_DYN(ty->shape[d]) || count < 0 ? -1 : count * ty->shape[d];
         return tc_index_in_range(t, op, ix, 0, count) ? ix : NULL;
     }
     for (uint32_t d = 0; d < ix->u.list.n; d++)

@@ -216,6 +216,11 @@ cc_ir_expr *tc_constant(tc *t, const char *name, cc_span sp, int *found)
     for (uint32_t k = t->m->nconstants; k-- > 0;) {
         const cc_constant *c = &t->m->constants[k];
         if (strcmp(c->name, name)) continue;
+        if (c->value->kind == CC_E_CALL && tc_pl_attr(t, c->value->u.call.fn, "dynamic")) { /* a DynVar: its extent here */
+            cc_ir_expr *x = tc_dynvar_value(t, c->value);
+            if (x) x->span = sp;
+            return x;
+        }
         for (int g = 0; g < t->nconst_guard; g++)
             if (!strcmp(t->const_guard[g], name))
                 return tc_err(t, CC_DIAG_TYPE, sp, NULL, "module constant '%s' is defined in terms of itself", name);
@@ -264,18 +269,16 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
     const cc_expr *ix = ann->u.sub.index;
     for (uint32_t k = 2; ix->kind == CC_E_TUPLE && k < ix->u.seq.n; k++) /* pl.NZ, pl.TensorView(layout=pl.DN) */
         if (tc_layout_hardware(t, ix->u.seq.items[k])) return 0;
-    const cc_expr *dims = ix->kind == CC_E_TUPLE && ix->u.seq.n == 2 ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
+    const cc_expr *view = ix->kind == CC_E_TUPLE && ix->u.seq.n == 3 ? tc_tensor_view_entry(t, ix->u.seq.items[2]) : NULL;
+    if (view && !tc_tensor_view(t, view)) return 0;
+    const cc_expr *dims = ix->kind == CC_E_TUPLE && (ix->u.seq.n == 2 || view) ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
     if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE))
         return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]"), 0;
     if (dims->u.seq.n < 1 || dims->u.seq.n > CC_MAX_RANK)
         return tc_err(t, CC_DIAG_TYPE, dims->span, NULL, "tensor rank must be 1 to 4, got %u", dims->u.seq.n), 0;
     ty->rank = (uint8_t)dims->u.seq.n;
-    for (uint32_t d = 0; d < dims->u.seq.n; d++) {
-        if (!tc_const_int(t, dims->u.seq.items[d], &ty->shape[d], "tensor annotation shapes")) return 0;
-        if (ty->shape[d] <= 0)
-            return tc_err(t, CC_DIAG_TYPE, dims->u.seq.items[d]->span, NULL, "tensor dimension %u must be positive, got %lld", d,
-                          (long long)ty->shape[d]), 0;
-    }
+    for (uint32_t d = 0; d < dims->u.seq.n; d++)
+        if (!tc_annotation_dim(t, dims->u.seq.items[d], d, &ty->shape[d], &ty->dyn[d])) return 0;
     int dt = tc_tensor_dtype_arg(t, ix->u.seq.items[1], "the tensor annotation's dtype");
     if (dt < 0) return 0;
     ty->dtype = (uint8_t)dt;
@@ -545,6 +548,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         }
         if (!strcmp(op, "spmd_submit")) return tc_spmd_submit(t, e);
         if (!strcmp(op, "no_dep")) return tc_no_dep_arg(t, e, 0); /* a kernel call's argument is taken there */
+        if (!strcmp(op, "dynamic")) return tc_dynvar_value(t, e);
         const cc_pl_name *n = cc_pl_name_find(op);
         if (n && n->status == CC_PL_SUPPORTED) return tc_mem_result(tc_pl_call(t, e, op));
         if (tc_layout_hardware(t, e)) return NULL; /* pl.TensorView(layout=pl.NZ) */

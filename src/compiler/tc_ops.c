@@ -108,6 +108,11 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
         cc_type_format(&x->type, ty, sizeof ty);
         return tc_err(t, CC_DIAG_TYPE, x->span, NULL, "expected a tile, got %s", ty);
     }
+    for (uint32_t d = 0; d < x->type.rank; d++)
+        if (CC_DIM_IS_DYN(x->type.shape[d]))
+            return tc_err(t, CC_DIAG_TYPE, x->span, "load a constant-shape window with pl.load(tensor, offsets, shapes)",
+                          "pl.load shapes must be compile-time constants: dimension %u of this tensor is the dynamic dimension '%s'", d,
+                          x->type.dyn[d] ? x->type.dyn[d] : "?");
     cc_ir_expr *ld = cc_ir_op_new(t->a, CC_IR_LOAD, sp);
     cc_ir_expr *offs = cc_ir_expr_new(t->a, CC_X_LIST, sp), *shp = cc_ir_expr_new(t->a, CC_X_LIST, sp);
     uint32_t r = x->type.rank;
@@ -129,7 +134,7 @@ cc_ir_expr *tc_tile_operand(tc *t, cc_ir_expr *x, cc_span sp)
 
 /* Offsets against a window of extents ext in a tensor: rank, negative
  * constants, constant overruns (unless clamp; ext[d] < 0: a runtime extent,
- * checked when the task runs). */
+ * and a dynamic tensor dimension, checked when the task runs). */
 static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *offs, const int64_t *ext, uint32_t next,
                      int clamp, cc_span sp)
 {
@@ -141,7 +146,7 @@ static int tc_window(tc *t, const char *op, const cc_type *tensor, cc_ir_expr *o
         int64_t o;
         if (!cc_ir_const_int(offs->u.list.items[d], &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (!clamp && ext[d] >= 0 && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
+        if (!clamp && ext[d] >= 0 && !CC_DIM_IS_DYN(tensor->shape[d]) && o > tensor->shape[d] - ext[d]) { /* o + ext[d] > shape, without overflow */
             int load = strcmp(op, "store") != 0; /* pl.load, pl.slice read */
             return tc_err(t, CC_DIAG_INVALID_OP, offs->u.list.items[d]->span, load ? "pass clamp=True to cut the read at the tensor's edge" : NULL,
                           "pl.%s %s past the end of dimension %u: offset %lld + extent %lld exceeds the %s extent %lld.", op,
@@ -737,6 +742,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
     const char *nsname = ns == CC_OPNS_TILE ? "tile" : "tensor", *spelling = call->u.call.fn->u.attr.name;
     int scalar_rhs;
     int op = cc_ir_op_lookup_in(ns, spelling, &scalar_rhs);
+    if (op == CC_IR_TENSOR_DIM) return tc_tensor_dim(t, call);
     if (op < 0) {
         const cc_pl_name *n = cc_pl_name_find(spelling);
         char construct[160];

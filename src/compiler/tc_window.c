@@ -53,7 +53,7 @@ int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_
         int64_t o;
         if (!cc_ir_const_int(it, &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (o > shape[d] - ext[d]) /* o + ext > shape, without overflow */
+        if (!CC_DIM_IS_DYN(shape[d]) && o > shape[d] - ext[d]) /* o + ext > shape, without overflow; a dynamic dimension: at run time */
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.%s: offset %lld + extent %lld exceeds dimension %u of extent %lld", op,
                           (long long)o, (long long)ext[d], d, (long long)shape[d]), 0;
     }

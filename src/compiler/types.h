@@ -134,7 +134,10 @@ typedef struct cc_type {
     uint8_t kind;  /* cc_type_kind */
     uint8_t dtype; /* cc_dtype */
     uint8_t rank;
-    int64_t shape[CC_MAX_RANK];
+    int64_t shape[CC_MAX_RANK]; /* TENSOR: a dynamic dimension (pl.dynamic, docs/dsl.md "Dynamic shapes")
+                                 * is CC_DIM_DYN(symbol) < 0, its DynVar's name in dyn[d]; tiles are static */
+    const char *dyn[CC_MAX_RANK]; /* TENSOR: the DynVar name of each dynamic dimension (NULL: static);
+                                   * the symbol (shape[d]) decides equality, the name is for printing */
     uint8_t partial; /* TILE: its valid region may be smaller than its shape (clamp=,
                       * valid_shape=, or an op on such a tile); not part of equality */
     uint8_t mem;     /* TILE: its memory-space tag (cc_mem; docs/dsl.md, "Memory spaces");
@@ -146,6 +149,13 @@ typedef struct cc_type {
                            * §1.2: T-ew's broadcast, T-mm's rules; docs/dsl.md, "Tensor-level
                            * code"), a pl.tensor.<op> operand (§9); not part of equality */
 } cc_type;
+
+/* Dynamic dimensions: symbol k (>= 0, one per pl.dynamic object of the program) as a shape entry. */
+#define CC_DIM_DYN(k) (-1 - (int64_t)(k))
+#define CC_DIM_IS_DYN(v) ((v) < 0)
+#define CC_DIM_SYMBOL(v) (-1 - (v))
+/* Does t (a tensor) have a dynamic dimension? */
+int cc_type_is_dynamic(const cc_type *t);
 
 /* A tile's memory space (Vec when untagged). */
 cc_mem cc_type_mem(const cc_type *t);

@@ -30,10 +30,14 @@ static const char *ex_param_name(const cc_lo_proc *e, uint32_t k)
     return n ? n : "?";
 }
 
-static void ex_shape_text(char *buf, size_t cap, const int64_t *shape, int rank)
+/* "[64, M]": dyn names a compiled shape's dynamic dimensions (NULL: an argument's shape). */
+static void ex_shape_text(char *buf, size_t cap, const int64_t *shape, int rank, const char *const *dyn)
 {
     size_t n = (size_t)snprintf(buf, cap, "[");
-    for (int d = 0; d < rank && n < cap; d++) n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    for (int d = 0; d < rank && n < cap; d++) {
+        if (dyn && CC_DIM_IS_DYN(shape[d])) n += (size_t)snprintf(buf + n, cap - n, "%s%s", d ? ", " : "", dyn[d] ? dyn[d] : "?");
+        else n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    }
     if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
@@ -61,11 +65,11 @@ static int ex_bind_one(const cc_lowered *l, uint32_t k, const pto_arg_value *v, 
         return ex_bind_error(err, "function '%s': argument '%s' has dtype %s but the program was compiled for %s", who, pn,
                              (unsigned)v->dtype < CC_DT_COUNT ? cc_dtype_name((cc_dtype)v->dtype) : "?", cc_dtype_name((cc_dtype)t->dtype));
     int same = v->rank == t->rank;
-    for (int d = 0; same && d < t->rank; d++) same = v->shape[d] == t->shape[d];
+    for (int d = 0; same && d < t->rank; d++) same = CC_DIM_IS_DYN(t->shape[d]) ? v->shape[d] >= 1 : v->shape[d] == t->shape[d];
     if (!same) {
         char a[96], b[96];
-        ex_shape_text(a, sizeof a, v->shape, v->rank < 0 ? 0 : v->rank > 4 ? 4 : v->rank);
-        ex_shape_text(b, sizeof b, t->shape, t->rank);
+        ex_shape_text(a, sizeof a, v->shape, v->rank < 0 ? 0 : v->rank > 4 ? 4 : v->rank, NULL);
+        ex_shape_text(b, sizeof b, t->shape, t->rank, t->dyn);
         return ex_bind_error(err, "function '%s': argument '%s' has shape %s but the program was compiled for %s", who, pn, a, b);
     }
     ex_tensor *x = &out->tensor;
@@ -79,6 +83,28 @@ static int ex_bind_one(const cc_lowered *l, uint32_t k, const pto_arg_value *v, 
     if (!any) {
         int64_t s = 1;
         for (int d = v->rank - 1; d >= 0; d--) x->strides[d] = s, s *= v->shape[d];
+    }
+    return 0;
+}
+
+/* One extent per dynamic dimension (DSL-V2-SPEC §5): a DynVar bound to two extents in one call fails. */
+static int ex_bind_dynamic(const cc_lo_proc *e, const ex_value *params, pto_error *err)
+{
+    for (uint32_t k = 0; k < e->nparams; k++) {
+        if (e->params[k].kind != CC_LO_TENSOR) continue;
+        const cc_type *t = &e->tensors[e->params[k].index].type;
+        for (int d = 0; d < t->rank; d++) {
+            if (!CC_DIM_IS_DYN(t->shape[d])) continue;
+            for (uint32_t j = 0; j < k; j++) { /* the first earlier parameter with this symbol */
+                if (e->params[j].kind != CC_LO_TENSOR) continue;
+                const cc_type *u = &e->tensors[e->params[j].index].type;
+                for (int c = 0; c < u->rank; c++)
+                    if (u->shape[c] == t->shape[d] && params[j].tensor.shape[c] != params[k].tensor.shape[d])
+                        return ex_bind_error(err, "function '%s': dynamic dimension '%s' is %lld for argument '%s' but %lld for argument '%s'",
+                                             e->name, t->dyn[d] ? t->dyn[d] : "?", (long long)params[j].tensor.shape[c],
+                                             ex_param_name(e, j), (long long)params[k].tensor.shape[d], ex_param_name(e, k));
+            }
+        }
     }
     return 0;
 }
@@ -107,5 +133,5 @@ int ex_bind(const cc_lowered *l, const pto_run_arg *args, size_t nargs, ex_value
         int rc = ex_bind_one(l, k, &bound[k]->value, &params[k], err);
         if (rc) return rc;
     }
-    return 0;
+    return ex_bind_dynamic(e, params, err);
 }

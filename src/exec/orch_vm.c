@@ -174,6 +174,9 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
     for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
+    for (uint32_t p = 0; p < k->nparams; p++) /* and each dynamic extent */
+        for (uint32_t d = 0; k->params[p].kind == CC_LO_TENSOR && d < k->tensors[k->params[p].index].type.rank; d++)
+            nsc += CC_DIM_IS_DYN(k->tensors[k->params[p].index].type.shape[d]);
     /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
      * parameter's rank); this guards the arrays below against a lowered program
      * built some other way. */
@@ -187,6 +190,14 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     uint32_t n = ns;
     for (uint32_t i = 0; i < nv; i++)
         for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
+    /* then the whole extent of each dynamic dimension of the kernel's tensor parameters (tile_vm.c vm_bind) */
+    for (uint32_t p = 0, i = 0; p < k->nparams && i < nv; p++) {
+        if (k->params[p].kind != CC_LO_TENSOR) continue;
+        const cc_type *ty = &k->tensors[k->params[p].index].type;
+        const ex_tensor *x = &f->tensors[in->u.submit.views[i++].tensor];
+        for (uint32_t d = 0; d < ty->rank; d++)
+            if (CC_DIM_IS_DYN(ty->shape[d])) sc[n++] = (uint64_t)x->shape[d];
+    }
     uint32_t nd = ex_deps(vm, f, in);
     pto_predicate pr;
     int rc = in->u.submit.has_pred ? ex_predicate(vm, f, in, args, &nv, &pr) : 0;
@@ -418,6 +429,7 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_COPY: rc = ex_copy(vm, f, in); break;
         case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
         case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
+        case CC_LO_DIM: f->regs[in->dst].i = f->tensors[in->a].shape[in->u.imm.i]; break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;

@@ -370,6 +370,7 @@ static int vm_exec(vm *m)
             if (vm_element(m, in)) return -1;
             break;
         case CC_LO_BLOCK: m->r[in->dst].i = in->mode ? (int64_t)m->args->num_blocks : (int64_t)m->args->block_idx; break;
+        case CC_LO_DIM: m->r[in->dst].i = vm_tensor(m, in->a)->shape[in->u.imm.i]; break;
         case CC_LO_TCOPY: {
             vm_own(m, in->dst, in->dst == in->a);
             tile *d = &m->v[in->dst], *a = &m->v[in->a];
@@ -386,7 +387,8 @@ static int vm_exec(vm *m)
 #define VM_ALIGN(x) (((x) + 63) & ~(size_t)63)
 
 /* Binds parameters: scalar registers, tensor views (their box origins;
- * the whole shape is the parameter's compiled type). */
+ * the whole shape is the parameter's compiled type, a dynamic dimension's
+ * extent the scalar after the origins). */
 static int vm_bind(vm *m)
 {
     const cc_lo_proc *k = m->k;
@@ -394,14 +396,21 @@ static int vm_bind(vm *m)
     uint32_t nscal = 0, nten = 0, ranks = 0;
     for (uint32_t i = 0; i < k->nparams; i++) {
         if (k->params[i].kind == CC_LO_REG) nscal++;
-        else if (k->params[i].kind == CC_LO_TENSOR) nten++, ranks += k->tensors[k->params[i].index].type.rank;
+        if (k->params[i].kind != CC_LO_TENSOR) continue;
+        const cc_type *ty = &k->tensors[k->params[i].index].type;
+        nten++, ranks += ty->rank;
+        for (int d = 0; d < ty->rank; d++) ranks += CC_DIM_IS_DYN(ty->shape[d]);
     }
     /* a view after the kernel's is a predicate's flag (orch_vm.c), not the kernel's */
     if (a->num_views < nten || a->num_views > nten + 1 || a->num_scalars != nscal + ranks)
         return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins), got %u and %u",
                        k->name, nten, nscal + ranks, nscal, a->num_views, a->num_scalars);
     for (uint32_t t = 0; t < k->ntensors; t++) m->tmap[t] = -1;
-    uint32_t si = 0, vi = 0, oi = nscal;
+    uint32_t si = 0, vi = 0, oi = nscal, xi = nscal + ranks;
+    for (uint32_t i = 0; i < k->nparams; i++)
+        if (k->params[i].kind == CC_LO_TENSOR)
+            for (int d = 0; d < k->tensors[k->params[i].index].type.rank; d++)
+                xi -= CC_DIM_IS_DYN(k->tensors[k->params[i].index].type.shape[d]);
     for (uint32_t i = 0; i < k->nparams; i++) {
         cc_lo_ref p = k->params[i];
         if (p.kind == CC_LO_REG) {
@@ -419,7 +428,7 @@ static int vm_bind(vm *m)
         for (int d = 0; d < ty->rank; d++) {
             t->strides[d] = v->strides[d];
             t->base -= (int64_t)a->scalars[oi++] * v->strides[d];
-            t->shape[d] = ty->shape[d];
+            t->shape[d] = CC_DIM_IS_DYN(ty->shape[d]) ? (int64_t)a->scalars[xi++] : ty->shape[d];
         }
         m->tmap[p.index] = (int32_t)vi++;
     }

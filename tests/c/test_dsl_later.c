@@ -140,7 +140,7 @@ static void test_dsl_later_misc(void **s)
     (void)s;
     static const later_case rows[] = {
         {RAW, "@pl.jit\ndef f(a: pl.Tensor[[pl.dynamic(\"M\"), 128], pl.FP32], out: pl.Out[pl.Tensor]):\n    return out\n", 4, 21,
-         "pl.dynamic is not supported in this version"},
+         "an inline pl.dynamic(...) is not supported in this version"},
         {RAW, "@pl.jit\ndef f(a: pl.Tile[[64, 128], pl.FP32], out: pl.Out[pl.Tensor]):\n    return out\n", 4, 10, "a pl.Tile annotation of an entry parameter or of a result of a function that is not inline is not supported in this version"},
         {CTRL, "    pl.func_attr(a)\n", 5, 5, "pl.func_attr is not supported in this version"},
         {KERN, "        t = pl.cast(pl.load(a, [0, 0], [64, 128]), pl.UINT16)\n", 6, 52, "dtype pl.UINT16 is not supported in this version"},

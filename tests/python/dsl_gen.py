@@ -595,3 +595,54 @@ def make_program(seed):
         except NonFinite:
             continue
     raise RuntimeError("dsl_gen: no finite program for seed %d" % seed)
+
+
+# ---- dynamic dimensions (docs/dsl.md, "Dynamic shapes") ----------------------------------------
+# A program whose entry and kernel take x: [N, C] and y: pl.Out[[N, C]] with N = pl.dynamic("N"):
+# the kernel walks the rows in tiles of TH up to pl.tensor.dim(x, 0) (or the DynVar read as a value)
+# and stores an element-wise chain of FP32 ops exact in single precision; one compile serves every
+# extent in .extents (multiples of TH, so every tile is in bounds).
+
+class DynamicProgram:
+    def __init__(self, seed, text, extents, cols, steps):
+        self.seed, self.text, self.extents, self.cols, self.steps = seed, text, extents, cols, steps
+
+    def inputs(self, extent):
+        g = np.random.default_rng(self.seed * 7919 + extent)
+        return (g.integers(-8, 9, (extent, self.cols)) / 4.0).astype(np.float32)
+
+    def expected(self, x):
+        """The numpy reference: the chain on every element."""
+        v = x.copy()
+        for op, k in self.steps:
+            v = {"add": lambda a: a + np.float32(k), "sub": lambda a: a - np.float32(k),
+                 "mul": lambda a: a * np.float32(k), "maximum": lambda a: np.maximum(a, np.float32(k)),
+                 "minimum": lambda a: np.minimum(a, np.float32(k)), "neg": lambda a: -a, "abs": np.abs,
+                 "relu": lambda a: np.maximum(a, np.float32(0))}[op](v).astype(np.float32)
+        return v
+
+
+def make_dynamic_program(seed):
+    r = random.Random(seed)
+    th, cols = r.choice(((4, 8), (8, 16), (2, 32), (16, 8)))
+    extents = sorted(r.sample(range(1, 9), 3))
+    steps = []
+    for _ in range(r.randint(1, 5)):
+        op = r.choice(BINOPS + ("neg", "abs", "relu"))
+        steps.append((op, r.choice(FLOAT_SCALARS) if op in BINOPS else None))
+    expr = "t"
+    for op, k in steps:
+        expr = "pl.%s(%s, %r)" % (op, expr, k) if k is not None else "pl.%s(%s)" % (op, expr)
+    bound = r.choice(("pl.tensor.dim(x, 0)", "pl.tensor.dim(x, -2)", "N"))
+    text = "\n".join([
+        "import pypto.language as pl", "", 'N = pl.dynamic("N")', "", "",
+        "@pl.jit.incore",
+        "def kern(x: pl.Tensor[[N, %d], pl.FP32], y: pl.Out[pl.Tensor[[N, %d], pl.FP32]]):" % (cols, cols),
+        "    for i in pl.range(0, %s, %d):" % (bound, th),
+        "        t = pl.load(x, [i, 0], [%d, %d])" % (th, cols),
+        "        y = pl.store(%s, [i, 0], y)" % expr,
+        "    return y", "", "",
+        "@pl.jit",
+        "def prog(x: pl.Tensor[[N, %d], pl.FP32], y: pl.Out[pl.Tensor[[N, %d], pl.FP32]]):" % (cols, cols),
+        "    return kern(x, y)", ""])
+    return DynamicProgram(seed, text, [e * th for e in extents], cols, steps)

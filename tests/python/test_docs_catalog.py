@@ -61,7 +61,7 @@ def test_docs_catalog_calls_every_op():
     doc = (ROOT / "docs" / "dsl.md").read_text()
     start = doc.index("```python\n" + HEAD)
     code = doc[start:doc.index("```", start + 3)]
-    called = set(re.findall(r"\bpl\.((?:tile\.)?\w+)\(", code))
+    called = set(re.findall(r"\bpl\.((?:tile\.|tensor\.)?\w+)\(", code))
     ops = [name for name, status, kind in _C.language_names() if kind == "op" and status == "supported"]
     missing = [op for op in ops if op not in called]
     assert not missing, "docs/dsl.md's catalog program calls no pl.%s" % ", pl.".join(missing)

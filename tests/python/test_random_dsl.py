@@ -142,3 +142,23 @@ def test_random_programs_through_compile_and_chip_worker(tmp_path, monkeypatch):
         _via_compiled(tmp_path, seed, False)
     runtime = sum(_via_compiled(tmp_path, seed, True) for seed in seeds)
     print("random DSL programs through compile(): %d, %d of them with n as pl.RUNTIME" % (len(seeds), runtime))
+
+
+def test_random_dynamic_programs_one_compile_every_extent(tmp_path):
+    """dsl_gen.make_dynamic_program: one compiled program per seed, each extent == numpy."""
+    count = max(1, _count() // 4)
+    for seed in range(count):
+        prog = dsl_gen.make_dynamic_program(seed)
+        name = "random_dyn_%d" % seed
+        path = tmp_path / (name + ".py")
+        path.write_text(prog.text)
+        try:
+            mod = _load(path, name)
+            for extent in prog.extents:
+                x = prog.inputs(extent)
+                y = np.zeros_like(x)
+                mod.prog(x, y)
+                np.testing.assert_array_equal(y, prog.expected(x), err_msg="seed %d extent %d in %s" % (seed, extent, path))
+            assert mod.prog.cache_info()[1] == 1, (seed, mod.prog.cache_info())
+        finally:
+            sys.modules.pop(name, None)

@@ -13,7 +13,7 @@ from .parser import diagnostics  # noqa: F401
 __all__ = [
     "jit", "program", "function", "parse", "loads", "parse_program", "ProgramText", "JitFunction", "Program",
     "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType",
-    "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
+    "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "dynamic", "DynVar", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
 
@@ -33,6 +33,7 @@ AtomicType = enum.IntEnum("AtomicType", _ENUMS["AtomicType"], module=__name__)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
+TensorLayout = Layout  # pl.TensorLayout.ND is pl.ND (pl.TensorView's layout=)
 
 
 # ---- annotations (docs/dsl.md, "Annotations") ----------------------------------------------------
@@ -73,6 +74,51 @@ class _ViewForm(_AnnotationForm):
 Tile = _AnnotationForm("Tile")
 TensorView = _ViewForm("TensorView")
 TileView = _ViewForm("TileView")
+
+
+class DynVar:
+    """pl.dynamic(name): a tensor dimension whose extent is bound at each call (docs/dsl.md,
+    "Dynamic shapes").  One object is one symbol; the compiler reads the source that names it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError("DynVar name must be a valid identifier, got %r" % (name,))
+        self.name = name
+
+    def __repr__(self):
+        return 'pl.dynamic("%s")' % self.name
+
+    def _expr(self, op, other, right=False):
+        return _DimExpr(op, (other, self) if right else (self, other))
+
+    __add__ = lambda self, o: self._expr("+", o)
+    __radd__ = lambda self, o: self._expr("+", o, True)
+    __sub__ = lambda self, o: self._expr("-", o)
+    __rsub__ = lambda self, o: self._expr("-", o, True)
+    __mul__ = lambda self, o: self._expr("*", o)
+    __rmul__ = lambda self, o: self._expr("*", o, True)
+    __floordiv__ = lambda self, o: self._expr("//", o)
+    __rfloordiv__ = lambda self, o: self._expr("//", o, True)
+
+
+class _DimExpr(DynVar):
+    """Integer arithmetic over DynVars as Python evaluates an annotation: only its text matters
+    (the compiler reads the annotation from the source)."""
+
+    __slots__ = ("op", "operands")
+
+    def __init__(self, op, operands):
+        self.name, self.op, self.operands = None, op, operands
+
+    def __repr__(self):
+        return "(%s %s %s)" % (self.operands[0], self.op, self.operands[1])
+
+
+def dynamic(name):
+    """A DynVar named name (docs/dsl.md, "Dynamic shapes")."""
+    return DynVar(name)
 
 
 class _RuntimeScalar:
