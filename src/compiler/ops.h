@@ -42,7 +42,12 @@ typedef enum cc_op_class {
     CC_OPC_ASSEMBLE,   /* target with the whole of source written at offset (TOP a=target, b=source; u.mem.off) */
     CC_OPC_SLICE,      /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
     CC_OPC_BLOCK,      /* no operands: an INDEX scalar of the running task (lowered: BLOCK; 0 and 1 outside SPMD) */
-    CC_OPC_TERNARY     /* element-wise of three: a tile, a tile or a scalar, a tile (TOP a, b, c: cc_ir_op_ternary_slots) */
+    CC_OPC_TERNARY,    /* element-wise of three: a tile, a tile or a scalar, a tile (TOP a, b, c: cc_ir_op_ternary_slots) */
+    /* creation, linear algebra and views (tc_create.c, tc_linalg.c) */
+    CC_OPC_GENERATE,    /* no tile operand: a tile computed from scalars and its position (arange, tri, random) */
+    CC_OPC_MATMUL_BIAS, /* lhs [M, K] @ rhs [K, N] + bias [1, N] broadcast down the columns (TOP a, b, c=bias) */
+    CC_OPC_REINTERPRET, /* x's bytes read as another dtype and shape of equal byte count */
+    CC_OPC_PASS         /* its operand itself, unchanged (no IR node: dump_tag) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -191,7 +196,21 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SEL, "sel", TERNARY, ANY, KERNEL, TILE_SEL, 3, "mask", "lhs", "rhs", "tmp")                               \
     X(SELS, "sels", TERNARY, ANY, KERNEL, TILE_SEL, 4, "mask", "src", "tmp", "scalar")                          \
     X(ADDC, "addc", TERNARY, ANY, KERNEL, TILE_ADDC, 3, "lhs", "rhs", "rhs2")                                   \
-    X(SUBC, "subc", TERNARY, ANY, KERNEL, TILE_SUBC, 3, "lhs", "rhs", "rhs2")
+    X(SUBC, "subc", TERNARY, ANY, KERNEL, TILE_SUBC, 3, "lhs", "rhs", "rhs2")                                   \
+    /* creation (tc_create.c): attrs dtype and mode (arange: descending, tri: upper, random: rounds) */        \
+    X(ARANGE, "arange", GENERATE, INT, KERNEL, -1, 2, "start", "shape")                                        \
+    X(TRI, "tri", GENERATE, ANY, KERNEL, -1, 2, "diagonal", "shape", "valid_shape")                            \
+    X(RANDOM, "random", GENERATE, INT, KERNEL, -1, 7, "key0", "key1", "counter0", "counter1", "counter2",       \
+      "counter3", "shape", "valid_shape")                                                                        \
+    /* linear algebra (tc_linalg.c), the matmul kernels; gemv*: attr mode, the acc_phase (no effect) */                                                       \
+    X(MATMUL_BIAS, "matmul_bias", MATMUL_BIAS, ANY, KERNEL, -1, 3, "lhs", "rhs", "bias")                        \
+    X(BATCH_MATMUL, "batch_matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                    \
+    X(GEMV, "gemv", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                                   \
+    X(GEMV_ACC, "gemv_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs")                                \
+    X(GEMV_BIAS, "gemv_bias", MATMUL_BIAS, ANY, KERNEL, -1, 3, "lhs", "rhs", "bias")                            \
+    /* views and markers (tc_create.c) */                                                                         \
+    X(REINTERPRET_VIEW, "reinterpret_view", REINTERPRET, ANY, KERNEL, -1, 1, "data", "shape")                   \
+    X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -200,7 +219,7 @@ typedef enum cc_ir_op {
     CC_IR_OP_COUNT
 } cc_ir_op;
 
-#define CC_OP_MAX_SLOTS 5
+#define CC_OP_MAX_SLOTS 8
 
 /* An op's row. */
 typedef struct cc_op_info {
@@ -245,8 +264,15 @@ int cc_ir_op_tensor_level(const char *name);
     X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)                                \
     X("pl", "rems", REM, 1) X("pl", "fmods", FMOD, 1) X("pl", "cmps", CMP, 1) X("pl", "ands", AND, 1)            \
     X("pl", "ors", OR, 1) X("pl", "xors", XOR, 1) X("pl", "shls", SHL, 1) X("pl", "shrs", SHR, 1)              \
-    X("pl", "addsc", ADDC, 1) X("pl", "subsc", SUBC, 1)
+    X("pl", "addsc", ADDC, 1) X("pl", "subsc", SUBC, 1)                                                       \
+    X(NULL, "ci", ARANGE, 0)
 typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
+/* Is op a matrix product (its result lives in Acc): the MATMUL, MATMUL_ACC
+ * and MATMUL_BIAS classes? */
+int cc_ir_op_is_matmul(cc_ir_op op);
+/* Is op tile-level only (upstream's "(t)" rows: pl.tri, pl.matmul_bias,
+ * pl.batch_matmul, the gemv family)?  pl.tensor spells none of them. */
+int cc_ir_op_tile_level_only(cc_ir_op op);
 /* The op pl.<ns>.<name> spells, or -1; *scalar_rhs: whether the spelling
  * requires a scalar right operand (pl.tile.adds). */
 int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs);
