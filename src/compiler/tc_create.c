@@ -240,8 +240,8 @@ int tc_is_dump_tag(const cc_expr *call)
 }
 
 /* pl.const(value, dtype): the literal in dtype; an integer dtype takes an
- * integer in its range, BOOL 0 or 1, a float dtype any number (rounded to
- * it once). */
+ * integer in its range, BOOL 0 or 1, a float dtype a number that rounds to
+ * a finite value of it (rounded once). */
 cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"value", "dtype"};
@@ -264,6 +264,9 @@ cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call)
         return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.const: %lld is out of range for %s (%lld to %lld)", (long long)s.i,
                       cc_dtype_name((cc_dtype)dt), (long long)lo, (long long)hi);
     }
+    if (cc_dtype_is_float((cc_dtype)dt) && !cc_scalar_fits(from, (cc_dtype)dt, s))
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.const: %g is past the largest finite %s", cc_dtype_is_float(from) ? s.f : (double)s.i,
+                      cc_dtype_name((cc_dtype)dt));
     cc_ir_expr *c = cc_scalar_expr(t->a, (cc_dtype)dt, cc_scalar_cast(from, (cc_dtype)dt, CC_CAST_ROUND, s), call->span);
     return c ? c : tc_oom(t);
 }

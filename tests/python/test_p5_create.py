@@ -258,6 +258,49 @@ def test_random_same_seeds_same_values_and_valid_region_keeps_them(M):
     assert (out.numpy() == np.where(mask, want, np.iinfo(np.int32).min)).all()
 
 
+def test_const_in_orchestration_is_a_typed_scalar(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            for i in pl.range(pl.const(2, pl.INDEX)):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    pl.store(pl.add(pl.load(a, [i * 4, 0], [4, 8]), pl.const(True, pl.BOOL) + pl.const(-1, pl.INT64)), [i * 4, 0], out)
+            return out
+        """)
+    a = torch.randn(8, 8)
+    out = torch.ones(8, 8)
+    mod.k(a, out)
+    assert torch.equal(out, a)
+
+
+def test_dump_tag_in_kernel_code_is_misplaced(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.dump_tag(a)
+                pl.store(pl.load(a, [0, 0], [4, 8]), [0, 0], out)
+            return out
+        """)
+    with pytest.raises(InvalidOperationError) as e:
+        mod.k(torch.zeros(4, 8), torch.zeros(4, 8))
+    assert "pl.dump_tag is control-plane work and is not allowed in kernel code" in e.value.message
+
+
+def test_dump_tag_of_a_scalar_is_an_error(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar):
+            pl.dump_tag(n)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(pl.load(a, [0, 0], [4, 8]), [0, 0], out)
+            return out
+        """)
+    with pytest.raises(ParserTypeError) as e:
+        mod.k(torch.zeros(4, 8), torch.zeros(4, 8), 3)
+    assert e.value.message.startswith("pl.dump_tag expects a tensor, got pl.Scalar")
+
+
 def test_const_gives_the_dtype_s_value(M):
     out, f = torch.zeros(1, 8, dtype=torch.int32), torch.zeros(1, 8)
     M.consts(out, f)
@@ -442,6 +485,8 @@ def test_random_has_no_torch_translation(M):
      "pl.const: 128 is out of range for INT8 (-128 to 127)"),
     ("pl.full([1, 8], dtype=pl.INT32, value=pl.const(1.5, pl.INT32))", ParserTypeError,
      "pl.const: float value 1.5 for a INT32 constant; pass an int"),
+    ("pl.full([1, 8], dtype=pl.FP32, value=pl.const(70000, pl.FP16))", InvalidOperationError, "pl.const: 70000 is past the largest finite FP16"),
+    ("pl.full([1, 8], dtype=pl.FP32, value=pl.const(1e39, pl.FP32))", InvalidOperationError, "pl.const: 1e+39 is past the largest finite FP32"),
     ("pl.full([1, 8], dtype=pl.INT32, value=pl.const(pl.read(k, [0, 0]), pl.INT32))", ParserTypeError, "pl.const value must be an int or float literal"),
 ])
 def test_p5_create_errors(load, call, exc, want):
