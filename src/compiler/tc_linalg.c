@@ -32,6 +32,8 @@ static int tc_acc_phase(tc *t, const cc_expr *e, const char *op)
 static cc_ir_expr *tc_mm_tile(tc *t, const cc_expr *e, const char *op, cc_span sp)
 {
     cc_ir_expr *x = tc_expr(t, e);
+    if (x && !strcmp(op, "batch_matmul") && x->type.kind == CC_T_TENSOR) /* upstream: Tile operands only */
+        return tc_err(t, CC_DIAG_TYPE, e->span, "pl.matmul of Tensor operands batches them", "pl.batch_matmul takes Tile operands; for Tensors call pl.matmul");
     if (!x || !(x = tc_tile_operand(t, x, e->span)) || !tc_no_bool_tile(t, op, x, sp)) return NULL;
     return x;
 }

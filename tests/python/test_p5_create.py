@@ -475,6 +475,7 @@ def test_random_has_no_torch_translation(M):
      "pl.gemv_bias requires bias dtype FP32, got INT32"),
     ("pl.batch_matmul(pl.load(a, [0, 0], [1, 8]), pl.reshape(t, [320]))", InvalidOperationError,
      "pl.batch_matmul needs operands of rank 2 or more, got [1, 8] and [320]"),
+    ("pl.batch_matmul(a, a)", ParserTypeError, "pl.batch_matmul takes Tile operands; for Tensors call pl.matmul"),
     ("pl.reinterpret_view(t, pl.FP32)", ParserTypeError, "pl.reinterpret_view: dtype pl.FP32 is the source's own; pass another dtype"),
     ("pl.reinterpret_view(pl.load(a, [0, 0], [8, 3]), pl.INT8, shape=[8, 8])", InvalidOperationError,
      "pl.reinterpret_view: shape [8, 8] of INT8 holds 64 bytes, the source 96"),
