@@ -76,6 +76,12 @@ static int cc_op_in_namespace(cc_op_namespace ns, int op)
     return ns == CC_OPNS_TILE ? cc_ir_op_is_tile((cc_ir_op)op) : !tile_only;
 }
 
+const char *cc_acc_phase_name(int mode)
+{
+    static const char *const names[CC_ACC_PHASES] = {"unspecified", "partial", "final"};
+    return mode >= 0 && mode < CC_ACC_PHASES ? names[mode] : "?";
+}
+
 int cc_ir_op_is_matmul(cc_ir_op op)
 {
     cc_op_class c = (cc_op_class)cc_ir_op_info(op)->cls;

@@ -267,6 +267,9 @@ int cc_ir_op_tensor_level(const char *name);
     X("pl", "addsc", ADDC, 1) X("pl", "subsc", SUBC, 1)                                                       \
     X(NULL, "ci", ARANGE, 0)
 typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
+/* A gemv's acc_phase= (its node's u.op.mode, a hint): 0 "unspecified" (the default), 1 "partial", 2 "final". */
+#define CC_ACC_PHASES 3
+const char *cc_acc_phase_name(int mode);
 /* Is op a matrix product (its result lives in Acc): the MATMUL, MATMUL_ACC
  * and MATMUL_BIAS classes? */
 int cc_ir_op_is_matmul(cc_ir_op op);

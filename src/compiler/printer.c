@@ -192,7 +192,7 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_GEMV:
     case CC_IR_GEMV_ACC:
     case CC_IR_GEMV_BIAS:
-        if (!positional && e->u.op.mode) base_strbuf_printf(out, "%sacc_phase=\"%s\"", s, e->u.op.mode == 1 ? "partial" : "final");
+        if (!positional && e->u.op.mode) base_strbuf_printf(out, "%sacc_phase=\"%s\"", s, cc_acc_phase_name(e->u.op.mode));
         break;
     case CC_IR_SLICE:
         if (!positional && e->u.op.mode) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));

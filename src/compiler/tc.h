@@ -324,8 +324,6 @@ int tc_is_dump_tag(const cc_expr *call);
 cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call);
 /* tc_linalg.c: pl.matmul_bias, pl.batch_matmul, pl.gemv, pl.gemv_acc, pl.gemv_bias. */
 cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
-/* A gemv's acc_phase (u.op.mode) as written: "partial". */
-const char *tc_acc_phase_name(int mode);
 /* pl.sel, pl.sels, pl.addc, pl.subc (tc_ternary.c). */
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* May scalar s be the scalar operand of op on a tile of type tile (a float into an integer tile may not)? */

@@ -16,16 +16,13 @@
 
 #define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
 
-static const char *const tc_acc_phases[] = {"unspecified", "partial", "final"};
-
-const char *tc_acc_phase_name(int mode) { return mode >= 0 && mode < 3 ? tc_acc_phases[mode] : "?"; }
-
 static int tc_acc_phase(tc *t, const cc_expr *e, const char *op)
 {
     if (!e) return 0;
-    if (e->kind == CC_E_STRING)
-        for (int k = 0; k < 3; k++)
-            if (strlen(tc_acc_phases[k]) == e->u.str.len && !memcmp(e->u.str.text, tc_acc_phases[k], e->u.str.len)) return k;
+    for (int k = 0; e->kind == CC_E_STRING && k < CC_ACC_PHASES; k++) {
+        const char *name = cc_acc_phase_name(k);
+        if (strlen(name) == e->u.str.len && !memcmp(e->u.str.text, name, e->u.str.len)) return k;
+    }
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s acc_phase= must be \"unspecified\", \"partial\" or \"final\"", op), -1;
 }
 
