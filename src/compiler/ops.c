@@ -51,11 +51,11 @@ int cc_ir_op_tensor_level(const char *name)
     if (!strcmp(name, "full")) return 1;
     int srhs, op = cc_ir_op_lookup(name);
     if (op < 0) op = cc_ir_op_lookup_alias(name, &srhs);
-    if (op < 0) return 0;
+    if (op < 0 || cc_ir_op_tile_level_only((cc_ir_op)op)) return 0;
     switch (cc_ir_op_info((cc_ir_op)op)->cls) {
     case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY: return 1;
-    case CC_OPC_GENERATE: case CC_OPC_REINTERPRET: return op != CC_IR_TRI; /* pl.arange, pl.random: tensor-level */
+    case CC_OPC_GENERATE: case CC_OPC_REINTERPRET: return 1; /* pl.arange, pl.random, pl.reinterpret_view */
     default: return 0;
     }
 }

@@ -287,6 +287,20 @@ def test_dump_tag_in_kernel_code_is_misplaced(load):
     assert "pl.dump_tag is control-plane work and is not allowed in kernel code" in e.value.message
 
 
+@pytest.mark.parametrize("call, kind", [("pl.gemv(a, a)", "tile"), ("pl.tri(0, [8, 8])", "tile"), ("pl.arange(0, [1, 8])", "tensor"),
+                                        ("pl.random(1, 2, 3, 4, 5, 6, [8, 8], dtype=pl.INT32)", "tensor")])
+def test_creation_and_linalg_ops_in_orchestration_are_misplaced(load, call, kind):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            x = %s
+            return out
+        """ % call)
+    with pytest.raises(InvalidOperationError) as e:
+        mod.k(torch.zeros(8, 8), torch.zeros(8, 8))
+    assert e.value.message.startswith("Misplaced %s op 'pl.%s' in Orchestration function 'k'" % (kind, call[3:call.index("(")]))
+
+
 def test_dump_tag_of_a_scalar_is_an_error(load):
     mod, _ = load("""
         @pl.jit
