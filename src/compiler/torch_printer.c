@@ -470,6 +470,30 @@ static void op(tp *t, const cc_ir_expr *e)
         base_strbuf_puts(out, ")");
         return;
     }
+    case CC_IR_RANDOM: { /* Philox4x32 on int64 tensors (tile_generate.c): 32x32-bit products split in 16-bit halves */
+        int64_t n = 1;
+        for (unsigned d = 0; d < e->type.rank; d++) n *= e->type.shape[d];
+        base_strbuf_printf(out, "(lambda k0, k1, c0, c1, c2, c3: (M := 0xFFFFFFFF, i := torch.arange(%lld, dtype=torch.int64), "
+                                "t := (c0 & M) + i // 4, x0 := t & M, t := (c1 & M) + (t >> 32), x1 := t & M, t := (c2 & M) + (t >> 32), "
+                                "x2 := t & M, x3 := ((c3 & M) + (t >> 32)) & M, [(p1 := 0xD251 * x0, p0 := 0x1F53 * x0, "
+                                "l0 := p0 + ((p1 & 0xFFFF) << 16), h0 := (p1 >> 16) + (l0 >> 32), q1 := 0xCD9E * x2, q0 := 0x8D57 * x2, "
+                                "l1 := q0 + ((q1 & 0xFFFF) << 16), h1 := (q1 >> 16) + (l1 >> 32), x0 := h1 ^ x1 ^ ((k0 + r * 0x9E3779B9) & M), "
+                                "x1 := l1 & M, x2 := h0 ^ x3 ^ ((k1 + r * 0xBB67AE85) & M), x3 := l0 & M) for r in range(%d)], w := i %% 4, "
+                                "o := torch.where(w == 0, x0, torch.where(w == 1, x1, torch.where(w == 2, x2, x3))), "
+                                "(o - ((o >> 31) << 32)).to(torch.int32).reshape(",
+                           (long long)n, e->u.op.mode);
+        shape_list(t, &e->type);
+        base_strbuf_puts(out, ")[");
+        for (unsigned d = 0; d < e->type.rank; d++) { /* the valid region */
+            int64_t v = e->type.shape[d];
+            if (a[7] && !cc_ir_const_int(a[7]->u.list.items[d], &v)) return no_translation(t, e);
+            base_strbuf_printf(out, "%s0:%lld", d ? ", " : "", (long long)v);
+        }
+        base_strbuf_puts(out, "].clone())[-1])(");
+        exprs(t, a, 6);
+        base_strbuf_puts(out, ")");
+        return;
+    }
     case CC_IR_REINTERPRET_VIEW: /* the bytes of a fully valid tile */
         if (partial(a[0])) return no_translation(t, e);
         base_strbuf_puts(out, "(");

@@ -437,6 +437,8 @@ def _torch_run(k, args):
     ("tri_valid", lambda: (torch.zeros(8, 16, dtype=torch.int32),)),
     ("reinterp", lambda: (torch.randn(4, 8), torch.zeros(4, 8, dtype=torch.int32), torch.zeros(8, 16, dtype=torch.int8),
                           torch.zeros(4, 16, dtype=torch.bfloat16))),
+    ("rand", lambda: (torch.zeros(8, 24, dtype=torch.int32), 7, -1, 0xFFFFFFF0, 0xFFFFFFFF, -1, 2**31)),
+    ("rand_valid", lambda: (torch.full((4, 24), 3, dtype=torch.int32),)),
     ("mm_FP32", lambda: (*_mm_data("FP32", 3), torch.zeros(8, 24), torch.zeros(3, 24), 5, 11)),
     ("mm_INT8", lambda: (*_mm_data("INT8", 4), torch.zeros(8, 24, dtype=torch.int32), torch.zeros(3, 24, dtype=torch.int32), 8, 16)),
 ])
@@ -448,10 +450,6 @@ def test_torch_codegen_translations_compute_what_the_vm_computes(M, name, args):
             assert torch.equal(x, y) if not x.is_floating_point() else torch.allclose(x, y, rtol=1e-6, atol=1e-6)
 
 
-def test_random_has_no_torch_translation(M):
-    with pytest.raises(UnsupportedFeatureError) as e:
-        torch_codegen(M.rand.lower(torch.zeros(8, 24, dtype=torch.int32), 1, 2, 3, 4, 5, 6))
-    assert "'random' has no torch translation" in str(e.value)
 
 
 @pytest.mark.parametrize("call, exc, want", [
