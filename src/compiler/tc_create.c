@@ -83,7 +83,7 @@ static cc_ir_expr *tc_arange(tc *t, const cc_expr *call)
     static const char *const ps[] = {"start", "shape", "dtype", "descending"};
     tc_args a;
     if (!tc_op_bind(t, call, "arange", ps, TC_N(ps), &a) || !tc_need(t, call, "arange", &a, 2, ps)) return NULL;
-    int64_t ext[CC_MAX_RANK];
+    int64_t ext[CC_MAX_RANK] = {0};
     uint32_t n;
     cc_ir_expr *shp, *start = tc_int_scalar(t, a.v[0], "arange", "start");
     int desc, dt = CC_DT_INT32;
@@ -110,7 +110,7 @@ static cc_ir_expr *tc_tri(tc *t, const cc_expr *call)
     static const char *const ps[] = {"diagonal", "shape", "valid_shape", "dtype", "upper"};
     tc_args a;
     if (!tc_op_bind(t, call, "tri", ps, TC_N(ps), &a) || !tc_need(t, call, "tri", &a, 2, ps)) return NULL;
-    int64_t ext[CC_MAX_RANK];
+    int64_t ext[CC_MAX_RANK] = {0};
     uint32_t n;
     cc_ir_expr *shp, *valid, *diag = tc_int_scalar(t, a.v[0], "tri", "diagonal");
     int upper, dt = CC_DT_INT32;
@@ -136,7 +136,7 @@ static cc_ir_expr *tc_random(tc *t, const cc_expr *call)
     cc_ir_expr *seed[6];
     for (int k = 0; k < 6; k++)
         if (!(seed[k] = tc_int_scalar(t, a.v[k], "random", ps[k]))) return NULL;
-    int64_t ext[CC_MAX_RANK], rounds = 10;
+    int64_t ext[CC_MAX_RANK] = {0}, rounds = 10;
     uint32_t n;
     cc_ir_expr *shp, *valid;
     if (!tc_value_shape(t, a.v[6], "random", "pl.random", ext, &n, &shp) || !tc_gen_valid(t, a.v[7], "random", ext, n, &valid)) return NULL;
@@ -178,7 +178,7 @@ static cc_ir_expr *tc_reinterpret(tc *t, const cc_expr *call)
         return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.reinterpret_view: dtype pl.%s is the source's own; pass another dtype",
                       cc_dtype_name(from));
     size_t fs = cc_dtype_size(from), ts = cc_dtype_size((cc_dtype)dt);
-    int64_t ext[CC_MAX_RANK], have = (int64_t)fs, want = (int64_t)ts;
+    int64_t ext[CC_MAX_RANK] = {0}, have = (int64_t)fs, want = (int64_t)ts;
     uint32_t n = x->type.rank;
     cc_ir_expr *shp = NULL;
     for (uint32_t d = 0; d < n; d++) have *= x->type.shape[d];
