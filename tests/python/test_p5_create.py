@@ -301,6 +301,18 @@ def test_creation_and_linalg_ops_in_orchestration_are_misplaced(load, call, kind
     assert e.value.message.startswith("Misplaced %s op 'pl.%s' in Orchestration function 'k'" % (kind, call[3:call.index("(")]))
 
 
+def test_reinterpret_view_of_a_tensor_in_orchestration_is_not_supported(load):
+    mod, _ = load("""
+        @pl.jit
+        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+            b = pl.reinterpret_view(a, pl.INT32)
+            return out
+        """)
+    with pytest.raises(UnsupportedFeatureError) as e:
+        mod.k(torch.zeros(8, 8), torch.zeros(8, 8))
+    assert e.value.message == "pl.reinterpret_view of a Tensor is not supported in this version"
+
+
 def test_dump_tag_of_a_scalar_is_an_error(load):
     mod, _ = load("""
         @pl.jit
