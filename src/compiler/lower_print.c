@@ -119,9 +119,10 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (in->op == CC_IR_CMP) base_strbuf_printf(o, " cmp_type %d", in->mode);
     if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TRANSPOSE) base_strbuf_printf(o, " axes %d %d", in->mode & 15, in->mode >> 4);
     if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
-    if (cls == CC_OPC_GENERATE) { /* `TRANDOM v3 INT32 mode 10 seeds [r0, r1, r2, r3] [r4, r5] valid=[4, 16]` */
+    if (cls == CC_OPC_GENERATE) { /* `TRANDOM v3 INT32 mode 10 seeds [r0, r1, r2, r3] [r4, r5] valid=[4, 16, 0, 0]` */
         base_strbuf_printf(o, " mode %d", in->mode);
-        if (in->op == CC_IR_RANDOM) base_strbuf_puts(o, " seeds"), lo_put_regs(o, in->u.mem.off, 4), lo_put_regs(o, in->u.mem.ext, 2);
+        if (in->op == CC_IR_RANDOM)
+            base_strbuf_puts(o, " seeds "), lo_put_regs(o, in->u.mem.off, 4), base_strbuf_puts(o, " "), lo_put_regs(o, in->u.mem.ext, 2);
         base_strbuf_puts(o, " valid="), lo_put_shape(o, in->u.mem.shape, CC_MAX_RANK); /* unused axes 0 */
         return;
     }

@@ -104,7 +104,30 @@ static void test_dsl_p5_create_ops_print_as_written(void **s)
     pto_program_free(p);
 }
 
+/* The generators lower to one TOP each without a tile operand (random's six seed registers, the
+ * valid region); the bias forms to one TOP reading the bias as its third tile. */
+static void test_dsl_p5_create_ops_lower_to_one_top_each(void **s)
+{
+    (void)s;
+    pto_program *p = dsl_compile_with(K("        x = pl.tri(2, [16, 32], valid_shape=[8, 4], dtype=pl.FP32)\n"
+                                        "        r = pl.random(1, 2, 3, 4, 5, 6, [16, 32], dtype=pl.INT32)\n"
+                                        "        wt = pl.load(a, [0, 0], [32, 32])\n"
+                                        "        b = pl.matmul_bias(t, wt, pl.load(a, [0, 0], [1, 32]))\n"
+                                        "        pl.store(pl.add(pl.add(x, b), pl.cast(r, pl.FP32)), [0, 0], out)\n"),
+                                      "f", PTO_STAGE_ALL, 0, cr_args, sizeof cr_args / sizeof cr_args[0]);
+    dsl_expect_ok(p);
+    const char *l = pto_program_listing(p);
+    if (!strstr(l, "TTRI v") || !strstr(l, " FP32 mode 0 valid=[8, 4, 0, 0] @8:13\n") || !strstr(l, "TRANDOM v") ||
+        !strstr(l, " INT32 mode 10 seeds [r") || !strstr(l, "] valid=[16, 32, 0, 0] @9:13\n") || !strstr(l, "TMATMUL_BIAS v"))
+        fail_msg("listing:\n%s", strstr(l, "TTRI") ? strstr(l, "TTRI") : l);
+    assert_int_equal(dsl_count(l, "TTRI"), 1);
+    assert_int_equal(dsl_count(l, "TRANDOM"), 1);
+    assert_int_equal(dsl_count(l, "TMATMUL_BIAS"), 1);
+    pto_program_free(p);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_dsl_p5_create_ops_lower_to_one_top_each),
     cmocka_unit_test(test_dsl_p5_arange_fills_one_row_of_int32_or_int16),
     cmocka_unit_test(test_dsl_p5_tri_is_rank_2_and_tile_only),
     cmocka_unit_test(test_dsl_p5_random_is_int32_with_7_or_10_rounds),
