@@ -54,6 +54,7 @@ run() {
     c-loop)           BENCH_SYSTEM_NAME=c-loop "$bin/bench_dsl" "$@" ;;
     py)               "$python" "$here/systems/b5_torch.py" "$@" ;;
     b7)               "$bin/bench_b7" "$@" ;;
+    b7nz)             PTO_BENCH_NO_ZERO_FILL=1 "$bin/bench_b7" "$@" ;;
     py7)              "$python" "$here/systems/b7_torch.py" "$@" ;;
   esac
 }
@@ -64,6 +65,7 @@ have() {
     omp-clang*) [ -x "$bin/bench_omp_clang" ] ;;
     lapacke-mt) [ -x "$bin/bench_lapacke_mt" ] ;;
     dsl|c-loop) [ -x "$bin/bench_dsl" ] ;;
+    b7nz) [ -x "$bin/bench_b7" ] ;;
     py|py7) "$python" -c 'import torch, numpy' 2>/dev/null ;;
     *) [ -x "$bin/bench_$1" ] ;;
   esac
@@ -80,7 +82,7 @@ systems_of() {
   case $1 in
     b5) echo "dsl c-loop py"; return ;;
     b6) echo "dsl"; return ;;
-    b7) echo "b7 py7"; return ;;
+    b7) echo "b7 b7nz py7"; return ;;
   esac
   if [ "$mode" = quick ]; then echo "$all"; return; fi
   case $1 in
@@ -153,7 +155,8 @@ for ((r = 0; r < reps; r++)); do
   echo "[$((SECONDS - start))s] repetition $((r + 1))/$reps: C1 compile time" >&2
   "$bin/bench_compile" "$here/../examples/python/memory_page.py" manual_placement \
     "$here/../examples/python/memory_page.py" scaled \
-    "$examples/orch_program.py" Before >> "$rows" || echo "FAILED: C1 compile time" >> "$failures"
+    "$examples/orch_program.py" Before "$here/programs/unroll.py" unroll_100 "$here/programs/unroll.py" unroll_1000 \
+    "$here/programs/unroll.py" unroll_4096 >> "$rows" || echo "FAILED: C1 compile time" >> "$failures"
   for ((i = 0; i < ${#cases[@]}; i++)); do
     read -r -a args <<< "${cases[i]}"
     [ "$mode" = quick ] && [ "${args[0]}" = b7 ] && [ "$r" -gt 0 ] && continue

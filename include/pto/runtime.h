@@ -38,7 +38,7 @@ typedef uint64_t pto_task_id;
 #define PTO_INVALID_TASK_ID UINT64_MAX
 
 #define PTO_MAX_TENSOR_ARGS 32
-#define PTO_MAX_SCALAR_ARGS 16
+#define PTO_MAX_SCALAR_ARGS 64
 #define PTO_MAX_DIMS 5
 #define PTO_MAX_SCOPE_DEPTH 64
 #define PTO_PACKED_OUTPUT_ALIGN 1024

@@ -10,8 +10,21 @@ __all__ = ["RunConfig", "BackendType", "PTORuntimeError", "DeviceUnavailableErro
            "ChipWorker", "RegistrationHandle", "DeviceTensor"]
 
 
+def _takes_nothing(fn):
+    """Whether fn can be called without arguments (a signature Python cannot read: no)."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
 class TensorSpec:
-    """A tensor to create for run(): init_value None (zeros), a number, a tensor or a callable(shape, dtype)."""
+    """A tensor to create for run(): init_value None (zeros), a number, a tensor, one of
+    torch's factories (randn, rand, zeros, ones: called with the shape and dtype=), or a
+    callable: with no required parameter called with none, else with (shape, dtype); its
+    result converted to dtype."""
 
     def __init__(self, name, shape, dtype, init_value=None, is_output=False):
         self.name, self.shape, self.dtype = name, [int(d) for d in shape], dtype
@@ -24,8 +37,10 @@ class TensorSpec:
             return torch.zeros(self.shape, dtype=self.dtype)
         if isinstance(v, (bool, int, float)):
             return torch.full(self.shape, v, dtype=self.dtype)
+        if v in (torch.randn, torch.rand, torch.zeros, torch.ones):
+            return v(self.shape, dtype=self.dtype)
         if callable(v) and not hasattr(v, "shape"):
-            return v(self.shape, self.dtype)
+            v = v() if _takes_nothing(v) else v(self.shape, self.dtype)
         t = torch.as_tensor(v)
         if list(t.shape) != self.shape:
             raise ValueError("TensorSpec '%s': init_value has shape %s, expected %s"

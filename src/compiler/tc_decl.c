@@ -196,8 +196,10 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
     return 1;
 }
 
-/* The checks of a function's declaration: one decorator, its rules, no
- * parameter named config.  Returns 1 when they hold. */
+/* The checks of a function's declaration: one decorator, its rules, and
+ * for a @pl.jit function no parameter named config (its call consumes
+ * config=, a RunConfig; a @pl.program function may have one, passed by
+ * position).  Returns 1 when they hold. */
 int tc_check_decl(tc *t, tc_fn *fn)
 {
     const cc_stmt *s = fn->def;
@@ -208,7 +210,7 @@ int tc_check_decl(tc *t, tc_fn *fn)
     int function = t->cls || tc_pl_attr(t, d->kind == CC_E_CALL ? d->u.call.fn : d, "function");
     if (!(function ? tc_function_decorator(t, d, fn) : tc_jit_decorator(t, d, fn))) return 0;
     int ok = 1;
-    for (uint32_t j = 0; j < s->u.def.nparams; j++)
+    for (uint32_t j = 0; !function && j < s->u.def.nparams; j++)
         if (!strcmp(s->u.def.params[j].name, "config"))
             ok = 0, tc_err(t, CC_DIAG_PY_TYPE, s->u.def.params[j].span, NULL, "@pl.jit function '%s': parameter name 'config' is reserved",
                            fn->name);

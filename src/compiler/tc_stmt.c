@@ -35,6 +35,16 @@ static int tc_result_count(const cc_ir_expr *v)
     return v->type.kind == CC_T_VOID ? 0 : 1;
 }
 
+/* v, an INDEX or INT64 scalar, as the other of the two (an exact scalar cast). */
+static cc_ir_expr *tc_retype_int64(tc *t, cc_ir_expr *v, uint8_t dt, cc_span sp)
+{
+    cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CAST, sp);
+    if (!c) return tc_oom(t);
+    c->u.op.args[0] = v, c->u.op.dtype = dt, c->u.op.mode = CC_CAST_ROUND;
+    c->type = v->type, c->type.dtype = dt;
+    return c;
+}
+
 static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
 {
     if (v->kind == CC_X_LIST) return v->u.list.items[k]->type;
@@ -85,6 +95,10 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         snprintf(who, sizeof who, "'%s'", s->u.assign.targets[0]->u.name);
         /* `x: pl.Scalar[pl.INT32] = 7`: a constant takes the declared dtype, as an argument does */
         if (shaped && ann.kind == CC_T_SCALAR && tc_constant_ast(t, s->u.assign.value) && !(v = tc_constant_as(t, v, ann.dtype, who)))
+            return NULL;
+        /* an INDEX value for an INT64 name, or the reverse: the same 64 bits, retyped */
+        if (shaped && ann.kind == CC_T_SCALAR && v->type.kind == CC_T_SCALAR && ann.dtype != v->type.dtype &&
+            cc_dtype_is_int64((cc_dtype)ann.dtype) && cc_dtype_is_int64((cc_dtype)v->type.dtype) && !(v = tc_retype_int64(t, v, ann.dtype, s->u.assign.value->span)))
             return NULL;
         if (ann.kind != v->type.kind || (shaped && !cc_type_equal(&ann, &v->type))) {
             char a[96], b[96];
@@ -386,6 +400,19 @@ static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
     return tc_prelude_add(t, call) ? st : NULL;
 }
 
+/* A returned name that a loop or a branch may leave unassigned, but whose
+ * every assignment is the buffer of one tensor parameter P (a pl.store
+ * into P in a loop body): P itself, the same buffer on every path.  NULL
+ * for every other value (the caller types it). */
+static cc_ir_expr *tc_return_alias(tc *t, const cc_expr *e)
+{
+    const tc_bind *b = e->kind == CC_E_NAME ? tc_lookup(&t->c.env, e->u.name) : NULL;
+    int i = b && !b->definite && !b->conflict && b->type.kind == CC_T_TENSOR && b->buffer ? cc_ir_func_param(t->c.f, b->buffer) : -1;
+    if (i < 0) return NULL;
+    cc_ir_expr *v = cc_ir_var(t->a, b->buffer, t->c.f->params[i].type, e->span);
+    return v ? v : tc_oom(t);
+}
+
 static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
 {
     cc_ir_func *f = t->c.f;
@@ -399,8 +426,8 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
     if (f->entry && n == 1 && s->u.ret.values[0]->kind == CC_E_CALL && tc_callee(t, s->u.ret.values[0]->u.call.fn))
         return tc_return_call(t, s, st);
     for (uint32_t k = 0; k < n; k++) {
-        cc_ir_expr *v = tc_expr(t, s->u.ret.values[k]);
-        if (!v) return NULL;
+        cc_ir_expr *v = tc_return_alias(t, s->u.ret.values[k]);
+        if (!v && (t->oom || !(v = tc_expr(t, s->u.ret.values[k])))) return NULL;
         if (f->kind == CC_FUNC_INCORE && v->type.kind == CC_T_TILE && v->type.from_tensors && !(v = tc_implicit_result(t, v, k)))
             return NULL;
         int param = v->kind == CC_X_VAR ? cc_ir_func_param(f, v->u.name) : -1;

@@ -295,6 +295,15 @@ static void vector(tp *t, const cc_ir_expr *v)
     else expr(t, v);
 }
 
+/* The arguments `x, v)` of a lambda over a tile and a row or column vector. */
+static void tile_and_vector(tp *t, const cc_ir_expr *x, const cc_ir_expr *v)
+{
+    expr(t, x);
+    base_strbuf_puts(t->out, ", ");
+    vector(t, v);
+    base_strbuf_puts(t->out, ")");
+}
+
 static void args2(tp *t, const cc_ir_expr *x, const cc_ir_expr *y)
 {
     expr(t, x);
@@ -329,11 +338,7 @@ static void op(tp *t, const cc_ir_expr *e)
         if (expand) { /* the tile's valid region; the vector (with its zero pad) cut to it */
             base_strbuf_printf(out, "(lambda x, y: %s(x, y[tuple(slice(0, p) for p in x.shape[:-1])]%s))(", fn,
                                o >= CC_IR_COL_EXPAND_ADD && o <= CC_IR_COL_EXPAND_MIN ? "[..., :x.shape[-1]]" : "");
-            expr(t, a[0]);
-            base_strbuf_puts(out, ", ");
-            vector(t, a[1]);
-            base_strbuf_puts(out, ")");
-            return;
+            return tile_and_vector(t, a[0], a[1]);
         } base_strbuf_printf(out, "(lambda x, y: %s(" CROP_TO("x", "y") ", " CROP_TO("y", "x") "))(", fn);
         return args2(t, a[0], a[1]);
     }
@@ -395,20 +400,12 @@ static void op(tp *t, const cc_ir_expr *e)
         return;
     case CC_IR_ROW_EXPAND_EXPDIF:
         base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[tuple(slice(0, p) for p in x.shape[:-1])])))(");
-        expr(t, a[0]);
-        base_strbuf_puts(out, ", ");
-        vector(t, a[1]);
-        base_strbuf_puts(out, ")");
-        return;
+        return tile_and_vector(t, a[0], a[1]);
     case CC_IR_ROW_EXPAND:
     case CC_IR_COL_EXPAND: /* the vector broadcast over the target's valid region */
         base_strbuf_printf(out, "(lambda x, y: y[tuple(slice(0, p) for p in x.shape[:-1])]%s.expand(x.shape).clone())(",
                            o == CC_IR_COL_EXPAND ? "[..., :x.shape[-1]]" : "");
-        expr(t, a[0]);
-        base_strbuf_puts(out, ", ");
-        vector(t, a[1]);
-        base_strbuf_puts(out, ")");
-        return;
+        return tile_and_vector(t, a[0], a[1]);
     case CC_IR_EXPANDS:
         base_strbuf_puts(out, "torch.full_like(");
         expr(t, a[0]);

@@ -159,9 +159,11 @@ rt_alloc_result rt_ring_try_alloc(rt_ring *r, uint64_t bytes, uint32_t *local,
     return RT_ALLOC_OK;
 }
 
+int rt_heap_zero_fill_skipped;
+
 void rt_heap_zero_reused(rt_heap *h, uint64_t dirty, uint64_t off, uint64_t bytes)
 {
-    if (off < dirty) memset(h->base + off, 0, bytes < dirty - off ? bytes : dirty - off);
+    if (off < dirty && !rt_heap_zero_fill_skipped) memset(h->base + off, 0, bytes < dirty - off ? bytes : dirty - off);
 }
 
 void *rt_ring_record(rt_ring *r, uint32_t local, uint64_t bytes)

@@ -115,6 +115,10 @@ void rt_ring_publish(rt_ring *r, uint32_t local);
  * may have written: those below dirty, the heap's dirty mark before this
  * allocation; the rest are untouched zero pages and are left alone. */
 void rt_heap_zero_reused(rt_heap *h, uint64_t dirty, uint64_t off, uint64_t bytes);
+/* Bench-only (bench/b7.c, PTO_BENCH_NO_ZERO_FILL): nonzero makes
+ * rt_heap_zero_reused clear nothing, to measure what the zero-fill costs.
+ * A pl.create_tensor buffer then reads stale bytes: never set elsewhere. */
+extern int rt_heap_zero_fill_skipped;
 
 /* Takes bytes (rounded to 16) of task local's record from the record arena;
  * never waits: the arena holds window + 1 records of the largest size. */

@@ -53,7 +53,7 @@ static int rt_validate(pto_runtime *rt, const pto_task *t, rt_tm_key *keys, uint
     *out_bytes = 0;
     rt->req_outputs = 0;
     if (t->num_args > PTO_MAX_TENSOR_ARGS) reason = "more than 32 tensor arguments (PTO_MAX_TENSOR_ARGS)";
-    else if (t->num_scalars > PTO_MAX_SCALAR_ARGS) reason = "more than 16 scalar arguments (PTO_MAX_SCALAR_ARGS)";
+    else if (t->num_scalars > PTO_MAX_SCALAR_ARGS) reason = "more than 64 scalar arguments (PTO_MAX_SCALAR_ARGS)";
     else if ((t->num_args && !t->args) || (t->num_scalars && !t->scalars) || (t->num_deps && !t->deps))
         reason = "a non-zero count with a NULL array";
     for (uint32_t i = 0; !reason && i < t->num_args; i++) {

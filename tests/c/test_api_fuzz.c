@@ -382,7 +382,7 @@ static uint64_t fz_request(const pto_task *t)
 static void fz_submit(fz *f)
 {
     pto_arg args[40];
-    uint64_t scalars[20];
+    uint64_t scalars[PTO_MAX_SCALAR_ARGS + 4];
     pto_dep deps[64];
     uint64_t mask = 0;
     /* Now and then the most a task may have: 32 args, 16 scalars, many deps. */
@@ -415,7 +415,7 @@ static void fz_submit(fz *f)
         if (safe && i < 64) mask |= 1ull << i;
     }
     uint32_t nsc = pct(&f->s, 3) ? PTO_MAX_SCALAR_ARGS : (uint32_t)rn(&f->s, 5);
-    for (uint32_t i = 0; i < 20; i++) scalars[i] = rn(&f->s, 1000);
+    for (uint32_t i = 0; i < PTO_MAX_SCALAR_ARGS + 4; i++) scalars[i] = rn(&f->s, 1000);
     scalars[0] = mask;
     scalars[1] = pct(&f->s, 10) ? 100 + rn(&f->s, 300) : rn(&f->s, 20); /* spin us */
     uint32_t ndeps = !f->nids || pct(&f->s, 60) ? 0
@@ -445,7 +445,7 @@ static void fz_submit(fz *f)
             snprintf(what, sizeof what, "num_args %u", t.num_args);
             break;
         case 2:
-            t.num_scalars = 17 + (uint32_t)rn(&f->s, 3);
+            t.num_scalars = PTO_MAX_SCALAR_ARGS + 1 + (uint32_t)rn(&f->s, 3);
             snprintf(what, sizeof what, "num_scalars %u", t.num_scalars);
             break;
         case 3:

@@ -85,7 +85,7 @@ typedef struct bad_ctx {
     pto_task_id id;   /* the bad submit's id out */
     uint64_t buf[64];
     pto_arg args[40];
-    uint64_t scalars[20];
+    uint64_t scalars[PTO_MAX_SCALAR_ARGS + 4];
     pto_dep deps[4];
 } bad_ctx;
 
@@ -117,11 +117,11 @@ static int b_33_args(pto_runtime *rt, bad_ctx *c)
     pto_task t = bad_task(c, 33);
     return submit_bad(rt, c, &t);
 }
-static int b_17_scalars(pto_runtime *rt, bad_ctx *c)
+static int b_too_many_scalars(pto_runtime *rt, bad_ctx *c)
 {
     pto_task t = bad_task(c, 1);
     t.scalars = c->scalars;
-    t.num_scalars = 17;
+    t.num_scalars = PTO_MAX_SCALAR_ARGS + 1;
     return submit_bad(rt, c, &t);
 }
 static int b_args_null(pto_runtime *rt, bad_ctx *c)
@@ -291,8 +291,8 @@ static int b_scope_begin_mode(pto_runtime *rt, bad_ctx *c)
 static const bad_case bad_cases[] = {
     {"NULL task", 0, "", 0, b_null_task, "pto_task_submit", "task is NULL"},
     {"num_args 33", 1, "A", 0, b_33_args, "pto_task_submit", "more than 32 tensor arguments (PTO_MAX_TENSOR_ARGS)"},
-    {"num_scalars 17", 0, "", 0, b_17_scalars, "pto_task_submit",
-     "more than 16 scalar arguments (PTO_MAX_SCALAR_ARGS)"},
+    {"num_scalars 65", 0, "", 0, b_too_many_scalars, "pto_task_submit",
+     "more than 64 scalar arguments (PTO_MAX_SCALAR_ARGS)"},
     {"args NULL", 0, "", 0, b_args_null, "pto_task_submit", "a non-zero count with a NULL array"},
     {"scalars NULL", 2, "AM", 0, b_scalars_null, "pto_task_submit", "a non-zero count with a NULL array"},
     {"deps NULL", 0, "", 0, b_deps_null, "pto_task_submit", "a non-zero count with a NULL array"},

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "compiler/lower.h"
+#include "pto/runtime.h"
 #include "harness.h"
 #include "dsl_compile.h"
 #include "ir_build.h"
@@ -672,29 +673,35 @@ static void test_lower_dsl_seed_manual_placement(void **state)
 }
 
 /* A task carries the kernel's scalars, then each tensor's box origin (one
- * per dimension): 8 scalars + 4 rank-2 tensors = 16, the runtime's limit,
- * compiles; 9 + 8 = 17 is an InvalidOperationError at the call. */
-#define MANY_HDR "import pypto.language as pl\n\n@pl.jit.incore\n"
-#define MANY_BODY                                                                                      \
-    "    e = pl.add(pl.load(x, [p, q], [64, 128]), pl.load(y, [r, s], [64, 128]))\n"                   \
-    "    pl.store(pl.add(e, pl.load(w, [u, v], [64, 128])), [t + g, 0], z)\n"                          \
-    "    return z\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+ * per dimension): 56 scalars + 4 rank-2 tensors = 64, the runtime's limit
+ * (PTO_MAX_SCALAR_ARGS), compiles; 57 + 8 = 65 is an InvalidOperationError
+ * at the call. */
+static void many_scalars_program(char *buf, size_t cap, int nscalars)
+{
+    size_t n = (size_t)snprintf(buf, cap, "import pypto.language as pl\n\n@pl.jit.incore\n"
+                                          "def k(x: pl.Tensor, y: pl.Tensor, w: pl.Tensor, z: pl.Out[pl.Tensor]");
+    for (int k = 0; k < nscalars; k++) n += (size_t)snprintf(buf + n, cap - n, ", s%d", k);
+    n += (size_t)snprintf(buf + n, cap - n, "):\n"
+                          "    e = pl.add(pl.load(x, [s0, s1], [64, 128]), pl.load(y, [s2, s3], [64, 128]))\n"
+                          "    pl.store(pl.add(e, pl.load(w, [s4, s5], [64, 128])), [s6 + s7, 0], z)\n"
+                          "    return z\n\n@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n    out = k(a, a, a, out");
+    for (int k = 0; k < nscalars; k++) n += (size_t)snprintf(buf + n, cap - n, ", 0");
+    snprintf(buf + n, cap - n, ")\n    return out\n");
+}
+
 static void test_lower_task_arguments_at_most_the_runtimes_limits(void **state)
 {
     (void)state;
-    static const char at_limit[] = MANY_HDR
-        "def k(x: pl.Tensor, y: pl.Tensor, w: pl.Tensor, z: pl.Out[pl.Tensor], p, q, r, s, t, u, v, g):\n" MANY_BODY
-        "    out = k(a, a, a, out, 0, 0, 0, 0, 0, 0, 0, 0)\n    return out\n";
-    pto_program *p = dsl_compile(at_limit, "f", PTO_STAGE_ALL);
+    char src[4096];
+    many_scalars_program(src, sizeof src, PTO_MAX_SCALAR_ARGS - 8);
+    pto_program *p = dsl_compile(src, "f", PTO_STAGE_ALL);
     dsl_expect_ok(p);
     pto_program_free(p);
-    static const char past[] = MANY_HDR
-        "def k(x: pl.Tensor, y: pl.Tensor, w: pl.Tensor, z: pl.Out[pl.Tensor], p, q, r, s, t, u, v, g, h):\n" MANY_BODY
-        "    out = k(a, a, a, out, 0, 0, 0, 0, 0, 0, 0, 0, h=0)\n    return out\n";
-    p = dsl_compile(past, "f", PTO_STAGE_ALL);
+    many_scalars_program(src, sizeof src, PTO_MAX_SCALAR_ARGS - 7);
+    p = dsl_compile(src, "f", PTO_STAGE_ALL);
     dsl_expect_error(p, "InvalidOperationError",
-                     "kernel 'k' needs 4 tensor and 17 scalar task arguments (its 9 scalars, then the box origin of each "
-                     "tensor argument, one per dimension); the runtime takes at most 32 and 16", 11, 11);
+                     "kernel 'k' needs 4 tensor and 65 scalar task arguments (its 57 scalars, then the box origin of each "
+                     "tensor argument, one per dimension); the runtime takes at most 32 and 64", 11, 11);
     pto_program_free(p);
 }
 

@@ -67,7 +67,7 @@ static void test_scope_depth_64_opens_and_65_is_invalid(void **s)
 }
 
 /* A task takes up to PTO_MAX_TENSOR_ARGS (32) tensor arguments and
- * PTO_MAX_SCALAR_ARGS (16) scalars; one more of either is INVALID_ARGS. */
+ * PTO_MAX_SCALAR_ARGS (64) scalars; one more of either is INVALID_ARGS. */
 static void test_task_args_at_limit_accepted_and_one_past_invalid(void **s)
 {
     (void)s;
@@ -89,7 +89,7 @@ static void test_task_args_at_limit_accepted_and_one_past_invalid(void **s)
     pto_task many_scalars = ok;
     many_scalars.num_scalars = PTO_MAX_SCALAR_ARGS + 1;
     expect_code(rt, pto_task_submit(rt, &many_scalars, &id), PTO_INVALID_ARGS);
-    expect_frag(rt, "more than 16 scalar arguments (PTO_MAX_SCALAR_ARGS)");
+    expect_frag(rt, "more than 64 scalar arguments (PTO_MAX_SCALAR_ARGS)");
     end_rt(rt);
 }
 

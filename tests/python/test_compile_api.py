@@ -359,6 +359,20 @@ def test_p4_05_tensor_spec_init_forms(prog):
     run(prog.Sq, TensorSpec("a", [32, 32], torch.float32, init_value=a), out)
 
 
+def test_p4_05_tensor_spec_factories_and_argument_free_callables():
+    """torch's factories get the shape and dtype=; a callable without required parameters
+    is called with none and its result converted (upstream's examples use both)."""
+    r = TensorSpec("r", [4, 3], torch.bfloat16, init_value=torch.randn).create_tensor()
+    assert r.shape == (4, 3) and r.dtype == torch.bfloat16
+    assert torch.equal(TensorSpec("o", [2], torch.int32, init_value=torch.ones).create_tensor(),
+                       torch.ones(2, dtype=torch.int32))
+    t = TensorSpec("l", [3], torch.int32, init_value=lambda: [5, 6, 7]).create_tensor()
+    assert t.dtype == torch.int32 and t.tolist() == [5, 6, 7]
+    with pytest.raises(ValueError) as e:
+        TensorSpec("l", [2], torch.int32, init_value=lambda: [5, 6, 7]).create_tensor()
+    assert str(e.value) == "TensorSpec 'l': init_value has shape [3], expected [2]"
+
+
 def test_p4_05_tensor_spec_shape_text():
     with pytest.raises(ValueError) as e:
         TensorSpec("x", [2, 2], torch.float32, init_value=torch.ones(3)).create_tensor()

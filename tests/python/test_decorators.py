@@ -4,6 +4,7 @@ import torch
 
 import pypto.language as pl
 from pypto.language.parser.diagnostics import ParserSyntaxError, UnsupportedFeatureError
+from pypto.runtime import RunConfig
 
 from conftest import line_of
 
@@ -173,3 +174,28 @@ def test_D08_reserved_config_and_direct_calls(load):
     for kind in ("inline", "opaque"):
         with pytest.raises(TypeError, match="@pl.jit.%s function '_f' cannot be called directly" % kind):
             getattr(pl.jit, kind)(_f)(*t64())
+
+
+def test_D08_program_functions_may_name_a_parameter_config(load):
+    """Only a @pl.jit call consumes config=; a @pl.program function's parameter may be
+    called config (upstream's paged-attention programs read a config tensor), passed by
+    position, while config= stays the RunConfig."""
+    mod, _ = load("""
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: pl.Tensor[[64, 64], pl.FP32], config: pl.Tensor[[2], pl.INT32],
+                  out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                t = pl.load(a, [0, 0], [64, 64])
+                pl.store(pl.add(t, 1.0), [0, 0], out)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def orch(self, a: pl.Tensor[[64, 64], pl.FP32], config: pl.Tensor[[2], pl.INT32],
+                     out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                out = self.k(a, config, out)
+                return out
+        """)
+    a, out = torch.randn(64, 64), torch.zeros(64, 64)
+    mod.P(a, torch.zeros(2, dtype=torch.int32), out, config=RunConfig())
+    assert torch.equal(out, a + 1)

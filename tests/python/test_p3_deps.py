@@ -31,6 +31,10 @@ UNORDERED = pytest.mark.skipif(not UNORDERED_RUNS, reason="unordered tasks race 
 
 
 def _stats(tmp_path, **kw):
+    """Scope stats on 2 workers; under a sanitizer the slow tasks may run past the default
+    stall bound, so it is raised there."""
+    if os.environ.get("PTO_SANITIZER"):
+        kw.setdefault("stall_timeout_ms", 60000)
     return RunConfig(enable_scope_stats=True, save_kernels_dir=str(tmp_path), num_workers=2, **kw)
 
 
