@@ -447,7 +447,9 @@ def _torch_run(k, args):
     ("tri_lo", lambda: (torch.zeros(8, 16), -2)),
     ("tri_up", lambda: (torch.zeros(8, 16, dtype=torch.int8), 3)),
     ("tri_valid", lambda: (torch.zeros(8, 16, dtype=torch.int32),)),
-    ("reinterp", lambda: (torch.randn(4, 8), torch.zeros(4, 8, dtype=torch.int32), torch.zeros(8, 16, dtype=torch.int8),
+    ("reinterp", lambda: (torch.tensor([[float("nan"), -0.0, float("inf"), 1e-40] * 2] * 4)  # NaN, -0, inf, a subnormal
+                          + torch.randn(4, 8, generator=torch.Generator().manual_seed(5)) * torch.tensor([0.0, 0.0, 0.0, 0.0, 1, 1, 1, 1]),
+                          torch.zeros(4, 8, dtype=torch.int32), torch.zeros(8, 16, dtype=torch.int8),
                           torch.zeros(4, 16, dtype=torch.bfloat16))),
     ("rand", lambda: (torch.zeros(8, 24, dtype=torch.int32), 7, -1, 0xFFFFFFF0, 0xFFFFFFFF, -1, 2**31)),
     ("rand_valid", lambda: (torch.full((4, 24), 3, dtype=torch.int32),)),
@@ -459,7 +461,7 @@ def test_torch_codegen_translations_compute_what_the_vm_computes(M, name, args):
     got = _torch_run(getattr(M, name), a)
     for x, y in zip(got, a):
         if isinstance(x, torch.Tensor):
-            assert torch.equal(x, y) if not x.is_floating_point() else torch.allclose(x, y, rtol=1e-6, atol=1e-6)
+            assert torch.equal(x, y) if not x.is_floating_point() else torch.allclose(x, y, rtol=1e-6, atol=1e-6, equal_nan=True)
 
 
 
