@@ -229,11 +229,12 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
         if (in->a >= 0 || cc_ir_op_operands((cc_ir_op)in->op)) lc_use(c, CC_LO_TILE, in->a, "operand");
         if (in->b_scalar) lc_use(c, CC_LO_REG, in->b, "scalar operand");
         else if (in->b >= 0) lc_use(c, CC_LO_TILE, in->b, "operand");
-        if (in->op == CC_IR_MATMUL_ACC) {
+        if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_MATMUL_ACC) {
             lc_use(c, CC_LO_TILE, in->dst, "accumulator");
             if (in->c >= 0) lc_use(c, CC_LO_REG, in->c, "condition");
         }
-        if (in->op == CC_IR_ASSEMBLE || in->op == CC_IR_SLICE) lc_window(c, in); /* the window's offsets (and valid extents) */
+        if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_MATMUL_BIAS) lc_use(c, CC_LO_TILE, in->c, "bias");
+        if (in->op == CC_IR_ASSEMBLE || in->op == CC_IR_SLICE || in->op == CC_IR_RANDOM) lc_window(c, in); /* the window's offsets (and valid extents); pl.random's seeds */
         if (in->op == CC_IR_SET_VALIDSHAPE) lc_use(c, CC_LO_REG, in->c, "scalar operand");
         if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) lc_use(c, CC_LO_TILE, in->c, "operand");
         lc_def(c, CC_LO_TILE, in->dst, "destination");

@@ -109,7 +109,9 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     base_strbuf_printf(o, " v%d", in->dst);
     if (in->a >= 0) base_strbuf_printf(o, " = v%d", in->a);
     if (in->b >= 0) base_strbuf_printf(o, ", %c%d", in->b_scalar ? 'r' : 'v', in->b);
-    if (in->op == CC_IR_MATMUL_ACC && in->c >= 0) base_strbuf_printf(o, " init r%d", in->c);
+    cc_op_class cls = (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls;
+    if (cls == CC_OPC_MATMUL_ACC && in->c >= 0) base_strbuf_printf(o, " init r%d", in->c);
+    if (cls == CC_OPC_MATMUL_BIAS) base_strbuf_printf(o, ", v%d", in->c);
     if (in->op == CC_IR_SET_VALIDSHAPE) base_strbuf_printf(o, ", r%d", in->c);
     if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) base_strbuf_printf(o, ", v%d", in->c);
     base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
@@ -117,6 +119,13 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (in->op == CC_IR_CMP) base_strbuf_printf(o, " cmp_type %d", in->mode);
     if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TRANSPOSE) base_strbuf_printf(o, " axes %d %d", in->mode & 15, in->mode >> 4);
     if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
+    if (cls == CC_OPC_GENERATE) { /* `TRANDOM v3 INT32 mode 10 seeds [r0, r1, r2, r3] [r4, r5] valid=[4, 16, 0, 0]` */
+        base_strbuf_printf(o, " mode %d", in->mode);
+        if (in->op == CC_IR_RANDOM)
+            base_strbuf_puts(o, " seeds "), lo_put_regs(o, in->u.mem.off, 4), base_strbuf_puts(o, " "), lo_put_regs(o, in->u.mem.ext, 2);
+        base_strbuf_puts(o, " valid="), lo_put_shape(o, in->u.mem.shape, CC_MAX_RANK); /* unused axes 0 */
+        return;
+    }
     if (in->op != CC_IR_ASSEMBLE && in->op != CC_IR_SLICE) return;
     base_strbuf_puts(o, " at"), lo_put_regs(o, in->u.mem.off, in->u.mem.rank); /* `TSLICE v2 = v0 FP32 at [r3, r4] shape=[1, 16]` */
     if (in->op == CC_IR_ASSEMBLE) return;

@@ -119,13 +119,54 @@ static void lo_matmul_acc(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     cc_ir_expr *const *arg = e->u.op.args;
     int32_t acc = lo_tile(b, arg[0]), l = lo_tile(b, arg[1]), r = lo_tile(b, arg[2]);
-    int32_t cond = arg[3] ? lo_scalar(b, arg[3], -1) : -1;
+    int32_t cond = e->u.op.op == CC_IR_MATMUL_ACC && arg[3] ? lo_scalar(b, arg[3], -1) : -1; /* pl.gemv_acc: no init_cond */
     int32_t out = dst == l || dst == r ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
     lo_copy(b, out, acc, e->span);
     cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
     if (!in) return;
-    in->op = CC_IR_MATMUL_ACC, in->dtype = e->type.dtype, in->dst = out, in->a = l, in->b = r, in->c = cond;
+    in->op = e->u.op.op, in->dtype = e->type.dtype, in->dst = out, in->a = l, in->b = r, in->c = cond;
     lo_copy(b, dst, out, e->span);
+}
+
+/* pl.matmul_bias, pl.gemv_bias: TOP a=lhs, b=rhs, c=bias, into a
+ * temporary when the result is one of them. */
+static void lo_matmul_bias(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    int32_t l = lo_tile(b, arg[0]), r = lo_tile(b, arg[1]), bias = lo_tile(b, arg[2]);
+    int32_t out = dst == l || dst == r || dst == bias ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = e->u.op.op, in->dtype = e->type.dtype, in->dst = out, in->a = l, in->b = r, in->c = bias;
+    lo_copy(b, dst, out, e->span);
+}
+
+/* A generator (pl.arange, pl.tri, pl.random): TOP a=-1; b the scalar
+ * operand's register (arange's start, tri's diagonal; random: -1, its six
+ * seed registers in u.mem.off[0..3] and u.mem.ext[0..1], u.mem.rank 4);
+ * u.mem.shape the valid region (the shape where valid_shape is absent);
+ * mode the op's attribute. */
+static void lo_generate(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_expr *const *arg = e->u.op.args;
+    cc_ir_op op = (cc_ir_op)e->u.op.op;
+    int32_t s = op == CC_IR_RANDOM ? -1 : lo_scalar(b, arg[0], CC_DT_INT64), seed[6];
+    for (int k = 0; op == CC_IR_RANDOM && k < 6; k++) seed[k] = lo_scalar(b, arg[k], CC_DT_INT64);
+    const cc_ir_expr *valid = op == CC_IR_TRI ? arg[2] : op == CC_IR_RANDOM ? arg[7] : NULL;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = dst, in->a = -1, in->b = s, in->b_scalar = s >= 0, in->mode = e->u.op.mode;
+    for (int d = 0; d < CC_MAX_RANK; d++) in->u.mem.off[d] = in->u.mem.ext[d] = -1, in->u.mem.shape[d] = 0;
+    if (op == CC_IR_RANDOM) {
+        in->u.mem.rank = 4;
+        for (int k = 0; k < 4; k++) in->u.mem.off[k] = seed[k];
+        in->u.mem.ext[0] = seed[4], in->u.mem.ext[1] = seed[5];
+    }
+    for (uint32_t d = 0; d < e->type.rank; d++) {
+        int64_t v = e->type.shape[d];
+        if (valid && !cc_ir_const_int(valid->u.list.items[d], &v)) return (void)lo_internal(b, e->span, "a valid_shape that is not constant");
+        in->u.mem.shape[d] = v;
+    }
 }
 
 /* pl.assemble and pl.slice: TOP a=target (pl.slice: x), b=source (-1), the
@@ -179,7 +220,10 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind == CC_X_VAR && e->type.kind == CC_T_TILE) return lo_copy(b, dst, lo_var(b, e->u.name, e->type), e->span);
     if (e->kind != CC_X_OP || e->type.kind != CC_T_TILE) return (void)lo_internal(b, e->span, "a tile operand that is not a tile");
     if (e->u.op.op == CC_IR_LOAD) return lo_load(b, e, dst);
-    if (e->u.op.op == CC_IR_MATMUL_ACC) return lo_matmul_acc(b, e, dst);
+    cc_op_class cls = (cc_op_class)cc_ir_op_info((cc_ir_op)e->u.op.op)->cls;
+    if (cls == CC_OPC_MATMUL_ACC) return lo_matmul_acc(b, e, dst);
+    if (cls == CC_OPC_MATMUL_BIAS) return lo_matmul_bias(b, e, dst);
+    if (cls == CC_OPC_GENERATE) return lo_generate(b, e, dst);
     if (e->u.op.op == CC_IR_MOVE) return lo_tile_into(b, e->u.op.args[0], dst); /* a copy: only the tag differs */
     if (e->u.op.op == CC_IR_CREATE_TILE) { /* a TOP without operands: zeros */
         cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
@@ -286,8 +330,9 @@ static int lo_tile_uses(const cc_lo_insn *in, int32_t use[3], int32_t *def)
     if (in->code == CC_LO_TCOPY) use[0] = in->a, *def = in->dst;
     if (in->code == CC_LO_READ && !in->mode) use[0] = in->a;
     if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
-    if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) use[2] = in->dst;
-    if (in->code == CC_LO_TOP && cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) use[2] = in->c;
+    cc_op_class cls = in->code == CC_LO_TOP ? (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls : CC_OPC_MEMORY;
+    if (cls == CC_OPC_MATMUL_ACC) use[2] = in->dst;
+    if (cls == CC_OPC_TERNARY || cls == CC_OPC_MATMUL_BIAS) use[2] = in->c;
     return use[0] >= 0 || *def >= 0;
 }
 
@@ -354,8 +399,9 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         if (in->code == CC_LO_JUMP || in->code == CC_LO_JUMP_IF_FALSE) target[in->u.target < n ? in->u.target : 0] = 1;
         if ((in->code == CC_LO_TOP || in->code == CC_LO_TCOPY || (in->code == CC_LO_READ && !in->mode)) && in->a >= 0) reads[in->a]++;
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
-        if (in->code == CC_LO_TOP && in->op == CC_IR_MATMUL_ACC) reads[in->dst]++;
-        if (in->code == CC_LO_TOP && cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) reads[in->c]++;
+        cc_op_class cls = in->code == CC_LO_TOP ? (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls : CC_OPC_MEMORY;
+        if (cls == CC_OPC_MATMUL_ACC) reads[in->dst]++;
+        if (cls == CC_OPC_TERNARY || cls == CC_OPC_MATMUL_BIAS) reads[in->c]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;
     }
     for (uint32_t i = 1; i < n; i++) {

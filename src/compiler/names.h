@@ -74,8 +74,7 @@ typedef enum cc_pl_reason {
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
     X(expand, LATER, OP, NONE) X(gather, LATER, OP, NONE)                                                \
-    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE) X(matmul_bias, LATER, OP, NONE)                  \
-    X(batch_matmul, LATER, OP, NONE)                                                                     \
+    X(scatter, LATER, OP, NONE) X(sort, LATER, OP, NONE)                                                 \
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     /* everything else */                                                                                \
@@ -85,11 +84,11 @@ typedef enum cc_pl_reason {
     X(distributed, LATER, NAMESPACE, NONE) X(inline, LATER, DECORATOR, NONE)                             \
     X(DistributedConfig, LATER, CLASS, NONE) X(DN, HARDWARE, CONSTANT, LAYOUT)                           \
     X(NZ, HARDWARE, CONSTANT, LAYOUT) X(MX_A_ZZ, HARDWARE, CONSTANT, MX) X(MX_B_NN, HARDWARE, CONSTANT, MX) \
-    X(system, SUPPORTED, NAMESPACE, NONE) X(AUTO, HARDWARE, CONSTANT, RING) X(gemv, LATER, OP, NONE)        \
-    X(gemv_acc, LATER, OP, NONE) X(gemv_bias, LATER, OP, NONE) X(gemv_mx, HARDWARE, OP, MX)                 \
+    X(system, SUPPORTED, NAMESPACE, NONE) X(AUTO, HARDWARE, CONSTANT, RING)                                 \
+    X(gemv_mx, HARDWARE, OP, MX)                                                                         \
     X(gemv_mx_acc, HARDWARE, OP, MX) X(gemv_mx_bias, HARDWARE, OP, MX) X(TileView, SUPPORTED, ANNOTATION, NONE) \
     X(SplitMode, SUPPORTED, ENUM, NONE) X(split, SUPPORTED, BUILTIN, NONE) X(cross_core_slot, SUPPORTED, BUILTIN, NONE) \
-    X(full, SUPPORTED, OP, NONE) X(AtomicType, SUPPORTED, ENUM, NONE)
+    X(full, SUPPORTED, OP, NONE) X(AtomicType, SUPPORTED, ENUM, NONE) X(const, SUPPORTED, BUILTIN, NONE)
 
 /* Hardware-internal members of pl namespaces and enums (pl.<parent>.<member>, wherever
  * written: a value, a call, an enum argument): X(parent, member, reason). */

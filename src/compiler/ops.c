@@ -36,7 +36,8 @@ static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
     [CC_OPC_MATMUL_ACC] = {2, 0}, [CC_OPC_CONCAT] = {2, 0}, [CC_OPC_FILLPAD] = {1, 1},
     [CC_OPC_FULL] = {0, 0}, [CC_OPC_RESHAPE] = {1, 0}, [CC_OPC_TRANSPOSE] = {1, 0}, [CC_OPC_ELEMENT] = {0, 0},
     [CC_OPC_FILLPAD_EXPAND] = {1, 0}, [CC_OPC_SET_VALIDSHAPE] = {1, 0},
-    [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}, [CC_OPC_TERNARY] = {3, 0}};
+    [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}, [CC_OPC_TERNARY] = {3, 0},
+    [CC_OPC_GENERATE] = {0, 0}, [CC_OPC_MATMUL_BIAS] = {2, 0}, [CC_OPC_REINTERPRET] = {1, 0}, [CC_OPC_PASS] = {0, 0}};
 
 const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
 const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }
@@ -50,10 +51,11 @@ int cc_ir_op_tensor_level(const char *name)
     if (!strcmp(name, "full")) return 1;
     int srhs, op = cc_ir_op_lookup(name);
     if (op < 0) op = cc_ir_op_lookup_alias(name, &srhs);
-    if (op < 0) return 0;
+    if (op < 0 || cc_ir_op_tile_level_only((cc_ir_op)op)) return 0;
     switch (cc_ir_op_info((cc_ir_op)op)->cls) {
     case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY: return 1;
+    case CC_OPC_GENERATE: case CC_OPC_REINTERPRET: return 1; /* pl.arange, pl.random, pl.reinterpret_view */
     default: return 0;
     }
 }
@@ -69,8 +71,29 @@ static int cc_op_in_namespace(cc_op_namespace ns, int op)
 {
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
     int tile_only = (row->cls == CC_OPC_MEMORY && row->where == CC_OPW_KERNEL) || row->cls == CC_OPC_FULL;
-    if (op == CC_IR_WRITE) return ns == CC_OPNS_TENSOR; /* pl.write writes a Tensor only */
+    if (op == CC_IR_WRITE || op == CC_IR_DUMP_TAG) return ns == CC_OPNS_TENSOR; /* pl.write writes a Tensor only */
+    if (cc_ir_op_tile_level_only((cc_ir_op)op)) return ns == CC_OPNS_TILE;
     return ns == CC_OPNS_TILE ? cc_ir_op_is_tile((cc_ir_op)op) : !tile_only;
+}
+
+const char *cc_acc_phase_name(int mode)
+{
+    static const char *const names[CC_ACC_PHASES] = {"unspecified", "partial", "final"};
+    return mode >= 0 && mode < CC_ACC_PHASES ? names[mode] : "?";
+}
+
+int cc_ir_op_is_matmul(cc_ir_op op)
+{
+    cc_op_class c = (cc_op_class)cc_ir_op_info(op)->cls;
+    return c == CC_OPC_MATMUL || c == CC_OPC_MATMUL_ACC || c == CC_OPC_MATMUL_BIAS;
+}
+
+int cc_ir_op_tile_level_only(cc_ir_op op)
+{
+    switch (op) {
+    case CC_IR_TRI: case CC_IR_MATMUL_BIAS: case CC_IR_BATCH_MATMUL: case CC_IR_GEMV: case CC_IR_GEMV_ACC: case CC_IR_GEMV_BIAS: return 1;
+    default: return 0;
+    }
 }
 
 static const struct { const char *ns, *name; uint8_t op, scalar_rhs; } cc_op_aliases[] = {

@@ -43,7 +43,12 @@ typedef enum cc_op_class {
     CC_OPC_SLICE,      /* a copy of x's window at offset (TOP a=x; u.mem.off, u.mem.ext the valid_shape, u.mem.shape) */
     CC_OPC_BLOCK,      /* no operands: an INDEX scalar of the running task (lowered: BLOCK; 0 and 1 outside SPMD) */
     CC_OPC_TERNARY,    /* element-wise of three: a tile, a tile or a scalar, a tile (TOP a, b, c: cc_ir_op_ternary_slots) */
-    CC_OPC_DIM         /* a tensor's extent along a constant axis, an INDEX scalar (lowered: DIM; static ones fold) */
+    CC_OPC_DIM,        /* a tensor's extent along a constant axis, an INDEX scalar (lowered: DIM; static ones fold) */
+    /* creation, linear algebra and views (tc_create.c, tc_linalg.c) */
+    CC_OPC_GENERATE,    /* no tile operand: a tile computed from scalars and its position (arange, tri, random) */
+    CC_OPC_MATMUL_BIAS, /* lhs [M, K] @ rhs [K, N] + bias [1, N] broadcast down the columns (TOP a, b, c=bias) */
+    CC_OPC_REINTERPRET, /* x's bytes read as another dtype and shape of equal byte count */
+    CC_OPC_PASS         /* its operand itself, unchanged (no IR node: dump_tag) */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -196,7 +201,21 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(ADDC, "addc", TERNARY, ANY, KERNEL, TILE_ADDC, 3, "lhs", "rhs", "rhs2")                                   \
     X(SUBC, "subc", TERNARY, ANY, KERNEL, TILE_SUBC, 3, "lhs", "rhs", "rhs2")                                   \
     /* dynamic shapes (tc_dynamic.c): a tensor's extent along a constant axis */                                \
-    X(TENSOR_DIM, "tensor.dim", DIM, ANY, BOTH, -1, 2, "tensor", "axis")
+    X(TENSOR_DIM, "tensor.dim", DIM, ANY, BOTH, -1, 2, "tensor", "axis")                                        \
+    /* creation (tc_create.c): attrs dtype and mode (arange: descending, tri: upper, random: rounds) */        \
+    X(ARANGE, "arange", GENERATE, INT, KERNEL, -1, 2, "start", "shape")                                        \
+    X(TRI, "tri", GENERATE, ANY, KERNEL, -1, 2, "diagonal", "shape", "valid_shape")                            \
+    X(RANDOM, "random", GENERATE, INT, KERNEL, -1, 7, "key0", "key1", "counter0", "counter1", "counter2",       \
+      "counter3", "shape", "valid_shape")                                                                        \
+    /* linear algebra (tc_linalg.c), the matmul kernels; gemv*: attr mode, the acc_phase (no effect) */                                                       \
+    X(MATMUL_BIAS, "matmul_bias", MATMUL_BIAS, ANY, KERNEL, -1, 3, "lhs", "rhs", "bias")                        \
+    X(BATCH_MATMUL, "batch_matmul", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                    \
+    X(GEMV, "gemv", MATMUL, ANY, KERNEL, -1, 2, "lhs", "rhs")                                                   \
+    X(GEMV_ACC, "gemv_acc", MATMUL_ACC, ANY, KERNEL, -1, 3, "acc", "lhs", "rhs")                                \
+    X(GEMV_BIAS, "gemv_bias", MATMUL_BIAS, ANY, KERNEL, -1, 3, "lhs", "rhs", "bias")                            \
+    /* views and markers (tc_create.c) */                                                                         \
+    X(REINTERPRET_VIEW, "reinterpret_view", REINTERPRET, ANY, KERNEL, -1, 1, "data", "shape")                   \
+    X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -205,7 +224,7 @@ typedef enum cc_ir_op {
     CC_IR_OP_COUNT
 } cc_ir_op;
 
-#define CC_OP_MAX_SLOTS 5
+#define CC_OP_MAX_SLOTS 8
 
 /* An op's row. */
 typedef struct cc_op_info {
@@ -232,7 +251,8 @@ uint32_t cc_ir_op_operands(cc_ir_op op);
  * elements i only)?  Binary, unary and cast ops. */
 int cc_ir_op_elementwise(cc_ir_op op);
 /* Does pl.<name> compute a tensor-level value (DSL-V2-SPEC §1.2: the
- * element-wise, reduction, expand, cast and matmul ops, and pl.full, the
+ * element-wise, reduction, expand, cast and matmul ops but the tile-level
+ * only ones, pl.arange, pl.random, pl.reinterpret_view, and pl.full, the
  * tensor spelling of pl.tile.full)?  Outside kernel code such a call is a
  * misplaced tensor op, any other kernel op a misplaced tile op. */
 int cc_ir_op_tensor_level(const char *name);
@@ -250,8 +270,18 @@ int cc_ir_op_tensor_level(const char *name);
     X("tile", "create", CREATE_TILE, 0) X("tensor", "create", CREATE_TENSOR, 0)                                \
     X("pl", "rems", REM, 1) X("pl", "fmods", FMOD, 1) X("pl", "cmps", CMP, 1) X("pl", "ands", AND, 1)            \
     X("pl", "ors", OR, 1) X("pl", "xors", XOR, 1) X("pl", "shls", SHL, 1) X("pl", "shrs", SHR, 1)              \
-    X("pl", "addsc", ADDC, 1) X("pl", "subsc", SUBC, 1)
+    X("pl", "addsc", ADDC, 1) X("pl", "subsc", SUBC, 1)                                                       \
+    X(NULL, "ci", ARANGE, 0)
 typedef enum cc_op_namespace { CC_OPNS_TILE, CC_OPNS_TENSOR } cc_op_namespace;
+/* A gemv's acc_phase= (its node's u.op.mode, a hint): 0 "unspecified" (the default), 1 "partial", 2 "final". */
+#define CC_ACC_PHASES 3
+const char *cc_acc_phase_name(int mode);
+/* Is op a matrix product (its result lives in Acc): the MATMUL, MATMUL_ACC
+ * and MATMUL_BIAS classes? */
+int cc_ir_op_is_matmul(cc_ir_op op);
+/* Is op tile-level only (upstream's "(t)" rows: pl.tri, pl.matmul_bias,
+ * pl.batch_matmul, the gemv family)?  pl.tensor spells none of them. */
+int cc_ir_op_tile_level_only(cc_ir_op op);
 /* The op pl.<ns>.<name> spells, or -1; *scalar_rhs: whether the spelling
  * requires a scalar right operand (pl.tile.adds). */
 int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs);

@@ -175,6 +175,25 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_FULL:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_ARANGE:
+        if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        else if (e->u.op.mode) base_strbuf_printf(out, "%sdescending=True", s);
+        break;
+    case CC_IR_TRI:
+    case CC_IR_RANDOM:
+        if (positional) break;
+        base_strbuf_printf(out, "%sdtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        if (e->u.op.op == CC_IR_TRI && e->u.op.mode) base_strbuf_printf(out, "%supper=True", s);
+        if (e->u.op.op == CC_IR_RANDOM && e->u.op.mode != 10) base_strbuf_printf(out, "%srounds=%d", s, e->u.op.mode);
+        break;
+    case CC_IR_REINTERPRET_VIEW:
+        if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    case CC_IR_GEMV:
+    case CC_IR_GEMV_ACC:
+    case CC_IR_GEMV_BIAS:
+        if (!positional && e->u.op.mode) base_strbuf_printf(out, "%sacc_phase=\"%s\"", s, cc_acc_phase_name(e->u.op.mode));
+        break;
     case CC_IR_SLICE:
         if (!positional && e->u.op.mode) base_strbuf_printf(out, "%spad_value=pl.PadValue.%s", s, cc_pad_value_name(e->u.op.mode));
         break;
@@ -223,7 +242,8 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
     if ((e->u.op.op == CC_IR_LOAD || e->u.op.op == CC_IR_STORE) && e->u.op.mode == CC_IR_SPELLED_WINDOW)
         return print_spelled_window(e, compact, out);
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)e->u.op.op);
-    base_strbuf_printf(out, "pl.%s(", row->name);
+    int tile_spelled = row->cls == CC_OPC_GENERATE && e->u.op.op != CC_IR_TRI && !e->type.from_tensors; /* pl.tile.arange */
+    base_strbuf_printf(out, "pl.%s%s(", tile_spelled ? "tile." : "", row->name);
     int first = 1;
     for (uint32_t k = 0; k <= row->nslots; k++) {
         if (k == row->nreq) print_op_attrs(e, 1, compact, out);
@@ -372,8 +392,7 @@ static int print_shows_mem(const cc_ir_expr *v)
     if (v->type.kind != CC_T_TILE || cc_type_mem(&v->type) == CC_MEM_Vec || v->kind == CC_X_VAR) return 1;
     if (v->kind != CC_X_OP) return 0;
     cc_ir_op op = (cc_ir_op)v->u.op.op;
-    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_info(op)->cls == CC_OPC_MATMUL ||
-           (int)op == cc_ir_op_lookup("matmul_acc");
+    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_is_matmul(op);
 }
 
 /* A tile whose space the value does not show (an add tagged by a pl.Tile

@@ -318,7 +318,7 @@ cc_ir_expr *tc_constant_as(tc *t, cc_ir_expr *v, int dt, const char *who);
 /* ---- tc_ops.c ---- */
 /* An op call's arguments bound to its parameter names (NULL: absent). */
 typedef struct tc_args {
-    const cc_expr *v[8];
+    const cc_expr *v[10]; /* pl.random's ten parameters */
 } tc_args;
 /* Binds call's arguments to the np parameter names of pl.<op> (positional
  * first, then keywords); 0 when reported. */
@@ -360,6 +360,14 @@ int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp);
 /* ---- tc_ops_misc.c ---- */
 /* pl.matmul_acc, pl.concat, pl.fillpad, pl.tile.full called by name; NULL when reported. */
 cc_ir_expr *tc_misc_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* tc_create.c: pl.arange, pl.tri, pl.random, pl.reinterpret_view, pl.dump_tag (the tensor itself). */
+cc_ir_expr *tc_create_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* Is call written <ns>.dump_tag(...) (an expression statement it makes is no statement)? */
+int tc_is_dump_tag(const cc_expr *call);
+/* pl.const(value, dtype): a typed literal. */
+cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call);
+/* tc_linalg.c: pl.matmul_bias, pl.batch_matmul, pl.gemv, pl.gemv_acc, pl.gemv_bias. */
+cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* pl.sel, pl.sels, pl.addc, pl.subc (tc_ternary.c). */
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* May scalar s be the scalar operand of op on a tile of type tile (a float into an integer tile may not)? */

@@ -42,7 +42,7 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x)
     cc_ir_op op = (cc_ir_op)x->u.op.op;
     if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE) return x;
     const cc_op_info *row = cc_ir_op_info(op);
-    int acc = row->cls == CC_OPC_MATMUL || op == CC_IR_MATMUL_ACC, tiles = 0, from_tensors = 1;
+    int acc = cc_ir_op_is_matmul(op), tiles = 0, from_tensors = 1;
     x->type.mem = (uint8_t)(acc ? CC_MEM_Acc : CC_MEM_Vec);
     for (uint32_t i = 0; i < row->nreq; i++) {
         const cc_ir_expr *arg = x->u.op.args[i];
@@ -134,8 +134,7 @@ static int tc_mem_fixed(const cc_ir_expr *v)
 {
     if (v->kind != CC_X_OP) return 1;
     cc_ir_op op = (cc_ir_op)v->u.op.op;
-    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_info(op)->cls == CC_OPC_MATMUL ||
-           (int)op == cc_ir_op_lookup("matmul_acc");
+    return op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || cc_ir_op_is_matmul(op);
 }
 
 static int tc_tile_entries_error(tc *t, const cc_expr *e)

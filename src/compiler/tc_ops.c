@@ -686,7 +686,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     }
     if (op >= 0) {
         const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
-        if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
+        if ((op == CC_IR_RESHAPE || op == CC_IR_TRANSPOSE || op == CC_IR_REINTERPRET_VIEW) && t->c.plane == TC_CONTROL) /* a tensor view: a later package */
             return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL, "pl.%s of a Tensor is not supported in this version", name);
         if (op == CC_IR_ASSEMBLE || op == CC_IR_SLICE) return tc_window_op(t, call, (cc_ir_op)op); /* their own placement */
         if (row->where == CC_OPW_KERNEL && !tc_kernel_only(t, name, call->span)) return NULL;
@@ -708,10 +708,15 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_READ: case CC_IR_WRITE: return tc_elem_op(t, call, (cc_ir_op)op);
         case CC_IR_GET_BLOCK_IDX: case CC_IR_GET_BLOCK_NUM: return tc_block_op(t, call, op);
         case CC_IR_SEL: case CC_IR_SELS: case CC_IR_ADDC: case CC_IR_SUBC: return tc_ternary_op(t, call, (cc_ir_op)op);
+        case CC_IR_ARANGE: case CC_IR_TRI: case CC_IR_RANDOM: case CC_IR_REINTERPRET_VIEW: case CC_IR_DUMP_TAG:
+            return tc_create_op(t, call, (cc_ir_op)op);
+        case CC_IR_MATMUL_BIAS: case CC_IR_BATCH_MATMUL: case CC_IR_GEMV: case CC_IR_GEMV_ACC: case CC_IR_GEMV_BIAS:
+            return tc_linalg_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
+    if (!strcmp(name, "const")) return tc_pl_const(t, call);
     if (!strcmp(name, "get_subblock_idx")) return tc_block_op(t, call, -1);
     if (!strcmp(name, "range") || !strcmp(name, "parallel") || !strcmp(name, "pipeline") || !strcmp(name, "unroll") || !strcmp(name, "while_"))
         return tc_err(t, CC_DIAG_SYNTAX, call->span, NULL, "pl.%s(...) can only be iterated by a for loop", name);
@@ -757,6 +762,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
     cc_ir_expr *x = tc_pl_call(t, call, cc_ir_op_name((cc_ir_op)op));
     if (!x || x->kind != CC_X_OP) return x;
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
+    if (row->cls == CC_OPC_GENERATE) x->type.from_tensors = ns == CC_OPNS_TENSOR; /* pl.tile.arange: a Tile */
     for (uint32_t i = 0; i < row->nreq; i++) {
         const cc_ir_expr *arg = x->u.op.args[i], *bad = arg ? tc_namespace_misfit(ns, (cc_ir_op)op, arg) : NULL;
         char ty[96];

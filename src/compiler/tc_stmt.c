@@ -168,6 +168,7 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
     t->c.whole_call = e;
     cc_ir_expr *v = tc_expr(t, e);
     if (!v) return NULL;
+    if (v->kind != CC_X_CALL && tc_is_dump_tag(e)) return &tc_spliced; /* a marker: nothing to run */
     cc_dir dir;
     if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && (dir & CC_DIR_OUT)))
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");

@@ -420,10 +420,15 @@ static void op(tp *t, const cc_ir_expr *e)
         base_strbuf_printf(out, ").to(%s)", torch_dtype(e->u.op.dtype));
         return;
     case CC_IR_MATMUL: /* valid [lhs rows, rhs columns]; K: the shorter (the rest is the zero pad) */
+    case CC_IR_GEMV:
+    case CC_IR_MATMUL_BIAS: /* + the bias row (with its zero pad) over the product's columns */
+    case CC_IR_GEMV_BIAS:
+    case CC_IR_GEMV_ACC:
     case CC_IR_MATMUL_ACC: { /* + acc over the intersection; init_cond true: the product alone */
         const char *acc = cc_dtype_is_float(dt) ? "torch.float32" : "torch.int64";
-        int plus = o == CC_IR_MATMUL_ACC;
+        int plus = cc_ir_op_info(o)->cls == CC_OPC_MATMUL_ACC, bias = cc_ir_op_info(o)->cls == CC_OPC_MATMUL_BIAS;
         if (e->type.rank != 2) return no_translation(t, e);
+        if (bias) base_strbuf_puts(out, "(lambda m, c: m + c[:, :m.shape[1]])(");
         if (plus)
             base_strbuf_printf(out, "(lambda c, i, m: (m[" "tuple(slice(0, min(p, q)) for p, q in zip(m.shape, c.shape))] "
                                     "+ (0 if i else c[tuple(slice(0, min(p, q)) for p, q in zip(c.shape, m.shape))].to(%s))"
@@ -431,7 +436,7 @@ static void op(tp *t, const cc_ir_expr *e)
         if (plus) {
             expr(t, a[0]);
             base_strbuf_puts(out, ", ");
-            if (a[3]) expr(t, a[3]);
+            if (o == CC_IR_MATMUL_ACC && a[3]) expr(t, a[3]);
             else base_strbuf_puts(out, "False");
             base_strbuf_puts(out, ", ");
         }
@@ -440,8 +445,60 @@ static void op(tp *t, const cc_ir_expr *e)
                            plus ? "" : torch_dtype(dt), plus ? "" : ")");
         args2(t, a[plus], a[plus + 1]);
         if (plus) base_strbuf_puts(out, ")");
+        if (bias) base_strbuf_puts(out, ", "), vector(t, a[2]), base_strbuf_puts(out, ")");
         return;
     }
+    case CC_IR_ARANGE: /* int64 arithmetic, wrapped to the dtype once */
+        base_strbuf_printf(out, "(lambda s: (s %s torch.arange(%lld, dtype=torch.int64)).to(%s).reshape(", e->u.op.mode ? "-" : "+",
+                           (long long)(e->type.shape[e->type.rank - 1]), torch_dtype(dt));
+        shape_list(t, &e->type);
+        base_strbuf_puts(out, "))(");
+        expr(t, a[0]);
+        base_strbuf_puts(out, ")");
+        return;
+    case CC_IR_TRI: { /* over the valid region: tril keeps j <= i + d, triu j >= i + d */
+        cc_type v = e->type;
+        for (unsigned d = 0; a[2] && d < 2; d++)
+            if (!cc_ir_const_int(a[2]->u.list.items[d], &v.shape[d])) return no_translation(t, e);
+        base_strbuf_printf(out, "(lambda d: torch.%s(torch.ones(", e->u.op.mode ? "triu" : "tril");
+        shape_list(t, &v);
+        base_strbuf_printf(out, ", dtype=torch.int64), diagonal=d).to(%s))(", torch_dtype(dt));
+        expr(t, a[0]);
+        base_strbuf_puts(out, ")");
+        return;
+    }
+    case CC_IR_RANDOM: { /* Philox4x32 on int64 tensors (tile_generate.c): 32x32-bit products split in 16-bit halves */
+        int64_t n = 1;
+        for (unsigned d = 0; d < e->type.rank; d++) n *= e->type.shape[d];
+        base_strbuf_printf(out, "(lambda k0, k1, c0, c1, c2, c3: (M := 0xFFFFFFFF, i := torch.arange(%lld, dtype=torch.int64), "
+                                "t := (c0 & M) + i // 4, x0 := t & M, t := (c1 & M) + (t >> 32), x1 := t & M, t := (c2 & M) + (t >> 32), "
+                                "x2 := t & M, x3 := ((c3 & M) + (t >> 32)) & M, [(p1 := 0xD251 * x0, p0 := 0x1F53 * x0, "
+                                "l0 := p0 + ((p1 & 0xFFFF) << 16), h0 := (p1 >> 16) + (l0 >> 32), q1 := 0xCD9E * x2, q0 := 0x8D57 * x2, "
+                                "l1 := q0 + ((q1 & 0xFFFF) << 16), h1 := (q1 >> 16) + (l1 >> 32), x0 := h1 ^ x1 ^ ((k0 + r * 0x9E3779B9) & M), "
+                                "x1 := l1 & M, x2 := h0 ^ x3 ^ ((k1 + r * 0xBB67AE85) & M), x3 := l0 & M) for r in range(%d)], w := i %% 4, "
+                                "o := torch.where(w == 0, x0, torch.where(w == 1, x1, torch.where(w == 2, x2, x3))), "
+                                "(o - ((o >> 31) << 32)).to(torch.int32).reshape(",
+                           (long long)n, e->u.op.mode);
+        shape_list(t, &e->type);
+        base_strbuf_puts(out, ")[");
+        for (unsigned d = 0; d < e->type.rank; d++) { /* the valid region */
+            int64_t v = e->type.shape[d];
+            if (a[7] && !cc_ir_const_int(a[7]->u.list.items[d], &v)) return no_translation(t, e);
+            base_strbuf_printf(out, "%s0:%lld", d ? ", " : "", (long long)v);
+        }
+        base_strbuf_puts(out, "].clone())[-1])(");
+        exprs(t, a, 6);
+        base_strbuf_puts(out, ")");
+        return;
+    }
+    case CC_IR_REINTERPRET_VIEW: /* the bytes of a fully valid tile */
+        if (partial(a[0])) return no_translation(t, e);
+        base_strbuf_puts(out, "(");
+        expr(t, a[0]);
+        base_strbuf_printf(out, ").contiguous().view(%s).reshape(", torch_dtype(dt));
+        shape_list(t, &e->type);
+        base_strbuf_puts(out, ")");
+        return;
     case CC_IR_LOAD: /* the valid region: valid_shape= narrows, clamp= cuts at the edge */
         if (a[0]->type.rank != e->type.rank || !window_ok(a[1], e->type.rank) ||
             (a[3] && (a[3]->kind != CC_X_LIST || a[3]->u.list.n != e->type.rank)))

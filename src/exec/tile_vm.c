@@ -221,6 +221,23 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);
         break;
     }
+    case CC_OPC_MATMUL_BIAS: /* the product, then the bias row added down its columns */
+        rc = tile_matmul(d, a, &m->v[in->b], m->scratch, m->msg, sizeof m->msg);
+        if (!rc) rc = tile_expand_binary(d, d, &m->v[in->c], TILE_BC_ADD, 1, m->msg, sizeof m->msg);
+        break;
+    case CC_OPC_GENERATE:
+        if (op == CC_IR_ARANGE) {
+            rc = tile_arange(d, m->r[in->b].i, in->mode, m->msg, sizeof m->msg);
+        } else if (op == CC_IR_TRI) {
+            rc = tile_tri(d, m->r[in->b].i, in->mode, in->u.mem.shape, m->msg, sizeof m->msg);
+        } else {
+            uint32_t key[2] = {(uint32_t)m->r[in->u.mem.off[0]].i, (uint32_t)m->r[in->u.mem.off[1]].i};
+            uint32_t ctr[4] = {(uint32_t)m->r[in->u.mem.off[2]].i, (uint32_t)m->r[in->u.mem.off[3]].i, (uint32_t)m->r[in->u.mem.ext[0]].i,
+                               (uint32_t)m->r[in->u.mem.ext[1]].i};
+            rc = tile_random(d, key, ctr, in->mode, in->u.mem.shape, m->msg, sizeof m->msg);
+        }
+        break;
+    case CC_OPC_REINTERPRET: rc = tile_reinterpret(d, a, m->msg, sizeof m->msg); break;
     default: return vm_fail(m, in, "internal error: tile op %d", op);
     }
     return rc ? vm_fail(m, in, NULL) : 0;
@@ -228,7 +245,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
 
 static int vm_top(vm *m, const cc_lo_insn *in)
 {
-    int reads_dst = in->op == CC_IR_MATMUL_ACC; /* the accumulator */
+    int reads_dst = cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_MATMUL_ACC; /* the accumulator */
     vm_own(m, in->dst, reads_dst || in->dst == in->a || (!in->b_scalar && in->dst == in->b));
     return vm_top_run(m, in);
 }

@@ -238,6 +238,24 @@ int tile_set_validshape(tile *dst, const tile *a, int64_t rows, int64_t cols, ch
 /* dst (its shape and dtype) = v everywhere (tile_fill's conversion), fully valid. */
 void tile_full(tile *dst, tile_scalar v);
 
+/* ---- generators and views (tile_generate.c) ---- */
+/* dst (INT32 or INT16, its shape) = start + k at flat index k (start - k
+ * descending), wrapped to the dtype; fully valid. */
+int tile_arange(tile *dst, int64_t start, int descending, char *msg, size_t cap);
+/* dst (rank 2, its shape and dtype) = 1 where j <= i + diagonal (upper:
+ * j >= i + diagonal) and 0 elsewhere within valid [rows, cols] (each <=
+ * the shape's), 0 outside it; valid region = valid. */
+int tile_tri(tile *dst, int64_t diagonal, int upper, const int64_t *valid, char *msg, size_t cap);
+/* One Philox4x32 block: out = the rounds-round cipher of ctr under key. */
+void tile_philox4x32(const uint32_t key[2], const uint32_t ctr[4], int rounds, uint32_t out[4]);
+/* dst (INT32) = Philox4x32-<rounds> (7 or 10): the element at flat index i
+ * is word i % 4 of the block for ctr + i / 4 (128-bit, ctr[0] the low
+ * word), within valid (one extent per axis); 0 outside; valid region = valid. */
+int tile_random(tile *dst, const uint32_t key[2], const uint32_t ctr[4], int rounds, const int64_t *valid, char *msg, size_t cap);
+/* dst (another dtype and shape of a's byte count, not BOOL, not a) = a's
+ * bytes, those of elements outside a's valid region zero; fully valid. */
+int tile_reinterpret(tile *dst, const tile *a, char *msg, size_t cap);
+
 /* One element (tile_elem.c), named by idx: nidx == rank, one index per
  * axis; else (nidx 1) one flat row-major index over the whole shape.  An
  * index out of range fails with "pl.read: index 9 is out of range for

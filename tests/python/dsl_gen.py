@@ -32,7 +32,9 @@ MANUAL scopes whose tasks are ordered by `deps=` (pl.at ... as t, pl.submit); in
 ops (no draw) the rest of the catalog: rem and fmod (by
 |b| + 1), cmp/cmps, prelu, lrelu, part_add/mul/max/min (the union of the valid regions), sel/sels
 (of a cmp), addc/subc/addsc, and_/or_/xor and the scalar forms, shl/shr, not_, sin and cos
-(FP32, referenced by the C library's sinf/cosf), row_prod/col_prod (INT32) and the arg-extrema.
+(FP32, referenced by the C library's sinf/cosf), row_prod/col_prod (INT32) and the arg-extrema; and
+in place of every few unary ops the creation ops: a mask of pl.tri, a row of pl.arange, a round trip
+through pl.reinterpret_view.
 
 Invariants that keep every program valid and its result deterministic:
 - tensors are [16, 32], all of one dtype (FP32 or INT32); x0, x1 are inputs
@@ -55,12 +57,13 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, P5_UNARY, P5_BINARY, P5_SCALAR, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, P5_UNARY, P5_BINARY, P5_SCALAR, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KGen, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
+GEN_KINDS = ("tri", "arange", "reinterpret")  # KGen's, in turn
 P5_UNARY_OPS = {"INT32": ("not_",), "FP32": tuple(P5_UNARY)}
 P5_REDUCTIONS = {"INT32": ("row_prod", "col_prod", "row_argmax", "row_argmin", "col_argmax", "col_argmin"),
                  "FP32": ("row_argmax", "row_argmin", "col_argmax", "col_argmin")}
@@ -203,7 +206,11 @@ class Gen:
             r = rng.random()
             if r < 0.3:
                 ops = ("neg", "abs", "relu", "move", "fillpad") + (tuple(FLOAT_UNARY) if self.dtype == "FP32" else ())
-                body.append(KOp(t, self.p5(rng.choice(ops), P5_UNARY_OPS[self.dtype], 5), cur, None, self.dtype, style))
+                op = self.p5(rng.choice(ops), P5_UNARY_OPS[self.dtype], 5)
+                if self.counter % 7 == 6:  # no draw: a generator of the creation ops in place of the unary op
+                    body.append(KGen(t, GEN_KINDS[self.counter // 7 % 3], cur, shape, self.dtype, self.counter % 5 - 2))
+                else:
+                    body.append(KOp(t, op, cur, None, self.dtype, style))
             elif r < 0.38:
                 body.append(KExpand(t, rng.choice(("row", "col")), rng.choice(tuple(EXPAND_OPS)), cur, self.dtype))
             elif r < 0.40:

@@ -395,6 +395,40 @@ class KExpands:
         env[self.tile] = _tile(np.full_like(a, self.value), va)
 
 
+class KGen:
+    """tile = a combined with a generator of the creation ops (docs/dsl.md, Operations), by kind:
+    "tri": pl.mul(a, pl.tri(k, [R, C], dtype, upper=k even)) (a's valid region); "arange":
+    pl.col_expand_add(a, pl.arange(k, [1, C]) in a's dtype) (a + k + column); "reinterpret":
+    a through INT16 and back with pl.reinterpret_view (the same bits; fully valid, the zeros
+    outside a's valid region kept)."""
+
+    def __init__(self, tile, kind, a, shape, dtype, k):
+        self.tile, self.kind, self.a, self.shape, self.dtype, self.k = tile, kind, a, shape, dtype, k
+
+    def emit(self, out, ind):
+        r, c = self.shape
+        dt = "pl." + self.dtype
+        if self.kind == "tri":
+            e = "pl.mul(%s, pl.tri(%d, [%d, %d], dtype=%s, upper=%s))" % (self.a, self.k, r, c, dt, self.k % 2 == 0)
+        elif self.kind == "arange":
+            g = "pl.arange(%d, [1, %d])" % (self.k, c)
+            e = "pl.col_expand_add(%s, %s)" % (self.a, g if self.dtype == "INT32" else "pl.cast(%s, %s)" % (g, dt))
+        else:
+            e = "pl.reinterpret_view(pl.reinterpret_view(%s, pl.INT16), %s)" % (self.a, dt)
+        out.append("%s%s = %s" % (ind, self.tile, e))
+
+    def run(self, env):
+        a, va = env[self.a]
+        r, c = self.shape
+        if self.kind == "tri":
+            m = (np.triu if self.k % 2 == 0 else np.tril)(np.ones((r, c), np.int64), self.k)
+            env[self.tile] = _tile((a * m).astype(a.dtype), va)
+        elif self.kind == "arange":
+            env[self.tile] = _tile((a + (self.k + np.arange(c))[None, :]).astype(a.dtype), va)
+        else:
+            env[self.tile] = (np.array(a), (r, c))
+
+
 class KReshape:
     """tile = pl.reshape(pl.reshape(a, [1, R, C]), [R, C]): a unit axis added and removed, so
     the data and the valid region (narrowed or not) come back unchanged."""

@@ -41,7 +41,10 @@ def _catalog_reference(x, w):
     ix = t.argmin(0, keepdim=True) + ix
     left = ((r + c) + ((e + f) + h)) + (g + ix.float())
     acc = 2 * (t @ w)
-    right = torch.cat([acc, torch.full((16, 16), 0.25)], 1)
+    tw = t @ w
+    gv = t[0:1] @ w + t[1:2] @ w + t[2:3] @ w
+    z = 0.25 + torch.tril(tw + gv) + tw + (1 + torch.arange(16, dtype=torch.float32)[None, :])
+    right = torch.cat([acc, z], 1)
     full = torch.cat([left, right], 1)
     res = full * 0.5
     res[15, 63] = full[0, 0]
