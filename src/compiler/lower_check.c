@@ -236,7 +236,7 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
         if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_MATMUL_BIAS) lc_use(c, CC_LO_TILE, in->c, "bias");
         if (in->op == CC_IR_ASSEMBLE || in->op == CC_IR_SLICE || in->op == CC_IR_RANDOM) lc_window(c, in); /* the window's offsets (and valid extents); pl.random's seeds */
         if (in->op == CC_IR_SET_VALIDSHAPE) lc_use(c, CC_LO_REG, in->c, "scalar operand");
-        if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) lc_use(c, CC_LO_TILE, in->c, "operand");
+        if (cc_ir_op_reads_c_tile((cc_ir_op)in->op)) lc_use(c, CC_LO_TILE, in->c, "operand");
         lc_def(c, CC_LO_TILE, in->dst, "destination");
         break;
     case CC_LO_TCOPY: lc_use(c, CC_LO_TILE, in->a, "source"), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;

@@ -113,7 +113,7 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (cls == CC_OPC_MATMUL_ACC && in->c >= 0) base_strbuf_printf(o, " init r%d", in->c);
     if (cls == CC_OPC_MATMUL_BIAS) base_strbuf_printf(o, ", v%d", in->c);
     if (in->op == CC_IR_SET_VALIDSHAPE) base_strbuf_printf(o, ", r%d", in->c);
-    if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TERNARY) base_strbuf_printf(o, ", v%d", in->c);
+    if (cc_ir_op_reads_c_tile((cc_ir_op)in->op)) base_strbuf_printf(o, ", v%d", in->c);
     base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
     if (in->op == CC_IR_FILLPAD || in->op == CC_IR_FILLPAD_EXPAND) base_strbuf_printf(o, " %s", cc_pad_value_name(in->mode));
     if (in->op == CC_IR_CMP) base_strbuf_printf(o, " cmp_type %d", in->mode);

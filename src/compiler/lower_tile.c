@@ -112,6 +112,24 @@ static void lo_ternary(lo_b *b, const cc_ir_expr *e, int32_t dst)
     lo_copy(b, dst, out, e->span);
 }
 
+/* A gather, scatter or sort (ops.h's INDEXED rows): TOP a = the first
+ * slot, b = the second (a tile, or mrgsort's block_len register), c =
+ * scatter's indexes (else -1), into a temporary when the result is an
+ * operand (the kernels read their operands whole). */
+static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
+{
+    cc_ir_op op = (cc_ir_op)e->u.op.op;
+    const cc_ir_expr *rb = e->u.op.args[1];
+    int scalar = rb->type.kind != CC_T_TILE;
+    int32_t a = lo_tile(b, e->u.op.args[0]), r = scalar ? lo_scalar(b, rb, -1) : lo_tile(b, rb);
+    int32_t c = cc_ir_op_reads_c_tile(op) ? lo_tile(b, e->u.op.args[2]) : -1;
+    int32_t out = dst == a || dst == c || (!scalar && dst == r) ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+    if (!in) return;
+    in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
+    lo_copy(b, dst, out, e->span);
+}
+
 /* pl.matmul_acc: the accumulator copied into the result (a temporary when
  * the result is lhs or rhs), then TOP a=lhs, b=rhs, c=init_cond's register
  * (-1: none), which reads and writes its destination. */
@@ -234,6 +252,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->u.op.op == CC_IR_ASSEMBLE || e->u.op.op == CC_IR_SLICE) return lo_window(b, e, dst);
     if (e->u.op.op == CC_IR_SET_VALIDSHAPE) return lo_set_validshape(b, e, dst);
     if (cc_ir_op_info((cc_ir_op)e->u.op.op)->cls == CC_OPC_TERNARY) return lo_ternary(b, e, dst);
+    if (cc_ir_op_info((cc_ir_op)e->u.op.op)->cls == CC_OPC_INDEXED) return lo_indexed(b, e, dst);
     lo_tile_op(b, e, dst);
 }
 
@@ -332,7 +351,7 @@ static int lo_tile_uses(const cc_lo_insn *in, int32_t use[3], int32_t *def)
     if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
     cc_op_class cls = in->code == CC_LO_TOP ? (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls : CC_OPC_MEMORY;
     if (cls == CC_OPC_MATMUL_ACC) use[2] = in->dst;
-    if (cls == CC_OPC_TERNARY || cls == CC_OPC_MATMUL_BIAS) use[2] = in->c;
+    if (cls == CC_OPC_MATMUL_BIAS || (in->code == CC_LO_TOP && cc_ir_op_reads_c_tile((cc_ir_op)in->op))) use[2] = in->c;
     return use[0] >= 0 || *def >= 0;
 }
 
@@ -401,7 +420,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         if (in->code == CC_LO_TOP && !in->b_scalar && in->b >= 0) reads[in->b]++;
         cc_op_class cls = in->code == CC_LO_TOP ? (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls : CC_OPC_MEMORY;
         if (cls == CC_OPC_MATMUL_ACC) reads[in->dst]++;
-        if (cls == CC_OPC_TERNARY || cls == CC_OPC_MATMUL_BIAS) reads[in->c]++;
+        if (cls == CC_OPC_MATMUL_BIAS || (in->code == CC_LO_TOP && cc_ir_op_reads_c_tile((cc_ir_op)in->op))) reads[in->c]++;
         if (in->code == CC_LO_STORE) reads[in->b]++;
     }
     for (uint32_t i = 1; i < n; i++) {

@@ -37,7 +37,8 @@ static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
     [CC_OPC_FULL] = {0, 0}, [CC_OPC_RESHAPE] = {1, 0}, [CC_OPC_TRANSPOSE] = {1, 0}, [CC_OPC_ELEMENT] = {0, 0},
     [CC_OPC_FILLPAD_EXPAND] = {1, 0}, [CC_OPC_SET_VALIDSHAPE] = {1, 0},
     [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}, [CC_OPC_TERNARY] = {3, 0},
-    [CC_OPC_GENERATE] = {0, 0}, [CC_OPC_MATMUL_BIAS] = {2, 0}, [CC_OPC_REINTERPRET] = {1, 0}, [CC_OPC_PASS] = {0, 0}};
+    [CC_OPC_GENERATE] = {0, 0}, [CC_OPC_MATMUL_BIAS] = {2, 0}, [CC_OPC_REINTERPRET] = {1, 0}, [CC_OPC_PASS] = {0, 0},
+    [CC_OPC_INDEXED] = {2, 0}};
 
 const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
 const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }
@@ -70,7 +71,7 @@ int cc_ir_op_lookup(const char *name)
 static int cc_op_in_namespace(cc_op_namespace ns, int op)
 {
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
-    int tile_only = (row->cls == CC_OPC_MEMORY && row->where == CC_OPW_KERNEL) || row->cls == CC_OPC_FULL;
+    int tile_only = (row->cls == CC_OPC_MEMORY && row->where == CC_OPW_KERNEL) || row->cls == CC_OPC_FULL || row->cls == CC_OPC_INDEXED;
     if (op == CC_IR_WRITE || op == CC_IR_DUMP_TAG) return ns == CC_OPNS_TENSOR; /* pl.write writes a Tensor only */
     if (cc_ir_op_tile_level_only((cc_ir_op)op)) return ns == CC_OPNS_TILE;
     return ns == CC_OPNS_TILE ? cc_ir_op_is_tile((cc_ir_op)op) : !tile_only;
@@ -125,6 +126,8 @@ void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c)
     *b = op == CC_IR_SEL ? 2 : op == CC_IR_SELS ? 3 : 1;
     *c = op == CC_IR_SEL || op == CC_IR_SELS ? 1 : 2;
 }
+
+int cc_ir_op_reads_c_tile(cc_ir_op op) { return cc_ir_op_info(op)->cls == CC_OPC_TERNARY || op == CC_IR_SCATTER; }
 
 int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs)
 {

@@ -48,7 +48,8 @@ typedef enum cc_op_class {
     CC_OPC_GENERATE,    /* no tile operand: a tile computed from scalars and its position (arange, tri, random) */
     CC_OPC_MATMUL_BIAS, /* lhs [M, K] @ rhs [K, N] + bias [1, N] broadcast down the columns (TOP a, b, c=bias) */
     CC_OPC_REINTERPRET, /* x's bytes read as another dtype and shape of equal byte count */
-    CC_OPC_PASS         /* its operand itself, unchanged (no IR node: dump_tag) */
+    CC_OPC_PASS,        /* its operand itself, unchanged (no IR node: dump_tag) */
+    CC_OPC_INDEXED      /* gather, scatter, sort (tc_index.c): elements moved by an index tile or an order, rank 2 */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -215,7 +216,14 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(GEMV_BIAS, "gemv_bias", MATMUL_BIAS, ANY, KERNEL, -1, 3, "lhs", "rhs", "bias")                            \
     /* views and markers (tc_create.c) */                                                                         \
     X(REINTERPRET_VIEW, "reinterpret_view", REINTERPRET, ANY, KERNEL, -1, 1, "data", "shape")                   \
-    X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")
+    X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")                                                   \
+    /* gather, scatter, sort (tc_index.c; tile/tile_gather.c, tile_sort.c): TOP a = the first slot, b = the     \
+     * second (mrgsort's block_len: a scalar register), c = scatter's indexes (else -1); gather's tmp is no    \
+     * operand.  Tile-only: pl.tensor.gather and pl.tensor.scatter are other ops (dim=, index=) */            \
+    X(GATHER, "gather", INDEXED, ANY, KERNEL, TILE_GATHER, 3, "src", "indices", "tmp")                          \
+    X(SCATTER, "scatter", INDEXED, ANY, KERNEL, TILE_SCATTER, 3, "dst", "src", "indexes")                       \
+    X(SORT32, "sort32", INDEXED, FLOAT, KERNEL, TILE_SORT32, 2, "src", "idx")                                   \
+    X(MRGSORT, "mrgsort", INDEXED, FLOAT, KERNEL, TILE_MRGSORT, 1, "src0", "block_len")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -296,5 +304,7 @@ uint8_t cc_ir_op_result_dtype(cc_ir_op op, uint8_t dt);
  * sel's lhs, sels' src, addc's rhs2).  The kernel computes, per element,
  * sel: a != 0 ? c : b; addc: a + b + c; subc: a - b - c. */
 void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c);
+/* Does op's TOP read a third tile, c (the ternary ops, pl.scatter's indexes)? */
+int cc_ir_op_reads_c_tile(cc_ir_op op);
 
 #endif

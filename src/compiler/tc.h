@@ -370,6 +370,8 @@ cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call);
 cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* pl.sel, pl.sels, pl.addc, pl.subc (tc_ternary.c). */
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* pl.gather, pl.scatter, pl.sort32, pl.mrgsort (tc_index.c). */
+cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* May scalar s be the scalar operand of op on a tile of type tile (a float into an integer tile may not)? */
 int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile);
 /* pl.full(shape, dtype=, value=): pl.tile.full's tensor-level spelling (a

@@ -393,6 +393,13 @@ static void op(tp *t, const cc_ir_expr *e)
         base_strbuf_puts(out, ")");
         return;
     }
+    case CC_IR_GATHER: /* src (with its zero pad) flattened, read at the indices; a negative one fails as one past the end */
+        base_strbuf_puts(out, "(lambda s, i: s.reshape(-1)[torch.where(i < 0, s.numel(), i.long())])(");
+        vector(t, a[0]);
+        base_strbuf_puts(out, ", ");
+        expr(t, a[1]);
+        base_strbuf_puts(out, ")");
+        return;
     case CC_IR_RSQRT: /* the VM's: sqrt, then a division */
         base_strbuf_puts(out, "torch.reciprocal(torch.sqrt(");
         expr(t, a[0]);

@@ -25,7 +25,7 @@ _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT
                    (int)TILE_INT64 == (int)CC_DT_INT64 && (int)TILE_INT16 == (int)CC_DT_INT16,
                "tile dtypes mirror cc_dtype");
 
-/* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop, tile_bcastop or tile_ternop by class), from its row. */
+/* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop, tile_bcastop, tile_ternop or tile_indexop by class), from its row. */
 static const int8_t vm_tile_entry[CC_IR_OP_COUNT] = {
 #define VM_TILE_ENTRY_(n, s, cls, dt, where, entry, ...) [CC_IR_##n] = (entry),
     CC_IR_OP_LIST(VM_TILE_ENTRY_)
@@ -216,6 +216,15 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
                           : tile_ternary(d, a, &m->v[in->b], (tile_scalar){0}, c, (tile_ternop)entry, m->msg, sizeof m->msg);
         break;
     }
+    case CC_OPC_INDEXED:
+        switch ((tile_indexop)entry) {
+        case TILE_GATHER: rc = tile_gather(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
+        case TILE_SCATTER: rc = tile_scatter(d, a, &m->v[in->b], &m->v[in->c], m->msg, sizeof m->msg); break;
+        case TILE_SORT32: rc = tile_sort32(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
+        case TILE_MRGSORT: rc = tile_mrgsort(d, a, m->r[in->b].i, m->msg, sizeof m->msg); break;
+        default: return vm_fail(m, in, "internal error: tile op %d", op);
+        }
+        break;
     case CC_OPC_MATMUL_ACC: {
         int init = in->c >= 0 && !cc_scalar_is_zero(m->r[in->c], (cc_dtype)m->k->regs[in->c].type.dtype);
         rc = tile_matmul_acc(d, a, &m->v[in->b], init, m->scratch, m->msg, sizeof m->msg);

@@ -48,6 +48,8 @@ typedef enum tile_dtype {
 #define TILE_COLOP_LIST(X) X(COL_SUM, "col_sum") X(COL_MAX, "col_max") X(COL_MIN, "col_min") X(COL_PROD, "col_prod") \
     X(COL_ARGMAX, "col_argmax") X(COL_ARGMIN, "col_argmin")
 #define TILE_TERNOP_LIST(X) X(SEL, "sel") X(ADDC, "addc") X(SUBC, "subc")
+/* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
+#define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -60,6 +62,7 @@ typedef enum tile_rowop { TILE_ROWOP_LIST(TILE_OP_ENUM_) } tile_rowop;
 typedef enum tile_colop { TILE_COLOP_LIST(TILE_OP_ENUM_) } tile_colop;
 typedef enum tile_bcastop { TILE_BCASTOP_LIST(TILE_OP_ENUM_) } tile_bcastop;
 typedef enum tile_ternop { TILE_TERNOP_LIST(TILE_OP_ENUM_) } tile_ternop;
+typedef enum tile_indexop { TILE_INDEXOP_LIST(TILE_OP_ENUM_) } tile_indexop;
 enum {
     TILE_BINOP_COUNT = 0 TILE_BINOP_LIST(TILE_OP_ONE_),
     TILE_UNOP_COUNT = 0 TILE_UNOP_LIST(TILE_OP_ONE_),
@@ -271,5 +274,35 @@ int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_sc
 char *tile_tensor_at(const tile_tensor *t, const int64_t *idx, int nidx, const char *op, char *msg, size_t cap);
 /* t's element = v (tile_scalar_for t's dtype; tile_fill's rounding). */
 int tile_tensor_write(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar v, char *msg, size_t cap);
+
+/* ---- gather, scatter, sort (all rank 2; elements copied as bits) ----
+ * An index is a flat row-major offset into the whole buffer of the tile it
+ * addresses (its shape, not its valid region: an element outside the valid
+ * region reads 0, the pad).  Index tiles are INT32 or INT16.  Every index is
+ * checked before anything is written; one out of range fails with
+ * "pl.gather: index 40 at [1, 3] is out of range [0, 32)". */
+/* dst (idx's shape, src's dtype) = src.flat[idx[i, j]] over idx's valid
+ * region, which is dst's (tile_gather.c). */
+int tile_gather(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap);
+/* dst (target's shape and dtype; not an operand) = target, then
+ * dst.flat[idx[i, j]] = src[i, j] (idx of src's shape) over the meet of
+ * src's and idx's valid regions in row-major order: of duplicate indices
+ * the last such element wins.  Valid region: the smallest prefix box
+ * holding target's and every written element. */
+int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap);
+/* Sorting (tile_sort.c), FP32 values, descending; a NaN ranks above every
+ * number; equal values keep their order (the earlier first).
+ * sort32: dst [R, 2C] = per valid row, each 32-column block of src's valid
+ * columns (the last one may be shorter) sorted, as (value, index) pairs:
+ * column 2k the value, 2k + 1 the bits of the INT32 idx element that came
+ * with it; valid region [src's valid rows, 2 x the valid columns of src and idx]. */
+int tile_sort32(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap);
+/* mrgsort: dst (src's shape; not src) = each valid row of (value, index)
+ * pairs, read as runs of block_len columns (block_len / 2 pairs; a positive
+ * multiple of 64), merged four runs at a time into runs of 4 x block_len
+ * (the row's last group may hold fewer or shorter runs); of equal values
+ * the earlier run's first.  The valid region is src's; its column count
+ * must be even. */
+int tile_mrgsort(tile *dst, const tile *src, int64_t block_len, char *msg, size_t cap);
 
 #endif

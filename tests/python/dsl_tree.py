@@ -152,9 +152,14 @@ FLOAT_UNARY = {
 }
 # FP32 trigonometry, picked without a draw (dsl_gen.py): name -> (text template, reference)
 P5_UNARY = {"sin": ("pl.sin(%s)", lambda a: _libm(_LIBM.sinf, a)), "cos": ("pl.cos(%s)", lambda a: _libm(_LIBM.cosf, a))}
+# An INT32 gather by the indices cmp(x, x), all 1: x.flat[1] over x's valid region (the whole
+# buffer is addressed: outside the valid region it reads 0, as the model holds)
+P5_GATHER = ("pl.gather({a}, pl.cmp({a}, {a}), {a})", lambda a: np.full_like(a, a.reshape(-1)[1]))
 
 
 def apply_unary(op, a, dtype):
+    if op == "gather":
+        return P5_GATHER[1](np.asarray(a))
     if dtype == "INT32":
         a64 = np.asarray(a, np.int64)
         return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0), "move": a64, "not_": ~a64}[op])
@@ -286,6 +291,8 @@ class KOp:
                 e = (FLOAT_UNARY.get(self.op) or P5_UNARY[self.op])[0] % self.a
                 if self.op == "recip_abs1" and self.style:  # the hint: no effect
                     e = e[:-1] + ", high_precision=True)"
+            elif self.op == "gather":
+                e = P5_GATHER[0].format(a=self.a)
             elif self.op == "neg" and self.style:
                 e = "-%s" % self.a
             elif self.op == "move":  # a copy tagged Mat or Left: values never change

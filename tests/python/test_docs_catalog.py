@@ -39,6 +39,10 @@ def _catalog_reference(x, w):
     g = g + (p.prod(1, keepdim=True).expand(16, 32) + p.prod(0, keepdim=True).expand(16, 32))
     ix = t.argmax(1, keepdim=True) + t.argmin(1, keepdim=True) + t.argmax(0, keepdim=True)
     ix = t.argmin(0, keepdim=True) + ix
+    gs = torch.full((16, 32), float(t[0, 1]))
+    gs[0, 0] = t[15, 31]
+    tiny = torch.tensor([1], dtype=torch.int32).view(torch.float32)  # the bits of index 1
+    g = g + (gs + torch.maximum(t.amax(1, keepdim=True), tiny).expand(16, 32))
     left = ((r + c) + ((e + f) + h)) + (g + ix.float())
     acc = 2 * (t @ w)
     tw = t @ w
