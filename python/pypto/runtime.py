@@ -37,9 +37,9 @@ class TensorSpec:
             return torch.zeros(self.shape, dtype=self.dtype)
         if isinstance(v, (bool, int, float)):
             return torch.full(self.shape, v, dtype=self.dtype)
-        if v in (torch.randn, torch.rand, torch.zeros, torch.ones):
-            return v(self.shape, dtype=self.dtype)
         if callable(v) and not hasattr(v, "shape"):
+            if any(v is f for f in (torch.randn, torch.rand, torch.zeros, torch.ones)):  # identity: == on a tensor is elementwise
+                return v(self.shape, dtype=self.dtype)
             v = v() if _takes_nothing(v) else v(self.shape, self.dtype)
         t = torch.as_tensor(v)
         if list(t.shape) != self.shape:
