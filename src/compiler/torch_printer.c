@@ -769,6 +769,16 @@ static int in_place(tp *t, const cc_ir_expr *v, const char *target, int depth)
     return 1;
 }
 
+/* `<kw> <cond>:` at depth, then body one level in (if, while). */
+static void headed(tp *t, int depth, const char *kw, const cc_ir_expr *cond, const cc_ir_block *body)
+{
+    indent(t, depth);
+    base_strbuf_printf(t->out, "%s ", kw);
+    expr(t, cond);
+    base_strbuf_puts(t->out, ":\n");
+    block(t, body, depth + 1);
+}
+
 static void stmt(tp *t, const cc_ir_stmt *s, int depth)
 {
     base_strbuf *out = t->out;
@@ -802,18 +812,9 @@ static void stmt(tp *t, const cc_ir_stmt *s, int depth)
         expr(t, s->u.for_.step);
         base_strbuf_puts(out, "):\n");
         return block(t, &s->u.for_.body, depth + 1);
-    case CC_I_WHILE:
-        indent(t, depth);
-        base_strbuf_puts(out, "while ");
-        expr(t, s->u.while_.cond);
-        base_strbuf_puts(out, ":\n");
-        return block(t, &s->u.while_.body, depth + 1);
+    case CC_I_WHILE: return headed(t, depth, "while", s->u.while_.cond, &s->u.while_.body);
     case CC_I_IF:
-        indent(t, depth);
-        base_strbuf_puts(out, "if ");
-        expr(t, s->u.if_.cond);
-        base_strbuf_puts(out, ":\n");
-        block(t, &s->u.if_.then, depth + 1);
+        headed(t, depth, "if", s->u.if_.cond, &s->u.if_.then);
         if (!s->u.if_.orelse.n) return;
         indent(t, depth);
         base_strbuf_puts(out, "else:\n");
