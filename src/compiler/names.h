@@ -78,6 +78,13 @@ typedef enum cc_pl_reason {
     X(mgather, LATER, OP, NONE) X(scatter_update, LATER, OP, NONE) X(mscatter, LATER, OP, NONE)          \
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
+    X(col_expand_expdif, LATER, OP, NONE) X(expand_clone, LATER, OP, NONE) X(create_l1, LATER, OP, NONE)   \
+    /* the cube/vector ring primitives, also reached as pl.<name> (upstream's catalog) */                  \
+    X(tpush_to_aiv, HARDWARE, OP, RING) X(tpush_to_aic, HARDWARE, OP, RING)                              \
+    X(tpop_from_aiv, HARDWARE, OP, RING) X(tpop_from_aic, HARDWARE, OP, RING)                            \
+    X(tfree_to_aiv, HARDWARE, OP, RING) X(tfree_to_aic, HARDWARE, OP, RING)                              \
+    X(aic_initialize_pipe, HARDWARE, OP, RING) X(aiv_initialize_pipe, HARDWARE, OP, RING)                \
+    X(reserve_buffer, HARDWARE, OP, RING) X(import_peer_buffer, HARDWARE, OP, RING)                      \
     /* everything else */                                                                                \
     X(array, LATER, BUILTIN, NONE) X(no_dep, SUPPORTED, BUILTIN, NONE) X(dynamic, SUPPORTED, BUILTIN, NONE)       \
     X(TensorView, LATER, ANNOTATION, NONE) X(Tile, SUPPORTED, ANNOTATION, NONE) X(MemRef, SUPPORTED, CLASS, NONE) X(tile, SUPPORTED, NAMESPACE, NONE) \

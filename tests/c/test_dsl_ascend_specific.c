@@ -111,6 +111,10 @@ static void test_ascend_ring_primitives(void **s)
         {KERN("        pl.system.aic_initialize_pipe(a)\n"), 6, 9, "pl.system.aic_initialize_pipe is Ascend-specific" RING},
         {KERN("        x = pl.system.import_peer_buffer\n"), 6, 13, "pl.system.import_peer_buffer is Ascend-specific" RING},
         {KERN("        x = pl.AUTO\n"), 6, 13, "pl.AUTO is Ascend-specific" RING},
+        /* the catalog reaches the ring primitives as pl.<name> too */
+        {KERN("        pl.tpush_to_aiv(a)\n"), 6, 9, "pl.tpush_to_aiv is Ascend-specific" RING},
+        {KERN("        x = pl.tpop_from_aic(a)\n"), 6, 13, "pl.tpop_from_aic is Ascend-specific" RING},
+        {KERN("        x = pl.reserve_buffer(a)\n"), 6, 13, "pl.reserve_buffer is Ascend-specific" RING},
     };
     RUN(rows);
 }
