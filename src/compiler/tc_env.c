@@ -79,11 +79,10 @@ static int tc_env_set(tc *t, const tc_bind *nb)
 }
 
 /* Do two bindings of one name agree where a merge needs it (kind, dtype,
- * tile shape; INDEX and INT64 scalars agree)? */
+ * tile shape)? */
 int tc_merge_compatible(const cc_type *a, const cc_type *b)
 {
-    int int64s = a->kind == CC_T_SCALAR && cc_dtype_is_int64((cc_dtype)a->dtype) && cc_dtype_is_int64((cc_dtype)b->dtype);
-    if (a->kind != b->kind || (a->dtype != b->dtype && !int64s)) return 0;
+    if (a->kind != b->kind || a->dtype != b->dtype) return 0;
     return a->kind != CC_T_TILE || cc_type_equal(a, b);
 }
 

@@ -45,6 +45,18 @@ static cc_ir_expr *tc_retype_int64(tc *t, cc_ir_expr *v, uint8_t dt, cc_span sp)
     return c;
 }
 
+/* v, a value for name: an INDEX or INT64 scalar for a name bound to the
+ * other of the two keeps the name's dtype (one register on every path to a
+ * merge).  NULL when out of memory. */
+static cc_ir_expr *tc_keep_int64(tc *t, const char *name, cc_ir_expr *v, cc_span sp)
+{
+    const tc_bind *old = tc_lookup(&t->c.env, name);
+    if (!old || old->gone || old->type.kind != CC_T_SCALAR || v->type.kind != CC_T_SCALAR || old->type.dtype == v->type.dtype ||
+        !cc_dtype_is_int64((cc_dtype)old->type.dtype) || !cc_dtype_is_int64((cc_dtype)v->type.dtype))
+        return v;
+    return tc_retype_int64(t, v, old->type.dtype, sp);
+}
+
 static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
 {
     if (v->kind == CC_X_LIST) return v->u.list.items[k]->type;
@@ -107,6 +119,9 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
                           s->u.assign.targets[0]->u.name, a, b);
         }
     }
+    if (n == 1 && !single_list && !s->u.assign.annotation &&
+        !(v = tc_keep_int64(t, s->u.assign.targets[0]->u.name, v, s->u.assign.value->span)))
+        return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, s->span);
     if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, n * sizeof *st->u.assign.targets))) return tc_oom(t);
     st->u.assign.ntargets = n, st->u.assign.value = v;
@@ -153,7 +168,7 @@ static cc_ir_stmt *tc_augassign(tc *t, const cc_stmt *s)
     if (x->kind != CC_E_NAME) return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
     cc_expr bin = {.kind = CC_E_BINARY, .span = s->span, .u.bin = {s->u.aug.op, (cc_expr *)x, s->u.aug.value}};
     cc_ir_expr *v = tc_expr(t, &bin);
-    if (!v) return NULL;
+    if (!v || !(v = tc_keep_int64(t, x->u.name, v, s->span))) return NULL;
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_ASSIGN, s->span);
     if (!st || !(st->u.assign.targets = base_arena_alloc(t->a, sizeof *st->u.assign.targets))) return tc_oom(t);
     st->u.assign.ntargets = 1, st->u.assign.value = v;

@@ -57,8 +57,8 @@ typedef enum cc_dtype {
 const char *cc_dtype_name(cc_dtype d);   /* "FP32" */
 size_t cc_dtype_size(cc_dtype d);
 int cc_dtype_is_float(cc_dtype d);
-/* INDEX and INT64: one 64-bit integer each, so a scalar of one stands for
- * the other where a name's dtype must match (an annotation, a merge). */
+/* INDEX and INT64: one 64-bit integer each, so a scalar of one is retyped
+ * to the other where a name's dtype must match (an annotation, a rebinding). */
 int cc_dtype_is_int64(cc_dtype d);
 /* Can a tensor hold elements of d?  All but INDEX and TASK_ID (scalar-only). */
 int cc_dtype_is_tensor(cc_dtype d);

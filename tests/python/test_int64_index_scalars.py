@@ -1,6 +1,7 @@
 """INDEX and INT64 scalars are one 64-bit integer each (docs/dsl.md, "Scalars"): an INDEX
 value assigned to a name annotated pl.Scalar[pl.INT64] (or the reverse) is retyped, and a
-name that is INT64 one way and INDEX the other agrees at a loop or branch merge.  Other
+name bound to one of them keeps its dtype when an expression of the other is assigned to it, so
+the two ways of a loop or a branch agree.  Other
 dtype pairs keep the annotation and merge texts."""
 import pytest
 import torch
@@ -53,3 +54,8 @@ def test_other_integer_dtypes_keep_the_annotation_text(load):
     with pytest.raises(ParserTypeError) as e:
         _run(load, "m: pl.Scalar[pl.INT32] = (n + 3) // 2")
     assert e.value.message == "'m' is annotated pl.Scalar[pl.INT32] but assigned pl.Scalar[pl.INDEX]"
+
+
+def test_an_augmented_assignment_keeps_the_int64_dtype(load):
+    a, out = _run(load, "m: pl.Scalar[pl.INT64] = 0\n        for i in pl.range(n):\n            m += i")
+    assert torch.equal(out, a + 21)
