@@ -35,9 +35,14 @@ static int tc_result_count(const cc_ir_expr *v)
     return v->type.kind == CC_T_VOID ? 0 : 1;
 }
 
-/* v, an INDEX or INT64 scalar, as the other of the two (an exact scalar cast). */
-static cc_ir_expr *tc_retype_int64(tc *t, cc_ir_expr *v, uint8_t dt, cc_span sp)
+/* v as dtype dt when v is an INDEX or INT64 scalar and dt the other of the
+ * two (an exact scalar cast: the same 64 bits); else v.  NULL when out of
+ * memory. */
+static cc_ir_expr *tc_int64_as(tc *t, cc_ir_expr *v, uint8_t dt, cc_span sp)
 {
+    if (v->type.kind != CC_T_SCALAR || v->type.dtype == dt || !cc_dtype_is_int64((cc_dtype)dt) ||
+        !cc_dtype_is_int64((cc_dtype)v->type.dtype))
+        return v;
     cc_ir_expr *c = cc_ir_op_new(t->a, CC_IR_CAST, sp);
     if (!c) return tc_oom(t);
     c->u.op.args[0] = v, c->u.op.dtype = dt, c->u.op.mode = CC_CAST_ROUND;
@@ -45,16 +50,12 @@ static cc_ir_expr *tc_retype_int64(tc *t, cc_ir_expr *v, uint8_t dt, cc_span sp)
     return c;
 }
 
-/* v, a value for name: an INDEX or INT64 scalar for a name bound to the
- * other of the two keeps the name's dtype (one register on every path to a
- * merge).  NULL when out of memory. */
+/* v, a value for name: a name bound to an INDEX or INT64 scalar keeps its
+ * dtype (one register on every path to a merge). */
 static cc_ir_expr *tc_keep_int64(tc *t, const char *name, cc_ir_expr *v, cc_span sp)
 {
     const tc_bind *old = tc_lookup(&t->c.env, name);
-    if (!old || old->gone || old->type.kind != CC_T_SCALAR || v->type.kind != CC_T_SCALAR || old->type.dtype == v->type.dtype ||
-        !cc_dtype_is_int64((cc_dtype)old->type.dtype) || !cc_dtype_is_int64((cc_dtype)v->type.dtype))
-        return v;
-    return tc_retype_int64(t, v, old->type.dtype, sp);
+    return old && !old->gone && old->type.kind == CC_T_SCALAR ? tc_int64_as(t, v, old->type.dtype, sp) : v;
 }
 
 static cc_type tc_result_type(const cc_ir_expr *v, uint32_t k)
@@ -109,9 +110,7 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         if (shaped && ann.kind == CC_T_SCALAR && tc_constant_ast(t, s->u.assign.value) && !(v = tc_constant_as(t, v, ann.dtype, who)))
             return NULL;
         /* an INDEX value for an INT64 name, or the reverse: the same 64 bits, retyped */
-        if (shaped && ann.kind == CC_T_SCALAR && v->type.kind == CC_T_SCALAR && ann.dtype != v->type.dtype &&
-            cc_dtype_is_int64((cc_dtype)ann.dtype) && cc_dtype_is_int64((cc_dtype)v->type.dtype) && !(v = tc_retype_int64(t, v, ann.dtype, s->u.assign.value->span)))
-            return NULL;
+        if (shaped && ann.kind == CC_T_SCALAR && !(v = tc_int64_as(t, v, ann.dtype, s->u.assign.value->span))) return NULL;
         if (ann.kind != v->type.kind || (shaped && !cc_type_equal(&ann, &v->type))) {
             char a[96], b[96];
             cc_type_format(&ann, a, sizeof a), cc_type_format(&v->type, b, sizeof b);
