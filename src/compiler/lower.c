@@ -55,14 +55,29 @@ static cc_lo_ref lo_var_ref(lo_b *b, const char *name, cc_type t)
     return (cc_lo_ref){(uint8_t)lo_kind_of(&t), (uint32_t)lo_var(b, name, t)};
 }
 
+/* The extents of shape list (IR items) of a rank-n tensor type ty into shape (a
+ * constant, or CC_DIM_DYN for a run-time one) and ext (its INDEX register, else -1). */
+static void lo_extents(lo_b *b, const cc_ir_expr *list, uint32_t n, int64_t *shape, int32_t *ext)
+{
+    for (uint32_t d = 0; d < n; d++) {
+        const cc_ir_expr *it = list->u.list.items[d];
+        ext[d] = -1;
+        if (!cc_ir_const_int(it, &shape[d])) shape[d] = CC_DIM_DYN(0), ext[d] = lo_scalar(b, it, CC_DT_INDEX);
+    }
+}
+
 /* pl.create_tensor into tensor slot dst. */
 static void lo_alloc_tensor(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     int32_t init = e->u.op.args[1] ? lo_scalar(b, e->u.op.args[1], -1) : -1;
+    int64_t shape[CC_MAX_RANK] = {0};
+    int32_t ext[CC_MAX_RANK];
+    lo_extents(b, e->u.op.args[0], e->type.rank, shape, ext);
     cc_lo_insn *in = lo_emit(b, CC_LO_ALLOC, e->span);
     if (!in) return;
     in->dst = dst, in->a = init, in->dtype = e->type.dtype, in->u.mem.rank = e->type.rank, in->mode = e->u.op.mode;
-    memcpy(in->u.mem.shape, e->type.shape, sizeof in->u.mem.shape);
+    memcpy(in->u.mem.shape, shape, sizeof in->u.mem.shape);
+    for (uint32_t d = 0; d < CC_MAX_RANK; d++) in->u.mem.ext[d] = d < e->type.rank ? ext[d] : -1;
 }
 
 /* pl.slice of a Tensor in orchestration: VIEW into a new slot. */
@@ -70,16 +85,15 @@ static int32_t lo_view_of(lo_b *b, const cc_ir_expr *e, int32_t src)
 {
     cc_ir_expr *const *arg = e->u.op.args;
     uint32_t rank = arg[0]->type.rank;
-    int32_t off[CC_MAX_RANK];
+    int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    int64_t shape[CC_MAX_RANK];
     lo_index_list(b, arg[2], off, rank);
+    lo_extents(b, arg[1], rank, shape, ext);
     int32_t t = lo_new(b, CC_LO_TENSOR, NULL, e->type);
     cc_lo_insn *in = lo_emit(b, CC_LO_VIEW, e->span);
     if (!in) return -1;
     in->dst = t, in->a = src, in->dtype = e->type.dtype, in->u.mem.rank = (uint8_t)rank;
-    for (uint32_t d = 0; d < rank; d++) {
-        in->u.mem.off[d] = off[d], in->u.mem.ext[d] = -1;
-        if (!cc_ir_const_int(arg[1]->u.list.items[d], &in->u.mem.shape[d])) return lo_internal(b, e->span, "a view of a run-time extent");
-    }
+    for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = shape[d];
     for (uint32_t k = 0; arg[4] && k < arg[4]->u.list.n; k++) {
         int64_t d = 0;
         cc_ir_const_int(arg[4]->u.list.items[k], &d);
@@ -172,6 +186,8 @@ static void lo_view(lo_b *b, const cc_ir_expr *call, uint32_t k, cc_lo_view *v)
     v->dir = box ? box->dir : call->u.call.callee->params[k].dir;
     v->nodep = call->u.call.nodep && call->u.call.nodep[k];
     v->rank = arg->type.rank;
+    for (uint32_t d = 0; d < v->rank; d++) /* a run-time extent where the kernel was compiled for a constant */
+        v->check |= CC_DIM_IS_DYN(arg->type.shape[d]) && !CC_DIM_IS_DYN(call->u.call.callee->params[k].type.shape[d]);
     for (uint32_t d = 0; d < v->rank; d++) {
         int whole = !box || d >= box->rank || !box->lo[d];
         v->lo[d] = whole ? -1 : lo_scalar(b, box->lo[d], CC_DT_INDEX);

@@ -217,7 +217,9 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_SCOPE_BEGIN: case CC_LO_SCOPE_END: break;
     case CC_LO_ALLOC:
         if (in->a >= 0) lc_use(c, CC_LO_REG, in->a, "init value");
-        lc_rank(c, in);
+        if (!lc_rank(c, in))
+            for (uint32_t d = 0; d < in->u.mem.rank; d++)
+                if (in->u.mem.ext[d] >= 0) lc_use(c, CC_LO_REG, in->u.mem.ext[d], "extent");
         lc_def(c, CC_LO_TENSOR, in->dst, "destination");
         break;
     case CC_LO_ALIAS: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;

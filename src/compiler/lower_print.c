@@ -43,6 +43,16 @@ static void lo_put_shape(base_strbuf *o, const int64_t *shape, uint32_t rank)
     base_strbuf_puts(o, "]");
 }
 
+/* ALLOC's and VIEW's extents: a constant, or rN for a run-time one. */
+static void lo_put_extents(base_strbuf *o, const cc_lo_insn *in)
+{
+    base_strbuf_puts(o, "[");
+    for (uint32_t d = 0; d < in->u.mem.rank; d++)
+        if (in->u.mem.ext[d] >= 0) base_strbuf_printf(o, "%sr%d", d ? ", " : "", in->u.mem.ext[d]);
+        else base_strbuf_printf(o, "%s%lld", d ? ", " : "", (long long)in->u.mem.shape[d]);
+    base_strbuf_puts(o, "]");
+}
+
 /* An operator's name in upper case: "FLOORDIV", "ROW_SUM". */
 static void lo_put_upper(base_strbuf *o, const char *s)
 {
@@ -59,7 +69,7 @@ static const char *lo_cc_op_name(cc_op op)
 
 static void lo_put_view(base_strbuf *o, const cc_lo_view *v)
 {
-    base_strbuf_printf(o, "t%u %s%s [", v->tensor, cc_dir_name((cc_dir)v->dir), v->nodep ? " NoDep" : "");
+    base_strbuf_printf(o, "t%u %s%s%s [", v->tensor, cc_dir_name((cc_dir)v->dir), v->nodep ? " NoDep" : "", v->check ? " checked" : "");
     for (uint32_t d = 0; d < v->rank; d++) {
         base_strbuf_puts(o, d ? ", " : "");
         if (v->lo[d] < 0) base_strbuf_puts(o, ":");
@@ -91,7 +101,7 @@ static void lo_put_window(base_strbuf *o, const cc_lo_insn *in, int32_t tensor, 
     base_strbuf_printf(o, "t%d", tensor);
     lo_put_regs(o, in->u.mem.off, in->u.mem.rank);
     int any = 0;
-    for (uint32_t d = 0; d < in->u.mem.rank; d++) any |= in->u.mem.ext[d] >= 0;
+    for (uint32_t d = 0; ext_name && d < in->u.mem.rank; d++) any |= in->u.mem.ext[d] >= 0;
     if (any) base_strbuf_printf(o, " %s=", ext_name), lo_put_regs(o, in->u.mem.ext, in->u.mem.rank);
 }
 
@@ -159,7 +169,7 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         base_strbuf_printf(o, "SCOPE_BEGIN %s %s:%u", in->mode == CC_SCOPE_MANUAL ? "MANUAL" : "AUTO", l->file, in->line);
         break;
     case CC_LO_ALLOC:
-        base_strbuf_printf(o, "ALLOC t%d = ", in->dst), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+        base_strbuf_printf(o, "ALLOC t%d = ", in->dst), lo_put_extents(o, in);
         base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
         if (in->a >= 0) base_strbuf_printf(o, " fill=r%d", in->a);
         if (in->mode) base_strbuf_puts(o, " manual_dep");
@@ -196,8 +206,8 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         base_strbuf_printf(o, " = r%d %s", in->b, cc_dtype_name((cc_dtype)in->dtype));
         break;
     case CC_LO_VIEW:
-        base_strbuf_printf(o, "VIEW t%d = ", in->dst), lo_put_window(o, in, in->a, "");
-        base_strbuf_puts(o, " shape="), lo_put_shape(o, in->u.mem.shape, in->u.mem.rank);
+        base_strbuf_printf(o, "VIEW t%d = ", in->dst), lo_put_window(o, in, in->a, NULL);
+        base_strbuf_puts(o, " shape="), lo_put_extents(o, in);
         if (in->mode) base_strbuf_printf(o, " drop=%u", in->mode);
         break;
     case CC_LO_COPY: base_strbuf_puts(o, "COPY "), lo_put_window(o, in, in->a, ""), base_strbuf_printf(o, " = t%d", in->b); break;

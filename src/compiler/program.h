@@ -60,7 +60,8 @@
  * Orchestration only:
  *   SCOPE_BEGIN    opens a runtime scope of mode (cc_scope_mode); its site is file:line
  *   SCOPE_END      closes the innermost runtime scope
- *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims) and dtype in the current ring's heap;
+ *   ALLOC          tdst = a new tensor of u.mem.shape (u.mem.rank dims; a run-time extent, u.mem.ext[d] >= 0,
+ *                  from that INDEX register, below 1 fails the run) and dtype in the current ring's heap;
  *                  a >= 0: every element set to register a (init_value=), converted to dtype; mode 1:
  *                  manual_dep=True (every view of it, in every task, is submitted PTO_ARG_NO_DEP)
  *   ALIAS          tdst = ta (the same tensor)
@@ -104,7 +105,7 @@
  * (pto_view_wait on that one element) for the live tasks writing it (WRITE: reading or writing it).
  * Orchestration only, too (DSL-V2-SPEC §1.3, §1.5):
  *   VIEW           tdst = ta's window at offsets u.mem.off (registers) of extents u.mem.shape (rank
- *                  u.mem.rank: ta's), the axes of bit mask mode dropped (each of extent 1); a window
+ *                  u.mem.rank: ta's; u.mem.ext[d] >= 0: a run-time extent in that register, as ALLOC's), the axes of bit mask mode dropped (each of extent 1); a window
  *                  out of ta's bounds fails the run (pl.slice's text)
  *   COPY           one copy task: tb (In, whole) into ta's window at offsets u.mem.off of tb's extents
  *                  (Out, existing memory); out of bounds fails the run (pl.assemble's text)
@@ -150,6 +151,8 @@ typedef struct cc_lo_view {
     uint32_t tensor;
     uint8_t dir; /* cc_dir */
     uint8_t nodep; /* submitted PTO_ARG_NO_DEP (pl.no_dep, no_dep_args=) */
+    uint8_t check; /* the tensor has a run-time extent where the kernel's parameter has a constant:
+                    * the submit checks they are equal (the kernel-parameter text, code 9) */
     uint8_t rank;
     int32_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
 } cc_lo_view;

@@ -43,6 +43,8 @@ typedef struct tc_bind {
     const tc_rscope *created_in; /* ... made in this runtime scope */
     const char *buffer; /* a tensor: the tensor parameter whose buffer it is (NULL: none, or not known) */
     uint8_t implicit;  /* created: allocated by the compiler (a T-x name after its pl.at, DSL-V2-SPEC §1.6) */
+    int64_t extent;    /* a scalar used as a run-time extent: the symbol its value got (0: none yet), so
+                        * every shape entry naming this binding is one dimension (tc_dynamic.c) */
 } tc_bind;
 
 /* One change of the environment, to undo: the binding's previous state. */
@@ -120,6 +122,7 @@ typedef struct tc_yield_site {
 typedef struct tc_dyn_binding {
     int64_t sym, value;
     const char *param;
+    const char *name; /* a callee's: the name of the caller's symbol (NULL: a constant) */
 } tc_dyn_binding;
 #define TC_MAX_DYN_BINDINGS 16
 #define TC_MAX_IMPLICIT_DYN 16
@@ -161,6 +164,7 @@ typedef struct tc {
     const cc_module *m;
     const char *implicit_dyn[TC_MAX_IMPLICIT_DYN]; /* undefined names used as dimensions: DynVars (tc_dynamic.c) */
     uint32_t nimplicit_dyn;
+    uint32_t nruntime_dims;   /* run-time extents given a symbol so far (tc_dynamic.c) */
     const pto_compile_options *o;
     cc_ir_program *p;
     base_arena *a;
@@ -199,6 +203,8 @@ int tc_bind_name(tc *t, const char *name, cc_type type, cc_span sp);
 /* The same, the name standing for value wherever it is read (a list of
  * constants bound outside any branch or loop: usable as offsets or shapes). */
 int tc_bind_value(tc *t, const char *name, cc_type type, cc_ir_expr *value, cc_span sp);
+/* Records that bound scalar name's value is run-time extent symbol sym (tc_bind.extent); 0 when out of memory. */
+int tc_set_extent(tc *t, const char *name, int64_t sym);
 int tc_unbind(tc *t, const char *name);
 /* name keeps its binding but no longer stands for a constant. */
 int tc_forget_value(tc *t, const char *name);
@@ -240,8 +246,19 @@ int tc_annotation_dim(tc *t, const cc_expr *e, uint32_t d, int64_t *dim, const c
 int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *param, cc_type *ann, const int64_t *extents,
                       cc_span sp);
 /* Does a callee's parameter annotation ann accept argument type arg, binding its DynVars in b
- * (per call site, consistently)?  Static dimensions must be equal. */
-int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg);
+ * (per call site, consistently)?  Static dimensions must be equal, or (run_time_ok: a kernel's)
+ * a run-time extent of arg, checked when the task is submitted. */
+int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg, int run_time_ok);
+/* Shape entry d of an orchestration pl.create_tensor or pl.slice (x, type-checked): a positive
+ * constant, or a run-time integer scalar, which gets a new run-time symbol (its name: the
+ * entry's text when that is a name, else dim_<k>).  0 when reported (what: the op's name). */
+int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int64_t *dim, const char **name);
+/* Does kernel parameter type param accept argument type arg when each of arg's run-time extents
+ * standing for a static dimension of param is checked when the task is submitted (lower.c's
+ * cc_lo_view.check)?  Equal types do too. */
+int tc_fits_at_run_time(const cc_type *param, const cc_type *arg);
+/* ty with each DynVar bound in b replaced by its value (a callee's result annotation). */
+void tc_dyn_substitute(const tc_dyn_bindings *b, cc_type *ty);
 /* pl.tensor.dim(t, axis): a constant for a static dimension, else the TENSOR_DIM op. */
 cc_ir_expr *tc_tensor_dim(tc *t, const cc_expr *call);
 /* The pl.dynamic call of a module constant read as a value: the extent its symbol is bound to
@@ -408,10 +425,11 @@ cc_ir_expr *tc_window_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_offset_list(tc *t, const cc_expr *e, const char *text);
 int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_t *ext, const int64_t *shape);
 cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t rank, unsigned *mask);
-/* pl.slice's shape (positive constants into ext) and offset lists of call's
- * bound arguments a for a rank-r operand; 0 when reported (tc_window.c). */
+/* pl.slice's shape (positive constants into ext; runtime NULL: run-time extents too, their
+ * names in dyn) and offset lists of call's bound arguments a for a rank-r operand; 0 when
+ * reported (tc_window.c). */
 int tc_slice_lists(tc *t, const cc_expr *call, const tc_args *a, uint32_t r, const char *kind, const char *nonint, cc_diag_class rt_class,
-                   const char *runtime, int64_t *ext, cc_ir_expr **shp, cc_ir_expr **offs);
+                   const char *runtime, int64_t *ext, const char **dyn, cc_ir_expr **shp, cc_ir_expr **offs);
 
 /* ---- tc_view.c ---- */
 /* pl.slice or pl.assemble in orchestration code (views and copy tasks); NULL when reported. */

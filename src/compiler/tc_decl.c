@@ -376,14 +376,18 @@ static int tc_callee_param(tc *t, cc_ir_param *ip, int shaped, const cc_ir_expr 
     const cc_type *arg = &arg_expr->type;
     if (arg->kind == CC_T_SCALAR && arg->dtype == CC_DT_TASK_ID)
         return tc_err(t, CC_DIAG_TYPE, arg_expr->span, NULL, "a TaskId can only be passed in deps="), 0;
+    int kernel = t->c.fn->kind == CC_FUNC_INCORE; /* its task checks run-time extents (lower.c) */
     int ok = ip->type.kind == CC_T_VOID ? 1
            : ip->type.kind == CC_T_TENSOR && !shaped ? arg->kind == CC_T_TENSOR
            : ip->type.kind == CC_T_SCALAR ? arg->kind == CC_T_SCALAR
-           : cc_type_is_dynamic(&ip->type) ? tc_dyn_match(&t->c.dyn, &ip->type, arg) /* binds per call site */
-           : cc_type_equal(&ip->type, arg);
+           : cc_type_is_dynamic(&ip->type) ? tc_dyn_match(&t->c.dyn, &ip->type, arg, kernel) /* binds per call site */
+           : cc_type_equal(&ip->type, arg) || (kernel && tc_fits_at_run_time(&ip->type, arg));
     if (!ok) return tc_param_mismatch(t, t->c.fn, ip, arg_expr);
     if (ip->type.kind == CC_T_SCALAR && shaped) return 1;
+    cc_type ann = ip->type;
     ip->type = *arg;
+    for (uint32_t d = 0; kernel && shaped && d < ann.rank; d++) /* a static dimension stays: the kernel is compiled for it */
+        if (!CC_DIM_IS_DYN(ann.shape[d])) ip->type.shape[d] = ann.shape[d], ip->type.dyn[d] = NULL;
     return 1;
 }
 
@@ -447,6 +451,7 @@ int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         if (ok) ok = args ? tc_callee_param(t, ip, shaped, args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
     }
     if (ok) ok = tc_result_annotation(t, def->u.def.returns, &t->c.result);
+    for (uint32_t k = 0; ok && args && k < t->c.result.n; k++) tc_dyn_substitute(&t->c.dyn, &t->c.result.types[k]); /* per call site */
     t->c.module_scope = 0;
     if (ok) {
         tc_scan(t, &def->u.def.body, &t->c.locals);

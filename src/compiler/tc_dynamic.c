@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler/source.h"
 #include "compiler/tc.h"
 
 #define TC_N(ps) ((uint32_t)(sizeof(ps) / sizeof((ps)[0])))
@@ -144,18 +145,58 @@ int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *pa
     return 1;
 }
 
-int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg)
+int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg, int run_time_ok)
 {
     if (ann->kind != arg->kind || ann->dtype != arg->dtype || ann->rank != arg->rank) return 0;
     for (uint32_t d = 0; d < ann->rank; d++) {
         if (!CC_DIM_IS_DYN(ann->shape[d])) {
-            if (ann->shape[d] != arg->shape[d]) return 0;
+            if (ann->shape[d] != arg->shape[d] && !(run_time_ok && CC_DIM_IS_RUNTIME(arg->shape[d]))) return 0;
             continue;
         }
         tc_dyn_binding *have = tc_dyn_find(b, ann->shape[d]);
         if (have && have->value != arg->shape[d]) return 0;
-        if (!have && b->n < TC_MAX_DYN_BINDINGS) b->items[b->n++] = (tc_dyn_binding){.sym = ann->shape[d], .value = arg->shape[d]};
+        if (!have && b->n < TC_MAX_DYN_BINDINGS)
+            b->items[b->n++] = (tc_dyn_binding){.sym = ann->shape[d], .value = arg->shape[d], .name = arg->dyn[d]};
     }
+    return 1;
+}
+
+void tc_dyn_substitute(const tc_dyn_bindings *b, cc_type *ty)
+{
+    for (uint32_t d = 0; ty->kind == CC_T_TENSOR && d < ty->rank; d++)
+        for (uint32_t k = 0; CC_DIM_IS_DYN(ty->shape[d]) && k < b->n; k++)
+            if (b->items[k].sym == ty->shape[d]) {
+                ty->shape[d] = b->items[k].value, ty->dyn[d] = CC_DIM_IS_DYN(b->items[k].value) ? b->items[k].name : NULL;
+                break;
+            }
+}
+
+/* ---- run-time extents of orchestration tensors ---- */
+
+int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int64_t *dim, const char **name)
+{
+    *name = NULL;
+    if (x->type.kind != CC_T_SCALAR || cc_dtype_is_float(x->type.dtype) || x->type.dtype == CC_DT_TASK_ID || x->type.dtype == CC_DT_BOOL)
+        return !tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s shape element %u must be an integer", what, d);
+    if (cc_ir_const_int(x, dim)) {
+        if (*dim <= 0) return !tc_err(t, CC_DIAG_INVALID_OP, x->span, NULL, "pl.%s: shape entry %u must be positive, got %lld", what, d, (long long)*dim);
+        return 1;
+    }
+    const tc_bind *b = x->kind == CC_X_VAR ? tc_lookup(&t->c.env, x->u.name) : NULL;
+    if (b && b->extent) return *dim = b->extent, *name = b->name, 1; /* the same value: the same dimension */
+    char buf[64];
+    const char *text = cc_source_span_text(t->d->src, x->span, buf, sizeof buf);
+    if (!tc_identifier(text, (uint32_t)strlen(text))) snprintf(buf, sizeof buf, "dim_%u", t->nruntime_dims), text = buf;
+    if (!(*name = base_arena_strndup(t->a, text, strlen(text)))) return !tc_oom(t);
+    *dim = CC_DIM_DYN(CC_DIM_RUNTIME0 + t->nruntime_dims++);
+    return !b || tc_set_extent(t, b->name, *dim);
+}
+
+int tc_fits_at_run_time(const cc_type *param, const cc_type *arg)
+{
+    if (param->kind != CC_T_TENSOR || arg->kind != CC_T_TENSOR || param->dtype != arg->dtype || param->rank != arg->rank) return 0;
+    for (uint32_t d = 0; d < param->rank; d++)
+        if (param->shape[d] != arg->shape[d] && (CC_DIM_IS_DYN(param->shape[d]) || !CC_DIM_IS_RUNTIME(arg->shape[d]))) return 0;
     return 1;
 }
 

@@ -109,6 +109,13 @@ int tc_bind_value(tc *t, const char *name, cc_type type, cc_ir_expr *value, cc_s
     return tc_env_set(t, &nb);
 }
 
+int tc_set_extent(tc *t, const char *name, int64_t sym)
+{
+    tc_bind nb = *tc_lookup(&t->c.env, name);
+    nb.extent = sym;
+    return tc_env_set(t, &nb);
+}
+
 int tc_unbind(tc *t, const char *name)
 {
     tc_bind *b = tc_lookup(&t->c.env, name);
@@ -184,8 +191,9 @@ static int tc_merge_one(tc *t, const tc_bind *x, const tc_bind *y)
         nb.type.partial = x->type.partial || y->type.partial; /* either way may narrow a tile */
         if (x->value != y->value) nb.value = NULL;
         if (x->buffer != y->buffer) nb.buffer = NULL;
+        if (x->extent != y->extent) nb.extent = 0;
     } else {
-        nb.definite = 0, nb.value = NULL;
+        nb.definite = 0, nb.value = NULL, nb.extent = 0;
     }
     if (!nb.created && y && !y->gone && y->created) nb.created = y->created, nb.created_in = y->created_in, nb.implicit = y->implicit;
     return tc_env_set(t, &nb);

@@ -645,11 +645,15 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     if (a.v[2] && tc_pl_hardware(t, a.v[2])) return NULL;
     if (a.v[2] && !(layout && !strcmp(layout, "ND")))
         return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "a layout other than pl.ND is not supported in this version");
-    int64_t ext[CC_MAX_RANK];
-    uint32_t n;
-    cc_ir_expr *shp;
-    if (!tc_shapes(t, a.v[0], "create_tensor", ext, &n, &shp)) return NULL;
+    cc_ir_expr *shp = tc_list_of(t, a.v[0], "shapes");
+    if (!shp) return NULL;
+    uint32_t n = shp->u.list.n;
+    if (n > CC_MAX_RANK) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.create_tensor: rank %u is above 4", n);
     if (n < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[0]->span, NULL, "pl.create_tensor: the shape needs 1 to 4 entries");
+    int64_t ext[CC_MAX_RANK];
+    const char *dyn[CC_MAX_RANK] = {0};
+    for (uint32_t d = 0; d < n; d++) /* constants, or run-time extents (DY) */
+        if (!tc_extent_dim(t, shp->u.list.items[d], "create_tensor", d, &ext[d], &dyn[d])) return NULL;
     int dt = tc_tensor_dtype_arg(t, a.v[1], "pl.create_tensor dtype");
     if (dt < 0) return NULL;
     cc_ir_expr *init = a.v[4] ? tc_create_tensor_init(t, a.v[4], (cc_dtype)dt) : NULL;
@@ -660,6 +664,7 @@ static cc_ir_expr *tc_create_tensor(tc *t, const cc_expr *call)
     c->u.op.mode = (uint8_t)manual; /* manual_dep=True (D-md): every view of it is NO_DEP */
     c->type = (cc_type){.kind = CC_T_TENSOR, .dtype = (uint8_t)dt, .rank = (uint8_t)n};
     memcpy(c->type.shape, ext, n * sizeof ext[0]);
+    memcpy(c->type.dyn, dyn, n * sizeof dyn[0]);
     return c;
 }
 

@@ -414,14 +414,15 @@ static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
     return tc_prelude_add(t, call) ? st : NULL;
 }
 
-/* A returned name that a loop or a branch may leave unassigned, but whose
- * every assignment is the buffer of one tensor parameter P (a pl.store
- * into P in a loop body): P itself, the same buffer on every path.  NULL
- * for every other value (the caller types it). */
+/* A returned name whose every assignment is the buffer of one tensor
+ * parameter P (`o = pl.store(t, [0, 0], out)`, also where a loop or a
+ * branch may leave it unassigned: a pl.store into P in a loop body): P
+ * itself, the same buffer on every path.  NULL for every other value (the
+ * caller types it). */
 static cc_ir_expr *tc_return_alias(tc *t, const cc_expr *e)
 {
     const tc_bind *b = e->kind == CC_E_NAME ? tc_lookup(&t->c.env, e->u.name) : NULL;
-    int i = b && !b->definite && !b->conflict && b->type.kind == CC_T_TENSOR && b->buffer ? cc_ir_func_param(t->c.f, b->buffer) : -1;
+    int i = b && !b->conflict && b->type.kind == CC_T_TENSOR && b->buffer ? cc_ir_func_param(t->c.f, b->buffer) : -1;
     if (i < 0) return NULL;
     cc_ir_expr *v = cc_ir_var(t->a, b->buffer, t->c.f->params[i].type, e->span);
     return v ? v : tc_oom(t);

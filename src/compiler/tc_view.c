@@ -5,8 +5,9 @@
  * to tasks, and pl.assemble(target, source, offset) of two Tensors, one
  * copy task (In = source, existing Out = target's window).
  *
- * Invariants: a view's shape entries are positive constants (a run-time
- * extent is DY, later); constant offsets are bounds-checked here, run-time
+ * Invariants: a view's shape entries are positive constants or run-time
+ * integer scalars (a run-time extent: tc_extent_dim's symbol, its value
+ * checked positive and in bounds when the orchestrator runs); constant offsets are bounds-checked here, run-time
  * ones when the orchestrator runs (code 9); the result of a SLICE is a
  * Tensor of the window's extents less the dropped axes, of an ASSEMBLE
  * the target's type.  Kernel-code keywords (valid_shape=, pad_value=,
@@ -40,9 +41,9 @@ static cc_ir_expr *tc_view(tc *t, const cc_expr *call)
     if (x->type.kind != CC_T_TENSOR) return tc_not_tensor(t, a.v[0], x, "pl.slice's operand");
     uint32_t r = x->type.rank;
     int64_t ext[CC_MAX_RANK];
-    cc_ir_expr *shp, *offs; /* a runtime extent makes a runtime-shaped tensor: DY */
-    if (!tc_slice_lists(t, call, &a, r, "tensor", "pl.slice shape element %u must be an integer", CC_DIAG_UNSUPPORTED,
-                        "a pl.slice view with a runtime extent is not supported in this version", ext, &shp, &offs))
+    const char *dyn[CC_MAX_RANK] = {0};
+    cc_ir_expr *shp, *offs; /* a run-time extent makes a run-time-shaped tensor (DY) */
+    if (!tc_slice_lists(t, call, &a, r, "tensor", "pl.slice shape element %u must be an integer", CC_DIAG_TYPE, NULL, ext, dyn, &shp, &offs))
         return NULL;
     if (!tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
     unsigned mask = 0;
@@ -54,7 +55,7 @@ static cc_ir_expr *tc_view(tc *t, const cc_expr *call)
     s->type = (cc_type){.kind = CC_T_TENSOR, .dtype = x->type.dtype};
     uint32_t n = 0;
     for (uint32_t d = 0; d < r; d++)
-        if (!(mask & (1u << d))) s->type.shape[n++] = ext[d];
+        if (!(mask & (1u << d))) s->type.dyn[n] = dyn[d], s->type.shape[n++] = ext[d];
     if (n == 0) return tc_err(t, CC_DIAG_INVALID_OP, a.v[4]->span, "read the element with pl.read", "pl.slice: a Tensor view keeps at least one axis");
     s->type.rank = (uint8_t)n;
     return s;

@@ -53,7 +53,7 @@ int tc_window_bounds(tc *t, const char *op, const cc_ir_expr *offs, const int64_
         int64_t o;
         if (!cc_ir_const_int(it, &o)) continue;
         if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.%s: offset %u is negative (%lld)", op, d, (long long)o), 0;
-        if (!CC_DIM_IS_DYN(shape[d]) && o > shape[d] - ext[d]) /* o + ext > shape, without overflow; a dynamic dimension: at run time */
+        if (!CC_DIM_IS_DYN(shape[d]) && !CC_DIM_IS_DYN(ext[d]) && o > shape[d] - ext[d]) /* o + ext > shape, without overflow; a dynamic one: at run time */
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.%s: offset %lld + extent %lld exceeds dimension %u of extent %lld", op,
                           (long long)o, (long long)ext[d], d, (long long)shape[d]), 0;
     }
@@ -129,6 +129,9 @@ cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t r
             return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.slice drop_dims entry %u must be a compile-time constant", k);
         if (d < 0 || d >= rank)
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: drop_dims axis %lld is out of range for rank %u", (long long)d, rank);
+        if (CC_DIM_IS_DYN(ext[d]))
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: drop_dims axis %lld has a run-time extent; only unit axes can be dropped",
+                          (long long)d);
         if (ext[d] != 1)
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: drop_dims axis %lld has extent %lld; only unit axes can be dropped",
                           (long long)d, (long long)ext[d]);
@@ -141,9 +144,11 @@ cc_ir_expr *tc_drop_dims(tc *t, const cc_expr *e, const int64_t *ext, uint32_t r
 /* pl.slice's shape and offset lists (a.v[1], a.v[2]) for a rank-r
  * operand of kind ("tensor", "tile"): shape entries positive integer
  * constants into ext.  An entry that is not an integer reports nonint, a
- * run-time integer one runtime (class rt_class); both take the axis. */
+ * run-time integer one runtime (class rt_class); both take the axis.
+ * runtime NULL (an orchestration view): a run-time entry is a run-time
+ * extent (tc_extent_dim), its name in dyn[d]. */
 int tc_slice_lists(tc *t, const cc_expr *call, const tc_args *a, uint32_t r, const char *kind, const char *nonint, cc_diag_class rt_class,
-                   const char *runtime, int64_t *ext, cc_ir_expr **shp, cc_ir_expr **offs)
+                   const char *runtime, int64_t *ext, const char **dyn, cc_ir_expr **shp, cc_ir_expr **offs)
 {
     const cc_expr *se = tc_module_constant_ast(t, a->v[1]);
     if (se->kind != CC_E_LIST && se->kind != CC_E_TUPLE)
@@ -154,7 +159,11 @@ int tc_slice_lists(tc *t, const cc_expr *call, const tc_args *a, uint32_t r, con
         const cc_ir_expr *it = (*shp)->u.list.items[d];
         if (it->type.kind != CC_T_SCALAR || cc_dtype_is_float(it->type.dtype) || it->type.dtype == CC_DT_TASK_ID)
             return tc_err(t, CC_DIAG_TYPE, it->span, NULL, nonint, d), 0;
-        if (!cc_ir_const_int(it, &ext[d])) return tc_err(t, rt_class, it->span, NULL, runtime, d), 0;
+        if (!cc_ir_const_int(it, &ext[d])) {
+            if (runtime) return tc_err(t, rt_class, it->span, NULL, runtime, d), 0;
+            if (!tc_extent_dim(t, it, "slice", d, &ext[d], &dyn[d])) return 0;
+            continue;
+        }
         if (ext[d] <= 0)
             return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: shape element %u must be positive, got %lld", d, (long long)ext[d]), 0;
     }
@@ -192,7 +201,7 @@ static cc_ir_expr *tc_slice(tc *t, const cc_expr *call)
     const char *nc = tensor ? "pl.slice shape element %u must be a compile-time constant in kernel code; pass valid_shape= for a runtime extent"
                             : "tile.slice shape element %u must be a compile-time constant";
     cc_ir_expr *shp, *offs;
-    if (!tc_slice_lists(t, call, &a, r, tensor ? "tensor" : "tile", nc, CC_DIAG_TYPE, nc, ext, &shp, &offs)) return NULL;
+    if (!tc_slice_lists(t, call, &a, r, tensor ? "tensor" : "tile", nc, CC_DIAG_TYPE, nc, ext, NULL, &shp, &offs)) return NULL;
     if (!tensor && !tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
     cc_ir_expr *valid = NULL, *drop = NULL;
     if (a.v[3] && a.v[3]->kind != CC_E_NONE) {

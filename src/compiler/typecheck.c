@@ -236,7 +236,9 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     else if (ok) {
         for (uint32_t k = 0; ok && k < np; k++) { /* what the first call fixed; declared scalars below */
             const cc_ir_param *ip = &fn->ir->params[k];
-            if (!tc_declared_scalar(ip) && !cc_type_equal(&ip->type, &args[k]->type)) ok = tc_param_mismatch(t, fn, ip, args[k]);
+            if (!tc_declared_scalar(ip) && !cc_type_equal(&ip->type, &args[k]->type) &&
+                !(fn->kind == CC_FUNC_INCORE && tc_fits_at_run_time(&ip->type, &args[k]->type)))
+                ok = tc_param_mismatch(t, fn, ip, args[k]);
         }
     }
     for (uint32_t k = 0; ok && k < np; k++)

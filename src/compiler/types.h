@@ -154,6 +154,11 @@ typedef struct cc_type {
 #define CC_DIM_DYN(k) (-1 - (int64_t)(k))
 #define CC_DIM_IS_DYN(v) ((v) < 0)
 #define CC_DIM_SYMBOL(v) (-1 - (v))
+/* Symbols from CC_DIM_RUNTIME0 on are run-time extents: an orchestration pl.create_tensor or
+ * pl.slice whose shape entry is a run-time scalar (one symbol per such entry of the text);
+ * below it, DynVars. */
+#define CC_DIM_RUNTIME0 ((int64_t)1 << 20)
+#define CC_DIM_IS_RUNTIME(v) ((v) <= CC_DIM_DYN(CC_DIM_RUNTIME0))
 /* Does t (a tensor) have a dynamic dimension? */
 int cc_type_is_dynamic(const cc_type *t);
 

@@ -12,6 +12,7 @@
  * Recursion is rejected by the compiler, so every procedure has at most one
  * live frame: frames are allocated once per run, one per procedure.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +65,33 @@ static void ex_contiguous(ex_tensor *t)
     for (int d = t->rank - 1; d >= 0; d--) t->strides[d] = s, s *= t->shape[d];
 }
 
+/* ALLOC's and VIEW's extents into ext: the constants, and each run-time one from its register,
+ * which must be positive ("pl.<op>: shape entry <d> must be positive, got <v>"). */
+static int ex_extents(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const char *op, int64_t *ext)
+{
+    for (uint32_t d = 0; d < in->u.mem.rank; d++) {
+        ext[d] = in->u.mem.ext[d] >= 0 ? f->regs[in->u.mem.ext[d]].i : in->u.mem.shape[d];
+        if (ext[d] < 1) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "pl.%s: shape entry %u must be positive, got %lld", op, d, (long long)ext[d]);
+            return ex_fail(vm, in, msg);
+        }
+    }
+    return 0;
+}
+
 static int ex_alloc(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
 {
     ex_tensor t = {.dtype = in->dtype, .rank = in->u.mem.rank, .owner = PTO_INVALID_TASK_ID, .manual = in->mode};
+    int rc = ex_extents(vm, f, in, "create_tensor", t.shape);
+    if (rc) return rc;
     size_t bytes = cc_dtype_size((cc_dtype)in->dtype);
-    for (uint32_t d = 0; d < t.rank; d++) t.shape[d] = in->u.mem.shape[d], bytes *= (size_t)in->u.mem.shape[d];
+    for (uint32_t d = 0; d < t.rank; d++) {
+        if ((uint64_t)t.shape[d] > SIZE_MAX / bytes) return ex_fail(vm, in, "pl.create_tensor: the tensor's size does not fit in memory");
+        bytes *= (size_t)t.shape[d];
+    }
     ex_contiguous(&t);
-    int rc = pto_tensor_alloc(vm->rt, bytes ? bytes : 1, &t.base, &t.owner);
+    rc = pto_tensor_alloc(vm->rt, bytes ? bytes : 1, &t.base, &t.owner);
     if (rc) return rc;
     f->tensors[in->dst] = t;
     if (in->a >= 0) { /* init_value=: no task can use the tensor yet */
@@ -168,6 +189,27 @@ static int ex_dummy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     return rc;
 }
 
+/* View i of a SUBMIT marked check: the tensor's run-time extents against the constants kernel
+ * k was compiled for ("'<k>' parameter '<p>' expects [16, 128], got a tensor of shape [16, 96]"). */
+static int ex_extent_check(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const cc_lo_proc *k, uint32_t i)
+{
+    const ex_tensor *x = &f->tensors[in->u.submit.views[i].tensor];
+    const cc_lo_slot *s = NULL;
+    for (uint32_t p = 0, n = 0; p < k->nparams && !s; p++)
+        if (k->params[p].kind == CC_LO_TENSOR && n++ == i) s = &k->tensors[k->params[p].index];
+    int same = s && s->type.rank == x->rank;
+    for (uint32_t d = 0; same && d < x->rank; d++) same = CC_DIM_IS_DYN(s->type.shape[d]) || s->type.shape[d] == x->shape[d];
+    if (same) return 0;
+    char want[96], got[96], msg[320];
+    cc_shape_format(&s->type, want, sizeof want);
+    cc_type shape = {.kind = CC_T_TENSOR, .rank = x->rank};
+    memcpy(shape.shape, x->shape, sizeof shape.shape);
+    cc_shape_format(&shape, got, sizeof got);
+    snprintf(msg, sizeof msg, "'%s' parameter '%s' expects shape %s, got a tensor of shape %s (a run-time extent)", k->name,
+             s && s->name ? s->name : "?", want, got);
+    return ex_fail(vm, in, msg);
+}
+
 static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     if (in->u.submit.kernel == CC_LO_NO_KERNEL) return ex_dummy(vm, f, in);
@@ -185,6 +227,10 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     pto_arg args[PTO_MAX_TENSOR_ARGS];
     uint64_t sc[PTO_MAX_SCALAR_ARGS];
     int64_t origin[PTO_MAX_TENSOR_ARGS][CC_MAX_RANK];
+    for (uint32_t i = 0; i < nv; i++) {
+        int bad = in->u.submit.views[i].check ? ex_extent_check(vm, f, in, k, i) : 0;
+        if (bad) return bad;
+    }
     for (uint32_t i = 0; i < ns; i++) sc[i] = f->regs[in->u.submit.scalars[i]].u;
     for (uint32_t i = 0; i < nv; i++) ex_box_view(f, &in->u.submit.views[i], &args[i], origin[i]);
     uint32_t n = ns;
@@ -252,13 +298,14 @@ static int ex_window(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const e
 static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     const ex_tensor *x = &f->tensors[in->a];
-    int64_t off[CC_MAX_RANK];
-    int rc = ex_window(vm, f, in, x, in->u.mem.shape, "slice", off);
+    int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    int rc = ex_extents(vm, f, in, "slice", ext);
+    if (!rc) rc = ex_window(vm, f, in, x, ext, "slice", off);
     if (rc) return rc;
     ex_tensor v = {.base = x->base, .dtype = x->dtype, .offset = x->offset, .owner = x->owner, .manual = x->manual};
     for (uint32_t d = 0; d < x->rank; d++) {
         v.offset += off[d] * x->strides[d];
-        if (!(in->mode & (1u << d))) v.shape[v.rank] = in->u.mem.shape[d], v.strides[v.rank++] = x->strides[d];
+        if (!(in->mode & (1u << d))) v.shape[v.rank] = ext[d], v.strides[v.rank++] = x->strides[d];
     }
     f->tensors[in->dst] = v;
     return 0;
