@@ -15,7 +15,13 @@
  * argument's extent (one extent per symbol per call, checked here at compile
  * time and by exec/bind.c at each run); a callee binds it per call site to
  * the caller's dimension (a constant or the caller's own symbol), and its
- * parameter takes the caller's type.
+ * parameter takes the caller's type, except that a kernel's constant
+ * dimension stays (a run-time extent there is checked at submit).
+ *
+ * A run-time extent (an orchestration pl.create_tensor or pl.slice shape
+ * entry that is a run-time scalar) is a symbol from CC_DIM_RUNTIME0 on, one
+ * per value: a variable's binding keeps the symbol it got (tc_bind.extent),
+ * so every entry naming that binding is the same dimension.
  */
 #include <ctype.h>
 #include <stdio.h>
