@@ -609,11 +609,15 @@ def make_program(seed):
 # A program whose entry and kernel take x: [N, C] and y: pl.Out[[N, C]] with N = pl.dynamic("N"):
 # the kernel walks the rows in tiles of TH up to pl.tensor.dim(x, 0) (or the DynVar read as a value)
 # and stores an element-wise chain of FP32 ops exact in single precision; one compile serves every
-# extent in .extents (multiples of TH, so every tile is in bounds).
+# extent in .extents (multiples of TH, so every tile is in bounds).  With .runtime the entry also
+# takes cfg = [extent] (INT64) and runs the kernel on run-time-shaped tensors: a view
+# pl.slice(x, [rows, C], [0, 0]) into pl.create_tensor([rows, C]) with rows = pl.tensor.read(cfg, [0]),
+# copied into y with pl.assemble (docs/dsl.md, "Dynamic shapes", run-time extents).
 
 class DynamicProgram:
-    def __init__(self, seed, text, extents, cols, steps):
+    def __init__(self, seed, text, extents, cols, steps, runtime):
         self.seed, self.text, self.extents, self.cols, self.steps = seed, text, extents, cols, steps
+        self.runtime = runtime
 
     def inputs(self, extent):
         g = np.random.default_rng(self.seed * 7919 + extent)
@@ -642,6 +646,19 @@ def make_dynamic_program(seed):
     for op, k in steps:
         expr = "pl.%s(%s, %r)" % (op, expr, k) if k is not None else "pl.%s(%s)" % (op, expr)
     bound = r.choice(("pl.tensor.dim(x, 0)", "pl.tensor.dim(x, -2)", "N"))
+    runtime = r.random() < 0.5
+    if runtime:
+        entry = [
+            "def prog(x: pl.Tensor[[N, %d], pl.FP32], cfg: pl.Tensor[[1], pl.INT64], y: pl.Out[pl.Tensor[[N, %d], pl.FP32]]):"
+            % (cols, cols),
+            "    rows = pl.tensor.read(cfg, [0])",
+            "    buf = pl.create_tensor([rows, %d], dtype=pl.FP32)" % cols,
+            "    buf = kern(pl.slice(x, [rows, %d], [0, 0]), buf)" % cols,
+            "    y = pl.assemble(y, buf, [0, 0])",
+            "    return y", ""]
+    else:
+        entry = ["def prog(x: pl.Tensor[[N, %d], pl.FP32], y: pl.Out[pl.Tensor[[N, %d], pl.FP32]]):" % (cols, cols),
+                 "    return kern(x, y)", ""]
     text = "\n".join([
         "import pypto.language as pl", "", 'N = pl.dynamic("N")', "", "",
         "@pl.jit.incore",
@@ -650,7 +667,5 @@ def make_dynamic_program(seed):
         "        t = pl.load(x, [i, 0], [%d, %d])" % (th, cols),
         "        y = pl.store(%s, [i, 0], y)" % expr,
         "    return y", "", "",
-        "@pl.jit",
-        "def prog(x: pl.Tensor[[N, %d], pl.FP32], y: pl.Out[pl.Tensor[[N, %d], pl.FP32]]):" % (cols, cols),
-        "    return kern(x, y)", ""])
-    return DynamicProgram(seed, text, [e * th for e in extents], cols, steps)
+        "@pl.jit"] + entry)
+    return DynamicProgram(seed, text, [e * th for e in extents], cols, steps, runtime)
