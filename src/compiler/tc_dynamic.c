@@ -65,6 +65,24 @@ static void *tc_inline_dynvar(tc *t, const cc_expr *call)
                   "an inline pl.dynamic(...) is not supported in this version");
 }
 
+/* The name of the DynVar of constant at, *name, made distinct from those of earlier DynVars
+ * with the same name (the second "R" is "R_2"), so that printed annotations keep two symbols
+ * apart; 0 when out of memory. */
+static int tc_distinct_name(tc *t, int32_t at, const char **name)
+{
+    uint32_t same = 0;
+    for (int32_t k = 0; k < at; k++) {
+        if (!strcmp(t->m->constants[k].name, t->m->constants[at].name)) continue; /* the same name bound again */
+        const cc_expr *v = t->m->constants[k].value;
+        const cc_expr *s = tc_is_dynamic_call(t, v) && v->u.call.nargs == 1 ? v->u.call.args[0] : NULL;
+        same += s && s->kind == CC_E_STRING && s->u.str.len == strlen(*name) && !memcmp(s->u.str.text, *name, s->u.str.len);
+    }
+    if (!same) return 1;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s_%u", *name, same + 1);
+    return (*name = base_arena_strndup(t->a, buf, strlen(buf))) ? 1 : (tc_oom(t), -1);
+}
+
 int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name)
 {
     if (e->kind == CC_E_CALL && tc_is_dynamic_call(t, e)) return tc_inline_dynvar(t, e), -1;
@@ -83,7 +101,7 @@ int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name)
         if (!tc_is_dynamic_call(t, v)) return 0;
         if (!(*name = tc_dynvar_name(t, v))) return -1;
         *dim = CC_DIM_DYN(at);
-        return 1;
+        return tc_distinct_name(t, at, name);
     }
     /* a dimension name defined nowhere (a printed program's DynVar without its line, P4-10) */
     for (size_t k = 0; k < t->o->nconstants; k++)

@@ -343,3 +343,25 @@ def test_dynamic_signature_compile_serves_every_extent(tmp_path, monkeypatch):
         compiled(torch.randn(32, 64), torch.zeros(64, 64))
     with pytest.raises(ValueError, match="Cannot allocate output tensor 'out'"):
         compiled(torch.randn(32, 64))
+
+
+@pl.jit.incore
+def _two_r(x: pl.Tensor[[A, 64], pl.FP32], y: pl.Tensor[[B, 64], pl.FP32], out: pl.Out[pl.Tensor[[A, 64], pl.FP32]]):
+    out = pl.store(pl.add(pl.load(x, [0, 0], [8, 64]), pl.load(y, [0, 0], [8, 64])), [0, 0], out)
+    return out
+
+
+@pl.jit
+def two_r(x: pl.Tensor[[A, 64], pl.FP32], y: pl.Tensor[[B, 64], pl.FP32], out: pl.Out[pl.Tensor[[A, 64], pl.FP32]]):
+    return _two_r(x, y, out)
+
+
+def test_dynamic_two_dynvars_of_one_name_print_apart():
+    x, y, out = torch.randn(16, 64), torch.randn(8, 64), torch.zeros(16, 64)
+    text = str(two_r.lower(x, y, out))
+    assert 'R = pl.dynamic("R")\nR_2 = pl.dynamic("R_2")\n' in text, text
+    assert "y: pl.Tensor[[R_2, 64], pl.FP32]" in text, text
+    again = pl.parse(text)
+    again(x, y, out)  # two symbols after the round trip too: 16 and 8 do not conflict
+    assert torch.equal(out[:8], x[:8] + y[:8])
+    assert str(again.lower(x, y, out)) == text
