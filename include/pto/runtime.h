@@ -286,6 +286,13 @@ const pto_error *pto_runtime_error(const pto_runtime *rt);
  * since no thread can be cancelled; its rc then changes nothing. */
 int pto_runtime_failed(const pto_runtime *rt);
 
+/* Between runs (none open): scope stats on, written below output_prefix (copied), or
+ * off (NULL) for the runs that follow; a runtime created with stats on may turn them off
+ * and back on.  Lets one runtime (a Python ChipWorker) take the choice per run.
+ * Returns 0, or -PTO_INVALID_ARGS (nothing changed, nothing latched) for a NULL rt, an
+ * empty prefix, a run open, or no memory for the copy. */
+int pto_runtime_set_scope_stats(pto_runtime *rt, const char *output_prefix);
+
 /* ---- introspection ----------------------------------------------------- */
 
 typedef struct pto_ring_usage {

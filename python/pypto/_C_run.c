@@ -20,7 +20,8 @@
  *
  *   run(program, who, specs, buffers, fields, runtime) -> None: the same on
  *       runtime (a Runtime; its sizes are its own, the fields' ring and
- *       worker entries are not read).
+ *       worker entries are not read; "output_prefix" is: scope stats are
+ *       this call's, switched on the runtime before it runs).
  *   runtime_new(fields) -> Runtime: a runtime of its own, sized by fields
  *       (as run's), for a pypto.runtime.ChipWorker; runtime_close(rt)
  *       destroys it (idempotent; a closed one runs nothing).
@@ -326,10 +327,13 @@ PyObject *py_run(PyObject *mod, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     pthread_mutex_lock(&run_lock);
     if (rt_own) {
-        rc = rt_own->rt ? pto_program_run(rt_own->rt, prog, ra, (size_t)n, err) : -1;
-        if (!rt_own->rt) { /* the shim never runs on a closed worker; a caller of _C that does gets this */
+        /* this call's choice of scope stats, on the worker's runtime (between runs: it has none open) */
+        rc = rt_own->rt ? pto_runtime_set_scope_stats(rt_own->rt, cfg.output_prefix) : -1;
+        if (rc == 0) rc = pto_program_run(rt_own->rt, prog, ra, (size_t)n, err);
+        else { /* the shim never runs on a closed worker; a caller of _C that does gets this */
             err->code = PTO_INVALID_ARGS, err->ring = -1;
-            snprintf(err->message, sizeof err->message, "pypto: the runtime was closed");
+            snprintf(err->message, sizeof err->message, rt_own->rt ? "pypto: scope stats could not be switched on "
+                     "the worker's runtime (a run is open, or no memory)" : "pypto: the runtime was closed");
         }
     } else {
         rc = run_runtime_for(&cfg, err);

@@ -103,6 +103,16 @@ def adapt_value(who, name, value, kind, for_lower=False):
     return spec, (None if buf is None else (name,) + buf)
 
 
+def signature_specs(who, sig, args, kwargs):
+    """Signature mode (no tensor argument): the scalars given, specialized (pl.RUNTIME: a run-time
+    parameter); the tensors' shapes and dtypes come from the annotations."""
+    try:
+        bound = sig.bind_partial(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError("%s: %s" % (who, e)) from None
+    return [adapt_value(who, n, v, annotation_kind(sig.parameters[n]))[0] for n, v in bound.arguments.items()]
+
+
 def is_tensor(value):
     """A torch tensor, a numpy array or a DeviceTensor (compile(): no such argument = signature mode)."""
     torch, np = sys.modules.get("torch"), sys.modules.get("numpy")

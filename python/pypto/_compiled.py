@@ -1,9 +1,10 @@
 """CompiledProgram: one compiled program, its output directory and its call
 (DSL-V2-SPEC §4.2; docs/dsl.md, "Compile once, run many").
 
-Made by JITFunction.compile() (one object per specialization key, kept in
-the kernel's cache beside the handle) and by pypto.ir.compile.  The
-parameters, directions and returns are the compiler's (pypto._C.signature);
+Made by JITFunction.compile() and a program's .compile() (compile_entry;
+one object per specialization key, kept in the kernel's cache beside the
+handle) and by pypto.ir.compile (an object of its own).  The parameters,
+directions and returns are the compiler's (pypto._C.signature);
 a call binds to them, allocates return-style outputs, and dispatches through
 the kernel's executor path (_kernel._run) on the active ChipWorker's
 runtime or the process's.  A scalar argument other than the compiled value
@@ -13,7 +14,7 @@ import pathlib
 import sys
 
 from . import _C
-from ._args import adapt_value
+from ._args import adapt_value, is_tensor, signature_specs
 from ._kernel import ProgramText, _config, _run, _spec_key, _work_dir
 from ._worker import DeviceTensor, active_worker, torch_dtype
 from ._runconfig import BackendType
@@ -26,18 +27,40 @@ def backend_of(platform):
     return BackendType.Ascend950 if platform.startswith("a5") else BackendType.Ascend910B
 
 
+def compile_entry(kernel, function, who, sig, args, kwargs, config, prepare, entry_check=None):
+    """X-jc (DSL-V2-SPEC §4.1) of a @pl.jit entry (function None) or of a program's function:
+    with a tensor argument, prepare(args, kwargs, config, True) binds and compiles as a call
+    does (same key, same cache entry); without one, shapes and dtypes come from sig's
+    annotations (signature mode).  Nothing runs.  sig excludes a method's `self`."""
+    for kw in kwargs:
+        if kw not in sig.parameters:
+            raise TypeError("compile() got an unexpected keyword argument '%s'" % kw)
+    config = _config(config)
+    if any(is_tensor(v) for v in list(args) + list(kwargs.values())):
+        handle, (_, specs, _) = prepare(args, kwargs, config, True)
+    else:
+        if entry_check is not None:
+            entry_check()
+        specs = signature_specs(who, sig, args, kwargs)
+        handle = kernel._compiled(kernel.__name__, function, specs, config, 1)
+    return compiled_program(kernel, kernel.__name__, function, who, handle, specs, config,
+                            dump_passes=config.dump_passes)
+
+
 def compiled_program(kernel, entry, function, who, handle, specs, config, output_dir=None, program=None,
                      dump_passes=False):
-    """The CompiledProgram of handle: one per compiled program (kept in the kernel beside its cache);
-    output_dir None: v1's <work_dir>."""
-    kept = kernel._objects.get(id(handle))
+    """The CompiledProgram of handle: one per compiled program and origin (kept in the kernel beside
+    its cache): .compile()'s (program None: its `program` is the lowered text) or ir.compile's
+    (`program` is what it was given); output_dir None: v1's <work_dir>."""
+    slot = (id(handle), program is None)
+    kept = kernel._objects.get(slot)
     if kept is not None and kept[0] is handle and (output_dir is None or str(kept[1].output_dir) == str(output_dir)):
         if dump_passes:
             kept[1]._write(True)
         return kept[1]
     obj = CompiledProgram(kernel, entry, function, who, handle, specs, config,
                           output_dir or _work_dir(kernel, function or entry, handle, config), program, dump_passes)
-    kernel._objects[id(handle)] = (handle, obj)
+    kernel._objects[slot] = (handle, obj)
     return obj
 
 

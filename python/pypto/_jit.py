@@ -7,8 +7,8 @@ import inspect
 import sys
 
 from . import _C
-from ._args import adapt_args, adapt_value, annotation_kind, bind_args, is_tensor
-from ._compiled import compiled_program
+from ._args import adapt_args, bind_args, is_tensor, signature_specs
+from ._compiled import compile_entry
 from ._kernel import KernelBase, ProgramText, _config, _defining_scope, _run, _Source
 from ._function import StandaloneFunction
 from ._program import Program, loads, parse, parse_program, program  # noqa: F401  (pypto.language's names)
@@ -57,39 +57,19 @@ class JitFunction(KernelBase):
         specs, buffers = adapt_args(self._who, self._sig, bound, for_lower)
         return self._compiled(self.__name__, None, specs, config), (self._who, specs, buffers)
 
-    def _signature_specs(self, args, kwargs):
-        """Signature mode (no tensor argument): the scalars given by keyword, specialized."""
-        try:
-            bound = self._sig.bind_partial(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError("%s: %s" % (self._who, e)) from None
-        return [adapt_value(self._who, n, v, annotation_kind(self._sig.parameters[n]))[0]
-                for n, v in bound.arguments.items()]
-
     def lower(self, *args, config=None, **kwargs):
         """The post-pass program as DSL text (never runs, never writes files)."""
         config = _config(config)
         if not any(is_tensor(v) for v in list(args) + list(kwargs.values())):
             self._entry_check()
-            return ProgramText(_C.text(self._compiled(self.__name__, None, self._signature_specs(args, kwargs), config, 1)), self.__name__)
+            return ProgramText(_C.text(self._compiled(self.__name__, None, signature_specs(self._who, self._sig, args, kwargs), config, 1)), self.__name__)
         handle, _ = self._prepare(args, kwargs, config, True)
         return ProgramText(_C.text(handle), self.__name__)
 
     def compile(self, *args, config=None, **kwargs):
         """The CompiledProgram of these arguments (same binding, key and cache as a call; nothing runs).
         No tensor argument: shapes and dtypes from the annotations (signature mode)."""
-        for kw in kwargs:
-            if kw not in self._sig.parameters:
-                raise TypeError("compile() got an unexpected keyword argument '%s'" % kw)
-        config = _config(config)
-        if any(is_tensor(v) for v in list(args) + list(kwargs.values())):
-            handle, (_, specs, _) = self._prepare(args, kwargs, config, True)
-        else:
-            self._entry_check()
-            specs = self._signature_specs(args, kwargs)
-            handle = self._compiled(self.__name__, None, specs, config, 1)
-        return compiled_program(self, self.__name__, None, self._who, handle, specs, config,
-                                dump_passes=config.dump_passes)
+        return compile_entry(self, None, self._who, self._sig, args, kwargs, config, self._prepare, self._entry_check)
 
     def _orchestration_names(self):
         return [self.__name__]

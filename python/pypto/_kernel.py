@@ -174,7 +174,7 @@ class KernelBase:
     def _init_cache(self):
         self._cache = {}
         self._aliases = {}  # signature-mode key -> the argument key it compiled to
-        self._objects = {}  # id(handle) -> (handle, its CompiledProgram)
+        self._objects = {}  # (id(handle), from .compile()) -> (handle, its CompiledProgram)
         self._hits = self._misses = 0
         self._dynamic = {}  # key without specs -> the entry's dynamic dimensions (_dynamic_dims)
         self.last_work_dir = None

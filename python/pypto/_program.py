@@ -4,10 +4,13 @@ A program's methods carry their @pl.function keywords; the compiler reads
 and checks them from the source.  P(...) runs the Orchestration method the
 compiler chooses (the only one no other method calls: a printed program's
 promoted Opaque functions are called by its entry), P.f(...) a named one;
-binding excludes `self`.  as_python() is the program as written, parsed
-and printed: it needs no arguments.
+binding excludes `self`.  P.compile(...) and P.f.compile(...) are
+JITFunction.compile's (_compiled.compile_entry) for that entry, on the
+class's cache.  as_python() is the program as written, parsed and printed:
+it needs no arguments.
 """
 import builtins
+import functools
 import inspect
 import itertools
 import linecache
@@ -15,6 +18,7 @@ import sys
 
 from . import _C
 from ._args import adapt_args, bind_args
+from ._compiled import compile_entry
 from ._function import StandaloneFunction
 from ._kernel import KernelBase, ProgramText, _Source, _compile, _config, _defining_scope, _run
 
@@ -57,13 +61,17 @@ class Program(KernelBase):
                             % (self.__name__, count, self.__name__))
         return name
 
-    def _prepare(self, method, args, kwargs, config, for_lower):
+    def _signature(self, method):
+        """(who, the method's signature without `self`)."""
         fn = self._methods.get(method)
         if fn is None:
             raise AttributeError("program '%s' has no function '%s'" % (self.__name__, method))
-        who = "@pl.program function '%s.%s'" % (self.__name__, method)
         sig = inspect.signature(fn)
-        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+        return ("@pl.program function '%s.%s'" % (self.__name__, method),
+                sig.replace(parameters=list(sig.parameters.values())[1:]))
+
+    def _prepare(self, method, args, kwargs, config, for_lower):
+        who, sig = self._signature(method)
         bound = bind_args(who, sig, args, kwargs)
         specs, buffers = adapt_args(who, sig, bound, for_lower)
         return self._compiled(self.__name__, method, specs, config), (who, specs, buffers)
@@ -74,6 +82,11 @@ class Program(KernelBase):
     def lower(self, *args, config=None, **kwargs):
         """Post-pass text of the whole program, specialized through its Orchestration entry."""
         return _ProgramFunction(self, self._single()).lower(*args, config=config, **kwargs)
+
+    def compile(self, *args, config=None, **kwargs):
+        """The CompiledProgram of the Orchestration entry (docs/dsl.md, "Compile once, run many"):
+        with tensors, the call's binding, key and cache entry; without, shapes from the annotations."""
+        return _ProgramFunction(self, self._single()).compile(*args, config=config, **kwargs)
 
     def as_python(self, *, prefix="pl", concise=False, format=True):
         """The program before the passes: as written, parsed and printed,
@@ -125,6 +138,12 @@ class _ProgramFunction:
         config = _config(config)
         handle, _ = self._prog._prepare(self.__name__, args, kwargs, config, True)
         return ProgramText(_C.text(handle), self._prog.__name__)
+
+    def compile(self, *args, config=None, **kwargs):
+        """The CompiledProgram of this function as the entry (Program.compile); nothing runs."""
+        who, sig = self._prog._signature(self.__name__)
+        return compile_entry(self._prog, self.__name__, who, sig, args, kwargs, config,
+                             functools.partial(self._prog._prepare, self.__name__))
 
 
 def _class_line(cls, method):

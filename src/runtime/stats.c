@@ -10,8 +10,9 @@
  * it at the current use, its end reports it and folds it back into the
  * saved one, so an enclosing scope on the same ring includes its children.
  * After a fatal the records freeze: open scopes keep only their begin.
- * Orchestrator only.  With stats off every scope boundary costs one branch
- * (allocations keep the ring's running peaks either way: three compares).
+ * Orchestrator only; pto_runtime_set_scope_stats switches them between
+ * runs.  With stats off every scope boundary costs one branch (allocations
+ * keep the ring's running peaks either way: three compares).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -95,6 +96,18 @@ void rt_stats_run_open(pto_runtime *rt)
     rt->stats.n = rt->stats.total = rt->stats.dropped = 0;
     rt->stats.fatal = rt->stats.written = 0;
     rt_stats_begin(rt, &rt->scopes[0]);
+}
+
+int pto_runtime_set_scope_stats(pto_runtime *rt, const char *output_prefix)
+{
+    if (!rt || rt->run_open || (output_prefix && !output_prefix[0])) return -PTO_INVALID_ARGS;
+    char *copy = NULL;
+    if (output_prefix && !(copy = strdup(output_prefix))) return -PTO_INVALID_ARGS;
+    free(rt->output_prefix);
+    rt->output_prefix = copy;
+    rt->cfg.output_prefix = copy;
+    rt->cfg.enable_scope_stats = copy != NULL;
+    return 0;
 }
 
 /* mkdir -p for the directories of path (the last component is the file). */

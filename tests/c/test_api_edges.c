@@ -32,6 +32,7 @@ static void test_null_runtime_is_invalid_args(void **state)
     assert_int_equal(pto_runtime_fail(NULL, "boom %d", 1), -PTO_INVALID_ARGS);
     assert_int_equal(pto_runtime_finish(NULL), -PTO_INVALID_ARGS);
     assert_int_equal(pto_ring_usage_get(NULL, 0, &u), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_runtime_set_scope_stats(NULL, "/tmp"), -PTO_INVALID_ARGS);
     assert_null(pto_runtime_config(NULL));
     const pto_error *e = pto_runtime_error(NULL);
     assert_non_null(e);

@@ -2,8 +2,9 @@
  * test_scope_stats.c - scope stats (docs/runtime.md, "Scope stats"), end to end through the
  * public API: one test per rule of section 10 "Scope stats" on the file's
  * layout, true peaks (burst, streaming, nesting), fatal and disabled runs,
- * plus the metadata lists and a round trip through pto-scope-stats.  The
- * heap, dep pool and tensormap counters: test_scope_stats_heap.c.
+ * stats switched between runs (pto_runtime_set_scope_stats), plus the
+ * metadata lists and a round trip through pto-scope-stats.  The heap, dep
+ * pool and tensormap counters: test_scope_stats_heap.c.
  *
  * Each test runs the runtime with enable_scope_stats on and a fresh mkdtemp
  * directory as output_prefix, then reads <dir>/scope_stats/scope_stats.jsonl
@@ -504,6 +505,68 @@ static void test_stats_disabled(void **state)
     ss_rmtree(dir);
 }
 
+/* pto_runtime_set_scope_stats between runs: a runtime created with stats off
+ * writes the next run's file below the prefix it is given, the prefix copied
+ * (the caller's buffer may change); another prefix moves the next file there;
+ * NULL turns them off (no file).  While a run is open, or with a NULL runtime
+ * or an empty prefix, it returns -PTO_INVALID_ARGS and changes nothing. */
+static void test_stats_switched_between_runs(void **state)
+{
+    (void)state;
+    char a[64], b[64], path[PATH_MAX];
+    ss_tempdir(a, sizeof a);
+    ss_tempdir(b, sizeof b);
+    pto_config cfg = stats_cfg(a);
+    cfg.enable_scope_stats = 0;
+    cfg.output_prefix = NULL;
+    pto_runtime *rt = make_rt(&cfg);
+    assert_int_equal(pto_runtime_set_scope_stats(NULL, a), -PTO_INVALID_ARGS);
+    assert_int_equal(pto_runtime_set_scope_stats(rt, ""), -PTO_INVALID_ARGS);
+
+    char given[64];
+    snprintf(given, sizeof given, "%s", a);
+    assert_int_equal(pto_runtime_set_scope_stats(rt, given), 0);
+    given[0] = 0; /* copied: the runtime keeps its own */
+    assert_int_equal(pto_runtime_config(rt)->enable_scope_stats, 1);
+    BEGIN(rt, "switch.py", 1);
+    submit_out1(rt);
+    assert_int_equal(pto_runtime_set_scope_stats(rt, b), -PTO_INVALID_ARGS); /* a run is open */
+    END(rt);
+    finish_ok(rt);
+    ss_file f;
+    ss_load(a, &f);
+    ss_check_structure(&f, 0);
+    assert_int_equal(ss_count(&f, "switch.py:1", "begin"), 1);
+    ss_free(&f);
+
+    assert_int_equal(pto_runtime_set_scope_stats(rt, b), 0);
+    BEGIN(rt, "switch.py", 2);
+    submit_out1(rt);
+    END(rt);
+    finish_ok(rt);
+    ss_load(b, &f);
+    assert_int_equal(ss_count(&f, "switch.py:2", "begin"), 1);
+    ss_free(&f);
+    ss_load(a, &f); /* the first run's file, untouched */
+    assert_int_equal(ss_count(&f, "switch.py:1", "begin"), 1);
+    assert_int_equal(ss_count(&f, "switch.py:2", "begin"), 0);
+    ss_free(&f);
+
+    ss_rmtree(a);
+    ss_rmtree(b);
+    assert_int_equal(pto_runtime_set_scope_stats(rt, NULL), 0);
+    assert_int_equal(pto_runtime_config(rt)->enable_scope_stats, 0);
+    BEGIN(rt, "switch.py", 3);
+    submit_out1(rt);
+    END(rt);
+    finish_ok(rt);
+    ss_path(a, path, sizeof path);
+    assert_false(file_exists(path));
+    ss_path(b, path, sizeof path);
+    assert_false(file_exists(path));
+    pto_runtime_destroy(rt);
+}
+
 /* Per-ring lists with 0 entries: task_window [16, 0, 0, 256], heap [0, 2048,
  * 0, 0], dep_pool [8, 0, 0, 0] -> the metadata shows the effective sizes;
  * an all-default config shows the defaults. */
@@ -647,6 +710,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stats_peak_nesting),
     cmocka_unit_test(test_stats_fatal_run),
     cmocka_unit_test(test_stats_disabled),
+    cmocka_unit_test(test_stats_switched_between_runs),
     cmocka_unit_test(test_stats_metadata_lists),
     cmocka_unit_test(test_stats_report_roundtrip),
 };
