@@ -189,6 +189,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_REINTERPRET_VIEW:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_GATHERB:
+        if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
     case CC_IR_GEMV:
     case CC_IR_GEMV_ACC:
     case CC_IR_GEMV_BIAS:
@@ -243,7 +246,9 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
         return print_spelled_window(e, compact, out);
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)e->u.op.op);
     int tile_spelled = row->cls == CC_OPC_GENERATE && e->u.op.op != CC_IR_TRI && !e->type.from_tensors; /* pl.tile.arange */
-    base_strbuf_printf(out, "pl.%s%s(", tile_spelled ? "tile." : "", row->name);
+    const char *name = row->name;
+    if (e->u.op.op == CC_IR_GATHER_DIM || e->u.op.op == CC_IR_SCATTER_DIM) name += strlen("tensor."); /* pl.gather(x, -1, index): the per-row form by its integer dim */
+    base_strbuf_printf(out, "pl.%s%s(", tile_spelled ? "tile." : "", name);
     int first = 1;
     for (uint32_t k = 0; k <= row->nslots; k++) {
         if (k == row->nreq) print_op_attrs(e, 1, compact, out);

@@ -1,12 +1,19 @@
 /*
  * tc_index.c - the type checker's gather, scatter and sort ops (docs/dsl.md,
  * Operations): pl.gather(src, indices, tmp), pl.scatter(dst, src, indexes),
- * pl.sort32(src, idx), pl.mrgsort(src0, block_len=).
+ * their per-row forms pl.tensor.gather(input, dim, index) and
+ * pl.tensor.scatter(input, dim, index, src) (also pl.gather / pl.scatter
+ * written with dim=, or an integer second argument), pl.scatter_update,
+ * pl.gatherb, pl.sort32(src, idx), pl.mrgsort(src0, block_len=) and
+ * pl.mrgsort(src0, src1[, src2[, src3]], tmp=, exhausted=False).
  *
  * Invariants: the node's slots are as written (the printer's); every tile
- * operand is rank 2 and not BOOL; an index tile is INT32 or INT16 (as each
- * op's row of docs/dsl.md allows); the sorts take FP32 values; a scratch
- * tmp is a tile and has no effect.  The run time checks each index
+ * operand is rank 2 (scatter_update's input and src: 2 or 4) and not BOOL;
+ * an index tile is INT32 or INT16 (as each op's row of docs/dsl.md allows);
+ * the sorts take FP32 or FP16 values; a scratch tmp is a tile and has no
+ * effect but mrgsort's, whose shape is the result's; a dim is an integer
+ * constant naming the one axis each op works along; exhausted= is a hint
+ * (a boolean literal, kept as written).  The run time checks each index
  * (tile/tile.h); a constant block_len is checked here.
  */
 #include "compiler/tc.h"
@@ -19,6 +26,8 @@ static const char *ti_type(const cc_ir_expr *x, char *buf, size_t cap)
     cc_type_format(&x->type, buf, cap);
     return buf;
 }
+
+static const char *ti_dt(const cc_type *ty) { return cc_dtype_name((cc_dtype)ty->dtype); }
 
 static int ti_same_shape(const cc_type *a, const cc_type *b)
 {
@@ -33,11 +42,19 @@ static int ti_index_dtype(tc *t, const char *op, const char *slot, const cc_ir_e
     return tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s: %s must be %s, got %s", op, slot, rule, cc_dtype_name((cc_dtype)dt)), 0;
 }
 
-static int ti_fp32(tc *t, const char *op, const cc_ir_expr *x)
+/* The values of a sort: FP32 or FP16. */
+static int ti_sort_values(tc *t, const char *op, const cc_ir_expr *x)
 {
-    if (x->type.dtype == CC_DT_FP32) return 1;
-    return tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s sorts FP32 values, got %s; pl.cast to FP32 first", op,
-                  cc_dtype_name((cc_dtype)x->type.dtype)), 0;
+    if (x->type.dtype == CC_DT_FP32 || x->type.dtype == CC_DT_FP16) return 1;
+    return tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s sorts FP32 or FP16 values, got %s; pl.cast first", op, ti_dt(&x->type)), 0;
+}
+
+/* A tile of (value, index) pairs: an even column count. */
+static int ti_pairs(tc *t, const cc_expr *call, const char *slot, const cc_type *ty)
+{
+    if (ty->shape[1] % 2 == 0) return 1;
+    return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.mrgsort: %s has %lld columns, not whole (value, index) pairs", slot,
+                  (long long)ty->shape[1]), 0;
 }
 
 /* pl.mrgsort's block_len: an integer scalar; a constant one a positive multiple of 64. */
@@ -52,57 +69,182 @@ static int ti_block_len(tc *t, const cc_ir_expr *v)
     return 1;
 }
 
+/* A dim argument: an integer constant naming axis want of a rank-rank
+ * operand (counted from the end: -1 the last); what says which. */
+static int ti_dim(tc *t, const char *op, const cc_ir_expr *v, int64_t want, uint32_t rank, const char *what)
+{
+    int64_t d;
+    if (!cc_ir_const_int(v, &d))
+        return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "pl.%s: dim must be an integer constant", op), 0;
+    if (d == want || d == (int64_t)rank + want) return 1;
+    return tc_err(t, CC_DIAG_INVALID_OP, v->span, NULL, "pl.%s: dim must be %lld (%s) in this version, got %lld", op, (long long)want, what,
+                  (long long)d), 0;
+}
+
+/* Is the call upstream's per-row form of pl.gather / pl.scatter: dim= or
+ * index= written, or an integer second argument? */
+static int ti_dim_form(const cc_expr *call)
+{
+    for (uint32_t k = 0; k < call->u.call.nkws; k++)
+        if (!strcmp(call->u.call.kws[k].name, "dim") || !strcmp(call->u.call.kws[k].name, "index")) return 1;
+    const cc_expr *d = call->u.call.nargs > 1 ? call->u.call.args[1] : NULL;
+    return d && (d->kind == CC_E_INT || (d->kind == CC_E_UNARY && d->u.un.operand->kind == CC_E_INT));
+}
+
+/* pl.mrgsort's two forms: block_len= alone, or src1 (src2, src3) and tmp=. */
+static int ti_mrgsort_form(tc *t, const cc_expr *call, const tc_args *a)
+{
+    int merge = a->v[1] || a->v[2] || a->v[3] || a->v[4] || a->v[5];
+    if (a->v[6] && merge)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL,
+                      "pl.mrgsort: block_len= (one tile of sorted runs) and src1, ..., tmp=, exhausted= (2 to 4 sorted tiles) are two forms; pass one"), 0;
+    if (!a->v[6] && !a->v[1])
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.mrgsort() needs block_len= (one tile of sorted runs) or src1 and tmp= (2 to 4 sorted tiles)"), 0;
+    if (!a->v[6] && !a->v[4]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.mrgsort() missing required argument 'tmp' (the merge of 2 to 4 sorted tiles)"), 0;
+    if (a->v[3] && !a->v[2]) return tc_err(t, CC_DIAG_TYPE, a->v[3]->span, NULL, "pl.mrgsort: src3 without src2"), 0;
+    if (a->v[5] && a->v[5]->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_SYNTAX, a->v[5]->span, NULL, "pl.mrgsort() exhausted must be a boolean literal (True/False)"), 0;
+    return 1;
+}
+
+/* The 2- to 4-tile pl.mrgsort: sources of src0's dtype and tmp's row count,
+ * whole pairs, that fit in tmp's columns; the result has tmp's shape. */
+static int ti_merge(tc *t, const cc_expr *call, cc_ir_expr *x)
+{
+    cc_ir_expr *const *v = x->u.op.args;
+    const cc_type *tmp = &v[4]->type;
+    int64_t cols = 0;
+    int partial = 0;
+    for (int k = 0; k < 4; k++) {
+        if (!v[k]) continue;
+        static const char *const names[] = {"src0", "src1", "src2", "src3"};
+        const cc_type *s = &v[k]->type;
+        if (s->dtype != v[0]->type.dtype)
+            return tc_err(t, CC_DIAG_TYPE, v[k]->span, NULL, "pl.mrgsort: %s is %s and src0 %s; the sources share one dtype", names[k], ti_dt(s),
+                          ti_dt(&v[0]->type)), 0;
+        if (!ti_pairs(t, call, names[k], s)) return 0;
+        if (s->shape[0] != tmp->shape[0])
+            return tc_err(t, CC_DIAG_INVALID_OP, v[k]->span, NULL, "pl.mrgsort: %s has %lld rows and tmp %lld; they must match", names[k],
+                          (long long)s->shape[0], (long long)tmp->shape[0]), 0;
+        cols += s->shape[1], partial |= s->partial;
+    }
+    if (tmp->shape[1] < cols)
+        return tc_err(t, CC_DIAG_INVALID_OP, v[4]->span, NULL, "pl.mrgsort: tmp has %lld columns, fewer than the sources' %lld", (long long)tmp->shape[1],
+                      (long long)cols), 0;
+    x->type = *tmp, x->type.dtype = v[0]->type.dtype, x->type.partial = (uint8_t)(partial || tmp->shape[1] != cols);
+    return 1;
+}
+
+/* pl.gatherb's result: [R, C x 32 / size] of output_dtype (src's when not written). */
+static int ti_gatherb(tc *t, const tc_args *a, cc_ir_expr *x)
+{
+    cc_ir_expr *const *v = x->u.op.args;
+    int dt = v[0]->type.dtype;
+    if (a->v[2] && (dt = tc_tile_dtype_arg(t, a->v[2], "pl.gatherb output_dtype")) < 0) return 0;
+    if (v[1]->type.dtype != CC_DT_INT32)
+        return tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.gatherb: offset must be INT32 byte offsets (UINT32 is not a dtype in this version), got %s",
+                      ti_dt(&v[1]->type)), 0;
+    x->u.op.dtype = a->v[2] ? (uint8_t)dt : 255;
+    x->type = v[1]->type, x->type.dtype = (uint8_t)dt;
+    x->type.shape[1] = v[1]->type.shape[1] * (int64_t)(32 / cc_dtype_size((cc_dtype)dt));
+    return 1;
+}
+
+/* pl.scatter_update: input [rows, d] (or [n, b, 1, d]), index [b, s] INT32, src [b x s, d] (or [b, s, 1, d]). */
+static int ti_scatter_update(tc *t, const cc_expr *call, cc_ir_expr *x)
+{
+    cc_ir_expr *const *v = x->u.op.args;
+    const cc_type *in = &v[0]->type, *ix = &v[2]->type, *s = &v[3]->type;
+    if (!ti_dim(t, "scatter_update", v[1], -2, in->rank, "the row axis")) return 0;
+    if (s->dtype != in->dtype)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.scatter_update: operand dtypes %s and %s differ; insert pl.cast", ti_dt(in), ti_dt(s)), 0;
+    if (!ti_index_dtype(t, "scatter_update", "index", v[2], 1, 0, "INT32")) return 0;
+    if (s->rank != in->rank || (in->rank == 4 && (in->shape[2] != 1 || s->shape[2] != 1)))
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.scatter_update: input %s and src %s must both be [rows, d] or both [n, b, 1, d]",
+                      tc_shape_text(t, in), tc_shape_text(t, s)), 0;
+    int64_t d = in->shape[in->rank - 1], srows = s->rank == 2 ? s->shape[0] : s->shape[0] * s->shape[1];
+    if (s->shape[s->rank - 1] != d)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.scatter_update: src rows have %lld elements and input rows %lld",
+                      (long long)s->shape[s->rank - 1], (long long)d), 0;
+    if (srows != ix->shape[0] * ix->shape[1])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.scatter_update: src has %lld rows, index %s names %lld", (long long)srows,
+                      tc_shape_text(t, ix), (long long)(ix->shape[0] * ix->shape[1])), 0;
+    x->type = *in;
+    return 1;
+}
+
 cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
+    if ((op == CC_IR_GATHER || op == CC_IR_SCATTER) && ti_dim_form(call)) op = op == CC_IR_GATHER ? CC_IR_GATHER_DIM : CC_IR_SCATTER_DIM;
     const cc_op_info *row = cc_ir_op_info(op);
     const char *name = row->name;
     char ty[96];
     tc_args a;
-    if (op == CC_IR_MRGSORT && call->u.call.nargs > 1) /* upstream's second form: src0, src1[, src2[, src3]], tmp= */
-        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL,
-                      "pl.mrgsort needs block_len=: the merge of 2 to 4 sorted tiles (src0, src1, ..., tmp=) is not supported");
     if (!tc_op_bind(t, call, name, row->slots, row->nslots, &a) || !tc_need(t, call, name, &a, row->nreq, row->slots)) return NULL;
-    if (op == CC_IR_MRGSORT && !a.v[1])
-        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL,
-                      "pl.mrgsort needs block_len=: the merge of 2 to 4 sorted tiles (src0, src1, ..., tmp=) is not supported");
+    if (op == CC_IR_MRGSORT && !ti_mrgsort_form(t, call, &a)) return NULL;
     cc_ir_expr *x = cc_ir_op_new(t->a, op, call->span);
     if (!x) return tc_oom(t);
     cc_ir_expr **v = x->u.op.args;
+    int dim = op == CC_IR_GATHER_DIM || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE ? 1 : -1;
     for (uint32_t k = 0; k < row->nslots; k++) {
-        if (!a.v[k]) continue;
+        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2)) continue; /* gatherb's output_dtype: an attribute */
         if (!(v[k] = tc_expr(t, a.v[k]))) return NULL;
-        if (op == CC_IR_MRGSORT && k == 1) {
-            if (!ti_block_len(t, v[k])) return NULL;
+        if ((op == CC_IR_MRGSORT && k >= 5) || (int)k == dim) {
+            if (k == 6 && !ti_block_len(t, v[k])) return NULL;
             continue;
         }
         if (!(v[k] = tc_tile_operand(t, v[k], call->span))) return NULL;
-        if (v[k]->type.kind != CC_T_TILE || v[k]->type.rank != 2)
+        int rank4 = op == CC_IR_SCATTER_UPDATE && k != 2 && v[k]->type.rank == 4;
+        if (v[k]->type.kind != CC_T_TILE || (v[k]->type.rank != 2 && !rank4))
             return tc_err(t, CC_DIAG_TYPE, v[k]->span, NULL, "pl.%s: %s must be a rank-2 tile, got %s", name, row->slots[k],
                           ti_type(v[k], ty, sizeof ty));
-        if ((op != CC_IR_GATHER || k != 2) && !tc_no_bool_tile(t, name, v[k], call->span)) return NULL;
+        if (!(op == CC_IR_GATHER && k == 2) && !(op == CC_IR_MRGSORT && k == 4) && !tc_no_bool_tile(t, name, v[k], call->span)) return NULL;
     }
-    const cc_type *t0 = &v[0]->type, *t1 = op == CC_IR_MRGSORT ? NULL : &v[1]->type;
+    const cc_type *t0 = &v[0]->type, *t1 = v[1] && v[1]->type.kind == CC_T_TILE ? &v[1]->type : NULL;
     x->type = *t0;
     switch (op) {
     case CC_IR_GATHER:
         if (!ti_index_dtype(t, name, "indices", v[1], 1, cc_dtype_size((cc_dtype)t0->dtype) == 2, "INT32 (INT16 with a 2-byte source)")) return NULL;
         x->type = *t1, x->type.dtype = t0->dtype;
         break;
-    case CC_IR_SCATTER: {
+    case CC_IR_GATHER_DIM: {
         const cc_type *ti = &v[2]->type;
-        if (t1->dtype != t0->dtype)
-            return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.scatter: operand dtypes %s and %s differ; insert pl.cast",
-                          cc_dtype_name((cc_dtype)t0->dtype), cc_dtype_name((cc_dtype)t1->dtype));
-        int wide = cc_dtype_size((cc_dtype)t0->dtype) >= 4;
-        if (!ti_index_dtype(t, name, "indexes", v[2], wide, !wide, wide ? "INT32 for a 4- or 8-byte destination" : "INT16 for a 1- or 2-byte destination"))
-            return NULL;
-        if (!ti_same_shape(ti, t1))
-            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.scatter: indexes %s and src %s differ in shape", tc_shape_text(t, ti),
-                          tc_shape_text(t, t1));
+        if (!ti_dim(t, name, v[1], -1, 2, "the last axis")) return NULL;
+        if (!ti_index_dtype(t, name, "index", v[2], 1, cc_dtype_size((cc_dtype)t0->dtype) == 2, "INT32 (INT16 with a 2-byte input)")) return NULL;
+        if (ti->shape[0] != t0->shape[0])
+            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.tensor.gather: index has %lld rows and input %lld; they must match",
+                          (long long)ti->shape[0], (long long)t0->shape[0]);
+        x->type = *ti, x->type.dtype = t0->dtype;
         break;
     }
-    case CC_IR_SORT32:
-        if (!ti_fp32(t, name, v[0]) || !ti_index_dtype(t, name, "idx", v[1], 1, 0, "INT32")) return NULL;
+    case CC_IR_SCATTER:
+    case CC_IR_SCATTER_DIM: {
+        int per_row = op == CC_IR_SCATTER_DIM;
+        const cc_type *ts = per_row ? &v[3]->type : t1, *ti = &v[2]->type;
+        const char *is = per_row ? "index" : "indexes";
+        if (per_row && !ti_dim(t, name, v[1], -1, 2, "the last axis")) return NULL;
+        if (ts->dtype != t0->dtype)
+            return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", name, ti_dt(t0), ti_dt(ts));
+        int wide = cc_dtype_size((cc_dtype)t0->dtype) >= 4;
+        if (!ti_index_dtype(t, name, is, v[2], wide, !wide, wide ? "INT32 for a 4- or 8-byte destination" : "INT16 for a 1- or 2-byte destination"))
+            return NULL;
+        if (!ti_same_shape(ti, ts))
+            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.%s: %s %s and src %s differ in shape", name, is, tc_shape_text(t, ti),
+                          tc_shape_text(t, ts));
+        if (per_row && (ts->shape[0] != t0->shape[0] || ts->shape[1] > t0->shape[1]))
+            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.tensor.scatter: src %s must have input %s's rows and no more columns",
+                          tc_shape_text(t, ts), tc_shape_text(t, t0));
+        break;
+    }
+    case CC_IR_SCATTER_UPDATE:
+        if (!ti_scatter_update(t, call, x)) return NULL;
+        break;
+    case CC_IR_GATHERB:
+        if (!ti_gatherb(t, &a, x)) return NULL;
+        break;
+    case CC_IR_SORT32: {
+        int half = t0->dtype == CC_DT_FP16;
+        if (!ti_sort_values(t, name, v[0]) || !ti_index_dtype(t, name, "idx", v[1], !half, half, half ? "INT16 for FP16 values" : "INT32 for FP32 values"))
+            return NULL;
         if (!ti_same_shape(t0, t1))
             return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.sort32: src %s and idx %s differ in shape", tc_shape_text(t, t0),
                           tc_shape_text(t, t1));
@@ -112,11 +254,10 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
         x->type.shape[1] = 2 * t0->shape[1];
         x->type.partial = t0->partial || t1->partial;
         break;
+    }
     case CC_IR_MRGSORT:
-        if (!ti_fp32(t, name, v[0])) return NULL;
-        if (t0->shape[1] % 2)
-            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.mrgsort: src0 has %lld columns, not whole (value, index) pairs",
-                          (long long)t0->shape[1]);
+        if (!ti_sort_values(t, name, v[0])) return NULL;
+        if (v[6] ? !ti_pairs(t, call, "src0", t0) : !ti_merge(t, call, x)) return NULL;
         break;
     default: return tc_err(t, CC_DIAG_INTERNAL, call->span, NULL, "internal error: pl.%s is not a gather, scatter or sort", name);
     }

@@ -717,7 +717,9 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
             return tc_create_op(t, call, (cc_ir_op)op);
         case CC_IR_MATMUL_BIAS: case CC_IR_BATCH_MATMUL: case CC_IR_GEMV: case CC_IR_GEMV_ACC: case CC_IR_GEMV_BIAS:
             return tc_linalg_op(t, call, (cc_ir_op)op);
-        case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: return tc_indexed_op(t, call, (cc_ir_op)op);
+        case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: case CC_IR_GATHER_DIM: case CC_IR_SCATTER_DIM:
+        case CC_IR_SCATTER_UPDATE: case CC_IR_GATHERB:
+            return tc_indexed_op(t, call, (cc_ir_op)op);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
@@ -761,8 +763,6 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
         if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
         if (!strcmp(spelling, "get_subblock_idx")) return tc_block_op(t, call, -1);
         int tile_op = cc_ir_op_lookup(spelling);
-        if (tile_op >= 0 && cc_ir_op_info((cc_ir_op)tile_op)->cls == CC_OPC_INDEXED) /* upstream's tensor forms: other ops */
-            return tc_pl_unsupported(t, call->u.call.fn->span, CC_PL_LATER, CC_PLR_NONE, construct);
         if (tile_op >= 0)
             return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a %s.%s op; use %s.%s", construct, t->pl, nsname,
                           t->pl, spelling);

@@ -265,6 +265,13 @@ void tp_op(tp *t, const cc_ir_expr *e)
         tp_expr(t, a[1]);
         base_strbuf_puts(out, ")");
         return;
+    case CC_IR_GATHER_DIM: /* per row: src (with its zero pad) read at each index's column; a negative one fails as one past the end */
+        base_strbuf_puts(out, "(lambda s, i: torch.gather(s, 1, torch.where(i < 0, s.shape[1], i.long())))(");
+        vector(t, a[0]);
+        base_strbuf_puts(out, ", ");
+        tp_expr(t, a[2]);
+        base_strbuf_puts(out, ")");
+        return;
     case CC_IR_RSQRT: /* the VM's: sqrt, then a division */
         base_strbuf_puts(out, "torch.reciprocal(torch.sqrt(");
         tp_expr(t, a[0]);
