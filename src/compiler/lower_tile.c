@@ -134,6 +134,7 @@ static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
         cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
         if (!in) return;
         in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
+        in->mode = e->u.op.mode; /* pl.mgather's coalesce and gather_oob */
         if (last) lo_copy(b, dst, out, e->span);
         a = out;
     }

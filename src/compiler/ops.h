@@ -219,7 +219,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")                                                   \
     /* gather, scatter, sort (tc_index.c; tile/tile_gather.c, tile_sort.c): TOP a, b, c from the slots       \
      * cc_ir_op_indexed_slots names (b: mrgsort's block_len, a scalar register); gather's tmp is no operand;   \
-     * attrs: gatherb's dtype (the result's), mrgsort's mode (exhausted=, a hint).  pl.tensor.gather and       \
+     * attrs: gatherb's dtype (the result's); mgather's mode (coalesce | gather_oob << 1, tile.h's policies).  pl.tensor.gather and       \
      * pl.tensor.scatter are the per-row (dim=, index=) ops of their own rows */                              \
     X(GATHER, "gather", INDEXED, ANY, KERNEL, TILE_GATHER, 3, "src", "indices", "tmp")                          \
     X(SCATTER, "scatter", INDEXED, ANY, KERNEL, TILE_SCATTER, 3, "dst", "src", "indexes")                       \
@@ -229,7 +229,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(GATHER_DIM, "tensor.gather", INDEXED, ANY, KERNEL, TILE_GATHER_DIM, 3, "input", "dim", "index")           \
     X(SCATTER_DIM, "tensor.scatter", INDEXED, ANY, KERNEL, TILE_SCATTER_DIM, 4, "input", "dim", "index", "src") \
     X(SCATTER_UPDATE, "scatter_update", INDEXED, ANY, KERNEL, TILE_SCATTER_UPDATE, 4, "input", "dim", "index", "src") \
-    X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")
+    X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")                \
+    X(MGATHER, "mgather", INDEXED, ANY, KERNEL, TILE_MGATHER, 2, "mem", "idx", "coalesce", "gather_oob",        \
+      "target_memory", "scratch", "valid_shape")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

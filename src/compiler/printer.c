@@ -192,6 +192,12 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_GATHERB:
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default */
+        static const char *const oob[] = {"undefined", "clamp", "wrap", "zero"};
+        if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%scoalesce=\"elem\"", s);
+        if (!positional && e->u.op.mode >> 1) base_strbuf_printf(out, "%sgather_oob=\"%s\"", s, oob[(e->u.op.mode >> 1) & 3]);
+        break;
+    }
     case CC_IR_GEMV:
     case CC_IR_GEMV_ACC:
     case CC_IR_GEMV_BIAS:

@@ -4,7 +4,7 @@
  * their per-row forms pl.tensor.gather(input, dim, index) and
  * pl.tensor.scatter(input, dim, index, src) (also pl.gather / pl.scatter
  * written with dim=, or an integer second argument), pl.scatter_update,
- * pl.gatherb, pl.sort32(src, idx), pl.mrgsort(src0, block_len=) and
+ * pl.gatherb, pl.mgather(mem, idx, coalesce=, gather_oob=), pl.sort32(src, idx), pl.mrgsort(src0, block_len=) and
  * pl.mrgsort(src0, src1[, src2[, src3]], tmp=, exhausted=False).
  *
  * Invariants: the node's slots are as written (the printer's); every tile
@@ -172,6 +172,41 @@ static int ti_scatter_update(tc *t, const cc_expr *call, cc_ir_expr *x)
     return 1;
 }
 
+/* An enum keyword of pl.mgather: one of names (a string literal) or its position (an int literal); -1 when reported. */
+static int ti_choice(tc *t, const cc_expr *e, const char *kw, const char *const *names, int n, const char *text)
+{
+    if (!e) return 0;
+    if (e->kind == CC_E_INT && e->u.i >= 0 && e->u.i < n) return (int)e->u.i;
+    for (int k = 0; e->kind == CC_E_STRING && k < n; k++)
+        if (strlen(names[k]) == e->u.str.len && !memcmp(names[k], e->u.str.text, e->u.str.len)) return k;
+    tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.mgather() %s must be %s", kw, text);
+    return -1;
+}
+
+/* pl.mgather's Vec form: mem a rank-2 tile or tensor (loaded whole), idx an
+ * INT32 tile; coalesce= and gather_oob= its mode; the Mat form is later. */
+static int ti_mgather(tc *t, const cc_expr *call, const tc_args *a, cc_ir_expr *x)
+{
+    static const char *const coalesce[] = {"row", "elem"}, *const oob[] = {"undefined", "clamp", "wrap", "zero"};
+    cc_ir_expr *const *v = x->u.op.args;
+    const cc_expr *tm = a->v[4];
+    if (a->v[5] || a->v[6] || (tm && !(tm->kind == CC_E_ATTR && !strcmp(tm->u.attr.name, "Vec"))))
+        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL,
+                      "pl.mgather's Mat form (target_memory=Mat, scratch=, valid_shape=) is not supported in this version"), 0;
+    int c = ti_choice(t, a->v[2], "coalesce", coalesce, 2, "\"row\" or \"elem\" (or 0, 1)");
+    int o = c < 0 ? -1 : ti_choice(t, a->v[3], "gather_oob", oob, 4, "\"undefined\", \"clamp\", \"wrap\" or \"zero\" (or 0 to 3)");
+    if (o < 0 || !ti_index_dtype(t, "mgather", "idx", v[1], 1, 0, "INT32")) return 0;
+    const cc_type *ti = &v[1]->type;
+    x->u.op.mode = (uint8_t)(c | o << 1);
+    x->type = *ti, x->type.dtype = v[0]->type.dtype;
+    if (c) return 1;
+    if (ti->shape[0] != 1 && ti->shape[1] != 1)
+        return tc_err(t, CC_DIAG_INVALID_OP, v[1]->span, NULL, "pl.mgather: a row gather's idx must be [1, n] or [n, 1], got %s", tc_shape_text(t, ti)), 0;
+    x->type.shape[0] = ti->shape[0] == 1 ? ti->shape[1] : ti->shape[0], x->type.shape[1] = v[0]->type.shape[1];
+    x->type.partial = 1;
+    return 1;
+}
+
 cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     if ((op == CC_IR_GATHER || op == CC_IR_SCATTER) && ti_dim_form(call)) op = op == CC_IR_GATHER ? CC_IR_GATHER_DIM : CC_IR_SCATTER_DIM;
@@ -186,7 +221,7 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     cc_ir_expr **v = x->u.op.args;
     int dim = op == CC_IR_GATHER_DIM || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE ? 1 : -1;
     for (uint32_t k = 0; k < row->nslots; k++) {
-        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2)) continue; /* gatherb's output_dtype: an attribute */
+        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2) || (op == CC_IR_MGATHER && k >= 2)) continue; /* attributes */
         if (!(v[k] = tc_expr(t, a.v[k]))) return NULL;
         if ((op == CC_IR_MRGSORT && k >= 5) || (int)k == dim) {
             if (k == 6 && !ti_block_len(t, v[k])) return NULL;
@@ -240,6 +275,9 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
         break;
     case CC_IR_GATHERB:
         if (!ti_gatherb(t, &a, x)) return NULL;
+        break;
+    case CC_IR_MGATHER:
+        if (!ti_mgather(t, call, &a, x)) return NULL;
         break;
     case CC_IR_SORT32: {
         int half = t0->dtype == CC_DT_FP16;

@@ -50,7 +50,8 @@ typedef enum tile_dtype {
 #define TILE_TERNOP_LIST(X) X(SEL, "sel") X(ADDC, "addc") X(SUBC, "subc")
 /* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
 #define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort") \
-    X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb")
+    X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb") \
+    X(MGATHER, "mgather")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -311,6 +312,16 @@ int tile_scatter_update(tile *dst, const tile *target, const tile *src, const ti
  * 32 bytes of src's buffer at byte offset off[i, j] (INT32, a multiple of
  * 32, the block inside src), over off's valid region; valid [rows, cols x E]. */
 int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t cap);
+/* mgather's out-of-range policies (gather_oob=): fail the task, clamp into
+ * range, wrap modulo the count, read 0. */
+enum { TILE_OOB_UNDEFINED, TILE_OOB_CLAMP, TILE_OOB_WRAP, TILE_OOB_ZERO };
+/* mgather: mode bit 0 = element mode, mode >> 1 the policy.  Element mode:
+ * dst (idx's shape, mem's dtype) [i, j] = mem.flat[idx[i, j]] over idx's
+ * valid region.  Row mode (idx [1, n] or [n, 1]): dst [n, mem.cols] row r =
+ * mem's row idx[r], valid [the valid entries, mem.cols].  Under the
+ * undefined policy an index out of range fails as tile_gather's, nothing
+ * written; zero leaves that element or row 0. */
+int tile_mgather(tile *dst, const tile *mem, const tile *idx, int mode, char *msg, size_t cap);
 /* Sorting (tile_sort.c), FP32 or FP16 values, descending; a NaN ranks above
  * every number; equal values keep their order (the earlier first).  A pair
  * is two elements of the value dtype: the value, then the bits of an index

@@ -3,7 +3,8 @@
  * src.flat[idx[i, j]]), pl.scatter (dst.flat[idx[i, j]] = src[i, j]), their
  * per-row forms pl.tensor.gather / pl.tensor.scatter (an index is a column
  * of the same row), pl.scatter_update (whole rows by a row index) and
- * pl.gatherb (32-byte blocks by a byte offset).
+ * pl.gatherb (32-byte blocks by a byte offset) and pl.mgather (elements or
+ * rows of a whole tensor, with an out-of-range policy).
  *
  * Invariants: an index addresses the whole buffer of the tile it indexes
  * (its shape, not its valid region); every index is checked before any
@@ -162,5 +163,40 @@ int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t 
         for (int64_t j = 0; j < cols; j++)
             memcpy(d + (size_t)(i * dst->shape[1] + j * per) * tile_dtype_size((tile_dtype)dst->dtype), s + gs_index(off, i * off->shape[1] + j), 32);
     dst->valid[0] = rows, dst->valid[1] = cols * per;
+    return 0;
+}
+
+/* Index v of a source of n entries under mgather's policy (tile.h): into
+ * *out, or -1 for "read 0" (zero); 0, or -1 when it is out of range (undefined). */
+static int gs_policy(int64_t v, int64_t n, int oob, int64_t *out)
+{
+    if (v >= 0 && v < n) return *out = v, 0;
+    switch (oob) {
+    case TILE_OOB_CLAMP: *out = v < 0 ? 0 : n - 1; return 0;
+    case TILE_OOB_WRAP: *out = (v % n + n) % n; return 0;
+    case TILE_OOB_ZERO: *out = -1; return 0;
+    default: return -1;
+    }
+}
+
+int tile_mgather(tile *dst, const tile *mem, const tile *idx, int mode, char *msg, size_t cap)
+{
+    int elem = mode & 1, oob = mode >> 1, row_vec = idx->shape[0] == 1 && !elem;
+    int64_t rows = idx->valid[0], cols = elem ? idx->valid[1] : 1, n = elem ? tile_count(mem) : mem->shape[0], w = mem->shape[1], k;
+    if (row_vec) rows = 1, cols = idx->valid[1];
+    if (!elem && !row_vec) cols = idx->valid[1] ? 1 : 0;
+    if (oob == TILE_OOB_UNDEFINED && gs_check("pl.mgather", idx, rows, cols, n, msg, cap)) return -1;
+    size_t es = tile_dtype_size((tile_dtype)mem->dtype);
+    const char *s = mem->data;
+    char *d = dst->data;
+    memset(d, 0, (size_t)tile_bytes(dst));
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            if (gs_policy(gs_index(idx, i * idx->shape[1] + j), n, oob, &k) || k < 0) continue;
+            if (elem) memcpy(d + (size_t)(i * dst->shape[1] + j) * es, s + (size_t)k * es, es);
+            else memcpy(d + (size_t)(row_vec ? j : i) * (size_t)w * es, s + (size_t)(k * w) * es, (size_t)w * es);
+        }
+    if (elem) dst->valid[0] = rows, dst->valid[1] = cols;
+    else dst->valid[0] = row_vec ? cols : rows, dst->valid[1] = rows && cols ? w : 0;
     return 0;
 }

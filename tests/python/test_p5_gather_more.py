@@ -1,7 +1,9 @@
 """The rest of the gather / scatter / sort family (docs/dsl.md, Operations):
 the per-row pl.tensor.gather / pl.tensor.scatter (dim=-1, also pl.gather /
 pl.scatter written with dim=), pl.scatter_update (rank 2 and 4, tile and
-tensor level), pl.gatherb (32-byte blocks by byte offset), FP16 values in
+tensor level), pl.gatherb (32-byte blocks by byte offset), pl.mgather (rows or
+elements of a whole tensor, with its out-of-range policies), pl.gather_row and
+pl.mscatter (a load into / a scatter through a tensor), FP16 values in
 pl.sort32 / pl.mrgsort, and pl.mrgsort's 2- to 4-tile merge, against
 numpy/torch (bit-exact), with narrowed and empty valid regions, indices out
 of range (a task error naming it, nothing written), duplicate indices (the
@@ -13,7 +15,8 @@ import torch
 
 import pypto.language as pl
 from pypto.runtime import PTORuntimeError
-from pypto.language.parser.diagnostics import InvalidOperationError, ParserSyntaxError, ParserTypeError, UndefinedVariableError
+from pypto.language.parser.diagnostics import (InvalidOperationError, ParserSyntaxError, ParserTypeError, UndefinedVariableError,
+                                               UnsupportedFeatureError)
 
 TORCH = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32,
          "INT8": torch.int8, "INT16": torch.int16, "INT64": torch.int64}
@@ -114,6 +117,48 @@ def merge_fp16(s: pl.Tensor, i: pl.Tensor, out: pl.Out[pl.Tensor]):
         a = pl.sort32(pl.load(s, [0, 0], [1, 32]), pl.load(i, [0, 0], [1, 32]))
         b = pl.sort32(pl.load(s, [0, 32], [1, 32]), pl.load(i, [0, 32], [1, 32]))
         pl.store(pl.mrgsort(a, b, tmp=pl.create_tile([1, 128], dtype=pl.FP16)), [0, 0], out)
+    return out
+
+@pl.jit
+def mgather(m: pl.Tensor, i: pl.Tensor, j: pl.Tensor, rows: pl.Out[pl.Tensor], elems: pl.Out[pl.Tensor], vr: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.fillpad(pl.mgather(m, pl.load(i, [0, 0], [4, 1], valid_shape=[vr, 1]))), [0, 0], rows)
+        pl.store(pl.mgather(m, pl.load(j, [0, 0], [2, 8]), coalesce="elem"), [0, 0], elems)
+    return rows
+
+@pl.jit
+def mgather_oob(m: pl.Tensor, i: pl.Tensor, j: pl.Tensor, rows: pl.Out[pl.Tensor], clamp: pl.Out[pl.Tensor],
+                wrap: pl.Out[pl.Tensor], zero: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.tile.mgather(m, pl.load(i, [0, 0], [1, 4]), "row", gather_oob="zero"), [0, 0], rows)
+        idx = pl.load(j, [0, 0], [2, 8])
+        pl.store(pl.mgather(m, idx, coalesce=1, gather_oob=1), [0, 0], clamp)
+        pl.store(pl.mgather(m, idx, coalesce="elem", gather_oob="wrap"), [0, 0], wrap)
+        pl.store(pl.mgather(m, idx, coalesce="elem", gather_oob="zero"), [0, 0], zero)
+    return rows
+
+@pl.jit
+def gather_row(p: pl.Tensor, out: pl.Out[pl.Tensor], r: pl.Scalar[pl.INDEX], n: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([4, 16], dtype=pl.FP32, value=-1.0)
+        for k in pl.range(4):
+            acc = pl.gather_row(acc, p, [k, 0], [k * 2 + r, 0], [1, 16], valid_shape=[1, n])
+        pl.store(acc, [0, 0], out)
+    return out
+
+@pl.jit
+def gather_row_t(p: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.create_tile([16, 4], dtype=pl.FP32)
+        for k in pl.range(4):
+            acc = pl.tile.gather_row(acc, p, [0, k], [9 - k, 0], [1, 16], True)
+        pl.store(acc, [0, 0], out)
+    return out
+
+@pl.jit
+def mscatter(s: pl.Tensor, i: pl.Tensor, out: pl.InOut[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out = pl.mscatter(pl.load(s, [0, 0], [2, 4]), pl.load(i, [0, 0], [2, 4]), out)
     return out
 
 @pl.jit
@@ -322,6 +367,78 @@ def test_gatherb_offset_out_of_range_or_unaligned_fails_the_task_and_writes_noth
     assert bool((out == 5).all())
 
 
+# ---- pl.mgather, pl.gather_row, pl.mscatter --------------------------------------------------------
+
+@pytest.mark.parametrize("vr", [4, 2, 0])
+def test_mgather_gathers_rows_by_a_column_index_and_elements_by_flat_index(M, vr):
+    m = _rand("FP32", 17, (8, 16))
+    i, j = torch.tensor([[3], [0], [7], [3]], dtype=torch.int32), torch.from_numpy(np.random.default_rng(18).integers(0, 128, (2, 8))).to(torch.int32)
+    rows, elems = torch.full((4, 16), 9.0), torch.zeros(2, 8)
+    M.mgather(m, i, j, rows, elems, vr)
+    want = m[i[:, 0].long()].clone()
+    want[vr:] = 0
+    assert torch.equal(rows, want) and torch.equal(elems, m.reshape(-1)[j.long()])
+
+
+def test_mgather_out_of_range_policies_clamp_wrap_and_zero(M):
+    m = _rand("INT32", 19, (8, 16))
+    i = torch.tensor([[2, 8, -1, 5]], dtype=torch.int32)  # a row vector: rows 8 and -1 read 0
+    j = torch.tensor([[0, 127, 128, -1, 300, -129, 5, 64]] * 2, dtype=torch.int32)
+    outs = [torch.full((4, 16), 7, dtype=torch.int32)] + [torch.zeros(2, 8, dtype=torch.int32) for _ in range(3)]
+    M.mgather_oob(m, i, j, *outs)
+    want_rows = torch.zeros(4, 16, dtype=torch.int32)
+    want_rows[0], want_rows[3] = m[2], m[5]
+    flat, jl = m.reshape(-1), j.long()
+    assert torch.equal(outs[0], want_rows)
+    assert torch.equal(outs[1], flat[jl.clamp(0, 127)])
+    assert torch.equal(outs[2], flat[jl % 128])
+    assert torch.equal(outs[3], torch.where((jl >= 0) & (jl < 128), flat[jl.clamp(0, 127)], 0))
+
+
+@pytest.mark.parametrize("bad, where", [(8, "[2, 0]"), (-1, "[2, 0]")])
+def test_mgather_undefined_policy_fails_the_task_on_an_index_out_of_range(M, bad, where):
+    m, i, j = _rand("FP32", 17, (8, 16)), torch.tensor([[3], [0], [bad], [3]], dtype=torch.int32), torch.zeros(2, 8, dtype=torch.int32)
+    rows = torch.full((4, 16), 9.0)
+    with pytest.raises(PTORuntimeError) as e:
+        M.mgather(m, i, j, rows, torch.zeros(2, 8), 4)
+    assert "pl.mgather: index %d at %s is out of range [0, 8)" % (bad, where) in str(e.value)
+    assert bool((rows == 9).all())
+
+
+@pytest.mark.parametrize("r, n", [(1, 16), (0, 5), (2, 0)])
+def test_gather_row_loads_a_tensor_row_window_into_the_accumulator_at_its_offset(M, r, n):
+    p, out = _rand("FP32", 20, (10, 16)), torch.zeros(4, 16)
+    M.gather_row(p, out, r, n)
+    want = p[[r, r + 2, r + 4, r + 6]].clone()
+    want[:, n:] = 0  # outside valid_shape the loaded row holds the pad, which the write carries
+    assert torch.equal(out, want)
+
+
+def test_gather_row_transpose_places_each_row_as_a_column(M):
+    p, out = _rand("FP32", 21, (10, 16)), torch.zeros(16, 4)
+    M.gather_row_t(p, out)
+    assert torch.equal(out, p[[9, 8, 7, 6]].T)
+
+
+def test_mscatter_writes_src_into_the_tensor_at_flat_indices_the_last_duplicate_winning(M):
+    s = torch.arange(8, dtype=torch.float32).reshape(2, 4) + 100
+    i = torch.tensor([[0, 5, 9, 63], [1, 5, 5, 40]], dtype=torch.int32)
+    out = _rand("FP32", 22, (8, 8))
+    want = out.clone().reshape(-1)
+    for k, v in zip(i.reshape(-1).tolist(), s.reshape(-1).tolist()):
+        want[k] = v
+    M.mscatter(s, i, out)
+    assert torch.equal(out.reshape(-1), want)
+
+
+def test_mscatter_index_out_of_range_fails_the_task_and_writes_nothing(M):
+    s, i, out = torch.zeros(2, 4), torch.tensor([[0, 1, 2, 64], [0, 0, 0, 0]], dtype=torch.int32), torch.full((8, 8), 3.0)
+    with pytest.raises(PTORuntimeError) as e:
+        M.mscatter(s, i, out)
+    assert "pl.scatter: index 64 at [0, 3] is out of range [0, 64)" in str(e.value)
+    assert bool((out == 3).all())
+
+
 # ---- FP16 sorts ------------------------------------------------------------------------------------
 
 def _rank_order(v):
@@ -397,6 +514,11 @@ def test_mrgsort_merge_of_an_odd_valid_column_count_fails_the_task(M):
                                        torch.zeros(2, 4, 1, 16)), "pl.scatter_update(pl.load(d"),
     ("gatherb_as", lambda: (torch.zeros(4, 64), torch.zeros(4, 2, dtype=torch.int32), torch.zeros(4, 32, dtype=torch.float16)),
      "output_dtype=pl.FP16)"),
+    ("mgather_oob", lambda: (torch.zeros(8, 16, dtype=torch.int32), torch.zeros(1, 4, dtype=torch.int32), torch.zeros(2, 8, dtype=torch.int32),
+                             *[torch.zeros(4, 16, dtype=torch.int32)] + [torch.zeros(2, 8, dtype=torch.int32)] * 3),
+     'coalesce="elem", gather_oob="wrap")'),
+    ("gather_row_t", lambda: (torch.zeros(10, 16), torch.zeros(16, 4)), "pl.assemble(acc, pl.transpose(pl.load(p"),
+    ("mscatter", lambda: (torch.zeros(2, 4), torch.zeros(2, 4, dtype=torch.int32), torch.zeros(8, 8)), "pl.store(pl.scatter(pl.load(out"),
     ("merge", lambda: (torch.zeros(2, 128), torch.zeros(2, 128, dtype=torch.int32), torch.zeros(6, 288), 32),
      "pl.mrgsort(a, src1=b, src2=c, src3=d, tmp=t, exhausted=True)"),
 ])
@@ -428,7 +550,6 @@ def test_torch_codegen_translates_tensor_gather_as_the_tile_vm_computes_it(M, vr
 ])
 def test_torch_codegen_has_no_translation_of_the_scatters_and_gatherb(M, kernel, op, args):
     from pypto.debug import torch_codegen
-    from pypto.language.parser.diagnostics import UnsupportedFeatureError
     with pytest.raises(UnsupportedFeatureError) as e:
         torch_codegen(getattr(M, kernel).lower(*args()))
     assert e.value.message == "torch_codegen: '%s' has no torch translation in this version" % op
@@ -472,6 +593,22 @@ ERRORS = [
     ("pl.gatherb(t, k, output_dtype=pl.BOOL)", ParserTypeError, "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16 or INT8"),
     ("pl.gatherb(pl.cast(t, pl.BOOL), k)", ParserTypeError, "pl.gatherb does not accept BOOL tiles; cast first"),
     ("pl.tensor.gatherb(a, i)", UndefinedVariableError, "pl.tensor.gatherb is not a pl.tensor op; use pl.gatherb"),
+    # pl.mgather
+    ("pl.mgather(a, k)", InvalidOperationError, "pl.mgather: a row gather's idx must be [1, n] or [n, 1], got [8, 64]"),
+    ("pl.mgather(a, t, coalesce=\"elem\")", ParserTypeError, "pl.mgather: idx must be INT32, got FP32"),
+    ("pl.mgather(a, k, coalesce=\"col\")", ParserTypeError, "pl.mgather() coalesce must be \"row\" or \"elem\" (or 0, 1)"),
+    ("pl.mgather(a, k, coalesce=\"elem\", gather_oob=4)", ParserTypeError,
+     "pl.mgather() gather_oob must be \"undefined\", \"clamp\", \"wrap\" or \"zero\" (or 0 to 3)"),
+    ("pl.mgather(a, k, target_memory=pl.MemorySpace.Mat)", UnsupportedFeatureError,
+     "pl.mgather's Mat form (target_memory=Mat, scratch=, valid_shape=) is not supported in this version"),
+    # pl.gather_row, pl.mscatter
+    ("pl.gather_row(w, a, [0, 0], [0, 0], [1, 64], transpose=1)", ParserSyntaxError,
+     "pl.gather_row() transpose must be a boolean literal (True/False)"),
+    ("pl.gather_row(w, a, [0, 0], [0, 0], [1, 64], True, valid_shape=[1, 8])", InvalidOperationError,
+     "pl.gather_row: valid_shape= and transpose=True cannot be combined"),
+    ("pl.gather_row(w, a, [0, 0], [0, 0])", ParserTypeError, "pl.gather_row() missing required argument 'shapes'"),
+    ("pl.mscatter(t, k, t)", ParserTypeError, "pl.mscatter: output_tensor must be a Tensor, got pl.Tile[[8, 64], pl.FP32]"),
+    ("pl.tensor.mscatter(t, k, a)", UndefinedVariableError, "pl.tensor.mscatter is not a pypto.language name"),
     # pl.mrgsort's two forms
     ("pl.mrgsort(t, t, tmp=t, block_len=64)", ParserTypeError,
      "pl.mrgsort: block_len= (one tile of sorted runs) and src1, ..., tmp=, exhausted= (2 to 4 sorted tiles) are two forms; pass one"),
