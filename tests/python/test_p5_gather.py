@@ -317,7 +317,7 @@ def test_gather_scatter_sort_errors(load, call, exc, want):
     assert e.value.message == want
 
 
-@pytest.mark.parametrize("name", ["gather_row", "paged_gather", "mgather", "mscatter"])
+@pytest.mark.parametrize("name", ["paged_gather"])
 def test_the_rest_of_the_gather_family_is_reported_unsupported_by_name(load, name):
     mod, _ = load("""
         @pl.jit
