@@ -134,7 +134,9 @@ static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
         cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
         if (!in) return;
         in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
-        in->mode = e->u.op.mode; /* pl.mgather's coalesce and gather_oob */
+        in->mode = e->u.op.mode; /* pl.mgather's coalesce and gather_oob, pl.paged_gather's is_trans */
+        for (int k = 0; op == CC_IR_PAGED_GATHER && k < 2; k++) /* its block_size and col_off, constants */
+            if (!cc_ir_const_int(arg[k ? 6 : 3], &in->u.mem.shape[k])) in->u.mem.shape[k] = 0;
         if (last) lo_copy(b, dst, out, e->span);
         a = out;
     }

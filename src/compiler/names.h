@@ -74,7 +74,7 @@ typedef enum cc_pl_reason {
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
     X(expand, LATER, OP, NONE) X(sort, LATER, OP, NONE)                                                  \
-    X(gather_row, SUPPORTED, OP, NONE) X(paged_gather, LATER, OP, NONE)                                     \
+    X(gather_row, SUPPORTED, OP, NONE)                                     \
     X(mscatter, SUPPORTED, OP, NONE)                                                                     \
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \

@@ -72,7 +72,7 @@ static int cc_op_in_namespace(cc_op_namespace ns, int op)
 {
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
     int tile_only = (row->cls == CC_OPC_MEMORY && row->where == CC_OPW_KERNEL) || row->cls == CC_OPC_FULL || row->cls == CC_OPC_INDEXED;
-    if (op == CC_IR_SORT32 || op == CC_IR_MRGSORT || op == CC_IR_SCATTER_UPDATE) tile_only = 0; /* upstream spells them at both levels */
+    if (op == CC_IR_SORT32 || op == CC_IR_MRGSORT || op == CC_IR_SCATTER_UPDATE || op == CC_IR_PAGED_GATHER) tile_only = 0; /* upstream spells them at both levels */
     if (op == CC_IR_GATHER_DIM || op == CC_IR_SCATTER_DIM) return ns == CC_OPNS_TENSOR;
     if (op == CC_IR_WRITE || op == CC_IR_DUMP_TAG) return ns == CC_OPNS_TENSOR; /* pl.write writes a Tensor only */
     if (cc_ir_op_tile_level_only((cc_ir_op)op)) return ns == CC_OPNS_TILE;
@@ -131,7 +131,8 @@ void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c)
 
 int cc_ir_op_reads_c_tile(cc_ir_op op)
 {
-    return cc_ir_op_info(op)->cls == CC_OPC_TERNARY || op == CC_IR_SCATTER || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE;
+    return cc_ir_op_info(op)->cls == CC_OPC_TERNARY || op == CC_IR_SCATTER || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE ||
+           op == CC_IR_PAGED_GATHER;
 }
 
 void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c)
@@ -142,6 +143,7 @@ void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c)
     case CC_IR_GATHER_DIM: *b = 2; break;
     case CC_IR_SCATTER_DIM: case CC_IR_SCATTER_UPDATE: *b = 3, *c = 2; break;
     case CC_IR_MRGSORT: *b = 6; break;
+    case CC_IR_PAGED_GATHER: *c = 2; break;
     default: break;
     }
 }

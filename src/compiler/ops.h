@@ -231,7 +231,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SCATTER_UPDATE, "scatter_update", INDEXED, ANY, KERNEL, TILE_SCATTER_UPDATE, 4, "input", "dim", "index", "src") \
     X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")                \
     X(MGATHER, "mgather", INDEXED, ANY, KERNEL, TILE_MGATHER, 2, "mem", "idx", "coalesce", "gather_oob",        \
-      "target_memory", "scratch", "valid_shape")
+      "target_memory", "scratch", "valid_shape")                                                                 \
+    X(PAGED_GATHER, "paged_gather", INDEXED, ANY, KERNEL, TILE_PAGED_GATHER, 6, "src", "indices", "block_table", \
+      "block_size", "size", "max_indices", "col_off")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -317,7 +319,8 @@ int cc_ir_op_reads_c_tile(cc_ir_op op);
 /* An INDEXED op's slots that feed its TOP's operands a, b and c (-1: none):
  * gather, sort32, gatherb a=0 b=1; scatter a=dst b=src c=indexes;
  * tensor.gather a=input b=index; tensor.scatter, scatter_update a=input
- * b=src c=index; mrgsort a=src0 b=block_len (its 2-4 tile form lowers to
+ * b=src c=index; paged_gather a=src b=indices c=block_table (its block_size
+ * and col_off constants in u.mem.shape[0], [1], is_trans the mode); mrgsort a=src0 b=block_len (its 2-4 tile form lowers to
  * merges of two, TOP a, b tiles). */
 void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c);
 

@@ -192,6 +192,11 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_GATHERB:
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_PAGED_GATHER: /* space (Mat unless Vec), is_trans, is_b_matrix: mode bits 0 and 1 */
+        if (!positional && cc_type_mem(&e->type) == CC_MEM_Vec) base_strbuf_printf(out, "%sspace=pl.Mem.Vec", s);
+        if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%sis_trans=True", s);
+        if (!positional && (e->u.op.mode & 2)) base_strbuf_printf(out, "%sis_b_matrix=True", s);
+        break;
     case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default */
         static const char *const oob[] = {"undefined", "clamp", "wrap", "zero"};
         if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%scoalesce=\"elem\"", s);

@@ -301,3 +301,69 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     }
     return tc_mem_result(x);
 }
+
+/* An integer constant argument of pl.paged_gather, at least lo; 0 when reported. */
+static int ti_pg_const(tc *t, const char *slot, const cc_ir_expr *v, int64_t lo, int64_t *out)
+{
+    if (!cc_ir_const_int(v, out)) return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "pl.paged_gather: %s must be an integer constant", slot), 0;
+    if (*out < lo) return tc_err(t, CC_DIAG_INVALID_OP, v->span, NULL, "pl.paged_gather: %s must be at least %lld, got %lld", slot, (long long)lo, (long long)*out), 0;
+    return 1;
+}
+
+/* pl.paged_gather(src, indices, block_table, block_size, size, max_indices,
+ * space=Mat, col_off=0, is_trans=False, is_b_matrix=False): src a rank-2
+ * tile or tensor (loaded whole), INT32 indices [n] or [1, n] and
+ * block_table (any shape, read flat); the constants checked here; the
+ * result [max_indices, size] ([size, max_indices] is_trans) of src's
+ * dtype, tagged space; mode = is_trans | is_b_matrix << 1 (a hint). */
+cc_ir_expr *tc_paged_gather(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"src", "indices", "block_table", "block_size", "size", "max_indices", "space", "col_off", "is_trans", "is_b_matrix"};
+    static const int slot[] = {0, 1, 2, 3, 4, 5, -1, 6, -1, -1};
+    tc_args a;
+    char ty[96];
+    if (!tc_op_bind(t, call, "paged_gather", ps, 10, &a) || !tc_need(t, call, "paged_gather", &a, 6, ps)) return NULL;
+    cc_ir_expr *x = cc_ir_op_new(t->a, CC_IR_PAGED_GATHER, call->span);
+    if (!x) return tc_oom(t);
+    cc_ir_expr **v = x->u.op.args;
+    for (int k = 0; k < 10; k++) {
+        if (!a.v[k] || slot[k] < 0) continue;
+        if (!(v[slot[k]] = tc_expr(t, a.v[k]))) return NULL;
+        if (k >= 3) continue;
+        if (!(v[k] = tc_tile_operand(t, v[k], call->span))) return NULL;
+        if (k < 2 ? v[k]->type.rank != 2 && !(k == 1 && v[k]->type.rank == 1) : 0)
+            return tc_err(t, CC_DIAG_TYPE, v[k]->span, NULL, "pl.paged_gather: %s must be %s, got %s", ps[k], k ? "[n] or [1, n]" : "a rank-2 pool",
+                          ti_type(v[k], ty, sizeof ty));
+        if (k ? !ti_index_dtype(t, "paged_gather", ps[k], v[k], 1, 0, "INT32") : !tc_no_bool_tile(t, "paged_gather", v[k], call->span)) return NULL;
+    }
+    const cc_type *src = &v[0]->type, *ix = &v[1]->type;
+    int64_t bs, size, maxn, off = 0, n = ix->rank == 1 ? ix->shape[0] : ix->shape[1];
+    if (ix->rank == 2 && ix->shape[0] != 1)
+        return tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.paged_gather: indices must be [n] or [1, n], got %s", ti_type(v[1], ty, sizeof ty));
+    if (!ti_pg_const(t, "block_size", v[3], 1, &bs) || !ti_pg_const(t, "size", v[4], 1, &size) || !ti_pg_const(t, "max_indices", v[5], 1, &maxn) ||
+        (v[6] && !ti_pg_const(t, "col_off", v[6], 0, &off)))
+        return NULL;
+    if (off + size > src->shape[1])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.paged_gather: col_off %lld + size %lld exceed src's %lld columns", (long long)off,
+                      (long long)size, (long long)src->shape[1]);
+    if (n > maxn)
+        return tc_err(t, CC_DIAG_INVALID_OP, v[5]->span, NULL, "pl.paged_gather: indices hold %lld entries, more than max_indices %lld", (long long)n,
+                      (long long)maxn);
+    int flags[2] = {0, 0}, space = CC_MEM_Mat;
+    for (int k = 0; k < 2; k++) {
+        const cc_expr *b = a.v[8 + k];
+        if (b && b->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_SYNTAX, b->span, NULL, "pl.paged_gather() %s must be a boolean literal (True/False)", ps[8 + k]);
+        flags[k] = b && b->u.i;
+    }
+    if (a.v[6] && (space = tc_mem_arg(t, a.v[6], "paged_gather")) < 0) return NULL;
+    if (space != CC_MEM_Mat && space != CC_MEM_Vec)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[6]->span, NULL, "pl.paged_gather: space must be pl.Mem.Mat or pl.Mem.Vec, got pl.Mem.%s", cc_mem_name((cc_mem)space));
+    if (flags[0] && space != CC_MEM_Mat)
+        return tc_err(t, CC_DIAG_INVALID_OP, a.v[8]->span, NULL, "pl.paged_gather: is_trans=True needs space=pl.Mem.Mat");
+    x->u.op.mode = (uint8_t)(flags[0] | flags[1] << 1);
+    x->type = (cc_type){.kind = CC_T_TILE, .dtype = src->dtype, .rank = 2, .partial = 1};
+    x->type.shape[0] = flags[0] ? size : maxn, x->type.shape[1] = flags[0] ? maxn : size;
+    x->type.mem = (uint8_t)space;
+    x->type.from_tensors = v[0]->type.from_tensors && v[1]->type.from_tensors && v[2]->type.from_tensors;
+    return x;
+}

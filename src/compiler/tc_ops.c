@@ -720,6 +720,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: case CC_IR_GATHER_DIM: case CC_IR_SCATTER_DIM:
         case CC_IR_SCATTER_UPDATE: case CC_IR_GATHERB: case CC_IR_MGATHER:
             return tc_indexed_op(t, call, (cc_ir_op)op);
+        case CC_IR_PAGED_GATHER: return tc_paged_gather(t, call);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
@@ -777,7 +778,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
     if (row->cls == CC_OPC_GENERATE) x->type.from_tensors = ns == CC_OPNS_TENSOR; /* pl.tile.arange: a Tile */
     for (uint32_t i = 0; i < row->nreq; i++) {
-        if (op == CC_IR_MGATHER && i == 0) continue; /* pl.tile.mgather's mem is a Tensor (upstream's) */
+        if ((op == CC_IR_MGATHER || op == CC_IR_PAGED_GATHER) && i < 3) continue; /* pl.tile.mgather's mem is a Tensor (upstream's) */
         const cc_ir_expr *arg = x->u.op.args[i], *bad = arg ? tc_namespace_misfit(ns, (cc_ir_op)op, arg) : NULL;
         char ty[96];
         if (bad) {

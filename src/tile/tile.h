@@ -51,7 +51,7 @@ typedef enum tile_dtype {
 /* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
 #define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort") \
     X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb") \
-    X(MGATHER, "mgather")
+    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -322,6 +322,14 @@ enum { TILE_OOB_UNDEFINED, TILE_OOB_CLAMP, TILE_OOB_WRAP, TILE_OOB_ZERO };
  * undefined policy an index out of range fails as tile_gather's, nothing
  * written; zero leaves that element or row 0. */
 int tile_mgather(tile *dst, const tile *mem, const tile *idx, int mode, char *msg, size_t cap);
+/* paged_gather: for each valid entry v = idx.flat[r] (idx [n] or [1, n]),
+ * the source row phys = table.flat[v / block_size] x block_size + v %
+ * block_size; dst row r (trans: column r) = src[phys, col_off ..] over dst's
+ * columns (rows); valid [n, size] ([size, n]).  Every entry is checked
+ * first: v outside [0, table count x block_size), or phys outside src's rows,
+ * fails with nothing written. */
+int tile_paged_gather(tile *dst, const tile *src, const tile *idx, const tile *table, int64_t block_size, int64_t col_off, int trans,
+                      char *msg, size_t cap);
 /* Sorting (tile_sort.c), FP32 or FP16 values, descending; a NaN ranks above
  * every number; equal values keep their order (the earlier first).  A pair
  * is two elements of the value dtype: the value, then the bits of an index

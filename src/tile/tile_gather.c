@@ -200,3 +200,32 @@ int tile_mgather(tile *dst, const tile *mem, const tile *idx, int mode, char *ms
     else dst->valid[0] = row_vec ? cols : rows, dst->valid[1] = rows && cols ? w : 0;
     return 0;
 }
+
+int tile_paged_gather(tile *dst, const tile *src, const tile *idx, const tile *table, int64_t block_size, int64_t col_off, int trans,
+                      char *msg, size_t cap)
+{
+    int64_t n = idx->rank == 1 ? idx->valid[0] : idx->valid[0] ? idx->valid[1] : 0, nb = tile_count(table), rows = src->shape[0];
+    int64_t size = dst->shape[trans ? 0 : 1];
+    for (int64_t r = 0; r < n; r++) {
+        int64_t v = gs_index(idx, r), b = v >= 0 ? v / block_size : -1, phys = b >= 0 && b < nb ? gs_index(table, b) * block_size + v % block_size : 0;
+        if (b < 0 || b >= nb)
+            return tile_fail(msg, cap, "pl.paged_gather: index %lld at %lld is out of range [0, %lld) (%lld blocks of %lld rows)", (long long)v,
+                             (long long)r, (long long)(nb * block_size), (long long)nb, (long long)block_size);
+        if (phys < 0 || phys >= rows)
+            return tile_fail(msg, cap, "pl.paged_gather: index %lld at %lld maps to row %lld, out of range [0, %lld)", (long long)v, (long long)r,
+                             (long long)phys, (long long)rows);
+    }
+    size_t es = tile_dtype_size((tile_dtype)src->dtype);
+    char *d = dst->data;
+    memset(d, 0, (size_t)tile_bytes(dst));
+    for (int64_t r = 0; r < n; r++) {
+        int64_t v = gs_index(idx, r), phys = gs_index(table, v / block_size) * block_size + v % block_size;
+        const char *s = (const char *)src->data + (size_t)(phys * src->shape[1] + col_off) * es;
+        if (!trans) memcpy(d + (size_t)(r * dst->shape[1]) * es, s, (size_t)size * es);
+        else
+            for (int64_t j = 0; j < size; j++) memcpy(d + (size_t)(j * dst->shape[1] + r) * es, s + (size_t)j * es, es);
+    }
+    dst->valid[0] = trans ? size : n, dst->valid[1] = trans ? n : size;
+    if (!n) dst->valid[0] = dst->valid[1] = 0;
+    return 0;
+}

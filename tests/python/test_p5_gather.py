@@ -317,20 +317,6 @@ def test_gather_scatter_sort_errors(load, call, exc, want):
     assert e.value.message == want
 
 
-@pytest.mark.parametrize("name", ["paged_gather"])
-def test_the_rest_of_the_gather_family_is_reported_unsupported_by_name(load, name):
-    mod, _ = load("""
-        @pl.jit
-        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                pl.store(pl.%s(a), [0, 0], out)
-            return out
-        """ % name)
-    with pytest.raises(UnsupportedFeatureError) as e:
-        mod.k(torch.zeros(8, 64), torch.zeros(8, 64))
-    assert "pl.%s" % name in e.value.message
-
-
 @pytest.mark.parametrize("kernel, op", [("scatter", "scatter"), ("sort32", "sort32"), ("sort_merge", "sort32")])
 def test_torch_codegen_has_no_translation_of_the_family(M, kernel, op):
     from pypto.debug import torch_codegen

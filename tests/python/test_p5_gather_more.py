@@ -162,6 +162,14 @@ def mscatter(s: pl.Tensor, i: pl.Tensor, out: pl.InOut[pl.Tensor]):
     return out
 
 @pl.jit
+def paged(p: pl.Tensor, i: pl.Tensor, bt: pl.Tensor, out: pl.Out[pl.Tensor], o2: pl.Out[pl.Tensor], n: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        idx = pl.load(i, [0, 0], [1, 6], valid_shape=[1, n])
+        pl.store(pl.fillpad(pl.paged_gather(p, idx, bt, 4, 4, 8, col_off=2, space=pl.Mem.Vec)), [0, 0], out)
+        pl.store(pl.fillpad(pl.tensor.paged_gather(p, i, bt, block_size=4, size=4, max_indices=8, is_trans=True)), [0, 0], o2)
+    return out
+
+@pl.jit
 def merge_odd(s: pl.Tensor, out: pl.Out[pl.Tensor], v: pl.Scalar[pl.INDEX]):
     with pl.at(level=pl.Level.CORE_GROUP):
         a = pl.load(s, [0, 0], [1, 64], valid_shape=[1, v])
@@ -439,6 +447,36 @@ def test_mscatter_index_out_of_range_fails_the_task_and_writes_nothing(M):
     assert bool((out == 3).all())
 
 
+def _paged_ref(p, i, bt, n, off, size, trans):
+    phys = [int(bt.reshape(-1)[v // 4]) * 4 + v % 4 for v in i.reshape(-1).tolist()[:n]]
+    w = torch.zeros(8, size)
+    w[:n] = p[phys, off:off + size]
+    return w.T if trans else w
+
+
+@pytest.mark.parametrize("n", [6, 2, 0])
+def test_paged_gather_reads_each_logical_row_through_the_block_table(M, n):
+    p = _rand("FP32", 23, (16, 8))
+    bt, i = torch.tensor([[2, 0, 3, 1]], dtype=torch.int32), torch.tensor([[0, 5, 9, 15, 3, 6]], dtype=torch.int32)
+    out, o2 = torch.full((8, 4), 9.0), torch.full((4, 8), 9.0)
+    M.paged(p, i, bt, out, o2, n)
+    assert torch.equal(out, _paged_ref(p, i, bt, n, 2, 4, False))
+    assert torch.equal(o2, _paged_ref(p, i, bt, 6, 0, 4, True))
+
+
+@pytest.mark.parametrize("bt, i, want", [
+    ([[2, 0, 3, 1]], [[0, 5, 16, 1, 1, 1]], "pl.paged_gather: index 16 at 2 is out of range [0, 16) (4 blocks of 4 rows)"),
+    ([[2, 0, 3, 1]], [[-1, 5, 1, 1, 1, 1]], "pl.paged_gather: index -1 at 0 is out of range [0, 16) (4 blocks of 4 rows)"),
+    ([[5, 0, 3, 1]], [[1, 5, 1, 1, 1, 1]], "pl.paged_gather: index 1 at 0 maps to row 21, out of range [0, 16)"),
+])
+def test_paged_gather_index_or_block_out_of_range_fails_the_task_and_writes_nothing(M, bt, i, want):
+    out = torch.full((8, 4), 9.0)
+    with pytest.raises(PTORuntimeError) as e:
+        M.paged(torch.zeros(16, 8), torch.tensor(i, dtype=torch.int32), torch.tensor(bt, dtype=torch.int32), out, torch.zeros(4, 8), 6)
+    assert want in str(e.value)
+    assert bool((out == 9).all())
+
+
 # ---- FP16 sorts ------------------------------------------------------------------------------------
 
 def _rank_order(v):
@@ -519,6 +557,8 @@ def test_mrgsort_merge_of_an_odd_valid_column_count_fails_the_task(M):
      'coalesce="elem", gather_oob="wrap")'),
     ("gather_row_t", lambda: (torch.zeros(10, 16), torch.zeros(16, 4)), "pl.assemble(acc, pl.transpose(pl.load(p"),
     ("mscatter", lambda: (torch.zeros(2, 4), torch.zeros(2, 4, dtype=torch.int32), torch.zeros(8, 8)), "pl.store(pl.scatter(pl.load(out"),
+    ("paged", lambda: (torch.zeros(16, 8), torch.zeros(1, 6, dtype=torch.int32), torch.zeros(1, 4, dtype=torch.int32), torch.zeros(8, 4),
+                       torch.zeros(4, 8), 6), "4, 4, 8, col_off=2, space=pl.Mem.Vec)"),
     ("merge", lambda: (torch.zeros(2, 128), torch.zeros(2, 128, dtype=torch.int32), torch.zeros(6, 288), 32),
      "pl.mrgsort(a, src1=b, src2=c, src3=d, tmp=t, exhausted=True)"),
 ])
@@ -609,6 +649,22 @@ ERRORS = [
     ("pl.gather_row(w, a, [0, 0], [0, 0])", ParserTypeError, "pl.gather_row() missing required argument 'shapes'"),
     ("pl.mscatter(t, k, t)", ParserTypeError, "pl.mscatter: output_tensor must be a Tensor, got pl.Tile[[8, 64], pl.FP32]"),
     ("pl.tensor.mscatter(t, k, a)", UndefinedVariableError, "pl.tensor.mscatter is not a pypto.language name"),
+    # pl.paged_gather
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), pl.load(i, [0, 0], [1, 4]), pl.read(k, [0, 0]), 4, 8)", ParserTypeError,
+     "pl.paged_gather: block_size must be an integer constant"),
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), i, 4, 0, 8)", InvalidOperationError, "pl.paged_gather: size must be at least 1, got 0"),
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), i, 4, 8, 8, col_off=60)", InvalidOperationError,
+     "pl.paged_gather: col_off 60 + size 8 exceed src's 64 columns"),
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 9]), i, 4, 8, 8)", InvalidOperationError,
+     "pl.paged_gather: indices hold 9 entries, more than max_indices 8"),
+    ("pl.paged_gather(a, k, i, 4, 8, 8)", ParserTypeError, "pl.paged_gather: indices must be [n] or [1, n], got pl.Tile[[8, 64], pl.INT32]"),
+    ("pl.paged_gather(a, pl.load(a, [0, 0], [1, 4]), i, 4, 8, 8)", ParserTypeError, "pl.paged_gather: indices must be INT32, got FP32"),
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), i, 4, 8, 8, space=pl.Mem.Vec, is_trans=True)", InvalidOperationError,
+     "pl.paged_gather: is_trans=True needs space=pl.Mem.Mat"),
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), i, 4, 8, 8, space=pl.Mem.Acc)", InvalidOperationError,
+     "pl.paged_gather: space must be pl.Mem.Mat or pl.Mem.Vec, got pl.Mem.Acc"),
+    ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), i, 4, 8, 8, is_trans=1)", ParserSyntaxError,
+     "pl.paged_gather() is_trans must be a boolean literal (True/False)"),
     # pl.mrgsort's two forms
     ("pl.mrgsort(t, t, tmp=t, block_len=64)", ParserTypeError,
      "pl.mrgsort: block_len= (one tile of sorted runs) and src1, ..., tmp=, exhausted= (2 to 4 sorted tiles) are two forms; pass one"),
