@@ -3,8 +3,9 @@
  * Operations): pl.gather(src, indices, tmp), pl.scatter(dst, src, indexes),
  * their per-row forms pl.tensor.gather(input, dim, index) and
  * pl.tensor.scatter(input, dim, index, src) (also pl.gather / pl.scatter
- * written with dim=, or an integer second argument), pl.scatter_update,
- * pl.gatherb, pl.mgather(mem, idx, coalesce=, gather_oob=), pl.sort32(src, idx), pl.mrgsort(src0, block_len=) and
+ * written with dim=, or an integer second argument),
+ * pl.scatter_update(input, dim, index, src) (also upstream's (input, index,
+ * src, dim=-2)), pl.gatherb, pl.mgather(mem, idx, coalesce=, gather_oob=), pl.sort32(src, idx), pl.mrgsort(src0, block_len=) and
  * pl.mrgsort(src0, src1[, src2[, src3]], tmp=, exhausted=False).
  *
  * Invariants: the node's slots are as written (the printer's); every tile
@@ -207,8 +208,27 @@ static int ti_mgather(tc *t, const cc_expr *call, const tc_args *a, cc_ir_expr *
     return 1;
 }
 
+/* upstream's pl.scatter_update(input, index, src, dim=-2) as (input, dim, index, src); else call itself. */
+static const cc_expr *ti_update_order(tc *t, const cc_expr *call)
+{
+    uint32_t k = 0, n = call->u.call.nkws;
+    while (k < n && strcmp(call->u.call.kws[k].name, "dim")) k++;
+    if (call->u.call.nargs != 3 || k == n) return call;
+    cc_expr *c = base_arena_alloc(t->a, sizeof *c);
+    cc_expr **args = base_arena_alloc(t->a, 4 * sizeof *args);
+    cc_keyword *kws = n > 1 ? base_arena_alloc(t->a, (n - 1) * sizeof *kws) : NULL;
+    if (!c || !args || (n > 1 && !kws)) return NULL;
+    *c = *call;
+    args[0] = call->u.call.args[0], args[1] = call->u.call.kws[k].value, args[2] = call->u.call.args[1], args[3] = call->u.call.args[2];
+    for (uint32_t j = 0, o = 0; j < n; j++)
+        if (j != k) kws[o++] = call->u.call.kws[j];
+    c->u.call.args = args, c->u.call.nargs = 4, c->u.call.kws = kws, c->u.call.nkws = n - 1;
+    return c;
+}
+
 cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
+    if (op == CC_IR_SCATTER_UPDATE && !(call = ti_update_order(t, call))) return tc_oom(t);
     if ((op == CC_IR_GATHER || op == CC_IR_SCATTER) && ti_dim_form(call)) op = op == CC_IR_GATHER ? CC_IR_GATHER_DIM : CC_IR_SCATTER_DIM;
     const cc_op_info *row = cc_ir_op_info(op);
     const char *name = row->name;

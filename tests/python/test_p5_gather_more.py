@@ -59,13 +59,13 @@ def scatter_update(d: pl.Tensor, i: pl.Tensor, s: pl.Tensor, out: pl.Out[pl.Tens
     with pl.at(level=pl.Level.CORE_GROUP):
         dst = pl.load(d, [0, 0], [8, 16], valid_shape=[dr, 16])
         idx = pl.load(i, [0, 0], [2, 3], valid_shape=[2, ic])
-        pl.store(pl.fillpad(pl.scatter_update(dst, -2, idx, pl.load(s, [0, 0], [6, 16]))), [0, 0], out)
+        pl.store(pl.fillpad(pl.scatter_update(dst, dim=-2, index=idx, src=pl.load(s, [0, 0], [6, 16]))), [0, 0], out)
     return out
 
 @pl.jit
 def scatter_update_tensor(d: pl.Tensor, i: pl.Tensor, s: pl.Tensor, out: pl.Out[pl.Tensor]):
     with pl.at(level=pl.Level.CORE_GROUP):
-        pl.store(pl.tensor.scatter_update(d, dim=-2, index=i, src=s), [0, 0, 0, 0], out)
+        pl.store(pl.tensor.scatter_update(d, i, s, dim=-2), [0, 0, 0, 0], out)  # upstream's order
     return out
 
 @pl.jit
