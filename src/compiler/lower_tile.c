@@ -114,10 +114,12 @@ static void lo_ternary(lo_b *b, const cc_ir_expr *e, int32_t dst)
 
 /* A gather, scatter or sort (ops.h's INDEXED rows): TOP a, b, c from the
  * slots cc_ir_op_indexed_slots names (b a tile, or mrgsort's block_len
- * register; c -1 but for the scatters), into a temporary when the result
- * is an operand (the kernels read their operands whole).  The 2- to 4-tile pl.mrgsort is a chain of two-tile
- * merges (TOP mrgsort, b a tile): src0 with src1, that with src2, ...;
- * stable merges chained keep the earlier source's first, as one merge would. */
+ * register; c -1 but for the scatters and paged_gather), into a temporary
+ * when the result is an operand (the kernels read their operands whole);
+ * mode the node's; paged_gather's block_size and col_off in u.mem.shape.
+ * The 2- to 4-tile pl.mrgsort is a chain of two-tile merges (TOP mrgsort,
+ * b a tile): src0 with src1, that with src2, ...; stable merges chained
+ * keep the earlier source's first, as one merge would. */
 static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     cc_ir_op op = (cc_ir_op)e->u.op.op;
@@ -135,8 +137,8 @@ static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
         if (!in) return;
         in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
         in->mode = e->u.op.mode; /* pl.mgather's coalesce and gather_oob, pl.paged_gather's is_trans */
-        for (int k = 0; op == CC_IR_PAGED_GATHER && k < 2; k++) /* its block_size and col_off, constants */
-            if (!cc_ir_const_int(arg[k ? 6 : 3], &in->u.mem.shape[k])) in->u.mem.shape[k] = 0;
+        for (int j = 0; op == CC_IR_PAGED_GATHER && j < 2; j++) /* its block_size and col_off, constants (col_off: 0 when absent) */
+            if (!arg[j ? 6 : 3] || !cc_ir_const_int(arg[j ? 6 : 3], &in->u.mem.shape[j])) in->u.mem.shape[j] = 0;
         if (last) lo_copy(b, dst, out, e->span);
         a = out;
     }

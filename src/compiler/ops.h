@@ -219,8 +219,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")                                                   \
     /* gather, scatter, sort (tc_index.c; tile/tile_gather.c, tile_sort.c): TOP a, b, c from the slots       \
      * cc_ir_op_indexed_slots names (b: mrgsort's block_len, a scalar register); gather's tmp is no operand;   \
-     * attrs: gatherb's dtype (the result's); mgather's mode (coalesce | gather_oob << 1, tile.h's policies).  pl.tensor.gather and       \
-     * pl.tensor.scatter are the per-row (dim=, index=) ops of their own rows */                              \
+     * attrs: gatherb's dtype (the result's, 255: src's); mgather's mode (coalesce | gather_oob << 1, tile.h's \
+     * policies); paged_gather's mode (is_trans | is_b_matrix << 1) and memory tag (space=).                   \
+     * pl.tensor.gather and pl.tensor.scatter are the per-row (dim=, index=) ops of their own rows */          \
     X(GATHER, "gather", INDEXED, ANY, KERNEL, TILE_GATHER, 3, "src", "indices", "tmp")                          \
     X(SCATTER, "scatter", INDEXED, ANY, KERNEL, TILE_SCATTER, 3, "dst", "src", "indexes")                       \
     X(SORT32, "sort32", INDEXED, FLOAT, KERNEL, TILE_SORT32, 2, "src", "idx")                                   \
@@ -314,14 +315,15 @@ uint8_t cc_ir_op_result_dtype(cc_ir_op op, uint8_t dt);
  * sel's lhs, sels' src, addc's rhs2).  The kernel computes, per element,
  * sel: a != 0 ? c : b; addc: a + b + c; subc: a - b - c. */
 void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c);
-/* Does op's TOP read a third tile, c (the ternary ops, the scatters' indexes)? */
+/* Does op's TOP read a third tile, c (the ternary ops, the scatters' indexes, paged_gather's block table)? */
 int cc_ir_op_reads_c_tile(cc_ir_op op);
 /* An INDEXED op's slots that feed its TOP's operands a, b and c (-1: none):
  * gather, sort32, gatherb a=0 b=1; scatter a=dst b=src c=indexes;
  * tensor.gather a=input b=index; tensor.scatter, scatter_update a=input
- * b=src c=index; paged_gather a=src b=indices c=block_table (its block_size
- * and col_off constants in u.mem.shape[0], [1], is_trans the mode); mrgsort a=src0 b=block_len (its 2-4 tile form lowers to
- * merges of two, TOP a, b tiles). */
+ * b=src c=index; mgather a=mem b=idx; paged_gather a=src b=indices
+ * c=block_table (lowered with block_size and col_off in u.mem.shape[0],
+ * [1]); mrgsort a=src0 b=block_len (its 2-4 tile form lowers to merges of
+ * two, TOP a, b tiles). */
 void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c);
 
 #endif

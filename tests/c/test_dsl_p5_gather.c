@@ -62,7 +62,7 @@ static void test_dsl_mrgsort_constant_block_len_at_the_value(void **s)
 static void test_dsl_mrgsort_multi_tile_form_needs_a_tmp_as_wide_as_the_sources(void **s)
 {
     (void)s;
-    GS_ERROR("x = pl.mrgsort(t, t, tmp=t)", "InvalidOperationError", "pl.mrgsort: tmp has 64 columns, fewer than the sources' 128", 34);
+    GS_ERROR("x = pl.mrgsort(t, t, tmp=t)", "InvalidOperationError", "pl.mrgsort: tmp has 32 columns, fewer than the sources' 64", 34);
 }
 
 static void test_dsl_gather_family_prints_as_the_op(void **s)

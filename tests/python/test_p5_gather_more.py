@@ -657,6 +657,8 @@ ERRORS = [
      "pl.paged_gather: col_off 60 + size 8 exceed src's 64 columns"),
     ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 9]), i, 4, 8, 8)", InvalidOperationError,
      "pl.paged_gather: indices hold 9 entries, more than max_indices 8"),
+    ("pl.paged_gather(pl.reshape(t, [1, 8, 64]), pl.load(i, [0, 0], [1, 4]), i, 4, 8, 8)", ParserTypeError,
+     "pl.paged_gather: src must be a rank-2 pool, got pl.Tile[[1, 8, 64], pl.FP32]"),
     ("pl.paged_gather(a, k, i, 4, 8, 8)", ParserTypeError, "pl.paged_gather: indices must be [n] or [1, n], got pl.Tile[[8, 64], pl.INT32]"),
     ("pl.paged_gather(a, pl.load(a, [0, 0], [1, 4]), i, 4, 8, 8)", ParserTypeError, "pl.paged_gather: indices must be INT32, got FP32"),
     ("pl.paged_gather(a, pl.load(i, [0, 0], [1, 4]), i, 4, 8, 8, space=pl.Mem.Vec, is_trans=True)", InvalidOperationError,
