@@ -582,6 +582,26 @@ def test_torch_codegen_translates_tensor_gather_as_the_tile_vm_computes_it(M, vr
     assert torch.equal(got, want)
 
 
+@pytest.mark.parametrize("vr", [4, 2])
+def test_torch_codegen_translates_mgather_and_its_policies_as_the_tile_vm_computes_them(M, vr):
+    from pypto.debug import torch_codegen
+    m = _rand("INT32", 19, (8, 16))
+    i, j = torch.tensor([[2, 8, -1, 5]], dtype=torch.int32), torch.tensor([[0, 127, 128, -1, 300, -129, 5, 64]] * 2, dtype=torch.int32)
+    c = torch.tensor([[3], [0], [7], [3]], dtype=torch.int32)
+    for kernel, args in (("mgather_oob", (m, i, j)), ("mgather", (m.float(), c, j))):
+        outs = [torch.zeros(4, 16, dtype=torch.int32)] + [torch.zeros(2, 8, dtype=torch.int32) for _ in range(3)]
+        if kernel == "mgather":
+            outs = [torch.zeros(4, 16), torch.zeros(2, 8)]
+            args = args[:2] + (torch.zeros(2, 8, dtype=torch.int32) + 9,)
+        want, got = [o.clone() for o in outs], [o.clone() for o in outs]
+        extra = (vr,) if kernel == "mgather" else ()
+        getattr(M, kernel)(*args, *want, *extra)
+        ns = {}
+        exec(torch_codegen(getattr(M, kernel).lower(*args, *got, *extra)), ns)
+        ns[kernel](*args, *got, *extra)
+        assert all(torch.equal(g, w) for g, w in zip(got, want))
+
+
 @pytest.mark.parametrize("kernel, op, args", [
     ("scatter_dim", "tensor.scatter", lambda: (torch.zeros(4, 16), torch.zeros(4, 8), torch.zeros(4, 8, dtype=torch.int32), torch.zeros(4, 16))),
     ("scatter_update", "scatter_update", lambda: (torch.zeros(8, 16), torch.zeros(2, 3, dtype=torch.int32), torch.zeros(6, 16),
