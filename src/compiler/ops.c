@@ -47,6 +47,8 @@ int cc_ir_op_is_tile(cc_ir_op op) { return cc_ir_op_info(op)->where != CC_OPW_OR
 uint32_t cc_ir_op_operands(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].operands; }
 int cc_ir_op_elementwise(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].elementwise; }
 
+static int cc_op_in_namespace(cc_op_namespace ns, int op);
+
 int cc_ir_op_tensor_level(const char *name)
 {
     if (!strcmp(name, "full")) return 1;
@@ -57,6 +59,7 @@ int cc_ir_op_tensor_level(const char *name)
     case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY: return 1;
     case CC_OPC_GENERATE: case CC_OPC_REINTERPRET: return 1; /* pl.arange, pl.random, pl.reinterpret_view */
+    case CC_OPC_INDEXED: return cc_op_in_namespace(CC_OPNS_TENSOR, op); /* upstream's tensor-level ones: pl.sort32, pl.tensor.gather, ... */
     default: return 0;
     }
 }

@@ -271,8 +271,9 @@ uint32_t cc_ir_op_operands(cc_ir_op op);
 int cc_ir_op_elementwise(cc_ir_op op);
 /* Does pl.<name> compute a tensor-level value (DSL-V2-SPEC §1.2: the
  * element-wise, reduction, expand, cast and matmul ops but the tile-level
- * only ones, pl.arange, pl.random, pl.reinterpret_view, and pl.full, the
- * tensor spelling of pl.tile.full)?  Outside kernel code such a call is a
+ * only ones, pl.arange, pl.random, pl.reinterpret_view, pl.full, the
+ * tensor spelling of pl.tile.full, and the gather family's ops pl.tensor
+ * spells)?  Outside kernel code such a call is a
  * misplaced tensor op, any other kernel op a misplaced tile op. */
 int cc_ir_op_tensor_level(const char *name);
 

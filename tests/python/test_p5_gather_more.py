@@ -732,3 +732,18 @@ def test_an_error_names_the_offending_argument_by_line_and_column(load):
     with pytest.raises(InvalidOperationError) as e:
         mod.k(torch.zeros(8, 64), torch.zeros(8, 64, dtype=torch.int32), torch.zeros(8, 8))
     assert (e.value.span["line"], e.value.span["column"]) == (8, 35)
+
+
+@pytest.mark.parametrize("call, kind", [("pl.tensor.gather(x, -1, i)", "tensor"), ("pl.sort32(x, i)", "tensor"),
+                                        ("pl.scatter_update(x, -2, i, x)", "tensor"), ("pl.gatherb(x, i)", "tile"),
+                                        ("pl.mgather(x, i)", "tile")])
+def test_the_family_in_orchestration_code_is_a_misplaced_tensor_or_tile_op(load, call, kind):
+    mod, _ = load("""
+        @pl.jit
+        def k(x: pl.Tensor, i: pl.Tensor, out: pl.Out[pl.Tensor]):
+            y = %s
+            return out
+        """ % call)
+    with pytest.raises(InvalidOperationError) as e:
+        mod.k(torch.zeros(4, 32), torch.zeros(4, 32, dtype=torch.int32), torch.zeros(4, 32))
+    assert e.value.message.startswith("Misplaced %s op 'pl.%s' in Orchestration function 'k'" % (kind, call.split("(")[0][3:]))
