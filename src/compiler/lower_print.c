@@ -129,6 +129,9 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (in->op == CC_IR_CMP) base_strbuf_printf(o, " cmp_type %d", in->mode);
     if (cc_ir_op_info((cc_ir_op)in->op)->cls == CC_OPC_TRANSPOSE) base_strbuf_printf(o, " axes %d %d", in->mode & 15, in->mode >> 4);
     if (in->op == CC_IR_CAST && !cc_dtype_is_float((cc_dtype)in->dtype)) base_strbuf_printf(o, " %s", cc_cast_mode_name((cc_cast_mode)in->mode));
+    if (in->op == CC_IR_MGATHER || in->op == CC_IR_PAGED_GATHER) base_strbuf_printf(o, " mode %d", in->mode);
+    if (in->op == CC_IR_PAGED_GATHER)
+        base_strbuf_printf(o, " block_size %lld col_off %lld", (long long)in->u.mem.shape[0], (long long)in->u.mem.shape[1]);
     if (cls == CC_OPC_GENERATE) { /* `TRANDOM v3 INT32 mode 10 seeds [r0, r1, r2, r3] [r4, r5] valid=[4, 16, 0, 0]` */
         base_strbuf_printf(o, " mode %d", in->mode);
         if (in->op == CC_IR_RANDOM)

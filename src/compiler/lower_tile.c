@@ -112,22 +112,36 @@ static void lo_ternary(lo_b *b, const cc_ir_expr *e, int32_t dst)
     lo_copy(b, dst, out, e->span);
 }
 
-/* A gather, scatter or sort (ops.h's INDEXED rows): TOP a = the first
- * slot, b = the second (a tile, or mrgsort's block_len register), c =
- * scatter's indexes (else -1), into a temporary when the result is an
- * operand (the kernels read their operands whole). */
+/* A gather, scatter or sort (ops.h's INDEXED rows): TOP a, b, c from the
+ * slots cc_ir_op_indexed_slots names (b a tile, or mrgsort's block_len
+ * register; c -1 but for the scatters and paged_gather), into a temporary
+ * when the result is an operand (the kernels read their operands whole);
+ * mode the node's; paged_gather's block_size and col_off in u.mem.shape.
+ * The 2- to 4-tile pl.mrgsort is a chain of two-tile merges (TOP mrgsort,
+ * b a tile): src0 with src1, that with src2, ...; stable merges chained
+ * keep the earlier source's first, as one merge would. */
 static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
 {
     cc_ir_op op = (cc_ir_op)e->u.op.op;
-    const cc_ir_expr *rb = e->u.op.args[1];
-    int scalar = rb->type.kind != CC_T_TILE;
-    int32_t a = lo_tile(b, e->u.op.args[0]), r = scalar ? lo_scalar(b, rb, -1) : lo_tile(b, rb);
-    int32_t c = cc_ir_op_reads_c_tile(op) ? lo_tile(b, e->u.op.args[2]) : -1;
-    int32_t out = dst == a || dst == c || (!scalar && dst == r) ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
-    cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
-    if (!in) return;
-    in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
-    lo_copy(b, dst, out, e->span);
+    cc_ir_expr *const *arg = e->u.op.args;
+    int sa, sb, sc;
+    cc_ir_op_indexed_slots(op, &sa, &sb, &sc);
+    if (op == CC_IR_MRGSORT && !arg[sb]) sb = 1;
+    int scalar = arg[sb]->type.kind != CC_T_TILE;
+    int32_t a = lo_tile(b, arg[sa]);
+    for (int k = sb; k <= (op == CC_IR_MRGSORT && !scalar ? 3 : sb) && arg[k]; k++) {
+        int32_t r = scalar ? lo_scalar(b, arg[k], -1) : lo_tile(b, arg[k]), c = sc >= 0 ? lo_tile(b, arg[sc]) : -1;
+        int last = k == 3 || !arg[k + 1] || scalar || op != CC_IR_MRGSORT;
+        int32_t out = !last || dst == a || dst == c || (!scalar && dst == r) ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+        cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+        if (!in) return;
+        in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->b = r, in->b_scalar = (uint8_t)scalar, in->c = c;
+        in->mode = e->u.op.mode; /* pl.mgather's coalesce and gather_oob, pl.paged_gather's is_trans */
+        for (int j = 0; op == CC_IR_PAGED_GATHER && j < 2; j++) /* its block_size and col_off, constants (col_off: 0 when absent) */
+            if (!arg[j ? 6 : 3] || !cc_ir_const_int(arg[j ? 6 : 3], &in->u.mem.shape[j])) in->u.mem.shape[j] = 0;
+        if (last) lo_copy(b, dst, out, e->span);
+        a = out;
+    }
 }
 
 /* pl.matmul_acc: the accumulator copied into the result (a temporary when

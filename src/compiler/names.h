@@ -74,8 +74,8 @@ typedef enum cc_pl_reason {
     X(aiv_shard, HARDWARE, SCOPE, LANES) X(aic_gather, HARDWARE, SCOPE, LANES)                           \
     /* ops */                                                                                            \
     X(expand, LATER, OP, NONE) X(sort, LATER, OP, NONE)                                                  \
-    X(gather_row, LATER, OP, NONE) X(paged_gather, LATER, OP, NONE) X(gatherb, LATER, OP, NONE)           \
-    X(mgather, LATER, OP, NONE) X(scatter_update, LATER, OP, NONE) X(mscatter, LATER, OP, NONE)          \
+    X(gather_row, SUPPORTED, OP, NONE)                                     \
+    X(mscatter, SUPPORTED, OP, NONE)                                                                     \
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
     X(col_expand_expdif, LATER, OP, NONE) X(expand_clone, LATER, OP, NONE) X(create_l1, LATER, OP, NONE)   \

@@ -47,6 +47,8 @@ int cc_ir_op_is_tile(cc_ir_op op) { return cc_ir_op_info(op)->where != CC_OPW_OR
 uint32_t cc_ir_op_operands(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].operands; }
 int cc_ir_op_elementwise(cc_ir_op op) { return cc_op_classes[cc_ir_op_info(op)->cls].elementwise; }
 
+static int cc_op_in_namespace(cc_op_namespace ns, int op);
+
 int cc_ir_op_tensor_level(const char *name)
 {
     if (!strcmp(name, "full")) return 1;
@@ -57,6 +59,7 @@ int cc_ir_op_tensor_level(const char *name)
     case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY: return 1;
     case CC_OPC_GENERATE: case CC_OPC_REINTERPRET: return 1; /* pl.arange, pl.random, pl.reinterpret_view */
+    case CC_OPC_INDEXED: return cc_op_in_namespace(CC_OPNS_TENSOR, op); /* upstream's tensor-level ones: pl.sort32, pl.tensor.gather, ... */
     default: return 0;
     }
 }
@@ -72,6 +75,8 @@ static int cc_op_in_namespace(cc_op_namespace ns, int op)
 {
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
     int tile_only = (row->cls == CC_OPC_MEMORY && row->where == CC_OPW_KERNEL) || row->cls == CC_OPC_FULL || row->cls == CC_OPC_INDEXED;
+    if (op == CC_IR_SORT32 || op == CC_IR_MRGSORT || op == CC_IR_SCATTER_UPDATE || op == CC_IR_PAGED_GATHER) tile_only = 0; /* upstream spells them at both levels */
+    if (op == CC_IR_GATHER_DIM || op == CC_IR_SCATTER_DIM) return ns == CC_OPNS_TENSOR;
     if (op == CC_IR_WRITE || op == CC_IR_DUMP_TAG) return ns == CC_OPNS_TENSOR; /* pl.write writes a Tensor only */
     if (cc_ir_op_tile_level_only((cc_ir_op)op)) return ns == CC_OPNS_TILE;
     return ns == CC_OPNS_TILE ? cc_ir_op_is_tile((cc_ir_op)op) : !tile_only;
@@ -127,7 +132,24 @@ void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c)
     *c = op == CC_IR_SEL || op == CC_IR_SELS ? 1 : 2;
 }
 
-int cc_ir_op_reads_c_tile(cc_ir_op op) { return cc_ir_op_info(op)->cls == CC_OPC_TERNARY || op == CC_IR_SCATTER; }
+int cc_ir_op_reads_c_tile(cc_ir_op op)
+{
+    return cc_ir_op_info(op)->cls == CC_OPC_TERNARY || op == CC_IR_SCATTER || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE ||
+           op == CC_IR_PAGED_GATHER;
+}
+
+void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c)
+{
+    *a = 0, *b = 1, *c = -1;
+    switch (op) {
+    case CC_IR_SCATTER: *c = 2; break;
+    case CC_IR_GATHER_DIM: *b = 2; break;
+    case CC_IR_SCATTER_DIM: case CC_IR_SCATTER_UPDATE: *b = 3, *c = 2; break;
+    case CC_IR_MRGSORT: *b = 6; break;
+    case CC_IR_PAGED_GATHER: *c = 2; break;
+    default: break;
+    }
+}
 
 int cc_ir_op_lookup_in(cc_op_namespace ns, const char *name, int *scalar_rhs)
 {

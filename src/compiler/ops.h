@@ -217,13 +217,24 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     /* views and markers (tc_create.c) */                                                                         \
     X(REINTERPRET_VIEW, "reinterpret_view", REINTERPRET, ANY, KERNEL, -1, 1, "data", "shape")                   \
     X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")                                                   \
-    /* gather, scatter, sort (tc_index.c; tile/tile_gather.c, tile_sort.c): TOP a = the first slot, b = the     \
-     * second (mrgsort's block_len: a scalar register), c = scatter's indexes (else -1); gather's tmp is no    \
-     * operand.  Tile-only: pl.tensor.gather and pl.tensor.scatter are other ops (dim=, index=) */            \
+    /* gather, scatter, sort (tc_index.c; tile/tile_gather.c, tile_sort.c): TOP a, b, c from the slots       \
+     * cc_ir_op_indexed_slots names (b: mrgsort's block_len, a scalar register); gather's tmp is no operand;   \
+     * attrs: gatherb's dtype (the result's, 255: src's); mgather's mode (coalesce | gather_oob << 1, tile.h's \
+     * policies); paged_gather's mode (is_trans | is_b_matrix << 1) and memory tag (space=).                   \
+     * pl.tensor.gather and pl.tensor.scatter are the per-row (dim=, index=) ops of their own rows */          \
     X(GATHER, "gather", INDEXED, ANY, KERNEL, TILE_GATHER, 3, "src", "indices", "tmp")                          \
     X(SCATTER, "scatter", INDEXED, ANY, KERNEL, TILE_SCATTER, 3, "dst", "src", "indexes")                       \
     X(SORT32, "sort32", INDEXED, FLOAT, KERNEL, TILE_SORT32, 2, "src", "idx")                                   \
-    X(MRGSORT, "mrgsort", INDEXED, FLOAT, KERNEL, TILE_MRGSORT, 1, "src0", "block_len")
+    X(MRGSORT, "mrgsort", INDEXED, FLOAT, KERNEL, TILE_MRGSORT, 1, "src0", "src1", "src2", "src3", "tmp",       \
+      "exhausted", "block_len")                                                                                  \
+    X(GATHER_DIM, "tensor.gather", INDEXED, ANY, KERNEL, TILE_GATHER_DIM, 3, "input", "dim", "index")           \
+    X(SCATTER_DIM, "tensor.scatter", INDEXED, ANY, KERNEL, TILE_SCATTER_DIM, 4, "input", "dim", "index", "src") \
+    X(SCATTER_UPDATE, "scatter_update", INDEXED, ANY, KERNEL, TILE_SCATTER_UPDATE, 4, "input", "dim", "index", "src") \
+    X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")                \
+    X(MGATHER, "mgather", INDEXED, ANY, KERNEL, TILE_MGATHER, 2, "mem", "idx", "coalesce", "gather_oob",        \
+      "target_memory", "scratch", "valid_shape")                                                                 \
+    X(PAGED_GATHER, "paged_gather", INDEXED, ANY, KERNEL, TILE_PAGED_GATHER, 6, "src", "indices", "block_table", \
+      "block_size", "size", "max_indices", "col_off")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,
@@ -260,8 +271,9 @@ uint32_t cc_ir_op_operands(cc_ir_op op);
 int cc_ir_op_elementwise(cc_ir_op op);
 /* Does pl.<name> compute a tensor-level value (DSL-V2-SPEC §1.2: the
  * element-wise, reduction, expand, cast and matmul ops but the tile-level
- * only ones, pl.arange, pl.random, pl.reinterpret_view, and pl.full, the
- * tensor spelling of pl.tile.full)?  Outside kernel code such a call is a
+ * only ones, pl.arange, pl.random, pl.reinterpret_view, pl.full, the
+ * tensor spelling of pl.tile.full, and the gather family's ops pl.tensor
+ * spells)?  Outside kernel code such a call is a
  * misplaced tensor op, any other kernel op a misplaced tile op. */
 int cc_ir_op_tensor_level(const char *name);
 
@@ -304,7 +316,15 @@ uint8_t cc_ir_op_result_dtype(cc_ir_op op, uint8_t dt);
  * sel's lhs, sels' src, addc's rhs2).  The kernel computes, per element,
  * sel: a != 0 ? c : b; addc: a + b + c; subc: a - b - c. */
 void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c);
-/* Does op's TOP read a third tile, c (the ternary ops, pl.scatter's indexes)? */
+/* Does op's TOP read a third tile, c (the ternary ops, the scatters' indexes, paged_gather's block table)? */
 int cc_ir_op_reads_c_tile(cc_ir_op op);
+/* An INDEXED op's slots that feed its TOP's operands a, b and c (-1: none):
+ * gather, sort32, gatherb a=0 b=1; scatter a=dst b=src c=indexes;
+ * tensor.gather a=input b=index; tensor.scatter, scatter_update a=input
+ * b=src c=index; mgather a=mem b=idx; paged_gather a=src b=indices
+ * c=block_table (lowered with block_size and col_off in u.mem.shape[0],
+ * [1]); mrgsort a=src0 b=block_len (its 2-4 tile form lowers to merges of
+ * two, TOP a, b tiles). */
+void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c);
 
 #endif

@@ -189,6 +189,20 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_REINTERPRET_VIEW:
         if (positional) base_strbuf_printf(out, "%spl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_GATHERB:
+        if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    case CC_IR_PAGED_GATHER: /* space (Mat unless Vec), is_trans, is_b_matrix: mode bits 0 and 1 */
+        if (!positional && cc_type_mem(&e->type) == CC_MEM_Vec) base_strbuf_printf(out, "%sspace=pl.Mem.Vec", s);
+        if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%sis_trans=True", s);
+        if (!positional && (e->u.op.mode & 2)) base_strbuf_printf(out, "%sis_b_matrix=True", s);
+        break;
+    case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default */
+        static const char *const oob[] = {"undefined", "clamp", "wrap", "zero"};
+        if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%scoalesce=\"elem\"", s);
+        if (!positional && e->u.op.mode >> 1) base_strbuf_printf(out, "%sgather_oob=\"%s\"", s, oob[(e->u.op.mode >> 1) & 3]);
+        break;
+    }
     case CC_IR_GEMV:
     case CC_IR_GEMV_ACC:
     case CC_IR_GEMV_BIAS:
@@ -243,7 +257,9 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
         return print_spelled_window(e, compact, out);
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)e->u.op.op);
     int tile_spelled = row->cls == CC_OPC_GENERATE && e->u.op.op != CC_IR_TRI && !e->type.from_tensors; /* pl.tile.arange */
-    base_strbuf_printf(out, "pl.%s%s(", tile_spelled ? "tile." : "", row->name);
+    const char *name = row->name;
+    if (e->u.op.op == CC_IR_GATHER_DIM || e->u.op.op == CC_IR_SCATTER_DIM) name += strlen("tensor."); /* pl.gather(x, -1, index): the per-row form by its integer dim */
+    base_strbuf_printf(out, "pl.%s%s(", tile_spelled ? "tile." : "", name);
     int first = 1;
     for (uint32_t k = 0; k <= row->nslots; k++) {
         if (k == row->nreq) print_op_attrs(e, 1, compact, out);

@@ -389,6 +389,13 @@ cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* pl.gather, pl.scatter, pl.sort32, pl.mrgsort (tc_index.c). */
 cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* pl.gather_row and pl.mscatter, as the loads, stores and tile ops they are (tc_gather_mem.c). */
+cc_ir_expr *tc_gather_row(tc *t, const cc_expr *call);
+/* pl.paged_gather (tc_index.c). */
+cc_ir_expr *tc_paged_gather(tc *t, const cc_expr *call);
+/* e as a pl.Mem (or pl.MemorySpace) member: its value; -1 when reported ("pl.<form> target_memory= must be ..."). */
+int tc_mem_arg(tc *t, const cc_expr *e, const char *form);
+cc_ir_expr *tc_mscatter(tc *t, const cc_expr *call);
 /* May scalar s be the scalar operand of op on a tile of type tile (a float into an integer tile may not)? */
 int tc_scalar_fits_tile(tc *t, const char *op, cc_ir_expr *s, const cc_type *tile);
 /* pl.full(shape, dtype=, value=): pl.tile.full's tensor-level spelling (a

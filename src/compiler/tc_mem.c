@@ -26,6 +26,8 @@ static int tc_mem_member(tc *t, const cc_expr *e, const char *form)
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.%s target_memory= must be a pl.Mem member", form), -1;
 }
 
+int tc_mem_arg(tc *t, const cc_expr *e, const char *form) { return tc_mem_member(t, e, form); }
+
 int tc_load_target(tc *t, const cc_expr *e, uint8_t *mem)
 {
     int v = tc_mem_member(t, e, "load");
@@ -40,7 +42,7 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x)
 {
     if (!x || x->kind != CC_X_OP || x->type.kind != CC_T_TILE) return x;
     cc_ir_op op = (cc_ir_op)x->u.op.op;
-    if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE) return x;
+    if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || op == CC_IR_PAGED_GATHER) return x; /* their own tags */
     const cc_op_info *row = cc_ir_op_info(op);
     int acc = cc_ir_op_is_matmul(op), tiles = 0, from_tensors = 1;
     x->type.mem = (uint8_t)(acc ? CC_MEM_Acc : CC_MEM_Vec);

@@ -717,11 +717,16 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
             return tc_create_op(t, call, (cc_ir_op)op);
         case CC_IR_MATMUL_BIAS: case CC_IR_BATCH_MATMUL: case CC_IR_GEMV: case CC_IR_GEMV_ACC: case CC_IR_GEMV_BIAS:
             return tc_linalg_op(t, call, (cc_ir_op)op);
-        case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: return tc_indexed_op(t, call, (cc_ir_op)op);
+        case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: case CC_IR_GATHER_DIM: case CC_IR_SCATTER_DIM:
+        case CC_IR_SCATTER_UPDATE: case CC_IR_GATHERB: case CC_IR_MGATHER:
+            return tc_indexed_op(t, call, (cc_ir_op)op);
+        case CC_IR_PAGED_GATHER: return tc_paged_gather(t, call);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
         }
     }
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
+    if (!strcmp(name, "gather_row")) return tc_gather_row(t, call);
+    if (!strcmp(name, "mscatter")) return tc_mscatter(t, call);
     if (!strcmp(name, "const")) return tc_pl_const(t, call);
     if (!strcmp(name, "get_subblock_idx")) return tc_block_op(t, call, -1);
     if (!strcmp(name, "range") || !strcmp(name, "parallel") || !strcmp(name, "pipeline") || !strcmp(name, "unroll") || !strcmp(name, "while_"))
@@ -760,9 +765,9 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
         snprintf(construct, sizeof construct, "%s.%s.%s", t->pl, nsname, spelling);
         if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
         if (!strcmp(spelling, "get_subblock_idx")) return tc_block_op(t, call, -1);
+        if (!strcmp(spelling, "gather_row")) return tc_gather_row(t, call); /* both levels: dst a Tile or a tensor-level value */
+        if (!strcmp(spelling, "mscatter") && ns == CC_OPNS_TILE) return tc_mscatter(t, call);
         int tile_op = cc_ir_op_lookup(spelling);
-        if (tile_op >= 0 && cc_ir_op_info((cc_ir_op)tile_op)->cls == CC_OPC_INDEXED) /* upstream's tensor forms: other ops */
-            return tc_pl_unsupported(t, call->u.call.fn->span, CC_PL_LATER, CC_PLR_NONE, construct);
         if (tile_op >= 0)
             return tc_err(t, CC_DIAG_UNDEFINED, call->u.call.fn->span, NULL, "%s is not a %s.%s op; use %s.%s", construct, t->pl, nsname,
                           t->pl, spelling);
@@ -773,6 +778,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)op);
     if (row->cls == CC_OPC_GENERATE) x->type.from_tensors = ns == CC_OPNS_TENSOR; /* pl.tile.arange: a Tile */
     for (uint32_t i = 0; i < row->nreq; i++) {
+        if ((op == CC_IR_MGATHER || op == CC_IR_PAGED_GATHER) && i < 3) continue; /* pl.tile.mgather's mem is a Tensor (upstream's) */
         const cc_ir_expr *arg = x->u.op.args[i], *bad = arg ? tc_namespace_misfit(ns, (cc_ir_op)op, arg) : NULL;
         char ty[96];
         if (bad) {

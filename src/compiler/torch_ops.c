@@ -265,6 +265,26 @@ void tp_op(tp *t, const cc_ir_expr *e)
         tp_expr(t, a[1]);
         base_strbuf_puts(out, ")");
         return;
+    case CC_IR_GATHER_DIM: /* per row: src (with its zero pad) read at each index's column; a negative one fails as one past the end */
+        base_strbuf_puts(out, "(lambda s, i: torch.gather(s, 1, torch.where(i < 0, s.shape[1], i.long())))(");
+        vector(t, a[0]);
+        base_strbuf_puts(out, ", ");
+        tp_expr(t, a[2]);
+        base_strbuf_puts(out, ")");
+        return;
+    case CC_IR_MGATHER: { /* mem (with its zero pad) read flat or by rows at each index, under gather_oob's policy */
+        int elem = e->u.op.mode & 1, oob = e->u.op.mode >> 1;
+        static const char *const at[] = {"v[torch.where(i < 0, n, i)]", "v[i.clamp(0, n - 1)]", "v[i %% n]",
+                                         "torch.where(((i >= 0) & (i < n))%s, v[i.clamp(0, n - 1)], torch.zeros((), dtype=v.dtype))"};
+        base_strbuf_puts(out, "(lambda m, i: (lambda v, i: (lambda n: ");
+        base_strbuf_printf(out, at[oob & 3], elem ? "" : "[:, None]");
+        base_strbuf_printf(out, ")(v.shape[0]))(%s))(", elem ? "m.reshape(-1), i.long()" : "m, i.reshape(-1).long()");
+        vector(t, a[0]);
+        base_strbuf_puts(out, ", ");
+        tp_expr(t, a[1]);
+        base_strbuf_puts(out, ")");
+        return;
+    }
     case CC_IR_RSQRT: /* the VM's: sqrt, then a division */
         base_strbuf_puts(out, "torch.reciprocal(torch.sqrt(");
         tp_expr(t, a[0]);

@@ -221,7 +221,17 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         case TILE_GATHER: rc = tile_gather(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
         case TILE_SCATTER: rc = tile_scatter(d, a, &m->v[in->b], &m->v[in->c], m->msg, sizeof m->msg); break;
         case TILE_SORT32: rc = tile_sort32(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
-        case TILE_MRGSORT: rc = tile_mrgsort(d, a, m->r[in->b].i, m->msg, sizeof m->msg); break;
+        case TILE_MRGSORT: /* block_len's register, or the next sorted tile to merge with */
+            rc = in->b_scalar ? tile_mrgsort(d, a, m->r[in->b].i, m->msg, sizeof m->msg) : tile_merge(d, a, &m->v[in->b], m->msg, sizeof m->msg);
+            break;
+        case TILE_GATHER_DIM: rc = tile_gather_dim(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
+        case TILE_SCATTER_DIM: rc = tile_scatter_dim(d, a, &m->v[in->b], &m->v[in->c], m->msg, sizeof m->msg); break;
+        case TILE_SCATTER_UPDATE: rc = tile_scatter_update(d, a, &m->v[in->b], &m->v[in->c], m->msg, sizeof m->msg); break;
+        case TILE_GATHERB: rc = tile_gatherb(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
+        case TILE_MGATHER: rc = tile_mgather(d, a, &m->v[in->b], in->mode, m->msg, sizeof m->msg); break;
+        case TILE_PAGED_GATHER:
+            rc = tile_paged_gather(d, a, &m->v[in->b], &m->v[in->c], in->u.mem.shape[0], in->u.mem.shape[1], in->mode & 1, m->msg, sizeof m->msg);
+            break;
         default: return vm_fail(m, in, "internal error: tile op %d", op);
         }
         break;

@@ -49,7 +49,9 @@ typedef enum tile_dtype {
     X(COL_ARGMAX, "col_argmax") X(COL_ARGMIN, "col_argmin")
 #define TILE_TERNOP_LIST(X) X(SEL, "sel") X(ADDC, "addc") X(SUBC, "subc")
 /* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
-#define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort")
+#define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort") \
+    X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb") \
+    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -290,11 +292,51 @@ int tile_gather(tile *dst, const tile *src, const tile *idx, char *msg, size_t c
  * the last such element wins.  Valid region: the smallest prefix box
  * holding target's and every written element. */
 int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap);
-/* Sorting (tile_sort.c), FP32 values, descending; a NaN ranks above every
- * number; equal values keep their order (the earlier first).
+/* The per-row forms (pl.tensor.gather / pl.tensor.scatter, dim -1): an
+ * index is a column of the same row, checked against the column count.
+ * gather_dim: dst (idx's shape, src's dtype) [i, j] = src[i, idx[i, j]] over
+ * idx's valid region (src's rows >= idx's, checked by the compiler). */
+int tile_gather_dim(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap);
+/* scatter_dim: dst = target, then dst[i, idx[i, j]] = src[i, j] over the
+ * meet of src's and idx's valid regions in row-major order (the last
+ * duplicate wins); valid region as tile_scatter's. */
+int tile_scatter_dim(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap);
+/* scatter_update: target read as rows of its last extent d (rank 2
+ * [rows, d], or rank 4 [n, b, 1, d]: n x b rows); dst = target, then row
+ * idx[i, j] (over idx's valid region, row-major) = row i x idx.cols + j of
+ * src (src holds idx's element count of rows), the last duplicate winning.
+ * Valid region: rank 2, target's grown to hold every written row (all d
+ * columns once a row is written); rank 4, the whole shape. */
+int tile_scatter_update(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap);
+/* gatherb: dst [R, C x 32 / size(dst dtype)] row i, columns j x E .. = the
+ * 32 bytes of src's buffer at byte offset off[i, j] (INT32, a multiple of
+ * 32, the block inside src), over off's valid region; valid [rows, cols x E]. */
+int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t cap);
+/* mgather's out-of-range policies (gather_oob=): fail the task, clamp into
+ * range, wrap modulo the count, read 0. */
+enum { TILE_OOB_UNDEFINED, TILE_OOB_CLAMP, TILE_OOB_WRAP, TILE_OOB_ZERO };
+/* mgather: mode bit 0 = element mode, mode >> 1 the policy.  Element mode:
+ * dst (idx's shape, mem's dtype) [i, j] = mem.flat[idx[i, j]] over idx's
+ * valid region.  Row mode (idx [1, n] or [n, 1]): dst [n, mem.cols] row r =
+ * mem's row idx[r], valid [the valid entries, mem.cols].  Under the
+ * undefined policy an index out of range fails as tile_gather's, nothing
+ * written; zero leaves that element or row 0. */
+int tile_mgather(tile *dst, const tile *mem, const tile *idx, int mode, char *msg, size_t cap);
+/* paged_gather: for each valid entry v = idx.flat[r] (idx [n] or [1, n]),
+ * the source row phys = table.flat[v / block_size] x block_size + v %
+ * block_size; dst row r (trans: column r) = src[phys, col_off ..] over dst's
+ * columns (rows); valid [n, size] ([size, n]).  Every entry is checked
+ * first: v outside [0, table count x block_size), or phys outside src's rows,
+ * fails with nothing written. */
+int tile_paged_gather(tile *dst, const tile *src, const tile *idx, const tile *table, int64_t block_size, int64_t col_off, int trans,
+                      char *msg, size_t cap);
+/* Sorting (tile_sort.c), FP32 or FP16 values, descending; a NaN ranks above
+ * every number; equal values keep their order (the earlier first).  A pair
+ * is two elements of the value dtype: the value, then the bits of an index
+ * of the same width (INT32 with FP32, INT16 with FP16).
  * sort32: dst [R, 2C] = per valid row, each 32-column block of src's valid
  * columns (the last one may be shorter) sorted, as (value, index) pairs:
- * column 2k the value, 2k + 1 the bits of the INT32 idx element that came
+ * column 2k the value, 2k + 1 the bits of the idx element that came
  * with it; valid region [src's valid rows, 2 x the valid columns of src and idx]. */
 int tile_sort32(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap);
 /* mrgsort: dst (src's shape; not src) = each valid row of (value, index)
@@ -304,5 +346,10 @@ int tile_sort32(tile *dst, const tile *src, const tile *idx, char *msg, size_t c
  * the earlier run's first.  The valid region is src's; its column count
  * must be even. */
 int tile_mrgsort(tile *dst, const tile *src, int64_t block_len, char *msg, size_t cap);
+/* merge: dst (a shape of at least a's + b's columns, not a or b) row i =
+ * the sorted valid pairs of row i of a and of b merged into one sorted
+ * row, of equal values a's first; valid [the fewer valid rows, a's + b's
+ * valid columns], each of which must be even. */
+int tile_merge(tile *dst, const tile *a, const tile *b, char *msg, size_t cap);
 
 #endif

@@ -33,7 +33,8 @@ ops (no draw) the rest of the catalog: rem and fmod (by
 |b| + 1), cmp/cmps, prelu, lrelu, part_add/mul/max/min (the union of the valid regions), sel/sels
 (of a cmp), addc/subc/addsc, and_/or_/xor and the scalar forms, shl/shr, not_, sin and cos
 (FP32, referenced by the C library's sinf/cosf), row_prod/col_prod (INT32) and the arg-extrema,
-(INT32) gather by the indices cmp(x, x) (x.flat[1] over x's valid region); and in place of every
+(INT32) gather by the indices cmp(x, x) (x.flat[1] over x's valid region) and its per-row form
+(pl.gather(x, dim=-1, index=cmp(x, x)): each row's column 1); and in place of every
 few unary ops the creation ops: a mask of pl.tri, a row of pl.arange, a round trip through
 pl.reinterpret_view.
 
@@ -65,7 +66,7 @@ TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
 GEN_KINDS = ("tri", "arange", "reinterpret")  # KGen's, in turn
-P5_UNARY_OPS = {"INT32": ("not_", "gather"), "FP32": tuple(P5_UNARY)}
+P5_UNARY_OPS = {"INT32": ("not_", "gather", "gather_dim"), "FP32": tuple(P5_UNARY)}
 P5_REDUCTIONS = {"INT32": ("row_prod", "col_prod", "row_argmax", "row_argmin", "col_argmax", "col_argmin"),
                  "FP32": ("row_argmax", "row_argmin", "col_argmax", "col_argmin")}
 # optimizations= of the AUTO create tasks, picked by the tensor's number (no draw: seeds keep their programs)

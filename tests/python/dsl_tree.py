@@ -155,11 +155,15 @@ P5_UNARY = {"sin": ("pl.sin(%s)", lambda a: _libm(_LIBM.sinf, a)), "cos": ("pl.c
 # An INT32 gather by the indices cmp(x, x), all 1: x.flat[1] over x's valid region (the whole
 # buffer is addressed: outside the valid region it reads 0, as the model holds)
 P5_GATHER = ("pl.gather({a}, pl.cmp({a}, {a}), {a})", lambda a: np.full_like(a, a.reshape(-1)[1]))
+# Its per-row form (pl.tensor.gather's, dim=-1) by the same indices: each row's column 1 across the row
+P5_GATHER_DIM = ("pl.gather({a}, dim=-1, index=pl.cmp({a}, {a}))", lambda a: np.repeat(a[..., 1:2], a.shape[-1], axis=-1))
 
 
 def apply_unary(op, a, dtype):
     if op == "gather":
         return P5_GATHER[1](np.asarray(a))
+    if op == "gather_dim":
+        return P5_GATHER_DIM[1](np.asarray(a))
     if dtype == "INT32":
         a64 = np.asarray(a, np.int64)
         return _wrap32({"neg": -a64, "abs": np.abs(a64), "relu": np.maximum(a64, 0), "move": a64, "not_": ~a64}[op])
@@ -293,6 +297,8 @@ class KOp:
                     e = e[:-1] + ", high_precision=True)"
             elif self.op == "gather":
                 e = P5_GATHER[0].format(a=self.a)
+            elif self.op == "gather_dim":
+                e = P5_GATHER_DIM[0].format(a=self.a)
             elif self.op == "neg" and self.style:
                 e = "-%s" % self.a
             elif self.op == "move":  # a copy tagged Mat or Left: values never change

@@ -4,7 +4,8 @@ every dtype each accepts, against numpy (exact: elements move as bits), with
 narrowed and empty valid regions, out-of-range indices (a task error naming
 the index, nothing written), duplicate scatter indices (the last in row-major
 order wins), NaN in sorts (ranked above every number), each error text, and
-the printed program parsing back to itself."""
+the printed program parsing back to itself (the rest of the family:
+test_p5_gather_more.py)."""
 import numpy as np
 import pytest
 import torch
@@ -286,9 +287,10 @@ def test_gather_scatter_sort_print_back_to_the_same_program(M):
      "pl.scatter: indexes must be INT16 for a 1- or 2-byte destination, got INT32"),
     ("pl.scatter(t, t, pl.load(i, [0, 0], [8, 8]))", InvalidOperationError,
      "pl.scatter: indexes [8, 8] and src [8, 64] differ in shape"),
-    ("pl.sort32(k, k)", ParserTypeError, "pl.sort32 sorts FP32 values, got INT32; pl.cast to FP32 first"),
-    ("pl.sort32(pl.cast(t, pl.FP16), k)", ParserTypeError, "pl.sort32 sorts FP32 values, got FP16; pl.cast to FP32 first"),
-    ("pl.sort32(t, t)", ParserTypeError, "pl.sort32: idx must be INT32, got FP32"),
+    ("pl.sort32(k, k)", ParserTypeError, "pl.sort32 sorts FP32 or FP16 values, got INT32; pl.cast first"),
+    ("pl.sort32(pl.cast(t, pl.BF16), k)", ParserTypeError, "pl.sort32 sorts FP32 or FP16 values, got BF16; pl.cast first"),
+    ("pl.sort32(pl.cast(t, pl.FP16), k)", ParserTypeError, "pl.sort32: idx must be INT16 for FP16 values, got INT32"),
+    ("pl.sort32(t, t)", ParserTypeError, "pl.sort32: idx must be INT32 for FP32 values, got FP32"),
     ("pl.sort32(t, pl.load(i, [0, 0], [8, 32]))", InvalidOperationError, "pl.sort32: src [8, 64] and idx [8, 32] differ in shape"),
     ("pl.sort32(pl.load(a, [0, 0], [8, 40]), pl.load(i, [0, 0], [8, 40]))", InvalidOperationError,
      "pl.sort32: src has 40 columns, not a multiple of 32"),
@@ -296,11 +298,9 @@ def test_gather_scatter_sort_print_back_to_the_same_program(M):
     ("pl.mrgsort(t, block_len=96)", InvalidOperationError, "pl.mrgsort: block_len 96 is not a positive multiple of 64"),
     ("pl.mrgsort(t, block_len=0)", InvalidOperationError, "pl.mrgsort: block_len 0 is not a positive multiple of 64"),
     ("pl.mrgsort(t, block_len=1.5)", ParserTypeError, "pl.mrgsort: block_len must be an integer scalar, got pl.Scalar[pl.FP32]"),
-    ("pl.mrgsort(k, block_len=64)", ParserTypeError, "pl.mrgsort sorts FP32 values, got INT32; pl.cast to FP32 first"),
+    ("pl.mrgsort(k, block_len=64)", ParserTypeError, "pl.mrgsort sorts FP32 or FP16 values, got INT32; pl.cast first"),
     ("pl.mrgsort(pl.load(a, [0, 0], [8, 63]), block_len=64)", InvalidOperationError,
      "pl.mrgsort: src0 has 63 columns, not whole (value, index) pairs"),
-    ("pl.mrgsort(t, t, tmp=t)", UnsupportedFeatureError,
-     "pl.mrgsort needs block_len=: the merge of 2 to 4 sorted tiles (src0, src1, ..., tmp=) is not supported"),
 ])
 def test_gather_scatter_sort_errors(load, call, exc, want):
     mod, _ = load("""
@@ -315,20 +315,6 @@ def test_gather_scatter_sort_errors(load, call, exc, want):
     with pytest.raises(exc) as e:
         mod.k(torch.zeros(8, 64), torch.zeros(8, 64, dtype=torch.int32), torch.zeros(8, 64))
     assert e.value.message == want
-
-
-@pytest.mark.parametrize("name", ["gather_row", "paged_gather", "gatherb", "mgather", "scatter_update", "mscatter"])
-def test_the_rest_of_the_gather_family_is_reported_unsupported_by_name(load, name):
-    mod, _ = load("""
-        @pl.jit
-        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                pl.store(pl.%s(a), [0, 0], out)
-            return out
-        """ % name)
-    with pytest.raises(UnsupportedFeatureError) as e:
-        mod.k(torch.zeros(8, 64), torch.zeros(8, 64))
-    assert "pl.%s" % name in e.value.message
 
 
 @pytest.mark.parametrize("kernel, op", [("scatter", "scatter"), ("sort32", "sort32"), ("sort_merge", "sort32")])
@@ -353,20 +339,6 @@ def test_torch_codegen_translates_gather_as_the_tile_vm_computes_it(M, sr):
     exec(torch_codegen(M.gather_tile.lower(s, i, got, sr)), ns)
     ns["gather_tile"](s, i, got, sr)
     assert torch.equal(got, want)
-
-
-@pytest.mark.parametrize("name", ["gather", "scatter", "sort32", "mrgsort"])
-def test_the_tensor_level_spellings_come_later(load, name):
-    mod, _ = load("""
-        @pl.jit
-        def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                pl.store(pl.tensor.%s(a, 0, a), [0, 0], out)
-            return out
-        """ % name)
-    with pytest.raises(UnsupportedFeatureError) as e:
-        mod.k(torch.zeros(8, 64), torch.zeros(8, 64))
-    assert e.value.message == "pl.tensor.%s is not supported in this version" % name
 
 
 def test_sort32_then_three_mrgsorts_with_a_run_time_block_len_sort_2048_values(M):
