@@ -11,6 +11,9 @@
  *
  * Module-level `NAME = <literal>` assignments in the source are read as
  * constants too; a constant the caller passes wins over one in the file.
+ * Kernels of other files come as further modules (pto_module), each with
+ * its own text and constants, and the imports that bind names to them
+ * (pto_import); diagnostics in them name their file.
  *
  * Nothing here keeps global state; compiles may run on several threads at
  * once.
@@ -56,6 +59,34 @@ typedef struct pto_constant {
     const char *name;
     pto_value value;
 } pto_constant;
+
+/* Another module of the program (docs/dsl.md, "Kernels from other
+ * modules"): a file whose kernels the entry's code reaches through
+ * Python imports.  It is read whole, with its own constants (the values
+ * its code names, as `constants` are for the entry's file); its spans and
+ * diagnostics are its file's.  Modules are numbered: 0 is the entry's
+ * source, k is modules[k - 1]. */
+typedef struct pto_module {
+    const char *filename;
+    const char *source;          /* the file's whole text (need not be NUL-terminated) */
+    size_t source_len;
+    const pto_constant *constants;
+    size_t nconstants;
+} pto_module;
+
+/* A name of module `in` bound to a kernel of another module: `name`
+ * there is the function `function` defines in module `module` (`from m
+ * import k as name`).  A bare name found in no import is the module's own
+ * def.  In the program a function keeps its def's name unless another one
+ * has it: module 0's functions keep theirs; another module's function
+ * whose name is taken is `<name>_<file stem>` (non-identifier characters
+ * as '_'), then `<name>_<file stem>_<module>`. */
+typedef struct pto_import {
+    uint32_t in;
+    const char *name;
+    uint32_t module;
+    const char *function;
+} pto_import;
 
 /* One argument of the entry, by parameter name. */
 typedef enum pto_arg_kind { PTO_ARG_TENSOR, PTO_ARG_SCALAR } pto_arg_kind;
@@ -130,6 +161,10 @@ typedef struct pto_compile_options {
     int emit_torch;              /* 1: after the passes, the text is the program as torch source instead
                                   * (pypto.debug.torch_codegen; nothing is lowered); 2: with shape asserts.
                                   * An op with no torch translation is an UnsupportedFeatureError */
+    const pto_module *modules;   /* the other modules the entry's kernels reach (numbered from 1) */
+    size_t nmodules;
+    const pto_import *imports;   /* the names of every module bound to another module's kernels */
+    size_t nimports;
 } pto_compile_options;
 
 typedef struct pto_program pto_program;

@@ -5,7 +5,8 @@
  *
  *   compile(source, filename, first_line, first_column, entry, function, constants, args,
  *           stop_after, *, entry_line=0, signature=0, keep_stages=False, print_prefix=None,
- *           print_concise=False, print_function=None, emit_torch=0) -> (Program, [diagnostic, ...])
+ *           print_concise=False, print_function=None, emit_torch=0, modules=[], imports=[])
+ *           -> (Program, [diagnostic, ...])
  *       constants: [(name, value)]; int/float/bool/str become values, any
  *       other object an OBJECT named by its type.  args: [("tensor", name,
  *       dtype name, shape)], [("scalar", name, value)] or [("runtime", name,
@@ -14,6 +15,8 @@
  *       entry).  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
  *   signature, keep_stages, print_*, emit_torch: pto_compile_options's.
+ *   modules: [(filename, text, constants)] the other modules (numbered
+ *       from 1); imports: [(in, name, module, function)] (pto_import).
  *   text(program) -> the program's printed text after the last stage run.
  *   signature(program) -> ([(name, dtype name, shape, direction)], nresults):
  *       the compiled entry's parameters (pto_program_param; direction None
@@ -203,18 +206,63 @@ static PyObject *py_diags(pto_program *prog)
     return list;
 }
 
+/* The other modules and the imports of a compile: strings stay owned by
+ * the lists, the arrays are PyMem's (freed by py_modules_free). */
+typedef struct py_modules {
+    pto_module *mods;
+    pto_constant **consts;
+    Py_ssize_t n;
+    pto_import *imports;
+} py_modules;
+
+static void py_modules_free(py_modules *m)
+{
+    for (Py_ssize_t k = 0; m->consts && k < m->n; k++) PyMem_Free(m->consts[k]);
+    PyMem_Free(m->consts), PyMem_Free(m->mods), PyMem_Free(m->imports);
+}
+
+static int py_read_modules(PyObject *modules, PyObject *imports, py_modules *out, pto_compile_options *o)
+{
+    Py_ssize_t n = PyList_GET_SIZE(modules), ni = PyList_GET_SIZE(imports);
+    out->mods = PyMem_Calloc((size_t)n + 1, sizeof *out->mods);
+    out->consts = PyMem_Calloc((size_t)n + 1, sizeof *out->consts);
+    out->imports = PyMem_Calloc((size_t)ni + 1, sizeof *out->imports);
+    out->n = n;
+    if (!out->mods || !out->consts || !out->imports) return PyErr_NoMemory(), -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PyList_GET_ITEM(modules, k), *text, *cs;
+        const char *file;
+        if (!PyArg_ParseTuple(item, "sUO!;a module must be (filename, text, constants)", &file, &text, &PyList_Type, &cs)) return -1;
+        Py_ssize_t len, nc = PyList_GET_SIZE(cs);
+        if (!(out->mods[k].source = PyUnicode_AsUTF8AndSize(text, &len))) return -1;
+        if (!(out->consts[k] = PyMem_Calloc((size_t)nc + 1, sizeof **out->consts))) return PyErr_NoMemory(), -1;
+        if (py_constants(cs, out->consts[k], nc)) return -1;
+        out->mods[k].filename = file, out->mods[k].source_len = (size_t)len;
+        out->mods[k].constants = out->consts[k], out->mods[k].nconstants = (size_t)nc;
+    }
+    for (Py_ssize_t k = 0; k < ni; k++) {
+        pto_import *im = &out->imports[k];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(imports, k), "IsIs;an import must be (in, name, module, function)", &im->in,
+                              &im->name, &im->module, &im->function))
+            return -1;
+    }
+    o->modules = out->mods, o->nmodules = (size_t)n, o->imports = out->imports, o->nimports = (size_t)ni;
+    return 0;
+}
+
 static PyObject *py_compile(PyObject *mod, PyObject *args, PyObject *kw)
 {
     (void)mod;
-    PyObject *source, *entry, *function, *constants, *specs, *stop;
+    PyObject *source, *entry, *function, *constants, *specs, *stop, *modules = NULL, *imports = NULL;
     const char *filename;
     int first_line, first_column, entry_line = 0, signature = 0, keep_stages = 0, concise = 0, torch = 0;
     const char *prefix = NULL, *alone = NULL;
     static char *kws[] = {"source", "filename", "first_line", "first_column", "entry", "function", "constants", "args", "stop_after",
-                          "entry_line", "signature", "keep_stages", "print_prefix", "print_concise", "print_function", "emit_torch", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "UsiiOOO!O!O|$iipzpzi", kws, &source, &filename, &first_line, &first_column, &entry,
+                          "entry_line", "signature", "keep_stages", "print_prefix", "print_concise", "print_function", "emit_torch",
+                          "modules", "imports", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "UsiiOOO!O!O|$iipzpziO!O!", kws, &source, &filename, &first_line, &first_column, &entry,
                                      &function, &PyList_Type, &constants, &PyList_Type, &specs, &stop, &entry_line, &signature,
-                                     &keep_stages, &prefix, &concise, &alone, &torch))
+                                     &keep_stages, &prefix, &concise, &alone, &torch, &PyList_Type, &modules, &PyList_Type, &imports))
         return NULL;
     pto_compile_options o = {.filename = filename, .first_line = first_line, .first_column = first_column,
                              .entry_line = entry_line, .signature = signature, .keep_stages = keep_stages,
@@ -234,11 +282,13 @@ static PyObject *py_compile(PyObject *mod, PyObject *args, PyObject *kw)
     Py_ssize_t nc = PyList_GET_SIZE(constants), na = PyList_GET_SIZE(specs);
     pto_constant *cs = PyMem_Calloc((size_t)nc + 1, sizeof *cs);
     pto_arg_spec *as = PyMem_Calloc((size_t)na + 1, sizeof *as);
-    PyObject *result = NULL;
-    if (!cs || !as) {
-        PyErr_NoMemory();
+    PyObject *result = NULL, *none = PyList_New(0);
+    py_modules mods = {0};
+    if (!cs || !as || !none) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
+    if (py_read_modules(modules ? modules : none, imports ? imports : none, &mods, &o)) goto done;
     if (py_constants(constants, cs, nc)) goto done;
     for (Py_ssize_t k = 0; k < na; k++)
         if (py_arg(PyList_GET_ITEM(specs, k), &as[k])) goto done;
@@ -264,6 +314,8 @@ static PyObject *py_compile(PyObject *mod, PyObject *args, PyObject *kw)
     }
     result = Py_BuildValue("(NN)", (PyObject *)h, diags);
 done:
+    py_modules_free(&mods);
+    Py_XDECREF(none);
     PyMem_Free(cs);
     PyMem_Free(as);
     return result;

@@ -50,16 +50,24 @@ def _raise_diagnostics(diags):
     raise exc(msg, hint, span, text)
 
 
-def _compile(src, entry, function, constants, specs, stop_after=None, spelled=(), signature=0):
-    """spelled: (name, DSL text) for the values only Python knows that are no
-    scalar (a factory's shape list): module constants after the file's text.
-    signature: pto_compile_options's (1: a compile() from the signature, 2: ir.compile).
-    Every full compile keeps its stage texts (CompiledProgram's passes/)."""
-    text = src.text
-    if spelled:
-        text += ("" if text.endswith("\n") else "\n") + "".join("%s = %s\n" % nv for nv in spelled)
-    handle, diags = _C.compile(text, src.filename, src.first_line, src.first_column, entry, function, constants, specs,
-                               stop_after, entry_line=src.entry_line, signature=signature, keep_stages=stop_after is None)
+def _with_spelled(text, spelled):
+    """text with spelled's (name, DSL text) after it: the values only Python knows that are no
+    scalar (a factory's shape list), as module constants."""
+    if not spelled:
+        return text
+    return text + ("" if text.endswith("\n") else "\n") + "".join("%s = %s\n" % nv for nv in spelled)
+
+
+def _compile(src, entry, function, mods, specs, stop_after=None, signature=0):
+    """mods: the _Modules of the kernel (its file's constants and spelled values, the other
+    modules its code reaches, the imports).  signature: pto_compile_options's (1: a compile()
+    from the signature, 2: ir.compile).  Every full compile keeps its stage texts
+    (CompiledProgram's passes/)."""
+    text = _with_spelled(src.text, mods.spelled[0])
+    others = [(s.filename, _with_spelled(s.text, sp), c) for s, sp, c in zip(mods.srcs[1:], mods.spelled[1:], mods.sent[1:])]
+    handle, diags = _C.compile(text, src.filename, src.first_line, src.first_column, entry, function, mods.sent[0], specs,
+                               stop_after, entry_line=src.entry_line, signature=signature, keep_stages=stop_after is None,
+                               modules=others, imports=mods.imports)
     _raise_diagnostics(diags)
     return handle
 
@@ -158,12 +166,43 @@ class _Source:
     def __init__(self, obj, who, entry_line=0):
         code_file = inspect.getsourcefile(obj) or getattr(obj, "__code__", None) and obj.__code__.co_filename
         mod_globals = getattr(obj, "__globals__", None) or vars(sys.modules.get(obj.__module__, types))
+        if code_file:
+            linecache.checkcache(code_file)  # the file as it is now (a module reloaded after an edit)
         lines = linecache.getlines(code_file, mod_globals) if code_file else []
         if not lines:
             raise TypeError("%s: source code is not available; define kernels in a file" % who)
         self.filename = code_file
         self.text, self.first_line, self.first_column, self.entry_line = "".join(lines), 1, 0, entry_line
         self.hash = hashlib.sha1(self.text.encode()).hexdigest()
+
+
+class _Modules:
+    """The files of one compile: srcs[0] the kernel's, then each other file
+    whose kernels its code reaches (by file name, in the order reached);
+    per module the constants to send and the values to spell; imports:
+    (module, name, other module, def name) for a name of one module bound
+    to a kernel of another."""
+
+    def __init__(self, src):
+        self.srcs, self.sent, self.spelled, self.imports, self._index = [src], [[]], [[]], [], {src.filename: 0}
+
+    def module_of(self, kernel):
+        """The module of kernel's file (added when new)."""
+        src = kernel._src
+        k = self._index.get(src.filename)
+        if k is None:
+            if src.entry_line:
+                raise TypeError("%s is defined inside a function or a class in %s; a kernel another module uses must "
+                                "be defined at the top level of its file" % (_kernel_who(kernel), src.filename))
+            k = self._index[src.filename] = len(self.srcs)
+            self.srcs.append(src)
+            self.sent.append([])
+            self.spelled.append([])
+        return k
+
+
+def _kernel_who(kernel):
+    return getattr(kernel, "_who", None) or "kernel '%s'" % kernel.__name__
 
 
 # ---- kernel objects ---------------------------------------------------------------------------
@@ -203,16 +242,19 @@ class KernelBase:
         return (self._src.hash, self._src.filename, self._src.first_line, self._src.entry_line, self._flags())
 
     def _constants(self):
-        """Constants to send, the values to spell as text, and their key.
-        Sent: literal values (int/float/bool/str), and uncapturable objects
-        by type.  Names in the file (globals: sequences, language names,
-        kernels) are read from it by the compiler; those of a defining scope
-        or a closure that are no scalar are spelled (kernels contribute their
-        own key)."""
-        sent, spelled, key, seen = [], [], [], set()
-        pending = [(fn, self._scope) for fn in self._functions()]
+        """The modules of a compile (_Modules) and their key.  Module 0 is
+        this kernel's file; a kernel its code reaches that another file
+        defines brings that file in as a module of its own, its names then
+        that module's (docs/dsl.md, "Kernels from other modules").  Per
+        module, sent: literal values (int/float/bool/str), and uncapturable
+        objects by type.  Names in a file (globals: sequences, language
+        names, kernels) are read from it by the compiler; those of a
+        defining scope or a closure that are no scalar are spelled (kernels
+        contribute their own key, which holds their file's hash)."""
+        mods, key, seen = _Modules(self._src), [], set()
+        pending = [(fn, self._scope, 0) for fn in self._functions()]
         while pending:
-            fn, scope = pending.pop()
+            fn, scope, m = pending.pop()
             for name, (v, in_file) in sorted(_referenced(fn, scope).items()):
                 if (name, id(fn)) in seen:
                     continue
@@ -220,16 +262,19 @@ class KernelBase:
                 key.append((name, _key_value(v)))
                 text = None if in_file or type(v) in _SCALARS else _spelled(v, _pl_alias(fn))
                 if isinstance(v, KernelBase):
-                    pending.extend(v._followed())
+                    km = mods.module_of(v)
+                    if km != m:
+                        mods.imports.append((m, name, km, v.__name__))
+                    pending.extend((f, s, km) for f, s in v._followed())
                 elif type(v) in _SCALARS:
-                    sent.append((name, v))
+                    mods.sent[m].append((name, v))
                 elif text is not None:
-                    spelled.append((name, text))
+                    mods.spelled[m].append((name, text))
                 elif in_file and (isinstance(v, (tuple, list)) or _is_language(v)):
                     continue
                 elif not _is_language(v):
-                    sent.append((name, v))
-        return sent, tuple(spelled), tuple(key)
+                    mods.sent[m].append((name, v))
+        return mods, tuple(key) + tuple((s.filename, s.hash) for s in mods.srcs)
 
     def _compiled(self, entry, function, specs, config, signature=0):
         """The compiled program for these specs (cached).  signature: a compile
@@ -237,14 +282,14 @@ class KernelBase:
         the key of the argument specs it compiled to, so a later call with such
         tensors reuses it (an alias: cache_info() counts one entry)."""
         platform = config.platform if config is not None else "a2a3sim"
-        constants, spelled, ckey = self._constants()
+        mods, ckey = self._constants()
         base = (self._source_key(), entry, function, ckey, platform)
         key = (self._source_key(), entry, function, ckey, _spec_key(_dynamic_specs(self._dynamic.get(base), specs)), platform)
         handle = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if handle is not None:
             self._hits += 1
             return handle
-        handle = _compile(self._src, entry, function, constants, list(specs), spelled=spelled, signature=signature)
+        handle = _compile(self._src, entry, function, mods, list(specs), signature=signature)
         self._misses += 1
         dims = _dynamic_dims(handle)
         if dims:  # one program for every extent of its dynamic dimensions (docs/dsl.md, "Dynamic shapes")

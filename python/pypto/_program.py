@@ -48,10 +48,10 @@ class Program(KernelBase):
 
     def _syntax(self):
         """The program parsed, its declarations checked, nothing specialized."""
-        constants, spelled, ckey = self._constants()
+        mods, ckey = self._constants()
         handle = self._as_written.get(ckey)
         if handle is None:
-            handle = self._as_written[ckey] = _compile(self._src, self.__name__, None, constants, [], "syntax", spelled)
+            handle = self._as_written[ckey] = _compile(self._src, self.__name__, None, mods, [], "syntax")
         return handle
 
     def _single(self):

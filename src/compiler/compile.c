@@ -8,7 +8,10 @@
  * printed text is the program after the last stage that ran (empty when
  * stage 0 failed; the syntax tree as written when it stopped at SYNTAX);
  * diagnostics keep the order they were found in; the handle owns every
- * byte it hands out.
+ * byte it hands out.  Every module (the entry's source and opts->modules)
+ * is lexed and parsed on its own, its lines numbered on after the
+ * module's before it (source.h's line space); the type checker reads
+ * them together.
  */
 #include "pto/compile.h"
 
@@ -44,11 +47,12 @@ _Static_assert(0 PTO_DTYPE_LIST(PTO_DTYPE_ONE_) == CC_DT_TASK_ID && CC_DT_TASK_I
 #undef PTO_DTYPE_ONE_
 
 struct pto_program {
-    cc_source src;
+    cc_source *srcs;  /* per module (0: the entry's source, k: opts->modules[k - 1]), as are toks and mods */
+    cc_tokens *toks;
+    cc_module *mods;
+    uint32_t nmods;
     cc_diags diags;
-    cc_tokens toks;
     base_arena arena;
-    cc_module mod;
     cc_ir_program ir;
     cc_lowered *lowered;
     base_strbuf text;
@@ -97,9 +101,27 @@ static int pto_source(pto_program *p, const pto_compile_options *o)
     if (!buf) return -1;
     memset(buf, '\n', pad);
     if (o->source_len) memcpy(buf + pad, o->source, o->source_len);
-    int rc = cc_source_init(&p->src, o->filename ? o->filename : "<string>", buf, pad + o->source_len);
+    int rc = cc_source_init(&p->srcs[0], o->filename ? o->filename : "<string>", buf, pad + o->source_len);
     free(buf);
+    for (uint32_t k = 1; rc == 0 && k < p->nmods; k++) {
+        const pto_module *m = &o->modules[k - 1];
+        if (!m->source && m->source_len) return -1;
+        rc = cc_source_init(&p->srcs[k], m->filename ? m->filename : "<string>", m->source, m->source_len);
+        uint64_t base = (uint64_t)p->srcs[k - 1].line_base + p->srcs[k - 1].num_lines + 1; /* a line apart */
+        if (base >= UINT32_MAX / 2) return -1;
+        p->srcs[k].line_base = (uint32_t)base;
+    }
     return rc;
+}
+
+/* Lexes and parses every module (the entry's at opts->entry_line); 0, or -1 when a module fails. */
+static int pto_parse(pto_program *p, const pto_compile_options *o)
+{
+    for (uint32_t k = 0; k < p->nmods; k++)
+        if (cc_lex(&p->srcs[k], &p->diags, &p->toks[k]) != 0 ||
+            cc_parse_at(&p->srcs[k], &p->toks[k], k ? 0 : o->entry_line, &p->arena, &p->diags, &p->mods[k]) != 0)
+            return -1;
+    return 0;
 }
 
 /* keep_stages: the program printed after stage s, in call-graph order,
@@ -123,18 +145,18 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
 {
     int last = o->stop_after > PTO_STAGE_ALL && o->stop_after < PTO_STAGE_COUNT ? o->stop_after : PTO_STAGE_LOWER;
     if (!o->entry) {
-        if (o->print_function) cc_print_source(&p->mod, o, &p->text);
+        if (o->print_function) cc_print_source(&p->mods[0], o, &p->text);
         return 0;
     }
     if (!(p->entry = base_arena_strndup(&p->arena, o->entry, strlen(o->entry))))
         return cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while reading the entry"), -1;
-    p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->src};
+    p->ir = (cc_ir_program){.arena = &p->arena, .diags = &p->diags, .src = &p->srcs[0]};
     if (last == PTO_STAGE_SYNTAX) {
-        if (cc_check_entry(&p->mod, o, &p->ir) != 0) return -1;
-        cc_print_source(&p->mod, o, &p->text);
+        if (cc_check_entry(p->mods, p->nmods, o, &p->ir) != 0) return -1;
+        cc_print_source(&p->mods[0], o, &p->text);
         return 0;
     }
-    if (cc_typecheck(&p->mod, o, &p->ir) != 0 || p->diags.errors || pto_keep_stage(p, o, PTO_STAGE_PARSE)) return -1;
+    if (cc_typecheck(p->mods, p->nmods, o, &p->ir) != 0 || p->diags.errors || pto_keep_stage(p, o, PTO_STAGE_PARSE)) return -1;
     for (int s = PTO_STAGE_INLINE; s <= last && s < PTO_STAGE_LOWER; s++) {
         if (o->skip_stages & (1u << s)) continue;
         if (pto_passes[s](&p->ir) != 0 || p->diags.errors || pto_keep_stage(p, o, s)) return -1;
@@ -160,10 +182,11 @@ static int pto_publish(pto_program *p)
     if (!(p->pub = calloc(p->diags.n, sizeof *p->pub))) return -1;
     for (size_t k = 0; k < p->diags.n; k++) {
         const cc_diag *d = &p->diags.items[k];
-        int shift = (int)p->diags.col_offset;
-        p->pub[k] = (pto_diagnostic){cc_diag_class_name(d->cls), d->message, d->hint, p->src.file,
-                                     (int)d->span.line, (int)d->span.col + shift, (int)d->span.end_line,
-                                     (int)d->span.end_col + shift, d->cls == CC_DIAG_WARNING};
+        p->pub[k] = (pto_diagnostic){cc_diag_class_name(d->cls), d->message, d->hint, cc_diag_file(&p->diags, d->span.line),
+                                     (int)cc_diag_line(&p->diags, d->span.line), (int)cc_diag_column(&p->diags, d->span.line, d->span.col),
+                                     (int)cc_diag_line(&p->diags, d->span.end_line),
+                                     (int)cc_diag_column(&p->diags, d->span.line, d->span.end_col),
+                                     d->cls == CC_DIAG_WARNING};
     }
     return 0;
 }
@@ -171,17 +194,21 @@ static int pto_publish(pto_program *p)
 int pto_compile(const pto_compile_options *opts, pto_program **out)
 {
     *out = NULL;
-    if (!opts || (!opts->source && opts->source_len)) return -1;
+    if (!opts || (!opts->source && opts->source_len) || (!opts->modules && opts->nmodules) || opts->nmodules >= UINT32_MAX)
+        return -1;
     pto_program *p = calloc(1, sizeof *p);
     if (!p) return -1;
     base_arena_init(&p->arena);
-    if (pto_source(p, opts) != 0) return free(p), -1;
-    cc_diags_init(&p->diags, &p->src);
-    p->diags.col_offset = opts->first_column > 0 ? (uint32_t)opts->first_column : 0;
+    p->nmods = (uint32_t)opts->nmodules + 1;
+    p->srcs = calloc(p->nmods, sizeof *p->srcs);
+    p->toks = calloc(p->nmods, sizeof *p->toks);
+    p->mods = calloc(p->nmods, sizeof *p->mods);
     *out = p;
-    int failed = cc_lex(&p->src, &p->diags, &p->toks) != 0 ||
-                 cc_parse_at(&p->src, &p->toks, opts->entry_line, &p->arena, &p->diags, &p->mod) != 0;
-    if (failed || p->diags.out_of_memory) return -1;
+    if (!p->srcs || !p->toks || !p->mods || pto_source(p, opts) != 0) return -1;
+    cc_diags_init(&p->diags, NULL);
+    cc_diags_sources(&p->diags, p->srcs, p->nmods);
+    p->diags.col_offset = opts->first_column > 0 ? (uint32_t)opts->first_column : 0;
+    if (pto_parse(p, opts) != 0 || p->diags.out_of_memory) return -1;
     if (!p->diags.errors) pto_run_stages(p, opts);
     int stages_oom = 0;
     for (int s = 0; s < PTO_STAGE_COUNT; s++) {
@@ -200,10 +227,13 @@ void pto_program_free(pto_program *p)
     base_strbuf_free(&p->text);
     base_strbuf_free(&p->listing);
     for (int s = 0; s < PTO_STAGE_COUNT; s++) base_strbuf_free(&p->stages[s]);
-    cc_tokens_free(&p->toks);
+    for (uint32_t k = 0; k < p->nmods; k++) {
+        if (p->toks) cc_tokens_free(&p->toks[k]);
+        if (p->srcs) cc_source_free(&p->srcs[k]);
+    }
     cc_diags_free(&p->diags);
     base_arena_free(&p->arena);
-    cc_source_free(&p->src);
+    free(p->srcs), free(p->toks), free(p->mods);
     free(p);
 }
 
@@ -236,8 +266,9 @@ static int pto_is_entry(const cc_module *m, const cc_stmt *def)
 
 const char *pto_program_entry(const pto_program *p, size_t i)
 {
-    for (uint32_t k = 0; p && k < p->mod.ndefs; k++)
-        if (pto_is_entry(&p->mod, p->mod.defs[k]) && i-- == 0) return p->mod.defs[k]->u.def.name;
+    const cc_module *m = p ? &p->mods[0] : NULL;
+    for (uint32_t k = 0; m && k < m->ndefs; k++)
+        if (pto_is_entry(m, m->defs[k]) && i-- == 0) return m->defs[k]->u.def.name;
     return NULL;
 }
 
@@ -297,7 +328,7 @@ size_t pto_program_functions(pto_program *p, const pto_function_info **out)
 {
     *out = NULL;
     if (!p || p->diags.errors) return 0;
-    if (!p->funcs_made) p->nfuncs = cc_module_functions(&p->mod, p->entry, &p->arena, &p->funcs), p->funcs_made = 1;
+    if (!p->funcs_made) p->nfuncs = cc_module_functions(&p->mods[0], p->entry, &p->arena, &p->funcs), p->funcs_made = 1;
     *out = p->funcs;
     return p->nfuncs;
 }

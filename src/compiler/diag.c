@@ -29,6 +29,37 @@ void cc_diags_init(cc_diags *d, const cc_source *src)
 {
     memset(d, 0, sizeof *d);
     d->src = src;
+    d->nsrcs = src ? 1 : 0;
+}
+
+void cc_diags_sources(cc_diags *d, const cc_source *src, uint32_t n)
+{
+    d->src = src;
+    d->nsrcs = n;
+}
+
+const cc_source *cc_diag_source(const cc_diags *d, uint32_t line)
+{
+    uint32_t k = 0;
+    while (k + 1 < d->nsrcs && d->src[k + 1].line_base < line) k++;
+    return d->nsrcs ? &d->src[k] : NULL;
+}
+
+const char *cc_diag_file(const cc_diags *d, uint32_t line)
+{
+    const cc_source *s = cc_diag_source(d, line);
+    return s && s->file ? s->file : "<string>";
+}
+
+uint32_t cc_diag_line(const cc_diags *d, uint32_t line)
+{
+    const cc_source *s = cc_diag_source(d, line);
+    return s && line > s->line_base ? line - s->line_base : line;
+}
+
+uint32_t cc_diag_column(const cc_diags *d, uint32_t line, uint32_t col)
+{
+    return d->nsrcs && cc_diag_source(d, line) != d->src ? col : col + d->col_offset;
 }
 
 void cc_diags_free(cc_diags *d)
@@ -121,9 +152,11 @@ size_t cc_diag_format(const cc_diags *d, size_t i, char *buf, size_t cap)
     const cc_diag *x = &d->items[i];
     size_t len = 0, n;
     if (cap) buf[0] = 0;
-    base_appendf(buf, cap, &len, "%s:%u:%u: %s: %s", d->src->file, x->span.line, x->span.col + d->col_offset,
-                 x->cls == CC_DIAG_WARNING ? "warning" : "error", x->message);
-    const char *line = cc_source_line(d->src, x->span.line, &n);
+    const cc_source *src = cc_diag_source(d, x->span.line);
+    uint32_t ln = cc_diag_line(d, x->span.line);
+    base_appendf(buf, cap, &len, "%s:%u:%u: %s: %s", cc_diag_file(d, x->span.line), ln,
+                 cc_diag_column(d, x->span.line, x->span.col), x->cls == CC_DIAG_WARNING ? "warning" : "error", x->message);
+    const char *line = src ? cc_source_line(src, ln, &n) : NULL;
     if (line) {
         base_appendf(buf, cap, &len, "\n%.*s\n", (int)n, line);
         uint32_t from = x->span.col ? x->span.col - 1 : 0;

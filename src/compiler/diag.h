@@ -50,16 +50,28 @@ typedef struct cc_diag {
 } cc_diag;
 
 typedef struct cc_diags {
-    const cc_source *src;
+    const cc_source *src; /* the compile's sources, nsrcs of them: [0] the entry's file, [k] module k */
+    uint32_t nsrcs;
     cc_diag *items;
     size_t n;
     uint64_t cap;
     size_t errors;  /* items that are not warnings */
-    uint32_t col_offset; /* added to the printed columns (text dedented from the file) */
+    uint32_t col_offset; /* added to the printed columns of source 0 (text dedented from the file) */
     int out_of_memory; /* an allocation failed (pto_compile returns -1) */
 } cc_diags;
 
+/* One source (NULL: none); cc_diags_sources gives several. */
 void cc_diags_init(cc_diags *d, const cc_source *src);
+/* The sources of a compile of several modules: n of them from src (span.file indexes them). */
+void cc_diags_sources(cc_diags *d, const cc_source *src, uint32_t n);
+/* The source whose lines hold line (source.h's line space; line 0, made
+ * up by the compiler: the entry's); NULL when there is none. */
+const cc_source *cc_diag_source(const cc_diags *d, uint32_t line);
+/* That source's file name ("<string>" when none), and line as its file numbers it. */
+const char *cc_diag_file(const cc_diags *d, uint32_t line);
+uint32_t cc_diag_line(const cc_diags *d, uint32_t line);
+/* Column col of line as the user's file counts it (source 0 may be dedented). */
+uint32_t cc_diag_column(const cc_diags *d, uint32_t line, uint32_t col);
 void cc_diags_free(cc_diags *d);
 
 /* A compile reports at most this many errors, then one line saying it

@@ -144,7 +144,7 @@ static int cc_cp_resolve(cc_cp *c)
         cc_diag_add(c->p->diags, CC_DIAG_WARNING, c->first[k].span, NULL,
                     "[CacheBypassUnsupported] tensor '%s' requests CachePolicy.BYPASS, but this backend has no "
                     "cache-bypass path yet; compiling as an ordinary cached access at %s:%u",
-                    c->first[k].tensor, c->p->src->file, (unsigned)c->first[k].span.line);
+                    c->first[k].tensor, cc_diag_file(c->p->diags, c->first[k].span.line), (unsigned)cc_diag_line(c->p->diags, c->first[k].span.line));
     return 1;
 }
 

@@ -486,7 +486,7 @@ static int settle_param(kernel *k, uint32_t i)
     if (pm->declared && (pm->dir == CC_DIR_IN || pm->dir == CC_DIR_NONE) && a->first_store) {
         cc_diag_add(k->p->diags, CC_DIAG_PASS, a->first_store->span, NULL,
                     "kernel '%s' writes its In parameter '%s' (pl.%s at %s:%u); declare it pl.Out[...] or pl.InOut[...]",
-                    k->f->name, pm->name, cc_ir_op_name((cc_ir_op)a->first_store->u.op.op), k->p->src->file, a->first_store->span.line);
+                    k->f->name, pm->name, cc_ir_op_name((cc_ir_op)a->first_store->u.op.op), cc_diag_file(k->p->diags, a->first_store->span.line), cc_diag_line(k->p->diags, a->first_store->span.line));
         return -1;
     }
     pm->box = (cc_ir_box){.dir = pm->dir, .rank = pm->type.rank};

@@ -61,7 +61,7 @@ const char *cc_source_line(const cc_source *s, uint32_t n, size_t *len)
 const char *cc_source_span_text(const cc_source *s, cc_span sp, char *buf, size_t cap)
 {
     size_t n = 0;
-    const char *line = cc_source_line(s, sp.line, &n);
+    const char *line = sp.line > s->line_base ? cc_source_line(s, sp.line - s->line_base, &n) : NULL;
     uint32_t from = sp.col - 1, to = sp.end_line == sp.line ? sp.end_col - 1 : (uint32_t)n;
     if (!line || to > n || from >= to) return "this expression";
     snprintf(buf, cap, "%.*s", (int)(to - from), line + from);
@@ -76,6 +76,6 @@ void cc_source_locate(const cc_source *s, size_t off, uint32_t *line, uint32_t *
         if (s->line_start[mid] <= off) lo = mid;
         else hi = mid;
     }
-    *line = lo + 1;
+    *line = s->line_base + lo + 1;
     *col = (uint32_t)(off - s->line_start[lo]) + 1;
 }

@@ -84,6 +84,7 @@ typedef struct tc_fn {
     uint8_t state;      /* 0 unchecked, 1 being checked, 2 checked */
     uint8_t broken;     /* its declaration has errors, reported if the entry reaches it */
     uint8_t standalone; /* a module-level @pl.function (F-sa): called by bare name, never an entry */
+    uint32_t module;    /* the module whose file defines it (0: the entry's; docs/dsl.md, "Kernels from other modules") */
     cc_ir_hints opts;   /* InCore: optimizations= */
     cc_ir_func *ir;
 } tc_fn;
@@ -160,12 +161,24 @@ typedef struct tc_ctx {
     tc_dyn_bindings dyn;      /* the function's DynVars, bound by its parameters (tc_dynamic.c) */
 } tc_ctx;
 
-typedef struct tc {
+/* One module as its functions see it: its syntax tree, the options with
+ * its own constants, the name it binds to pypto.language. */
+typedef struct tc_module {
     const cc_module *m;
+    pto_compile_options o;
+    const char *pl;
+} tc_module;
+
+typedef struct tc {
+    const cc_module *m;       /* the current module's (tc_use_module): that of the function being read */
     const char *implicit_dyn[TC_MAX_IMPLICIT_DYN]; /* undefined names used as dimensions: DynVars (tc_dynamic.c) */
     uint32_t nimplicit_dyn;
     uint32_t nruntime_dims;   /* run-time extents given a symbol so far (tc_dynamic.c) */
-    const pto_compile_options *o;
+    const pto_compile_options *o;  /* the current module's options (its constants) */
+    tc_module *mods;          /* every module of the compile; [0] the entry's */
+    uint32_t nmods, cur;      /* how many, and the current one */
+    const pto_import *imports; /* names bound to another module's kernels (pto_compile_options's) */
+    size_t nimports;
     cc_ir_program *p;
     base_arena *a;
     cc_diags *d;
@@ -532,6 +545,12 @@ int tc_deps_of(tc *t, const char *m, const cc_expr *list, cc_ir_expr ***deps, ui
 int tc_hints(tc *t, const cc_expr *list, cc_ir_hints *out);
 /* The function a callee expression names (bare name, self.f), or NULL. */
 tc_fn *tc_callee(tc *t, const cc_expr *fn);
+/* Makes module k current (its tree, constants and pl name); returns the one that was. */
+uint32_t tc_use_module(tc *t, uint32_t k);
+/* The program's name of fn (its IR function's): its def name, unless that
+ * names another function of the program already (docs/dsl.md, "Kernels
+ * from other modules"). */
+const char *tc_ir_name(tc *t, const tc_fn *fn);
 
 /* ---- tc_decl.c ---- */
 /* Gathers the functions (t->fns, t->cls) and checks their declarations;

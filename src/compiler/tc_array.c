@@ -140,7 +140,7 @@ int tc_deps_of(tc *t, const char *m, const cc_expr *list, cc_ir_expr ***deps, ui
             char buf[160];
             return tc_err(t, CC_DIAG_SYNTAX, x->span, NULL,
                           "'%s' deps= entries must be a TaskId variable, a TASK_ID array element (e.g. arr[i]), or None — got '%s'", m,
-                          cc_source_span_text(t->d->src, x->span, buf, sizeof buf)), 0;
+                          cc_source_span_text(cc_diag_source(t->d, x->span.line), x->span, buf, sizeof buf)), 0;
         }
         whole += arr, other += task;
         if (whole && other)

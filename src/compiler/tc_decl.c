@@ -12,7 +12,9 @@
  * a module-level function that is not the entry keeps its declaration's
  * errors back (broken) until the entry reaches it; a function is checked
  * once, at its first call, and its parameters' types are fixed there
- * (later calls are checked against them by typecheck.c).
+ * (later calls are checked against them by typecheck.c).  The kernels of
+ * the other modules are gathered after the entry's module's functions; a
+ * function's declaration and body are read in its own module.
  */
 #include "compiler/tc.h"
 
@@ -23,6 +25,9 @@
 #include "compiler/names.h"
 #include "compiler/printer.h"
 #include "compiler/scalar.h"
+
+static int tc_check_decl_in(tc *t, tc_fn *fn);
+static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args);
 
 /* ---- decorators ---------------------------------------------------------------------- */
 
@@ -202,6 +207,14 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
  * position).  Returns 1 when they hold. */
 int tc_check_decl(tc *t, tc_fn *fn)
 {
+    uint32_t was = tc_use_module(t, fn->module); /* a declaration reads its own module's names */
+    int ok = tc_check_decl_in(t, fn);
+    tc_use_module(t, was);
+    return ok;
+}
+
+static int tc_check_decl_in(tc *t, tc_fn *fn)
+{
     const cc_stmt *s = fn->def;
     if (s->u.def.ndecorators != 1)
         return tc_err(t, CC_DIAG_UNSUPPORTED, s->span, NULL, "several decorators on '%s' are not supported in this version", s->u.def.name), 0;
@@ -219,8 +232,28 @@ int tc_check_decl(tc *t, tc_fn *fn)
 
 /* ---- the program's functions ------------------------------------------------------------ */
 
+/* Adds the kernels of module k > 0 (its decorated module-level defs; for a
+ * program, its standalone @pl.function defs only): reached through an
+ * import, their declarations' errors wait for that (broken). */
+static void tc_gather_module(tc *t, uint32_t k)
+{
+    const cc_module *m = t->mods[k].m;
+    uint32_t was = tc_use_module(t, k);
+    for (uint32_t j = 0; j < m->ndefs; j++) {
+        const cc_stmt *s = m->defs[j];
+        const cc_expr *d = s->kind == CC_S_DEF && s->u.def.ndecorators == 1 ? s->u.def.decorators[0] : NULL;
+        int standalone = d && tc_pl_attr(t, d->kind == CC_E_CALL ? d->u.call.fn : d, "function");
+        if (s->kind != CC_S_DEF || (t->cls && !standalone)) continue;
+        tc_fn *fn = &t->fns[t->nfns++];
+        *fn = (tc_fn){.def = s, .name = s->u.def.name, .standalone = (uint8_t)standalone, .module = k};
+        size_t before = t->d->n;
+        if (!tc_check_decl(t, fn)) cc_diags_truncate(t->d, before), fn->broken = 1;
+    }
+    tc_use_module(t, was);
+}
+
 /* Gathers the functions: the methods of the class named entry, or the
- * decorated module-level defs. */
+ * decorated module-level defs, then the kernels of the other modules. */
 int tc_gather(tc *t)
 {
     const char *entry = t->o->entry;
@@ -235,7 +268,9 @@ int tc_gather(tc *t)
                       "class '%s' is not a @pl.program", entry),
                0;
     uint32_t extra = t->cls ? t->m->ndefs : 0; /* a class: then the module's standalone @pl.function defs */
-    if (!(t->fns = base_arena_alloc(t->a, (n + extra ? n + extra : 1) * sizeof *t->fns))) return tc_oom(t), 0;
+    uint32_t others = 0;
+    for (uint32_t k = 1; k < t->nmods; k++) others += t->mods[k].m->ndefs;
+    if (!(t->fns = base_arena_alloc(t->a, (n + extra + others ? n + extra + others : 1) * sizeof *t->fns))) return tc_oom(t), 0;
     int ok = 1;
     for (uint32_t k = 0; k < n + extra; k++) {
         const cc_stmt *s = k < n ? defs[k] : t->m->defs[k - n];
@@ -252,6 +287,7 @@ int tc_gather(tc *t)
         if ((t->cls && k < n) || !strcmp(fn->name, entry)) ok = 0;
         else cc_diags_truncate(t->d, before), fn->broken = 1;
     }
+    for (uint32_t k = 1; ok && k < t->nmods; k++) tc_gather_module(t, k);
     return ok;
 }
 
@@ -392,16 +428,25 @@ static int tc_callee_param(tc *t, cc_ir_param *ip, int shaped, const cc_ir_expr 
 }
 
 /* Checks fn: its signature (entry: from the specs; callee: from args),
- * then its body. */
+ * then its body, in fn's module. */
 int tc_check_fn(tc *t, tc_fn *fn, cc_ir_expr *const *args)
+{
+    uint32_t was = tc_use_module(t, fn->module); /* its body reads its own module's names */
+    int ok = tc_check_fn_in(t, fn, args);
+    tc_use_module(t, was);
+    return ok;
+}
+
+static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
 {
     const cc_stmt *def = fn->def;
     cc_ir_func *f = base_arena_alloc(t->a, sizeof *f);
     if (!f) return tc_oom(t), 0;
+    const char *name = tc_ir_name(t, fn);
     fn->ir = f, fn->state = 2;
     /* the def line (not the decorator's): scope stats cite it for the compiler's function-body scope
      * (docs/compiler.md, "Scope placement") */
-    *f = (cc_ir_func){.name = fn->name, .span = def->u.def.name_span, .kind = fn->kind, .auto_scope = fn->auto_scope,
+    *f = (cc_ir_func){.name = name, .span = def->u.def.name_span, .kind = fn->kind, .auto_scope = fn->auto_scope,
                       .level = CC_LEVEL_CORE_GROUP, .entry = args == NULL, .opts = fn->opts};
     if (fn->host)
         return tc_err(t, CC_DIAG_UNSUPPORTED, def->span, NULL, "@pl.jit.host is not supported in this version"), 0;

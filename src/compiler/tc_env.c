@@ -97,7 +97,7 @@ int tc_merge_conflict(tc *t, const char *name, const cc_type *a, const cc_type *
 int tc_kind_conflict(tc *t, const tc_bind *b, cc_span read)
 {
     char hint[64];
-    snprintf(hint, sizeof hint, "it is read at line %u, column %u", read.line, read.col);
+    snprintf(hint, sizeof hint, "it is read at line %u, column %u", cc_diag_line(t->d, read.line), read.col);
     return tc_merge_conflict(t, b->name, &b->from, &b->type, b->span, hint);
 }
 
@@ -246,6 +246,6 @@ int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp)
     tc_err(t, CC_DIAG_PASS, sp, NULL,
            "[ScopedTensorEscapes] tensor '%s' is created inside a runtime scope (%s:%u) and used after that scope ends; "
            "create it in an enclosing scope",
-           b->name, t->p->src->file, (unsigned)b->created);
+           b->name, cc_diag_file(t->d, b->created), (unsigned)cc_diag_line(t->d, b->created));
     return 1;
 }

@@ -29,7 +29,7 @@ static const char *tc_hint_value_text(tc *t, const cc_expr *e, char *buf, size_t
         if (x->kind == CC_X_INT) return snprintf(buf, cap, "%lld", (long long)x->u.i), buf;
         if (x->kind == CC_X_BOOL) return x->u.i ? "True" : "False";
     }
-    return cc_source_span_text(t->d->src, e->span, buf, cap);
+    return cc_source_span_text(cc_diag_source(t->d, e->span.line), e->span, buf, cap);
 }
 
 /* slot_num= of pl.<api>: a positive compile-time integer into *v. */

@@ -55,6 +55,6 @@ int tc_out_param_rebind(tc *t, const char *name, const char *buf, cc_span sp)
     tc_err(t, CC_DIAG_PARTIAL_CODEGEN, sp, hint,
            "[OutParamNotShadowed] '%s' is a pl.%s parameter of '%s' but is rebound at %s:%u to a new value, "
            "so the caller's buffer is never written",
-           name, pm->dir == CC_DIR_INOUT ? "InOut" : "Out", f->name, t->p->src->file, (unsigned)sp.line);
+           name, pm->dir == CC_DIR_INOUT ? "InOut" : "Out", f->name, cc_diag_file(t->d, sp.line), (unsigned)cc_diag_line(t->d, sp.line));
     return 0;
 }

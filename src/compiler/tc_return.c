@@ -13,12 +13,12 @@ void *tc_entry_return(tc *t, const cc_ir_expr *v)
     const tc_bind *b = v->kind == CC_X_VAR ? tc_lookup(&t->c.env, v->u.name) : NULL;
     if (b && b->created && b->implicit) /* DSL-V2-SPEC §1.6 T-ret */
         return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "'%s' may return only its tensor parameters; '%s' is a tensor created at %s:%u",
-                      t->c.f->name, v->u.name, t->p->src->file, (unsigned)b->created);
+                      t->c.f->name, v->u.name, cc_diag_file(t->d, b->created), (unsigned)cc_diag_line(t->d, b->created));
     if (b && b->created)
         return tc_err(t, CC_DIAG_TYPE, v->span, "return nothing, or store the result into a tensor parameter (pl.Out[...])",
                       "%s may return only its tensor parameters, not '%s': a tensor made by pl.create_tensor at %s:%u, "
                       "which the caller never sees",
-                      who, v->u.name, t->p->src->file, (unsigned)b->created);
+                      who, v->u.name, cc_diag_file(t->d, b->created), (unsigned)cc_diag_line(t->d, b->created));
     return tc_err(t, CC_DIAG_TYPE, v->span, NULL, "%s may return only its tensor parameters, not '%s'", who,
                   v->kind == CC_X_VAR ? v->u.name : "this value");
 }

@@ -8,7 +8,8 @@
  *
  * A slice keeps its axis (an omitted lo is 0, an omitted hi the axis'
  * extent), a scalar index drops it, missing trailing indices mean `:`.
- * The extent hi-lo is built so that it folds: `k0:k0+KS` is KS.  src' is
+ * The extent hi-lo is built so that it folds: `k0:k0+KS` is KS,
+ * `k0+A:k0+B` is B-A, `k*C:(k+1)*C` is 1*C.  src' is
  * src re-viewed (pl.reshape) to the full window when axes were dropped.
  *
  * Invariants: the built calls are syntax trees in the arena, spanned at
@@ -80,21 +81,40 @@ static int ts_same(const cc_expr *a, const cc_expr *b)
     }
 }
 
+static cc_expr *ts_bin(tc *t, cc_op op, cc_expr *l, cc_expr *r, cc_span sp)
+{
+    cc_expr *e = l && r ? ts_new(t, CC_E_BINARY, sp) : NULL;
+    if (!e) return NULL;
+    e->u.bin.op = op, e->u.bin.left = l, e->u.bin.right = r;
+    e->depth = (l->depth > r->depth ? l->depth : r->depth) + 1;
+    return e;
+}
+
+static int ts_is(const cc_expr *e, cc_op op) { return e->kind == CC_E_BINARY && e->u.bin.op == op; }
+
 /* hi - lo (lo NULL: 0), folded where the spelling shows it: two literals,
- * hi = lo + e or e + lo -> e. */
+ * hi = lo + e or e + lo -> e; a term both share goes: (x + a):(x + b) ->
+ * b - a, (a * c):(b * c) -> (b - a) * c (so k*C:(k+1)*C is 1 * C). */
 static cc_expr *ts_extent(tc *t, const cc_expr *lo, cc_expr *hi)
 {
     if (!lo) return hi;
     if (lo->kind == CC_E_INT && hi->kind == CC_E_INT) return ts_int(t, hi->u.i - lo->u.i, hi->span);
-    if (hi->kind == CC_E_BINARY && hi->u.bin.op == CC_OP_ADD) {
+    if (ts_is(hi, CC_OP_ADD)) {
         if (ts_same(hi->u.bin.left, lo)) return hi->u.bin.right;
         if (ts_same(hi->u.bin.right, lo)) return hi->u.bin.left;
     }
-    cc_expr *e = ts_new(t, CC_E_BINARY, hi->span);
-    if (!e) return NULL;
-    e->u.bin.op = CC_OP_SUB, e->u.bin.left = hi, e->u.bin.right = (cc_expr *)lo;
-    e->depth = (hi->depth > lo->depth ? hi->depth : lo->depth) + 1;
-    return e;
+    if (hi->depth < CC_MAX_EXPR_DEPTH && lo->kind == CC_E_BINARY && ts_is(hi, lo->u.bin.op) &&
+        (lo->u.bin.op == CC_OP_ADD || lo->u.bin.op == CC_OP_MUL)) {
+        const cc_expr *l = lo->u.bin.left, *r = lo->u.bin.right;
+        cc_op op = lo->u.bin.op;
+        if (ts_same(l, hi->u.bin.left))
+            return op == CC_OP_ADD ? ts_extent(t, r, hi->u.bin.right)
+                                   : ts_bin(t, CC_OP_MUL, hi->u.bin.left, ts_extent(t, r, hi->u.bin.right), hi->span);
+        if (ts_same(r, hi->u.bin.right))
+            return op == CC_OP_ADD ? ts_extent(t, l, hi->u.bin.left)
+                                   : ts_bin(t, CC_OP_MUL, ts_extent(t, l, hi->u.bin.left), hi->u.bin.right, hi->span);
+    }
+    return ts_bin(t, CC_OP_SUB, hi, (cc_expr *)lo, hi->span);
 }
 
 /* One subscript's window over an operand of type ty. */

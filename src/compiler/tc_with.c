@@ -130,7 +130,8 @@ static int tc_marker(tc *t, const cc_stmt *s, tc_env *env, cc_ir_stmt *at)
         if (d->policy == p) return 1;
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL,
                       "pl.set_cache_policy() declares conflicting policies for '%s' (%s at line %u, %s at line %u)", name->u.name,
-                      cc_cache_policy_name(d->policy), d->span.line, cc_cache_policy_name((cc_cache_policy)p), s->span.line), 0;
+                      cc_cache_policy_name(d->policy), cc_diag_line(t->d, d->span.line), cc_cache_policy_name((cc_cache_policy)p),
+                      cc_diag_line(t->d, s->span.line)), 0;
     }
     cc_ir_cache_decl *d = base_arena_alloc(t->a, (at->u.at.ndecls + 1) * sizeof *d);
     if (!d) return tc_oom(t), 0;

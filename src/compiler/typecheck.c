@@ -11,7 +11,9 @@
  * every other function when it is first called, specialized to that call's
  * argument types.  A later call with other types is an error (v1 keeps one
  * specialization per function and compile).  A function reached while it
- * is being checked is a recursive call.  The SYNTAX stage stops after the
+ * is being checked is a recursive call.  A function is read in the module
+ * that defines it (tc_use_module: its constants, its pl name, its imports);
+ * the entry's module is module 0.  The SYNTAX stage stops after the
  * declarations and the choice of the function a program goes through
  * (cc_check_entry), before anything is specialized.
  */
@@ -66,20 +68,66 @@ void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct)
                   construct, tc_where(t));
 }
 
-/* ---- functions by name ------------------------------------------------------------------ */
+/* ---- modules and functions by name --------------------------------------------------------- */
 
-static tc_fn *tc_fn_named(tc *t, const char *name)
+uint32_t tc_use_module(tc *t, uint32_t k)
+{
+    uint32_t was = t->cur;
+    if (k < t->nmods) t->cur = k, t->m = t->mods[k].m, t->o = &t->mods[k].o, t->pl = t->mods[k].pl;
+    return was;
+}
+
+/* The function module k defines as name (a method or a def), or NULL. */
+static tc_fn *tc_fn_of(tc *t, uint32_t module, const char *name)
 {
     for (uint32_t k = 0; k < t->nfns; k++)
-        if (!strcmp(t->fns[k].name, name)) return &t->fns[k];
+        if (t->fns[k].module == module && !strcmp(t->fns[k].name, name)) return &t->fns[k];
     return NULL;
+}
+
+/* What name is in the current module: the kernel of another module an
+ * import binds it to, else the module's own function. */
+static tc_fn *tc_fn_named(tc *t, const char *name)
+{
+    for (size_t k = 0; k < t->nimports; k++) {
+        const pto_import *im = &t->imports[k];
+        if (im->in == t->cur && im->name && im->function && !strcmp(im->name, name)) return tc_fn_of(t, im->module, im->function);
+    }
+    return tc_fn_of(t, t->cur, name);
+}
+
+/* Is name the program's name of a function other than fn: one of the
+ * entry's module (reserved whether reached or not) or one already checked? */
+static int tc_name_taken(const tc *t, const tc_fn *fn, const char *name)
+{
+    for (uint32_t k = 0; k < t->nfns; k++) {
+        const tc_fn *g = &t->fns[k];
+        if (g != fn && ((g->module == 0 && !strcmp(g->name, name)) || (g->ir && !strcmp(g->ir->name, name)))) return 1;
+    }
+    return 0;
+}
+
+const char *tc_ir_name(tc *t, const tc_fn *fn)
+{
+    if (fn->module == 0 || !tc_name_taken(t, fn, fn->name)) return fn->name;
+    /* <name>_<stem> (the file's base name without .py, as an identifier), then <name>_<stem>_<module> */
+    const char *file = cc_diag_file(t->d, fn->def->span.line), *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "%s_", fn->name);
+    for (const char *c = base; *c && strcmp(c, ".py") && n + 1 < (int)sizeof buf; c++)
+        buf[n++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_');
+    buf[n < (int)sizeof buf ? n : (int)sizeof buf - 1] = 0;
+    if (tc_name_taken(t, fn, buf)) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "_%u", (unsigned)fn->module);
+    char *s = base_arena_strndup(t->a, buf, strlen(buf));
+    return s ? s : (tc_oom(t), fn->name);
 }
 
 tc_fn *tc_callee(tc *t, const cc_expr *fn)
 {
     if (t->cls) {
         if (fn->kind == CC_E_ATTR && fn->u.attr.value->kind == CC_E_NAME && !strcmp(fn->u.attr.value->u.name, "self"))
-            return tc_fn_named(t, fn->u.attr.name);
+            return tc_fn_of(t, 0, fn->u.attr.name); /* the class's methods are the entry module's */
         if (fn->kind != CC_E_NAME || tc_is_local(t, fn->u.name)) return NULL;
         tc_fn *sa = tc_fn_named(t, fn->u.name); /* a standalone @pl.function, by bare name (F-sa) */
         return sa && sa->standalone ? sa : NULL;
@@ -340,17 +388,31 @@ static tc_fn *tc_entry(tc *t, int quiet)
     return entry;
 }
 
-int cc_check_entry(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out)
+/* The type checker over modules mods (module 0 current); 0 when out of memory. */
+static int tc_init(tc *t, const cc_module *mods, uint32_t nmods, const pto_compile_options *opts, cc_ir_program *out)
 {
-    tc t = {.m = m, .o = opts, .p = out, .a = out->arena, .d = out->diags, .pl = m->pl_name ? m->pl_name : "pl"};
-    if (tc_gather(&t)) tc_entry(&t, 1);
+    *t = (tc){.p = out, .a = out->arena, .d = out->diags, .imports = opts->imports, .nimports = opts->imports ? opts->nimports : 0};
+    if (!(t->mods = base_arena_alloc(t->a, nmods * sizeof *t->mods))) return tc_oom(t), 0;
+    t->nmods = nmods;
+    for (uint32_t k = 0; k < nmods; k++) {
+        t->mods[k] = (tc_module){.m = &mods[k], .o = *opts, .pl = mods[k].pl_name ? mods[k].pl_name : "pl"};
+        if (k) t->mods[k].o.constants = opts->modules[k - 1].constants, t->mods[k].o.nconstants = opts->modules[k - 1].nconstants;
+    }
+    tc_use_module(t, 0);
+    return 1;
+}
+
+int cc_check_entry(const cc_module *mods, uint32_t nmods, const pto_compile_options *opts, cc_ir_program *out)
+{
+    tc t;
+    if (tc_init(&t, mods, nmods, opts, out) && tc_gather(&t)) tc_entry(&t, 1);
     return t.d->errors ? -1 : 0;
 }
 
-int cc_typecheck(const cc_module *m, const pto_compile_options *opts, cc_ir_program *out)
+int cc_typecheck(const cc_module *mods, uint32_t nmods, const pto_compile_options *opts, cc_ir_program *out)
 {
-    tc t = {.m = m, .o = opts, .p = out, .a = out->arena, .d = out->diags, .pl = m->pl_name ? m->pl_name : "pl"};
-    if (!tc_gather(&t)) return -1;
+    tc t;
+    if (!tc_init(&t, mods, nmods, opts, out) || !tc_gather(&t)) return -1;
     tc_fn *entry = tc_entry(&t, 0);
     if (!entry) return -1;
     if (entry->host) return tc_err(&t, CC_DIAG_UNSUPPORTED, entry->def->span, NULL, "@pl.jit.host is not supported in this version"), -1;

@@ -55,7 +55,7 @@ static void cc_vfy_v2_scope(cc_vfy *v, const cc_ir_stmt *s)
         return;
     }
     cc_diag_add(v->p->diags, CC_DIAG_PASS, s->span, NULL, "%s (after inlining '%s' at %s:%u)", text,
-                s->u.scope.inlined_from, v->p->src->file, (unsigned)s->u.scope.inlined_at.line);
+                s->u.scope.inlined_from, cc_diag_file(v->p->diags, s->u.scope.inlined_at.line), (unsigned)cc_diag_line(v->p->diags, s->u.scope.inlined_at.line));
 }
 
 static void cc_vfy_v2(cc_vfy *v, const cc_ir_block *b, unsigned manual)
@@ -136,7 +136,7 @@ static void cc_vfy_v4_escape(cc_vfy *v, const char *name, const cc_ir_expr *crea
     cc_diag_add(v->p->diags, CC_DIAG_PASS, at.var->span, NULL,
                 "[ScopedTensorEscapes] tensor '%s' is created inside a runtime scope (%s:%u) and used after that "
                 "scope ends; create it in an enclosing scope",
-                name, v->p->src->file, (unsigned)create->span.line);
+                name, cc_diag_file(v->p->diags, create->span.line), (unsigned)cc_diag_line(v->p->diags, create->span.line));
 }
 
 /* The create_tensor bindings of b that belong to the scope at fr (not to a scope nested in it). */

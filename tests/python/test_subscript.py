@@ -212,3 +212,29 @@ def test_orchestration_subscripts_are_views_copies_and_element_reads(load):
     text = mod.f.lower(a, out)
     assert "out = pl.assemble(out, pl.slice(a, [32, 16], [32, 0]), [0, 0])" in text and "v = pl.read(a, [1, 2])" in text, text
     assert pl.parse_program(text).lower(a, out) == text
+
+
+SHARED_TERMS = """
+    H = 8
+    W = 16
+
+    @pl.jit
+    def halves_swapped(a: pl.Tensor[[4, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+        for k in pl.range(4):
+            c = k * W
+            with pl.at(level=pl.Level.CORE_GROUP):
+                lo = a[:, c:c + H]
+                hi = a[:, c + H:c + W]
+                out[:, k * W:k * W + H] = hi
+                out[:, (k * W + H):(k + 1) * W] = lo
+        return out
+"""
+
+
+def test_a_window_extent_drops_the_terms_its_bounds_share(load):
+    """c+H:c+W is W-H wide and k*W:(k+1)*W is 1*W wide: constants, whatever c and k are."""
+    mod, _ = load(SHARED_TERMS)
+    a, out = torch.randn(4, 64), torch.zeros(4, 64)
+    mod.halves_swapped(a, out)
+    want = a.reshape(4, 4, 2, 8).flip(2).reshape(4, 64)
+    torch.testing.assert_close(out, want)
