@@ -8,7 +8,8 @@
  * file's text by the shim), or, in any text, a name used as an annotation
  * dimension and defined nowhere (pl.parse of a printed program: P4-10).  Its
  * symbol is the index of that call's constant (of the undefined name, after
- * the module's constants), so one object is one symbol in every annotation
+ * the module's constants) from its module's base (tc_dyn_symbol: modules of
+ * other files number theirs apart), so one object is one symbol in every annotation
  * and function, and two pl.dynamic calls are two symbols even with one name.
  * A dynamic dimension is the shape entry CC_DIM_DYN(symbol) with its name
  * in type.dyn; tile shapes never hold one.  An entry binds each symbol to the
@@ -65,6 +66,11 @@ static void *tc_inline_dynvar(tc *t, const cc_expr *call)
                   "an inline pl.dynamic(...) is not supported in this version");
 }
 
+/* The symbol of the DynVar of constant k of the current module (after its constants: an
+ * undefined dimension name): each module numbers its own, from its own base. */
+#define TC_DYN_PER_MODULE ((int64_t)1 << 12)
+static int64_t tc_dyn_symbol(const tc *t, uint32_t k) { return CC_DIM_DYN(t->cur * TC_DYN_PER_MODULE + k); }
+
 /* The name of the DynVar of constant at, *name, made distinct from those of earlier DynVars
  * with the same name (the second "R" is "R_2"), so that printed annotations keep two symbols
  * apart; 0 when out of memory. */
@@ -100,18 +106,18 @@ int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name)
         }
         if (!tc_is_dynamic_call(t, v)) return 0;
         if (!(*name = tc_dynvar_name(t, v))) return -1;
-        *dim = CC_DIM_DYN(at);
+        *dim = tc_dyn_symbol(t, at);
         return tc_distinct_name(t, at, name);
     }
     /* a dimension name defined nowhere (a printed program's DynVar without its line, P4-10) */
     for (size_t k = 0; k < t->o->nconstants; k++)
         if (t->o->constants[k].name && !strcmp(t->o->constants[k].name, look)) return 0;
     for (uint32_t k = 0; k < t->nimplicit_dyn; k++)
-        if (!strcmp(t->implicit_dyn[k], look)) return *name = t->implicit_dyn[k], *dim = CC_DIM_DYN(t->m->nconstants + k), 1;
+        if (!strcmp(t->implicit_dyn[k], look)) return *name = t->implicit_dyn[k], *dim = tc_dyn_symbol(t, t->m->nconstants + k), 1;
     if (t->nimplicit_dyn == TC_MAX_IMPLICIT_DYN)
         return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "more than %d undefined dimension names", TC_MAX_IMPLICIT_DYN), -1;
     t->implicit_dyn[t->nimplicit_dyn] = look;
-    *name = look, *dim = CC_DIM_DYN(t->m->nconstants + t->nimplicit_dyn++);
+    *name = look, *dim = tc_dyn_symbol(t, t->m->nconstants + t->nimplicit_dyn++);
     return 1;
 }
 
@@ -209,7 +215,7 @@ int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int6
     const tc_bind *b = x->kind == CC_X_VAR ? tc_lookup(&t->c.env, x->u.name) : NULL;
     if (b && b->extent) return *dim = b->extent, *name = b->name, 1; /* the same value: the same dimension */
     char buf[64];
-    const char *text = cc_source_span_text(t->d->src, x->span, buf, sizeof buf);
+    const char *text = cc_source_span_text(cc_diag_source(t->d, x->span.line), x->span, buf, sizeof buf);
     if (!tc_identifier(text, (uint32_t)strlen(text))) snprintf(buf, sizeof buf, "dim_%u", t->nruntime_dims), text = buf;
     if (!(*name = base_arena_strndup(t->a, text, strlen(text)))) return !tc_oom(t);
     *dim = CC_DIM_DYN(CC_DIM_RUNTIME0 + t->nruntime_dims++);
@@ -339,7 +345,7 @@ cc_ir_expr *tc_dynvar_value(tc *t, const cc_expr *call)
     const char *name = tc_dynvar_name(t, call);
     if (!name) return NULL;
     if (at < 0) return tc_inline_dynvar(t, call);
-    int64_t sym = CC_DIM_DYN(at);
+    int64_t sym = tc_dyn_symbol(t, at);
     tc_dyn_binding *b = tc_dyn_find(&t->c.dyn, sym);
     if (b && !CC_DIM_IS_DYN(b->value)) return cc_ir_int(t->a, b->value, call->span); /* a callee bound to a constant */
     cc_ir_expr *e = tc_param_extent(t, b ? b->value : sym, call->span);

@@ -138,3 +138,12 @@ def test_a_kernel_defined_in_a_function_of_another_file_is_named(load):
     with pytest.raises(TypeError, match="'inner' is defined inside a function or a class in .*; a kernel another module "
                                         "uses must be defined at the top level of its file"):
         user.entry(_rand(9), torch.zeros(8, 16))
+
+
+def test_dynvars_of_two_modules_are_distinct_symbols():
+    from xmod_fixtures import dyn_entries
+    for rows, heads in ((8, 24), (32, 8)):
+        x, y, out = torch.randn(rows, 16), torch.randn(heads, 16), torch.zeros(rows, 16)
+        dyn_entries.two_files(x, y, out)
+        torch.testing.assert_close(out[:8], x[:8] + y[heads - 8:] + rows)
+    assert dyn_entries.two_files.cache_info()[1] == 1
