@@ -72,6 +72,9 @@ typedef struct pto_module {
     size_t source_len;
     const pto_constant *constants;
     size_t nconstants;
+    int entry_line;              /* a line of a definition nested in a function or a class body of the file
+                                  * (a kernel a factory made): its functions are that one and the definitions
+                                  * beside it, as pto_compile_options.entry_line's; 0: the file's top level */
 } pto_module;
 
 /* A name of module `in` bound to a kernel of another module: `name`

@@ -15,7 +15,7 @@
  *       entry).  A diagnostic is (class, message, hint, file,
  *       line, column, end_line, end_column, is_warning, formatted).
  *   signature, keep_stages, print_*, emit_torch: pto_compile_options's.
- *   modules: [(filename, text, constants)] the other modules (numbered
+ *   modules: [(filename, text, constants[, entry_line])] the other modules (numbered
  *       from 1); imports: [(in, name, module, function)] (pto_import).
  *   text(program) -> the program's printed text after the last stage run.
  *   signature(program) -> ([(name, dtype name, shape, direction)], nresults):
@@ -232,7 +232,11 @@ static int py_read_modules(PyObject *modules, PyObject *imports, py_modules *out
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *item = PyList_GET_ITEM(modules, k), *text, *cs;
         const char *file;
-        if (!PyArg_ParseTuple(item, "sUO!;a module must be (filename, text, constants)", &file, &text, &PyList_Type, &cs)) return -1;
+        int entry_line = 0;
+        if (!PyArg_ParseTuple(item, "sUO!|i;a module must be (filename, text, constants[, entry_line])", &file, &text, &PyList_Type, &cs,
+                              &entry_line))
+            return -1;
+        out->mods[k].entry_line = entry_line;
         Py_ssize_t len, nc = PyList_GET_SIZE(cs);
         if (!(out->mods[k].source = PyUnicode_AsUTF8AndSize(text, &len))) return -1;
         if (!(out->consts[k] = PyMem_Calloc((size_t)nc + 1, sizeof **out->consts))) return PyErr_NoMemory(), -1;

@@ -146,8 +146,11 @@ def function(fn=None, /, **kwargs):
     from the source."""
     frame = sys._getframe(1)
     module_level = frame.f_locals is frame.f_globals
+    in_function = not module_level and bool(frame.f_code.co_flags & inspect.CO_OPTIMIZED)  # a factory's body, not a class's
 
     def mark(f):
         f._pl_function = dict(kwargs)
-        return StandaloneFunction(f) if module_level and inspect.isfunction(f) else f
+        if not inspect.isfunction(f) or not (module_level or in_function):
+            return f  # a @pl.program method
+        return StandaloneFunction(f, _defining_scope(frame) if in_function else None)
     return mark(fn) if fn is not None else mark

@@ -64,7 +64,7 @@ def _compile(src, entry, function, mods, specs, stop_after=None, signature=0):
     from the signature, 2: ir.compile).  Every full compile keeps its stage texts
     (CompiledProgram's passes/)."""
     text = _with_spelled(src.text, mods.spelled[0])
-    others = [(s.filename, _with_spelled(s.text, sp), c) for s, sp, c in zip(mods.srcs[1:], mods.spelled[1:], mods.sent[1:])]
+    others = [(s.filename, _with_spelled(s.text, sp), c, s.entry_line) for s, sp, c in zip(mods.srcs[1:], mods.spelled[1:], mods.sent[1:])]
     handle, diags = _C.compile(text, src.filename, src.first_line, src.first_column, entry, function, mods.sent[0], specs,
                                stop_after, entry_line=src.entry_line, signature=signature, keep_stages=stop_after is None,
                                modules=others, imports=mods.imports)
@@ -176,25 +176,41 @@ class _Source:
         self.hash = hashlib.sha1(self.text.encode()).hexdigest()
 
 
+def _enclosing(obj):
+    """The qualified name of the function or class body obj's definition stands in ("" at module level)."""
+    q = getattr(obj, "__qualname__", None) or ""
+    return q.rsplit(".", 1)[0] if "." in q else ""
+
+
 class _Modules:
-    """The files of one compile: srcs[0] the kernel's, then each other file
-    whose kernels its code reaches (by file name, in the order reached);
+    """The modules of one compile: srcs[0] the kernel's, then, in the order
+    reached, each other file whose kernels its code reaches, and each body
+    of a function a reached kernel is nested in (a kernel a factory made,
+    one module per kernel object: the file again, read at that definition,
+    with that object's closure values), unless that is the body this
+    kernel's own definition stands in;
     per module the constants to send and the values to spell; imports:
     (module, name, other module, def name) for a name of one module bound
     to a kernel of another."""
 
-    def __init__(self, src):
-        self.srcs, self.sent, self.spelled, self.imports, self._index = [src], [[]], [[]], [], {src.filename: 0}
+    def __init__(self, kernel):
+        src = kernel._src
+        self.srcs, self.sent, self.spelled, self.imports = [src], [[]], [[]], []
+        self._entry = (src.filename, _enclosing(kernel) if src.entry_line else "")
+        self._index = {self._entry: 0}
 
     def module_of(self, kernel):
-        """The module of kernel's file (added when new)."""
+        """The module of kernel's definition (added when new): its file's top
+        level, or the body it is nested in."""
         src = kernel._src
-        k = self._index.get(src.filename)
+        place = (src.filename, _enclosing(kernel) if src.entry_line else "")
+        if place != self._entry and place[1]:
+            place += (id(kernel),)  # a factory's kernel: each object its own closure values, its own module
+        k = self._index.get(place)
+        if k is None and not place[1] and place[0] == self.srcs[0].filename:
+            k = 0  # the entry's file's top level: module 0 reads it whatever its entry line
         if k is None:
-            if src.entry_line:
-                raise TypeError("%s is defined inside a function or a class in %s; a kernel another module uses must "
-                                "be defined at the top level of its file" % (_kernel_who(kernel), src.filename))
-            k = self._index[src.filename] = len(self.srcs)
+            k = self._index[place] = len(self.srcs)
             self.srcs.append(src)
             self.sent.append([])
             self.spelled.append([])
@@ -251,7 +267,7 @@ class KernelBase:
         names, kernels) are read from it by the compiler; those of a
         defining scope or a closure that are no scalar are spelled (kernels
         contribute their own key, which holds their file's hash)."""
-        mods, key, seen = _Modules(self._src), [], set()
+        mods, key, seen = _Modules(self), [], set()
         pending = [(fn, self._scope, 0) for fn in self._functions()]
         while pending:
             fn, scope, m = pending.pop()

@@ -114,13 +114,16 @@ static int pto_source(pto_program *p, const pto_compile_options *o)
     return rc;
 }
 
-/* Lexes and parses every module (the entry's at opts->entry_line); 0, or -1 when a module fails. */
+/* Lexes and parses every module (each at its entry line, in the compile's line space); 0, or -1
+ * when a module fails. */
 static int pto_parse(pto_program *p, const pto_compile_options *o)
 {
-    for (uint32_t k = 0; k < p->nmods; k++)
-        if (cc_lex(&p->srcs[k], &p->diags, &p->toks[k]) != 0 ||
-            cc_parse_at(&p->srcs[k], &p->toks[k], k ? 0 : o->entry_line, &p->arena, &p->diags, &p->mods[k]) != 0)
+    for (uint32_t k = 0; k < p->nmods; k++) {
+        int at = k ? o->modules[k - 1].entry_line : o->entry_line;
+        if (k && at > 0) at += (int)p->srcs[k].line_base;
+        if (cc_lex(&p->srcs[k], &p->diags, &p->toks[k]) != 0 || cc_parse_at(&p->srcs[k], &p->toks[k], at, &p->arena, &p->diags, &p->mods[k]) != 0)
             return -1;
+    }
     return 0;
 }
 

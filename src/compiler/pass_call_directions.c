@@ -73,7 +73,10 @@ typedef struct kernel {
     def *defs;               /* visible single definitions, innermost last */
     uint32_t ndefs;
     uint64_t defs_cap;
-    const cc_ir_expr *alias_access; /* the first load or store through a tensor local */
+    const cc_ir_expr *alias_access; /* the first load or store through a tensor local that is no parameter's */
+    const char **alias_names;       /* tensor locals that are a parameter's tensor (aliases()) ... */
+    int32_t *alias_params;          /* ... that parameter (-1: none, or not one parameter on every path) */
+    uint32_t naliases;
     int oom;
 } kernel;
 
@@ -370,12 +373,88 @@ static const cc_ir_expr *load_reads(kernel *k, const cc_ir_expr *e)
     return r;
 }
 
+/* ---- tensor locals that are a parameter's tensor ----------------------------------------------- */
+
+#define ALIAS_UNSEEN (-2)
+
+/* The parameter whose tensor v is: a parameter, an alias of one, or a pl.store into one (its
+ * result is its target); -1: none; ALIAS_UNSEEN: an alias not settled yet. */
+static int32_t tensor_param(const kernel *k, const cc_ir_expr *v)
+{
+    cc_dir dir;
+    if (v->kind == CC_X_OP && v->u.op.op == CC_IR_STORE) v = cc_ir_tensor_access(v, &dir);
+    if (!v || v->kind != CC_X_VAR) return -1;
+    int pi = cc_ir_func_param(k->f, v->u.name);
+    if (pi >= 0) return pi;
+    for (uint32_t a = 0; a < k->naliases; a++)
+        if (!strcmp(k->alias_names[a], v->u.name)) return k->alias_params[a];
+    return -1;
+}
+
+typedef struct alias_round {
+    kernel *k;
+    int changed;
+} alias_round;
+
+/* One assignment's tensor targets, each settled against its value (tuple items pair up). */
+static int alias_stmt(cc_ir_stmt *s, void *ctx)
+{
+    alias_round *r = ctx;
+    kernel *k = r->k;
+    if (s->kind != CC_I_ASSIGN) return 0;
+    const cc_ir_expr *v = s->u.assign.value;
+    for (uint32_t t = 0; t < s->u.assign.ntargets; t++) {
+        if (s->u.assign.targets[t].type.kind != CC_T_TENSOR) continue;
+        const cc_ir_expr *x = s->u.assign.ntargets == 1 ? v : v->kind == CC_X_LIST && t < v->u.list.n ? v->u.list.items[t] : NULL;
+        int32_t c = x ? tensor_param(k, x) : -1;
+        for (uint32_t a = 0; a < k->naliases; a++) {
+            if (strcmp(k->alias_names[a], s->u.assign.targets[t].name)) continue;
+            int32_t *cur = &k->alias_params[a], now = *cur == ALIAS_UNSEEN ? c : c == ALIAS_UNSEEN || c == *cur ? *cur : -1;
+            if (now != *cur) *cur = now, r->changed = 1;
+        }
+    }
+    return 0;
+}
+
+/* The tensor names assigned in the body, each ALIAS_UNSEEN. */
+static int alias_names(cc_ir_stmt *s, void *ctx)
+{
+    kernel *k = ctx;
+    for (uint32_t t = 0; s->kind == CC_I_ASSIGN && t < s->u.assign.ntargets && !k->oom; t++) {
+        const cc_ir_target *g = &s->u.assign.targets[t];
+        uint32_t a = 0;
+        while (a < k->naliases && strcmp(k->alias_names[a], g->name)) a++;
+        if (g->type.kind != CC_T_TENSOR || a < k->naliases || cc_ir_func_param(k->f, g->name) >= 0) continue;
+        const char **n = realloc(k->alias_names, (k->naliases + 1) * sizeof *n);
+        int32_t *pm = n ? realloc(k->alias_params, (k->naliases + 1) * sizeof *pm) : NULL;
+        if (n) k->alias_names = n;
+        if (!pm) return k->oom = 1;
+        k->alias_params = pm, n[k->naliases] = g->name, pm[k->naliases++] = ALIAS_UNSEEN;
+    }
+    return 0;
+}
+
+/* Which tensor locals are one parameter's tensor on every path (`o = pl.store(t, off, out)`,
+ * a loop carrying a parameter's tensor: init, yield and out), so their accesses are that
+ * parameter's: the greatest solution, settled by rounds. */
+static void aliases(kernel *k)
+{
+    cc_ir_block_each_stmt(&k->f->body, alias_names, k);
+    alias_round r = {k, 1};
+    for (uint32_t round = 0; r.changed && round <= k->naliases && !k->oom; round++) {
+        r.changed = 0;
+        cc_ir_block_each_stmt(&k->f->body, alias_stmt, &r);
+    }
+    for (uint32_t a = 0; a < k->naliases; a++)
+        if (k->alias_params[a] == ALIAS_UNSEEN) k->alias_params[a] = -1;
+}
+
 /* An access of a tensor parameter (a load, store, element read or write): its use and its window. */
 static void visit_op(kernel *k, const cc_ir_expr *e)
 {
     cc_dir dir;
     const cc_ir_expr *t = cc_ir_tensor_access(e, &dir);
-    int pi = t && t->kind == CC_X_VAR ? cc_ir_func_param(k->f, t->u.name) : -1;
+    int pi = t && t->kind == CC_X_VAR ? tensor_param(k, t) : -1;
     if (pi < 0 && t && !k->alias_access) k->alias_access = e;
     if (pi < 0 || k->f->params[pi].type.kind != CC_T_TENSOR) return;
     acc *a = &k->accs[pi];
@@ -501,6 +580,7 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     int rc = 0;
     if (f->nparams && !(k.accs = calloc(f->nparams, sizeof *k.accs))) k.oom = 1;
     if (!k.oom) cc_ir_block_each_stmt(&f->body, count_stmt, &k);
+    if (!k.oom) aliases(&k);
     loop blocks = {BLOCK_IDX, num(&k, 0), bin(&k, CC_OP_SUB, block_var(&k, BLOCK_NUM), num(&k, 1)), 1};
     if (!k.oom) push(&k, (void **)&k.loops, &k.nloops, &k.loops_cap, sizeof blocks, &blocks);
     if (!k.oom) walk(&k, &f->body);
@@ -514,7 +594,7 @@ static int derive_kernel(cc_ir_program *p, cc_ir_func *f)
     }
     for (uint32_t i = 0; i < f->nparams && !rc; i++)
         if (f->params[i].type.kind == CC_T_TENSOR) rc = settle_param(&k, i);
-    free(k.accs), free(k.counts), free(k.loops), free(k.defs);
+    free(k.accs), free(k.counts), free(k.loops), free(k.defs), free(k.alias_names), free(k.alias_params);
     return rc;
 }
 
