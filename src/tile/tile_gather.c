@@ -50,21 +50,27 @@ static int gs_check(const char *op, const tile *t, int64_t rows, int64_t cols, i
     return gs_check_in(op, t, rows, cols, n, 1, msg, cap);
 }
 
-int tile_gather(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap)
+/* dst[i, j] = the source element idx[i, j] names, counted from row i's start times row_stride
+ * (0: the whole tile's flat index, pl.gather; src's row length: along the row, pl.tensor.gather)
+ * and below bound; zeros outside idx's valid region. */
+static int gs_gather(tile *dst, const tile *src, const tile *idx, const char *op, int64_t bound, int64_t row_stride, char *msg, size_t cap)
 {
-    int64_t rows = idx->valid[0], cols = idx->valid[1], n = tile_count(src);
-    if (gs_check("pl.gather", idx, rows, cols, n, msg, cap)) return -1;
+    int64_t rows = idx->valid[0], cols = idx->valid[1];
+    if (gs_check(op, idx, rows, cols, bound, msg, cap)) return -1;
     size_t es = tile_dtype_size((tile_dtype)src->dtype);
     const char *s = src->data;
     char *d = dst->data;
     memset(d, 0, (size_t)tile_bytes(dst));
     for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) {
-            int64_t k = i * dst->shape[1] + j;
-            memcpy(d + (size_t)k * es, s + (size_t)gs_index(idx, i * idx->shape[1] + j) * es, es);
-        }
+        for (int64_t j = 0; j < cols; j++)
+            memcpy(d + (size_t)(i * dst->shape[1] + j) * es, s + (size_t)(i * row_stride + gs_index(idx, i * idx->shape[1] + j)) * es, es);
     dst->valid[0] = rows, dst->valid[1] = cols;
     return 0;
+}
+
+int tile_gather(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap)
+{
+    return gs_gather(dst, src, idx, "pl.gather", tile_count(src), 0, msg, cap);
 }
 
 int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap)
@@ -92,17 +98,7 @@ int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx
 
 int tile_gather_dim(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap)
 {
-    int64_t rows = idx->valid[0], cols = idx->valid[1], sc = src->shape[1];
-    if (gs_check("pl.tensor.gather", idx, rows, cols, sc, msg, cap)) return -1;
-    size_t es = tile_dtype_size((tile_dtype)src->dtype);
-    const char *s = src->data;
-    char *d = dst->data;
-    memset(d, 0, (size_t)tile_bytes(dst));
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            memcpy(d + (size_t)(i * dst->shape[1] + j) * es, s + (size_t)(i * sc + gs_index(idx, i * idx->shape[1] + j)) * es, es);
-    dst->valid[0] = rows, dst->valid[1] = cols;
-    return 0;
+    return gs_gather(dst, src, idx, "pl.tensor.gather", src->shape[1], src->shape[1], msg, cap);
 }
 
 int tile_scatter_dim(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap)
