@@ -2,7 +2,8 @@
 "Decorators and function kinds"), at module level or in a function body (a
 kernel factory's): the compiler pulls one into the program of a @pl.program
 method or a @pl.jit body that calls it by bare name (or by the name a
-factory's result is bound to); Python never calls it.  What it shares with the other kernel objects is _kernel.py's."""
+factory's result is bound to); Python never calls it.  What it shares with
+the other kernel objects is _kernel.py's."""
 from ._kernel import KernelBase, _Source
 
 

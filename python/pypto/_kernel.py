@@ -176,10 +176,11 @@ class _Source:
         self.hash = hashlib.sha1(self.text.encode()).hexdigest()
 
 
-def _enclosing(obj):
-    """The qualified name of the function or class body obj's definition stands in ("" at module level)."""
-    q = getattr(obj, "__qualname__", None) or ""
-    return q.rsplit(".", 1)[0] if "." in q else ""
+def _place(kernel):
+    """(file, the qualified name of the function or class body kernel's definition stands in,
+    "" at its file's top level)."""
+    q = (getattr(kernel, "__qualname__", None) or "") if kernel._src.entry_line else ""
+    return (kernel._src.filename, q.rsplit(".", 1)[0] if "." in q else "")
 
 
 class _Modules:
@@ -194,16 +195,14 @@ class _Modules:
     to a kernel of another."""
 
     def __init__(self, kernel):
-        src = kernel._src
-        self.srcs, self.sent, self.spelled, self.imports = [src], [[]], [[]], []
-        self._entry = (src.filename, _enclosing(kernel) if src.entry_line else "")
+        self.srcs, self.sent, self.spelled, self.imports = [kernel._src], [[]], [[]], []
+        self._entry = _place(kernel)
         self._index = {self._entry: 0}
 
     def module_of(self, kernel):
         """The module of kernel's definition (added when new): its file's top
         level, or the body it is nested in."""
-        src = kernel._src
-        place = (src.filename, _enclosing(kernel) if src.entry_line else "")
+        place = _place(kernel)
         if place != self._entry and place[1]:
             place += (id(kernel),)  # a factory's kernel: each object its own closure values, its own module
         k = self._index.get(place)
@@ -211,14 +210,10 @@ class _Modules:
             k = 0  # the entry's file's top level: module 0 reads it whatever its entry line
         if k is None:
             k = self._index[place] = len(self.srcs)
-            self.srcs.append(src)
+            self.srcs.append(kernel._src)
             self.sent.append([])
             self.spelled.append([])
         return k
-
-
-def _kernel_who(kernel):
-    return getattr(kernel, "_who", None) or "kernel '%s'" % kernel.__name__
 
 
 # ---- kernel objects ---------------------------------------------------------------------------

@@ -175,12 +175,16 @@ int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *pa
     return 1;
 }
 
+/* Does argument dimension a stand for constant parameter dimension p: equal, or (run_time_ok)
+ * a run-time extent, checked when the task is submitted? */
+static int tc_static_dim_fits(int64_t p, int64_t a, int run_time_ok) { return p == a || (run_time_ok && CC_DIM_IS_RUNTIME(a)); }
+
 int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg, int run_time_ok)
 {
     if (ann->kind != arg->kind || ann->dtype != arg->dtype || ann->rank != arg->rank) return 0;
     for (uint32_t d = 0; d < ann->rank; d++) {
         if (!CC_DIM_IS_DYN(ann->shape[d])) {
-            if (ann->shape[d] != arg->shape[d] && !(run_time_ok && CC_DIM_IS_RUNTIME(arg->shape[d]))) return 0;
+            if (!tc_static_dim_fits(ann->shape[d], arg->shape[d], run_time_ok)) return 0;
             continue;
         }
         tc_dyn_binding *have = tc_dyn_find(b, ann->shape[d]);
@@ -206,7 +210,7 @@ void tc_dyn_substitute(const tc_dyn_bindings *b, cc_type *ty)
 int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int64_t *dim, const char **name)
 {
     *name = NULL;
-    if (x->type.kind != CC_T_SCALAR || cc_dtype_is_float(x->type.dtype) || x->type.dtype == CC_DT_TASK_ID || x->type.dtype == CC_DT_BOOL)
+    if (x->type.dtype == CC_DT_BOOL) /* the callers' lists hold integer scalars; a bool is one there */
         return !tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s shape element %u must be an integer", what, d);
     if (cc_ir_const_int(x, dim)) {
         if (*dim <= 0) return !tc_err(t, CC_DIAG_INVALID_OP, x->span, NULL, "pl.%s: shape entry %u must be positive, got %lld", what, d, (long long)*dim);
@@ -226,7 +230,7 @@ int tc_fits_at_run_time(const cc_type *param, const cc_type *arg)
 {
     if (param->kind != CC_T_TENSOR || arg->kind != CC_T_TENSOR || param->dtype != arg->dtype || param->rank != arg->rank) return 0;
     for (uint32_t d = 0; d < param->rank; d++)
-        if (param->shape[d] != arg->shape[d] && (CC_DIM_IS_DYN(param->shape[d]) || !CC_DIM_IS_RUNTIME(arg->shape[d]))) return 0;
+        if (CC_DIM_IS_DYN(param->shape[d]) ? param->shape[d] != arg->shape[d] : !tc_static_dim_fits(param->shape[d], arg->shape[d], 1)) return 0;
     return 1;
 }
 

@@ -194,10 +194,8 @@ static int ex_dummy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 static int ex_extent_check(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const cc_lo_proc *k, uint32_t i)
 {
     const ex_tensor *x = &f->tensors[in->u.submit.views[i].tensor];
-    const cc_lo_slot *s = NULL;
-    for (uint32_t p = 0, n = 0; p < k->nparams && !s; p++)
-        if (k->params[p].kind == CC_LO_TENSOR && n++ == i) s = &k->tensors[k->params[p].index];
-    int same = s && s->type.rank == x->rank;
+    const cc_lo_slot *s = &k->tensors[i]; /* a kernel's tensor parameters are t0, t1, ... (program.h) */
+    int same = s->type.rank == x->rank;
     for (uint32_t d = 0; same && d < x->rank; d++) same = CC_DIM_IS_DYN(s->type.shape[d]) || s->type.shape[d] == x->shape[d];
     if (same) return 0;
     char want[96], got[96], msg[320];
@@ -206,7 +204,7 @@ static int ex_extent_check(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, c
     memcpy(shape.shape, x->shape, sizeof shape.shape);
     cc_shape_format(&shape, got, sizeof got);
     snprintf(msg, sizeof msg, "'%s' parameter '%s' expects shape %s, got a tensor of shape %s (a run-time extent)", k->name,
-             s && s->name ? s->name : "?", want, got);
+             s->name ? s->name : "?", want, got);
     return ex_fail(vm, in, msg);
 }
 

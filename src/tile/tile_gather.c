@@ -73,17 +73,21 @@ int tile_gather(tile *dst, const tile *src, const tile *idx, char *msg, size_t c
     return gs_gather(dst, src, idx, "pl.gather", tile_count(src), 0, msg, cap);
 }
 
-int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap)
+/* A copy of target with each element of src's and idx's common valid region written at the
+ * position idx names, counted as gs_gather's (row_stride), below bound; the valid region grows
+ * to cover every element written. */
+static int gs_scatter(tile *dst, const tile *target, const tile *src, const tile *idx, const char *op, int64_t bound, int64_t row_stride,
+                      char *msg, size_t cap)
 {
-    int64_t v[2], n = tile_count(target), tc = target->shape[1];
+    int64_t v[2], tc = target->shape[1];
     tile_region_meet(v, src->valid, idx->valid, 2);
-    if (gs_check("pl.scatter", idx, v[0], v[1], n, msg, cap)) return -1;
+    if (gs_check(op, idx, v[0], v[1], bound, msg, cap)) return -1;
     int64_t rows = target->valid[0], cols = target->valid[1];
     for (int64_t i = 0; i < v[0]; i++)
         for (int64_t j = 0; j < v[1]; j++) {
-            int64_t k = gs_index(idx, i * idx->shape[1] + j);
-            if (k / tc + 1 > rows) rows = k / tc + 1;
-            if (k % tc + 1 > cols) cols = k % tc + 1;
+            int64_t p = i * row_stride + gs_index(idx, i * idx->shape[1] + j);
+            if (p / tc + 1 > rows) rows = p / tc + 1;
+            if (p % tc + 1 > cols) cols = p % tc + 1;
         }
     size_t es = tile_dtype_size((tile_dtype)src->dtype);
     const char *s = src->data;
@@ -91,9 +95,14 @@ int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx
     memcpy(d, target->data, (size_t)tile_bytes(dst));
     for (int64_t i = 0; i < v[0]; i++)
         for (int64_t j = 0; j < v[1]; j++)
-            memcpy(d + (size_t)gs_index(idx, i * idx->shape[1] + j) * es, s + (size_t)(i * src->shape[1] + j) * es, es);
+            memcpy(d + (size_t)(i * row_stride + gs_index(idx, i * idx->shape[1] + j)) * es, s + (size_t)(i * src->shape[1] + j) * es, es);
     dst->valid[0] = rows, dst->valid[1] = cols;
     return 0;
+}
+
+int tile_scatter(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap)
+{
+    return gs_scatter(dst, target, src, idx, "pl.scatter", tile_count(target), 0, msg, cap);
 }
 
 int tile_gather_dim(tile *dst, const tile *src, const tile *idx, char *msg, size_t cap)
@@ -103,25 +112,7 @@ int tile_gather_dim(tile *dst, const tile *src, const tile *idx, char *msg, size
 
 int tile_scatter_dim(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap)
 {
-    int64_t v[2], tc = target->shape[1];
-    tile_region_meet(v, src->valid, idx->valid, 2);
-    if (gs_check("pl.tensor.scatter", idx, v[0], v[1], tc, msg, cap)) return -1;
-    int64_t rows = target->valid[0], cols = target->valid[1];
-    for (int64_t i = 0; i < v[0]; i++)
-        for (int64_t j = 0; j < v[1]; j++) {
-            int64_t k = gs_index(idx, i * idx->shape[1] + j);
-            if (i + 1 > rows) rows = i + 1;
-            if (k + 1 > cols) cols = k + 1;
-        }
-    size_t es = tile_dtype_size((tile_dtype)src->dtype);
-    const char *s = src->data;
-    char *d = dst->data;
-    memcpy(d, target->data, (size_t)tile_bytes(dst));
-    for (int64_t i = 0; i < v[0]; i++)
-        for (int64_t j = 0; j < v[1]; j++)
-            memcpy(d + (size_t)(i * tc + gs_index(idx, i * idx->shape[1] + j)) * es, s + (size_t)(i * src->shape[1] + j) * es, es);
-    dst->valid[0] = rows, dst->valid[1] = cols;
-    return 0;
+    return gs_scatter(dst, target, src, idx, "pl.tensor.scatter", target->shape[1], target->shape[1], msg, cap);
 }
 
 int tile_scatter_update(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap)

@@ -157,6 +157,12 @@ def test_runtime_extent_must_be_an_integer():
     assert e.value.message == "shapes entries must be integer scalars"
 
 
+def test_runtime_extent_bool_is_not_an_integer():
+    with pytest.raises(ParserTypeError) as e:
+        _compile("        b = pl.create_tensor([4, True], dtype=pl.FP32)\n")
+    assert e.value.message == "pl.create_tensor shape element 1 must be an integer"
+
+
 def test_runtime_extent_constant_still_positive():
     with pytest.raises(InvalidOperationError) as e:
         _compile("        b = pl.create_tensor([4, 0], dtype=pl.FP32)\n")
