@@ -225,6 +225,7 @@ typedef struct cc_ir_param {
     cc_span span;
     cc_ir_box box;     /* tensors, after stage 3: footprint in terms of the function's scalar params */
     uint8_t implicit;  /* an InCore function's returned tensor-level value (T-x): every caller allocates it */
+    cc_valid_shape valid; /* pl.TensorView(valid_shape=) of the annotation */
 } cc_ir_param;
 
 struct cc_ir_func {

@@ -89,11 +89,14 @@ static int32_t lo_view_of(lo_b *b, const cc_ir_expr *e, int32_t src)
     int64_t shape[CC_MAX_RANK];
     lo_index_list(b, arg[2], off, rank);
     lo_extents(b, arg[1], rank, shape, ext);
+    int32_t valid[CC_MAX_RANK]; /* valid_shape='s registers, -1: none */
+    for (uint32_t d = 0; d < CC_MAX_RANK; d++) valid[d] = arg[3] && d < rank ? lo_scalar(b, arg[3]->u.list.items[d], CC_DT_INDEX) : -1;
     int32_t t = lo_new(b, CC_LO_TENSOR, NULL, e->type);
     cc_lo_insn *in = lo_emit(b, CC_LO_VIEW, e->span);
     if (!in) return -1;
     in->dst = t, in->a = src, in->dtype = e->type.dtype, in->u.mem.rank = (uint8_t)rank;
     for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = shape[d];
+    memcpy(in->u.mem.valid, valid, sizeof valid);
     for (uint32_t k = 0; arg[4] && k < arg[4]->u.list.n; k++) {
         int64_t d = 0;
         cc_ir_const_int(arg[4]->u.list.items[k], &d);
@@ -500,6 +503,7 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
         const cc_ir_param *pm = &f->params[k];
         out->params[k] = (cc_lo_ref){(uint8_t)lo_kind_of(&pm->type), (uint32_t)lo_var(&b, pm->name, pm->type)};
         out->dirs[k] = pm->type.kind == CC_T_TENSOR ? pm->dir : CC_DIR_NONE;
+        if (pm->valid.n && !x->failed) b.slots[CC_LO_TENSOR][out->params[k].index].valid = pm->valid;
     }
     lo_block(&b, &f->body);
     if (!lo_ends_in_return(&f->body)) lo_emit(&b, CC_LO_RETURN, f->span);

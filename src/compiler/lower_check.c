@@ -247,7 +247,12 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
         lc_def(c, CC_LO_REG, in->dst, "destination"), lc_reg_class(c, in->dst, fl, "destination");
         break;
     case CC_LO_WRITE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_window(c, in), lc_use(c, CC_LO_REG, in->b, "value"); break;
-    case CC_LO_VIEW: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
+    case CC_LO_VIEW:
+        lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in);
+        for (uint32_t d = 0; d < in->u.mem.rank && d < CC_MAX_RANK; d++)
+            if (in->u.mem.valid[d] >= 0) lc_use(c, CC_LO_REG, in->u.mem.valid[d], "valid extent");
+        lc_def(c, CC_LO_TENSOR, in->dst, "destination");
+        break;
     case CC_LO_COPY: lc_use(c, CC_LO_TENSOR, in->a, "target"), lc_use(c, CC_LO_TENSOR, in->b, "source"), lc_window(c, in); break;
     case CC_LO_BLOCK: lc_scalar(c, in, 0, (const int[]){0}); break;
     case CC_LO_DIM:

@@ -79,7 +79,7 @@ int32_t lo_new(lo_b *b, cc_lo_kind k, const char *name, cc_type t)
         if (!q) return lo_oom(b, b->f->span);
         b->slots[k] = q;
     }
-    b->slots[k][b->nslots[k]] = (cc_lo_slot){name, t};
+    b->slots[k][b->nslots[k]] = (cc_lo_slot){.name = name, .type = t};
     return (int32_t)b->nslots[k]++;
 }
 

@@ -211,6 +211,8 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
     case CC_LO_VIEW:
         base_strbuf_printf(o, "VIEW t%d = ", in->dst), lo_put_window(o, in, in->a, NULL);
         base_strbuf_puts(o, " shape="), lo_put_extents(o, in);
+        for (uint32_t d = 0; in->u.mem.valid[0] >= 0 && d < in->u.mem.rank; d++) /* valid_shape= gives every entry */
+            base_strbuf_printf(o, "%sr%d%s", d ? ", " : " valid=[", in->u.mem.valid[d], d + 1 < in->u.mem.rank ? "" : "]");
         if (in->mode) base_strbuf_printf(o, " drop=%u", in->mode);
         break;
     case CC_LO_COPY: base_strbuf_puts(o, "COPY "), lo_put_window(o, in, in->a, ""), base_strbuf_printf(o, " = t%d", in->b); break;

@@ -707,7 +707,17 @@ static void print_param(const cc_ir_param *p, base_strbuf *out)
     if (p->type.kind == CC_T_TENSOR && p->dir == CC_DIR_OUT) wrap = "pl.Out[";
     if (p->type.kind == CC_T_TENSOR && p->dir == CC_DIR_INOUT) wrap = "pl.InOut[";
     base_strbuf_printf(out, ": %s", wrap ? wrap : "");
-    print_type(&p->type, out);
+    if (p->valid.n) { /* pl.Tensor[[...], dtype, pl.TensorView(valid_shape=[...], layout=pl.TensorLayout.ND)] */
+        char buf[160];
+        size_t n = cc_type_format(&p->type, buf, sizeof buf);
+        base_strbuf_printf(out, "%.*s, pl.TensorView(valid_shape=[", (int)(n ? n - 1 : 0), buf);
+        for (uint32_t d = 0; d < p->valid.n; d++)
+            if (p->valid.dyn[d]) base_strbuf_printf(out, "%s%s", d ? ", " : "", p->valid.dyn[d]);
+            else base_strbuf_printf(out, "%s%lld", d ? ", " : "", (long long)p->valid.cap[d]);
+        base_strbuf_puts(out, "], layout=pl.TensorLayout.ND)]");
+    } else {
+        print_type(&p->type, out);
+    }
     if (wrap) base_strbuf_puts(out, "]");
 }
 
@@ -737,14 +747,17 @@ static void print_func(const cc_ir_func *f, base_strbuf *out)
 }
 
 /* Appends the DynVar names of t's dimensions not yet in seen (n of them, at most cap). */
+static void collect_dynvar(const char *name, const char **seen, uint32_t *n, uint32_t cap)
+{
+    uint32_t k = 0;
+    while (k < *n && strcmp(seen[k], name)) k++;
+    if (k == *n && *n < cap) seen[(*n)++] = name;
+}
+
 static void collect_dynvars(const cc_type *t, const char **seen, uint32_t *n, uint32_t cap)
 {
-    for (uint32_t d = 0; t->kind == CC_T_TENSOR && d < t->rank; d++) {
-        if (!CC_DIM_IS_DYN(t->shape[d]) || !t->dyn[d]) continue;
-        uint32_t k = 0;
-        while (k < *n && strcmp(seen[k], t->dyn[d])) k++;
-        if (k == *n && *n < cap) seen[(*n)++] = t->dyn[d];
-    }
+    for (uint32_t d = 0; t->kind == CC_T_TENSOR && d < t->rank; d++)
+        if (CC_DIM_IS_DYN(t->shape[d]) && t->dyn[d]) collect_dynvar(t->dyn[d], seen, n, cap);
 }
 
 /* `M = pl.dynamic("M")` for each DynVar of the signatures, in order of first appearance
@@ -755,7 +768,11 @@ static void print_dynvars(const cc_ir_program *p, base_strbuf *out)
     uint32_t n = 0;
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         const cc_ir_func *f = p->funcs[k];
-        for (uint32_t i = 0; i < f->nparams; i++) collect_dynvars(&f->params[i].type, seen, &n, 64);
+        for (uint32_t i = 0; i < f->nparams; i++) {
+            collect_dynvars(&f->params[i].type, seen, &n, 64);
+            for (uint32_t d = 0; d < f->params[i].valid.n; d++)
+                if (f->params[i].valid.dyn[d]) collect_dynvar(f->params[i].valid.dyn[d], seen, &n, 64);
+        }
         for (uint32_t i = 0; i < f->nresults; i++) collect_dynvars(&f->results[i], seen, &n, 64);
     }
     for (uint32_t k = 0; k < n; k++) base_strbuf_printf(out, "%s = pl.dynamic(\"%s\")\n", seen[k], seen[k]);

@@ -177,6 +177,7 @@ typedef struct cc_lo_insn {
             uint8_t atomic;             /* STORE: the pl.AtomicType (Add: adds into the window) */
             int32_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
             int64_t shape[CC_MAX_RANK];
+            int32_t valid[CC_MAX_RANK]; /* VIEW: valid_shape='s registers (-1: none) */
         } mem;
         struct {                              /* SUBMIT */
             uint32_t kernel;
@@ -217,6 +218,7 @@ static inline int cc_lo_is_scalar(const cc_lo_insn *in)
 typedef struct cc_lo_slot {
     const char *name;
     cc_type type;
+    cc_valid_shape valid; /* a kernel's tensor parameter: its pl.TensorView(valid_shape=) */
 } cc_lo_slot;
 
 typedef struct cc_lo_proc {

@@ -191,6 +191,7 @@ typedef struct tc {
     const char *const_guard[16]; /* constants being evaluated (cycles) */
     int nconst_guard;
     int unshaped;             /* an entry argument has no spec (tc_unshaped.c checks what needs none) */
+    cc_valid_shape view_valid; /* the last tensor annotation's pl.TensorView(valid_shape=) (tc_tensor_view) */
 } tc;
 
 /* ---- diagnostics (each returns NULL) ---- */
@@ -281,8 +282,9 @@ cc_ir_expr *tc_dynvar_value(tc *t, const cc_expr *call);
 /* The third entry of a pl.Tensor[...] annotation when it is a pl.TensorView(...) call, else NULL. */
 const cc_expr *tc_tensor_view_entry(const tc *t, const cc_expr *e);
 /* Checks a pl.TensorView(stride=None, layout=pl.TensorLayout.ND, valid_shape=None, pad=None)
- * entry (DSL-V2-SPEC §5); 0 when reported. */
-int tc_tensor_view(tc *t, const cc_expr *view);
+ * entry (DSL-V2-SPEC §5) of a tensor annotation of type ty (its shape read) and
+ * records its valid_shape= in t->view_valid; 0 when reported. */
+int tc_tensor_view(tc *t, const cc_expr *view, const cc_type *ty);
 /* A @pl.jit signature's parameter annotated with a pl.TensorView: the TypeError; 0 when reported. */
 int tc_no_tensor_view_in_jit(tc *t, const cc_expr *ann, const char *who, const char *param);
 

@@ -485,7 +485,9 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
             ok = tc_no_tensor_view_in_jit(t, cp->annotation, tc_who(t, fn->name), ip->name);
         if (ok && cp->annotation) {
             ip->annotated = 1;
+            t->view_valid.n = 0;
             ok = tc_annotation(t, cp->annotation, &ip->type, &ip->dir, &shaped);
+            ip->valid = t->view_valid;
             ip->shaped = (uint8_t)shaped;
             /* a kernel's bare pl.Tensor is a declared In (a store to it is a PassError:
              * docs/compiler.md, "Directions"); a control-plane function's gets its

@@ -251,7 +251,29 @@ static int tc_is_nd(const tc *t, const cc_expr *e)
                                 : tc_pl_attr(t, v, "Layout") != NULL || tc_pl_attr(t, v, "TensorLayout") != NULL;
 }
 
-int tc_tensor_view(tc *t, const cc_expr *view)
+/* valid_shape= of a pl.TensorView on a tensor of type ty into t->view_valid. */
+static int tc_view_valid_shape(tc *t, const cc_expr *e, const cc_type *ty)
+{
+    const cc_expr *l = tc_module_constant_ast(t, e);
+    if ((l->kind != CC_E_LIST && l->kind != CC_E_TUPLE) || l->u.seq.n != ty->rank)
+        return !tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.TensorView valid_shape must be a list of %u entries, one per dimension", ty->rank);
+    cc_valid_shape *v = &t->view_valid;
+    for (uint32_t d = 0; d < ty->rank; d++) {
+        const cc_expr *it = l->u.seq.items[d];
+        v->dyn[d] = NULL;
+        int r = tc_dynvar(t, it, &v->cap[d], &v->dyn[d]);
+        if (r < 0) return 0;
+        if (r) continue;
+        if (!tc_const_int(t, it, &v->cap[d], "pl.TensorView valid_shape entries (or pl.dynamic dimensions)")) return 0;
+        if (v->cap[d] < 0 || (!CC_DIM_IS_DYN(ty->shape[d]) && v->cap[d] > ty->shape[d]))
+            return !tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.TensorView valid_shape entry %u (%lld) is outside 0 to %lld", d, (long long)v->cap[d],
+                           (long long)ty->shape[d]);
+    }
+    v->n = ty->rank;
+    return 1;
+}
+
+int tc_tensor_view(tc *t, const cc_expr *view, const cc_type *ty)
 {
     static const char *const ps[] = {"stride", "layout", "valid_shape", "pad"};
     const cc_expr *v[4] = {0};
@@ -273,9 +295,9 @@ int tc_tensor_view(tc *t, const cc_expr *view)
     if (v[1] && !tc_is_nd(t, v[1]))
         return !tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.TensorView layout= must be pl.TensorLayout.ND");
     for (int i = 0; i < 4; i++)
-        if (i != 1 && v[i])
+        if ((i == 0 || i == 3) && v[i])
             return !tc_err(t, CC_DIAG_UNSUPPORTED, v[i]->span, NULL, "%s.TensorView(%s=...) is not supported in this version", t->pl, ps[i]);
-    return 1;
+    return !v[2] || tc_view_valid_shape(t, v[2], ty);
 }
 
 int tc_no_tensor_view_in_jit(tc *t, const cc_expr *ann, const char *who, const char *param)

@@ -264,13 +264,13 @@ int tc_const_int(tc *t, const cc_expr *e, int64_t *v, const char *what)
 static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *shaped)
 {
     *ty = (cc_type){.kind = CC_T_TENSOR};
+    t->view_valid.n = 0;
     if (tc_pl_attr(t, ann, "Tensor") && ann->u.attr.value->kind == CC_E_NAME) return *shaped = 0, 1;
     if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tensor")) return -1;
     const cc_expr *ix = ann->u.sub.index;
     for (uint32_t k = 2; ix->kind == CC_E_TUPLE && k < ix->u.seq.n; k++) /* pl.NZ, pl.TensorView(layout=pl.DN) */
         if (tc_layout_hardware(t, ix->u.seq.items[k])) return 0;
     const cc_expr *view = ix->kind == CC_E_TUPLE && ix->u.seq.n == 3 ? tc_tensor_view_entry(t, ix->u.seq.items[2]) : NULL;
-    if (view && !tc_tensor_view(t, view)) return 0;
     const cc_expr *dims = ix->kind == CC_E_TUPLE && (ix->u.seq.n == 2 || view) ? tc_module_constant_ast(t, ix->u.seq.items[0]) : NULL;
     if (!dims || (dims->kind != CC_E_LIST && dims->kind != CC_E_TUPLE))
         return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a shaped tensor annotation reads pl.Tensor[[d0, d1, ...], dtype]"), 0;
@@ -282,6 +282,7 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
     int dt = tc_tensor_dtype_arg(t, ix->u.seq.items[1], "the tensor annotation's dtype");
     if (dt < 0) return 0;
     ty->dtype = (uint8_t)dt;
+    if (view && !tc_tensor_view(t, view, ty)) return 0;
     return *shaped = 1, 1;
 }
 

@@ -7,11 +7,15 @@
  *
  * Invariants: a view's shape entries are positive constants or run-time
  * integer scalars (a run-time extent: tc_extent_dim's symbol, its value
- * checked positive and in bounds when the orchestrator runs); constant offsets are bounds-checked here, run-time
- * ones when the orchestrator runs (code 9); the result of a SLICE is a
+ * checked positive when the orchestrator runs); an offset lies inside the
+ * source (a constant one checked here, a run-time one, inside the source's
+ * valid region, when the orchestrator runs: code 9); the result of a SLICE is a
  * Tensor of the window's extents less the dropped axes, of an ASSEMBLE
- * the target's type.  Kernel-code keywords (valid_shape=, pad_value=,
- * clamp=) and atomic= are refused.
+ * the target's type.  valid_shape= gives a view its valid region (what
+ * tasks and element access may touch: orch_vm.h, ex_tensor); a window
+ * running past its tensor's edge at run time keeps the part inside as its
+ * valid region.  Kernel-code keywords (pad_value=, clamp=) and atomic= are
+ * refused.
  */
 #include "compiler/tc.h"
 
@@ -27,14 +31,32 @@ static void *tc_not_tensor(tc *t, const cc_expr *e, const cc_ir_expr *x, const c
     return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a Tensor in orchestration code, got %s", what, ty);
 }
 
+/* valid_shape= of a rank-r view of extents ext: one integer scalar per axis, a
+ * constant one 0 <= v <= its extent (a run-time one is checked when the
+ * orchestrator runs). */
+static cc_ir_expr *tc_view_valid(tc *t, const cc_expr *e, const int64_t *ext, uint32_t r)
+{
+    cc_ir_expr *v = tc_list_of(t, e, "pl.slice valid_shape");
+    if (!v) return NULL;
+    if (v->u.list.n != r)
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.slice: valid_shape has %u entries for a rank-%u view", v->u.list.n, r);
+    for (uint32_t d = 0; d < r; d++) {
+        int64_t c;
+        if (cc_ir_const_int(v->u.list.items[d], &c) && (c < 0 || (!CC_DIM_IS_DYN(ext[d]) && c > ext[d])))
+            return tc_err(t, CC_DIAG_INVALID_OP, v->u.list.items[d]->span, NULL, "pl.slice: valid_shape entry %u (%lld) is outside 0 to %lld", d,
+                          (long long)c, (long long)ext[d]);
+    }
+    return v;
+}
+
 /* pl.slice of a Tensor: a view of its window. */
 static cc_ir_expr *tc_view(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"x", "shape", "offset", "valid_shape", "drop_dims", "pad_value", "clamp"};
     tc_args a;
     if (!tc_op_bind(t, call, "slice", ps, TC_N(ps), &a) || !tc_need(t, call, "slice", &a, 3, ps)) return NULL;
-    for (uint32_t k = 3; k < TC_N(ps); k++)
-        if (k != 4 && a.v[k] && a.v[k]->kind != CC_E_NONE)
+    for (uint32_t k = 5; k < TC_N(ps); k++)
+        if (a.v[k] && a.v[k]->kind != CC_E_NONE)
             return tc_err(t, CC_DIAG_INVALID_OP, a.v[k]->span, NULL, "pl.slice(%s=) applies in kernel code only", ps[k]);
     cc_ir_expr *x = tc_expr(t, a.v[0]);
     if (!x) return NULL;
@@ -45,13 +67,22 @@ static cc_ir_expr *tc_view(tc *t, const cc_expr *call)
     cc_ir_expr *shp, *offs; /* a run-time extent makes a run-time-shaped tensor (DY) */
     if (!tc_slice_lists(t, call, &a, r, "tensor", "pl.slice shape element %u must be an integer", CC_DIAG_TYPE, NULL, ext, dyn, &shp, &offs))
         return NULL;
-    if (!tc_window_bounds(t, "slice", offs, ext, x->type.shape)) return NULL;
+    for (uint32_t d = 0; d < r; d++) { /* the window may run past the edge (its valid region stops there), its start may not */
+        const cc_ir_expr *it = offs->u.list.items[d];
+        int64_t o, n = x->type.shape[d];
+        if (!cc_ir_const_int(it, &o)) continue;
+        if (o < 0) return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: offset %u is negative (%lld)", d, (long long)o);
+        if (!CC_DIM_IS_DYN(n) && o >= n)
+            return tc_err(t, CC_DIAG_INVALID_OP, it->span, NULL, "pl.slice: offset %lld is past the end of dimension %u of extent %lld", (long long)o, d,
+                          (long long)n);
+    }
     unsigned mask = 0;
-    cc_ir_expr *drop = NULL;
+    cc_ir_expr *drop = NULL, *valid = NULL;
+    if (a.v[3] && a.v[3]->kind != CC_E_NONE && !(valid = tc_view_valid(t, a.v[3], ext, r))) return NULL;
     if (a.v[4] && a.v[4]->kind != CC_E_NONE && !(drop = tc_drop_dims(t, a.v[4], ext, r, &mask))) return NULL;
     cc_ir_expr *s = cc_ir_op_new(t->a, CC_IR_SLICE, call->span);
     if (!s) return tc_oom(t);
-    s->u.op.args[0] = x, s->u.op.args[1] = shp, s->u.op.args[2] = offs, s->u.op.args[4] = drop;
+    s->u.op.args[0] = x, s->u.op.args[1] = shp, s->u.op.args[2] = offs, s->u.op.args[3] = valid, s->u.op.args[4] = drop;
     s->type = (cc_type){.kind = CC_T_TENSOR, .dtype = x->type.dtype};
     uint32_t n = 0;
     for (uint32_t d = 0; d < r; d++)

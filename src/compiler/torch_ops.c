@@ -398,8 +398,9 @@ void tp_op(tp *t, const cc_ir_expr *e)
         tp_window(t, a[0], a[1], e->type.shape, e->type.rank, a[3], NULL);
         base_strbuf_puts(out, ".clone()");
         return;
-    case CC_IR_SLICE: /* a tile's: its valid region shifted and cut (Python's slicing), then cut to valid_shape */
-        if (a[4] || !tp_window_ok(a[2], a[0]->type.rank) || a[0]->type.rank != e->type.rank ||
+    case CC_IR_SLICE: /* a tile's: its valid region shifted and cut (Python's slicing), then cut to valid_shape;
+                       * a view's valid region (orch_vm.h) has no torch counterpart: a cut view would not alias */
+        if (a[4] || !tp_window_ok(a[2], a[0]->type.rank) || a[0]->type.rank != e->type.rank || (a[3] && a[0]->type.kind == CC_T_TENSOR) ||
             (a[3] && (a[3]->kind != CC_X_LIST || a[3]->u.list.n != e->type.rank)))
             return tp_no_translation(t, e);
         if (a[3]) base_strbuf_puts(out, "(");

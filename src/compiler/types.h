@@ -162,6 +162,16 @@ typedef struct cc_type {
 /* Does t (a tensor) have a dynamic dimension? */
 int cc_type_is_dynamic(const cc_type *t);
 
+/* A tensor parameter's pl.TensorView(valid_shape=[...]): n entries (0: none
+ * written), each a constant cap[d] (0 <= cap[d] <= the dimension) or, with
+ * dyn[d] set, a DynVar (no cap: the argument's own valid extent).  A kernel
+ * sees its argument's valid region cut to the caps (tile_vm.c vm_bind). */
+typedef struct cc_valid_shape {
+    uint8_t n;
+    int64_t cap[CC_MAX_RANK];
+    const char *dyn[CC_MAX_RANK];
+} cc_valid_shape;
+
 /* A tile's memory space (Vec when untagged). */
 cc_mem cc_type_mem(const cc_type *t);
 

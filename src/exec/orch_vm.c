@@ -103,19 +103,21 @@ static int ex_alloc(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_ins
     return 0;
 }
 
-/* One task argument: the tensor cut to the box (clamped; the whole tensor
- * when empty); origin[d] = the box's first index. */
+/* One task argument: the tensor cut to the box (clamped to its valid
+ * region; that whole region, at least one element on each axis, when
+ * empty); origin[d] = the box's first index. */
 static void ex_box_view(const ex_frame *f, const cc_lo_view *v, pto_arg *arg, int64_t *origin)
 {
     const ex_tensor *t = &f->tensors[v->tensor];
     int64_t lo[CC_MAX_RANK], hi[CC_MAX_RANK];
     int empty = 0;
     for (uint32_t d = 0; d < t->rank; d++) {
-        lo[d] = 0, hi[d] = t->shape[d];
+        int64_t n = t->shape[d] - t->hidden[d];
+        lo[d] = 0, hi[d] = n;
         if (d < v->rank && v->lo[d] >= 0) {
             int64_t a = f->regs[v->lo[d]].i, b = f->regs[v->hi[d]].i;
-            lo[d] = a < 0 ? 0 : a > t->shape[d] ? t->shape[d] : a;
-            hi[d] = b > t->shape[d] ? t->shape[d] : b < 0 ? 0 : b;
+            lo[d] = a < 0 ? 0 : a > n ? n : a;
+            hi[d] = b > n ? n : b < 0 ? 0 : b;
         }
         empty |= hi[d] <= lo[d];
     }
@@ -127,7 +129,7 @@ static void ex_box_view(const ex_frame *f, const cc_lo_view *v, pto_arg *arg, in
     pv->offset = t->offset;
     pv->owner = t->owner;
     for (uint32_t d = 0; d < t->rank; d++) {
-        if (empty) lo[d] = 0, hi[d] = t->shape[d];
+        if (empty) lo[d] = 0, hi[d] = t->shape[d] > t->hidden[d] ? t->shape[d] - t->hidden[d] : 1;
         pv->shape[d] = (uint64_t)(hi[d] - lo[d]);
         pv->strides[d] = t->strides[d];
         pv->offset += lo[d] * t->strides[d];
@@ -140,15 +142,23 @@ static void ex_box_view(const ex_frame *f, const cc_lo_view *v, pto_arg *arg, in
 
 static void ex_pto_view(const ex_tensor *x, pto_view *v);
 
+/* x as the tile library's tensor (whole-tensor coordinates). */
+static tile_tensor ex_tile_tensor(const ex_tensor *x)
+{
+    tile_tensor t = {.addr = x->base, .base = x->offset, .dtype = x->dtype, .rank = x->rank};
+    memcpy(t.shape, x->shape, sizeof t.shape);
+    memcpy(t.strides, x->strides, sizeof t.strides);
+    memcpy(t.hidden, x->hidden, sizeof t.hidden);
+    return t;
+}
+
 /* predicate= (D-pred): the flag element as one more In argument args[*nv]
  * (one element: the task orders after its writers only), and the predicate
  * on it.  Returns 0, or the failure of an index out of range. */
 static int ex_predicate(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, pto_arg *args, uint32_t *nv, pto_predicate *pr)
 {
     const ex_tensor *x = &f->tensors[in->u.submit.pred];
-    tile_tensor t = {.addr = x->base, .base = x->offset, .dtype = x->dtype, .rank = x->rank};
-    memcpy(t.shape, x->shape, sizeof t.shape);
-    memcpy(t.strides, x->strides, sizeof t.strides);
+    tile_tensor t = ex_tile_tensor(x);
     int64_t idx[CC_MAX_RANK];
     char msg[160];
     for (uint32_t d = 0; d < in->u.submit.pred_rank; d++) idx[d] = f->regs[in->u.submit.pred_idx[d]].i;
@@ -212,8 +222,10 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     if (in->u.submit.kernel == CC_LO_NO_KERNEL) return ex_dummy(vm, f, in);
     const cc_lo_proc *k = &vm->l->kernels[in->u.submit.kernel];
-    uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns;
-    for (uint32_t i = 0; i < nv; i++) nsc += f->tensors[in->u.submit.views[i].tensor].rank;
+    uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns, ranks = 0, partial = 0;
+    for (uint32_t i = 0; i < nv; i++)
+        ranks += f->tensors[in->u.submit.views[i].tensor].rank, partial |= f->tensors[in->u.submit.views[i].tensor].partial;
+    nsc += partial ? 2 * ranks : ranks;
     for (uint32_t p = 0; p < k->nparams; p++) /* and each dynamic extent */
         for (uint32_t d = 0; k->params[p].kind == CC_LO_TENSOR && d < k->tensors[k->params[p].index].type.rank; d++)
             nsc += CC_DIM_IS_DYN(k->tensors[k->params[p].index].type.shape[d]);
@@ -242,6 +254,9 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         for (uint32_t d = 0; d < ty->rank; d++)
             if (CC_DIM_IS_DYN(ty->shape[d])) sc[n++] = (uint64_t)x->shape[d];
     }
+    /* then, when a view has a valid region, every view's hidden extents (tile_vm.c vm_bind) */
+    for (uint32_t i = 0; partial && i < nv; i++)
+        for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)f->tensors[in->u.submit.views[i].tensor].hidden[d];
     uint32_t nd = ex_deps(vm, f, in);
     pto_predicate pr;
     int rc = in->u.submit.has_pred ? ex_predicate(vm, f, in, args, &nv, &pr) : 0;
@@ -265,15 +280,6 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 
 /* ---- views, copies and element access (DSL-V2-SPEC §1.3, §1.5, §1.7) ---- */
 
-/* x as the tile library's tensor (whole-tensor coordinates). */
-static tile_tensor ex_tile_tensor(const ex_tensor *x)
-{
-    tile_tensor t = {.addr = x->base, .base = x->offset, .dtype = x->dtype, .rank = x->rank};
-    memcpy(t.shape, x->shape, sizeof t.shape);
-    memcpy(t.strides, x->strides, sizeof t.strides);
-    return t;
-}
-
 /* in's window offsets (registers u.mem.off) of extents ext into off, each
  * checked against x: "pl.<op>: offset <o> + extent <e> exceeds ...". */
 static int ex_window(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const ex_tensor *x, const int64_t *ext, const char *op,
@@ -292,18 +298,39 @@ static int ex_window(ex_vm *vm, const ex_frame *f, const cc_lo_insn *in, const e
     return 0;
 }
 
-/* VIEW: a slot for ta's window, the dropped axes left out. */
+/* VIEW: a slot for ta's window, the dropped axes left out.  Each offset
+ * lies inside ta's valid region; the window may run past it: the part
+ * inside, cut to valid_shape= (0 <= v <= extent), is the view's valid
+ * region. */
 static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     const ex_tensor *x = &f->tensors[in->a];
-    int64_t off[CC_MAX_RANK], ext[CC_MAX_RANK];
+    int64_t ext[CC_MAX_RANK];
     int rc = ex_extents(vm, f, in, "slice", ext);
-    if (!rc) rc = ex_window(vm, f, in, x, ext, "slice", off);
     if (rc) return rc;
     ex_tensor v = {.base = x->base, .dtype = x->dtype, .offset = x->offset, .owner = x->owner, .manual = x->manual};
+    char msg[160];
     for (uint32_t d = 0; d < x->rank; d++) {
-        v.offset += off[d] * x->strides[d];
-        if (!(in->mode & (1u << d))) v.shape[v.rank] = ext[d], v.strides[v.rank++] = x->strides[d];
+        int64_t o = f->regs[in->u.mem.off[d]].i, n = x->shape[d] - x->hidden[d];
+        int64_t want = in->u.mem.valid[d] >= 0 ? f->regs[in->u.mem.valid[d]].i : ext[d], keep = n - o < want ? n - o : want;
+        if (o < 0) snprintf(msg, sizeof msg, "pl.slice: offset %u is negative (%lld)", d, (long long)o);
+        else if (o >= n && !x->partial)
+            snprintf(msg, sizeof msg, "pl.slice: offset %lld is past the end of dimension %u of extent %lld", (long long)o, d, (long long)n);
+        else if (o >= n)
+            snprintf(msg, sizeof msg, "pl.slice: offset %lld is past the valid region of dimension %u (%lld of %lld valid)", (long long)o, d,
+                     (long long)n, (long long)x->shape[d]);
+        else if (want < 0 || want > ext[d])
+            snprintf(msg, sizeof msg, "pl.slice: valid_shape entry %u (%lld) is outside 0 to %lld", d, (long long)want, (long long)ext[d]);
+        else if ((in->mode & (1u << d)) && keep < 1)
+            snprintf(msg, sizeof msg, "pl.slice: dropped axis %u has an empty valid region", d);
+        else {
+            v.offset += o * x->strides[d];
+            if (in->mode & (1u << d)) continue;
+            v.hidden[v.rank] = ext[d] - keep, v.partial |= keep < ext[d];
+            v.shape[v.rank] = ext[d], v.strides[v.rank++] = x->strides[d];
+            continue;
+        }
+        return ex_fail(vm, in, msg);
     }
     f->tensors[in->dst] = v;
     return 0;
@@ -344,7 +371,8 @@ static int ex_copy_kernel(const pto_kernel_args *a)
     return 0;
 }
 
-/* COPY: one task, tb (In) into ta's window (existing Out), ordered like a kernel call. */
+/* COPY: one task, tb (In) into ta's window (existing Out), ordered like a kernel call:
+ * tb's valid region, as far as ta's valid region reaches. */
 static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     const ex_tensor *dst = &f->tensors[in->a], *src = &f->tensors[in->b];
@@ -353,7 +381,13 @@ static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     if (rc) return rc;
     pto_arg args[2] = {{.tag = src->manual ? PTO_ARG_NO_DEP : PTO_ARG_IN}, {.tag = dst->manual ? PTO_ARG_NO_DEP : PTO_ARG_OUTPUT_EXISTING}};
     ex_pto_view(src, &args[0].view), ex_pto_view(dst, &args[1].view);
-    for (uint32_t d = 0; d < dst->rank; d++) args[1].view.offset += off[d] * dst->strides[d], args[1].view.shape[d] = (uint64_t)src->shape[d];
+    for (uint32_t d = 0; d < dst->rank; d++) { /* the source's valid region, where the target's covers it */
+        int64_t n = src->shape[d] - src->hidden[d], room = dst->shape[d] - dst->hidden[d] - off[d];
+        if (room < n) n = room;
+        if (n < 1) return 0; /* nothing to copy */
+        args[0].view.shape[d] = (uint64_t)n;
+        args[1].view.offset += off[d] * dst->strides[d], args[1].view.shape[d] = (uint64_t)n;
+    }
     pto_task t = {.kernel = ex_copy_kernel, .name = "pl.assemble", .args = args, .num_args = 2};
     return pto_task_submit(vm->rt, &t, NULL);
 }

@@ -24,7 +24,11 @@ typedef int (*ex_kernel_fn)(const cc_lowered *l, const cc_lo_proc *kernel, const
 
 /* A tensor slot: a strided view of one allocation.  shape, strides and
  * offset count elements; owner: the allocating task, or
- * PTO_INVALID_TASK_ID for caller memory. */
+ * PTO_INVALID_TASK_ID for caller memory.  A view's valid region (a
+ * valid_shape=, or the part inside its tensor when the window runs past
+ * the edge) is [0, shape[d] - hidden[d]); partial says some hidden[d] > 0.
+ * Only the valid region lies in the allocation for sure: footprints, tasks
+ * and element access stay inside it. */
 typedef struct ex_tensor {
     void *base;
     uint8_t dtype; /* cc_dtype */
@@ -34,6 +38,8 @@ typedef struct ex_tensor {
     int64_t offset;
     pto_task_id owner;
     uint8_t manual; /* a view of a manual_dep=True buffer: every task gets it PTO_ARG_NO_DEP */
+    uint8_t partial;
+    int64_t hidden[CC_MAX_RANK];
 } ex_tensor;
 
 /* The value of one entry parameter (kind: CC_LO_REG or CC_LO_TENSOR, as

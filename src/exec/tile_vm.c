@@ -128,7 +128,7 @@ static char *vm_window(const tile_tensor *t, const tile *d, const int64_t *off, 
     if (t->dtype != d->dtype || t->rank != d->rank) return NULL;
     int64_t dense = 1, e = t->base;
     for (int k = d->rank - 1; k >= 0; k--) {
-        if ((ext[k] >= 0 && ext[k] < d->shape[k]) || off[k] < 0 || off[k] + d->shape[k] > t->shape[k] || t->strides[k] != dense)
+        if ((ext[k] >= 0 && ext[k] < d->shape[k]) || off[k] < 0 || off[k] + d->shape[k] > t->shape[k] - t->hidden[k] || t->strides[k] != dense)
             return NULL;
         e += off[k] * t->strides[k];
         dense *= d->shape[k];
@@ -437,12 +437,17 @@ static int vm_bind(vm *m)
         nten++, ranks += ty->rank;
         for (int d = 0; d < ty->rank; d++) ranks += CC_DIM_IS_DYN(ty->shape[d]);
     }
-    /* a view after the kernel's is a predicate's flag (orch_vm.c), not the kernel's */
-    if (a->num_views < nten || a->num_views > nten + 1 || a->num_scalars != nscal + ranks)
+    /* a view after the kernel's is a predicate's flag (orch_vm.c), not the kernel's; after
+     * the origins and extents, when a view has a valid region, each view's hidden extents */
+    uint32_t tranks = 0;
+    for (uint32_t i = 0; i < k->nparams; i++)
+        if (k->params[i].kind == CC_LO_TENSOR) tranks += k->tensors[k->params[i].index].type.rank;
+    int partial = a->num_scalars == nscal + ranks + tranks && tranks;
+    if (a->num_views < nten || a->num_views > nten + 1 || (a->num_scalars != nscal + ranks && !partial))
         return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins), got %u and %u",
                        k->name, nten, nscal + ranks, nscal, a->num_views, a->num_scalars);
     for (uint32_t t = 0; t < k->ntensors; t++) m->tmap[t] = -1;
-    uint32_t si = 0, vi = 0, oi = nscal, xi = nscal + ranks;
+    uint32_t si = 0, vi = 0, oi = nscal, xi = nscal + ranks, hi = nscal + ranks;
     for (uint32_t i = 0; i < k->nparams; i++)
         if (k->params[i].kind == CC_LO_TENSOR)
             for (int d = 0; d < k->tensors[k->params[i].index].type.rank; d++)
@@ -465,6 +470,9 @@ static int vm_bind(vm *m)
             t->strides[d] = v->strides[d];
             t->base -= (int64_t)a->scalars[oi++] * v->strides[d];
             t->shape[d] = CC_DIM_IS_DYN(ty->shape[d]) ? (int64_t)a->scalars[xi++] : ty->shape[d];
+            t->hidden[d] = partial ? (int64_t)a->scalars[hi++] : 0;
+            const cc_valid_shape *cap = &k->tensors[p.index].valid; /* pl.TensorView(valid_shape=) cuts it further */
+            if (cap->n && !cap->dyn[d] && t->shape[d] - cap->cap[d] > t->hidden[d]) t->hidden[d] = t->shape[d] - cap->cap[d];
         }
         m->tmap[p.index] = (int32_t)vi++;
     }

@@ -90,13 +90,17 @@ typedef struct tile {
 /* A strided tensor window source/destination.  Element (x0..x{r-1}) in
  * whole-tensor coordinates lives at element offset base + sum(x[d] *
  * strides[d]) from addr; base may be negative (only in-bounds elements are
- * ever addressed). */
+ * ever addressed).  Its valid region is [0, shape[d] - hidden[d]) on each
+ * axis (a view with a valid_shape, or one past its tensor's edge): loads
+ * and stores act on the part of their window inside it, an element
+ * outside it is never read or written. */
 typedef struct tile_tensor {
     char *addr;
     int64_t base;
     uint8_t dtype, rank;
     int64_t shape[TILE_MAX_RANK];   /* whole-tensor extents */
     int64_t strides[TILE_MAX_RANK]; /* in elements */
+    int64_t hidden[TILE_MAX_RANK];  /* trailing elements of each axis outside the valid region (0: none) */
 } tile_tensor;
 
 /* A scalar operand: i for integer tiles, f for float tiles. */
@@ -126,11 +130,14 @@ void tile_clear_outside(tile *t);
 /* dst (shape, dtype set by the caller) = src's window at off, valid region
  * valid (-1: the shape's extent; narrowed to the shape).  clamp cuts the
  * read at the tensor's edge (valid shrinks); else a read past the edge or
- * a negative offset is an error, its text naming op ("pl.load", "pl.slice"). */
+ * a negative offset is an error, its text naming op ("pl.load", "pl.slice").
+ * The part of the window outside src's valid region is not read (valid
+ * shrinks to it). */
 int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, const char *op, char *msg, size_t cap);
 
 /* Writes src's valid region (cut to ext[d] where ext[d] >= 0; ext NULL: no
- * cut) at off of dst; past the edge or a negative offset is an error. */
+ * cut) at off of dst; past the edge or a negative offset is an error; the
+ * part outside dst's valid region is not written. */
 int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
 /* tile_store, but adding src's valid region into the window (atomic=Add):
  * FP32 adds; FP16/BF16 through FP32, rounded once to nearest even; INT32,
@@ -272,7 +279,8 @@ int tile_read(const tile *t, const int64_t *idx, int nidx, tile_scalar *v, char 
 /* *v = the element of tensor t (whole-tensor coordinates), as tile_read. */
 int tile_tensor_read(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar *v, char *msg, size_t cap);
 /* The address of element idx of tensor t (as tile_tensor_read names it); NULL after
- * op's out-of-range message ("<op>: index <v> is out of range for dimension <d> of extent <s>"). */
+ * op's out-of-range message ("<op>: index <v> is out of range for dimension <d> of extent <s>",
+ * or, inside the extent, "... is outside the valid region of dimension <d> (<v> of <s> valid)"). */
 char *tile_tensor_at(const tile_tensor *t, const int64_t *idx, int nidx, const char *op, char *msg, size_t cap);
 /* t's element = v (tile_scalar_for t's dtype; tile_fill's rounding). */
 int tile_tensor_write(const tile_tensor *t, const int64_t *idx, int nidx, tile_scalar v, char *msg, size_t cap);

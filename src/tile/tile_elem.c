@@ -68,7 +68,12 @@ char *tile_tensor_at(const tile_tensor *t, const int64_t *idx, int nidx, const c
 {
     int64_t x[TILE_MAX_RANK], e = t->base;
     if (elem_index(t->shape, t->rank, idx, nidx, op, x, msg, cap)) return NULL;
-    for (int d = 0; d < t->rank; d++) e += x[d] * t->strides[d];
+    for (int d = 0; d < t->rank; d++) {
+        if (x[d] >= t->shape[d] - t->hidden[d])
+            return tile_fail(msg, cap, "%s: index %lld is outside the valid region of dimension %d (%lld of %lld valid)", op, (long long)x[d], d,
+                             (long long)(t->shape[d] - t->hidden[d]), (long long)t->shape[d]), NULL;
+        e += x[d] * t->strides[d];
+    }
     return t->addr + e * (int64_t)tile_dtype_size((tile_dtype)t->dtype);
 }
 

@@ -89,6 +89,13 @@ static void mem_move(const tile_tensor *t, const mem_box *b, char *tile_data, si
             }
 }
 
+/* Of extent n at off on axis d of t (inside its shape), the part inside t's valid region. */
+static int64_t mem_in_valid(const tile_tensor *t, int d, int64_t off, int64_t n)
+{
+    int64_t room = t->shape[d] - t->hidden[d] - off;
+    return room < 0 ? 0 : room < n ? room : n;
+}
+
 int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64_t *valid, int clamp, const char *op, char *msg, size_t cap)
 {
     int r = src->rank;
@@ -104,6 +111,7 @@ int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64
         if (v[d] > room)
             return tile_fail(msg, cap, "%s reads past the end of dimension %d: offset %lld + extent %lld exceeds the source extent %lld.",
                              op, d, (long long)off[d], (long long)v[d], (long long)src->shape[d]);
+        v[d] = mem_in_valid(src, d, off[d], v[d]);
     }
     for (int d = 0; d < r; d++) dst->valid[d] = v[d];
     mem_box b;
@@ -126,6 +134,7 @@ static int mem_store(const tile_tensor *dst, const int64_t *off, const tile *src
         if (off[d] > dst->shape[d] - v[d]) /* off + v > shape, without overflow */
             return tile_fail(msg, cap, "pl.store writes past the end of dimension %d: offset %lld + extent %lld exceeds the destination extent %lld.",
                              d, (long long)off[d], (long long)v[d], (long long)dst->shape[d]);
+        v[d] = mem_in_valid(dst, d, off[d], v[d]);
     }
     for (int d = 0; d < r; d++)
         if (v[d] == 0) return 0;

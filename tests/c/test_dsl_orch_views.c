@@ -43,18 +43,37 @@ static void test_orch_slice_view_accepted(void **s)
     pto_program_free(p);
 }
 
-static void test_orch_slice_static_oob(void **s)
+/* A window may run past the edge (its valid region stops there: tests/python/test_view_valid_regions.py);
+ * its start may not. */
+static void test_orch_slice_offset_inside_the_tensor(void **s)
 {
     (void)s;
-    OV_ERROR(E("    v = pl.slice(a, [64, 128], [96, 0])\n"), "InvalidOperationError",
-             "pl.slice: offset 96 + extent 64 exceeds dimension 0 of extent 128", 5, 33);
+    OV_ERROR(E("    v = pl.slice(a, [64, 128], [128, 0])\n"), "InvalidOperationError",
+             "pl.slice: offset 128 is past the end of dimension 0 of extent 128", 5, 33);
+    OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, -1])\n"), "InvalidOperationError", "pl.slice: offset 1 is negative (-1)", 5, 36);
+    pto_program *p = ov_compile(E("    v = pl.slice(a, [64, 128], [96, 0])\n"));
+    assert_non_null(p);
+    pto_program_free(p);
+}
+
+/* valid_shape=: one integer per axis, a constant one 0 <= v <= the extent. */
+static void test_orch_slice_valid_shape_entries(void **s)
+{
+    (void)s;
+    OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, 0], valid_shape=[8])\n"), "InvalidOperationError",
+             "pl.slice: valid_shape has 1 entries for a rank-2 view", 5, 52);
+    OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, 0], valid_shape=[65, 128])\n"), "InvalidOperationError",
+             "pl.slice: valid_shape entry 0 (65) is outside 0 to 64", 5, 53);
+    OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, 0], valid_shape=[1.5, 128])\n"), "ParserTypeError",
+             "pl.slice valid_shape entries must be integer scalars", 5, 53);
+    pto_program *p = ov_compile(E("    v = pl.slice(a, [64, 128], [0, 0], valid_shape=[n, 0])\n"));
+    assert_non_null(p);
+    pto_program_free(p);
 }
 
 static void test_orch_slice_kernel_keywords(void **s)
 {
     (void)s;
-    OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, 0], valid_shape=[n, 128])\n"), "InvalidOperationError",
-             "pl.slice(valid_shape=) applies in kernel code only", 5, 52);
     OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, 0], pad_value=pl.PadValue.zero)\n"), "InvalidOperationError",
              "pl.slice(pad_value=) applies in kernel code only", 5, 50);
     OV_ERROR(E("    v = pl.slice(a, [64, 128], [0, 0], clamp=True)\n"), "InvalidOperationError",
@@ -104,7 +123,8 @@ static void test_orch_views_in_inline_functions(void **s)
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_orch_slice_view_accepted), cmocka_unit_test(test_orch_slice_static_oob),
+    cmocka_unit_test(test_orch_slice_view_accepted), cmocka_unit_test(test_orch_slice_offset_inside_the_tensor),
+    cmocka_unit_test(test_orch_slice_valid_shape_entries),
     cmocka_unit_test(test_orch_slice_kernel_keywords), cmocka_unit_test(test_orch_slice_extent_must_be_an_integer),
     cmocka_unit_test(test_orch_assemble_rules), cmocka_unit_test(test_orch_read_static_oob),
     cmocka_unit_test(test_orch_views_in_inline_functions),

@@ -165,13 +165,13 @@ static void test_orch_assemble_copy_after_producer(void **s)
     free(a), free(out);
 }
 
-/* Run-time bounds: pl.slice, pl.assemble and pl.read with a loop index (code 9, the static texts). */
+/* Run-time bounds: pl.slice (a start past the end), pl.assemble and pl.read with a loop index (code 9). */
 static void test_orch_views_runtime_oob(void **s)
 {
     (void)s;
     static const struct { const char *body, *msg; } cases[] = {
-        {"        for i in pl.range(3):\n            v = pl.slice(out, [64, 128], [i * 100, 0])\n",
-         "pl.slice: offset 200 + extent 64 exceeds dimension 0 of extent 256 at k.py:8:17"},
+        {"        for i in pl.range(3):\n            v = pl.slice(out, [64, 128], [i * 130, 0])\n",
+         "pl.slice: offset 260 is past the end of dimension 0 of extent 256 at k.py:8:17"},
         {"        v = pl.slice(a, [64, 128], [0, 0])\n        for i in pl.range(3):\n            out = pl.assemble(out, v, [0, i * 100])\n",
          "pl.assemble: offset 100 + extent 128 exceeds dimension 1 of extent 128 at k.py:9:19"},
         {"        for i in pl.range(4):\n            x = pl.read(a, [i * 100, 0])\n",

@@ -101,9 +101,9 @@ static cc_lo_insn *first(cc_lo_proc *q, cc_lo_opcode code)
 /* ---- hand-built procedures ------------------------------------------------------------------- */
 
 static const cc_lo_slot hand_regs[] = {
-    {"c", {.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL}},
-    {"x", {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}},
-    {NULL, {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}},
+    {.name = "c", .type = {.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL}},
+    {.name = "x", .type = {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}},
+    {.name = NULL, .type = {.kind = CC_T_SCALAR, .dtype = CC_DT_INDEX}},
 };
 
 /* An orchestration procedure "h" of the three registers above running code. */

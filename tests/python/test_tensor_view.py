@@ -1,6 +1,6 @@
 """DSL-V2-SPEC §5 pl.TensorView (P4-15): the third entry of a pl.Tensor[...] annotation of a
 program function, its texts, and its rejection in @pl.jit signatures (docs/dsl.md, "Dynamic
-shapes").  One test per rule."""
+shapes"); its valid_shape= is tests/python/test_view_valid_regions.py's.  One test per rule."""
 import pytest
 import torch
 
@@ -43,8 +43,8 @@ def test_tensor_view_layout_required_with_valid_shape():
     assert e.value.message == "pl.TensorView: layout= is required when stride, valid_shape or pad is given"
 
 
-@pytest.mark.parametrize("kw", ["valid_shape=[8, 16]", "stride=[16, 1]", "pad=pl.PadValue.zero"])
-def test_tensor_view_stride_valid_shape_pad_are_later(kw):
+@pytest.mark.parametrize("kw", ["stride=[16, 1]", "pad=pl.PadValue.zero"])
+def test_tensor_view_stride_and_pad_are_later(kw):
     with pytest.raises(UnsupportedFeatureError) as e:
         _program("pl.TensorView(%s, layout=pl.TensorLayout.ND)" % kw)(torch.randn(16, 16), torch.zeros(16, 16))
     assert e.value.message == "pl.TensorView(%s=...) is not supported in this version" % kw.split("=")[0]
