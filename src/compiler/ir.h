@@ -27,6 +27,7 @@
 #include "base/arena.h"
 #include "compiler/ast.h"
 #include "compiler/diag.h"
+#include "compiler/dim_expr.h"
 #include "compiler/scalar.h"
 #include "compiler/types.h"
 
@@ -256,6 +257,8 @@ typedef struct cc_ir_program {
     base_arena *arena;
     cc_diags *diags;
     const cc_source *src;
+    cc_dim_expr *dims;     /* the derived dimensions of its annotations (dim_expr.h; arena, CC_MAX_DERIVED_DIMS room) */
+    uint32_t ndims;
 } cc_ir_program;
 
 /* ---- building ------------------------------------------------------------------------------ */

@@ -495,7 +495,8 @@ static void *lo_keep(lo_b *b, void *heap, uint32_t n, size_t elem)
 static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
 {
     lo_b b = {.x = x, .f = f, .at = f->span};
-    uint32_t shift = x->p->diags && f->span.col ? x->p->diags->col_offset : 0; /* the file's column, as lo_emit's */
+    const cc_diags *d = x->p->diags;
+    uint32_t shift = d && f->span.col && cc_diag_source(d, f->span.line) == d->src ? d->col_offset : 0; /* the file's column, as lo_emit's */
     out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->col = f->span.col + shift, out->nparams = f->nparams;
     out->params = lo_alloc(&b, f->nparams, sizeof *out->params, f->span);
     out->dirs = lo_alloc(&b, f->nparams, sizeof *out->dirs, f->span);
@@ -544,6 +545,12 @@ static int lo_plan(lo_ctx *x)
     return l->procs && l->kernels ? 0 : -1;
 }
 
+const char *cc_lowered_site(const cc_lowered *l, uint32_t line, uint32_t *file_line)
+{
+    *file_line = l->sites ? cc_diag_line(l->sites, line) : line;
+    return l->sites && l->sites->nsrcs > 1 ? cc_diag_file(l->sites, line) : l->file ? l->file : "<string>";
+}
+
 int cc_lower(const cc_ir_program *p, base_arena *a, cc_lowered **out)
 {
     lo_ctx x = {.p = p, .a = a};
@@ -554,6 +561,8 @@ int cc_lower(const cc_ir_program *p, base_arena *a, cc_lowered **out)
         return -1;
     }
     x.l->file = p->src && p->src->file ? p->src->file : "<string>";
+    x.l->sites = p->diags;
+    x.l->dims = p->dims, x.l->ndims = p->ndims;
     for (uint32_t k = 0; k < x.l->nprocs && !x.failed; k++) lo_proc(&x, x.procs[k], &x.l->procs[k]);
     for (uint32_t k = 0; k < x.l->nkernels && !x.failed; k++) lo_proc(&x, x.kernels[k], &x.l->kernels[k]);
     if (x.failed) return -1;

@@ -45,7 +45,7 @@ typedef struct lc {
  * are the file's (lo_emit), a diagnostic's the text's (it adds col_offset). */
 static cc_span lc_span(const lc *c, uint32_t line, uint32_t col)
 {
-    uint32_t shift = c->d->col_offset;
+    uint32_t shift = cc_diag_source(c->d, line) == c->d->src ? c->d->col_offset : 0;
     return (cc_span){line, col > shift ? col - shift : col, 0, 0};
 }
 

@@ -60,7 +60,8 @@ cc_lo_insn *lo_emit(lo_b *b, cc_lo_opcode code, cc_span sp)
     if (!sp.line) sp = b->at;
     /* the file's column, as a diagnostic prints it: the text may be dedented
      * (pto_compile_options.first_column); run-time errors cite it */
-    uint32_t shift = b->x->p->diags && sp.col ? b->x->p->diags->col_offset : 0;
+    const cc_diags *d = b->x->p->diags;
+    uint32_t shift = d && sp.col && cc_diag_source(d, sp.line) == d->src ? d->col_offset : 0; /* another module's is its file's */
     in->code = (uint8_t)code, in->line = sp.line, in->col = sp.col + shift;
     in->dst = in->a = in->b = in->c = -1;
     return in;

@@ -169,8 +169,12 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         base_strbuf_printf(o, "RETURN close=%u ", in->u.ret.close), lo_put_refs(o, in->u.ret.refs, in->u.ret.nrefs);
         break;
     case CC_LO_SCOPE_BEGIN:
-        base_strbuf_printf(o, "SCOPE_BEGIN %s %s:%u", in->mode == CC_SCOPE_MANUAL ? "MANUAL" : "AUTO", l->file, in->line);
+    {
+        uint32_t line;
+        const char *file = cc_lowered_site(l, in->line, &line);
+        base_strbuf_printf(o, "SCOPE_BEGIN %s %s:%u", in->mode == CC_SCOPE_MANUAL ? "MANUAL" : "AUTO", file, line);
         break;
+    }
     case CC_LO_ALLOC:
         base_strbuf_printf(o, "ALLOC t%d = ", in->dst), lo_put_extents(o, in);
         base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));

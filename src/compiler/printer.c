@@ -754,10 +754,15 @@ static void collect_dynvar(const char *name, const char **seen, uint32_t *n, uin
     if (k == *n && *n < cap) seen[(*n)++] = name;
 }
 
-static void collect_dynvars(const cc_type *t, const char **seen, uint32_t *n, uint32_t cap)
+/* The DynVars of t's dimensions: a derived one's (N * 2: N) from p's table. */
+static void collect_dynvars(const cc_ir_program *p, const cc_type *t, const char **seen, uint32_t *n, uint32_t cap)
 {
-    for (uint32_t d = 0; t->kind == CC_T_TENSOR && d < t->rank; d++)
-        if (CC_DIM_IS_DYN(t->shape[d]) && t->dyn[d]) collect_dynvar(t->dyn[d], seen, n, cap);
+    for (uint32_t d = 0; t->kind == CC_T_TENSOR && d < t->rank; d++) {
+        const cc_dim_expr *x = CC_DIM_IS_DERIVED(t->shape[d]) ? cc_dim_expr_find(p->dims, p->ndims, t->shape[d]) : NULL;
+        for (uint32_t i = 0; x && i < x->n; i++)
+            if (x->code[i].op == CC_DX_DIM) collect_dynvar(x->code[i].name, seen, n, cap);
+        if (!x && CC_DIM_IS_DYN(t->shape[d]) && t->dyn[d]) collect_dynvar(t->dyn[d], seen, n, cap);
+    }
 }
 
 /* `M = pl.dynamic("M")` for each DynVar of the signatures, in order of first appearance
@@ -769,11 +774,11 @@ static void print_dynvars(const cc_ir_program *p, base_strbuf *out)
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         const cc_ir_func *f = p->funcs[k];
         for (uint32_t i = 0; i < f->nparams; i++) {
-            collect_dynvars(&f->params[i].type, seen, &n, 64);
+            collect_dynvars(p, &f->params[i].type, seen, &n, 64);
             for (uint32_t d = 0; d < f->params[i].valid.n; d++)
                 if (f->params[i].valid.dyn[d]) collect_dynvar(f->params[i].valid.dyn[d], seen, &n, 64);
         }
-        for (uint32_t i = 0; i < f->nresults; i++) collect_dynvars(&f->results[i], seen, &n, 64);
+        for (uint32_t i = 0; i < f->nresults; i++) collect_dynvars(p, &f->results[i], seen, &n, 64);
     }
     for (uint32_t k = 0; k < n; k++) base_strbuf_printf(out, "%s = pl.dynamic(\"%s\")\n", seen[k], seen[k]);
     if (n) base_strbuf_puts(out, "\n");

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "base/strbuf.h"
+#include "compiler/dim_expr.h"
 #include "compiler/types.h"
 #include "pto/compile.h"
 
@@ -235,12 +236,20 @@ typedef struct cc_lo_proc {
 } cc_lo_proc;
 
 typedef struct cc_lowered {
-    const char *file;      /* the source file: scope sites and error locations */
+    const char *file;      /* the entry's source file */
+    const struct cc_diags *sites; /* the compile's sources (NULL: file alone): an instruction's line
+                                   * is in their running line space (source.h); cc_lowered_site */
     cc_lo_proc *procs;     /* orchestration; procs[0] is the entry */
     uint32_t nprocs;
     cc_lo_proc *kernels;   /* one tile program per InCore function, in p->funcs order */
     uint32_t nkernels;
+    const cc_dim_expr *dims; /* the derived dimensions its types name (dim_expr.h) */
+    uint32_t ndims;
 } cc_lowered;
+
+/* Where running line `line` of l is: its file and, in *file_line, its line there
+ * (scope sites, run-time error locations). */
+const char *cc_lowered_site(const cc_lowered *l, uint32_t line, uint32_t *file_line);
 
 /* p's lowered program, owned by p; NULL when p is NULL or a stage failed
  * (or the compile stopped before lowering).  The executor's way in. */

@@ -255,6 +255,12 @@ int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp);
 int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name);
 /* Dimension d of a tensor annotation: a DynVar (*name set) or a positive constant; 0 when reported. */
 int tc_annotation_dim(tc *t, const cc_expr *e, uint32_t d, int64_t *dim, const char **name);
+/* Annotation dimension e, integer arithmetic over DynVars and constants, as its
+ * derived dimension's shape entry and text (tc_dim_expr.c); 0 when reported. */
+int tc_derived_dim(tc *t, const cc_expr *e, int64_t *dim, const char **name);
+/* The derived dimensions of callee f's parameter annotations anns at a call with arguments
+ * args, once every parameter has bound its DynVars (tc_dim_expr.c); 0 when reported. */
+int tc_bind_derived(tc *t, cc_ir_func *f, cc_ir_expr *const *args, const cc_type *anns);
 /* An entry parameter's dynamic dimensions (annotation ann) bound to the argument's extents
  * in b; a symbol given two extents is the TypeError of DSL-V2-SPEC §5.  0 when reported. */
 int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *param, cc_type *ann, const int64_t *extents,

@@ -403,7 +403,7 @@ int tc_param_mismatch(tc *t, const tc_fn *fn, const cc_ir_param *ip, const cc_ir
     char a[96], b[96];
     cc_type_format(&ip->type, a, sizeof a), cc_type_format(&arg->type, b, sizeof b);
     if (ip->type.kind == CC_T_TENSOR && !ip->type.rank) snprintf(a, sizeof a, "pl.Tensor"); /* a bare pl.Tensor */
-    return !tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b);
+    return tc_err(t, CC_DIAG_TYPE, arg->span, NULL, "'%s' parameter '%s' expects %s, got %s", fn->name, ip->name, a, b), 0;
 }
 
 /* A callee's parameter p against the call's argument type. */
@@ -459,7 +459,8 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
     f->nparams = def->u.def.nparams - first;
     if (f->nparams && !(f->params = base_arena_alloc(t->a, f->nparams * sizeof *f->params))) return tc_oom(t), 0;
     tc_bind *vals = f->nparams ? calloc(f->nparams, sizeof *vals) : NULL;
-    if (f->nparams && !vals) return tc_oom(t), 0;
+    cc_type *anns = f->nparams ? calloc(f->nparams, sizeof *anns) : NULL; /* each parameter's annotation (a callee's) */
+    if (f->nparams && (!vals || !anns)) return free(vals), free(anns), tc_oom(t), 0;
     fn->state = 1;
     tc_ctx saved = t->c;
     t->c = (tc_ctx){.fn = fn, .f = f, .plane = fn->kind == CC_FUNC_INCORE ? TC_KERNEL : fn->kind == CC_FUNC_INLINE ? TC_INLINE : TC_CONTROL,
@@ -471,7 +472,7 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         ip->name = cp->name, ip->span = cp->span;
         int shaped = 0;
         if (cp->default_value)
-            ok = !tc_err(t, CC_DIAG_UNSUPPORTED, cp->default_value->span, NULL, "parameter defaults are not supported in this version");
+            ok = 0, tc_err(t, CC_DIAG_UNSUPPORTED, cp->default_value->span, NULL, "parameter defaults are not supported in this version");
         int tiled = 0;
         if (ok && cp->annotation && args) { /* x: pl.Tile[...], checked against the call's argument like an assignment */
             cc_ir_expr *v = cc_ir_expr_clone(t->a, args[k]);
@@ -495,8 +496,10 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
             ip->declared = ip->type.kind == CC_T_TENSOR && (fn->kind == CC_FUNC_INCORE || ip->dir != CC_DIR_NONE);
             if (ip->declared && !ip->dir) ip->dir = CC_DIR_IN;
         }
+        if (ok && args) anns[k] = ip->type; /* before the call's argument replaces it */
         if (ok) ok = args ? tc_callee_param(t, ip, shaped, args[k]) : tc_entry_param(t, cp, ip, shaped, &vals[k]);
     }
+    if (ok && args) ok = tc_bind_derived(t, f, args, anns);
     if (ok) ok = tc_result_annotation(t, def->u.def.returns, &t->c.result);
     for (uint32_t k = 0; ok && args && k < t->c.result.n; k++) tc_dyn_substitute(&t->c.dyn, &t->c.result.types[k]); /* per call site */
     t->c.module_scope = 0;
@@ -511,7 +514,7 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
         if (ok && !t->c.returned) ok = tc_results(t, NULL, NULL, 0, def->u.def.returns ? def->u.def.returns->span : def->span);
     }
     base_strmap_free(&t->c.locals);
-    free(vals);
+    free(vals), free(anns);
     tc_env_free(&t->c.env);
     t->c = saved;
     fn->state = 2;

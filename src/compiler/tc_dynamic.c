@@ -139,12 +139,10 @@ int tc_annotation_dim(tc *t, const cc_expr *e, uint32_t d, int64_t *dim, const c
     *name = NULL;
     int r = tc_dynvar(t, e, dim, name);
     if (r) return r > 0;
-    if (tc_mentions_dynvar(t, e))
-        return !tc_err(t, CC_DIAG_UNSUPPORTED, e->span, "name the dimension with its own pl.dynamic",
-                       "arithmetic over pl.dynamic dimensions in an annotation is not supported in this version");
+    if (tc_mentions_dynvar(t, e)) return tc_derived_dim(t, e, dim, name); /* N * 2 */
     if (!tc_const_int(t, e, dim, "tensor annotation shapes")) return 0;
     if (*dim <= 0)
-        return !tc_err(t, CC_DIAG_TYPE, e->span, NULL, "tensor dimension %u must be positive, got %lld", d, (long long)*dim);
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "tensor dimension %u must be positive, got %lld", d, (long long)*dim), 0;
     return 1;
 }
 
@@ -164,13 +162,13 @@ int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *pa
         tc_dyn_binding *have = tc_dyn_find(b, ann->shape[d]);
         if (!have) {
             if (b->n == TC_MAX_DYN_BINDINGS)
-                return !tc_err(t, CC_DIAG_TYPE, sp, NULL, "more than %d dynamic dimensions in one signature", TC_MAX_DYN_BINDINGS);
+                return tc_err(t, CC_DIAG_TYPE, sp, NULL, "more than %d dynamic dimensions in one signature", TC_MAX_DYN_BINDINGS), 0;
             b->items[b->n++] = (tc_dyn_binding){.sym = ann->shape[d], .value = extents[d], .param = param};
             continue;
         }
         if (have->value != extents[d])
-            return !tc_err(t, CC_DIAG_PY_TYPE, sp, NULL, "%s: dynamic dimension '%s' is %lld for argument '%s' but %lld for argument '%s'",
-                           who, ann->dyn[d], (long long)have->value, have->param, (long long)extents[d], param);
+            return tc_err(t, CC_DIAG_PY_TYPE, sp, NULL, "%s: dynamic dimension '%s' is %lld for argument '%s' but %lld for argument '%s'",
+                           who, ann->dyn[d], (long long)have->value, have->param, (long long)extents[d], param), 0;
     }
     return 1;
 }
@@ -211,9 +209,9 @@ int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int6
 {
     *name = NULL;
     if (x->type.dtype == CC_DT_BOOL) /* the callers' lists hold integer scalars; a bool is one there */
-        return !tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s shape element %u must be an integer", what, d);
+        return tc_err(t, CC_DIAG_TYPE, x->span, NULL, "pl.%s shape element %u must be an integer", what, d), 0;
     if (cc_ir_const_int(x, dim)) {
-        if (*dim <= 0) return !tc_err(t, CC_DIAG_INVALID_OP, x->span, NULL, "pl.%s: shape entry %u must be positive, got %lld", what, d, (long long)*dim);
+        if (*dim <= 0) return tc_err(t, CC_DIAG_INVALID_OP, x->span, NULL, "pl.%s: shape entry %u must be positive, got %lld", what, d, (long long)*dim), 0;
         return 1;
     }
     const tc_bind *b = x->kind == CC_X_VAR ? tc_lookup(&t->c.env, x->u.name) : NULL;
@@ -221,7 +219,7 @@ int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int6
     char buf[64];
     const char *text = cc_source_span_text(cc_diag_source(t->d, x->span.line), x->span, buf, sizeof buf);
     if (!tc_identifier(text, (uint32_t)strlen(text))) snprintf(buf, sizeof buf, "dim_%u", t->nruntime_dims), text = buf;
-    if (!(*name = base_arena_strndup(t->a, text, strlen(text)))) return !tc_oom(t);
+    if (!(*name = base_arena_strndup(t->a, text, strlen(text)))) return tc_oom(t), 0;
     *dim = CC_DIM_DYN(CC_DIM_RUNTIME0 + t->nruntime_dims++);
     return !b || tc_set_extent(t, b->name, *dim);
 }
@@ -256,7 +254,7 @@ static int tc_view_valid_shape(tc *t, const cc_expr *e, const cc_type *ty)
 {
     const cc_expr *l = tc_module_constant_ast(t, e);
     if ((l->kind != CC_E_LIST && l->kind != CC_E_TUPLE) || l->u.seq.n != ty->rank)
-        return !tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.TensorView valid_shape must be a list of %u entries, one per dimension", ty->rank);
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.TensorView valid_shape must be a list of %u entries, one per dimension", ty->rank), 0;
     cc_valid_shape *v = &t->view_valid;
     for (uint32_t d = 0; d < ty->rank; d++) {
         const cc_expr *it = l->u.seq.items[d];
@@ -266,8 +264,8 @@ static int tc_view_valid_shape(tc *t, const cc_expr *e, const cc_type *ty)
         if (r) continue;
         if (!tc_const_int(t, it, &v->cap[d], "pl.TensorView valid_shape entries (or pl.dynamic dimensions)")) return 0;
         if (v->cap[d] < 0 || (!CC_DIM_IS_DYN(ty->shape[d]) && v->cap[d] > ty->shape[d]))
-            return !tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.TensorView valid_shape entry %u (%lld) is outside 0 to %lld", d, (long long)v->cap[d],
-                           (long long)ty->shape[d]);
+            return tc_err(t, CC_DIAG_TYPE, it->span, NULL, "pl.TensorView valid_shape entry %u (%lld) is outside 0 to %lld", d, (long long)v->cap[d],
+                           (long long)ty->shape[d]), 0;
     }
     v->n = ty->rank;
     return 1;
@@ -277,26 +275,26 @@ int tc_tensor_view(tc *t, const cc_expr *view, const cc_type *ty)
 {
     static const char *const ps[] = {"stride", "layout", "valid_shape", "pad"};
     const cc_expr *v[4] = {0};
-    if (view->u.call.nargs > 4) return !tc_err(t, CC_DIAG_TYPE, view->span, NULL, "pl.TensorView takes at most 4 arguments");
+    if (view->u.call.nargs > 4) return tc_err(t, CC_DIAG_TYPE, view->span, NULL, "pl.TensorView takes at most 4 arguments"), 0;
     for (uint32_t k = 0; k < view->u.call.nargs; k++) v[k] = view->u.call.args[k];
     for (uint32_t k = 0; k < view->u.call.nkws; k++) {
         uint32_t i = 0;
         while (i < 4 && strcmp(ps[i], view->u.call.kws[k].name)) i++;
         if (i == 4)
-            return !tc_err(t, CC_DIAG_TYPE, view->u.call.kws[k].name_span, NULL, "pl.TensorView got an unexpected keyword argument '%s'",
-                           view->u.call.kws[k].name);
+            return tc_err(t, CC_DIAG_TYPE, view->u.call.kws[k].name_span, NULL, "pl.TensorView got an unexpected keyword argument '%s'",
+                           view->u.call.kws[k].name), 0;
         v[i] = view->u.call.kws[k].value;
     }
     for (int i = 0; i < 4; i++)
         if (v[i] && v[i]->kind == CC_E_NONE) v[i] = NULL;
     if (!v[1] && (v[0] || v[2] || v[3]))
-        return !tc_err(t, CC_DIAG_TYPE, view->span, "add layout=pl.TensorLayout.ND",
-                       "pl.TensorView: layout= is required when stride, valid_shape or pad is given");
+        return tc_err(t, CC_DIAG_TYPE, view->span, "add layout=pl.TensorLayout.ND",
+                       "pl.TensorView: layout= is required when stride, valid_shape or pad is given"), 0;
     if (v[1] && !tc_is_nd(t, v[1]))
-        return !tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.TensorView layout= must be pl.TensorLayout.ND");
+        return tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.TensorView layout= must be pl.TensorLayout.ND"), 0;
     for (int i = 0; i < 4; i++)
         if ((i == 0 || i == 3) && v[i])
-            return !tc_err(t, CC_DIAG_UNSUPPORTED, v[i]->span, NULL, "%s.TensorView(%s=...) is not supported in this version", t->pl, ps[i]);
+            return tc_err(t, CC_DIAG_UNSUPPORTED, v[i]->span, NULL, "%s.TensorView(%s=...) is not supported in this version", t->pl, ps[i]), 0;
     return !v[2] || tc_view_valid_shape(t, v[2], ty);
 }
 
@@ -309,8 +307,8 @@ int tc_no_tensor_view_in_jit(tc *t, const cc_expr *ann, const char *who, const c
     const cc_expr *ix = ann->u.sub.index;
     if (ix->kind != CC_E_TUPLE || ix->u.seq.n != 3 || !tc_tensor_view_entry(t, ix->u.seq.items[2])) return 1;
     if (tc_layout_hardware(t, ix->u.seq.items[2])) return 0; /* DN/NZ: the Ascend-specific text first */
-    return !tc_err(t, CC_DIAG_PY_TYPE, ix->u.seq.items[2]->span, NULL,
-                   "%s: parameter '%s': pl.TensorView annotations are not supported in @pl.jit signatures", who, param);
+    return tc_err(t, CC_DIAG_PY_TYPE, ix->u.seq.items[2]->span, NULL,
+                   "%s: parameter '%s': pl.TensorView annotations are not supported in @pl.jit signatures", who, param), 0;
 }
 
 /* ---- pl.tensor.dim(t, axis) ---- */

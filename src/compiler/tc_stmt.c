@@ -497,7 +497,7 @@ int tc_results(tc *t, cc_ir_expr **values, const cc_expr *const *asts, uint32_t 
     char a[240], b[240];
     tc_results_text(r->types, r->shaped, r->n, r->tuple, a, sizeof a);
     tc_results_text(f->results, NULL, n, n > 1, b, sizeof b);
-    return !tc_err(t, CC_DIAG_TYPE, n ? values[bad]->span : at, NULL, "'%s' is annotated -> %s but returns %s", f->name, a, b);
+    return tc_err(t, CC_DIAG_TYPE, n ? values[bad]->span : at, NULL, "'%s' is annotated -> %s but returns %s", f->name, a, b), 0;
 }
 
 /* ---- blocks ------------------------------------------------------------------------------- */

@@ -38,9 +38,9 @@ int tc_is_marker(tc *t, const cc_stmt *s)
 
 int tc_marker_misplaced(tc *t, const cc_stmt *s, tc_block_kind kind)
 {
-    return !tc_err(t, CC_DIAG_SYNTAX, s->span, t->c.plane == TC_KERNEL && !t->c.in_at ? "pass cache= to the pl.load" : NULL,
+    return tc_err(t, CC_DIAG_SYNTAX, s->span, t->c.plane == TC_KERNEL && !t->c.in_at ? "pass cache= to the pl.load" : NULL,
                    kind == TC_BLOCK_SCOPE ? "pl.set_cache_policy() has nothing to attach to on this Runtime scope" : "%s",
-                   tc_marker_standalone);
+                   tc_marker_standalone), 0;
 }
 
 /* ---- with: pl.scope, pl.manual_scope, pl.at ----------------------------------------------------- */

@@ -109,6 +109,43 @@ static int ex_bind_dynamic(const cc_lo_proc *e, const ex_value *params, pto_erro
     return 0;
 }
 
+typedef struct ex_entry_dims {
+    const cc_lo_proc *e;
+    const ex_value *params;
+} ex_entry_dims;
+
+/* The extent an argument gives DynVar dimension dim (dim_expr.h's extent callback). */
+static int ex_entry_extent(void *ctx, int64_t dim, int64_t *v)
+{
+    const ex_entry_dims *c = ctx;
+    for (uint32_t k = 0; k < c->e->nparams; k++) {
+        if (c->e->params[k].kind != CC_LO_TENSOR) continue;
+        const cc_type *t = &c->e->tensors[c->e->params[k].index].type;
+        for (int d = 0; d < t->rank; d++)
+            if (t->shape[d] == dim) return *v = c->params[k].tensor.shape[d], 1;
+    }
+    return 0;
+}
+
+/* A derived dimension (N * 2) is its expression's value where the arguments give its DynVars. */
+static int ex_bind_derived(const cc_lowered *l, const ex_value *params, pto_error *err)
+{
+    const cc_lo_proc *e = &l->procs[0];
+    ex_entry_dims c = {e, params};
+    for (uint32_t k = 0; k < e->nparams; k++) {
+        if (e->params[k].kind != CC_LO_TENSOR) continue;
+        const cc_type *t = &e->tensors[e->params[k].index].type;
+        for (int d = 0; d < t->rank; d++) {
+            const cc_dim_expr *x = CC_DIM_IS_DERIVED(t->shape[d]) ? cc_dim_expr_find(l->dims, l->ndims, t->shape[d]) : NULL;
+            int64_t want;
+            if (x && cc_dim_expr_eval(x, ex_entry_extent, &c, &want) && want != params[k].tensor.shape[d])
+                return ex_bind_error(err, "function '%s': argument '%s' has extent %lld in dimension %d, but its annotation's %s is %lld", e->name,
+                                     ex_param_name(e, k), (long long)params[k].tensor.shape[d], d, x->text, (long long)want);
+        }
+    }
+    return 0;
+}
+
 int ex_bind(const cc_lowered *l, const pto_run_arg *args, size_t nargs, ex_value *params, pto_error *err)
 {
     if (!l || !l->nprocs) return ex_bind_error(err, "pto_program_run: the program has no lowered code (compile errors, or compiled with stop_after)");
@@ -133,5 +170,6 @@ int ex_bind(const cc_lowered *l, const pto_run_arg *args, size_t nargs, ex_value
         int rc = ex_bind_one(l, k, &bound[k]->value, &params[k], err);
         if (rc) return rc;
     }
-    return ex_bind_dynamic(e, params, err);
+    int rc = ex_bind_dynamic(e, params, err);
+    return rc ? rc : ex_bind_derived(l, params, err);
 }

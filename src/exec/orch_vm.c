@@ -56,7 +56,9 @@ static int ex_kernel_entry(const pto_kernel_args *a)
 
 static int ex_fail(ex_vm *vm, const cc_lo_insn *in, const char *what)
 {
-    return pto_runtime_fail(vm->rt, "%s at %s:%u:%u", what, vm->l->file ? vm->l->file : "<string>", in->line, in->col);
+    uint32_t line;
+    const char *file = cc_lowered_site(vm->l, in->line, &line);
+    return pto_runtime_fail(vm->rt, "%s at %s:%u:%u", what, file, line, in->col);
 }
 
 static void ex_contiguous(ex_tensor *t)
@@ -496,10 +498,12 @@ static int ex_loop(ex_vm *vm)
             if (ex_return(vm, &proc, &pc, in, &rc)) return rc;
             continue;
         case CC_LO_CALL: rc = ex_call(vm, &proc, &pc, in); break;
-        case CC_LO_SCOPE_BEGIN:
-            rc = pto_scope_begin(vm->rt, in->mode == CC_SCOPE_MANUAL ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO,
-                                 vm->l->file ? vm->l->file : "<string>", (int)in->line);
+        case CC_LO_SCOPE_BEGIN: {
+            uint32_t line;
+            const char *file = cc_lowered_site(vm->l, in->line, &line);
+            rc = pto_scope_begin(vm->rt, in->mode == CC_SCOPE_MANUAL ? PTO_SCOPE_MANUAL : PTO_SCOPE_AUTO, file, (int)line);
             break;
+        }
         case CC_LO_SCOPE_END: rc = pto_scope_end(vm->rt); break;
         case CC_LO_ALLOC: rc = ex_alloc(vm, p, f, in); break;
         case CC_LO_ALIAS: f->tensors[in->dst] = f->tensors[in->a]; break;

@@ -91,9 +91,10 @@ static int vm_fail(vm *m, const cc_lo_insn *in, const char *fmt, ...)
         vsnprintf(m->msg, sizeof m->msg, fmt, ap);
         va_end(ap);
     }
+    uint32_t line;
+    const char *file = cc_lowered_site(m->l, in ? in->line : m->k->line, &line);
     if (m->args->message && m->args->message_len)
-        snprintf(m->args->message, m->args->message_len, "%s (at %s:%u:%u)", m->msg, m->l->file ? m->l->file : "<string>",
-                 in ? in->line : m->k->line, in ? in->col : m->k->col);
+        snprintf(m->args->message, m->args->message_len, "%s (at %s:%u:%u)", m->msg, file, line, in ? in->col : m->k->col);
     return -1;
 }
 
@@ -425,6 +426,37 @@ static int vm_exec(vm *m)
 /* Binds parameters: scalar registers, tensor views (their box origins;
  * the whole shape is the parameter's compiled type, a dynamic dimension's
  * extent the scalar after the origins). */
+/* The extent a tensor argument gives DynVar dimension dim (dim_expr.h's extent callback). */
+static int vm_extent(void *ctx, int64_t dim, int64_t *v)
+{
+    const vm *m = ctx;
+    for (uint32_t i = 0; i < m->k->nparams; i++) {
+        const cc_lo_ref p = m->k->params[i];
+        const cc_type *ty = &m->k->tensors[p.index].type;
+        for (int d = 0; p.kind == CC_LO_TENSOR && d < ty->rank; d++)
+            if (ty->shape[d] == dim) return *v = m->tensors[m->tmap[p.index]].shape[d], 1;
+    }
+    return 0;
+}
+
+/* A derived dimension (N * 2) of a parameter is its expression's value where the arguments give its DynVars. */
+static int vm_bind_derived(vm *m)
+{
+    const cc_lo_proc *k = m->k;
+    for (uint32_t i = 0; m->l->ndims && i < k->nparams; i++) {
+        const cc_lo_ref p = k->params[i];
+        const cc_type *ty = &k->tensors[p.index].type;
+        for (int d = 0; p.kind == CC_LO_TENSOR && d < ty->rank; d++) {
+            const cc_dim_expr *x = CC_DIM_IS_DERIVED(ty->shape[d]) ? cc_dim_expr_find(m->l->dims, m->l->ndims, ty->shape[d]) : NULL;
+            int64_t want, got = m->tensors[m->tmap[p.index]].shape[d];
+            if (x && cc_dim_expr_eval(x, vm_extent, m, &want) && want != got)
+                return vm_fail(m, NULL, "kernel '%s' argument '%s' has extent %lld in dimension %d, but its annotation's %s is %lld", k->name,
+                               k->tensors[p.index].name ? k->tensors[p.index].name : "?", (long long)got, d, x->text, (long long)want);
+        }
+    }
+    return 0;
+}
+
 static int vm_bind(vm *m)
 {
     const cc_lo_proc *k = m->k;
@@ -476,7 +508,7 @@ static int vm_bind(vm *m)
         }
         m->tmap[p.index] = (int32_t)vi++;
     }
-    return 0;
+    return vm_bind_derived(m);
 }
 
 int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_args *args)

@@ -147,3 +147,12 @@ def test_dynvars_of_two_modules_are_distinct_symbols():
         dyn_entries.two_files(x, y, out)
         torch.testing.assert_close(out[:8], x[:8] + y[heads - 8:] + rows)
     assert dyn_entries.two_files.cache_info()[1] == 1
+
+
+def test_a_run_time_error_in_an_imported_kernel_cites_its_file():
+    from pypto.runtime import PTORuntimeError
+    from xmod_fixtures import dyn_entries, dyn_kernels
+    with pytest.raises(PTORuntimeError) as e:  # K = 4: y's rows K - 8 on are a negative offset
+        dyn_entries.two_files(torch.randn(8, 16), torch.randn(4, 16), torch.zeros(8, 16))
+    line, col = line_of(dyn_kernels.__file__, "pl.load(y, [K - 8, 0], [8, 16])")
+    assert "pl.load: offset 0 is negative (-4) (at %s:%d:%d)" % (dyn_kernels.__file__, line, col) in str(e.value)

@@ -200,21 +200,6 @@ def test_dynamic_tensor_as_whole_tile_is_constant_shape_text():
                                       "is the dynamic dimension 'N'")
 
 
-def test_dynamic_annotation_arithmetic_is_unsupported():
-    @pl.jit.incore
-    def k(x: pl.Tensor[[N * 2, 64], pl.FP32], out: pl.Out[pl.Tensor[[N * 2, 64], pl.FP32]]):
-        out = pl.store(pl.load(x, [0, 0], [8, 64]), [0, 0], out)
-        return out
-
-    @pl.jit
-    def entry(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
-        return k(x, out)
-
-    with pytest.raises(UnsupportedFeatureError) as e:
-        entry(torch.randn(64, 64), torch.zeros(64, 64))
-    assert e.value.message == "arithmetic over pl.dynamic dimensions in an annotation is not supported in this version"
-
-
 def _dim_entry(axis_src):
     ns = {}
     src = '''

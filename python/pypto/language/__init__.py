@@ -101,6 +101,10 @@ class DynVar:
     __rmul__ = lambda self, o: self._expr("*", o, True)
     __floordiv__ = lambda self, o: self._expr("//", o)
     __rfloordiv__ = lambda self, o: self._expr("//", o, True)
+    __mod__ = lambda self, o: self._expr("%", o)
+    __rmod__ = lambda self, o: self._expr("%", o, True)
+    __truediv__ = lambda self, o: self._expr("/", o)  # the compiler names it as not supported
+    __rtruediv__ = lambda self, o: self._expr("/", o, True)
 
 
 class _DimExpr(DynVar):
