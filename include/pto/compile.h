@@ -30,7 +30,12 @@ extern "C" {
 
 /* Element types, in pl's order: X(NAME, bytes). */
 #define PTO_DTYPE_LIST(X) X(FP32, 4) X(FP16, 2) X(BF16, 2) X(INT32, 4) X(INT8, 1) X(INDEX, 8) X(BOOL, 1) X(INT64, 8) \
-    X(INT16, 2)
+    X(INT16, 2) X(UINT8, 1) X(UINT16, 2) X(UINT32, 4)
+
+/* Stand-ins: X(PARAM, ARG): a tensor argument of dtype ARG binds to a
+ * parameter of dtype PARAM, its bits read as PARAM (torch 1.13 has no uint16
+ * or uint32, so its int16 / int32 tensors stand in: torch's closest dtype). */
+#define PTO_DTYPE_STAND_IN_LIST(X) X(UINT16, INT16) X(UINT32, INT32)
 
 typedef enum pto_dtype {
 #define PTO_DTYPE_ENUM_(n, size) PTO_DTYPE_##n,

@@ -40,6 +40,8 @@
  *       -> ((enum, ((member, value), ...)), ...): pypto.language's names
  *       and IntEnums (pto/language.h), which the package builds from these.
  *   pto_dtypes: the public pto_dtype names, by value (pto/compile.h).
+ *   pto_dtype_stand_ins: {parameter dtype: the dtype of a tensor that binds to
+ *       it in its place} ({"UINT16": "INT16", ...}, pto/compile.h).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -496,6 +498,9 @@ static PyMethodDef py_methods[] = {
 static struct PyModuleDef py_module = {PyModuleDef_HEAD_INIT, "pypto._C", "pypto's C extension", -1, py_methods,
                                        NULL, NULL, NULL, NULL};
 
+#define PY_STAND_IN_FMT_(p, a) "ss"
+#define PY_STAND_IN_ARGS_(p, a) , #p, #a
+
 PyMODINIT_FUNC PyInit__C(void)
 {
     if (PyType_Ready(&py_program_type) < 0 || py_runtime_ready() < 0) return NULL;
@@ -511,6 +516,10 @@ PyMODINIT_FUNC PyInit__C(void)
     }
     int rc = dtypes ? PyModule_AddObjectRef(m, "pto_dtypes", dtypes) : -1;
     Py_XDECREF(dtypes);
+    if (rc < 0) return Py_DECREF(m), NULL;
+    PyObject *stand = Py_BuildValue("{" PTO_DTYPE_STAND_IN_LIST(PY_STAND_IN_FMT_) "}" PTO_DTYPE_STAND_IN_LIST(PY_STAND_IN_ARGS_));
+    rc = stand ? PyModule_AddObjectRef(m, "pto_dtype_stand_ins", stand) : -1;
+    Py_XDECREF(stand);
     if (rc < 0) return Py_DECREF(m), NULL;
     return m;
 }

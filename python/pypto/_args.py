@@ -7,11 +7,23 @@ Shapes, ranks and kinds against the annotations are the compiler's checks.
 """
 import sys
 
+from . import _C
+
+# torch 1.13 has no uint16 / uint32: an int16 / int32 tensor binds to a UINT16 / UINT32
+# parameter in their place (pypto._C.pto_dtype_stand_ins; the compiler checks it).
 _TORCH_DTYPES = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "int64": "INT64", "int32": "INT32", "int16": "INT16",
-                 "int8": "INT8", "bool": "BOOL"}
+                 "int8": "INT8", "uint8": "UINT8", "bool": "BOOL"}
 _NUMPY_DTYPES = {"float32": "FP32", "float16": "FP16", "int64": "INT64", "int32": "INT32", "int16": "INT16", "int8": "INT8",
-                 "bool": "BOOL"}
-_SUPPORTED = "float32, float16, bfloat16, int64, int32, int16, int8, bool"
+                 "uint32": "UINT32", "uint16": "UINT16", "uint8": "UINT8", "bool": "BOOL"}
+_SUPPORTED = "float32, float16, bfloat16, int64, int32, int16, int8, uint32, uint16, uint8, bool"
+
+
+def binds(vdtype, dt):
+    """Does a tensor of torch or numpy dtype vdtype bind to a parameter of pypto dtype dt
+    (the same dtype, or dt's stand-in)?"""
+    name = str(vdtype)
+    got = _TORCH_DTYPES.get(name[6:]) if name.startswith("torch.") else _NUMPY_DTYPES.get(name)
+    return got is not None and got in (dt, _C.pto_dtype_stand_ins.get(dt))
 
 
 def bind_args(who, sig, args, kwargs):

@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 from . import _C
-from ._args import adapt_value, is_tensor, signature_specs
+from ._args import adapt_value, binds, is_tensor, signature_specs
 from ._kernel import ProgramText, _config, _run, _spec_key, _work_dir
 from ._worker import DeviceTensor, active_worker, torch_dtype
 from ._runconfig import BackendType
@@ -208,8 +208,7 @@ def _check_tensor(name, dt, shape, value):
         raise TypeError("Parameter '%s' expects rank %d; got %s rank %d" % (name, len(shape), what, len(vshape)))
     if any(d >= 0 and d != v for d, v in zip(shape, vshape)):
         raise TypeError("Parameter '%s' expects shape %s; got %s shape %s" % (name, tuple(shape), what, vshape))
-    expected = torch_dtype(dt)
-    if str(vdtype).replace("torch.", "") != str(expected).replace("torch.", ""):
-        raise TypeError("Parameter '%s' expects dtype %s; got %s dtype %s" % (name, expected, what, vdtype))
+    if not binds(vdtype, dt):
+        raise TypeError("Parameter '%s' expects dtype %s; got %s dtype %s" % (name, torch_dtype(dt), what, vdtype))
 
 

@@ -15,13 +15,14 @@ from ._kernel import _check_platform, _runtime_fields
 from ._runconfig import RunConfig
 
 _TORCH_OF = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "INT64": "int64", "INT32": "int32",
-             "INT16": "int16", "INT8": "int8", "BOOL": "bool"}
+             "INT16": "int16", "INT8": "int8", "UINT8": "uint8", "BOOL": "bool"}
 
 
 def torch_dtype(name):
-    """The torch dtype of a pypto dtype name ("FP32" -> torch.float32)."""
+    """The torch dtype of a pypto dtype name ("FP32" -> torch.float32; "UINT32" -> torch.int32,
+    its stand-in: torch 1.13 has no uint32)."""
     import torch
-    return getattr(torch, _TORCH_OF[name])
+    return getattr(torch, _TORCH_OF[_C.pto_dtype_stand_ins.get(name, name)])
 
 
 class DeviceTensor:

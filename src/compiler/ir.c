@@ -14,6 +14,7 @@
 #include "base/array.h"
 #include "base/strmap.h"
 #include "base/text.h"
+#include "pto/compile.h"
 
 /* ---- tables ------------------------------------------------------------------------- */
 
@@ -26,6 +27,12 @@ static const struct { const char *name; size_t size; int is_float; } cc_dtypes[]
 const char *cc_dtype_name(cc_dtype d) { return (unsigned)d < CC_DT_COUNT ? cc_dtypes[d].name : "?"; }
 size_t cc_dtype_size(cc_dtype d) { return (unsigned)d < CC_DT_COUNT ? cc_dtypes[d].size : 0; }
 int cc_dtype_is_float(cc_dtype d) { return (unsigned)d < CC_DT_COUNT && cc_dtypes[d].is_float; }
+int cc_dtype_binds(cc_dtype arg, cc_dtype param)
+{
+#define CC_STAND_IN_(p, a) || (param == CC_DT_##p && arg == CC_DT_##a)
+    return arg == param PTO_DTYPE_STAND_IN_LIST(CC_STAND_IN_);
+#undef CC_STAND_IN_
+}
 int cc_dtype_is_int64(cc_dtype d) { return d == CC_DT_INDEX || d == CC_DT_INT64; }
 int cc_dtype_is_tensor(cc_dtype d) { return (unsigned)d < CC_DT_COUNT && d != CC_DT_INDEX && d != CC_DT_TASK_ID; }
 

@@ -114,8 +114,7 @@ typedef enum cc_pl_reason {
 /* pl dtypes this version does not support: X(NAME, pl.DataType value, status, reason)
  * (the supported ones are CC_DTYPE_LIST, with their values). */
 #define CC_DTYPE_LATER_LIST(X)                                                                          \
-    X(INT4, 8, HARDWARE, MX) X(UINT8, 11, LATER, NONE) \
-    X(UINT16, 12, LATER, NONE) X(UINT32, 13, LATER, NONE) X(UINT64, 14, LATER, NONE)                     \
+    X(INT4, 8, HARDWARE, MX) X(UINT64, 14, LATER, NONE)                                                 \
     X(FP4, 15, HARDWARE, MX) X(FP8E4M3FN, 16, HARDWARE, MX) X(FP8E5M2, 17, HARDWARE, MX)                \
     X(HF4, 18, HARDWARE, MX) X(HF8, 19, HARDWARE, MX) X(UINT4, 20, LATER, NONE) X(FP8, 21, HARDWARE, MX)  \
     X(FP64, 22, LATER, NONE)

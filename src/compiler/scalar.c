@@ -19,6 +19,9 @@ void cc_dtype_int_range(cc_dtype d, int64_t *lo, int64_t *hi)
     case CC_DT_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
     case CC_DT_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
     case CC_DT_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
+    case CC_DT_UINT32: *lo = 0, *hi = UINT32_MAX; break;
+    case CC_DT_UINT16: *lo = 0, *hi = UINT16_MAX; break;
+    case CC_DT_UINT8: *lo = 0, *hi = UINT8_MAX; break;
     case CC_DT_BOOL: *lo = 0, *hi = 1; break;
     default: *lo = INT64_MIN, *hi = INT64_MAX; break;
     }

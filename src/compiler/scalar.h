@@ -30,7 +30,7 @@ typedef union cc_scalar {
     uint64_t u;
 } cc_scalar;
 
-/* The range of integer dtype d: INT32, INT16, INT8; BOOL 0..1; INDEX, INT64 and TASK_ID int64. */
+/* The range of integer dtype d: INT32, INT16, INT8; UINT32, UINT16, UINT8 from 0; BOOL 0..1; INDEX, INT64 and TASK_ID int64. */
 void cc_dtype_int_range(cc_dtype d, int64_t *lo, int64_t *hi);
 
 /* a, of dtype from, as dtype to:

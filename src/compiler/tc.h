@@ -406,6 +406,9 @@ int tc_is_dump_tag(const cc_expr *call);
 cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call);
 /* tc_linalg.c: pl.matmul_bias, pl.batch_matmul, pl.gemv, pl.gemv_acc, pl.gemv_bias. */
 cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
+/* lhs and rhs of pl.<op>: one dtype the matmul kernels take (a float, INT8
+ * or UINT8); *out the result dtype (FP32; INT32 for the integer ones). */
+int tc_mm_dtypes(tc *t, const char *op, const cc_ir_expr *l, const cc_ir_expr *r, cc_span sp, cc_dtype *out);
 /* pl.sel, pl.sels, pl.addc, pl.subc (tc_ternary.c). */
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* pl.gather, pl.scatter, pl.sort32, pl.mrgsort (tc_index.c). */

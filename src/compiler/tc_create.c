@@ -94,8 +94,9 @@ static cc_ir_expr *tc_arange(tc *t, const cc_expr *call)
             return tc_err(t, CC_DIAG_INVALID_OP, a.v[1]->span, "write the shape as [1, N]",
                           "pl.arange fills one row: the leading extents of shape %s must be 1", tc_shape_text(t, &(cc_type){.rank = (uint8_t)n, .shape = {ext[0], ext[1], ext[2], ext[3]}}));
     if (a.v[2] && (dt = tc_dtype_arg(t, a.v[2], "pl.arange dtype")) < 0) return NULL;
-    if (dt != CC_DT_INT32 && dt != CC_DT_INT16)
-        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.arange dtype must be pl.INT32 or pl.INT16, got pl.%s", cc_dtype_name((cc_dtype)dt));
+    if (dt != CC_DT_INT32 && dt != CC_DT_INT16 && dt != CC_DT_UINT32 && dt != CC_DT_UINT16)
+        return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.arange dtype must be pl.INT32, pl.INT16, pl.UINT32 or pl.UINT16, got pl.%s",
+                      cc_dtype_name((cc_dtype)dt));
     cc_ir_expr *x = tc_gen_node(t, CC_IR_ARANGE, call->span, dt, ext, n);
     if (!x) return NULL;
     x->u.op.args[0] = start, x->u.op.args[1] = shp, x->u.op.mode = (uint8_t)desc;
@@ -126,8 +127,8 @@ static cc_ir_expr *tc_tri(tc *t, const cc_expr *call)
 }
 
 /* pl.random(key0, key1, counter0..counter3, shape, valid_shape=None,
- * dtype=pl.UINT32, rounds=10): Philox4x32 (tile_generate.c); INT32 only in
- * this version (UINT32, upstream's default, is not a dtype here yet). */
+ * dtype=pl.UINT32, rounds=10): Philox4x32 (tile_generate.c), UINT32 or
+ * INT32 (the same bits). */
 static cc_ir_expr *tc_random(tc *t, const cc_expr *call)
 {
     static const char *const ps[] = {"key0", "key1", "counter0", "counter1", "counter2", "counter3", "shape", "valid_shape", "dtype", "rounds"};
@@ -140,13 +141,10 @@ static cc_ir_expr *tc_random(tc *t, const cc_expr *call)
     uint32_t n;
     cc_ir_expr *shp, *valid;
     if (!tc_value_shape(t, a.v[6], "random", "pl.random", ext, &n, &shp) || !tc_gen_valid(t, a.v[7], "random", ext, n, &valid)) return NULL;
-    if (!a.v[8])
-        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, "pass dtype=pl.INT32",
-                      "pl.random's default dtype UINT32 is not supported in this version");
-    int dt = tc_dtype_arg(t, a.v[8], "pl.random dtype");
+    int dt = a.v[8] ? tc_dtype_arg(t, a.v[8], "pl.random dtype") : CC_DT_UINT32;
     if (dt < 0) return NULL;
-    if (dt != CC_DT_INT32)
-        return tc_err(t, CC_DIAG_TYPE, a.v[8]->span, NULL, "pl.random dtype must be pl.INT32, got pl.%s", cc_dtype_name((cc_dtype)dt));
+    if (dt != CC_DT_UINT32 && dt != CC_DT_INT32)
+        return tc_err(t, CC_DIAG_TYPE, a.v[8]->span, NULL, "pl.random dtype must be pl.UINT32 or pl.INT32, got pl.%s", cc_dtype_name((cc_dtype)dt));
     if (a.v[9]) {
         cc_ir_expr *r = tc_expr(t, a.v[9]);
         if (!r) return NULL;

@@ -353,6 +353,7 @@ static int tc_entry_param(tc *t, const cc_param *cp, cc_ir_param *ip, int shaped
             return tc_err(t, CC_DIAG_PY_TYPE, cp->span, NULL, "%s: argument '%s' must be a tensor of rank 1 to 4 and a tensor dtype",
                           who, ip->name), 0;
         memcpy(at.shape, sp->shape, sizeof at.shape);
+        if (shaped && cc_dtype_binds((cc_dtype)at.dtype, (cc_dtype)ip->type.dtype)) at.dtype = ip->type.dtype; /* a stand-in */
         int dynamic = shaped && cc_type_is_dynamic(&ip->type);
         if (dynamic && at.rank == ip->type.rank) /* a DynVar takes the argument's extent (tc_dynamic.c) */
             for (uint32_t d = 0; d < at.rank; d++)

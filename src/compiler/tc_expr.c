@@ -155,7 +155,7 @@ int tc_dtype_arg(tc *t, const cc_expr *e, const char *what)
             return -1;
         }
     }
-    tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a pl dtype (pl.FP32, pl.FP16, pl.BF16, pl.INT64, pl.INT32, pl.INT16, pl.INT8, pl.BOOL, pl.INDEX)", what);
+    tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a pl dtype (pl.FP32, pl.FP16, pl.BF16, pl.INT64, pl.INT32, pl.INT16, pl.INT8, pl.UINT32, pl.UINT16, pl.UINT8, pl.BOOL, pl.INDEX)", what);
     return -1;
 }
 
@@ -163,7 +163,7 @@ int tc_tile_dtype_arg(tc *t, const cc_expr *e, const char *what)
 {
     int dt = tc_dtype_arg(t, e, what);
     if (dt == CC_DT_INDEX || dt == CC_DT_BOOL) {
-        tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16 or INT8");
+        tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16 or UINT8");
         return -1;
     }
     return dt;
@@ -173,7 +173,7 @@ int tc_tensor_dtype_arg(tc *t, const cc_expr *e, const char *what)
 {
     int dt = tc_dtype_arg(t, e, what);
     if (dt >= 0 && !cc_dtype_is_tensor((cc_dtype)dt)) {
-        tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8 or BOOL");
+        tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16, UINT8 or BOOL");
         return -1;
     }
     return dt;

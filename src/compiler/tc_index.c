@@ -141,9 +141,8 @@ static int ti_gatherb(tc *t, const tc_args *a, cc_ir_expr *x)
     cc_ir_expr *const *v = x->u.op.args;
     int dt = v[0]->type.dtype;
     if (a->v[2] && (dt = tc_tile_dtype_arg(t, a->v[2], "pl.gatherb output_dtype")) < 0) return 0;
-    if (v[1]->type.dtype != CC_DT_INT32)
-        return tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.gatherb: offset must be INT32 byte offsets (UINT32 is not a dtype in this version), got %s",
-                      ti_dt(&v[1]->type)), 0;
+    if (v[1]->type.dtype != CC_DT_UINT32 && v[1]->type.dtype != CC_DT_INT32)
+        return tc_err(t, CC_DIAG_TYPE, v[1]->span, NULL, "pl.gatherb: offset must be UINT32 or INT32 byte offsets, got %s", ti_dt(&v[1]->type)), 0;
     x->u.op.dtype = a->v[2] ? (uint8_t)dt : 255;
     x->type = v[1]->type, x->type.dtype = (uint8_t)dt;
     x->type.shape[1] = v[1]->type.shape[1] * (int64_t)(32 / cc_dtype_size((cc_dtype)dt));

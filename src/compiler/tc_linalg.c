@@ -35,16 +35,15 @@ static cc_ir_expr *tc_mm_tile(tc *t, const cc_expr *e, const char *op, cc_span s
     return x;
 }
 
-/* lhs and rhs: one dtype the matmul kernels take; *out the result dtype. */
-static int tc_mm_dtypes(tc *t, const char *op, const cc_ir_expr *l, const cc_ir_expr *r, cc_span sp, cc_dtype *out)
+int tc_mm_dtypes(tc *t, const char *op, const cc_ir_expr *l, const cc_ir_expr *r, cc_span sp, cc_dtype *out)
 {
-    if (l->type.dtype != r->type.dtype)
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", op, cc_dtype_name(l->type.dtype),
+    cc_dtype dt = (cc_dtype)l->type.dtype;
+    if (dt != r->type.dtype)
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", op, cc_dtype_name(dt),
                       cc_dtype_name(r->type.dtype)), 0;
-    if (!cc_dtype_is_float((cc_dtype)l->type.dtype) && l->type.dtype != CC_DT_INT8)
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s takes FP32, FP16, BF16 or INT8 operands, got %s", op,
-                      cc_dtype_name((cc_dtype)l->type.dtype)), 0;
-    *out = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
+    if (!cc_dtype_is_float(dt) && dt != CC_DT_INT8 && dt != CC_DT_UINT8)
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s takes FP32, FP16, BF16, INT8 or UINT8 operands, got %s", op, cc_dtype_name(dt)), 0;
+    *out = cc_dtype_is_float(dt) ? CC_DT_FP32 : CC_DT_INT32;
     return 1;
 }
 

@@ -275,9 +275,10 @@ int tc_atomic_kw(tc *t, const cc_expr *e, const char *op)
 int tc_atomic_dtype(tc *t, const char *op, const cc_ir_expr *tile, cc_span sp)
 {
     switch (tile->type.dtype) {
-    case CC_DT_FP32: case CC_DT_BF16: case CC_DT_FP16: case CC_DT_INT32: case CC_DT_INT16: case CC_DT_INT8: return 1;
+    case CC_DT_FP32: case CC_DT_BF16: case CC_DT_FP16: case CC_DT_INT32: case CC_DT_INT16: case CC_DT_INT8: case CC_DT_UINT32:
+    case CC_DT_UINT16: case CC_DT_UINT8: return 1;
     default:
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got %s", op,
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got %s", op,
                       cc_dtype_name((cc_dtype)tile->type.dtype)), 0;
     }
 }
@@ -569,19 +570,14 @@ static cc_ir_expr *tc_matmul(tc *t, const cc_expr *call)
                           ps[k]);
     cc_type prod;
     if (!tc_matmul_shape(t, l, r, &prod, call->span)) return NULL;
-    if (l->type.dtype != r->type.dtype)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast",
-                      cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
-    if (!cc_dtype_is_float((cc_dtype)l->type.dtype) && l->type.dtype != CC_DT_INT8)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got %s",
-                      cc_dtype_name((cc_dtype)l->type.dtype));
-    int deduced = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
+    cc_dtype deduced;
+    if (!tc_mm_dtypes(t, "matmul", l, r, call->span, &deduced)) return NULL;
     cc_ir_expr *m = cc_ir_op_new(t->a, CC_IR_MATMUL, call->span);
     if (!m) return tc_oom(t);
     if (a.v[2]) {
         int od = tc_dtype_arg(t, a.v[2], "pl.matmul out_dtype");
         if (od < 0) return NULL;
-        if (od != deduced)
+        if (od != (int)deduced)
             return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL,
                           "pl.matmul: out_dtype=%s is not supported for Tile operands — the result dtype is deduced as %s",
                           cc_dtype_name((cc_dtype)od), cc_dtype_name((cc_dtype)deduced));

@@ -56,13 +56,8 @@ static cc_ir_expr *tc_matmul_acc(tc *t, const cc_expr *call)
     if (l->type.rank != 2 || r->type.rank != 2 || l->type.shape[1] != r->type.shape[0])
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.matmul_acc: inner dimensions differ: %s vs %s",
                       tc_shape_text(t, &l->type), tc_shape_text(t, &r->type));
-    if (l->type.dtype != r->type.dtype)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc: operand dtypes %s and %s differ; insert pl.cast",
-                      cc_dtype_name(l->type.dtype), cc_dtype_name(r->type.dtype));
-    if (!cc_dtype_is_float((cc_dtype)l->type.dtype) && l->type.dtype != CC_DT_INT8)
-        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.matmul_acc takes FP32, FP16, BF16 or INT8 operands, got %s",
-                      cc_dtype_name((cc_dtype)l->type.dtype));
-    cc_dtype want = l->type.dtype == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32;
+    cc_dtype want;
+    if (!tc_mm_dtypes(t, "matmul_acc", l, r, call->span, &want)) return NULL;
     if (acc->type.dtype != want)
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "%s.matmul_acc requires accumulator dtype %s, but got %s", tensor ? "tensor" : "tile",
                       cc_dtype_name(want), cc_dtype_name((cc_dtype)acc->type.dtype));

@@ -99,15 +99,15 @@ int tc_matmul_shape(tc *t, const cc_ir_expr *l, const cc_ir_expr *r, cc_type *pr
     return 1;
 }
 
-/* The result dtype: out_dtype= (float operands: FP32, FP16, BF16; INT8:
- * INT32, INT8), else the operands' dtype; -1 when reported. */
+/* The result dtype: out_dtype= (float operands: FP32, FP16, BF16; INT8 or
+ * UINT8: INT32 or the operands'), else the operands' dtype; -1 when reported. */
 static int tc_mm_out_dtype(tc *t, const cc_expr *e, cc_dtype operands)
 {
     if (!e || e->kind == CC_E_NONE) return operands;
     int od = tc_dtype_arg(t, e, "pl.matmul out_dtype");
     if (od < 0) return -1;
     int fl = cc_dtype_is_float(operands);
-    if (fl ? od != CC_DT_FP32 && od != CC_DT_FP16 && od != CC_DT_BF16 : od != CC_DT_INT32 && od != CC_DT_INT8)
+    if (fl ? od != CC_DT_FP32 && od != CC_DT_FP16 && od != CC_DT_BF16 : od != CC_DT_INT32 && od != (int)operands)
         return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "pl.matmul: out_dtype=%s is not valid for %s operands", cc_dtype_name((cc_dtype)od),
                       cc_dtype_name(operands)), -1;
     return od;
@@ -134,19 +134,15 @@ cc_ir_expr *tc_tensor_matmul(tc *t, const cc_expr *call, cc_ir_expr *l, cc_ir_ex
     uint32_t nb = prod.rank - 2u;
     int64_t shape[CC_MAX_RANK];
     memcpy(shape, prod.shape, sizeof shape);
-    if (l->type.dtype != r->type.dtype)
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.matmul: operand dtypes %s and %s differ; insert pl.cast", cc_dtype_name(l->type.dtype),
-                      cc_dtype_name(r->type.dtype));
-    cc_dtype dt = (cc_dtype)l->type.dtype;
-    if (!cc_dtype_is_float(dt) && dt != CC_DT_INT8)
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got %s", cc_dtype_name(dt));
+    cc_dtype dt = (cc_dtype)l->type.dtype, acc;
+    if (!tc_mm_dtypes(t, "matmul", l, r, sp, &acc)) return NULL;
     int od = tc_mm_out_dtype(t, out_dtype, dt);
     if (od < 0) return NULL;
     cc_ir_expr *m = cc_ir_op_new(t->a, CC_IR_MATMUL, sp);
     if (!m) return tc_oom(t);
     m->u.op.args[0] = l, m->u.op.args[1] = r;
     m->type = prod;
-    m->type.dtype = (uint8_t)(dt == CC_DT_INT8 ? CC_DT_INT32 : CC_DT_FP32);
+    m->type.dtype = (uint8_t)acc;
     if (out_dtype && od == m->type.dtype) m->u.op.dtype = (uint8_t)od; /* printed as written (the tile rule's out_dtype=) */
     cc_ir_expr *x = tc_tensor_cast(t, tc_mem_result(m), (cc_dtype)od, sp);
     if (!x || (!l1 && !r1)) return x;

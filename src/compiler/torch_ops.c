@@ -10,7 +10,9 @@
  *    rounding.  Every other op, and a translated one in a form outside
  *    that (shapes=, drop_dims=, an integer division, a cast to an integer
  *    dtype, a narrowed operand where the VM's rule is not a crop), is the Unsup text
- *    `torch_codegen: '<op>' has no torch translation in this version` at the op.
+ *    `torch_codegen: '<op>' has no torch translation in this version` at the op;
+ *    an op giving a UINT16 or UINT32 value (no torch 1.13 dtype) is
+ *    `torch_codegen: dtype pl.UINT32 ('<op>') has no torch translation ...`.
  *  - The first error stops the print; the caller discards the text.
  */
 #include <string.h>
@@ -27,8 +29,9 @@ static const char *torch_dtype(uint8_t dt)
     case CC_DT_INT32: return "torch.int32";
     case CC_DT_INT8: return "torch.int8";
     case CC_DT_INT16: return "torch.int16";
+    case CC_DT_UINT8: return "torch.uint8";
     case CC_DT_BOOL: return "torch.bool";
-    default: return "torch.int64"; /* INDEX, INT64 */
+    default: return "torch.int64"; /* INDEX, INT64 (UINT16, UINT32: refused by tp_op) */
     }
 }
 
@@ -185,6 +188,13 @@ void tp_op(tp *t, const cc_ir_expr *e)
     const char *fn;
     int dim;
     uint8_t dt = e->type.dtype;
+    if ((dt == CC_DT_UINT16 || dt == CC_DT_UINT32) && e->type.kind != CC_T_VOID) { /* torch 1.13 has no such dtype */
+        if (!t->failed)
+            cc_diag_add(t->d, CC_DIAG_UNSUPPORTED, e->span, NULL, "torch_codegen: dtype pl.%s ('%s') has no torch translation in this version",
+                        cc_dtype_name((cc_dtype)dt), cc_ir_op_name(o));
+        t->failed = 1;
+        return;
+    }
     if (o == CC_IR_GET_BLOCK_IDX || o == CC_IR_GET_BLOCK_NUM) { /* the kernel's SPMD parameters (def) */
         base_strbuf_puts(out, o == CC_IR_GET_BLOCK_IDX ? "_block" : "_nblocks");
         return;

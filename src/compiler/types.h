@@ -34,7 +34,8 @@ const char *cc_op_text(cc_op op);
 /* ---- dtypes: X(NAME, element bytes, is float, pl.DataType value) ---------------------
  * The position is the cc_dtype (and pto_dtype, tile_dtype) value; the last
  * column is the member's value in pl.DataType, which is stable across versions
- * (INT64 and INT16 were later dtypes with these values; names.h lists the rest). */
+ * (INT64, INT16 and the unsigned ones were later dtypes with these values;
+ * names.h lists the rest).  TASK_ID, scalar-only and not public, stays last. */
 #define CC_DTYPE_LIST(X)  \
     X(FP32, 4, 1, 0)      \
     X(FP16, 2, 1, 1)      \
@@ -45,6 +46,9 @@ const char *cc_op_text(cc_op op);
     X(BOOL, 1, 0, 6)      \
     X(INT64, 8, 0, 10)    \
     X(INT16, 2, 0, 9)     \
+    X(UINT8, 1, 0, 11)    \
+    X(UINT16, 2, 0, 12)   \
+    X(UINT32, 4, 0, 13)   \
     X(TASK_ID, 8, 0, 7)
 
 typedef enum cc_dtype {
@@ -57,6 +61,10 @@ typedef enum cc_dtype {
 const char *cc_dtype_name(cc_dtype d);   /* "FP32" */
 size_t cc_dtype_size(cc_dtype d);
 int cc_dtype_is_float(cc_dtype d);
+/* Does a tensor argument of dtype arg bind to a parameter of dtype param?
+ * Equal dtypes, or a stand-in (pto/compile.h's PTO_DTYPE_STAND_IN_LIST: an
+ * INT16 / INT32 tensor for a UINT16 / UINT32 parameter, the same bits). */
+int cc_dtype_binds(cc_dtype arg, cc_dtype param);
 /* INDEX and INT64: one 64-bit integer each, so a scalar of one is retyped
  * to the other where a name's dtype must match (an annotation, a rebinding). */
 int cc_dtype_is_int64(cc_dtype d);

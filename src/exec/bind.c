@@ -61,7 +61,7 @@ static int ex_bind_one(const cc_lowered *l, uint32_t k, const pto_arg_value *v, 
     if (v->kind != PTO_ARG_TENSOR)
         return ex_bind_error(err, "function '%s': argument '%s' must be a tensor, got a scalar", who, pn);
     if (!v->base) return ex_bind_error(err, "function '%s': argument '%s' has no data (base is NULL)", who, pn);
-    if ((int)v->dtype != (int)t->dtype)
+    if (!cc_dtype_binds((cc_dtype)v->dtype, (cc_dtype)t->dtype))
         return ex_bind_error(err, "function '%s': argument '%s' has dtype %s but the program was compiled for %s", who, pn,
                              (unsigned)v->dtype < CC_DT_COUNT ? cc_dtype_name((cc_dtype)v->dtype) : "?", cc_dtype_name((cc_dtype)t->dtype));
     int same = v->rank == t->rank;
@@ -74,7 +74,7 @@ static int ex_bind_one(const cc_lowered *l, uint32_t k, const pto_arg_value *v, 
     }
     ex_tensor *x = &out->tensor;
     x->base = v->base;
-    x->dtype = (uint8_t)v->dtype;
+    x->dtype = (uint8_t)t->dtype; /* a stand-in's bits read as the parameter's dtype */
     x->rank = (uint8_t)v->rank;
     x->offset = v->offset;
     x->owner = PTO_INVALID_TASK_ID;

@@ -22,7 +22,8 @@
 #include "tile/tile.h"
 
 _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8 && (int)TILE_BOOL == (int)CC_DT_BOOL &&
-                   (int)TILE_INT64 == (int)CC_DT_INT64 && (int)TILE_INT16 == (int)CC_DT_INT16,
+                   (int)TILE_INT64 == (int)CC_DT_INT64 && (int)TILE_INT16 == (int)CC_DT_INT16 && (int)TILE_UINT8 == (int)CC_DT_UINT8 &&
+                   (int)TILE_UINT16 == (int)CC_DT_UINT16 && (int)TILE_UINT32 == (int)CC_DT_UINT32,
                "tile dtypes mirror cc_dtype");
 
 /* Each op's tile kernel entry (a tile_binop, tile_unop, tile_rowop, tile_colop, tile_bcastop, tile_ternop or tile_indexop by class), from its row. */

@@ -14,7 +14,8 @@
 size_t tile_dtype_size(tile_dtype d)
 {
     static const size_t size[] = {[TILE_FP32] = 4, [TILE_FP16] = 2, [TILE_BF16] = 2, [TILE_INT32] = 4, [TILE_INT8] = 1,
-                                  [TILE_BOOL] = 1, [TILE_INT64] = 8, [TILE_INT16] = 2};
+                                  [TILE_BOOL] = 1, [TILE_INT64] = 8, [TILE_INT16] = 2, [TILE_UINT8] = 1, [TILE_UINT16] = 2,
+                                  [TILE_UINT32] = 4};
     return size[d];
 }
 
@@ -23,7 +24,8 @@ int tile_dtype_is_float(tile_dtype d) { return d <= TILE_BF16; }
 const char *tile_dtype_name(tile_dtype d)
 {
     static const char *const names[] = {[TILE_FP32] = "FP32", [TILE_FP16] = "FP16", [TILE_BF16] = "BF16", [TILE_INT32] = "INT32",
-                                        [TILE_INT8] = "INT8",   [TILE_BOOL] = "BOOL",   [TILE_INT64] = "INT64", [TILE_INT16] = "INT16"};
+                                        [TILE_INT8] = "INT8",   [TILE_BOOL] = "BOOL",   [TILE_INT64] = "INT64", [TILE_INT16] = "INT16",
+                                        [TILE_UINT8] = "UINT8", [TILE_UINT16] = "UINT16", [TILE_UINT32] = "UINT32"};
     return names[d];
 }
 
@@ -99,11 +101,39 @@ void tile_fill(void *data, tile_dtype dt, tile_scalar v, int64_t n)
         for (int64_t k = 0; k < n; k++) ((uint16_t *)data)[k] = h;
         break;
     }
-    case TILE_INT32: for (int64_t k = 0; k < n; k++) ((int32_t *)data)[k] = (int32_t)(uint32_t)v.i; break;
-    case TILE_INT8: memset(data, (int)(uint8_t)v.i, (size_t)n); break;
     case TILE_BOOL: memset(data, v.i != 0, (size_t)n); break;
-    case TILE_INT64: for (int64_t k = 0; k < n; k++) ((int64_t *)data)[k] = v.i; break;
-    case TILE_INT16: for (int64_t k = 0; k < n; k++) ((int16_t *)data)[k] = (int16_t)(uint16_t)v.i; break;
+#define FILL_(T, U, sfx, DT)                                 \
+    case DT: {                                               \
+        T x = (T)(U)v.i;                                     \
+        for (int64_t k = 0; k < n; k++) ((T *)data)[k] = x;  \
+        break;                                               \
+    }
+        TILE_INT_CLASSES(FILL_)
+#undef FILL_
+    }
+}
+
+int64_t tile_int_wrap(tile_dtype dt, int64_t v)
+{
+    switch (dt) {
+#define WRAP_(T, U, sfx, DT) case DT: return (T)(U)v;
+        TILE_INT_CLASSES(WRAP_)
+#undef WRAP_
+    default: return v;
+    }
+}
+
+void tile_int_range(tile_dtype d, int64_t *lo, int64_t *hi)
+{
+    switch (d) {
+    case TILE_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case TILE_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
+    case TILE_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
+    case TILE_UINT32: *lo = 0, *hi = UINT32_MAX; break;
+    case TILE_UINT16: *lo = 0, *hi = UINT16_MAX; break;
+    case TILE_UINT8: *lo = 0, *hi = UINT8_MAX; break;
+    case TILE_BOOL: *lo = 0, *hi = 1; break;
+    default: *lo = INT64_MIN, *hi = INT64_MAX; break;
     }
 }
 

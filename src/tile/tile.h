@@ -28,9 +28,13 @@
 /* Element types: the values of cc_dtype and pto_dtype (5 is INDEX, a
  * scalar-only dtype).  BOOL elements are bytes 0/1; only the data-movement
  * kernels (load, store, concat, reshape), fills and tile_cast take them, the
- * arithmetic ones fail ("pl.<op> does not accept BOOL tiles; cast first"). */
+ * arithmetic ones fail ("pl.<op> does not accept BOOL tiles; cast first").
+ * UINT8/16/32 are unsigned wherever the value matters: read zero-extended,
+ * compared, divided, shifted (>> is logical), saturated and padded in
+ * [0, 2^bits); + - * wrap modulo 2^bits as every integer dtype's do. */
 typedef enum tile_dtype {
-    TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT32 = 3, TILE_INT8 = 4, TILE_BOOL = 6, TILE_INT64 = 7, TILE_INT16 = 8
+    TILE_FP32 = 0, TILE_FP16 = 1, TILE_BF16 = 2, TILE_INT32 = 3, TILE_INT8 = 4, TILE_BOOL = 6, TILE_INT64 = 7, TILE_INT16 = 8,
+    TILE_UINT8 = 9, TILE_UINT16 = 10, TILE_UINT32 = 11
 } tile_dtype;
 
 /* The ops of each kernel family: X(OP, "pl spelling").  The compiler's op
@@ -141,7 +145,7 @@ int tile_load(tile *dst, const tile_tensor *src, const int64_t *off, const int64
 int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
 /* tile_store, but adding src's valid region into the window (atomic=Add):
  * FP32 adds; FP16/BF16 through FP32, rounded once to nearest even; INT32,
- * INT16, INT8 wrap; other dtypes are an error. */
+ * INT16, INT8 and UINT32, UINT16, UINT8 wrap; other dtypes are an error. */
 int tile_store_add(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap);
 
 /* dst = a <op> b (same shape and dtype), valid = intersection.  Integer
@@ -151,7 +155,8 @@ int tile_store_add(const tile_tensor *dst, const int64_t *off, const tile *src, 
  * comparison holds, else 0, in the dtype (NaN: only NE holds); PRELU is
  * a > 0 ? a : a * b, LRELU max(a, a * b); AND .. SHR take integer tiles
  * only; a shift count outside [0, bits) shifts every bit out: SHL gives
- * 0, SHR (arithmetic) 0 or -1 by the sign.  PART_* (tile-tile only):
+ * 0, SHR (arithmetic) 0 or -1 by the sign (0 for the unsigned dtypes, whose >> is logical; their
+ * division and comparisons are unsigned too).  PART_* (tile-tile only):
  * valid over the smallest box holding both regions, ADD .. MIN where both
  * are valid, the valid operand's element where one is, 0 where neither. */
 int tile_binary(tile *dst, const tile *a, const tile *b, tile_binop op, char *msg, size_t cap);
@@ -190,14 +195,15 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
 int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
- * float->int by mode, saturating, NaN -> 0; int->int saturating; to BOOL:
+ * float->int by mode, saturating, NaN -> 0; int->int saturating (an
+ * unsigned target's range is [0, 2^bits): negatives give 0); to BOOL:
  * a != 0 (NaN -> 0, as float->int); from BOOL: 0 or 1. */
 int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap);
 
 /* dst [M, N] = a [M, K] @ b [K, N]; FP32 result for float operands, INT32
- * for INT8; valid = [a.valid[0], b.valid[1]]. */
+ * for INT8 and UINT8; valid = [a.valid[0], b.valid[1]]. */
 int tile_matmul(tile *dst, const tile *a, const tile *b, tile_scratch *s, char *msg, size_t cap);
-/* acc [M, N] (FP32, INT32 for INT8 operands) += a [M, K] @ b [K, N], in place;
+/* acc [M, N] (FP32, INT32 for INT8 / UINT8 operands) += a [M, K] @ b [K, N], in place;
  * valid = acc's valid region intersected with the product's.  init: acc =
  * a @ b as tile_matmul (acc's old value ignored). */
 int tile_matmul_acc(tile *acc, const tile *a, const tile *b, int init, tile_scratch *s, char *msg, size_t cap);
@@ -251,8 +257,8 @@ int tile_set_validshape(tile *dst, const tile *a, int64_t rows, int64_t cols, ch
 void tile_full(tile *dst, tile_scalar v);
 
 /* ---- generators and views (tile_generate.c) ---- */
-/* dst (INT32 or INT16, its shape) = start + k at flat index k (start - k
- * descending), wrapped to the dtype; fully valid. */
+/* dst (INT32, INT16, UINT32 or UINT16, its shape) = start + k at flat index
+ * k (start - k descending), wrapped to the dtype; fully valid. */
 int tile_arange(tile *dst, int64_t start, int descending, char *msg, size_t cap);
 /* dst (rank 2, its shape and dtype) = 1 where j <= i + diagonal (upper:
  * j >= i + diagonal) and 0 elsewhere within valid [rows, cols] (each <=
@@ -260,7 +266,7 @@ int tile_arange(tile *dst, int64_t start, int descending, char *msg, size_t cap)
 int tile_tri(tile *dst, int64_t diagonal, int upper, const int64_t *valid, char *msg, size_t cap);
 /* One Philox4x32 block: out = the rounds-round cipher of ctr under key. */
 void tile_philox4x32(const uint32_t key[2], const uint32_t ctr[4], int rounds, uint32_t out[4]);
-/* dst (INT32) = Philox4x32-<rounds> (7 or 10): the element at flat index i
+/* dst (UINT32 or INT32, the same bits) = Philox4x32-<rounds> (7 or 10): the element at flat index i
  * is word i % 4 of the block for ctr + i / 4 (128-bit, ctr[0] the low
  * word), within valid (one extent per axis); 0 outside; valid region = valid. */
 int tile_random(tile *dst, const uint32_t key[2], const uint32_t ctr[4], int rounds, const int64_t *valid, char *msg, size_t cap);
@@ -317,7 +323,7 @@ int tile_scatter_dim(tile *dst, const tile *target, const tile *src, const tile 
  * columns once a row is written); rank 4, the whole shape. */
 int tile_scatter_update(tile *dst, const tile *target, const tile *src, const tile *idx, char *msg, size_t cap);
 /* gatherb: dst [R, C x 32 / size(dst dtype)] row i, columns j x E .. = the
- * 32 bytes of src's buffer at byte offset off[i, j] (INT32, a multiple of
+ * 32 bytes of src's buffer at byte offset off[i, j] (UINT32 or INT32, a multiple of
  * 32, the block inside src), over off's valid region; valid [rows, cols x E]. */
 int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t cap);
 /* mgather's out-of-range policies (gather_oob=): fail the task, clamp into

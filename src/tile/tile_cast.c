@@ -10,7 +10,10 @@
  *   - float to an integer dtype: NaN -> 0, clamp to the target's range
  *     (saturating), then round by the mode (exact for every float input;
  *     past 2^63 the value is whole, so INT64 saturates without rounding);
- *   - integer to a narrower integer: saturate;
+ *     an unsigned target's range is [0, 2^bits): -1.5 -> 0, 1e10 -> max;
+ *   - integer to an integer of another range: saturate (an unsigned source
+ *     widens by zero-extension: UINT32 0xFFFFFFFF -> INT32_MAX, INT32 -1 ->
+ *     UINT32 0);
  *   - to BOOL: x != 0 (a float NaN -> 0, as float -> int).
  * Each (intermediate, target, mode) has its own loop, chosen once per call.
  */
@@ -43,23 +46,11 @@ static void cast_f2i(int64_t *out, const float *f, int64_t n, tile_round mode, d
     }
 }
 
-/* The range of integer dtype d (BOOL: 0..1). */
-static void cast_range(tile_dtype d, int64_t *lo, int64_t *hi)
-{
-    switch (d) {
-    case TILE_INT32: *lo = INT32_MIN, *hi = INT32_MAX; break;
-    case TILE_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
-    case TILE_INT8: *lo = INT8_MIN, *hi = INT8_MAX; break;
-    case TILE_BOOL: *lo = 0, *hi = 1; break;
-    default: *lo = INT64_MIN, *hi = INT64_MAX; break;
-    }
-}
-
 /* An INT64 block into integer dtype t, saturated to its range (BOOL: != 0). */
 static void cast_i2i(char *out, const int64_t *v, int64_t n, tile_dtype t)
 {
     int64_t lo, hi;
-    cast_range(t, &lo, &hi);
+    tile_int_range(t, &lo, &hi);
     switch (t) {
     case TILE_INT64: memcpy(out, v, (size_t)n * 8); break;
     case TILE_BOOL: for (int64_t i = 0; i < n; i++) ((uint8_t *)out)[i] = v[i] != 0; break;
@@ -68,6 +59,9 @@ static void cast_i2i(char *out, const int64_t *v, int64_t n, tile_dtype t)
         CAST_NARROW_(int32_t, TILE_INT32)
         CAST_NARROW_(int16_t, TILE_INT16)
         CAST_NARROW_(int8_t, TILE_INT8)
+        CAST_NARROW_(uint32_t, TILE_UINT32)
+        CAST_NARROW_(uint16_t, TILE_UINT16)
+        CAST_NARROW_(uint8_t, TILE_UINT8)
 #undef CAST_NARROW_
     default: break; /* float targets never come here */
     }
@@ -83,7 +77,7 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
     float fb[CAST_BLOCK];
     int64_t lb[CAST_BLOCK];
     int64_t ilo, ihi;
-    cast_range(t, &ilo, &ihi);
+    tile_int_range(t, &ilo, &ihi);
     double lo = (double)ilo, hi = (double)ihi;
     tile_iter it;
     TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) {

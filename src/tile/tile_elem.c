@@ -34,23 +34,26 @@ static int elem_index(const int64_t *shape, int rank, const int64_t *idx, int ni
     return 0;
 }
 
-/* The element of dtype dt at p. */
+/* The element of dtype dt at p (an unsigned one zero-extended). */
 static tile_scalar elem_get(const char *p, tile_dtype dt)
 {
     tile_scalar v = {0};
     float f;
     uint16_t h;
-    int32_t i;
-    int16_t s;
     switch (dt) {
     case TILE_FP32: memcpy(&f, p, 4), v.f = f; break;
     case TILE_FP16: memcpy(&h, p, 2), v.f = base_f16_to_f32(h); break;
     case TILE_BF16: memcpy(&h, p, 2), v.f = base_bf16_to_f32(h); break;
-    case TILE_INT32: memcpy(&i, p, 4), v.i = i; break;
-    case TILE_INT8: v.i = (int8_t)*p; break;
-    case TILE_INT64: memcpy(&v.i, p, 8); break;
-    case TILE_INT16: memcpy(&s, p, 2), v.i = s; break;
     case TILE_BOOL: v.i = *p != 0; break;
+#define ELEM_GET_(T, U, sfx, DT)      \
+    case DT: {                        \
+        T x;                          \
+        memcpy(&x, p, sizeof x);      \
+        v.i = x;                      \
+        break;                        \
+    }
+        TILE_INT_CLASSES(ELEM_GET_)
+#undef ELEM_GET_
     }
     return v;
 }

@@ -19,6 +19,8 @@
 #include "tile/tile_expf.h"
 #include "tile/tile_int.h"
 
+#pragma GCC diagnostic ignored "-Wtype-limits" /* the unsigned classes' sign tests (tile_int.h) */
+
 #define EW_BLOCK 256
 
 typedef void (*ew_f32_tt)(float *d, const float *a, const float *b, int64_t n);
@@ -54,18 +56,20 @@ static inline float ew_remf(float x, float y)
 EW_KERNELS(float, f32, EW_DEF)
 
 /* Integers (each class of TILE_INT_CLASSES): + - * on unsigned bits (wrap);
- * division guarded against MIN / -1 (wraps to MIN, the remainders are 0);
- * the divisor is known non-zero.  Shifts: a count outside [0, bits) is
- * caught on its unsigned bits before any shift; >> of a negative value
+ * signed division guarded against MIN / -1 (wraps to MIN, the remainders
+ * are 0); the divisor is known non-zero.  Shifts: a count outside [0, bits)
+ * is caught on its unsigned bits before any shift; >> of a negative value
  * runs on its complement (non-negative), so no shift is undefined or
- * implementation-defined. */
+ * implementation-defined.  The unsigned classes: no MIN / -1 case, the
+ * remainders are C's %, >> is logical (x < 0 is never true). */
 #define EW_BITS(T, U) ((U)(8 * sizeof(T)))
+#define EW_MINUS1(T, y) (TILE_SIGNED(T) && y == (T)-1)
 #define EW_INT(T, U, sfx, DT)                                                                                  \
     EW_DEF(T, sfx, add, (U)x + (U)y) EW_DEF(T, sfx, sub, (U)x - (U)y) EW_DEF(T, sfx, mul, (U)x * (U)y)         \
-    EW_DEF(T, sfx, div, y == -1 ? (T)(0u - (U)x) : x / y) EW_DEF(T, sfx, max, x > y ? x : y)                   \
+    EW_DEF(T, sfx, div, EW_MINUS1(T, y) ? (T)(0u - (U)x) : x / y) EW_DEF(T, sfx, max, x > y ? x : y)           \
     EW_DEF(T, sfx, min, x < y ? x : y)                                                                          \
-    EW_DEF(T, sfx, rem, y == -1 ? 0 : x % y != 0 && ((x % y) ^ y) < 0 ? x % y + y : x % y)                      \
-    EW_DEF(T, sfx, fmod, y == -1 ? 0 : x % y) EW_CMP_KERNELS(T, sfx, EW_DEF)                                    \
+    EW_DEF(T, sfx, rem, EW_MINUS1(T, y) ? 0 : x % y != 0 && ((x % y) ^ y) < 0 ? x % y + y : x % y)              \
+    EW_DEF(T, sfx, fmod, EW_MINUS1(T, y) ? 0 : x % y) EW_CMP_KERNELS(T, sfx, EW_DEF)                            \
     EW_DEF(T, sfx, prelu, x > 0 ? x : (T)((U)x * (U)y))                                                         \
     EW_DEF(T, sfx, lrelu, (T)((U)x * (U)y) > x ? (T)((U)x * (U)y) : x)                                          \
     EW_DEF(T, sfx, and, x & y) EW_DEF(T, sfx, or, x | y) EW_DEF(T, sfx, xor, x ^ y)                             \
@@ -232,8 +236,7 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
     int64_t bits = 8 * (int64_t)tile_dtype_size(dt);
     if ((op == TILE_SHL || op == TILE_SHR) && (sc.i < 0 || sc.i > bits)) sc.i = bits; /* every bit out; fits the dtype */
     /* the scalar wrapped to the tile's width (the same bits each class's cast keeps) */
-    int64_t yi = dt == TILE_INT32 ? (int32_t)(uint32_t)sc.i : dt == TILE_INT16 ? (int16_t)(uint16_t)sc.i
-               : dt == TILE_INT8 ? (int8_t)(uint8_t)sc.i : sc.i;
+    int64_t yi = tile_int_wrap(dt, sc.i);
     float yf = (float)sc.f;
     if (dt == TILE_FP16) yf = base_f16_to_f32(base_f32_to_f16(yf));
     if (dt == TILE_BF16) yf = base_bf16_to_f32(base_f32_to_bf16(yf));
@@ -261,14 +264,15 @@ int tile_binary_scalar(tile *dst, const tile *a, tile_scalar sc, tile_binop op, 
 /* ---- unary ---------------------------------------------------------------------------- */
 
 /* Unary row kernels: X(OP, name, expression of x), per dtype class (the
- * integer ones with T and U of TILE_INT_CLASSES).  An op missing from the
- * integer list is float only. */
+ * integer ones X(T, sfx, OP, name, expression) with T and U of
+ * TILE_INT_CLASSES).  An op missing from the integer list is float only. */
 #define UN_F32_LIST(X)                                                                                          \
     X(EXP, exp, tile_expf(x)) X(NEG, neg, -x) X(SQRT, sqrt, sqrtf(x)) X(ABS, abs, __builtin_fabsf(x))               \
     X(RELU, relu, x > 0 ? x : 0) X(LOG, log, logf(x)) X(RSQRT, rsqrt, 1.0f / sqrtf(x)) X(RECIP, recip, 1.0f / x) \
     X(SIN, sin, sinf(x)) X(COS, cos, cosf(x))
-#define UN_INT_LIST(X, T, U) X(NEG, neg, (U)0 - (U)x) X(ABS, abs, x < 0 ? (U)0 - (U)x : (U)x) X(RELU, relu, x > 0 ? x : 0) \
-    X(NOT, not, ~x)
+#define UN_INT_LIST(X, T, U, sfx)                                                                               \
+    X(T, sfx, NEG, neg, (U)0 - (U)x) X(T, sfx, ABS, abs, x < 0 ? (U)0 - (U)x : (U)x)                            \
+    X(T, sfx, RELU, relu, x > 0 ? x : 0) X(T, sfx, NOT, not, ~x)
 
 #define UN_DEF(T, sfx, name, expr) \
     TILE_CLONES static void un_##name##_##sfx(T *d, const T *a, int64_t n) { for (int64_t i = 0; i < n; i++) { T x = a[i]; d[i] = (T)(expr); } }
@@ -278,18 +282,12 @@ typedef void (*un_f32_fn)(float *, const float *, int64_t);
 #define UN_F32_ENTRY_(op, name, expr) [TILE_##op] = un_##name##_f32,
 static const un_f32_fn un_f32_tab[TILE_UNOP_COUNT] = {UN_F32_LIST(UN_F32_ENTRY_)};
 
+#define UN_DEF_INT_(T, sfx, op, name, expr) UN_DEF(T, sfx, name, expr)
+#define UN_ENTRY_INT_(T, sfx, op, name, expr) [TILE_##op] = un_##name##_##sfx,
 #define UN_INT_CLASS_(T, U, sfx, DT)                                                                           \
-    UN_INT_LIST(UN_DEF_##sfx##_, T, U)                                                                         \
+    UN_INT_LIST(UN_DEF_INT_, T, U, sfx)                                                                        \
     typedef void (*un_##sfx##_fn)(T *, const T *, int64_t);                                                    \
-    static const un_##sfx##_fn un_##sfx##_tab[TILE_UNOP_COUNT] = {UN_INT_LIST(UN_ENTRY_##sfx##_, T, U)};
-#define UN_DEF_i32_(op, name, expr) UN_DEF(int32_t, i32, name, expr)
-#define UN_DEF_i8_(op, name, expr) UN_DEF(int8_t, i8, name, expr)
-#define UN_DEF_i64_(op, name, expr) UN_DEF(int64_t, i64, name, expr)
-#define UN_DEF_i16_(op, name, expr) UN_DEF(int16_t, i16, name, expr)
-#define UN_ENTRY_i32_(op, name, expr) [TILE_##op] = un_##name##_i32,
-#define UN_ENTRY_i8_(op, name, expr) [TILE_##op] = un_##name##_i8,
-#define UN_ENTRY_i64_(op, name, expr) [TILE_##op] = un_##name##_i64,
-#define UN_ENTRY_i16_(op, name, expr) [TILE_##op] = un_##name##_i16,
+    static const un_##sfx##_fn un_##sfx##_tab[TILE_UNOP_COUNT] = {UN_INT_LIST(UN_ENTRY_INT_, T, U, sfx)};
 TILE_INT_CLASSES(UN_INT_CLASS_)
 
 int tile_unary(tile *dst, const tile *a, tile_unop op, char *msg, size_t cap)

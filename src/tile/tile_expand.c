@@ -29,10 +29,11 @@
     X(BC_ADD, add, x + y) X(BC_SUB, sub, x - y) X(BC_MUL, mul, x * y) X(BC_DIV, div, x / y)                     \
     X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) X(BC_EXPDIF, expdif, tile_expf(x - y)) \
     X(BC_COPY, copy, y)
-#define BX_INT_LIST(X, U, T)                                                                                     \
-    X(BC_ADD, add, (U)x + (U)y) X(BC_SUB, sub, (U)x - (U)y) X(BC_MUL, mul, (U)x * (U)y)                          \
-    X(BC_DIV, div, y == -1 ? (T)(0u - (U)x) : x / y) X(BC_MAX, max, x > y ? x : y) X(BC_MIN, min, x < y ? x : y) \
-    X(BC_COPY, copy, y)
+/* The integer classes (TILE_INT_CLASSES): X(T, sfx, OP, name, expression); signed MIN / -1 wraps. */
+#define BX_INT_LIST(X, T, U, sfx)                                                                               \
+    X(T, sfx, BC_ADD, add, (U)x + (U)y) X(T, sfx, BC_SUB, sub, (U)x - (U)y) X(T, sfx, BC_MUL, mul, (U)x * (U)y)  \
+    X(T, sfx, BC_DIV, div, TILE_SIGNED(T) && y == (T)-1 ? (T)(0u - (U)x) : x / y)                               \
+    X(T, sfx, BC_MAX, max, x > y ? x : y) X(T, sfx, BC_MIN, min, x < y ? x : y) X(T, sfx, BC_COPY, copy, y)
 
 /* Row kernels over n elements: _s with the scalar y, _v with the vector b. */
 #define BX_DEF(T, sfx, name, expr)                                                                              \
@@ -51,18 +52,12 @@ typedef struct bx_f32 { void (*s)(float *, const float *, float, int64_t); void 
 static const bx_f32 bx_f32_tab[TILE_BCASTOP_COUNT] = {BX_F32_LIST(BX_F32_ENTRY_)};
 
 /* The integer classes of TILE_INT_CLASSES: kernels and a table each. */
-#define BX_DEF_i32_(op, name, expr) BX_DEF(int32_t, i32, name, expr)
-#define BX_DEF_i8_(op, name, expr) BX_DEF(int8_t, i8, name, expr)
-#define BX_DEF_i64_(op, name, expr) BX_DEF(int64_t, i64, name, expr)
-#define BX_DEF_i16_(op, name, expr) BX_DEF(int16_t, i16, name, expr)
-#define BX_ENTRY_i32_(op, name, expr) [TILE_##op] = {bx_##name##_i32_s, bx_##name##_i32_v},
-#define BX_ENTRY_i8_(op, name, expr) [TILE_##op] = {bx_##name##_i8_s, bx_##name##_i8_v},
-#define BX_ENTRY_i64_(op, name, expr) [TILE_##op] = {bx_##name##_i64_s, bx_##name##_i64_v},
-#define BX_ENTRY_i16_(op, name, expr) [TILE_##op] = {bx_##name##_i16_s, bx_##name##_i16_v},
+#define BX_DEF_INT_(T, sfx, op, name, expr) BX_DEF(T, sfx, name, expr)
+#define BX_ENTRY_INT_(T, sfx, op, name, expr) [TILE_##op] = {bx_##name##_##sfx##_s, bx_##name##_##sfx##_v},
 #define BX_INT_CLASS_(T, U, sfx, DT)                                                                           \
-    BX_INT_LIST(BX_DEF_##sfx##_, U, T)                                                                         \
+    BX_INT_LIST(BX_DEF_INT_, T, U, sfx)                                                                        \
     typedef struct bx_##sfx { void (*s)(T *, const T *, T, int64_t); void (*v)(T *, const T *, const T *, int64_t); } bx_##sfx; \
-    static const bx_##sfx bx_##sfx##_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_ENTRY_##sfx##_, U, T)};
+    static const bx_##sfx bx_##sfx##_tab[TILE_BCASTOP_COUNT] = {BX_INT_LIST(BX_ENTRY_INT_, T, U, sfx)};
 TILE_INT_CLASSES(BX_INT_CLASS_)
 
 #define BX_NAME_(n, s) [TILE_##n] = s,

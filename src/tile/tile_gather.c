@@ -17,10 +17,14 @@
 
 #include "tile/tile_int.h"
 
-/* Element k of index tile t (INT32 or INT16). */
+/* Element k of index tile t (INT32 or INT16; UINT32 pl.gatherb offsets, zero-extended). */
 static int64_t gs_index(const tile *t, int64_t k)
 {
-    return t->dtype == TILE_INT16 ? ((const int16_t *)t->data)[k] : ((const int32_t *)t->data)[k];
+    switch (t->dtype) {
+    case TILE_INT16: return ((const int16_t *)t->data)[k];
+    case TILE_UINT32: return ((const uint32_t *)t->data)[k];
+    default: return ((const int32_t *)t->data)[k];
+    }
 }
 
 /* 0 when every index of t over rows x cols lies in [0, n); else -1 after

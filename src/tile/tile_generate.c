@@ -10,8 +10,8 @@
  * easy as 1, 2, 3", SC 2011) with 7 or 10 rounds: the key (key0, key1),
  * the 128-bit counter (counter0 the low word .. counter3 the high word).
  * The element at flat row-major index i of the tile's shape is word i % 4
- * of the block for counter + i / 4 (a 128-bit add), as an INT32 of the
- * same bits.  Elements outside the valid region are 0 and consume no
+ * of the block for counter + i / 4 (a 128-bit add), as a UINT32 or an
+ * INT32 of the same bits.  Elements outside the valid region are 0 and consume no
  * randomness of their own, so a valid region never changes the values
  * inside it.
  */
@@ -23,14 +23,15 @@ int tile_arange(tile *dst, int64_t start, int descending, char *msg, size_t cap)
 {
     tile_dtype dt = (tile_dtype)dst->dtype;
     int64_t n = tile_count(dst);
-    if (dt != TILE_INT32 && dt != TILE_INT16) return tile_fail(msg, cap, "pl.arange: %s tiles are not supported", tile_dtype_name(dt));
+    if (dt != TILE_INT32 && dt != TILE_INT16 && dt != TILE_UINT32 && dt != TILE_UINT16)
+        return tile_fail(msg, cap, "pl.arange: %s tiles are not supported", tile_dtype_name(dt));
     uint64_t s = (uint64_t)start, step = descending ? UINT64_MAX : 1; /* modular: start - k is start + k * (2^64 - 1) */
-    if (dt == TILE_INT32) {
-        int32_t *d = dst->data;
-        for (int64_t k = 0; k < n; k++) d[k] = (int32_t)(uint32_t)(s + (uint64_t)k * step);
+    if (tile_dtype_size(dt) == 4) { /* the low bits, signed or not */
+        uint32_t *d = dst->data;
+        for (int64_t k = 0; k < n; k++) d[k] = (uint32_t)(s + (uint64_t)k * step);
     } else {
-        int16_t *d = dst->data;
-        for (int64_t k = 0; k < n; k++) d[k] = (int16_t)(uint16_t)(s + (uint64_t)k * step);
+        uint16_t *d = dst->data;
+        for (int64_t k = 0; k < n; k++) d[k] = (uint16_t)(s + (uint64_t)k * step);
     }
     memcpy(dst->valid, dst->shape, sizeof dst->valid);
     return 0;
@@ -87,9 +88,10 @@ void tile_philox4x32(const uint32_t key[2], const uint32_t ctr[4], int rounds, u
 
 int tile_random(tile *dst, const uint32_t key[2], const uint32_t ctr[4], int rounds, const int64_t *valid, char *msg, size_t cap)
 {
-    if (dst->dtype != TILE_INT32) return tile_fail(msg, cap, "pl.random: %s tiles are not supported", tile_dtype_name((tile_dtype)dst->dtype));
+    if (dst->dtype != TILE_INT32 && dst->dtype != TILE_UINT32)
+        return tile_fail(msg, cap, "pl.random: %s tiles are not supported", tile_dtype_name((tile_dtype)dst->dtype));
     if (rounds != 7 && rounds != 10) return tile_fail(msg, cap, "pl.random: %d rounds; 7 or 10", rounds);
-    int32_t *d = dst->data;
+    uint32_t *d = dst->data;
     int64_t n = tile_count(dst);
     memset(d, 0, (size_t)n * sizeof *d);
     memcpy(dst->valid, valid, dst->rank * sizeof valid[0]);
@@ -107,7 +109,7 @@ int tile_random(tile *dst, const uint32_t key[2], const uint32_t ctr[4], int rou
                 tile_philox4x32(key, c, rounds, out);
                 have = blk;
             }
-            d[i] = (int32_t)out[i % 4];
+            d[i] = out[i % 4];
         }
     }
     return 0;

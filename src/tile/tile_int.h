@@ -33,12 +33,29 @@ void tile_region_meet(int64_t *out, const int64_t *a, const int64_t *b, int rank
 
 /* The integer dtype classes the arithmetic kernels are built for:
  * X(element type, the unsigned type its wrapping arithmetic runs in (wide
- * enough that no promotion to int can overflow), suffix, tile_dtype). */
+ * enough that no promotion to int can overflow), suffix, tile_dtype).  The
+ * element type's signedness gives each class its semantics: comparisons,
+ * division, >> and widening are those of T.  A kernel expression written
+ * for both kinds guards its signed-only cases with TILE_SIGNED(T) (a
+ * constant); its sign tests (x < 0) are constant false for the unsigned
+ * classes, so the files instantiating them turn off -Wtype-limits. */
 #define TILE_INT_CLASSES(X)                          \
     X(int32_t, uint32_t, i32, TILE_INT32)            \
     X(int8_t, uint8_t, i8, TILE_INT8)                \
     X(int64_t, uint64_t, i64, TILE_INT64)            \
-    X(int16_t, uint32_t, i16, TILE_INT16)
+    X(int16_t, uint32_t, i16, TILE_INT16)            \
+    X(uint8_t, uint8_t, u8, TILE_UINT8)              \
+    X(uint16_t, uint32_t, u16, TILE_UINT16)          \
+    X(uint32_t, uint32_t, u32, TILE_UINT32)
+
+/* Is integer type T signed? (A comparison of two constants: no warning.) */
+#define TILE_SIGNED(T) ((T)-1 < (T)1)
+
+/* v wrapped to integer dtype dt's width (read back as its element type: an
+ * unsigned one zero-extended); a float or BOOL dt gives v. */
+int64_t tile_int_wrap(tile_dtype dt, int64_t v);
+/* The range of integer dtype d (BOOL: 0..1; the unsigned ones from 0). */
+void tile_int_range(tile_dtype d, int64_t *lo, int64_t *hi);
 
 /* Fails (-1, "pl.<op> does not accept BOOL tiles; cast first") when a is a
  * BOOL tile, for the kernels that compute on elements; else 0. */

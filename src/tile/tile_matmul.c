@@ -4,8 +4,9 @@
  * Over the valid regions: M = lhs valid rows, N = rhs valid columns, K =
  * the smaller of the two valid inner extents (the rest is zero anyway, and
  * skipping it keeps 0 * inf out).  FP32 goes straight to cblas_sgemm on
- * the tile buffers; FP16/BF16 widen into scratch FP32 first; INT8
- * accumulates in INT32 (wrapping) with an i-k-j loop that vectorizes.
+ * the tile buffers; FP16/BF16 widen into scratch FP32 first; INT8 and
+ * UINT8 accumulate in INT32 (wrapping; exact while |sum| < 2^31) with an
+ * i-k-j loop that vectorizes.
  * OpenBLAS runs single-threaded: each runtime worker is one core.
  *
  * A batched product (rank > 2, tensor-level pl.matmul) is one GEMM per
@@ -50,21 +51,25 @@ static int mm_run(tile *dst, const tile *a, const tile *b, int64_t M, int64_t N,
         memset(dst->data, 0, (size_t)tile_bytes(dst));
         return 0;
     }
-    if (dt == TILE_INT8) {
-        const int8_t *A = a->data, *B = b->data;
-        int32_t *C = dst->data;
-        for (int64_t i = 0; i < M; i++) {
-            uint32_t *c = (uint32_t *)(C + i * ldc);
-            if (!beta) memset(c, 0, (size_t)N * 4);
-            for (int64_t k = 0; k < K; k++) {
-                uint32_t x = (uint32_t)(int32_t)A[i * lda + k];
-                const int8_t *brow = B + k * ldb;
-                for (int64_t j = 0; j < N; j++) c[j] += x * (uint32_t)(int32_t)brow[j];
-            }
-        }
-        tile_clear_outside(dst);
-        return 0;
-    }
+#define MM_INT_LOOP(T)                                                                          \
+    do {                                                                                        \
+        const T *A = a->data, *B = b->data;                                                     \
+        int32_t *C = dst->data;                                                                 \
+        for (int64_t i = 0; i < M; i++) {                                                       \
+            uint32_t *c = (uint32_t *)(C + i * ldc);                                            \
+            if (!beta) memset(c, 0, (size_t)N * 4);                                             \
+            for (int64_t k = 0; k < K; k++) {                                                   \
+                uint32_t x = (uint32_t)(int32_t)A[i * lda + k];                                 \
+                const T *brow = B + k * ldb;                                                    \
+                for (int64_t j = 0; j < N; j++) c[j] += x * (uint32_t)(int32_t)brow[j];         \
+            }                                                                                   \
+        }                                                                                       \
+        tile_clear_outside(dst);                                                                \
+        return 0;                                                                               \
+    } while (0)
+    if (dt == TILE_INT8) MM_INT_LOOP(int8_t);
+    if (dt == TILE_UINT8) MM_INT_LOOP(uint8_t);
+#undef MM_INT_LOOP
     const float *A = a->data, *B = b->data;
     if (dt != TILE_FP32 && K > 0) {
         float *w = mm_scratch(s, (size_t)(M * K + K * N) * sizeof(float));
@@ -105,9 +110,9 @@ static int mm_check(const tile *dst, const tile *a, const tile *b, const char *o
     if (ra < 2 || rb < 2 || a->shape[ra - 1] != b->shape[rb - 2] || a->dtype != b->dtype || (rd > 2 && !mm_batches(dst, a, b)))
         return tile_fail(msg, cap, "pl.%s: inner dimensions or dtypes differ", op);
     tile_dtype dt = (tile_dtype)a->dtype;
-    *rt = dt == TILE_INT8 ? TILE_INT32 : TILE_FP32;
+    *rt = dt == TILE_INT8 || dt == TILE_UINT8 ? TILE_INT32 : TILE_FP32;
     if (tile_no_bool(a, op, msg, cap)) return -1;
-    if (!tile_dtype_is_float(dt) && dt != TILE_INT8)
+    if (!tile_dtype_is_float(dt) && dt != TILE_INT8 && dt != TILE_UINT8)
         return tile_fail(msg, cap, "pl.%s: %s operands are not supported; cast to FP32 or INT8", op, tile_dtype_name(dt));
     if ((rd == 2) != (ra == 2 && rb == 2) || dst->shape[rd - 2] != a->shape[ra - 2] || dst->shape[rd - 1] != b->shape[rb - 1] ||
         dst->dtype != *rt)

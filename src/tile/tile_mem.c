@@ -66,6 +66,9 @@ static void mem_add_row(char *dst, int64_t dstep, const char *src, int64_t n, ti
     case TILE_INT32: MEM_ADD_ROW(int32_t, (uint32_t)x + (uint32_t)y); break;
     case TILE_INT16: MEM_ADD_ROW(int16_t, (uint16_t)((uint32_t)x + (uint32_t)y)); break;
     case TILE_INT8: MEM_ADD_ROW(int8_t, (uint8_t)((uint32_t)x + (uint32_t)y)); break;
+    case TILE_UINT32: MEM_ADD_ROW(uint32_t, x + y); break;
+    case TILE_UINT16: MEM_ADD_ROW(uint16_t, (uint32_t)x + y); break;
+    case TILE_UINT8: MEM_ADD_ROW(uint8_t, (uint32_t)x + y); break;
     default: break; /* tile_store_add refuses the others */
     }
 }
@@ -152,9 +155,10 @@ int tile_store(const tile_tensor *dst, const int64_t *off, const tile *src, cons
 int tile_store_add(const tile_tensor *dst, const int64_t *off, const tile *src, const int64_t *ext, char *msg, size_t cap)
 {
     switch (src->dtype) {
-    case TILE_FP32: case TILE_FP16: case TILE_BF16: case TILE_INT32: case TILE_INT16: case TILE_INT8: break;
+    case TILE_FP32: case TILE_FP16: case TILE_BF16: case TILE_INT32: case TILE_INT16: case TILE_INT8: case TILE_UINT32:
+    case TILE_UINT16: case TILE_UINT8: break;
     default:
-        return tile_fail(msg, cap, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got %s",
+        return tile_fail(msg, cap, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got %s",
                          tile_dtype_name((tile_dtype)src->dtype));
     }
     return mem_store(dst, off, src, ext, MEM_ADD, msg, cap);

@@ -192,29 +192,32 @@ static void red_prod(tile *dst, const tile *a)
 #define ARG_SAME(x) (x)
 #define ARG_ISNAN(x) ((x) != (x))
 #define ARG_NONAN(x) 0
-#define ARG_DTYPES(BETTER)                                                                          \
+/* ARG_DTYPES, COL_ARG_DTYPES: the loop for a's dtype, comparing by ARG_BETTER (defined around each use). */
+#define ARG_INT_(T, U, sfx, DT) case DT: ARG_LOOP(T, T, ARG_SAME, ARG_BETTER, ARG_NONAN) break;
+#define ARG_DTYPES                                                                                 \
     switch ((tile_dtype)a->dtype) {                                                                 \
-    case TILE_FP32: ARG_LOOP(float, float, ARG_SAME, BETTER, ARG_ISNAN) break;                                 \
-    case TILE_FP16: ARG_LOOP(uint16_t, float, base_f16_to_f32, BETTER, ARG_ISNAN) break;                       \
-    case TILE_BF16: ARG_LOOP(uint16_t, float, base_bf16_to_f32, BETTER, ARG_ISNAN) break;                      \
-    case TILE_INT32: ARG_LOOP(int32_t, int32_t, ARG_SAME, BETTER, ARG_NONAN) break;                            \
-    case TILE_INT8: ARG_LOOP(int8_t, int8_t, ARG_SAME, BETTER, ARG_NONAN) break;                               \
-    case TILE_INT64: ARG_LOOP(int64_t, int64_t, ARG_SAME, BETTER, ARG_NONAN) break;                            \
-    case TILE_INT16: ARG_LOOP(int16_t, int16_t, ARG_SAME, BETTER, ARG_NONAN) break;                            \
+    case TILE_FP32: ARG_LOOP(float, float, ARG_SAME, ARG_BETTER, ARG_ISNAN) break;                                 \
+    case TILE_FP16: ARG_LOOP(uint16_t, float, base_f16_to_f32, ARG_BETTER, ARG_ISNAN) break;                       \
+    case TILE_BF16: ARG_LOOP(uint16_t, float, base_bf16_to_f32, ARG_BETTER, ARG_ISNAN) break;                      \
+    TILE_INT_CLASSES(ARG_INT_)                                                                      \
     case TILE_BOOL: break;                                                                          \
     }
 
 static void red_argmax(tile *dst, const tile *a)
 {
     int64_t R = a->valid[1] > 0 ? a->valid[0] : 0, C = a->shape[1], V = a->valid[1];
-    ARG_DTYPES(>)
+#define ARG_BETTER >
+    ARG_DTYPES
+#undef ARG_BETTER
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
 }
 
 static void red_argmin(tile *dst, const tile *a)
 {
     int64_t R = a->valid[1] > 0 ? a->valid[0] : 0, C = a->shape[1], V = a->valid[1];
-    ARG_DTYPES(<)
+#define ARG_BETTER <
+    ARG_DTYPES
+#undef ARG_BETTER
     dst->valid[0] = a->valid[0], dst->valid[1] = V > 0;
 }
 
@@ -333,29 +336,31 @@ static void col_prod(tile *dst, const tile *a)
             }                                                                       \
         }                                                                           \
     }
-#define COL_ARG_DTYPES(BETTER)                                                                      \
+#define COL_ARG_INT_(T, U, sfx, DT) case DT: COL_ARG_LOOP(T, T, ARG_SAME, ARG_BETTER, ARG_NONAN) break;
+#define COL_ARG_DTYPES                                                                             \
     switch ((tile_dtype)a->dtype) {                                                                 \
-    case TILE_FP32: COL_ARG_LOOP(float, float, ARG_SAME, BETTER, ARG_ISNAN) break;                             \
-    case TILE_FP16: COL_ARG_LOOP(uint16_t, float, base_f16_to_f32, BETTER, ARG_ISNAN) break;                   \
-    case TILE_BF16: COL_ARG_LOOP(uint16_t, float, base_bf16_to_f32, BETTER, ARG_ISNAN) break;                  \
-    case TILE_INT32: COL_ARG_LOOP(int32_t, int32_t, ARG_SAME, BETTER, ARG_NONAN) break;                        \
-    case TILE_INT8: COL_ARG_LOOP(int8_t, int8_t, ARG_SAME, BETTER, ARG_NONAN) break;                           \
-    case TILE_INT64: COL_ARG_LOOP(int64_t, int64_t, ARG_SAME, BETTER, ARG_NONAN) break;                        \
-    case TILE_INT16: COL_ARG_LOOP(int16_t, int16_t, ARG_SAME, BETTER, ARG_NONAN) break;                        \
+    case TILE_FP32: COL_ARG_LOOP(float, float, ARG_SAME, ARG_BETTER, ARG_ISNAN) break;                             \
+    case TILE_FP16: COL_ARG_LOOP(uint16_t, float, base_f16_to_f32, ARG_BETTER, ARG_ISNAN) break;                   \
+    case TILE_BF16: COL_ARG_LOOP(uint16_t, float, base_bf16_to_f32, ARG_BETTER, ARG_ISNAN) break;                  \
+    TILE_INT_CLASSES(COL_ARG_INT_)                                                                  \
     case TILE_BOOL: break;                                                                          \
     }
 
 static void col_argmax(tile *dst, const tile *a)
 {
     int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
-    COL_ARG_DTYPES(>)
+#define ARG_BETTER >
+    COL_ARG_DTYPES
+#undef ARG_BETTER
     dst->valid[0] = R > 0, dst->valid[1] = V;
 }
 
 static void col_argmin(tile *dst, const tile *a)
 {
     int64_t R = a->valid[0], C = a->shape[1], V = R > 0 ? a->valid[1] : 0;
-    COL_ARG_DTYPES(<)
+#define ARG_BETTER <
+    COL_ARG_DTYPES
+#undef ARG_BETTER
     dst->valid[0] = R > 0, dst->valid[1] = V;
 }
 

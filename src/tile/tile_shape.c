@@ -44,9 +44,10 @@ static tile_scalar pad_scalar(tile_dtype dt, tile_pad pad)
         else v.f = 0;
         return v;
     }
-    int64_t hi = dt == TILE_INT8 ? INT8_MAX : dt == TILE_INT16 ? INT16_MAX : dt == TILE_INT32 ? INT32_MAX : INT64_MAX;
+    int64_t lo, hi;
+    tile_int_range(dt, &lo, &hi);
     if (pad == TILE_PAD_MAX) v.i = hi;
-    if (pad == TILE_PAD_MIN) v.i = -hi - 1;
+    if (pad == TILE_PAD_MIN) v.i = lo;
     return v;
 }
 

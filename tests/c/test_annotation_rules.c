@@ -73,7 +73,7 @@ static void test_tensor_annotation_index_dtype_is_type_error(void **s)
               "@pl.jit\n"
               "def f(a: pl.Tensor[[256, 128], pl.INDEX], out: pl.Out[pl.Tensor]):\n"
               "    return out\n",
-              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8 or BOOL", 4, 32);
+              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16, UINT8 or BOOL", 4, 32);
 }
 
 static void test_tensor_annotation_float_dimension_is_not_constant(void **s)

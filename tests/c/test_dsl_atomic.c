@@ -117,11 +117,11 @@ static void test_atomic_dtype_must_add(void **s)
 {
     (void)s;
     AT_ERROR(K("        b = pl.load(bo, [0, 0], [16, 16])\n        bo = pl.assemble(bo, b, [0, 0], atomic=pl.AtomicType.Add)\n"),
-             "ParserTypeError", "pl.assemble with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got BOOL", 7, 30);
+             "ParserTypeError", "pl.assemble with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got BOOL", 7, 30);
     AT_ERROR(K("        w = pl.load(q, [0, 0], [16, 16])\n        q = pl.assemble(q, w, [0, 0], atomic=pl.AtomicType.Add)\n"),
-             "ParserTypeError", "pl.assemble with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got INT64", 7, 28);
+             "ParserTypeError", "pl.assemble with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got INT64", 7, 28);
     AT_ERROR(K("        b = pl.load(bo, [0, 0], [16, 16])\n        pl.store(b, [0, 0], bo, atomic=pl.AtomicType.Add)\n"), "ParserTypeError",
-             "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got BOOL", 7, 18);
+             "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got BOOL", 7, 18);
 }
 
 /* A Tile or a kernel-local tensor target is on chip (Invalid, at the target). */

@@ -85,9 +85,9 @@ static void test_sc_dtype_texts_list_the_new_dtypes(void **s)
 {
     (void)s;
     DT_ERROR(K("        z = pl.create_tile([16, 8], pl.BOOL)\n"), "ParserTypeError",
-             "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16 or INT8", 6, 37);
+             "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16 or UINT8", 6, 37);
     DT_ERROR(HDR "@pl.jit\ndef f(b: pl.Tensor[[16, 16], pl.TASK_ID], q: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INT64]):\n    return out\n",
-             "ParserTypeError", "the tensor annotation's dtype must be a pl dtype (pl.FP32, pl.FP16, pl.BF16, pl.INT64, pl.INT32, pl.INT16, pl.INT8, pl.BOOL, pl.INDEX)",
+             "ParserTypeError", "the tensor annotation's dtype must be a pl dtype (pl.FP32, pl.FP16, pl.BF16, pl.INT64, pl.INT32, pl.INT16, pl.INT8, pl.UINT32, pl.UINT16, pl.UINT8, pl.BOOL, pl.INDEX)",
              4, 30);
     DT_ERROR(HDR "@pl.jit\ndef f(b: pl.Tensor[[16, 16], pl.INT32], q: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.INT64]):\n    return out\n",
              "TypeError", "@pl.jit function 'f': argument 'b' has dtype BOOL but its annotation requires INT32", 4, 7);

@@ -142,11 +142,11 @@ static void test_dsl_later_misc(void **s)
          "an inline pl.dynamic(...) is not supported in this version"},
         {RAW, "@pl.jit\ndef f(a: pl.Tile[[64, 128], pl.FP32], out: pl.Out[pl.Tensor]):\n    return out\n", 4, 10, "a pl.Tile annotation of an entry parameter or of a result of a function that is not inline is not supported in this version"},
         {CTRL, "    pl.func_attr(a)\n", 5, 5, "pl.func_attr is not supported in this version"},
-        {KERN, "        t = pl.cast(pl.load(a, [0, 0], [64, 128]), pl.UINT16)\n", 6, 52, "dtype pl.UINT16 is not supported in this version"},
-        {CTRL, "    x = pl.create_tensor([64, 128], pl.UINT32)\n", 5, 37, "dtype pl.UINT32 is not supported in this version"},
+        {KERN, "        t = pl.cast(pl.load(a, [0, 0], [64, 128]), pl.UINT64)\n", 6, 52, "dtype pl.UINT64 is not supported in this version"},
+        {CTRL, "    x = pl.create_tensor([64, 128], pl.UINT64)\n", 5, 37, "dtype pl.UINT64 is not supported in this version"},
         {CTRL, "    x = pl.create_tensor([64, 128], pl.FP32, layout=\"NZ\")\n", 5, 53, "a layout other than pl.ND is not supported in this version"},
-        {RAW, "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.UINT8]):\n    return out\n", 4, 58,
-         "dtype pl.UINT8 is not supported in this version"},
+        {RAW, "@pl.jit\ndef f(a: pl.Tensor, out: pl.Out[pl.Tensor], n: pl.Scalar[pl.UINT4]):\n    return out\n", 4, 58,
+         "dtype pl.UINT4 is not supported in this version"},
     };
     RUN(rows);
 }

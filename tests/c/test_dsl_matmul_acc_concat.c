@@ -141,7 +141,7 @@ static void test_tile_full(void **s)
     MISC_ERROR(K("        t = pl.tile.full([8, 16], pl.INT32, 1.5)\n"), "ParserTypeError",
                "pl.tile.full: a float value for an INT32 tile; pass an int", 6, 45);
     MISC_ERROR(K("        t = pl.tile.full([8, 16], pl.INDEX, 1)\n"), "ParserTypeError",
-               "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16 or INT8", 6, 35);
+               "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16 or UINT8", 6, 35);
     MISC_ERROR(K("        for k in pl.range(2):\n            t = pl.tile.full([8, k], pl.FP32, 1)\n"), "ParserTypeError",
                "pl.tile.full shapes must be compile-time constants", 7, 34);
     MISC_ERROR(K("        t = pl.tile.full([8, 8], pl.FP32)\n"), "ParserTypeError",

@@ -34,11 +34,12 @@ static pto_program *cr_compile(const char *src)
         pto_program_free(p_);                                                \
     } while (0)
 
-static void test_dsl_p5_arange_fills_one_row_of_int32_or_int16(void **s)
+static void test_dsl_p5_arange_fills_one_row_of_int32_int16_uint32_or_uint16(void **s)
 {
     (void)s;
     CR_ERROR("x = pl.arange(0, [2, 8])", "InvalidOperationError", "pl.arange fills one row: the leading extents of shape [2, 8] must be 1", 26);
-    CR_ERROR("x = pl.tile.ci(0, [1, 8], pl.INT8)", "ParserTypeError", "pl.arange dtype must be pl.INT32 or pl.INT16, got pl.INT8", 35);
+    CR_ERROR("x = pl.tile.ci(0, [1, 8], pl.INT8)", "ParserTypeError", "pl.arange dtype must be pl.INT32, pl.INT16, pl.UINT32 or pl.UINT16, got pl.INT8",
+             35);
     CR_ERROR("x = pl.arange(t, [1, 8])", "ParserTypeError", "pl.arange start must be an integer scalar, got pl.Tile[[16, 32], pl.FP32]", 23);
 }
 
@@ -51,10 +52,10 @@ static void test_dsl_p5_tri_is_rank_2_and_tile_only(void **s)
     CR_ERROR("x = pl.tensor.gemv(t, t)", "UndefinedVariableError", "pl.tensor.gemv is not a pl.tensor op; use pl.gemv", 13);
 }
 
-static void test_dsl_p5_random_is_int32_with_7_or_10_rounds(void **s)
+static void test_dsl_p5_random_is_uint32_or_int32_with_7_or_10_rounds(void **s)
 {
     (void)s;
-    CR_ERROR("x = pl.random(1, 2, 3, 4, 5, 6, [4, 4])", "UnsupportedFeatureError", "pl.random's default dtype UINT32 is not supported in this version", 13);
+    CR_ERROR("x = pl.random(1, 2, 3, 4, 5, 6, [4, 4], dtype=pl.FP32)", "ParserTypeError", "pl.random dtype must be pl.UINT32 or pl.INT32, got pl.FP32", 55);
     CR_ERROR("x = pl.random(1, 2, 3, 4, 5, 6, [4, 4], dtype=pl.INT32, rounds=9)", "ParserTypeError", "pl.random rounds= must be the constant 7 or 10", 72);
 }
 
@@ -128,9 +129,9 @@ static void test_dsl_p5_create_ops_lower_to_one_top_each(void **s)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_p5_create_ops_lower_to_one_top_each),
-    cmocka_unit_test(test_dsl_p5_arange_fills_one_row_of_int32_or_int16),
+    cmocka_unit_test(test_dsl_p5_arange_fills_one_row_of_int32_int16_uint32_or_uint16),
     cmocka_unit_test(test_dsl_p5_tri_is_rank_2_and_tile_only),
-    cmocka_unit_test(test_dsl_p5_random_is_int32_with_7_or_10_rounds),
+    cmocka_unit_test(test_dsl_p5_random_is_uint32_or_int32_with_7_or_10_rounds),
     cmocka_unit_test(test_dsl_p5_matmul_relatives_check_shapes_and_dtypes),
     cmocka_unit_test(test_dsl_p5_reinterpret_view_keeps_the_byte_count),
     cmocka_unit_test(test_dsl_p5_const_and_dump_tag_rules),

@@ -140,7 +140,7 @@ static void test_mem_create_tile_errors(void **s)
     MEM_ERROR(K("        z = pl.create_tile([16, 0], pl.FP32)\n"), "InvalidOperationError",
               "pl.create_tile: shape element 1 must be positive, got 0", 6, 33);
     MEM_ERROR(K("        z = pl.create_tile([16, 8], pl.BOOL)\n"), "ParserTypeError",
-              "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16 or INT8", 6, 37);
+              "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16 or UINT8", 6, 37);
     MEM_ERROR(K("        z = pl.create_tile([16, 16], pl.FP32, target_memory=pl.Mem.DDR)\n"), "InvalidOperationError",
               "pl.create_tile: target_memory cannot be MemorySpace.DDR; use pl.create_tensor", 6, 61);
     MEM_ERROR(K("        z = pl.create_tile([16, 16], pl.FP32, target_memory=pl.Mem.LeftScale)\n"), "UnsupportedFeatureError",

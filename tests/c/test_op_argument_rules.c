@@ -109,7 +109,7 @@ static void test_matmul_int32_operands_is_type_error(void **s)
               "        v = pl.cast(t, pl.INT32)\n"
               "        u = pl.matmul(pl.cast(pl.load(a, [0, 0], [64, 64]), pl.INT32), pl.cast(pl.load(a, [0, 0], [64, 64]), pl.INT32))\n"
               "    return out\n",
-              "f", "ParserTypeError", "pl.matmul takes FP32, FP16, BF16 or INT8 operands, got INT32", 8, 13);
+              "f", "ParserTypeError", "pl.matmul takes FP32, FP16, BF16, INT8 or UINT8 operands, got INT32", 8, 13);
 }
 
 /* init_value= is an int or float scalar, and a float only for a float tensor. */
@@ -139,7 +139,7 @@ static void test_create_tensor_index_dtype_is_type_error(void **s)
     DSL_ERROR(DSL_F_HEADER
               "    x = pl.create_tensor([64, 64], pl.INDEX)\n"
               "    return out\n",
-              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8 or BOOL", 5, 36);
+              "f", "ParserTypeError", "a tensor dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16, UINT8 or BOOL", 5, 36);
 }
 
 static void test_create_tensor_layout_other_than_nd_is_unsupported(void **s)

@@ -136,12 +136,12 @@ static void test_store_add_refuses_other_dtypes_and_bounds(void **s)
     tile x = ref_tile2(TILE_INT64, 2, 2);
     tile_tensor t = tensor2(d64, TILE_INT64, 2, 2, 2, 1);
     assert_int_equal(tile_store_add(&t, (int64_t[]){0, 0}, &x, NULL, msg, sizeof msg), -1);
-    assert_string_equal(msg, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got INT64");
+    assert_string_equal(msg, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got INT64");
     uint8_t db[4] = {0};
     tile b = ref_tile2(TILE_BOOL, 2, 2);
     tile_tensor bt = tensor2(db, TILE_BOOL, 2, 2, 2, 1);
     assert_int_equal(tile_store_add(&bt, (int64_t[]){0, 0}, &b, NULL, msg, sizeof msg), -1);
-    assert_string_equal(msg, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got BOOL");
+    assert_string_equal(msg, "pl.store with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got BOOL");
     float df[4] = {7, 7, 7, 7};
     tile f = ref_tile2(TILE_FP32, 2, 2);
     tile_tensor ft = tensor2(df, TILE_FP32, 2, 2, 2, 1);

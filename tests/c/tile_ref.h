@@ -41,6 +41,9 @@ static inline double ref_round(tile_dtype dt, double x)
     case TILE_INT8: return (int8_t)(uint8_t)(int64_t)x;
     case TILE_INT16: return (int16_t)(uint16_t)(int64_t)x;
     case TILE_INT64: return (double)(int64_t)x;
+    case TILE_UINT8: return (uint8_t)(int64_t)x;
+    case TILE_UINT16: return (uint16_t)(int64_t)x;
+    case TILE_UINT32: return (uint32_t)(int64_t)x;
     case TILE_BOOL: return x != 0;
     }
     return x;
@@ -66,12 +69,15 @@ static inline double ref_get(const tile *t, int64_t i)
     case TILE_INT8: return ((int8_t *)t->data)[i];
     case TILE_INT16: return ((int16_t *)t->data)[i];
     case TILE_INT64: return (double)((int64_t *)t->data)[i];
+    case TILE_UINT8: return ((uint8_t *)t->data)[i];
+    case TILE_UINT16: return ((uint16_t *)t->data)[i];
+    case TILE_UINT32: return ((uint32_t *)t->data)[i];
     case TILE_BOOL: return ((uint8_t *)t->data)[i];
     }
     return 0;
 }
 
-/* Stores x (already a value of the dtype). */
+/* Stores x (already a value of the dtype; the unsigned ones wrap a negative x). */
 static inline void ref_set(tile *t, int64_t i, double x)
 {
     switch ((tile_dtype)t->dtype) {
@@ -82,6 +88,9 @@ static inline void ref_set(tile *t, int64_t i, double x)
     case TILE_INT8: ((int8_t *)t->data)[i] = (int8_t)x; break;
     case TILE_INT16: ((int16_t *)t->data)[i] = (int16_t)x; break;
     case TILE_INT64: ((int64_t *)t->data)[i] = (int64_t)x; break;
+    case TILE_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)(int64_t)x; break;
+    case TILE_UINT16: ((uint16_t *)t->data)[i] = (uint16_t)(int64_t)x; break;
+    case TILE_UINT32: ((uint32_t *)t->data)[i] = (uint32_t)(int64_t)x; break;
     case TILE_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
     }
 }

@@ -64,7 +64,7 @@ def test_B06_device_dtype_readonly():
     with pytest.raises(TypeError) as e:
         seed.scaled(seed.A.double(), out_t())
     assert str(e.value) == (WHO + ": argument 'a' has dtype float64, which has no pypto dtype "
-                            "(supported: float32, float16, bfloat16, int64, int32, int16, int8, bool)")
+                            "(supported: float32, float16, bfloat16, int64, int32, int16, int8, uint32, uint16, uint8, bool)")
     with pytest.raises(TypeError, match="has dtype float64"):
         seed.scaled(seed.A, np.zeros((seed.ROWS, seed.TC)))
     ro = np.zeros((seed.ROWS, seed.TC), np.float32)

@@ -223,7 +223,7 @@ ERRORS = """
 @pytest.mark.parametrize("how", ["call", "lower"])
 @pytest.mark.parametrize("fn, exc, needle, want, hint", [
     ("bools", ParserTypeError, "m, [0, 0], atomic",
-     "pl.assemble with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 tile, got BOOL", None),
+     "pl.assemble with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8/uint32/uint16/uint8 tile, got BOOL", None),
     ("on_chip", InvalidOperationError, "t, a, [0, 0], atomic",
      "tensor.assemble with atomic=AtomicType.Add requires a global-memory destination (a function output tensor), "
      "but this assemble targets an on-chip tile", None),

@@ -118,7 +118,7 @@ KERNELS = """
 
 WHO = "@pl.jit function 'copy'"
 TENSOR_KINDS = "must be a tensor (torch.Tensor or numpy.ndarray), got "
-DTYPES = ", which has no pypto dtype (supported: float32, float16, bfloat16, int64, int32, int16, int8, bool)"
+DTYPES = ", which has no pypto dtype (supported: float32, float16, bfloat16, int64, int32, int16, int8, uint32, uint16, uint8, bool)"
 CONTIGUOUS = (" is not contiguous; pass a contiguous tensor (torch: x.contiguous(), numpy: "
               "np.ascontiguousarray(x))")
 
@@ -155,13 +155,14 @@ ARGUMENT_ROWS = [
     # dtypes without a pypto dtype
     ("dtype_torch_float64", lambda m: m.copy(A().double(), OUT()), TypeError,
      WHO + ": argument 'a' has dtype float64" + DTYPES),
-    ("dtype_torch_uint8", lambda m: m.copy(A().to(torch.uint8), OUT()), TypeError, WHO + ": argument 'a' has dtype uint8" + DTYPES),
-    ("dtype_torch_uint8_out", lambda m: m.copy(A(), OUT().to(torch.uint8)), TypeError,
-     WHO + ": argument 'out' has dtype uint8" + DTYPES),
+    ("dtype_torch_complex128", lambda m: m.copy(A().to(torch.complex128), OUT()), TypeError,
+     WHO + ": argument 'a' has dtype complex128" + DTYPES),
+    ("dtype_torch_float64_out", lambda m: m.copy(A(), OUT().to(torch.float64)), TypeError,
+     WHO + ": argument 'out' has dtype float64" + DTYPES),
     ("dtype_torch_complex64", lambda m: m.copy(torch.zeros(64, 128, dtype=torch.complex64), OUT()), TypeError,
      WHO + ": argument 'a' has dtype complex64" + DTYPES),
-    ("dtype_numpy_uint16", lambda m: m.copy(np.zeros((64, 128), np.uint16), OUT()), TypeError,
-     WHO + ": argument 'a' has dtype uint16" + DTYPES),
+    ("dtype_numpy_uint64", lambda m: m.copy(np.zeros((64, 128), np.uint64), OUT()), TypeError,
+     WHO + ": argument 'a' has dtype uint64" + DTYPES),
     ("dtype_numpy_float64", lambda m: m.copy(np.zeros((64, 128), np.float64), OUT()), TypeError,
      WHO + ": argument 'a' has dtype float64" + DTYPES),
     # layouts
@@ -323,8 +324,8 @@ COMPILE_ROWS = [
      "for loops must iterate over pl.range(...), pl.parallel(...), pl.pipeline(...), pl.unroll(...) or pl.while_(...)", "[1, 2]:"),
     ("true_division_ints", ORCH, "x = 3 / 2", ParserTypeError,
      "true division of integers is not supported in kernel code; use //", "3 / 2"),
-    ("unsupported_dtype", BODY, "pl.store(pl.cast(pl.load(a, [0, 0], [64, 128]), pl.UINT32), [0, 0], out)",
-     UnsupportedFeatureError, "dtype pl.UINT32 is not supported in this version", "pl.UINT32"),
+    ("unsupported_dtype", BODY, "pl.store(pl.cast(pl.load(a, [0, 0], [64, 128]), pl.UINT64), [0, 0], out)",
+     UnsupportedFeatureError, "dtype pl.UINT64 is not supported in this version", "pl.UINT64"),
 ]
 
 

@@ -169,7 +169,7 @@ def test_sc_dtype_float64_argument_lists_the_new_dtypes(K):
     with pytest.raises(TypeError) as e:
         K.copy(np.zeros((R, C)), np.zeros((R, C), np.float32))
     assert str(e.value).endswith("argument 'a' has dtype float64, which has no pypto dtype "
-                                 "(supported: float32, float16, bfloat16, int64, int32, int16, int8, bool)")
+                                 "(supported: float32, float16, bfloat16, int64, int32, int16, int8, uint32, uint16, uint8, bool)")
 
 
 def test_sc_cast_scalars_to_and_from_index_and_int64_in_kernel_code(load):

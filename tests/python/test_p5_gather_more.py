@@ -649,8 +649,8 @@ ERRORS = [
      "pl.scatter_update: src has 8 rows, index [2, 3] names 6"),
     ("pl.scatter_update(t, -2, pl.load(i, [0, 0], [2, 4]))", ParserTypeError, "pl.scatter_update() missing required argument 'src'"),
     # pl.gatherb
-    ("pl.gatherb(t, t)", ParserTypeError, "pl.gatherb: offset must be INT32 byte offsets (UINT32 is not a dtype in this version), got FP32"),
-    ("pl.gatherb(t, k, output_dtype=pl.BOOL)", ParserTypeError, "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16 or INT8"),
+    ("pl.gatherb(t, t)", ParserTypeError, "pl.gatherb: offset must be UINT32 or INT32 byte offsets, got FP32"),
+    ("pl.gatherb(t, k, output_dtype=pl.BOOL)", ParserTypeError, "a tile dtype must be FP32, FP16, BF16, INT64, INT32, INT16, INT8, UINT32, UINT16 or UINT8"),
     ("pl.gatherb(pl.cast(t, pl.BOOL), k)", ParserTypeError, "pl.gatherb does not accept BOOL tiles; cast first"),
     ("pl.tensor.gatherb(a, i)", UndefinedVariableError, "pl.tensor.gatherb is not a pl.tensor op; use pl.gatherb"),
     # pl.mgather
