@@ -144,6 +144,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(COL_EXPAND_DIV, "col_expand_div", COL_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_EXPDIF, "col_expand_expdif", COL_EXPAND, FLOAT, KERNEL, TILE_BC_EXPDIF, 2, "tile", "col_vec") \
     X(ROW_EXPAND, "row_expand", ROW_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
     X(COL_EXPAND, "col_expand", COL_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
     X(EXPANDS, "expands", EXPANDS, ANY, KERNEL, -1, 2, "target", "scalar")                                     \

@@ -293,6 +293,9 @@ void tp_op(tp *t, const cc_ir_expr *e)
     case CC_IR_ROW_EXPAND_EXPDIF:
         base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[tuple(slice(0, p) for p in x.shape[:-1])])))(");
         return tile_and_vector(t, a[0], a[1]);
+    case CC_IR_COL_EXPAND_EXPDIF:
+        base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[..., :x.shape[-1]])))(");
+        return tile_and_vector(t, a[0], a[1]);
     case CC_IR_ROW_EXPAND:
     case CC_IR_COL_EXPAND: /* the vector broadcast over the target's valid region */
         base_strbuf_printf(out, "(lambda x, y: y[tuple(slice(0, p) for p in x.shape[:-1])]%s.expand(x.shape).clone())(",
