@@ -410,8 +410,9 @@ cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* pl.gather, pl.scatter, pl.sort32, pl.mrgsort (tc_index.c). */
 cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op);
-/* pl.gather_row and pl.mscatter, as the loads, stores and tile ops they are (tc_gather_mem.c). */
+/* pl.gather_row, pl.mscatter and pl.create_l1, as the loads, stores and tile ops they are (tc_gather_mem.c). */
 cc_ir_expr *tc_gather_row(tc *t, const cc_expr *call);
+cc_ir_expr *tc_create_l1(tc *t, const cc_expr *call);
 /* pl.paged_gather (tc_index.c). */
 cc_ir_expr *tc_paged_gather(tc *t, const cc_expr *call);
 /* e as a pl.Mem (or pl.MemorySpace) member: its value; -1 when reported ("pl.<form> target_memory= must be ..."). */

@@ -726,6 +726,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     }
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
     if (!strcmp(name, "gather_row")) return tc_gather_row(t, call);
+    if (!strcmp(name, "create_l1")) return tc_create_l1(t, call);
     if (!strcmp(name, "mscatter")) return tc_mscatter(t, call);
     if (!strcmp(name, "const")) return tc_pl_const(t, call);
     if (!strcmp(name, "get_subblock_idx")) return tc_block_op(t, call, -1);
@@ -766,6 +767,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
         if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
         if (!strcmp(spelling, "get_subblock_idx")) return tc_block_op(t, call, -1);
         if (!strcmp(spelling, "gather_row")) return tc_gather_row(t, call); /* both levels: dst a Tile or a tensor-level value */
+        if (!strcmp(spelling, "create_l1") && ns == CC_OPNS_TENSOR) return tc_create_l1(t, call);
         if (!strcmp(spelling, "mscatter") && ns == CC_OPNS_TILE) return tc_mscatter(t, call);
         int tile_op = cc_ir_op_lookup(spelling);
         if (tile_op >= 0)

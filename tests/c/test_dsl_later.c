@@ -118,7 +118,7 @@ static void test_dsl_later_dependency_opt_outs(void **s)
 static void test_dsl_later_ops_outside_v1(void **s)
 {
     (void)s;
-    static const char *const ops[] = {"expand", "sort", "atomic_add", "expand_clone", "create_l1"};
+    static const char *const ops[] = {"expand", "sort", "atomic_add", "expand_clone"};
     char body[128], msg[128];
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         snprintf(body, sizeof body, "        t = pl.%s(a, a)\n", ops[k]);
