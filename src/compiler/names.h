@@ -78,7 +78,7 @@ typedef enum cc_pl_reason {
     X(mscatter, SUPPORTED, OP, NONE)                                                                     \
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
-    X(expand_clone, LATER, OP, NONE) X(create_l1, SUPPORTED, OP, NONE)   \
+    X(create_l1, SUPPORTED, OP, NONE)   \
     /* the cube/vector ring primitives, also reached as pl.<name> (upstream's catalog) */                  \
     X(tpush_to_aiv, HARDWARE, OP, RING) X(tpush_to_aic, HARDWARE, OP, RING)                              \
     X(tpop_from_aiv, HARDWARE, OP, RING) X(tpop_from_aic, HARDWARE, OP, RING)                            \

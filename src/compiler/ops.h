@@ -49,7 +49,8 @@ typedef enum cc_op_class {
     CC_OPC_MATMUL_BIAS, /* lhs [M, K] @ rhs [K, N] + bias [1, N] broadcast down the columns (TOP a, b, c=bias) */
     CC_OPC_REINTERPRET, /* x's bytes read as another dtype and shape of equal byte count */
     CC_OPC_PASS,        /* its operand itself, unchanged (no IR node: dump_tag) */
-    CC_OPC_INDEXED      /* gather, scatter, sort (tc_index.c): elements moved by an index tile or an order, rank 2 */
+    CC_OPC_INDEXED,     /* gather, scatter, sort (tc_index.c): elements moved by an index tile or an order, rank 2 */
+    CC_OPC_BROADCAST    /* input broadcast to target's shape (each input axis the target's or 1), target's valid region */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -145,6 +146,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")            \
     X(COL_EXPAND_EXPDIF, "col_expand_expdif", COL_EXPAND, FLOAT, KERNEL, TILE_BC_EXPDIF, 2, "tile", "col_vec") \
+    X(EXPAND_CLONE, "expand_clone", BROADCAST, ANY, KERNEL, -1, 2, "input", "target")                          \
     X(ROW_EXPAND, "row_expand", ROW_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
     X(COL_EXPAND, "col_expand", COL_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
     X(EXPANDS, "expands", EXPANDS, ANY, KERNEL, -1, 2, "target", "scalar")                                     \

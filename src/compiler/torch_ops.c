@@ -293,6 +293,9 @@ void tp_op(tp *t, const cc_ir_expr *e)
     case CC_IR_ROW_EXPAND_EXPDIF:
         base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[tuple(slice(0, p) for p in x.shape[:-1])])))(");
         return tile_and_vector(t, a[0], a[1]);
+    case CC_IR_EXPAND_CLONE: /* the input broadcast over the target's shape */
+        base_strbuf_puts(out, "(lambda x, y: x.expand(y.shape).clone())(");
+        return args2(t, a[0], a[1]);
     case CC_IR_COL_EXPAND_EXPDIF:
         base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[..., :x.shape[-1]])))(");
         return tile_and_vector(t, a[0], a[1]);

@@ -186,6 +186,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_COL_REDUCE: rc = tile_col_reduce(d, a, (tile_colop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_EXPANDS: rc = tile_expands(d, a, vm_scalar_operand(m, in->b, a->dtype), m->msg, sizeof m->msg); break;
+    case CC_OPC_BROADCAST: rc = tile_broadcast(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
     case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND:
         rc = tile_expand_binary(d, a, &m->v[in->b], (tile_bcastop)entry, cls == CC_OPC_COL_EXPAND, m->msg, sizeof m->msg);

@@ -188,6 +188,10 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
  * dtype and valid region.)  dst = s (tile_scalar_for a's dtype) over a's
  * valid region, of a's shape and dtype: pl.expands. */
 int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap);
+/* dst (target's shape and dtype) = src broadcast to that shape (each src axis the
+ * target's extent or 1: index 0 there), over target's valid region (src's elements
+ * outside its own valid region read 0, as a tile's do); the rest 0. */
+int tile_broadcast(tile *dst, const tile *src, const tile *target, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
  * float->int by mode, saturating, NaN -> 0; int->int saturating; to BOOL:
