@@ -148,6 +148,7 @@ void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c)
     case CC_IR_SCATTER_DIM: case CC_IR_SCATTER_UPDATE: *b = 3, *c = 2; break;
     case CC_IR_MRGSORT: *b = 6; break;
     case CC_IR_PAGED_GATHER: *c = 2; break;
+    case CC_IR_GATHER_MASK: *b = -1; break; /* its one tile operand */
     default: break;
     }
 }
