@@ -293,8 +293,9 @@ static cc_ir_expr *cc_ir_fold_value(base_arena *a, cc_ir_expr *e)
     cc_dtype rd = (cc_dtype)e->type.dtype;
     cc_scalar x, y, v;
     if (e->kind == CC_X_UNARY) {
-        if (e->u.un.op != CC_OP_NEG || e->u.un.x->type.kind != CC_T_SCALAR || !cc_ir_const_as(e->u.un.x, rd, &x)) return e;
-        v = cc_scalar_un(CC_OP_NEG, rd, x);
+        if ((e->u.un.op != CC_OP_NEG && e->u.un.op != CC_OP_INVERT) || e->u.un.x->type.kind != CC_T_SCALAR || !cc_ir_const_as(e->u.un.x, rd, &x))
+            return e;
+        v = cc_scalar_un((cc_op)e->u.un.op, rd, x);
     } else {
         const cc_ir_expr *l = e->u.bin.l, *r = e->u.bin.r;
         if (rd == CC_DT_BOOL || l->type.kind != CC_T_SCALAR || r->type.kind != CC_T_SCALAR) return e;

@@ -127,8 +127,16 @@ static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
     int sa, sb, sc;
     cc_ir_op_indexed_slots(op, &sa, &sb, &sc);
     if (op == CC_IR_MRGSORT && !arg[sb]) sb = 1;
-    int scalar = arg[sb]->type.kind != CC_T_TILE;
     int32_t a = lo_tile(b, arg[sa]);
+    if (sb < 0) { /* one operand (gather_mask) */
+        int32_t out = dst == a ? lo_new(b, CC_LO_TILE, NULL, e->type) : dst;
+        cc_lo_insn *in = lo_emit(b, CC_LO_TOP, e->span);
+        if (!in) return;
+        in->op = (uint8_t)op, in->dtype = e->type.dtype, in->dst = out, in->a = a, in->mode = e->u.op.mode;
+        if (out != dst) lo_copy(b, dst, out, e->span);
+        return;
+    }
+    int scalar = arg[sb]->type.kind != CC_T_TILE;
     for (int k = sb; k <= (op == CC_IR_MRGSORT && !scalar ? 3 : sb) && arg[k]; k++) {
         int32_t r = scalar ? lo_scalar(b, arg[k], -1) : lo_tile(b, arg[k]), c = sc >= 0 ? lo_tile(b, arg[sc]) : -1;
         int last = k == 3 || !arg[k + 1] || scalar || op != CC_IR_MRGSORT;

@@ -89,6 +89,7 @@ static const pto_lang_member cc_layout_members[] = {CC_LAYOUT_LIST(CC_MEMBER_)};
 static const pto_lang_member cc_pad_value_members[] = {CC_PAD_VALUE_LIST(CC_MEMBER_)};
 static const pto_lang_member cc_split_mode_members[] = {CC_SPLIT_MODE_LIST(CC_MEMBER_)};
 static const pto_lang_member cc_atomic_type_members[] = {CC_ATOMIC_TYPE_LIST(CC_MEMBER_)};
+static const pto_lang_member cc_mask_pattern_members[] = {CC_MASK_PATTERN_LIST(CC_MEMBER_)};
 #undef CC_MEMBER_
 #undef CC_FUNC_KIND_MEMBER_
 #undef CC_DTYPE_MEMBER_
@@ -100,7 +101,8 @@ static const pto_lang_enum cc_enums[] = {
     CC_ENUM_("ScopeMode", cc_scope_mode_members), CC_ENUM_("CachePolicy", cc_cache_policy_members),
     CC_ENUM_("FunctionType", cc_func_kind_members), CC_ENUM_("MemorySpace", cc_memory_space_members),
     CC_ENUM_("Layout", cc_layout_members), CC_ENUM_("PadValue", cc_pad_value_members),
-    CC_ENUM_("SplitMode", cc_split_mode_members), CC_ENUM_("AtomicType", cc_atomic_type_members)};
+    CC_ENUM_("SplitMode", cc_split_mode_members), CC_ENUM_("AtomicType", cc_atomic_type_members),
+    CC_ENUM_("MaskPattern", cc_mask_pattern_members)};
 #undef CC_ENUM_
 
 /* The first member of value v, or fallback. */
@@ -125,6 +127,8 @@ const char *cc_func_kind_name(cc_func_kind k) { return cc_member_name(cc_func_ki
 const char *cc_pad_value_name(int v) { return cc_member_name(cc_pad_value_members, CC_N(cc_pad_value_members), v, "zero"); }
 
 const char *cc_split_mode_name(int v) { return cc_member_name(cc_split_mode_members, CC_N(cc_split_mode_members), v, "NONE"); }
+
+const char *cc_mask_pattern_name(int v) { return cc_member_name(cc_mask_pattern_members, CC_N(cc_mask_pattern_members), v, "P1111"); }
 
 const char *cc_atomic_type_name(int v) { return cc_member_name(cc_atomic_type_members, CC_N(cc_atomic_type_members), v, "None_"); }
 

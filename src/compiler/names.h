@@ -78,7 +78,7 @@ typedef enum cc_pl_reason {
     X(mscatter, SUPPORTED, OP, NONE)                                                                     \
     X(atomic_add, LATER, OP, NONE) X(matmul_mx, HARDWARE, OP, MX)                                        \
     X(matmul_mx_acc, HARDWARE, OP, MX) X(matmul_mx_bias, HARDWARE, OP, MX)                               \
-    X(col_expand_expdif, LATER, OP, NONE) X(expand_clone, LATER, OP, NONE) X(create_l1, LATER, OP, NONE)   \
+    X(create_l1, SUPPORTED, OP, NONE)   \
     /* the cube/vector ring primitives, also reached as pl.<name> (upstream's catalog) */                  \
     X(tpush_to_aiv, HARDWARE, OP, RING) X(tpush_to_aic, HARDWARE, OP, RING)                              \
     X(tpop_from_aiv, HARDWARE, OP, RING) X(tpop_from_aic, HARDWARE, OP, RING)                            \
@@ -133,6 +133,8 @@ typedef enum cc_pl_reason {
 
 /* pl.PadValue (pl.fillpad's pad_value=): X(member, value); the values are tile_pad's. */
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)
+/* pl.gather_mask's pattern (also pl.tile.MaskPattern): read right to left, bit k selects position k of each group */
+#define CC_MASK_PATTERN_LIST(X) X(P0101, 1) X(P1010, 2) X(P0001, 3) X(P0010, 4) X(P0100, 5) X(P1000, 6) X(P1111, 7)
 /* "zero": a pl.PadValue member's name. */
 const char *cc_pad_value_name(int v);
 
@@ -141,6 +143,7 @@ const char *cc_pad_value_name(int v);
 #define CC_ATOMIC_TYPE_LIST(X) X(None_, 0) X(Add, 1)
 /* "Add": a pl.AtomicType member's name. */
 const char *cc_atomic_type_name(int v);
+const char *cc_mask_pattern_name(int v); /* "P0101" */
 
 /* pl.SplitMode (pl.split's mode, a hint: docs/dsl.md, "Hints"): X(member, value). */
 #define CC_SPLIT_MODE_LIST(X) X(NONE, 0) X(UP_DOWN, 1) X(LEFT_RIGHT, 2)

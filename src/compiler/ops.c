@@ -38,7 +38,7 @@ static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
     [CC_OPC_FILLPAD_EXPAND] = {1, 0}, [CC_OPC_SET_VALIDSHAPE] = {1, 0},
     [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}, [CC_OPC_TERNARY] = {3, 0},
     [CC_OPC_GENERATE] = {0, 0}, [CC_OPC_MATMUL_BIAS] = {2, 0}, [CC_OPC_REINTERPRET] = {1, 0}, [CC_OPC_PASS] = {0, 0},
-    [CC_OPC_INDEXED] = {2, 0}};
+    [CC_OPC_INDEXED] = {2, 0}, [CC_OPC_BROADCAST] = {2, 0}};
 
 const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
 const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }
@@ -57,7 +57,8 @@ int cc_ir_op_tensor_level(const char *name)
     if (op < 0 || cc_ir_op_tile_level_only((cc_ir_op)op)) return 0;
     switch (cc_ir_op_info((cc_ir_op)op)->cls) {
     case CC_OPC_BINARY: case CC_OPC_UNARY: case CC_OPC_ROW_REDUCE: case CC_OPC_COL_REDUCE: case CC_OPC_ROW_EXPAND:
-    case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY: return 1;
+    case CC_OPC_COL_EXPAND: case CC_OPC_EXPANDS: case CC_OPC_CAST: case CC_OPC_MATMUL: case CC_OPC_MATMUL_ACC: case CC_OPC_TERNARY:
+    case CC_OPC_BROADCAST: return 1;
     case CC_OPC_GENERATE: case CC_OPC_REINTERPRET: return 1; /* pl.arange, pl.random, pl.reinterpret_view */
     case CC_OPC_INDEXED: return cc_op_in_namespace(CC_OPNS_TENSOR, op); /* upstream's tensor-level ones: pl.sort32, pl.tensor.gather, ... */
     default: return 0;
@@ -147,6 +148,7 @@ void cc_ir_op_indexed_slots(cc_ir_op op, int *a, int *b, int *c)
     case CC_IR_SCATTER_DIM: case CC_IR_SCATTER_UPDATE: *b = 3, *c = 2; break;
     case CC_IR_MRGSORT: *b = 6; break;
     case CC_IR_PAGED_GATHER: *c = 2; break;
+    case CC_IR_GATHER_MASK: *b = -1; break; /* its one tile operand */
     default: break;
     }
 }

@@ -49,7 +49,8 @@ typedef enum cc_op_class {
     CC_OPC_MATMUL_BIAS, /* lhs [M, K] @ rhs [K, N] + bias [1, N] broadcast down the columns (TOP a, b, c=bias) */
     CC_OPC_REINTERPRET, /* x's bytes read as another dtype and shape of equal byte count */
     CC_OPC_PASS,        /* its operand itself, unchanged (no IR node: dump_tag) */
-    CC_OPC_INDEXED      /* gather, scatter, sort (tc_index.c): elements moved by an index tile or an order, rank 2 */
+    CC_OPC_INDEXED,     /* gather, scatter, sort (tc_index.c): elements moved by an index tile or an order, rank 2 */
+    CC_OPC_BROADCAST    /* input broadcast to target's shape (each input axis the target's or 1), target's valid region */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -144,6 +145,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(COL_EXPAND_DIV, "col_expand_div", COL_EXPAND, ANY, KERNEL, TILE_BC_DIV, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MAX, "col_expand_max", COL_EXPAND, ANY, KERNEL, TILE_BC_MAX, 2, "tile", "col_vec")            \
     X(COL_EXPAND_MIN, "col_expand_min", COL_EXPAND, ANY, KERNEL, TILE_BC_MIN, 2, "tile", "col_vec")            \
+    X(COL_EXPAND_EXPDIF, "col_expand_expdif", COL_EXPAND, FLOAT, KERNEL, TILE_BC_EXPDIF, 2, "tile", "col_vec") \
+    X(EXPAND_CLONE, "expand_clone", BROADCAST, ANY, KERNEL, -1, 2, "input", "target")                          \
     X(ROW_EXPAND, "row_expand", ROW_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
     X(COL_EXPAND, "col_expand", COL_EXPAND, ANY, KERNEL, TILE_BC_COPY, 2, "target", "vec")                     \
     X(EXPANDS, "expands", EXPANDS, ANY, KERNEL, -1, 2, "target", "scalar")                                     \
@@ -219,7 +222,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(DUMP_TAG, "dump_tag", PASS, ANY, ORCH, -1, 1, "tensor")                                                   \
     /* gather, scatter, sort (tc_index.c; tile/tile_gather.c, tile_sort.c): TOP a, b, c from the slots       \
      * cc_ir_op_indexed_slots names (b: mrgsort's block_len, a scalar register); gather's tmp is no operand;   \
-     * attrs: gatherb's dtype (the result's, 255: src's); mgather's mode (coalesce | gather_oob << 1, tile.h's \
+     * attrs: gatherb's and gather_mask's dtype (the result's, 255: src's), gather_mask's pattern (mode); mgather's mode (coalesce | gather_oob << 1, tile.h's \
      * policies); paged_gather's mode (is_trans | is_b_matrix << 1) and memory tag (space=).                   \
      * pl.tensor.gather and pl.tensor.scatter are the per-row (dim=, index=) ops of their own rows */          \
     X(GATHER, "gather", INDEXED, ANY, KERNEL, TILE_GATHER, 3, "src", "indices", "tmp")                          \
@@ -231,6 +234,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SCATTER_DIM, "tensor.scatter", INDEXED, ANY, KERNEL, TILE_SCATTER_DIM, 4, "input", "dim", "index", "src") \
     X(SCATTER_UPDATE, "scatter_update", INDEXED, ANY, KERNEL, TILE_SCATTER_UPDATE, 4, "input", "dim", "index", "src") \
     X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")                \
+    X(GATHER_MASK, "gather_mask", INDEXED, ANY, KERNEL, TILE_GATHER_MASK, 2, "src", "mask_pattern", "output_dtype") \
     X(MGATHER, "mgather", INDEXED, ANY, KERNEL, TILE_MGATHER, 2, "mem", "idx", "coalesce", "gather_oob",        \
       "target_memory", "scratch", "valid_shape")                                                                 \
     X(PAGED_GATHER, "paged_gather", INDEXED, ANY, KERNEL, TILE_PAGED_GATHER, 6, "src", "indices", "block_table", \
@@ -319,7 +323,7 @@ void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c);
 /* Does op's TOP read a third tile, c (the ternary ops, the scatters' indexes, paged_gather's block table)? */
 int cc_ir_op_reads_c_tile(cc_ir_op op);
 /* An INDEXED op's slots that feed its TOP's operands a, b and c (-1: none):
- * gather, sort32, gatherb a=0 b=1; scatter a=dst b=src c=indexes;
+ * gather, sort32, gatherb a=0 b=1; gather_mask a=0 b=-1 (no second operand); scatter a=dst b=src c=indexes;
  * tensor.gather a=input b=index; tensor.scatter, scatter_update a=input
  * b=src c=index; mgather a=mem b=idx; paged_gather a=src b=indices
  * c=block_table (lowered with block_size and col_off in u.mem.shape[0],

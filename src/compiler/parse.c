@@ -12,7 +12,8 @@
 const char *cc_op_text(cc_op op)
 {
     static const char *const texts[] = {"+", "-", "*", "/", "//", "%", "-", "+", "not",
-                                        "==", "!=", "<", "<=", ">", ">=", "and", "or", "min", "max"};
+                                        "==", "!=", "<", "<=", ">", ">=", "and", "or", "min", "max",
+                                        "|", "^", "&", "<<", ">>", "~"};
     return (unsigned)op < sizeof texts / sizeof texts[0] ? texts[op] : "?";
 }
 

@@ -320,17 +320,16 @@ static cc_expr *cc_make_binary(cc_parser *p, cc_expr_kind k, cc_op op, cc_expr *
 static cc_expr *cc_parse_unary(cc_parser *p)
 {
     const cc_token *t = cc_peek(p);
-    if (t->kind == CC_TOK_MINUS || t->kind == CC_TOK_PLUS) {
+    if (t->kind == CC_TOK_MINUS || t->kind == CC_TOK_PLUS || t->kind == CC_TOK_TILDE) {
         cc_next(p);
         if (!cc_enter(p)) return NULL;
         cc_expr *o = cc_parse_unary(p);
         p->nest--;
         if (!o) return NULL;
         cc_expr *e = cc_expr_new(p, CC_E_UNARY, cc_join(t->span, o->span));
-        if (e) e->u.un.op = t->kind == CC_TOK_MINUS ? CC_OP_NEG : CC_OP_POS, e->u.un.operand = o, cc_deepen(e, o);
+        if (e) e->u.un.op = t->kind == CC_TOK_MINUS ? CC_OP_NEG : t->kind == CC_TOK_PLUS ? CC_OP_POS : CC_OP_INVERT, e->u.un.operand = o, cc_deepen(e, o);
         return cc_depth_checked(p, e);
     }
-    if (t->kind == CC_TOK_TILDE) return cc_unsupported_expr(p, t->span, "the '~' operator");
     cc_expr *e = cc_parse_primary(p);
     if (e && cc_at(p, CC_TOK_POW)) return cc_unsupported_expr(p, cc_peek(p)->span, "the '**' operator");
     return e;
@@ -362,12 +361,25 @@ static cc_expr *cc_parse_arith(cc_parser *p)
         cc_next(p);
         e = cc_make_binary(p, CC_E_BINARY, op, e, cc_parse_term(p));
     }
-    if (e) {
-        cc_token_kind k = cc_peek(p)->kind;
-        if (k == CC_TOK_LSHIFT || k == CC_TOK_RSHIFT || k == CC_TOK_AMP || k == CC_TOK_PIPE || k == CC_TOK_CARET)
-            return cc_unsupported_expr(p, cc_peek(p)->span, "a bitwise operator");
-    }
     return e;
+}
+
+/* Python's bitwise levels, tightest first: << >>, &, ^, |. */
+static cc_expr *cc_parse_bitwise(cc_parser *p, int level)
+{
+    static const struct { cc_token_kind k; cc_op op; } ops[] = {
+        {CC_TOK_PIPE, CC_OP_BITOR}, {CC_TOK_CARET, CC_OP_BITXOR}, {CC_TOK_AMP, CC_OP_BITAND}, {CC_TOK_LSHIFT, CC_OP_LSHIFT}, {CC_TOK_RSHIFT, CC_OP_RSHIFT}};
+    /* level 0: |, 1: ^, 2: &, 3: shifts (ops[3] and ops[4]) */
+    cc_expr *e = level == 3 ? cc_parse_arith(p) : cc_parse_bitwise(p, level + 1);
+    for (;;) {
+        cc_token_kind k = cc_peek(p)->kind;
+        int hit = -1;
+        for (int i = level; i <= (level == 3 ? 4 : level); i++)
+            if (k == ops[i].k) hit = i;
+        if (!e || hit < 0) return e;
+        cc_next(p);
+        e = cc_make_binary(p, CC_E_BINARY, ops[hit].op, e, level == 3 ? cc_parse_arith(p) : cc_parse_bitwise(p, level + 1));
+    }
 }
 
 static int cc_compare_op(const cc_parser *p, cc_op *op)
@@ -385,14 +397,14 @@ static int cc_compare_op(const cc_parser *p, cc_op *op)
 
 static cc_expr *cc_parse_comparison(cc_parser *p)
 {
-    cc_expr *e = cc_parse_arith(p);
+    cc_expr *e = cc_parse_bitwise(p, 0);
     cc_op op;
     if (e && (cc_at_word(p, "in") || cc_at_word(p, "is") ||
               (cc_at_word(p, "not") && cc_peek_at(p, 1)->kind == CC_TOK_NAME)))
         return cc_unsupported_expr(p, cc_peek(p)->span, "an 'in' or 'is' comparison");
     if (!e || !cc_compare_op(p, &op)) return e;
     cc_next(p);
-    e = cc_make_binary(p, CC_E_COMPARE, op, e, cc_parse_arith(p));
+    e = cc_make_binary(p, CC_E_COMPARE, op, e, cc_parse_bitwise(p, 0));
     if (e && cc_compare_op(p, &op)) return cc_unsupported_expr(p, cc_peek(p)->span, "a chained comparison");
     return e;
 }

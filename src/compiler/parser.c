@@ -81,7 +81,8 @@ static cc_stmt *cc_parse_simple(cc_parser *p)
     }
     static const struct { cc_token_kind k; cc_op op; } augs[] = {
         {CC_TOK_PLUS_EQ, CC_OP_ADD}, {CC_TOK_MINUS_EQ, CC_OP_SUB}, {CC_TOK_STAR_EQ, CC_OP_MUL},
-        {CC_TOK_DSLASH_EQ, CC_OP_FLOORDIV}};
+        {CC_TOK_DSLASH_EQ, CC_OP_FLOORDIV}, {CC_TOK_AMP_EQ, CC_OP_BITAND}, {CC_TOK_PIPE_EQ, CC_OP_BITOR},
+        {CC_TOK_CARET_EQ, CC_OP_BITXOR}, {CC_TOK_LSHIFT_EQ, CC_OP_LSHIFT}, {CC_TOK_RSHIFT_EQ, CC_OP_RSHIFT}};
     for (size_t k = 0; k < sizeof augs / sizeof augs[0]; k++)
         if (op->kind == augs[k].k) {
             cc_next(p);

@@ -85,7 +85,11 @@ int cc_op_prec(cc_op op)
     case CC_OP_NOT: return CC_PREC_NOT;
     case CC_OP_EQ: case CC_OP_NE: case CC_OP_LT: case CC_OP_LE: case CC_OP_GT: case CC_OP_GE: return CC_PREC_CMP;
     case CC_OP_ADD: case CC_OP_SUB: return CC_PREC_ADD;
-    case CC_OP_NEG: case CC_OP_POS: return CC_PREC_UNARY;
+    case CC_OP_BITOR: return CC_PREC_BITOR;
+    case CC_OP_BITXOR: return CC_PREC_BITXOR;
+    case CC_OP_BITAND: return CC_PREC_BITAND;
+    case CC_OP_LSHIFT: case CC_OP_RSHIFT: return CC_PREC_SHIFT;
+    case CC_OP_NEG: case CC_OP_POS: case CC_OP_INVERT: return CC_PREC_UNARY;
     case CC_OP_MIN: case CC_OP_MAX: return CC_PREC_ATOM;
     default: return CC_PREC_MUL;
     }
@@ -191,6 +195,10 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         break;
     case CC_IR_GATHERB:
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    case CC_IR_GATHER_MASK:
+        if (positional) base_strbuf_printf(out, "%spl.MaskPattern.%s", s, cc_mask_pattern_name(e->u.op.mode));
+        else if (e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_PAGED_GATHER: /* space (Mat unless Vec), is_trans, is_b_matrix: mode bits 0 and 1 */
         if (!positional && cc_type_mem(&e->type) == CC_MEM_Vec) base_strbuf_printf(out, "%sspace=pl.Mem.Vec", s);

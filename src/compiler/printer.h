@@ -31,7 +31,10 @@ void cc_print_str(const char *s, size_t len, base_strbuf *out);
 
 /* How tightly an operator binds, loosest first: an operand binding looser
  * than its place needs is parenthesized (also by ast_printer.c). */
-enum { CC_PREC_OR = 1, CC_PREC_AND, CC_PREC_NOT, CC_PREC_CMP, CC_PREC_ADD, CC_PREC_MUL, CC_PREC_UNARY, CC_PREC_ATOM };
+enum {
+    CC_PREC_OR = 1, CC_PREC_AND, CC_PREC_NOT, CC_PREC_CMP, CC_PREC_BITOR, CC_PREC_BITXOR, CC_PREC_BITAND, CC_PREC_SHIFT,
+    CC_PREC_ADD, CC_PREC_MUL, CC_PREC_UNARY, CC_PREC_ATOM
+};
 int cc_op_prec(cc_op op);
 
 #endif

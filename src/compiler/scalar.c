@@ -141,6 +141,17 @@ static int cc_int_bin(cc_op op, cc_dtype d, int64_t a, int64_t b, cc_scalar *out
     case CC_OP_GE: r = a >= b; break;
     case CC_OP_AND: r = a && b; break;
     case CC_OP_OR: r = a || b; break;
+    case CC_OP_BITAND: r = a & b; break;
+    case CC_OP_BITOR: r = a | b; break;
+    case CC_OP_BITXOR: r = a ^ b; break;
+    case CC_OP_LSHIFT: /* Python's, wrapped: every bit shifted out at 64 or more */
+        if (b < 0) return -1;
+        r = cc_wrap(d, b >= 64 ? 0 : ua << b);
+        break;
+    case CC_OP_RSHIFT: /* floor(a / 2**b): a negative a's complement shifted (never undefined) */
+        if (b < 0) return -1;
+        r = b >= 64 ? (a < 0 ? -1 : 0) : a < 0 ? ~(~a >> b) : a >> b;
+        break;
     default: r = 0; break;
     }
     out->i = r;
@@ -198,6 +209,11 @@ static void cc_float_bin(cc_op op, double a, double b, cc_scalar *out)
     out->f = (double)(float)r;
 }
 
+const char *cc_scalar_bin_failure(cc_op op)
+{
+    return op == CC_OP_MOD ? "integer modulo by zero" : op == CC_OP_LSHIFT || op == CC_OP_RSHIFT ? "negative shift count" : "integer division by zero";
+}
+
 int cc_scalar_bin(cc_op op, cc_dtype dtype, cc_scalar a, cc_scalar b, cc_scalar *out)
 {
     if (!cc_dtype_is_float(dtype)) return cc_int_bin(op, dtype, a.i, b.i, out);
@@ -211,5 +227,6 @@ cc_scalar cc_scalar_un(cc_op op, cc_dtype dtype, cc_scalar a)
     if (op == CC_OP_NOT) r.i = cc_scalar_is_zero(a, dtype);
     else if (op == CC_OP_NEG && cc_dtype_is_float(dtype)) r.f = -a.f;
     else if (op == CC_OP_NEG) r.i = cc_wrap(dtype, 0 - (uint64_t)a.i);
+    else if (op == CC_OP_INVERT) r.i = cc_wrap(dtype, ~(uint64_t)a.i);
     return r;
 }

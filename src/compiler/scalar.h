@@ -73,12 +73,17 @@ cc_dtype cc_scalar_bin_result(cc_op op, cc_dtype l, cc_dtype r);
  *    rejects it for integers; it is the tile op's rule);
  *  - floats: + - * / min max, // and % as Python's divmod (a float
  *    divisor of 0: a / b and NaN, as numpy), rounded to FP32;
- *  - compares and and/or give 0/1 (a float is true when != 0).
- * Returns 0, or -1 for an integer division or modulo by zero. */
+ *  - compares and and/or give 0/1 (a float is true when != 0);
+ *  - & | ^ on integers' two's complement bits; << and >> as Python's
+ *    (>> floors), << wrapped: a count of 64 or more shifts every bit out.
+ * Returns 0, or -1 for an integer division or modulo by zero or a negative
+ * shift count (cc_scalar_bin_failure says which). */
 int cc_scalar_bin(cc_op op, cc_dtype dtype, cc_scalar a, cc_scalar b, cc_scalar *out);
+/* What makes integer op fail: "integer division by zero", "integer modulo by zero", "negative shift count". */
+const char *cc_scalar_bin_failure(cc_op op);
 
 /* <op> a, a of dtype: NEG in dtype (integers wrap; a float is negated
- * exactly), NOT (1 when a is 0 or 0.0, else 0), POS (a). */
+ * exactly), NOT (1 when a is 0 or 0.0, else 0), POS (a), INVERT (~a, integers). */
 cc_scalar cc_scalar_un(cc_op op, cc_dtype dtype, cc_scalar a);
 
 /* Is a, of dtype, zero (a false condition)? */

@@ -404,6 +404,13 @@ cc_ir_expr *tc_create_op(tc *t, const cc_expr *call, cc_ir_op op);
 int tc_is_dump_tag(const cc_expr *call);
 /* pl.const(value, dtype): a typed literal. */
 cc_ir_expr *tc_pl_const(tc *t, const cc_expr *call);
+/* The op's dtype rule on a tile of dtype dt (BOOL: no arithmetic op takes it); 0 when reported. */
+int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp);
+/* tc_expand.c: pl.row_expand_<op> / pl.col_expand_<op> (tile l, vector r), pl.expands
+ * (target l, scalar r), pl.expand_clone (input l, target r); NULL when reported. */
+cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
+cc_ir_expr *tc_tile_expands(tc *t, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
+cc_ir_expr *tc_broadcast(tc *t, cc_ir_op op, cc_ir_expr *in, cc_ir_expr *tg, cc_span sp);
 /* tc_linalg.c: pl.matmul_bias, pl.batch_matmul, pl.gemv, pl.gemv_acc, pl.gemv_bias. */
 cc_ir_expr *tc_linalg_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* lhs and rhs of pl.<op>: one dtype the matmul kernels take (a float, INT8
@@ -413,8 +420,9 @@ int tc_mm_dtypes(tc *t, const char *op, const cc_ir_expr *l, const cc_ir_expr *r
 cc_ir_expr *tc_ternary_op(tc *t, const cc_expr *call, cc_ir_op op);
 /* pl.gather, pl.scatter, pl.sort32, pl.mrgsort (tc_index.c). */
 cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op);
-/* pl.gather_row and pl.mscatter, as the loads, stores and tile ops they are (tc_gather_mem.c). */
+/* pl.gather_row, pl.mscatter and pl.create_l1, as the loads, stores and tile ops they are (tc_gather_mem.c). */
 cc_ir_expr *tc_gather_row(tc *t, const cc_expr *call);
+cc_ir_expr *tc_create_l1(tc *t, const cc_expr *call);
 /* pl.paged_gather (tc_index.c). */
 cc_ir_expr *tc_paged_gather(tc *t, const cc_expr *call);
 /* e as a pl.Mem (or pl.MemorySpace) member: its value; -1 when reported ("pl.<form> target_memory= must be ..."). */
@@ -641,6 +649,8 @@ int tc_prelude_add(tc *t, cc_ir_stmt *s);
  * a new implicit Out parameter of f that v is stored into (a prelude of the
  * return); returns that parameter as the returned value, NULL when reported. */
 cc_ir_expr *tc_implicit_result(tc *t, cc_ir_expr *v, uint32_t k);
+/* [0, ...] (shape 0) or ty's shape (shape 1) as a constant list at sp; NULL when out of memory. */
+cc_ir_expr *tc_const_list(tc *t, const cc_type *ty, int shape, cc_span sp);
 /* A call of a function with implicit Out parameters: each is allocated
  * before the statement (`<callee>_<p> = pl.create_tensor(shape, dtype)`, a
  * tensor created at the call) and passed; args (room for every parameter)

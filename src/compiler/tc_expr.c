@@ -376,6 +376,11 @@ cc_ir_expr *tc_scalar_binary(tc *t, cc_op op, cc_ir_expr *l, cc_ir_expr *r, cc_s
     int64_t ri;
     if ((op == CC_OP_FLOORDIV || op == CC_OP_MOD) && cc_ir_const_int(r, &ri) && ri == 0)
         return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "integer division or modulo by zero");
+    if (op >= CC_OP_BITOR && (lf || rf)) /* Python's TypeError for floats */
+        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "operator '%s' needs integer scalars, got %s", cc_op_text(op),
+                      cc_dtype_name((cc_dtype)(lf ? l->type.dtype : r->type.dtype)));
+    if ((op == CC_OP_LSHIFT || op == CC_OP_RSHIFT) && cc_ir_const_int(r, &ri) && ri < 0)
+        return tc_err(t, CC_DIAG_INVALID_OP, r->span, NULL, "negative shift count");
     cc_ir_expr *e = cc_ir_fold(t->a, cc_ir_binary(t->a, op, l, r, sp));
     return e ? e : tc_oom(t);
 }
@@ -471,8 +476,13 @@ static cc_ir_expr *tc_binary(tc *t, const cc_expr *e)
     cc_op op = e->u.bin.op;
     int ltile = l->type.kind == CC_T_TILE || l->type.kind == CC_T_TENSOR; /* in orchestration: a misplaced tensor op */
     if (ltile) {
+        static const char *const ops[] = {[CC_OP_BITOR] = "pl.or_ / pl.ors", [CC_OP_BITXOR] = "pl.xor / pl.xors", [CC_OP_BITAND] = "pl.and_ / pl.ands",
+                                          [CC_OP_LSHIFT] = "pl.shl / pl.shls", [CC_OP_RSHIFT] = "pl.shr / pl.shrs"};
+        char hint[48];
+        if (op >= CC_OP_BITOR) snprintf(hint, sizeof hint, "use %s", ops[op]);
         if (op > CC_OP_DIV || op == CC_OP_FLOORDIV)
-            return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "tile operator '%s' is not supported in this version", cc_op_text(op));
+            return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, op >= CC_OP_BITOR ? hint : NULL, "tile operator '%s' is not supported in this version",
+                          cc_op_text(op));
         return tc_tile_binary(t, tc_tile_ops[op], l, r, e->span);
     }
     /* scalar <op> tile: "the scalar operand must be on the right" (in orchestration: a misplaced tensor op) */
@@ -495,13 +505,15 @@ static cc_ir_expr *tc_unary(tc *t, const cc_expr *e)
         return tc_tile_unary(t, CC_IR_NEG, x, e->span);
     if (!tc_is_scalar(x)) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "operator '%s' needs a scalar operand", cc_op_text(e->u.un.op));
     if (x->type.dtype == CC_DT_TASK_ID) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "a TaskId can only be passed in deps=");
-    /* -x is arithmetic: int64 or FP32, as for binary operators */
+    if (e->u.un.op == CC_OP_INVERT && cc_dtype_is_float((cc_dtype)x->type.dtype))
+        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "operator '~' needs an integer scalar, got %s", cc_dtype_name((cc_dtype)x->type.dtype));
+    /* -x and ~x are arithmetic: int64 or FP32, as for binary operators */
     cc_type neg = {.kind = CC_T_SCALAR, .dtype = cc_dtype_is_float((cc_dtype)x->type.dtype) ? CC_DT_FP32 : CC_DT_INDEX};
     cc_ir_expr *u = cc_ir_expr_new(t->a, CC_X_UNARY, e->span);
     if (!u) return tc_oom(t);
     u->u.un.op = e->u.un.op, u->u.un.x = x;
     u->type = e->u.un.op == CC_OP_NOT ? (cc_type){.kind = CC_T_SCALAR, .dtype = CC_DT_BOOL} : neg;
-    if (e->u.un.op == CC_OP_NEG && !(u = cc_ir_fold(t->a, u))) return tc_oom(t);
+    if ((e->u.un.op == CC_OP_NEG || e->u.un.op == CC_OP_INVERT) && !(u = cc_ir_fold(t->a, u))) return tc_oom(t);
     return u;
 }
 

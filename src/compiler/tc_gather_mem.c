@@ -6,7 +6,9 @@
  * src_offset, shapes, valid_shape=), dst_offset) (the load transposed by
  * pl.transpose(.., 0, 1) when transpose=True); pl.mscatter(src, idx,
  * output_tensor) is pl.store(pl.scatter(output_tensor, src, idx), [0, 0],
- * output_tensor).
+ * output_tensor); pl.create_l1(shape, dtype, transpose=False), the on-chip
+ * buffer gather_row fills, is kernel code's pl.create_tensor(shape,
+ * dtype=dtype) (where it lives and its transposed layout are hints here).
  *
  * Invariants: the spelled form is built as syntax at the call's span and
  * checked by the ops it names, so every rule and error text is theirs; the
@@ -98,4 +100,17 @@ cc_ir_expr *tc_mscatter(tc *t, const cc_expr *call)
     cc_expr *st[] = {sc, zeros, (cc_expr *)a.v[2]};
     cc_expr *s = sc ? gm_call(t, "store", st, 3, NULL, NULL, sp) : NULL;
     return s ? tc_expr(t, s) : tc_oom(t);
+}
+
+cc_ir_expr *tc_create_l1(tc *t, const cc_expr *call)
+{
+    static const char *const ps[] = {"shape", "dtype", "transpose"};
+    tc_args a;
+    if (!tc_op_bind(t, call, "create_l1", ps, 3, &a) || !tc_need(t, call, "create_l1", &a, 2, ps)) return NULL;
+    const cc_expr *tr = a.v[2];
+    if (tr && tr->kind != CC_E_BOOL) return tc_err(t, CC_DIAG_SYNTAX, tr->span, NULL, "pl.create_l1() transpose must be a boolean literal (True/False)");
+    if (t->c.plane != TC_KERNEL) return tc_err(t, CC_DIAG_INVALID_OP, call->span, "allocate with pl.create_tensor", "pl.create_l1 applies in kernel code only");
+    cc_expr *ca[] = {(cc_expr *)a.v[0]};
+    cc_expr *c = gm_call(t, "create_tensor", ca, 1, "dtype", (cc_expr *)a.v[1], call->span);
+    return c ? tc_expr(t, c) : tc_oom(t);
 }

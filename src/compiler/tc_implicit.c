@@ -38,8 +38,7 @@ static const char *tc_fresh_name(tc *t, const char *base, const char *tail)
     return n;
 }
 
-/* [0, ...] or ty's shape as a constant list. */
-static cc_ir_expr *tc_const_list(tc *t, const cc_type *ty, int shape, cc_span sp)
+cc_ir_expr *tc_const_list(tc *t, const cc_type *ty, int shape, cc_span sp)
 {
     cc_ir_expr *l = cc_ir_expr_new(t->a, CC_X_LIST, sp);
     if (!l || !(l->u.list.items = base_arena_alloc(t->a, (ty->rank ? ty->rank : 1) * sizeof *l->u.list.items))) return tc_oom(t);

@@ -18,6 +18,7 @@
  * (tile/tile.h); a constant block_len is checked here.
  */
 #include "compiler/tc.h"
+#include "compiler/names.h"
 
 #include <string.h>
 
@@ -90,6 +91,49 @@ static int ti_dim_form(const cc_expr *call)
         if (!strcmp(call->u.call.kws[k].name, "dim") || !strcmp(call->u.call.kws[k].name, "index")) return 1;
     const cc_expr *d = call->u.call.nargs > 1 ? call->u.call.args[1] : NULL;
     return d && (d->kind == CC_E_INT || (d->kind == CC_E_UNARY && d->u.un.operand->kind == CC_E_INT));
+}
+
+/* pl.gather(x, mask_pattern=...) (pl.tensor.gather's mask form): pl.gather_mask. */
+static int ti_mask_form(const cc_expr *call)
+{
+    for (uint32_t k = 0; k < call->u.call.nkws; k++)
+        if (!strcmp(call->u.call.kws[k].name, "mask_pattern")) return 1;
+    return 0;
+}
+
+/* mask_pattern=: 1..7 or a pl.MaskPattern (pl.tile.MaskPattern) member; -1 when reported. */
+static int ti_mask_pattern(tc *t, const cc_expr *e)
+{
+    const cc_expr *m = tc_module_constant_ast(t, e);
+    int v = tc_enum_value(t, m, "MaskPattern");
+    if (v < 0 && m->kind == CC_E_ATTR && m->u.attr.value->kind == CC_E_ATTR && !strcmp(m->u.attr.value->u.attr.name, "MaskPattern") &&
+        tc_pl_attr(t, m->u.attr.value->u.attr.value, "tile"))
+        v = cc_pl_enum_value("MaskPattern", m->u.attr.name);
+    int64_t i = v;
+    if (v < 0 && (m->kind == CC_E_INT || m->kind == CC_E_NAME) && !tc_const_int(t, m, &i, "pl.gather_mask mask_pattern")) return -1;
+    if (i < 1 || i > 7)
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got %lld",
+                      (long long)i), -1;
+    return (int)i;
+}
+
+/* pl.gather_mask's result: [R, C / stride] of output_dtype (src's when not written; the same element size). */
+static int ti_gather_mask(tc *t, const tc_args *a, cc_ir_expr *x)
+{
+    const cc_type *s = &x->u.op.args[0]->type;
+    int p = ti_mask_pattern(t, a->v[1]), dt = s->dtype;
+    if (p < 0 || (a->v[2] && (dt = tc_tile_dtype_arg(t, a->v[2], "pl.gather_mask output_dtype")) < 0)) return 0;
+    if (cc_dtype_size((cc_dtype)dt) != cc_dtype_size((cc_dtype)s->dtype))
+        return tc_err(t, CC_DIAG_TYPE, a->v[2]->span, NULL, "pl.gather_mask: output_dtype %s has %zu-byte elements, src %s %zu-byte ones",
+                      cc_dtype_name((cc_dtype)dt), cc_dtype_size((cc_dtype)dt), ti_dt(s), cc_dtype_size((cc_dtype)s->dtype)), 0;
+    int64_t stride = p <= 2 ? 2 : p <= 6 ? 4 : 1;
+    if (s->shape[1] % stride)
+        return tc_err(t, CC_DIAG_INVALID_OP, a->v[1]->span, NULL, "pl.gather_mask with mask_pattern=%s requires src columns divisible by %lld, got %lld",
+                      cc_mask_pattern_name(p), (long long)stride, (long long)s->shape[1]), 0;
+    x->u.op.mode = (uint8_t)p, x->u.op.dtype = a->v[2] ? (uint8_t)dt : 255;
+    x->type = *s, x->type.dtype = (uint8_t)dt, x->type.shape[1] = s->shape[1] / stride;
+    x->type.partial = x->type.partial || (s->shape[1] % stride != 0);
+    return 1;
 }
 
 /* pl.mrgsort's two forms: block_len= alone, or src1 (src2, src3) and tmp=. */
@@ -229,6 +273,7 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
 {
     if (op == CC_IR_SCATTER_UPDATE && !(call = ti_update_order(t, call))) return tc_oom(t);
     if ((op == CC_IR_GATHER || op == CC_IR_SCATTER) && ti_dim_form(call)) op = op == CC_IR_GATHER ? CC_IR_GATHER_DIM : CC_IR_SCATTER_DIM;
+    if ((op == CC_IR_GATHER || op == CC_IR_GATHER_DIM) && ti_mask_form(call)) op = CC_IR_GATHER_MASK;
     const cc_op_info *row = cc_ir_op_info(op);
     const char *name = row->name;
     char ty[96];
@@ -240,7 +285,7 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     cc_ir_expr **v = x->u.op.args;
     int dim = op == CC_IR_GATHER_DIM || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE ? 1 : -1;
     for (uint32_t k = 0; k < row->nslots; k++) {
-        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2) || (op == CC_IR_MGATHER && k >= 2)) continue; /* attributes */
+        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2) || (op == CC_IR_MGATHER && k >= 2) || (op == CC_IR_GATHER_MASK && k >= 1)) continue; /* attributes */
         if (!(v[k] = tc_expr(t, a.v[k]))) return NULL;
         if ((op == CC_IR_MRGSORT && k >= 5) || (int)k == dim) {
             if (k == 6 && !ti_block_len(t, v[k])) return NULL;
@@ -294,6 +339,9 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
         break;
     case CC_IR_GATHERB:
         if (!ti_gatherb(t, &a, x)) return NULL;
+        break;
+    case CC_IR_GATHER_MASK:
+        if (!ti_gather_mask(t, &a, x)) return NULL;
         break;
     case CC_IR_MGATHER:
         if (!ti_mgather(t, call, &a, x)) return NULL;

@@ -321,8 +321,7 @@ int tc_no_bool_tile(tc *t, const char *op, const cc_ir_expr *x, cc_span sp)
     return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s does not accept BOOL tiles; cast first", op), 0;
 }
 
-/* The op's dtype rule on a tile of dtype dt (BOOL: no arithmetic op takes it). */
-static int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp)
+int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp)
 {
     if (dt == CC_DT_BOOL) return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s does not accept BOOL tiles; cast first", row->name), 0;
     int fl = cc_dtype_is_float((cc_dtype)dt);
@@ -331,8 +330,6 @@ static int tc_op_dtypes(tc *t, const cc_op_info *row, uint8_t dt, cc_span sp)
                       cc_dtype_name((cc_dtype)dt)), 0;
     return 1;
 }
-
-static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp);
 
 /* T-ew's broadcast (DSL-V2-SPEC §1.2): two tensor-level rank-2 operands,
  * one [M, 1] and the other [M, N]: 1 the right one is the vector, 2 the
@@ -415,59 +412,6 @@ cc_ir_expr *tc_tile_unary(tc *t, cc_ir_op op, cc_ir_expr *x, cc_span sp)
     return tc_mem_result(u);
 }
 
-/* pl.row_expand_<op> / pl.col_expand_<op>: tile [.., R, C] with a [.., R, 1]
- * vector (equal leading axes) / tile [R, C] with a [1, C] vector, of its
- * dtype; the result is the tile's type. */
-static cc_ir_expr *tc_tile_expand(tc *t, cc_ir_op op, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
-{
-    const cc_op_info *row = cc_ir_op_info(op);
-    const char *name = row->name;
-    int cols = row->cls == CC_OPC_COL_EXPAND;
-    if (!(l = tc_tile_operand(t, l, sp)) || !(r = tc_tile_operand(t, r, sp)) || !tc_op_dtypes(t, row, l->type.dtype, sp)) return NULL;
-    const cc_type *tt = &l->type, *vt = &r->type;
-    if (cols ? tt->rank != 2 || vt->rank != 2 : tt->rank < 2 || vt->rank < 2)
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-2 tile, got rank %u", name,
-                      tt->rank != 2 && (cols || tt->rank < 2) ? tt->rank : vt->rank);
-    if (tt->dtype != vt->dtype)
-        return tc_err(t, CC_DIAG_TYPE, sp, NULL, "pl.%s: operand dtypes %s and %s differ; insert pl.cast", name, cc_dtype_name(tt->dtype),
-                      cc_dtype_name(vt->dtype));
-    uint32_t n = tt->rank; /* a row expand's leading axes are batch axes, equal in both */
-    if (vt->rank != n)
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires a rank-%u row_vec for a rank-%u tile, got rank %u", name, n, n, vt->rank);
-    for (uint32_t d = 0; d + 2 < n; d++)
-        if (vt->shape[d] != tt->shape[d])
-            return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires matching leading dimensions, but got tile dim %u=%lld and row_vec dim %u=%lld",
-                          name, d, (long long)tt->shape[d], d, (long long)vt->shape[d]);
-    uint32_t ax = cols ? 0 : n - 1, other = cols ? 1 : n - 2; /* the vector's unit axis, its matching one */
-    if (vt->shape[ax] != 1)
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires second argument's %s dimension to be 1, but got %lld", name,
-                      cols ? "first" : "last", (long long)vt->shape[ax]);
-    if (vt->shape[other] != tt->shape[other])
-        return tc_err(t, CC_DIAG_INVALID_OP, sp, NULL, "pl.%s requires matching %s dimensions, but got tile %s=%lld and %s %s=%lld", name,
-                      cols ? "column" : "row", cols ? "cols" : "rows", (long long)tt->shape[other], cols ? "col_vec" : "row_vec", cols ? "cols" : "rows",
-                      (long long)vt->shape[other]);
-    cc_ir_expr *x = cc_ir_op_new(t->a, op, sp);
-    if (!x) return tc_oom(t);
-    x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
-    return x;
-}
-
-/* pl.expands(target, scalar): the scalar (a number that fits the target's
- * dtype) over the target's shape, dtype and valid region. */
-static cc_ir_expr *tc_tile_expands(tc *t, cc_ir_expr *l, cc_ir_expr *r, cc_span sp)
-{
-    if (!(l = tc_tile_operand(t, l, sp))) return NULL;
-    if (r->type.kind != CC_T_SCALAR) {
-        char ty[96];
-        cc_type_format(&r->type, ty, sizeof ty);
-        return tc_err(t, CC_DIAG_TYPE, r->span, NULL, "pl.expands: the value to broadcast must be a scalar, got %s", ty);
-    }
-    if (!tc_no_bool_tile(t, "expands", l, sp) || !tc_scalar_fits_tile(t, "expands", r, &l->type)) return NULL;
-    cc_ir_expr *x = cc_ir_op_new(t->a, CC_IR_EXPANDS, sp);
-    if (!x) return tc_oom(t);
-    x->u.op.args[0] = l, x->u.op.args[1] = r, x->type = l->type;
-    return x;
-}
 
 /* An optional slot: of a unary op a hint (a boolean literal, kept as
  * written), of pl.cmp the cmp_type (an integer constant 0..5, also the
@@ -497,6 +441,7 @@ static cc_ir_expr *tc_elementwise(tc *t, const cc_expr *call, cc_ir_op op)
     cc_ir_expr *x = tc_expr(t, a.v[0]), *y;
     if (!x) return NULL;
     if (row->cls == CC_OPC_EXPANDS) return (y = tc_expr(t, a.v[1])) ? tc_tile_expands(t, x, y, call->span) : NULL;
+    if (row->cls == CC_OPC_BROADCAST) return (y = tc_expr(t, a.v[1])) ? tc_broadcast(t, op, x, y, call->span) : NULL;
     if (row->cls == CC_OPC_ROW_EXPAND || row->cls == CC_OPC_COL_EXPAND)
         return (y = tc_expr(t, a.v[1])) ? tc_tile_expand(t, op, x, y, call->span) : NULL;
     cc_ir_expr *u = row->cls != CC_OPC_BINARY ? tc_tile_unary(t, op, x, call->span)
@@ -714,7 +659,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_MATMUL_BIAS: case CC_IR_BATCH_MATMUL: case CC_IR_GEMV: case CC_IR_GEMV_ACC: case CC_IR_GEMV_BIAS:
             return tc_linalg_op(t, call, (cc_ir_op)op);
         case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: case CC_IR_GATHER_DIM: case CC_IR_SCATTER_DIM:
-        case CC_IR_SCATTER_UPDATE: case CC_IR_GATHERB: case CC_IR_MGATHER:
+        case CC_IR_SCATTER_UPDATE: case CC_IR_GATHERB: case CC_IR_MGATHER: case CC_IR_GATHER_MASK:
             return tc_indexed_op(t, call, (cc_ir_op)op);
         case CC_IR_PAGED_GATHER: return tc_paged_gather(t, call);
         default: return tc_elementwise(t, call, (cc_ir_op)op);
@@ -722,6 +667,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
     }
     if (!strcmp(name, "full")) return tc_tensor_full(t, call);
     if (!strcmp(name, "gather_row")) return tc_gather_row(t, call);
+    if (!strcmp(name, "create_l1")) return tc_create_l1(t, call);
     if (!strcmp(name, "mscatter")) return tc_mscatter(t, call);
     if (!strcmp(name, "const")) return tc_pl_const(t, call);
     if (!strcmp(name, "get_subblock_idx")) return tc_block_op(t, call, -1);
@@ -762,6 +708,7 @@ cc_ir_expr *tc_pl_namespace_call(tc *t, const cc_expr *call, cc_op_namespace ns)
         if (n && n->status != CC_PL_SUPPORTED) return tc_pl_unsupported(t, call->u.call.fn->span, n->status, n->reason, construct);
         if (!strcmp(spelling, "get_subblock_idx")) return tc_block_op(t, call, -1);
         if (!strcmp(spelling, "gather_row")) return tc_gather_row(t, call); /* both levels: dst a Tile or a tensor-level value */
+        if (!strcmp(spelling, "create_l1") && ns == CC_OPNS_TENSOR) return tc_create_l1(t, call);
         if (!strcmp(spelling, "mscatter") && ns == CC_OPNS_TILE) return tc_mscatter(t, call);
         int tile_op = cc_ir_op_lookup(spelling);
         if (tile_op >= 0)

@@ -275,6 +275,14 @@ void tp_op(tp *t, const cc_ir_expr *e)
         tp_expr(t, a[1]);
         base_strbuf_puts(out, ")");
         return;
+    case CC_IR_GATHER_MASK: { /* the pattern's columns of each row, the bits read as the result's dtype */
+        int p = e->u.op.mode, stride = p <= 2 ? 2 : p <= 6 ? 4 : 1, phase = p <= 2 ? p - 1 : p <= 6 ? p - 3 : 0;
+        base_strbuf_printf(out, "(lambda s: s[:, %d::%d].clone())(", phase, stride);
+        vector(t, a[0]);
+        base_strbuf_printf(out, ")%s%s%s", e->u.op.dtype != 255 ? ".view(" : "", e->u.op.dtype != 255 ? torch_dtype(e->u.op.dtype) : "",
+                           e->u.op.dtype != 255 ? ")" : "");
+        return;
+    }
     case CC_IR_GATHER_DIM: /* per row: src (with its zero pad) read at each index's column; a negative one fails as one past the end */
         base_strbuf_puts(out, "(lambda s, i: torch.gather(s, 1, torch.where(i < 0, s.shape[1], i.long())))(");
         vector(t, a[0]);
@@ -302,6 +310,12 @@ void tp_op(tp *t, const cc_ir_expr *e)
         return;
     case CC_IR_ROW_EXPAND_EXPDIF:
         base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[tuple(slice(0, p) for p in x.shape[:-1])])))(");
+        return tile_and_vector(t, a[0], a[1]);
+    case CC_IR_EXPAND_CLONE: /* the input broadcast over the target's shape */
+        base_strbuf_puts(out, "(lambda x, y: x.expand(y.shape).clone())(");
+        return args2(t, a[0], a[1]);
+    case CC_IR_COL_EXPAND_EXPDIF:
+        base_strbuf_puts(out, "(lambda x, y: torch.exp(torch.sub(x, y[..., :x.shape[-1]])))(");
         return tile_and_vector(t, a[0], a[1]);
     case CC_IR_ROW_EXPAND:
     case CC_IR_COL_EXPAND: /* the vector broadcast over the target's valid region */

@@ -23,7 +23,8 @@ typedef enum cc_op {
     CC_OP_NEG, CC_OP_POS, CC_OP_NOT,
     CC_OP_EQ, CC_OP_NE, CC_OP_LT, CC_OP_LE, CC_OP_GT, CC_OP_GE,
     CC_OP_AND, CC_OP_OR,
-    CC_OP_MIN, CC_OP_MAX /* the builtins min(a, b), max(a, b) (IR only) */
+    CC_OP_MIN, CC_OP_MAX, /* the builtins min(a, b), max(a, b) (IR only) */
+    CC_OP_BITOR, CC_OP_BITXOR, CC_OP_BITAND, CC_OP_LSHIFT, CC_OP_RSHIFT, CC_OP_INVERT /* integer scalars: | ^ & << >> ~ */
 } cc_op;
 
 /* Python spelling of an operator ("//", "not", ...). */

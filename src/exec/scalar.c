@@ -22,7 +22,7 @@ int ex_scalar_step(const cc_lo_proc *p, ex_reg *r, const cc_lo_insn *in, const c
         return 0;
     case CC_LO_BIN:
         if (!cc_scalar_bin((cc_op)in->op, (cc_dtype)in->dtype, r[in->a], r[in->b], &r[in->dst])) return 0;
-        *why = in->op == CC_OP_MOD ? "integer modulo by zero" : "integer division by zero";
+        *why = cc_scalar_bin_failure((cc_op)in->op);
         return -1;
     case CC_LO_UN: r[in->dst] = cc_scalar_un((cc_op)in->op, (cc_dtype)in->dtype, r[in->a]); return 0;
     case CC_LO_TRIPS:

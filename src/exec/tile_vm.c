@@ -187,6 +187,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
     case CC_OPC_ROW_REDUCE: rc = tile_row_reduce(d, a, (tile_rowop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_COL_REDUCE: rc = tile_col_reduce(d, a, (tile_colop)entry, m->msg, sizeof m->msg); break;
     case CC_OPC_EXPANDS: rc = tile_expands(d, a, vm_scalar_operand(m, in->b, a->dtype), m->msg, sizeof m->msg); break;
+    case CC_OPC_BROADCAST: rc = tile_broadcast(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
     case CC_OPC_ROW_EXPAND:
     case CC_OPC_COL_EXPAND:
         rc = tile_expand_binary(d, a, &m->v[in->b], (tile_bcastop)entry, cls == CC_OPC_COL_EXPAND, m->msg, sizeof m->msg);
@@ -231,6 +232,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         case TILE_SCATTER_UPDATE: rc = tile_scatter_update(d, a, &m->v[in->b], &m->v[in->c], m->msg, sizeof m->msg); break;
         case TILE_GATHERB: rc = tile_gatherb(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
         case TILE_MGATHER: rc = tile_mgather(d, a, &m->v[in->b], in->mode, m->msg, sizeof m->msg); break;
+        case TILE_GATHER_MASK: rc = tile_gather_mask(d, a, in->mode, m->msg, sizeof m->msg); break;
         case TILE_PAGED_GATHER:
             rc = tile_paged_gather(d, a, &m->v[in->b], &m->v[in->c], in->u.mem.shape[0], in->u.mem.shape[1], in->mode & 1, m->msg, sizeof m->msg);
             break;

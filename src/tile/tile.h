@@ -55,7 +55,7 @@ typedef enum tile_dtype {
 /* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
 #define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort") \
     X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb") \
-    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather")
+    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather") X(GATHER_MASK, "gather_mask")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -193,6 +193,10 @@ int tile_expand_binary(tile *dst, const tile *a, const tile *v, tile_bcastop op,
  * dtype and valid region.)  dst = s (tile_scalar_for a's dtype) over a's
  * valid region, of a's shape and dtype: pl.expands. */
 int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap);
+/* dst (target's shape and dtype) = src broadcast to that shape (each src axis the
+ * target's extent or 1: index 0 there), over target's valid region (src's elements
+ * outside its own valid region read 0, as a tile's do); the rest 0. */
+int tile_broadcast(tile *dst, const tile *src, const tile *target, char *msg, size_t cap);
 
 /* dst (its dtype) = a converted: float->float, int->float nearest even;
  * float->int by mode, saturating, NaN -> 0; int->int saturating (an
@@ -326,6 +330,11 @@ int tile_scatter_update(tile *dst, const tile *target, const tile *src, const ti
  * 32 bytes of src's buffer at byte offset off[i, j] (UINT32 or INT32, a multiple of
  * 32, the block inside src), over off's valid region; valid [rows, cols x E]. */
 int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t cap);
+/* gather_mask: dst [R, C / stride] (dst's dtype, src's element size: the bits
+ * copied) row i column k = src[i, k x stride + phase], pattern 1..7 as
+ * pl.MaskPattern (P0101: stride 2 phase 0, P1010: 2, 1, P0001..P1000: 4, 0..3,
+ * P1111: 1, 0); valid [src's rows, the selected columns of src's valid ones]. */
+int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap);
 /* mgather's out-of-range policies (gather_oob=): fail the task, clamp into
  * range, wrap modulo the count, read 0. */
 enum { TILE_OOB_UNDEFINED, TILE_OOB_CLAMP, TILE_OOB_WRAP, TILE_OOB_ZERO };

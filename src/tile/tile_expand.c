@@ -3,8 +3,9 @@
  * pl.row_expand_<op> (a [.., R, C] tile with a [.., R, 1] vector, equal
  * leading axes: element [.., r, c] combines with v[.., r, 0]) and pl.col_expand_<op> (with a [1, C] vector:
  * v[0, c]); <op> is add, sub, mul, div, max, min, or expdif (exp(x - v),
- * float only, rows only); pl.row_expand / pl.col_expand are the vector
- * itself broadcast (COPY), pl.expands a scalar broadcast.
+ * float only); pl.row_expand / pl.col_expand are the vector itself
+ * broadcast (COPY), pl.expands a scalar broadcast, pl.expand_clone a tile
+ * broadcast along its unit axes to a target's shape (rows copied or filled).
  *
  * Each valid row of the tile is one contiguous run: a row expand runs a
  * tile-scalar kernel over it, a column expand a tile-vector kernel against
@@ -184,6 +185,34 @@ int tile_expands(tile *dst, const tile *a, tile_scalar s, char *msg, size_t cap)
     tile_iter it;
     TILE_FOR_RUNS(it, a->shape, a->valid, a->rank) tile_fill((char *)dst->data + (size_t)it.start * es, (tile_dtype)a->dtype, s, it.len);
     for (int d = 0; d < a->rank; d++) dst->valid[d] = a->valid[d];
+    tile_clear_outside(dst);
+    return 0;
+}
+
+int tile_broadcast(tile *dst, const tile *src, const tile *target, char *msg, size_t cap)
+{
+    int n = target->rank, ok = dst->rank == n && src->rank == n && dst->dtype == target->dtype && src->dtype == target->dtype;
+    for (int d = 0; d < n && ok; d++) ok = dst->shape[d] == target->shape[d] && (src->shape[d] == target->shape[d] || src->shape[d] == 1);
+    if (!ok) return tile_fail(msg, cap, "pl.expand_clone: input, target and result tiles differ in rank, dtype or shape");
+    size_t es = tile_dtype_size((tile_dtype)dst->dtype);
+    int64_t C = target->shape[n - 1], VC = target->valid[n - 1], rows = tile_count(target) / (C ? C : 1);
+    int64_t sstride[TILE_MAX_RANK], s = 1; /* src's row-major strides, 0 on a broadcast axis */
+    for (int d = n - 1; d >= 0; d--) sstride[d] = src->shape[d] == 1 ? 0 : s, s *= src->shape[d];
+    for (int64_t r = 0; r < rows && VC > 0; r++) {
+        int64_t at = 0, g = r, inside = 1;
+        for (int d = n - 2; d >= 0; g /= target->shape[d], d--) {
+            int64_t i = g % target->shape[d];
+            inside &= i < target->valid[d];
+            at += i * sstride[d];
+        }
+        if (!inside) continue;
+        char *out = (char *)dst->data + (size_t)(r * C) * es;
+        const char *in = (const char *)src->data + (size_t)at * es;
+        if (sstride[n - 1]) memcpy(out, in, (size_t)VC * es);
+        else
+            for (int64_t j = 0; j < VC; j++) memcpy(out + (size_t)j * es, in, es);
+    }
+    memcpy(dst->valid, target->valid, sizeof dst->valid);
     tile_clear_outside(dst);
     return 0;
 }

@@ -220,3 +220,19 @@ int tile_paged_gather(tile *dst, const tile *src, const tile *idx, const tile *t
     if (!n) dst->valid[0] = dst->valid[1] = 0;
     return 0;
 }
+
+int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap)
+{
+    int64_t stride = pattern <= 2 ? 2 : pattern <= 6 ? 4 : 1, phase = pattern <= 2 ? pattern - 1 : pattern <= 6 ? pattern - 3 : 0;
+    size_t es = tile_dtype_size((tile_dtype)src->dtype);
+    if (pattern < 1 || pattern > 7 || src->rank != 2 || dst->rank != 2 || tile_dtype_size((tile_dtype)dst->dtype) != es ||
+        dst->shape[0] != src->shape[0] || dst->shape[1] * stride != src->shape[1])
+        return tile_fail(msg, cap, "pl.gather_mask: pattern %d, source and result tiles do not fit", pattern);
+    int64_t rows = src->valid[0], vc = src->valid[1] > phase ? (src->valid[1] - phase + stride - 1) / stride : 0;
+    memset(dst->data, 0, (size_t)tile_bytes(dst));
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t k = 0; k < vc; k++)
+            memcpy((char *)dst->data + (size_t)(i * dst->shape[1] + k) * es, (const char *)src->data + (size_t)(i * src->shape[1] + k * stride + phase) * es, es);
+    dst->valid[0] = vc ? rows : 0, dst->valid[1] = rows ? vc : 0;
+    return 0;
+}

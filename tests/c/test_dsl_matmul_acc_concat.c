@@ -146,7 +146,7 @@ static void test_tile_full(void **s)
                "pl.tile.full shapes must be compile-time constants", 7, 34);
     MISC_ERROR(K("        t = pl.tile.full([8, 8], pl.FP32)\n"), "ParserTypeError",
                "pl.tile.full() missing required argument 'value'", 6, 13);
-    MISC_ERROR(K("        t = pl.tile.expand_clone(a)\n"), "UnsupportedFeatureError", "pl.tile.expand_clone is not supported in this version", 6, 13);
+    MISC_ERROR(K("        t = pl.tile.expand(a)\n"), "UnsupportedFeatureError", "pl.tile.expand is not supported in this version", 6, 13);
 }
 
 static const struct CMUnitTest tests[] = {

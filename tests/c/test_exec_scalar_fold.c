@@ -3,7 +3,7 @@
  * constant expression the compiler folds and the same expression computed
  * at run time give the same 64 bits, for operands of every dtype (INT32,
  * INT8, INDEX, FP32, FP16, BF16, BOOL, and mixed), every operator (+ - *
- * / // % min max, the compares, and/or, unary - and not), and the named
+ * / // % min max, the compares, and/or, & | ^ << >>, unary -, ~ and not), and the named
  * floor-division cases (-4 // 2, -4 % 2, 6 // -3, -7 // 2, 7 % -2).
  *
  * How: per operand pair A, B one program calls a kernel once per operator,
@@ -68,10 +68,12 @@ static const opdef ops[] = {
     {CC_OP_EQ, "%s == %s"}, {CC_OP_NE, "%s != %s"}, {CC_OP_LT, "%s < %s"}, {CC_OP_LE, "%s <= %s"},
     {CC_OP_GT, "%s > %s"}, {CC_OP_GE, "%s >= %s"}, {CC_OP_AND, "%s and %s"}, {CC_OP_OR, "%s or %s"},
     {CC_OP_NEG, "-%s"}, {CC_OP_NOT, "not %s"},
+    {CC_OP_BITAND, "%s & %s"}, {CC_OP_BITOR, "%s | %s"}, {CC_OP_BITXOR, "%s ^ %s"}, {CC_OP_LSHIFT, "%s << %s"},
+    {CC_OP_RSHIFT, "%s >> %s"}, {CC_OP_INVERT, "~%s"},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
-static int is_unary(cc_op op) { return op == CC_OP_NEG || op == CC_OP_NOT; }
+static int is_unary(cc_op op) { return op == CC_OP_NEG || op == CC_OP_NOT || op == CC_OP_INVERT; }
 static int gives_bool(cc_op op) { return (op >= CC_OP_EQ && op <= CC_OP_OR) || op == CC_OP_NOT; }
 
 /* The kernel that takes op's result: kB (BOOL), kF (FP32) or kI (INDEX). */
@@ -82,11 +84,13 @@ static char kernel_of(cc_op op, val a, val b)
     return fl || op == CC_OP_DIV ? 'F' : 'I';
 }
 
-/* Does the case exist?  / of integers is a type error, an integer // or % by zero an error. */
+/* Does the case exist?  / of integers is a type error, an integer // or % by zero an error;
+ * a bitwise operator of a float is a type error, a negative shift count an error. */
 static int runs(cc_op op, val a, val b)
 {
-    int ints = !cc_dtype_is_float(a.dt) && !cc_dtype_is_float(b.dt);
+    int ints = !cc_dtype_is_float(a.dt) && (is_unary(op) || !cc_dtype_is_float(b.dt));
     if (op == CC_OP_DIV && ints) return 0;
+    if (op >= CC_OP_BITOR) return ints && !((op == CC_OP_LSHIFT || op == CC_OP_RSHIFT) && b.i < 0);
     return !((op == CC_OP_FLOORDIV || op == CC_OP_MOD) && ints && b.i == 0);
 }
 
@@ -243,6 +247,15 @@ static void test_fold_and_run_agree_for_bool(void **state)
     EACH_PAIR({I(BOOL, 1), I(BOOL, 0)}, {I(BOOL, 1), I(BOOL, 1)}, {I(BOOL, 0), I(BOOL, 1)}, {I(BOOL, 0), I(BOOL, 0)});
 }
 
+/* Shift counts at and past the width (every bit out; >> of a negative floors to -1), the sign
+ * bit shifted out, and bit patterns for & | ^ ~. */
+static void test_fold_and_run_agree_for_shifts_and_bits(void **state)
+{
+    (void)state;
+    EACH_PAIR({I(INDEX, -5), I(INDEX, 63)}, {I(INDEX, 1), I(INDEX, 64)}, {I(INDEX, -1), I(INDEX, 70)}, {I(INDEX, INT64_MIN), I(INDEX, 1)},
+              {I(INDEX, 0x5555), I(INDEX, 0x3333)}, {I(INDEX, 3), I(INDEX, 62)}, {I(INT32, -7), I(INT8, 3)}, {I(BOOL, 1), I(INDEX, 5)});
+}
+
 /* Float pairs: FP32 rounding per operation (0.1 + 0.2), Python's divmod
  * signs, an overflow to inf and a zero divisor (left to the run: no
  * literal), signed zeros, a subnormal. */
@@ -303,6 +316,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fold_and_run_agree_for_int32),
     cmocka_unit_test(test_fold_and_run_agree_for_int8),
     cmocka_unit_test(test_fold_and_run_agree_for_bool),
+    cmocka_unit_test(test_fold_and_run_agree_for_shifts_and_bits),
     cmocka_unit_test(test_fold_and_run_agree_for_fp32),
     cmocka_unit_test(test_fold_and_run_agree_for_fp16),
     cmocka_unit_test(test_fold_and_run_agree_for_bf16),

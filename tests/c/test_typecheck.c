@@ -368,7 +368,7 @@ static void test_names_pl_unknown_and_later(void **s)
 {
     (void)s;
     DSL_ERROR(OFF(AT4 "        t = pl.lod(a, [0, 0], [64, 128])\n"), "f", "UndefinedVariableError", "pl.lod is not a pypto.language name", 6, 13);
-    DSL_ERROR(OFF(AT4 "        t = pl.expand_clone(a, [0, 0], [64, 128])\n"), "f", "UnsupportedFeatureError", "pl.expand_clone is not supported in this version", 6, 13);
+    DSL_ERROR(OFF(AT4 "        t = pl.expand(a, [0, 0], [64, 128])\n"), "f", "UnsupportedFeatureError", "pl.expand is not supported in this version", 6, 13);
     DSL_ERROR(OFF(AT4 "        t = pl.load(a, [0, 0], [64, 128])\n        u = pl.cast(t, pl.UINT64)\n"), "f",
               "UnsupportedFeatureError", "dtype pl.UINT64 is not supported in this version", 7, 24);
 }

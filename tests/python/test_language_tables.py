@@ -9,7 +9,8 @@ from pypto import _C
 
 ENUMS = {"DataType": pl.DataType, "Level": pl.Level, "ScopeMode": pl.ScopeMode, "CachePolicy": pl.CachePolicy,
          "FunctionType": pl.FunctionType, "MemorySpace": pl.MemorySpace, "Layout": pl.Layout,
-         "PadValue": pl.PadValue, "SplitMode": pl.SplitMode, "AtomicType": pl.AtomicType}
+         "PadValue": pl.PadValue, "SplitMode": pl.SplitMode, "AtomicType": pl.AtomicType,
+         "MaskPattern": pl.MaskPattern}
 
 
 def test_every_python_enum_member_equals_its_c_value():
@@ -45,3 +46,7 @@ def test_fuzz_dictionary_names_every_supported_pl_name():
     missing = [n for n, status, _kind in _C.language_names()
                if status == "supported" and not ({n, "pl." + n, "pl." + n + "("} & entries)]
     assert not missing, "tests/fuzz/dsl.dict lacks %s" % ", ".join(missing)
+
+
+def test_tile_namespace_holds_the_mask_pattern_enum():
+    assert pl.tile.MaskPattern is pl.MaskPattern and pl.tile.MaskPattern.P0101 == 1 and pl.MaskPattern.P1111 == 7

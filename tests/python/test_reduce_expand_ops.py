@@ -23,7 +23,7 @@ DT = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16, "INT
 FLOATS = ("FP32", "FP16", "BF16")
 REDUCE = ("row_min", "col_sum", "col_max", "col_min")
 ROW_EXPAND = ("add", "sub", "mul", "div", "max", "min", "expdif")
-COL_EXPAND = ("add", "sub", "mul", "div", "max", "min")
+COL_EXPAND = ("add", "sub", "mul", "div", "max", "min", "expdif")
 
 
 def _kernel(name, params, expr):

@@ -12,7 +12,7 @@ from .parser import diagnostics  # noqa: F401
 
 __all__ = [
     "jit", "program", "function", "parse", "loads", "parse_program", "ProgramText", "JitFunction", "Program",
-    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType",
+    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType", "MaskPattern",
     "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "dynamic", "DynVar", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
@@ -30,6 +30,7 @@ Layout = enum.IntEnum("Layout", _ENUMS["Layout"], module=__name__)
 PadValue = enum.IntEnum("PadValue", _ENUMS["PadValue"], module=__name__)
 SplitMode = enum.IntEnum("SplitMode", _ENUMS["SplitMode"], module=__name__)
 AtomicType = enum.IntEnum("AtomicType", _ENUMS["AtomicType"], module=__name__)
+MaskPattern = enum.IntEnum("MaskPattern", _ENUMS["MaskPattern"], module=__name__)  # also pl.tile.MaskPattern
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
@@ -156,8 +157,9 @@ class _Namespace:
     """pl.tile / pl.tensor: every attribute names a kernel-code op (pl.tile.add); the compiler
     checks the spelling."""
 
-    def __init__(self, prefix):
+    def __init__(self, prefix, **members):
         self._prefix = prefix
+        self.__dict__.update(members)  # its enums (pl.tile.MaskPattern)
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -166,7 +168,7 @@ class _Namespace:
 
 
 tensor = _Namespace("tensor.")
-tile = _Namespace("tile.")
+tile = _Namespace("tile.", MaskPattern=MaskPattern)
 system = _Namespace("system.")  # pl.system.task_dummy (the hardware-internal members: the compiler's)
 array = _Namespace("array.")    # pl.array.create
 
