@@ -211,8 +211,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%sis_trans=True", s);
         if (!positional && (e->u.op.mode & 2)) base_strbuf_printf(out, "%sis_b_matrix=True", s);
         break;
-    case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default */
+    case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default; the Mat form's tag */
         static const char *const oob[] = {"undefined", "clamp", "wrap", "zero"};
+        if (!positional && cc_type_mem(&e->type) == CC_MEM_Mat) base_strbuf_printf(out, "%starget_memory=pl.Mem.Mat", s);
         if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%scoalesce=\"elem\"", s);
         if (!positional && e->u.op.mode >> 1) base_strbuf_printf(out, "%sgather_oob=\"%s\"", s, oob[(e->u.op.mode >> 1) & 3]);
         break;

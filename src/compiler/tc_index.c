@@ -299,23 +299,50 @@ static int ti_choice(tc *t, const cc_expr *e, const char *kw, const char *const 
 static int ti_mgather(tc *t, const cc_expr *call, const tc_args *a, cc_ir_expr *x)
 {
     static const char *const coalesce[] = {"row", "elem"}, *const oob[] = {"undefined", "clamp", "wrap", "zero"};
-    cc_ir_expr *const *v = x->u.op.args;
-    const cc_expr *tm = a->v[4];
-    if (a->v[5] || a->v[6] || (tm && !(tm->kind == CC_E_ATTR && !strcmp(tm->u.attr.name, "Vec"))))
-        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL,
-                      "pl.mgather's Mat form (target_memory=Mat, scratch=, valid_shape=) is not supported in this version"), 0;
+    cc_ir_expr **v = x->u.op.args;
+    int mem = a->v[4] ? tc_mem_arg(t, a->v[4], "mgather") : CC_MEM_Vec;
+    if (mem < 0) return 0;
+    if (mem != CC_MEM_Vec && mem != CC_MEM_Mat)
+        return tc_err(t, CC_DIAG_INVALID_OP, a->v[4]->span, NULL, "pl.mgather target_memory= must be pl.Mem.Vec or pl.Mem.Mat, got pl.Mem.%s",
+                      cc_mem_name((cc_mem)mem)), 0;
     int c = ti_choice(t, a->v[2], "coalesce", coalesce, 2, "\"row\" or \"elem\" (or 0, 1)");
     int o = c < 0 ? -1 : ti_choice(t, a->v[3], "gather_oob", oob, 4, "\"undefined\", \"clamp\", \"wrap\" or \"zero\" (or 0 to 3)");
     if (o < 0 || !ti_index_dtype(t, "mgather", "idx", v[1], 1, 0, "INT32")) return 0;
+    int mat = mem == CC_MEM_Mat; /* the Mat form: a workspace for its element gather (unused here), a written region */
+    if (a->v[5] && !(mat && c))
+        return tc_err(t, CC_DIAG_INVALID_OP, a->v[5]->span, NULL, "pl.mgather: scratch= applies to the Mat element form only"), 0;
+    if (mat && c && !a->v[5])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.mgather: the Mat element form needs scratch= (a tensor of mem's dtype)"), 0;
+    if (a->v[6] && !mat) return tc_err(t, CC_DIAG_INVALID_OP, a->v[6]->span, NULL, "pl.mgather: valid_shape= applies to the Mat form only"), 0;
+    if (a->v[5] && (!(v[5] = tc_expr(t, a->v[5])) || v[5]->type.kind != CC_T_TENSOR || v[5]->type.dtype != v[0]->type.dtype))
+        return v[5] ? tc_err(t, CC_DIAG_TYPE, a->v[5]->span, NULL, "pl.mgather: scratch= must be a tensor of mem's dtype %s", ti_dt(&v[0]->type)), 0 : 0;
     const cc_type *ti = &v[1]->type;
     x->u.op.mode = (uint8_t)(c | o << 1);
-    x->type = *ti, x->type.dtype = v[0]->type.dtype;
+    x->type = *ti, x->type.dtype = v[0]->type.dtype, x->type.mem = (uint8_t)mem;
     if (c) return 1;
     if (ti->shape[0] != 1 && ti->shape[1] != 1)
         return tc_err(t, CC_DIAG_INVALID_OP, v[1]->span, NULL, "pl.mgather: a row gather's idx must be [1, n] or [n, 1], got %s", tc_shape_text(t, ti)), 0;
     x->type.shape[0] = ti->shape[0] == 1 ? ti->shape[1] : ti->shape[0], x->type.shape[1] = v[0]->type.shape[1];
     x->type.partial = 1;
     return 1;
+}
+
+/* pl.mgather's Mat valid_shape=[r, c] (constants within the result's shape): the result
+ * with that valid region, pl.set_validshape(x, r, c) (zeros where it grows). */
+static cc_ir_expr *ti_written_region(tc *t, const cc_expr *e, cc_ir_expr *x)
+{
+    cc_ir_expr *l = tc_list_of(t, e, "pl.mgather valid_shape");
+    if (!l) return NULL;
+    int64_t r, c;
+    if (l->u.list.n != 2 || !cc_ir_const_int(l->u.list.items[0], &r) || !cc_ir_const_int(l->u.list.items[1], &c) || r < 0 || c < 0 ||
+        r > x->type.shape[0] || c > x->type.shape[1])
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.mgather: valid_shape must be two constants within the result's shape %s",
+                      tc_shape_text(t, &x->type));
+    cc_ir_expr *s = cc_ir_op_new(t->a, CC_IR_SET_VALIDSHAPE, e->span);
+    if (!s) return tc_oom(t);
+    s->u.op.args[0] = x, s->u.op.args[1] = l->u.list.items[0], s->u.op.args[2] = l->u.list.items[1];
+    s->type = x->type, s->type.partial = 1;
+    return s;
 }
 
 /* upstream's pl.scatter_update(input, index, src, dim=-2) as (input, dim, index, src); else call itself. */
@@ -413,6 +440,7 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
         break;
     case CC_IR_MGATHER:
         if (!ti_mgather(t, call, &a, x)) return NULL;
+        if (a.v[6]) return ti_written_region(t, a.v[6], x); /* the Mat form's valid_shape= */
         break;
     case CC_IR_SORT32: {
         int half = t0->dtype == CC_DT_FP16;
