@@ -147,6 +147,7 @@ static void lo_indexed(lo_b *b, const cc_ir_expr *e, int32_t dst)
         in->mode = e->u.op.mode; /* pl.mgather's coalesce and gather_oob, pl.paged_gather's is_trans */
         for (int j = 0; op == CC_IR_PAGED_GATHER && j < 2; j++) /* its block_size and col_off, constants (col_off: 0 when absent) */
             if (!arg[j ? 6 : 3] || !cc_ir_const_int(arg[j ? 6 : 3], &in->u.mem.shape[j])) in->u.mem.shape[j] = 0;
+        if (op == CC_IR_GATHER_COMPARE && (!arg[4] || !cc_ir_const_int(arg[4], &in->u.mem.shape[0]))) in->u.mem.shape[0] = 0; /* offset= */
         if (last) lo_copy(b, dst, out, e->span);
         a = out;
     }

@@ -235,6 +235,8 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SCATTER_UPDATE, "scatter_update", INDEXED, ANY, KERNEL, TILE_SCATTER_UPDATE, 4, "input", "dim", "index", "src") \
     X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")                \
     X(GATHER_MASK, "gather_mask", INDEXED, ANY, KERNEL, TILE_GATHER_MASK, 2, "src", "mask_pattern", "output_dtype") \
+    X(GATHER_COMPARE, "gather_compare", INDEXED, ANY, KERNEL, TILE_GATHER_COMPARE, 2, "src", "kvalue", "tmp", "cmp_mode", \
+      "offset", "out_cols", "count_dtype")                                                                       \
     X(MGATHER, "mgather", INDEXED, ANY, KERNEL, TILE_MGATHER, 2, "mem", "idx", "coalesce", "gather_oob",        \
       "target_memory", "scratch", "valid_shape")                                                                 \
     X(PAGED_GATHER, "paged_gather", INDEXED, ANY, KERNEL, TILE_PAGED_GATHER, 6, "src", "indices", "block_table", \
@@ -323,7 +325,7 @@ void cc_ir_op_ternary_slots(cc_ir_op op, int *a, int *b, int *c);
 /* Does op's TOP read a third tile, c (the ternary ops, the scatters' indexes, paged_gather's block table)? */
 int cc_ir_op_reads_c_tile(cc_ir_op op);
 /* An INDEXED op's slots that feed its TOP's operands a, b and c (-1: none):
- * gather, sort32, gatherb a=0 b=1; gather_mask a=0 b=-1 (no second operand); scatter a=dst b=src c=indexes;
+ * gather, sort32, gatherb a=0 b=1; gather_mask a=0 b=-1 (no second operand); gather_compare a=0 b=1 (kvalue, a scalar); scatter a=dst b=src c=indexes;
  * tensor.gather a=input b=index; tensor.scatter, scatter_update a=input
  * b=src c=index; mgather a=mem b=idx; paged_gather a=src b=indices
  * c=block_table (lowered with block_size and col_off in u.mem.shape[0],

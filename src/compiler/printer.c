@@ -196,6 +196,12 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
     case CC_IR_GATHERB:
         if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
+    case CC_IR_GATHER_COMPARE: { /* mode: the comparison | the part << 3 (the part is which name it binds) */
+        static const char *const modes[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+        if (!positional && (e->u.op.mode & 7)) base_strbuf_printf(out, "%scmp_mode=\"%s\"", s, modes[e->u.op.mode & 7]);
+        if (!positional && e->u.op.dtype != 255) base_strbuf_printf(out, "%scount_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        break;
+    }
     case CC_IR_GATHER_MASK:
         if (positional) base_strbuf_printf(out, "%spl.MaskPattern.%s", s, cc_mask_pattern_name(e->u.op.mode));
         else if (e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
@@ -205,8 +211,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%sis_trans=True", s);
         if (!positional && (e->u.op.mode & 2)) base_strbuf_printf(out, "%sis_b_matrix=True", s);
         break;
-    case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default */
+    case CC_IR_MGATHER: { /* coalesce | gather_oob << 1, each when not the default; the Mat form's tag */
         static const char *const oob[] = {"undefined", "clamp", "wrap", "zero"};
+        if (!positional && cc_type_mem(&e->type) == CC_MEM_Mat) base_strbuf_printf(out, "%starget_memory=pl.Mem.Mat", s);
         if (!positional && (e->u.op.mode & 1)) base_strbuf_printf(out, "%scoalesce=\"elem\"", s);
         if (!positional && e->u.op.mode >> 1) base_strbuf_printf(out, "%sgather_oob=\"%s\"", s, oob[(e->u.op.mode >> 1) & 3]);
         break;
@@ -425,6 +432,8 @@ static int print_shows_mem(const cc_ir_expr *v)
 static void print_values(const cc_ir_stmt *s, base_strbuf *out)
 {
     const cc_ir_expr *v = s->u.assign.value;
+    if (s->u.assign.ntargets == 2 && v->kind == CC_X_LIST && v->u.list.items[0]->kind == CC_X_OP && v->u.list.items[0]->u.op.op == CC_IR_GATHER_COMPARE)
+        v = v->u.list.items[0]; /* d, c = pl.gather_compare(...): one call, two parts */
     if (s->u.assign.ntargets > 1 && v->kind == CC_X_LIST)
         for (uint32_t k = 0; k < v->u.list.n; k++) {
             if (k) base_strbuf_puts(out, ", ");

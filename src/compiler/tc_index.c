@@ -136,6 +136,72 @@ static int ti_gather_mask(tc *t, const tc_args *a, cc_ir_expr *x)
     return 1;
 }
 
+/* pl.tensor.gather(x, kvalue=...) (its compare form): pl.gather_compare. */
+static int ti_compare_form(const cc_expr *call)
+{
+    for (uint32_t k = 0; k < call->u.call.nkws; k++)
+        if (!strcmp(call->u.call.kws[k].name, "kvalue")) return 1;
+    return 0;
+}
+
+/* cmp_mode= of pl.gather_compare: "eq".."ge" or 0..5; -1 when reported. */
+static int ti_cmp_mode(tc *t, const cc_expr *e)
+{
+    static const char *const modes[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    int64_t v = -1;
+    if (!e) return 0;
+    if (e->kind == CC_E_STRING)
+        for (int k = 0; k < 6; k++)
+            if (e->u.str.len == 2 && !memcmp(e->u.str.text, modes[k], 2)) v = k;
+    if (e->kind != CC_E_STRING && !tc_const_int(t, e, &v, "pl.gather_compare cmp_mode")) return -1;
+    if (v < 0 || v > 5)
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.gather_compare: cmp_mode must be \"eq\", \"ne\", \"lt\", \"le\", \"gt\", \"ge\" or 0 to 5"), -1;
+    return (int)v;
+}
+
+/* d, c = pl.gather_compare(src, kvalue, tmp=None, cmp_mode="eq", offset=0, out_cols=, count_dtype=pl.INT32):
+ * a list of its two parts (the statement's whole value: a two-name unpacking takes them). */
+static cc_ir_expr *ti_gather_compare(tc *t, const cc_expr *call)
+{
+    const cc_op_info *row = cc_ir_op_info(CC_IR_GATHER_COMPARE);
+    tc_args a;
+    if (!tc_op_bind(t, call, row->name, row->slots, row->nslots, &a) || !tc_need(t, call, row->name, &a, row->nreq, row->slots)) return NULL;
+    if (t->c.whole_call != call)
+        return tc_err(t, CC_DIAG_SYNTAX, call->span, "write d, c = pl.gather_compare(...)", "pl.gather_compare gives two tiles (dst, cdst): unpack them");
+    cc_ir_expr *src = tc_expr(t, a.v[0]), *k = src ? tc_expr(t, a.v[1]) : NULL, *tmp = NULL;
+    if (!k || !(src = tc_tile_operand(t, src, a.v[0]->span))) return NULL;
+    char ty[96];
+    if (src->type.kind != CC_T_TILE || src->type.rank != 2 || src->type.dtype == CC_DT_BOOL)
+        return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pl.gather_compare: src must be a rank-2 numeric tile, got %s", ti_type(src, ty, sizeof ty));
+    if (k->type.kind != CC_T_SCALAR)
+        return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "pl.gather_compare: kvalue must be a scalar, got %s", ti_type(k, ty, sizeof ty));
+    if (!tc_scalar_fits_tile(t, "gather_compare", k, &src->type)) return NULL;
+    if (a.v[2] && (!(tmp = tc_expr(t, a.v[2])) || !(tmp = tc_tile_operand(t, tmp, a.v[2]->span)))) return NULL; /* a workspace: unused here */
+    int cmp = ti_cmp_mode(t, a.v[3]), dt = CC_DT_INT32;
+    int64_t off = 0, oc = 0;
+    if (cmp < 0 || (a.v[4] && !tc_const_int(t, a.v[4], &off, "pl.gather_compare offset"))) return NULL;
+    if (!a.v[5]) return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.gather_compare requires out_cols= (a positive integer)");
+    if (!tc_const_int(t, a.v[5], &oc, "pl.gather_compare out_cols")) return NULL;
+    if (oc < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[5]->span, NULL, "pl.gather_compare: out_cols must be positive, got %lld", (long long)oc);
+    if (a.v[6] && (dt = tc_tile_dtype_arg(t, a.v[6], "pl.gather_compare count_dtype")) < 0) return NULL;
+    if (dt != CC_DT_INT32 && strcmp(cc_dtype_name((cc_dtype)dt), "UINT32"))
+        return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.gather_compare: count_dtype must be pl.INT32 or pl.UINT32, got pl.%s", cc_dtype_name((cc_dtype)dt));
+    cc_ir_expr *l = cc_ir_expr_new(t->a, CC_X_LIST, call->span), **items = base_arena_alloc(t->a, 2 * sizeof *items);
+    if (!l || !items) return tc_oom(t);
+    for (int part = 0; part < 2; part++) {
+        cc_ir_expr *x = cc_ir_op_new(t->a, CC_IR_GATHER_COMPARE, call->span);
+        if (!x || (a.v[4] && !(x->u.op.args[4] = cc_ir_int(t->a, off, a.v[4]->span))) || !(x->u.op.args[5] = cc_ir_int(t->a, oc, a.v[5]->span)))
+            return tc_oom(t);
+        x->u.op.args[0] = src, x->u.op.args[1] = k, x->u.op.args[2] = tmp;
+        x->u.op.mode = (uint8_t)(cmp | part << 3), x->u.op.dtype = a.v[6] ? (uint8_t)dt : 255;
+        x->type = (cc_type){.kind = CC_T_TILE, .rank = 2, .dtype = (uint8_t)(part ? dt : CC_DT_INT32), .partial = 1};
+        x->type.shape[0] = part ? 1 : src->type.shape[0], x->type.shape[1] = part ? src->type.shape[0] : oc;
+        items[part] = x;
+    }
+    l->u.list.items = items, l->u.list.n = 2, l->type = (cc_type){.kind = CC_T_LIST};
+    return l;
+}
+
 /* pl.mrgsort's two forms: block_len= alone, or src1 (src2, src3) and tmp=. */
 static int ti_mrgsort_form(tc *t, const cc_expr *call, const tc_args *a)
 {
@@ -232,23 +298,50 @@ static int ti_choice(tc *t, const cc_expr *e, const char *kw, const char *const 
 static int ti_mgather(tc *t, const cc_expr *call, const tc_args *a, cc_ir_expr *x)
 {
     static const char *const coalesce[] = {"row", "elem"}, *const oob[] = {"undefined", "clamp", "wrap", "zero"};
-    cc_ir_expr *const *v = x->u.op.args;
-    const cc_expr *tm = a->v[4];
-    if (a->v[5] || a->v[6] || (tm && !(tm->kind == CC_E_ATTR && !strcmp(tm->u.attr.name, "Vec"))))
-        return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, NULL,
-                      "pl.mgather's Mat form (target_memory=Mat, scratch=, valid_shape=) is not supported in this version"), 0;
+    cc_ir_expr **v = x->u.op.args;
+    int mem = a->v[4] ? tc_mem_arg(t, a->v[4], "mgather") : CC_MEM_Vec;
+    if (mem < 0) return 0;
+    if (mem != CC_MEM_Vec && mem != CC_MEM_Mat)
+        return tc_err(t, CC_DIAG_INVALID_OP, a->v[4]->span, NULL, "pl.mgather target_memory= must be pl.Mem.Vec or pl.Mem.Mat, got pl.Mem.%s",
+                      cc_mem_name((cc_mem)mem)), 0;
     int c = ti_choice(t, a->v[2], "coalesce", coalesce, 2, "\"row\" or \"elem\" (or 0, 1)");
     int o = c < 0 ? -1 : ti_choice(t, a->v[3], "gather_oob", oob, 4, "\"undefined\", \"clamp\", \"wrap\" or \"zero\" (or 0 to 3)");
     if (o < 0 || !ti_index_dtype(t, "mgather", "idx", v[1], 1, 0, "INT32")) return 0;
+    int mat = mem == CC_MEM_Mat; /* the Mat form: a workspace for its element gather (unused here), a written region */
+    if (a->v[5] && !(mat && c))
+        return tc_err(t, CC_DIAG_INVALID_OP, a->v[5]->span, NULL, "pl.mgather: scratch= applies to the Mat element form only"), 0;
+    if (mat && c && !a->v[5])
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.mgather: the Mat element form needs scratch= (a tensor of mem's dtype)"), 0;
+    if (a->v[6] && !mat) return tc_err(t, CC_DIAG_INVALID_OP, a->v[6]->span, NULL, "pl.mgather: valid_shape= applies to the Mat form only"), 0;
+    if (a->v[5] && (!(v[5] = tc_expr(t, a->v[5])) || v[5]->type.kind != CC_T_TENSOR || v[5]->type.dtype != v[0]->type.dtype))
+        return v[5] ? tc_err(t, CC_DIAG_TYPE, a->v[5]->span, NULL, "pl.mgather: scratch= must be a tensor of mem's dtype %s", ti_dt(&v[0]->type)), 0 : 0;
     const cc_type *ti = &v[1]->type;
     x->u.op.mode = (uint8_t)(c | o << 1);
-    x->type = *ti, x->type.dtype = v[0]->type.dtype;
+    x->type = *ti, x->type.dtype = v[0]->type.dtype, x->type.mem = (uint8_t)mem;
     if (c) return 1;
     if (ti->shape[0] != 1 && ti->shape[1] != 1)
         return tc_err(t, CC_DIAG_INVALID_OP, v[1]->span, NULL, "pl.mgather: a row gather's idx must be [1, n] or [n, 1], got %s", tc_shape_text(t, ti)), 0;
     x->type.shape[0] = ti->shape[0] == 1 ? ti->shape[1] : ti->shape[0], x->type.shape[1] = v[0]->type.shape[1];
     x->type.partial = 1;
     return 1;
+}
+
+/* pl.mgather's Mat valid_shape=[r, c] (constants within the result's shape): the result
+ * with that valid region, pl.set_validshape(x, r, c) (zeros where it grows). */
+static cc_ir_expr *ti_written_region(tc *t, const cc_expr *e, cc_ir_expr *x)
+{
+    cc_ir_expr *l = tc_list_of(t, e, "pl.mgather valid_shape");
+    if (!l) return NULL;
+    int64_t r, c;
+    if (l->u.list.n != 2 || !cc_ir_const_int(l->u.list.items[0], &r) || !cc_ir_const_int(l->u.list.items[1], &c) || r < 0 || c < 0 ||
+        r > x->type.shape[0] || c > x->type.shape[1])
+        return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.mgather: valid_shape must be two constants within the result's shape %s",
+                      tc_shape_text(t, &x->type));
+    cc_ir_expr *s = cc_ir_op_new(t->a, CC_IR_SET_VALIDSHAPE, e->span);
+    if (!s) return tc_oom(t);
+    s->u.op.args[0] = x, s->u.op.args[1] = l->u.list.items[0], s->u.op.args[2] = l->u.list.items[1];
+    s->type = x->type, s->type.partial = 1;
+    return s;
 }
 
 /* upstream's pl.scatter_update(input, index, src, dim=-2) as (input, dim, index, src); else call itself. */
@@ -274,6 +367,7 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     if (op == CC_IR_SCATTER_UPDATE && !(call = ti_update_order(t, call))) return tc_oom(t);
     if ((op == CC_IR_GATHER || op == CC_IR_SCATTER) && ti_dim_form(call)) op = op == CC_IR_GATHER ? CC_IR_GATHER_DIM : CC_IR_SCATTER_DIM;
     if ((op == CC_IR_GATHER || op == CC_IR_GATHER_DIM) && ti_mask_form(call)) op = CC_IR_GATHER_MASK;
+    if (((op == CC_IR_GATHER || op == CC_IR_GATHER_DIM) && ti_compare_form(call)) || op == CC_IR_GATHER_COMPARE) return ti_gather_compare(t, call);
     const cc_op_info *row = cc_ir_op_info(op);
     const char *name = row->name;
     char ty[96];
@@ -345,6 +439,7 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
         break;
     case CC_IR_MGATHER:
         if (!ti_mgather(t, call, &a, x)) return NULL;
+        if (a.v[6]) return ti_written_region(t, a.v[6], x); /* the Mat form's valid_shape= */
         break;
     case CC_IR_SORT32: {
         int half = t0->dtype == CC_DT_FP16;

@@ -42,7 +42,8 @@ cc_ir_expr *tc_mem_result(cc_ir_expr *x)
 {
     if (!x || x->kind != CC_X_OP || x->type.kind != CC_T_TILE) return x;
     cc_ir_op op = (cc_ir_op)x->u.op.op;
-    if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || op == CC_IR_PAGED_GATHER) return x; /* their own tags */
+    if (op == CC_IR_LOAD || op == CC_IR_MOVE || op == CC_IR_CREATE_TILE || op == CC_IR_PAGED_GATHER || op == CC_IR_MGATHER) return x; /* their own tags */
+    if (op == CC_IR_SET_VALIDSHAPE && x->u.op.args[0]) return x->type.mem = x->u.op.args[0]->type.mem, x; /* its operand's: no data moves */
     const cc_op_info *row = cc_ir_op_info(op);
     int acc = cc_ir_op_is_matmul(op), tiles = 0, from_tensors = 1;
     x->type.mem = (uint8_t)(acc ? CC_MEM_Acc : CC_MEM_Vec);

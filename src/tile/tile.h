@@ -55,7 +55,7 @@ typedef enum tile_dtype {
 /* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
 #define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort") \
     X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb") \
-    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather") X(GATHER_MASK, "gather_mask")
+    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather") X(GATHER_MASK, "gather_mask") X(GATHER_COMPARE, "gather_compare")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -335,6 +335,13 @@ int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t 
  * pl.MaskPattern (P0101: stride 2 phase 0, P1010: 2, 1, P0001..P1000: 4, 0..3,
  * P1111: 1, 0); valid [src's rows, the selected columns of src's valid ones]. */
 int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap);
+/* gather_compare over src's valid region, each row's columns j (in order) whose
+ * element compares true with k (cmp 0..5: eq ne lt le gt ge; src's dtype; a NaN
+ * compares false but for ne): part 0, dst [R, out_cols] (4-byte integers) row r
+ * = the first out_cols such j + offset, the rest 0, valid [src's valid rows,
+ * out_cols]; part 1, dst [1, R] (4-byte integers) column r = the row's count of
+ * all such j, valid [1, src's valid rows]. */
+int tile_gather_compare(tile *dst, const tile *src, tile_scalar k, int cmp, int64_t offset, int part, char *msg, size_t cap);
 /* mgather's out-of-range policies (gather_oob=): fail the task, clamp into
  * range, wrap modulo the count, read 0. */
 enum { TILE_OOB_UNDEFINED, TILE_OOB_CLAMP, TILE_OOB_WRAP, TILE_OOB_ZERO };

@@ -236,3 +236,31 @@ int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t 
     dst->valid[0] = vc ? rows : 0, dst->valid[1] = rows ? vc : 0;
     return 0;
 }
+
+int tile_gather_compare(tile *dst, const tile *src, tile_scalar k, int cmp, int64_t offset, int part, char *msg, size_t cap)
+{
+    if (src->rank != 2 || dst->rank != 2 || tile_dtype_size((tile_dtype)dst->dtype) != 4 || cmp < 0 || cmp > 5 ||
+        (part ? dst->shape[0] != 1 || dst->shape[1] != src->shape[0] : dst->shape[0] != src->shape[0]))
+        return tile_fail(msg, cap, "pl.gather_compare: source and result tiles do not fit");
+    int fl = tile_dtype_is_float((tile_dtype)src->dtype);
+    double kf = fl ? k.f : 0;
+    int64_t rows = src->valid[0], cols = src->valid[1], oc = dst->shape[1];
+    int32_t *d = dst->data;
+    memset(d, 0, (size_t)tile_bytes(dst));
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t n = 0;
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t e[2] = {r, j};
+            tile_scalar v;
+            tile_read(src, e, 2, &v, msg, cap);
+            int lt = fl ? v.f < kf : v.i < k.i, gt = fl ? v.f > kf : v.i > k.i, eq = fl ? v.f == kf : v.i == k.i;
+            int hit = cmp == 0 ? eq : cmp == 1 ? !eq : cmp == 2 ? lt : cmp == 3 ? lt || eq : cmp == 4 ? gt : gt || eq;
+            if (!hit) continue;
+            if (!part && n < oc) d[r * oc + n] = (int32_t)(j + offset);
+            n++;
+        }
+        if (part) d[r] = (int32_t)n;
+    }
+    dst->valid[0] = part ? (rows ? 1 : 0) : rows, dst->valid[1] = part ? rows : rows ? oc : 0;
+    return 0;
+}

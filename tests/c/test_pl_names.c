@@ -64,13 +64,15 @@ static void test_pl_enums_are_the_compilers(void **s)
     (void)s;
     size_t ne;
     const pto_lang_enum *e = pto_lang_enums(&ne);
-    assert_int_equal(ne, 10);
+    assert_int_equal(ne, 11);
     for (size_t k = 0; k < ne; k++)
         for (size_t m = 0; m < e[k].count; m++) assert_int_equal(cc_pl_enum_value(e[k].name, e[k].members[m].name), e[k].members[m].value);
     assert_int_equal(cc_pl_enum_value("Level", "CORE_GROUP"), CC_LEVEL_CORE_GROUP);
     assert_int_equal(cc_pl_enum_value("Level", "L2CACHE"), CC_LEVEL_CHIP_DIE);
     assert_string_equal(cc_level_name(CC_LEVEL_L2CACHE), "CHIP_DIE");
     assert_int_equal(cc_pl_enum_value("Mem", "Acc"), cc_pl_enum_value("MemorySpace", "Acc"));
+    assert_int_equal(cc_pl_enum_value("MaskPattern", "P1010"), 2);
+    assert_string_equal(cc_mask_pattern_name(7), "P1111");
     assert_int_equal(cc_pl_enum_value("DataType", "TASK_ID"), 7); /* pl.DataType values are stable, not cc_dtype */
     assert_int_equal(cc_pl_enum_value("DataType", "INT64"), 10);
     assert_int_equal(cc_pl_enum_value("SplitMode", "LEFT_RIGHT"), 2);
