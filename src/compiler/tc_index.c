@@ -184,7 +184,7 @@ static cc_ir_expr *ti_gather_compare(tc *t, const cc_expr *call)
     if (!tc_const_int(t, a.v[5], &oc, "pl.gather_compare out_cols")) return NULL;
     if (oc < 1) return tc_err(t, CC_DIAG_INVALID_OP, a.v[5]->span, NULL, "pl.gather_compare: out_cols must be positive, got %lld", (long long)oc);
     if (a.v[6] && (dt = tc_tile_dtype_arg(t, a.v[6], "pl.gather_compare count_dtype")) < 0) return NULL;
-    if (dt != CC_DT_INT32 && strcmp(cc_dtype_name((cc_dtype)dt), "UINT32"))
+    if (dt != CC_DT_INT32 && dt != CC_DT_UINT32)
         return tc_err(t, CC_DIAG_TYPE, a.v[6]->span, NULL, "pl.gather_compare: count_dtype must be pl.INT32 or pl.UINT32, got pl.%s", cc_dtype_name((cc_dtype)dt));
     cc_ir_expr *l = cc_ir_expr_new(t->a, CC_X_LIST, call->span), **items = base_arena_alloc(t->a, 2 * sizeof *items);
     if (!l || !items) return tc_oom(t);

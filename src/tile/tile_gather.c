@@ -244,6 +244,7 @@ int tile_gather_compare(tile *dst, const tile *src, tile_scalar k, int cmp, int6
         return tile_fail(msg, cap, "pl.gather_compare: source and result tiles do not fit");
     int fl = tile_dtype_is_float((tile_dtype)src->dtype);
     double kf = fl ? k.f : 0;
+    int64_t ki = fl ? 0 : tile_int_wrap((tile_dtype)src->dtype, k.i); /* converted as pl.add's scalar: -1 is a UINT8's 255 */
     int64_t rows = src->valid[0], cols = src->valid[1], oc = dst->shape[1];
     int32_t *d = dst->data;
     memset(d, 0, (size_t)tile_bytes(dst));
@@ -253,7 +254,7 @@ int tile_gather_compare(tile *dst, const tile *src, tile_scalar k, int cmp, int6
             int64_t e[2] = {r, j};
             tile_scalar v;
             tile_read(src, e, 2, &v, msg, cap);
-            int lt = fl ? v.f < kf : v.i < k.i, gt = fl ? v.f > kf : v.i > k.i, eq = fl ? v.f == kf : v.i == k.i;
+            int lt = fl ? v.f < kf : v.i < ki, gt = fl ? v.f > kf : v.i > ki, eq = fl ? v.f == kf : v.i == ki;
             int hit = cmp == 0 ? eq : cmp == 1 ? !eq : cmp == 2 ? lt : cmp == 3 ? lt || eq : cmp == 4 ? gt : gt || eq;
             if (!hit) continue;
             if (!part && n < oc) d[r * oc + n] = (int32_t)(j + offset);

@@ -504,3 +504,26 @@ def test_unsigned_a_float_scalar_with_a_uint_tile_is_the_existing_error(load):
     with pytest.raises(ParserTypeError) as e:
         mod.k(np.zeros((R, C), np.uint8), np.zeros((R, C), np.uint8))
     assert e.value.message == "pl.add: float scalar 1.5 with an UINT8 tile; cast the tile first"
+
+
+GATHER_COMPARE = """
+    @pl.jit
+    def k(a: pl.Tensor, d: pl.Out[pl.Tensor], c: pl.Out[pl.Tensor[[1, 4], pl.UINT32]]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            x, n = pl.gather_compare(pl.load(a, [0, 0], [4, 16]), %s, cmp_mode="ge", out_cols=16, count_dtype=pl.UINT32)
+            pl.store(x, [0, 0], d)
+            pl.store(n, [0, 0], c)
+        return d
+"""
+
+
+@pytest.mark.parametrize("dt", DTS)
+def test_unsigned_comparisons_above_the_signed_max_gather_compare(load, dt):
+    a = _values(dt, 31)
+    top = int(np.iinfo(a.dtype).max // 2 + 1)
+    for kvalue, k in ((str(top), top), ("-1", int(np.iinfo(a.dtype).max))):  # -1 converts as pl.add's scalar: the max
+        d, c = np.zeros((R, C), np.int32), np.zeros((1, R), np.uint32)
+        load(GATHER_COMPARE % kvalue)[0].k(a, d, c)
+        hits = [[j for j in range(C) if a[r, j] >= k] for r in range(R)]
+        assert c[0].tolist() == [len(h) for h in hits]
+        assert [d[r, :len(h)].tolist() for r, h in enumerate(hits)] == hits
