@@ -95,7 +95,7 @@ def test_unsigned_a_scalar_operand_wraps_to_the_tiles_dtype(load, dt):
 @pytest.mark.parametrize("dt", DTS)
 def test_unsigned_division_and_remainders_are_unsigned(load, dt):
     a, b = _values(dt, 5), _values(dt, 6, nonzero=True)
-    b[0, :3] = [np.iinfo(UNSIGNED[dt]).max, 7, 1]  # a divisor of all ones (-1 signed) is a plain divisor
+    b[0, :3] = [7, np.iinfo(UNSIGNED[dt]).max, 1]  # a divisor of all ones (-1 signed) is a plain divisor: 1 // max is 0
     assert np.array_equal(_run(load, BINARY, "pl.div(x, y)", a, b), a // b)
     assert np.array_equal(_run(load, BINARY, "pl.rem(x, y)", a, b), a % b)
     assert np.array_equal(_run(load, BINARY, "pl.fmod(x, y)", a, b), np.fmod(a, b))

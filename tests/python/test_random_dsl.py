@@ -1,7 +1,8 @@
 """Random pypto.language programs (dsl_gen.py) run through pypto against
 their numpy reference: loops, ifs, nested AUTO and MANUAL scopes with deps=,
 pl.at bodies and pl.submit calls over disjoint and overlapping windows,
-element-wise ops with tiles and scalars, pl.create_tensor intermediates.
+element-wise ops with tiles and scalars, pl.create_tensor intermediates; and
+dsl_unsigned.py's kernels over UINT8/UINT16/UINT32 tiles.
 
 Every op the generator uses is exact (INT32 wraps; FP32 add/sub/mul/max/min,
 neg/abs/relu, sqrt and recip are correctly rounded, rsqrt is sqrt then a
@@ -19,6 +20,7 @@ import sys
 import numpy as np
 
 import dsl_gen
+import dsl_unsigned
 from pypto.runtime import RunConfig
 
 
@@ -65,6 +67,25 @@ def test_random_programs_match_numpy(tmp_path):
     count = _count()
     tasks = sum(_run_one(tmp_path, seed) for seed in range(first, first + count))
     print("random DSL programs: %d (seeds %d..%d), %d task statements" % (count, first, first + count - 1, tasks))
+
+
+def test_random_unsigned_kernels_match_numpy(tmp_path):
+    """dsl_unsigned.py's kernels: chains of the ops the unsigned dtypes take, against numpy's uint arithmetic."""
+    first = int(os.environ.get("PTO_DSL_SEED") or 0)
+    for seed in range(first, first + _count()):
+        prog = dsl_unsigned.make_program(seed)
+        name = "random_unsigned_%d" % seed
+        path = tmp_path / (name + ".py")
+        path.write_text(prog.text)
+        a, b = dsl_unsigned.inputs(seed, prog.dtype)
+        out = np.zeros_like(a)
+        try:
+            _load(path, name).k(a, b, out)
+        finally:
+            sys.modules.pop(name, None)
+        bad = np.argwhere(out != prog.expected)
+        assert bad.size == 0, "seed %d (%s) in %s: %d elements differ, first %s: got %r, want %r" % (
+            seed, prog.dtype, path, len(bad), tuple(bad[0]), out[tuple(bad[0])], prog.expected[tuple(bad[0])])
 
 
 def test_random_programs_same_bits_with_small_rings_and_one_or_two_workers(tmp_path):
