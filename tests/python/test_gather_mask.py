@@ -86,23 +86,28 @@ def test_gather_mask_valid_region_is_the_selected_valid_columns(load):
     ("u, pl.tile.MaskPattern.P0001", InvalidOperationError,
      "pl.gather_mask with mask_pattern=P0001 requires src columns divisible by 4, got 6"),
 ])
-def test_gather_mask_rules(load, args, cls, msg):
+def _expect_error(load, expr, ucols, cls, msg):
+    """expr in a kernel with t = x's [4, 16] tile and u its first ucols columns: the compile's error."""
     mod, _ = load("""
         @pl.jit.incore
         def _k(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
             t = pl.load(x, [0, 0], [4, 16])
-            u = pl.load(x, [0, 0], [4, 6])
-            g = pl.gather_mask(%s)
+            u = pl.load(x, [0, 0], [4, %d])
+            g = %s
             o = pl.store(t, [0, 0], o)
             return o
 
         @pl.jit
         def f(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
             return _k(x, o)
-        """ % args)
+        """ % (ucols, expr))
     with pytest.raises(cls) as e:
         mod.f(torch.zeros(4, 16), torch.zeros(4, 16))
     assert e.value.message == msg
+
+
+def test_gather_mask_rules(load, args, cls, msg):
+    _expect_error(load, "pl.gather_mask(%s)" % args, 6, cls, msg)
 
 
 PRINTED = '''
@@ -204,22 +209,7 @@ def test_scatter_mask_grows_the_valid_region_to_the_written_cells(load):
     ("pl.tensor.scatter(x, mask_pattern=2)", ParserTypeError, "pl.tensor.scatter's mask form takes input, mask_pattern= and dst="),
 ])
 def test_scatter_mask_rules(load, expr, cls, msg):
-    mod, _ = load("""
-        @pl.jit.incore
-        def _k(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
-            t = pl.load(x, [0, 0], [4, 16])
-            u = pl.load(x, [0, 0], [4, 8])
-            g = %s
-            o = pl.store(t, [0, 0], o)
-            return o
-
-        @pl.jit
-        def f(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
-            return _k(x, o)
-        """ % expr)
-    with pytest.raises(cls) as e:
-        mod.f(torch.zeros(4, 16), torch.zeros(4, 16))
-    assert e.value.message == msg
+    _expect_error(load, expr, 8, cls, msg)
 
 
 def test_scatter_mask_prints_back_and_translates_to_torch(load):
