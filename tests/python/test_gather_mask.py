@@ -79,13 +79,6 @@ def test_gather_mask_valid_region_is_the_selected_valid_columns(load):
     assert torch.equal(o, want)
 
 
-@pytest.mark.parametrize("args, cls, msg", [
-    ("t, 8", InvalidOperationError, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got 8"),
-    ("t, 0", InvalidOperationError, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got 0"),
-    ("t, 1, output_dtype=pl.FP16", ParserTypeError, "pl.gather_mask: output_dtype FP16 has 2-byte elements, src FP32 4-byte ones"),
-    ("u, pl.tile.MaskPattern.P0001", InvalidOperationError,
-     "pl.gather_mask with mask_pattern=P0001 requires src columns divisible by 4, got 6"),
-])
 def _expect_error(load, expr, ucols, cls, msg):
     """expr in a kernel with t = x's [4, 16] tile and u its first ucols columns: the compile's error."""
     mod, _ = load("""
@@ -106,6 +99,13 @@ def _expect_error(load, expr, ucols, cls, msg):
     assert e.value.message == msg
 
 
+@pytest.mark.parametrize("args, cls, msg", [
+    ("t, 8", InvalidOperationError, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got 8"),
+    ("t, 0", InvalidOperationError, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got 0"),
+    ("t, 1, output_dtype=pl.FP16", ParserTypeError, "pl.gather_mask: output_dtype FP16 has 2-byte elements, src FP32 4-byte ones"),
+    ("u, pl.tile.MaskPattern.P0001", InvalidOperationError,
+     "pl.gather_mask with mask_pattern=P0001 requires src columns divisible by 4, got 6"),
+])
 def test_gather_mask_rules(load, args, cls, msg):
     _expect_error(load, "pl.gather_mask(%s)" % args, 6, cls, msg)
 
