@@ -235,6 +235,7 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
     X(SCATTER_UPDATE, "scatter_update", INDEXED, ANY, KERNEL, TILE_SCATTER_UPDATE, 4, "input", "dim", "index", "src") \
     X(GATHERB, "gatherb", INDEXED, ANY, KERNEL, TILE_GATHERB, 2, "src", "offset", "output_dtype")                \
     X(GATHER_MASK, "gather_mask", INDEXED, ANY, KERNEL, TILE_GATHER_MASK, 2, "src", "mask_pattern", "output_dtype") \
+    X(SCATTER_MASK, "scatter_mask", INDEXED, ANY, KERNEL, TILE_SCATTER_MASK, 3, "dst", "src", "mask_pattern")   \
     X(GATHER_COMPARE, "gather_compare", INDEXED, ANY, KERNEL, TILE_GATHER_COMPARE, 2, "src", "kvalue", "tmp", "cmp_mode", \
       "offset", "out_cols", "count_dtype")                                                                       \
     X(MGATHER, "mgather", INDEXED, ANY, KERNEL, TILE_MGATHER, 2, "mem", "idx", "coalesce", "gather_oob",        \

@@ -203,8 +203,9 @@ static void print_op_attrs(const cc_ir_expr *e, int positional, int compact, bas
         break;
     }
     case CC_IR_GATHER_MASK:
+    case CC_IR_SCATTER_MASK:
         if (positional) base_strbuf_printf(out, "%spl.MaskPattern.%s", s, cc_mask_pattern_name(e->u.op.mode));
-        else if (e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
+        else if (e->u.op.op == CC_IR_GATHER_MASK && e->u.op.dtype != 255) base_strbuf_printf(out, "%soutput_dtype=pl.%s", s, cc_dtype_name(e->u.op.dtype));
         break;
     case CC_IR_PAGED_GATHER: /* space (Mat unless Vec), is_trans, is_b_matrix: mode bits 0 and 1 */
         if (!positional && cc_type_mem(&e->type) == CC_MEM_Vec) base_strbuf_printf(out, "%sspace=pl.Mem.Vec", s);

@@ -344,6 +344,28 @@ static cc_ir_expr *ti_written_region(tc *t, const cc_expr *e, cc_ir_expr *x)
     return s;
 }
 
+/* pl.tensor.scatter(input, mask_pattern=, dst=) (its mask form) as pl.scatter_mask(dst, input, mask_pattern);
+ * NULL when it is not that form (or out of memory: t->oom). */
+static const cc_expr *ti_scatter_mask_form(tc *t, const cc_expr *call)
+{
+    const cc_expr *dst = NULL, *pat = NULL, *in = call->u.call.nargs ? call->u.call.args[0] : NULL;
+    for (uint32_t k = 0; k < call->u.call.nkws; k++) {
+        const cc_keyword *kw = &call->u.call.kws[k];
+        if (!strcmp(kw->name, "dst")) dst = kw->value;
+        else if (!strcmp(kw->name, "mask_pattern")) pat = kw->value;
+        else if (!strcmp(kw->name, "input")) in = kw->value;
+    }
+    if (!pat && !dst) return NULL;
+    cc_expr *c = base_arena_alloc(t->a, sizeof *c), **args = base_arena_alloc(t->a, 3 * sizeof *args);
+    if (!c || !args) return tc_oom(t);
+    *c = *call;
+    args[0] = (cc_expr *)dst, args[1] = (cc_expr *)in, args[2] = (cc_expr *)pat;
+    c->u.call.args = args, c->u.call.nargs = 3, c->u.call.kws = NULL, c->u.call.nkws = 0;
+    if (!dst || !pat || !in)
+        return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.tensor.scatter's mask form takes input, mask_pattern= and dst="), (const cc_expr *)call;
+    return c;
+}
+
 /* upstream's pl.scatter_update(input, index, src, dim=-2) as (input, dim, index, src); else call itself. */
 static const cc_expr *ti_update_order(tc *t, const cc_expr *call)
 {
@@ -368,6 +390,11 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     if ((op == CC_IR_GATHER || op == CC_IR_SCATTER) && ti_dim_form(call)) op = op == CC_IR_GATHER ? CC_IR_GATHER_DIM : CC_IR_SCATTER_DIM;
     if ((op == CC_IR_GATHER || op == CC_IR_GATHER_DIM) && ti_mask_form(call)) op = CC_IR_GATHER_MASK;
     if (((op == CC_IR_GATHER || op == CC_IR_GATHER_DIM) && ti_compare_form(call)) || op == CC_IR_GATHER_COMPARE) return ti_gather_compare(t, call);
+    if (op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER) {
+        const cc_expr *m = ti_scatter_mask_form(t, call);
+        if (t->oom || (m == call && t->d->errors)) return NULL;
+        if (m) call = m, op = CC_IR_SCATTER_MASK;
+    }
     const cc_op_info *row = cc_ir_op_info(op);
     const char *name = row->name;
     char ty[96];
@@ -379,7 +406,9 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     cc_ir_expr **v = x->u.op.args;
     int dim = op == CC_IR_GATHER_DIM || op == CC_IR_SCATTER_DIM || op == CC_IR_SCATTER_UPDATE ? 1 : -1;
     for (uint32_t k = 0; k < row->nslots; k++) {
-        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2) || (op == CC_IR_MGATHER && k >= 2) || (op == CC_IR_GATHER_MASK && k >= 1)) continue; /* attributes */
+        if (!a.v[k] || (op == CC_IR_GATHERB && k == 2) || (op == CC_IR_MGATHER && k >= 2) || (op == CC_IR_GATHER_MASK && k >= 1) ||
+            (op == CC_IR_SCATTER_MASK && k == 2))
+            continue; /* attributes */
         if (!(v[k] = tc_expr(t, a.v[k]))) return NULL;
         if ((op == CC_IR_MRGSORT && k >= 5) || (int)k == dim) {
             if (k == 6 && !ti_block_len(t, v[k])) return NULL;
@@ -437,6 +466,18 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
     case CC_IR_GATHER_MASK:
         if (!ti_gather_mask(t, &a, x)) return NULL;
         break;
+    case CC_IR_SCATTER_MASK: {
+        int p = ti_mask_pattern(t, a.v[2]);
+        int64_t stride = p <= 2 ? 2 : p <= 6 ? 4 : 1;
+        if (p < 0) return NULL;
+        if (t1->dtype != t0->dtype)
+            return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.scatter_mask: operand dtypes %s and %s differ; insert pl.cast", ti_dt(t0), ti_dt(t1));
+        if (t1->shape[0] != t0->shape[0] || t1->shape[1] * stride != t0->shape[1])
+            return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "pl.scatter_mask with mask_pattern=%s: dst %s must be src %s with %lld times its columns",
+                          cc_mask_pattern_name(p), tc_shape_text(t, t0), tc_shape_text(t, t1), (long long)stride);
+        x->u.op.mode = (uint8_t)p, x->type.partial = 1;
+        break;
+    }
     case CC_IR_MGATHER:
         if (!ti_mgather(t, call, &a, x)) return NULL;
         if (a.v[6]) return ti_written_region(t, a.v[6], x); /* the Mat form's valid_shape= */

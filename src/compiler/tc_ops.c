@@ -660,6 +660,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
             return tc_linalg_op(t, call, (cc_ir_op)op);
         case CC_IR_GATHER: case CC_IR_SCATTER: case CC_IR_SORT32: case CC_IR_MRGSORT: case CC_IR_GATHER_DIM: case CC_IR_SCATTER_DIM:
         case CC_IR_SCATTER_UPDATE: case CC_IR_GATHERB: case CC_IR_MGATHER: case CC_IR_GATHER_MASK: case CC_IR_GATHER_COMPARE:
+        case CC_IR_SCATTER_MASK:
             return tc_indexed_op(t, call, (cc_ir_op)op);
         case CC_IR_PAGED_GATHER: return tc_paged_gather(t, call);
         default: return tc_elementwise(t, call, (cc_ir_op)op);

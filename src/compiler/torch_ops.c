@@ -283,6 +283,11 @@ void tp_op(tp *t, const cc_ir_expr *e)
                            e->u.op.dtype != 255 ? ")" : "");
         return;
     }
+    case CC_IR_SCATTER_MASK: { /* a copy of dst with src's columns at the pattern's positions */
+        int p = e->u.op.mode, stride = p <= 2 ? 2 : p <= 6 ? 4 : 1, phase = p <= 2 ? p - 1 : p <= 6 ? p - 3 : 0;
+        base_strbuf_printf(out, "(lambda d, s: (lambda o: (o.__setitem__((slice(None), slice(%d, None, %d)), s), o)[1])(d.clone()))(", phase, stride);
+        return args2(t, a[0], a[1]);
+    }
     case CC_IR_GATHER_DIM: /* per row: src (with its zero pad) read at each index's column; a negative one fails as one past the end */
         base_strbuf_puts(out, "(lambda s, i: torch.gather(s, 1, torch.where(i < 0, s.shape[1], i.long())))(");
         vector(t, a[0]);

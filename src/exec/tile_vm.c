@@ -233,6 +233,7 @@ static int vm_top_run(vm *m, const cc_lo_insn *in)
         case TILE_GATHERB: rc = tile_gatherb(d, a, &m->v[in->b], m->msg, sizeof m->msg); break;
         case TILE_MGATHER: rc = tile_mgather(d, a, &m->v[in->b], in->mode, m->msg, sizeof m->msg); break;
         case TILE_GATHER_MASK: rc = tile_gather_mask(d, a, in->mode, m->msg, sizeof m->msg); break;
+        case TILE_SCATTER_MASK: rc = tile_scatter_mask(d, a, &m->v[in->b], in->mode, m->msg, sizeof m->msg); break;
         case TILE_GATHER_COMPARE: /* mode: the comparison | the part << 3; u.mem.shape[0] the offset */
             rc = tile_gather_compare(d, a, vm_scalar_operand(m, in->b, a->dtype), in->mode & 7, in->u.mem.shape[0], in->mode >> 3, m->msg, sizeof m->msg);
             break;

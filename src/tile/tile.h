@@ -55,7 +55,8 @@ typedef enum tile_dtype {
 /* moving elements by an index or an order (tile_gather.c, tile_sort.c) */
 #define TILE_INDEXOP_LIST(X) X(GATHER, "gather") X(SCATTER, "scatter") X(SORT32, "sort32") X(MRGSORT, "mrgsort") \
     X(GATHER_DIM, "tensor.gather") X(SCATTER_DIM, "tensor.scatter") X(SCATTER_UPDATE, "scatter_update") X(GATHERB, "gatherb") \
-    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather") X(GATHER_MASK, "gather_mask") X(GATHER_COMPARE, "gather_compare")
+    X(MGATHER, "mgather") X(PAGED_GATHER, "paged_gather") X(GATHER_MASK, "gather_mask") X(GATHER_COMPARE, "gather_compare") \
+    X(SCATTER_MASK, "scatter_mask")
 #define TILE_BCASTOP_LIST(X) \
     X(BC_ADD, "add") X(BC_SUB, "sub") X(BC_MUL, "mul") X(BC_DIV, "div") X(BC_MAX, "max") X(BC_MIN, "min") X(BC_EXPDIF, "expdif") \
     X(BC_COPY, "")
@@ -335,6 +336,10 @@ int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t 
  * pl.MaskPattern (P0101: stride 2 phase 0, P1010: 2, 1, P0001..P1000: 4, 0..3,
  * P1111: 1, 0); valid [src's rows, the selected columns of src's valid ones]. */
 int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap);
+/* scatter_mask, gather_mask's inverse: out = target, then out[i, k x stride +
+ * phase] = src[i, k] over src's valid region (target [R, C x stride], src [R, C],
+ * one dtype); valid: target's grown to hold the written cells. */
+int tile_scatter_mask(tile *out, const tile *target, const tile *src, int pattern, char *msg, size_t cap);
 /* gather_compare over src's valid region, each row's columns j (in order) whose
  * element compares true with k (cmp 0..5: eq ne lt le gt ge; src's dtype; a NaN
  * compares false but for ne): part 0, dst [R, out_cols] (4-byte integers) row r

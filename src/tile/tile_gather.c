@@ -221,9 +221,17 @@ int tile_paged_gather(tile *dst, const tile *src, const tile *idx, const tile *t
     return 0;
 }
 
+/* A mask pattern's stride and phase (tile.h's tile_gather_mask). */
+static void gs_pattern(int pattern, int64_t *stride, int64_t *phase)
+{
+    *stride = pattern <= 2 ? 2 : pattern <= 6 ? 4 : 1;
+    *phase = pattern <= 2 ? pattern - 1 : pattern <= 6 ? pattern - 3 : 0;
+}
+
 int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap)
 {
-    int64_t stride = pattern <= 2 ? 2 : pattern <= 6 ? 4 : 1, phase = pattern <= 2 ? pattern - 1 : pattern <= 6 ? pattern - 3 : 0;
+    int64_t stride, phase;
+    gs_pattern(pattern, &stride, &phase);
     size_t es = tile_dtype_size((tile_dtype)src->dtype);
     if (pattern < 1 || pattern > 7 || src->rank != 2 || dst->rank != 2 || tile_dtype_size((tile_dtype)dst->dtype) != es ||
         dst->shape[0] != src->shape[0] || dst->shape[1] * stride != src->shape[1])
@@ -234,6 +242,27 @@ int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t 
         for (int64_t k = 0; k < vc; k++)
             memcpy((char *)dst->data + (size_t)(i * dst->shape[1] + k) * es, (const char *)src->data + (size_t)(i * src->shape[1] + k * stride + phase) * es, es);
     dst->valid[0] = vc ? rows : 0, dst->valid[1] = rows ? vc : 0;
+    return 0;
+}
+
+int tile_scatter_mask(tile *out, const tile *target, const tile *src, int pattern, char *msg, size_t cap)
+{
+    int64_t stride, phase;
+    gs_pattern(pattern, &stride, &phase);
+    size_t es = tile_dtype_size((tile_dtype)src->dtype);
+    if (pattern < 1 || pattern > 7 || src->rank != 2 || target->rank != 2 || out->rank != 2 || src->dtype != target->dtype ||
+        out->dtype != target->dtype || target->shape[0] != src->shape[0] || target->shape[1] != src->shape[1] * stride ||
+        out->shape[0] != target->shape[0] || out->shape[1] != target->shape[1])
+        return tile_fail(msg, cap, "pl.scatter_mask: pattern %d, target, source and result tiles do not fit", pattern);
+    if (out != target) memcpy(out->data, target->data, (size_t)tile_bytes(target)), memcpy(out->valid, target->valid, sizeof out->valid);
+    int64_t rows = src->valid[0], cols = src->valid[1];
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t k = 0; k < cols; k++)
+            memcpy((char *)out->data + (size_t)(i * out->shape[1] + k * stride + phase) * es, (const char *)src->data + (size_t)(i * src->shape[1] + k) * es, es);
+    if (rows && cols) {
+        if (out->valid[0] < rows) out->valid[0] = rows;
+        if (out->valid[1] < (cols - 1) * stride + phase + 1) out->valid[1] = (cols - 1) * stride + phase + 1;
+    }
     return 0;
 }
 

@@ -1,7 +1,8 @@
 """pl.gather_mask(src, mask_pattern, output_dtype=None) (pl.tile.; pl.tensor.gather(x,
 mask_pattern=) is its tensor form; docs/dsl.md, Operations): each row's columns a fixed pattern
-selects (pl.tile.MaskPattern, read right to left), the bits read as output_dtype.  Against
-numpy slicing, bit-exact.  One test per rule."""
+selects (pl.tile.MaskPattern, read right to left), the bits read as output_dtype; and its inverse
+pl.scatter_mask (pl.tensor.scatter(input, mask_pattern=, dst=)).  Against numpy slicing,
+bit-exact.  One test per rule."""
 import numpy as np
 import pytest
 import torch
@@ -78,6 +79,26 @@ def test_gather_mask_valid_region_is_the_selected_valid_columns(load):
     assert torch.equal(o, want)
 
 
+def _expect_error(load, expr, ucols, cls, msg):
+    """expr in a kernel with t = x's [4, 16] tile and u its first ucols columns: the compile's error."""
+    mod, _ = load("""
+        @pl.jit.incore
+        def _k(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
+            t = pl.load(x, [0, 0], [4, 16])
+            u = pl.load(x, [0, 0], [4, %d])
+            g = %s
+            o = pl.store(t, [0, 0], o)
+            return o
+
+        @pl.jit
+        def f(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
+            return _k(x, o)
+        """ % (ucols, expr))
+    with pytest.raises(cls) as e:
+        mod.f(torch.zeros(4, 16), torch.zeros(4, 16))
+    assert e.value.message == msg
+
+
 @pytest.mark.parametrize("args, cls, msg", [
     ("t, 8", InvalidOperationError, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got 8"),
     ("t, 0", InvalidOperationError, "pl.gather_mask: mask_pattern must be 1 to 7 (a pl.tile.MaskPattern member), got 0"),
@@ -86,22 +107,7 @@ def test_gather_mask_valid_region_is_the_selected_valid_columns(load):
      "pl.gather_mask with mask_pattern=P0001 requires src columns divisible by 4, got 6"),
 ])
 def test_gather_mask_rules(load, args, cls, msg):
-    mod, _ = load("""
-        @pl.jit.incore
-        def _k(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
-            t = pl.load(x, [0, 0], [4, 16])
-            u = pl.load(x, [0, 0], [4, 6])
-            g = pl.gather_mask(%s)
-            o = pl.store(t, [0, 0], o)
-            return o
-
-        @pl.jit
-        def f(x: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
-            return _k(x, o)
-        """ % args)
-    with pytest.raises(cls) as e:
-        mod.f(torch.zeros(4, 16), torch.zeros(4, 16))
-    assert e.value.message == msg
+    _expect_error(load, "pl.gather_mask(%s)" % args, 6, cls, msg)
 
 
 PRINTED = '''
@@ -148,3 +154,82 @@ def test_gather_mask_lowered_text_names_the_pattern_and_parses_back(load):
     text = mod.f.lower(*args)
     assert "pl.MaskPattern.P1010, output_dtype=pl.INT32)" in text and "pl.gather_mask(" in text
     assert pl.parse_program(text).lower(*args) == text
+
+
+# ---- pl.scatter_mask(dst, src, mask_pattern), pl.tensor.scatter(input, mask_pattern=, dst=): the inverse ----
+
+@pytest.mark.parametrize("name", list(PATTERNS))
+@pytest.mark.parametrize("form", ["pl.scatter_mask(pl.load(d, [0, 0], [4, 16]), pl.load(s, [0, 0], [4, {c}]), pl.tile.MaskPattern.{p})",
+                                  "pl.tensor.scatter(s, mask_pattern={v}, dst=d)"])
+def test_scatter_mask_writes_src_into_the_patterns_columns(load, name, form):
+    phase, stride = PATTERNS[name]
+    cols = 16 // stride
+    mod, _ = load("""
+        @pl.jit.incore
+        def _k(d: pl.Tensor[[4, 16], pl.INT32], s: pl.Tensor[[4, %d], pl.INT32], o: pl.Out[pl.Tensor[[4, 16], pl.INT32]]):
+            o = pl.store(%s, [0, 0], o)
+            return o
+
+        @pl.jit
+        def f(d: pl.Tensor[[4, 16], pl.INT32], s: pl.Tensor[[4, %d], pl.INT32], o: pl.Out[pl.Tensor[[4, 16], pl.INT32]]):
+            return _k(d, s, o)
+        """ % (cols, form.format(p=name, c=cols, v=list(PATTERNS).index(name) + 1), cols))
+    d, s, o = _src("INT32"), -_src("INT32")[:, :cols].contiguous(), torch.zeros(4, 16, dtype=torch.int32)
+    mod.f(d, s, o)
+    want = d.clone()
+    want[:, phase::stride] = s
+    assert torch.equal(o, want)
+
+
+def test_scatter_mask_grows_the_valid_region_to_the_written_cells(load):
+    mod, _ = load("""
+        @pl.jit.incore
+        def _k(d: pl.Tensor[[4, 16], pl.FP32], s: pl.Tensor[[4, 8], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
+            t = pl.load(d, [0, 0], [4, 16], valid_shape=[2, 4])
+            o = pl.store(pl.scatter_mask(t, pl.load(s, [0, 0], [4, 8], valid_shape=[3, 4]), pl.tile.MaskPattern.P1010), [0, 0], o)
+            return o
+
+        @pl.jit
+        def f(d: pl.Tensor[[4, 16], pl.FP32], s: pl.Tensor[[4, 8], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
+            return _k(d, s, o)
+        """)
+    d, s, o = torch.randn(4, 16), torch.randn(4, 8), torch.full((4, 16), -9.0)
+    mod.f(d, s, o)
+    want = torch.full((4, 16), -9.0)
+    want[:3, :8] = 0.0                  # the grown region: rows 0..2, columns 0..7 (the last written is 7)
+    want[:2, :4] = d[:2, :4]            # dst's own valid part
+    want[:3, 1:8:2] = s[:3, :4]         # the written cells
+    assert torch.equal(o, want)
+
+
+@pytest.mark.parametrize("expr, cls, msg", [
+    ("pl.scatter_mask(t, pl.cast(u, pl.INT32), 2)", ParserTypeError, "pl.scatter_mask: operand dtypes FP32 and INT32 differ; insert pl.cast"),
+    ("pl.scatter_mask(t, u, 3)", InvalidOperationError,
+     "pl.scatter_mask with mask_pattern=P0001: dst [4, 16] must be src [4, 8] with 4 times its columns"),
+    ("pl.tensor.scatter(x, mask_pattern=2)", ParserTypeError, "pl.tensor.scatter's mask form takes input, mask_pattern= and dst="),
+])
+def test_scatter_mask_rules(load, expr, cls, msg):
+    _expect_error(load, expr, 8, cls, msg)
+
+
+def test_scatter_mask_prints_back_and_translates_to_torch(load):
+    mod, _ = load("""
+        @pl.jit
+        def f(d: pl.Tensor[[4, 16], pl.FP32], s: pl.Tensor[[4, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 16], pl.FP32]]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                o = pl.store(pl.tensor.scatter(s, mask_pattern=6, dst=d), [0, 0], o)
+            return o
+        """)
+    d, s, o = torch.randn(4, 16), torch.randn(4, 4), torch.zeros(4, 16)
+    text = mod.f.lower(d, s, o)
+    assert "pl.MaskPattern.P1000)" in text and "pl.scatter_mask(" in text
+    assert pl.parse_program(text).lower(d, s, o) == text
+    mod.f(d, s, o)
+    want = d.clone()
+    want[:, 3::4] = s
+    assert torch.equal(o, want)
+    ns = {}
+    exec(compile(debug.torch_codegen(pl.parse_program(text)), "<torch_codegen>", "exec"), ns)
+    o2 = torch.zeros(4, 16)
+    ns["f"](d, s, o2)
+    assert torch.equal(o2, want)
