@@ -462,15 +462,16 @@ static cc_ir_expr *tc_cast(tc *t, const cc_expr *call)
     if (dt < 0) return NULL;
     int mode = CC_CAST_ROUND;
     if (a.v[2]) {
-        if (a.v[2]->kind != CC_E_STRING) return tc_err(t, CC_DIAG_SYNTAX, a.v[2]->span, NULL, "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc'");
+        if (a.v[2]->kind != CC_E_STRING)
+            return tc_err(t, CC_DIAG_SYNTAX, a.v[2]->span, NULL, "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc', 'odd', 'none'");
         const char *m = a.v[2]->u.str.text;
         uint32_t ml = a.v[2]->u.str.len;
         mode = -1;
-        for (int k = CC_CAST_ROUND; k <= CC_CAST_TRUNC; k++)
+        for (int k = CC_CAST_ROUND; k <= CC_CAST_ODD; k++)
             if (strlen(cc_cast_mode_name((cc_cast_mode)k)) == ml && !memcmp(cc_cast_mode_name((cc_cast_mode)k), m, ml)) mode = k;
-        if (mode < 0 && ((ml == 4 && !memcmp(m, "none", 4)) || (ml == 3 && !memcmp(m, "odd", 3))))
-            return tc_err(t, CC_DIAG_UNSUPPORTED, a.v[2]->span, NULL, "pl.cast mode '%.*s' is not supported in this version", (int)ml, m);
-        if (mode < 0) return tc_err(t, CC_DIAG_SYNTAX, a.v[2]->span, NULL, "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc'");
+        if (mode < 0 && ml == 4 && !memcmp(m, "none", 4)) mode = CC_CAST_ROUND; /* upstream's unspecified mode: the default */
+        if (mode < 0)
+            return tc_err(t, CC_DIAG_SYNTAX, a.v[2]->span, NULL, "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc', 'odd', 'none'");
     }
     if (x->type.kind == CC_T_SCALAR) {
         if (mode != CC_CAST_ROUND) return tc_err(t, CC_DIAG_TYPE, a.v[2]->span, NULL, "pl.cast of a scalar takes no mode=");

@@ -335,7 +335,7 @@ void tp_op(tp *t, const cc_ir_expr *e)
         base_strbuf_puts(out, ")");
         return;
     case CC_IR_CAST:
-        if (!cc_dtype_is_float(e->u.op.dtype) || !is_array(a[0])) return tp_no_translation(t, e);
+        if (!cc_dtype_is_float(e->u.op.dtype) || !is_array(a[0]) || e->u.op.mode == CC_CAST_ODD) return tp_no_translation(t, e); /* torch has no round-to-odd */
         base_strbuf_puts(out, "(");
         tp_expr(t, a[0]);
         base_strbuf_printf(out, ").to(%s)", torch_dtype(e->u.op.dtype));

@@ -119,7 +119,7 @@ typedef enum cc_dir { CC_DIR_NONE = 0, CC_DIR_IN = 1, CC_DIR_OUT = 2, CC_DIR_INO
 const char *cc_dir_name(cc_dir d); /* "In", "Out", "InOut" */
 
 /* float -> int modes of pl.cast */
-#define CC_CAST_MODE_LIST(X) X(ROUND, "round") X(RINT, "rint") X(FLOOR, "floor") X(CEIL, "ceil") X(TRUNC, "trunc")
+#define CC_CAST_MODE_LIST(X) X(ROUND, "round") X(RINT, "rint") X(FLOOR, "floor") X(CEIL, "ceil") X(TRUNC, "trunc") X(ODD, "odd")
 typedef enum cc_cast_mode {
 #define CC_CAST_MODE_ENUM_(n, s) CC_CAST_##n,
     CC_CAST_MODE_LIST(CC_CAST_MODE_ENUM_)

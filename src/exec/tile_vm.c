@@ -21,6 +21,7 @@
 #include "exec/scalar.h"
 #include "tile/tile.h"
 
+_Static_assert((int)TILE_ODD == (int)CC_CAST_ODD && (int)TILE_TRUNC == (int)CC_CAST_TRUNC, "pl.cast modes are tile_round values");
 _Static_assert((int)TILE_FP32 == (int)CC_DT_FP32 && (int)TILE_INT8 == (int)CC_DT_INT8 && (int)TILE_BOOL == (int)CC_DT_BOOL &&
                    (int)TILE_INT64 == (int)CC_DT_INT64 && (int)TILE_INT16 == (int)CC_DT_INT16 && (int)TILE_UINT8 == (int)CC_DT_UINT8 &&
                    (int)TILE_UINT16 == (int)CC_DT_UINT16 && (int)TILE_UINT32 == (int)CC_DT_UINT32,

@@ -82,7 +82,7 @@ enum {
 /* pl.fillpad's pad values, in pl.PadValue order (null is no pad). */
 typedef enum tile_pad { TILE_PAD_NULL, TILE_PAD_ZERO, TILE_PAD_MAX, TILE_PAD_MIN } tile_pad;
 /* float -> int cast modes, in cc_cast_mode order. */
-typedef enum tile_round { TILE_ROUND, TILE_RINT, TILE_FLOOR, TILE_CEIL, TILE_TRUNC } tile_round;
+typedef enum tile_round { TILE_ROUND, TILE_RINT, TILE_FLOOR, TILE_CEIL, TILE_TRUNC, TILE_ODD } tile_round;
 
 typedef struct tile {
     void *data;                    /* count(shape) elements of dtype */

@@ -14,9 +14,14 @@
  *   - integer to an integer of another range: saturate (an unsigned source
  *     widens by zero-extension: UINT32 0xFFFFFFFF -> INT32_MAX, INT32 -1 ->
  *     UINT32 0);
- *   - to BOOL: x != 0 (a float NaN -> 0, as float -> int).
+ *   - to BOOL: x != 0 (a float NaN -> 0, as float -> int);
+ *   - mode odd (round to odd): an inexact result takes the neighbour whose
+ *     last bit is 1 (to an integer: of the two integers around x; to
+ *     FP16/BF16/FP32: of the two encodings around it), exact ones stay.
  * Each (intermediate, target, mode) has its own loop, chosen once per call.
  */
+#include <math.h>
+
 #include "base/half.h"
 #include "tile/tile_int.h"
 
@@ -39,11 +44,23 @@ static void cast_f2i(int64_t *out, const float *f, int64_t n, tile_round mode, d
     case TILE_FLOOR: CAST_ROUND_LOOP(t - (t > x)) break;
     case TILE_CEIL: CAST_ROUND_LOOP(t + (t < x)) break;
     case TILE_ROUND: CAST_ROUND_LOOP(t + (x - t >= 0.5) - (x - t <= -0.5)) break;
+    case TILE_ODD: CAST_ROUND_LOOP(t + (t != x && !(t & 1) ? (x > t ? 1 : -1) : 0)) break; /* an inexact one: the odd neighbour */
     case TILE_RINT:
         CAST_ROUND_LOOP(t + ((x - t > 0.5 || (x - t == 0.5 && (t & 1))) ? 1 : 0) -
                         ((x - t < -0.5 || (x - t == -0.5 && (t & 1))) ? 1 : 0))
         break;
     }
+}
+
+/* FP32 -> FP16 (bf16 0) or BF16 rounded to odd: exact stays, else of the two neighbours
+ * (consecutive encodings; beyond the largest finite, that and inf) the one with an odd
+ * last bit, so a later rounding to a narrower format is not a double rounding; NaN stays NaN. */
+static uint16_t cast_half_odd(float f, int bf16)
+{
+    uint16_t h = bf16 ? base_f32_to_bf16(f) : base_f32_to_f16(f);
+    float back = bf16 ? base_bf16_to_f32(h) : base_f16_to_f32(h);
+    if (f != f || back == f || (h & 1)) return h;
+    return (uint16_t)((fabsf(back) > fabsf(f)) ? h - 1 : h + 1); /* the magnitude's other neighbour (the sign bit stays) */
 }
 
 /* An INT64 block into integer dtype t, saturated to its range (BOOL: != 0). */
@@ -98,7 +115,11 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
             if (tile_dtype_is_float(s)) {
                 switch (t) {
                 case TILE_FP32: memcpy(out, fb, (size_t)n * 4); break;
-                case TILE_FP16: case TILE_BF16: base_f32_to_half((uint16_t *)out, fb, n, t == TILE_BF16); break;
+                case TILE_FP16: case TILE_BF16:
+                    if (mode == TILE_ODD)
+                        for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = cast_half_odd(fb[i], t == TILE_BF16);
+                    else base_f32_to_half((uint16_t *)out, fb, n, t == TILE_BF16);
+                    break;
                 case TILE_BOOL: for (int64_t i = 0; i < n; i++) ((uint8_t *)out)[i] = fb[i] != 0 && fb[i] == fb[i]; break;
                 default:
                     cast_f2i(lb, fb, n, mode, lo, hi);
@@ -108,9 +129,14 @@ int tile_cast(tile *dst, const tile *a, tile_round mode, char *msg, size_t cap)
                 continue;
             }
             switch (t) {
-            case TILE_FP32: for (int64_t i = 0; i < n; i++) ((float *)out)[i] = (float)lb[i]; break;
-            case TILE_FP16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_f16(base_i64_to_f32_odd(lb[i])); break;
-            case TILE_BF16: for (int64_t i = 0; i < n; i++) ((uint16_t *)out)[i] = base_f32_to_bf16(base_i64_to_f32_odd(lb[i])); break;
+            case TILE_FP32:
+                for (int64_t i = 0; i < n; i++) ((float *)out)[i] = mode == TILE_ODD ? base_i64_to_f32_odd(lb[i]) : (float)lb[i];
+                break;
+            case TILE_FP16: case TILE_BF16:
+                for (int64_t i = 0; i < n; i++)
+                    ((uint16_t *)out)[i] = mode == TILE_ODD ? cast_half_odd(base_i64_to_f32_odd(lb[i]), t == TILE_BF16)
+                                           : t == TILE_BF16 ? base_f32_to_bf16(base_i64_to_f32_odd(lb[i])) : base_f32_to_f16(base_i64_to_f32_odd(lb[i]));
+                break;
             default: cast_i2i(out, lb, n, t); break;
             }
         }

@@ -365,16 +365,20 @@ static void test_dsl_ops_cast_unknown_mode(void **s)
 {
     (void)s;
     OPS_ERROR(K(LOAD_T "        c = pl.cast(t, pl.INT32, mode=\"up\")\n"), "ParserSyntaxError",
-              "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc'", 7, 39);
+              "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc', 'odd', 'none'", 7, 39);
     OPS_ERROR(K(LOAD_T "        c = pl.cast(t, pl.INT32, mode=2)\n"), "ParserSyntaxError",
-              "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc'", 7, 39);
+              "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc', 'odd', 'none'", 7, 39);
 }
 
-static void test_dsl_ops_cast_odd_and_none_are_later(void **s)
+/* mode="odd" prints back; mode="none" is the default rounding (printed as no mode). */
+static void test_dsl_ops_cast_odd_and_none(void **s)
 {
     (void)s;
-    OPS_ERROR(K(LOAD_T "        c = pl.cast(t, pl.FP16, mode=\"odd\")\n"), "UnsupportedFeatureError", "pl.cast mode 'odd' is not supported in this version", 7, 38);
-    OPS_ERROR(K(LOAD_T "        c = pl.cast(t, pl.FP16, mode=\"none\")\n"), "UnsupportedFeatureError", "pl.cast mode 'none' is not supported in this version", 7, 38);
+    pto_program *p = ops_compile(K(LOAD_T "        c = pl.cast(t, pl.FP16, mode=\"odd\")\n        d = pl.cast(t, pl.FP16, mode=\"none\")\n"));
+    assert_non_null(p);
+    const char *const want[] = {"c = pl.cast(t, pl.FP16, mode=\"odd\")\n", "d = pl.cast(t, pl.FP16)\n", NULL};
+    dsl_expect_text_contains(p, want);
+    pto_program_free(p);
 }
 
 static void test_dsl_ops_cast_scalar_with_mode(void **s)
@@ -620,7 +624,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dsl_ops_cast_modes_accepted),
     cmocka_unit_test(test_dsl_ops_cast_scalar_constant_folds_to_each_dtype),
     cmocka_unit_test(test_dsl_ops_cast_unknown_mode),
-    cmocka_unit_test(test_dsl_ops_cast_odd_and_none_are_later),
+    cmocka_unit_test(test_dsl_ops_cast_odd_and_none),
     cmocka_unit_test(test_dsl_ops_cast_scalar_with_mode),
     cmocka_unit_test(test_dsl_ops_matmul_accepted_fp32),
     cmocka_unit_test(test_dsl_ops_matmul_fp16_and_int8_results),

@@ -76,7 +76,7 @@ static void test_load_unknown_keyword_is_type_error(void **s)
               "f", "ParserTypeError", "pl.load() got an unexpected keyword argument 'foo'", 7, 43);
 }
 
-static void test_cast_mode_odd_is_unsupported(void **s)
+static void test_cast_mode_unknown_is_syntax_error(void **s)
 {
     (void)s;
     DSL_ERROR(DSL_F_HEADER
@@ -86,7 +86,7 @@ static void test_cast_mode_odd_is_unsupported(void **s)
               "        v = pl.cast(t, pl.INT32, mode=\"none\")\n"
               "        w = pl.cast(t, pl.INT32, mode=\"bogus\")\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "pl.cast mode 'odd' is not supported in this version", 7, 39);
+              "f", "ParserSyntaxError", "pl.cast mode must be one of 'round', 'rint', 'floor', 'ceil', 'trunc', 'odd', 'none'", 9, 39);
 }
 
 static void test_matmul_mixed_dtypes_is_type_error(void **s)
@@ -172,7 +172,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_load_valid_shape_rank_mismatch_is_invalid_op),
     cmocka_unit_test(test_load_target_memory_must_be_a_mem_member),
     cmocka_unit_test(test_load_unknown_keyword_is_type_error),
-    cmocka_unit_test(test_cast_mode_odd_is_unsupported),
+    cmocka_unit_test(test_cast_mode_unknown_is_syntax_error),
     cmocka_unit_test(test_matmul_mixed_dtypes_is_type_error),
     cmocka_unit_test(test_matmul_int32_operands_is_type_error),
     cmocka_unit_test(test_create_tensor_init_value_must_fit_the_dtype),
