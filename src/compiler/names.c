@@ -128,6 +128,12 @@ const char *cc_pad_value_name(int v) { return cc_member_name(cc_pad_value_member
 
 const char *cc_split_mode_name(int v) { return cc_member_name(cc_split_mode_members, CC_N(cc_split_mode_members), v, "NONE"); }
 
+const char *cc_cmp_mode_name(int v)
+{
+    static const char *const modes[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    return v >= 0 && v < 6 ? modes[v] : "eq";
+}
+
 const char *cc_mask_pattern_name(int v) { return cc_member_name(cc_mask_pattern_members, CC_N(cc_mask_pattern_members), v, "P1111"); }
 
 const char *cc_atomic_type_name(int v) { return cc_member_name(cc_atomic_type_members, CC_N(cc_atomic_type_members), v, "None_"); }

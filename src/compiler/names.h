@@ -135,6 +135,12 @@ typedef enum cc_pl_reason {
 #define CC_PAD_VALUE_LIST(X) X(null, 0) X(zero, 1) X(max, 2) X(min, 3)
 /* pl.gather_mask's pattern (also pl.tile.MaskPattern): read right to left, bit k selects position k of each group */
 #define CC_MASK_PATTERN_LIST(X) X(P0101, 1) X(P1010, 2) X(P0001, 3) X(P0010, 4) X(P0100, 5) X(P1000, 6) X(P1111, 7)
+/* Pattern p's column stride and phase (the tile layer's tile_mask_pattern holds the same fact). */
+static inline void cc_mask_pattern_step(int p, int64_t *stride, int64_t *phase)
+{
+    *stride = p <= 2 ? 2 : p <= 6 ? 4 : 1;
+    *phase = p <= 2 ? p - 1 : p <= 6 ? p - 3 : 0;
+}
 /* "zero": a pl.PadValue member's name. */
 const char *cc_pad_value_name(int v);
 
@@ -144,6 +150,7 @@ const char *cc_pad_value_name(int v);
 /* "Add": a pl.AtomicType member's name. */
 const char *cc_atomic_type_name(int v);
 const char *cc_mask_pattern_name(int v); /* "P0101" */
+const char *cc_cmp_mode_name(int v);     /* pl.gather_compare's cmp_mode 0..5: "eq", "ne", "lt", "le", "gt", "ge" */
 
 /* pl.SplitMode (pl.split's mode, a hint: docs/dsl.md, "Hints"): X(member, value). */
 #define CC_SPLIT_MODE_LIST(X) X(NONE, 0) X(UP_DOWN, 1) X(LEFT_RIGHT, 2)

@@ -37,4 +37,8 @@ enum {
 };
 int cc_op_prec(cc_op op);
 
+/* Appends op node e's attributes (printer_attrs.c): the positional ones
+ * (positional 1) or the keyword ones, each after ", " ("," compact). */
+void cc_print_op_attrs(const cc_ir_expr *e, int positional, int compact, base_strbuf *out);
+
 #endif

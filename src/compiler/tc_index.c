@@ -126,7 +126,8 @@ static int ti_gather_mask(tc *t, const tc_args *a, cc_ir_expr *x)
     if (cc_dtype_size((cc_dtype)dt) != cc_dtype_size((cc_dtype)s->dtype))
         return tc_err(t, CC_DIAG_TYPE, a->v[2]->span, NULL, "pl.gather_mask: output_dtype %s has %zu-byte elements, src %s %zu-byte ones",
                       cc_dtype_name((cc_dtype)dt), cc_dtype_size((cc_dtype)dt), ti_dt(s), cc_dtype_size((cc_dtype)s->dtype)), 0;
-    int64_t stride = p <= 2 ? 2 : p <= 6 ? 4 : 1;
+    int64_t stride, phase;
+    cc_mask_pattern_step(p, &stride, &phase);
     if (s->shape[1] % stride)
         return tc_err(t, CC_DIAG_INVALID_OP, a->v[1]->span, NULL, "pl.gather_mask with mask_pattern=%s requires src columns divisible by %lld, got %lld",
                       cc_mask_pattern_name(p), (long long)stride, (long long)s->shape[1]), 0;
@@ -147,12 +148,11 @@ static int ti_compare_form(const cc_expr *call)
 /* cmp_mode= of pl.gather_compare: "eq".."ge" or 0..5; -1 when reported. */
 static int ti_cmp_mode(tc *t, const cc_expr *e)
 {
-    static const char *const modes[] = {"eq", "ne", "lt", "le", "gt", "ge"};
     int64_t v = -1;
     if (!e) return 0;
     if (e->kind == CC_E_STRING)
         for (int k = 0; k < 6; k++)
-            if (e->u.str.len == 2 && !memcmp(e->u.str.text, modes[k], 2)) v = k;
+            if (e->u.str.len == 2 && !memcmp(e->u.str.text, cc_cmp_mode_name(k), 2)) v = k;
     if (e->kind != CC_E_STRING && !tc_const_int(t, e, &v, "pl.gather_compare cmp_mode")) return -1;
     if (v < 0 || v > 5)
         return tc_err(t, CC_DIAG_INVALID_OP, e->span, NULL, "pl.gather_compare: cmp_mode must be \"eq\", \"ne\", \"lt\", \"le\", \"gt\", \"ge\" or 0 to 5"), -1;
@@ -468,8 +468,9 @@ cc_ir_expr *tc_indexed_op(tc *t, const cc_expr *call, cc_ir_op op)
         break;
     case CC_IR_SCATTER_MASK: {
         int p = ti_mask_pattern(t, a.v[2]);
-        int64_t stride = p <= 2 ? 2 : p <= 6 ? 4 : 1;
+        int64_t stride, phase;
         if (p < 0) return NULL;
+        cc_mask_pattern_step(p, &stride, &phase);
         if (t1->dtype != t0->dtype)
             return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "pl.scatter_mask: operand dtypes %s and %s differ; insert pl.cast", ti_dt(t0), ti_dt(t1));
         if (t1->shape[0] != t0->shape[0] || t1->shape[1] * stride != t0->shape[1])

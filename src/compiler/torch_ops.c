@@ -276,16 +276,19 @@ void tp_op(tp *t, const cc_ir_expr *e)
         base_strbuf_puts(out, ")");
         return;
     case CC_IR_GATHER_MASK: { /* the pattern's columns of each row, the bits read as the result's dtype */
-        int p = e->u.op.mode, stride = p <= 2 ? 2 : p <= 6 ? 4 : 1, phase = p <= 2 ? p - 1 : p <= 6 ? p - 3 : 0;
-        base_strbuf_printf(out, "(lambda s: s[:, %d::%d].clone())(", phase, stride);
+        int64_t stride, phase;
+        cc_mask_pattern_step(e->u.op.mode, &stride, &phase);
+        base_strbuf_printf(out, "(lambda s: s[:, %lld::%lld].clone())(", (long long)phase, (long long)stride);
         vector(t, a[0]);
         base_strbuf_printf(out, ")%s%s%s", e->u.op.dtype != 255 ? ".view(" : "", e->u.op.dtype != 255 ? torch_dtype(e->u.op.dtype) : "",
                            e->u.op.dtype != 255 ? ")" : "");
         return;
     }
     case CC_IR_SCATTER_MASK: { /* a copy of dst with src's columns at the pattern's positions */
-        int p = e->u.op.mode, stride = p <= 2 ? 2 : p <= 6 ? 4 : 1, phase = p <= 2 ? p - 1 : p <= 6 ? p - 3 : 0;
-        base_strbuf_printf(out, "(lambda d, s: (lambda o: (o.__setitem__((slice(None), slice(%d, None, %d)), s), o)[1])(d.clone()))(", phase, stride);
+        int64_t stride, phase;
+        cc_mask_pattern_step(e->u.op.mode, &stride, &phase);
+        base_strbuf_printf(out, "(lambda d, s: (lambda o: (o.__setitem__((slice(None), slice(%lld, None, %lld)), s), o)[1])(d.clone()))(",
+                           (long long)phase, (long long)stride);
         return args2(t, a[0], a[1]);
     }
     case CC_IR_GATHER_DIM: /* per row: src (with its zero pad) read at each index's column; a negative one fails as one past the end */

@@ -469,19 +469,16 @@ static int vm_bind(vm *m)
 {
     const cc_lo_proc *k = m->k;
     const pto_kernel_args *a = m->args;
-    uint32_t nscal = 0, nten = 0, ranks = 0;
+    uint32_t nscal = 0, nten = 0, ranks = 0, tranks = 0;
     for (uint32_t i = 0; i < k->nparams; i++) {
         if (k->params[i].kind == CC_LO_REG) nscal++;
         if (k->params[i].kind != CC_LO_TENSOR) continue;
         const cc_type *ty = &k->tensors[k->params[i].index].type;
-        nten++, ranks += ty->rank;
+        nten++, ranks += ty->rank, tranks += ty->rank;
         for (int d = 0; d < ty->rank; d++) ranks += CC_DIM_IS_DYN(ty->shape[d]);
     }
     /* a view after the kernel's is a predicate's flag (orch_vm.c), not the kernel's; after
      * the origins and extents, when a view has a valid region, each view's hidden extents */
-    uint32_t tranks = 0;
-    for (uint32_t i = 0; i < k->nparams; i++)
-        if (k->params[i].kind == CC_LO_TENSOR) tranks += k->tensors[k->params[i].index].type.rank;
     int partial = a->num_scalars == nscal + ranks + tranks && tranks;
     if (a->num_views < nten || a->num_views > nten + 1 || (a->num_scalars != nscal + ranks && !partial))
         return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins), got %u and %u",

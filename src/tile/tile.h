@@ -336,6 +336,13 @@ int tile_gatherb(tile *dst, const tile *src, const tile *off, char *msg, size_t 
  * pl.MaskPattern (P0101: stride 2 phase 0, P1010: 2, 1, P0001..P1000: 4, 0..3,
  * P1111: 1, 0); valid [src's rows, the selected columns of src's valid ones]. */
 int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap);
+/* A mask pattern's (1..7, pl.MaskPattern) column stride and phase, as above (the compiler's
+ * cc_mask_pattern_step holds the same fact: the layers do not include each other). */
+static inline void tile_mask_pattern(int pattern, int64_t *stride, int64_t *phase)
+{
+    *stride = pattern <= 2 ? 2 : pattern <= 6 ? 4 : 1;
+    *phase = pattern <= 2 ? pattern - 1 : pattern <= 6 ? pattern - 3 : 0;
+}
 /* scatter_mask, gather_mask's inverse: out = target, then out[i, k x stride +
  * phase] = src[i, k] over src's valid region (target [R, C x stride], src [R, C],
  * one dtype); valid: target's grown to hold the written cells. */

@@ -221,17 +221,10 @@ int tile_paged_gather(tile *dst, const tile *src, const tile *idx, const tile *t
     return 0;
 }
 
-/* A mask pattern's stride and phase (tile.h's tile_gather_mask). */
-static void gs_pattern(int pattern, int64_t *stride, int64_t *phase)
-{
-    *stride = pattern <= 2 ? 2 : pattern <= 6 ? 4 : 1;
-    *phase = pattern <= 2 ? pattern - 1 : pattern <= 6 ? pattern - 3 : 0;
-}
-
 int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t cap)
 {
     int64_t stride, phase;
-    gs_pattern(pattern, &stride, &phase);
+    tile_mask_pattern(pattern, &stride, &phase);
     size_t es = tile_dtype_size((tile_dtype)src->dtype);
     if (pattern < 1 || pattern > 7 || src->rank != 2 || dst->rank != 2 || tile_dtype_size((tile_dtype)dst->dtype) != es ||
         dst->shape[0] != src->shape[0] || dst->shape[1] * stride != src->shape[1])
@@ -248,7 +241,7 @@ int tile_gather_mask(tile *dst, const tile *src, int pattern, char *msg, size_t 
 int tile_scatter_mask(tile *out, const tile *target, const tile *src, int pattern, char *msg, size_t cap)
 {
     int64_t stride, phase;
-    gs_pattern(pattern, &stride, &phase);
+    tile_mask_pattern(pattern, &stride, &phase);
     size_t es = tile_dtype_size((tile_dtype)src->dtype);
     if (pattern < 1 || pattern > 7 || src->rank != 2 || target->rank != 2 || out->rank != 2 || src->dtype != target->dtype ||
         out->dtype != target->dtype || target->shape[0] != src->shape[0] || target->shape[1] != src->shape[1] * stride ||
