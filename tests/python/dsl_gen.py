@@ -36,7 +36,10 @@ ops (no draw) the rest of the catalog: rem and fmod (by
 (INT32) gather by the indices cmp(x, x) (x.flat[1] over x's valid region) and its per-row form
 (pl.gather(x, dim=-1, index=cmp(x, x)): each row's column 1); and in place of every
 few unary ops the creation ops: a mask of pl.tri, a row of pl.arange, a round trip through
-pl.reinterpret_view.
+pl.reinterpret_view; and dsl_catalog.py's: a mask pattern's columns (pl.scatter_mask of
+pl.gather_mask, every pattern), pl.gather_compare's indices (every cmp_mode; its counts in place
+of a reduction), pl.cast mode="odd" (to FP16 and back; INT32 halves to integers), pl.expand_clone
+of column 0, a pl.create_l1 operand; scalar operands built with & | ^ ~ << >> (Bits).
 
 Invariants that keep every program valid and its result deterministic:
 - tensors are [16, 32], all of one dtype (FP32 or INT32); x0, x1 are inputs
@@ -59,13 +62,16 @@ import random
 
 import numpy as np
 
-from dsl_tree import (EXPAND_OPS, ROWS, COLS, FLOAT_UNARY, P5_UNARY, P5_BINARY, P5_SCALAR, NonFinite, Lin, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KGen, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
+from dsl_values import FLOAT_UNARY, P5_UNARY, P5_BINARY, P5_SCALAR, NonFinite, Lin, Bits
+from dsl_catalog import KCatalog, PARAM_RANGE
+from dsl_tree import (EXPAND_OPS, ROWS, COLS, KLoad, KStore, KCopy, KRotate, KOp, KExpand, KExpands, KGen, KReshape, KWindow, KTranspose, KRead, KValid, KMisc, KWrite, OCopy, For, If, At, Spmd, Call,
                       Scope, Create, Alias, Kernel, SubFn, SubCall, While, box, conflicts, emit_block, run_block)
 
 TILE_SHAPES = ((4, 8), (8, 8), (4, 16), (2, 32), (8, 16), (16, 32), (1, 8))
 FLOAT_SCALARS = (0.5, -0.5, 1.5, 2.0, -1.0, 0.25, 3.0)
 BINOPS = ("add", "sub", "mul", "maximum", "minimum")
 GEN_KINDS = ("tri", "arange", "reinterpret")  # KGen's, in turn
+CATALOG_UNARY = ("mask", "gcmp_idx", "cast_odd", "expand_clone", "create_l1")  # KCatalog's in place of unary ops, in turn
 P5_UNARY_OPS = {"INT32": ("not_", "gather", "gather_dim"), "FP32": tuple(P5_UNARY)}
 P5_REDUCTIONS = {"INT32": ("row_prod", "col_prod", "row_argmax", "row_argmin", "col_argmax", "col_argmin"),
                  "FP32": ("row_argmax", "row_argmin", "col_argmax", "col_argmin")}
@@ -119,6 +125,11 @@ class Gen:
             return op
         return choices[self.counter // every % len(choices)]
 
+    def catalog(self, t, op, a, shape, style):
+        """One of dsl_catalog.py's ops, its parameter (if it takes one) picked by the name counter."""
+        lo, hi = PARAM_RANGE.get(op, (0, 1))
+        return KCatalog(t, op, a, shape, self.dtype, lo + self.counter % (hi - lo), style)
+
     def fresh(self, prefix):
         self.counter += 1
         return "%s%d" % (prefix, self.counter)
@@ -149,7 +160,10 @@ class Gen:
     def scalar(self, ranges):
         rng = self.rng
         if ranges and rng.random() < 0.25:
-            return Lin(0, [(rng.choice(sorted(ranges)), 1)])
+            lin = Lin(0, [(rng.choice(sorted(ranges)), 1)])
+            if self.counter % 3 == 1:  # no draw: integer bit operations on it
+                return Bits(lin, Bits.FORMS[self.counter // 3 % len(Bits.FORMS)])
+            return lin
         if self.dtype == "FP32":
             return rng.choice(FLOAT_SCALARS)
         return rng.randint(-5, 7)
@@ -211,6 +225,8 @@ class Gen:
                 op = self.p5(rng.choice(ops), P5_UNARY_OPS[self.dtype], 5)
                 if self.counter % 7 == 6:  # no draw: a generator of the creation ops in place of the unary op
                     body.append(KGen(t, GEN_KINDS[self.counter // 7 % 3], cur, shape, self.dtype, self.counter % 5 - 2))
+                elif self.counter % 5 == 3:  # no draw: one of dsl_catalog.py's ops in place of the unary op
+                    body.append(self.catalog(t, CATALOG_UNARY[self.counter // 5 % len(CATALOG_UNARY)], cur, shape, style))
                 else:
                     body.append(KOp(t, op, cur, None, self.dtype, style))
             elif r < 0.38:
@@ -247,8 +263,12 @@ class Gen:
                 reductions += ("row_sum", "col_sum")
             red, op = self.fresh("t"), rng.choice(reductions)
             op = self.p5(op, [n for n in P5_REDUCTIONS[self.dtype] if n[:3] == op[:3]], 2)  # the same axis
-            body.append(KOp(red, op, cur, None, self.dtype, False))
-            rshape = (shape[0], 1) if op.startswith("row") else (1, shape[1])
+            if self.counter % 5 == 2:  # no draw: gather_compare's counts [1, R] in place of the reduction
+                body.append(self.catalog(red, "gcmp_count", cur, shape, style=self.counter % 2))
+                rshape = (1, shape[0])
+            else:
+                body.append(KOp(red, op, cur, None, self.dtype, False))
+                rshape = (shape[0], 1) if op.startswith("row") else (1, shape[1])
             offs = self.offsets(rshape, ranges)
             body.append(KStore(red, dst, offs, rshape))
             acc.append((dst, True, offs, rshape, dict(ranges)))

@@ -60,14 +60,26 @@ def test_I_tc_one_def_per_orchestration_function_kernels_inlined(load):
     assert src.count("\ndef ") == 1 and "    def fused_incore_0(a, b, out):\n" in src and "pl." not in src
 
 
+# The generator's ops torch_codegen has no translation for (docs/dsl.md, "torch_codegen"): casts
+# to an integer dtype and mode="odd", gather_compare, reinterpret_view of a partly valid tile
+UNTRANSLATED = ("'cast'", "'gather_compare'", "'reinterpret_view'")
+
+
 def test_I_tc_random_programs_match_numpy(tmp_path, load):
     """INT32 programs bit for bit; FP32 ones within 1e-5 (log is the C library's in the
-    reference, torch's here; matmul and reductions may sum in another order)."""
-    for seed in range(60):
+    reference, torch's here; matmul and reductions may sum in another order).  A program
+    with an op of UNTRANSLATED is refused by name, at most 30 of the 90."""
+    refused = 0
+    for seed in range(90):
         prog = dsl_gen.make_program(seed)
         mod, _ = load(prog.text, header="")
         arrays, n = prog.inputs
-        src = torch_codegen(mod.prog.lower(*[a.copy() for a in arrays], n))
+        try:
+            src = torch_codegen(mod.prog.lower(*[a.copy() for a in arrays], n))
+        except UnsupportedFeatureError as e:
+            assert "has no torch translation in this version" in str(e) and any(op in str(e) for op in UNTRANSLATED), (seed, e)
+            refused += 1
+            continue
         ts = [torch.from_numpy(a.copy()) for a in arrays]
         _exec(src)["prog"](*ts, n)
         for got, want in zip(ts[2:], prog.expected):
@@ -76,6 +88,7 @@ def test_I_tc_random_programs_match_numpy(tmp_path, load):
             else:
                 np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6, err_msg=str(seed))
         assert all(np.array_equal(t.numpy(), a) for t, a in zip(ts[:2], arrays[:2])), seed
+    assert refused <= 30, refused
 
 
 @pytest.mark.parametrize("dt", [torch.float32, torch.float16])
