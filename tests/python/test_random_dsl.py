@@ -14,6 +14,7 @@ PTO_SOAK_PROGRAMS sets how many programs run (default 200, 40 in sanitizer
 builds), PTO_DSL_SEED the first seed (default 0).  A failure names the seed
 and keeps the program's file; PTO_DSL_SEED=<seed> PTO_SOAK_PROGRAMS=1
 replays it."""
+import contextlib
 import importlib.util
 import os
 import sys
@@ -30,30 +31,33 @@ def _count():
     return int(os.environ.get("PTO_SOAK_PROGRAMS") or dflt)
 
 
-def _load(path, name):
+@contextlib.contextmanager
+def _loaded(tmp_path, name, text):
+    """text written to tmp_path/<name>.py (kept for a failure's replay) and imported: (module, path)."""
+    path = tmp_path / (name + ".py")
+    path.write_text(text)
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    try:
+        spec.loader.exec_module(mod)
+        yield mod, path
+    finally:
+        sys.modules.pop(name, None)
 
 
 def _run_one(tmp_path, seed, config=None):
     prog = dsl_gen.make_program(seed)
     name = "random_dsl_%d" % seed
-    path = tmp_path / (name + ".py")
-    path.write_text(prog.text)
     where = "seed %d (%s program, %d task statements, config %r) in %s; replay: PTO_DSL_SEED=%d PTO_SOAK_PROGRAMS=1" % (
-        seed, prog.dtype, prog.ntasks, config, path, seed)
+        seed, prog.dtype, prog.ntasks, config, tmp_path / (name + ".py"), seed)
     arrays, n = prog.inputs
     x0, x1, y0, y1 = (a.copy() for a in arrays)
     try:
-        mod = _load(path, name)
-        mod.prog(x0, x1, y0, y1, n, config=config)
+        with _loaded(tmp_path, name, prog.text) as (mod, _):
+            mod.prog(x0, x1, y0, y1, n, config=config)
     except Exception as e:
         raise AssertionError("%s: %s: %s" % (where, type(e).__name__, e)) from e
-    finally:
-        sys.modules.pop(name, None)
     for got, want, which in ((y0, prog.expected[0], "y0"), (y1, prog.expected[1], "y1")):
         bad = np.argwhere(got != want)
         assert bad.size == 0, "%s: %s differs at %d elements, first %s: got %r, want %r" % (
@@ -75,15 +79,10 @@ def test_random_unsigned_kernels_match_numpy(tmp_path):
     first = int(os.environ.get("PTO_DSL_SEED") or 0)
     for seed in range(first, first + _count()):
         prog = dsl_unsigned.make_program(seed)
-        name = "random_unsigned_%d" % seed
-        path = tmp_path / (name + ".py")
-        path.write_text(prog.text)
         a, b = dsl_unsigned.inputs(seed, prog.dtype)
         out = np.zeros_like(a)
-        try:
-            _load(path, name).k(a, b, out)
-        finally:
-            sys.modules.pop(name, None)
+        with _loaded(tmp_path, "random_unsigned_%d" % seed, prog.text) as (mod, path):
+            mod.k(a, b, out)
         bad = np.argwhere(out != prog.expected)
         assert bad.size == 0, "seed %d (%s) in %s: %d elements differ, first %s: got %r, want %r" % (
             seed, prog.dtype, path, len(bad), tuple(bad[0]), out[tuple(bad[0])], prog.expected[tuple(bad[0])])
@@ -123,14 +122,9 @@ def test_random_programs_print_back_and_the_printed_text_runs_the_same(tmp_path)
     first = int(os.environ.get("PTO_DSL_SEED") or 0)
     for seed in range(first, first + _count()):
         prog = dsl_gen.make_program(seed)
-        name = "random_dsl_printed_%d" % seed
-        path = tmp_path / (name + ".py")
-        path.write_text(prog.text)
         arrays, n = prog.inputs
-        try:
-            text = str(_load(path, name).prog.lower(*arrays, n))
-        finally:
-            sys.modules.pop(name, None)
+        with _loaded(tmp_path, "random_dsl_printed_%d" % seed, prog.text) as (mod, path):
+            text = str(mod.prog.lower(*arrays, n))
         printed = pl.parse(text)
         assert str(printed.lower(*arrays, n)) == text, "seed %d: the printed text lowers to other text (%s)" % (seed, path)
         x0, x1, y0, y1 = (a.copy() for a in arrays)
@@ -147,12 +141,8 @@ def _via_compiled(tmp_path, seed, runtime_n):
     import pypto.language as pl
     from pypto.runtime import ChipWorker
     prog = dsl_gen.make_program(seed)
-    name = "random_dsl_compiled_%d" % seed
-    path = tmp_path / (name + ".py")
-    path.write_text(prog.text)
     arrays, n = prog.inputs
-    mod = _load(path, name)
-    try:
+    with _loaded(tmp_path, "random_dsl_compiled_%d" % seed, prog.text) as (mod, _):
         try:
             compiled = mod.prog.compile(*arrays, n=pl.RUNTIME if runtime_n else n)
         except Exception:
@@ -168,8 +158,6 @@ def _via_compiled(tmp_path, seed, runtime_n):
         x0, x1, y0, y1 = (a.copy() for a in arrays)
         mod.prog(x0, x1, y0, y1, n)
         results.append((y0, y1))
-    finally:
-        sys.modules.pop(name, None)
     for got in results:
         for g, want in zip(got, prog.expected):
             assert np.array_equal(g, want), "seed %d: compiled (runtime n: %s) differs from the reference" % (
@@ -194,16 +182,10 @@ def test_random_dynamic_programs_one_compile_every_extent(tmp_path):
     count = max(1, _count() // 4)
     for seed in range(count):
         prog = dsl_gen.make_dynamic_program(seed)
-        name = "random_dyn_%d" % seed
-        path = tmp_path / (name + ".py")
-        path.write_text(prog.text)
-        try:
-            mod = _load(path, name)
+        with _loaded(tmp_path, "random_dyn_%d" % seed, prog.text) as (mod, path):
             for extent in prog.extents:
                 x = prog.inputs(extent)
                 y = np.zeros_like(x)
                 mod.prog(*((x, np.array([extent], dtype=np.int64), y) if prog.runtime else (x, y)))
                 np.testing.assert_array_equal(y, prog.expected(x), err_msg="seed %d extent %d in %s" % (seed, extent, path))
             assert mod.prog.cache_info()[1] == 1, (seed, mod.prog.cache_info())
-        finally:
-            sys.modules.pop(name, None)
