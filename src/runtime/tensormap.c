@@ -160,6 +160,7 @@ static uint32_t rt_tm_alloc_get(rt_tensormap *tm, void *addr)
     a->bucket = b;
     a->head[0] = a->head[1] = a->count[0] = a->count[1] = 0;
     a->indexed = 0;
+    a->span_lo = UINT64_MAX, a->span_hi = 0;
     a->prev = 0;
     a->next = tm->alloc_chains[b];
     if (a->next) tm->allocs[a->next].prev = ai;
@@ -175,6 +176,105 @@ static void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai)
     if (a->next) tm->allocs[a->next].prev = a->prev;
     a->addr = NULL;
     tm->alloc_free[tm->alloc_free_top++] = ai;
+}
+
+/* ---- the envelope (the fast path) ---------------------------------------- */
+
+static int rt_tm_env_layout(const rt_tm_envelope *e, const pto_view *v)
+{
+    if (e->elem_size != v->elem_size || e->ndims != v->ndims) return 0;
+    for (uint32_t d = 0; d < v->ndims; d++)
+        if (e->strides[d] != v->strides[d]) return 0;
+    return 1;
+}
+
+/* Every task of the box retired: its newest did (FIFO per ring). */
+static int rt_tm_env_retired(const rt_tensormap *tm, const rt_tm_env_box *b)
+{
+    return !b->mixed && !rt_tm_live(tm, b->newest);
+}
+
+static void rt_tm_env_note(rt_tm_env_box *b, pto_task_id task)
+{
+    if (rt_task_ring(task) != rt_task_ring(b->newest)) b->mixed = 1;
+    else if (rt_local_before(rt_task_local(b->newest), rt_task_local(task))) b->newest = task;
+}
+
+/* Holds a new entry (key of task) of an indexed allocation in the envelope's
+ * boxes: see tensormap.h. */
+static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key, pto_task_id task)
+{
+    rt_tm_envelope *e = &a->env;
+    if (!e->boxed) return;
+    rt_tm_key_compute(key);
+    const pto_view *v = key->box.view;
+    if (key->gridded && !e->ndims) { /* the first entry sets the layout */
+        e->elem_size = v->elem_size, e->ndims = v->ndims;
+        memcpy(e->strides, v->strides, v->ndims * sizeof *v->strides);
+    }
+    if (!key->gridded || !rt_tm_env_layout(e, v)) {
+        e->boxed = 0;
+        return;
+    }
+    uint32_t nd = e->ndims;
+    rt_tm_env_box *b = &e->box[e->current];
+    if (b->used) {
+        /* inside the box, or beside it: the same extents but in one
+         * dimension, where the two abut (the box stays their union) */
+        uint32_t differ = 0, dim = 0;
+        int inside = 1;
+        for (uint32_t d = 0; d < nd; d++) {
+            int64_t lo = key->start[d], hi = lo + (int64_t)v->shape[d];
+            inside &= lo >= b->lo[d] && hi <= b->hi[d];
+            if (lo != b->lo[d] || hi != b->hi[d]) differ++, dim = d;
+        }
+        int64_t lo = key->start[dim], hi = lo + (int64_t)v->shape[dim];
+        if (!inside && differ == 1 && lo == b->hi[dim]) b->hi[dim] = hi, inside = 1;
+        else if (!inside && differ == 1 && hi == b->lo[dim]) b->lo[dim] = lo, inside = 1;
+        int k = RT_TM_ENV_BOXES;
+        if (!inside) { /* another box: a free one, else a retired one */
+            for (k = 0; k < RT_TM_ENV_BOXES && e->box[k].used; k++) {}
+            for (int j = 0; k == RT_TM_ENV_BOXES && j < RT_TM_ENV_BOXES; j++)
+                if (rt_tm_env_retired(tm, &e->box[j])) k = j;
+        }
+        if (k == RT_TM_ENV_BOXES) { /* this box holds it (grown, when no other is free) */
+            for (uint32_t d = 0; d < nd; d++) {
+                int64_t l = key->start[d], h = l + (int64_t)v->shape[d];
+                if (l < b->lo[d]) b->lo[d] = l;
+                if (h > b->hi[d]) b->hi[d] = h;
+            }
+            rt_tm_env_note(b, task);
+            return;
+        }
+        e->current = (uint8_t)k;
+        b = &e->box[k];
+    }
+    for (uint32_t d = 0; d < nd; d++) b->lo[d] = key->start[d], b->hi[d] = key->start[d] + (int64_t)v->shape[d];
+    b->newest = task;
+    b->used = 1, b->mixed = 0;
+}
+
+/* Whether key is apart from the envelope, so that no live entry overlaps it
+ * (rt_overlap_classify answers NO_OVERLAP for each): its bytes apart from
+ * all of theirs, or, in their one layout, one of its intervals apart from
+ * each box not yet retired. */
+static int rt_tm_env_apart(const rt_tensormap *tm, const rt_tm_alloc *a, rt_tm_key *key)
+{
+    if (key->box.hi <= a->span_lo || a->span_hi <= key->box.lo) return 1;
+    const rt_tm_envelope *e = &a->env;
+    if (!a->indexed || !e->boxed || !rt_tm_env_layout(e, key->box.view)) return 0;
+    rt_tm_key_compute(key);
+    if (!key->gridded) return 0;
+    for (int k = 0; k < RT_TM_ENV_BOXES; k++) {
+        const rt_tm_env_box *b = &e->box[k];
+        if (!b->used || rt_tm_env_retired(tm, b)) continue;
+        uint32_t d = 0;
+        while (d < e->ndims && key->start[d] + (int64_t)key->box.view->shape[d] > b->lo[d] &&
+               b->hi[d] > key->start[d])
+            d++;
+        if (d == e->ndims) return 0; /* meets this box in every dimension */
+    }
+    return 1;
 }
 
 /* Puts entry i of an indexed allocation in its sub-grid's cell (taking a
@@ -215,9 +315,13 @@ static void rt_tm_index(rt_tensormap *tm, uint32_t ai)
     rt_tm_key keys[RT_TM_INDEX_AT];
     uint32_t ids[RT_TM_INDEX_AT], n = 0;
     a->loose[0] = a->loose[1] = 0;
+    a->env.boxed = 1, a->env.current = 0, a->env.ndims = 0;
+    for (int k = 0; k < RT_TM_ENV_BOXES; k++) a->env.box[k].used = 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++)
         for (uint32_t i = a->head[kind]; i; i = tm->pool[i].anext) {
-            if (!rt_tm_live(tm, tm->pool[i].task) || n == RT_TM_INDEX_AT) {
+            int live = rt_tm_live(tm, tm->pool[i].task);
+            if (!live || n == RT_TM_INDEX_AT) {
+                if (live) a->env.boxed = 0; /* a live entry outside the boxes */
                 /* stale (its view's record may be reused): loose until freed */
                 tm->pool[i].sub = RT_TM_LOOSE;
                 rt_tm_push(tm, &a->loose[kind], i);
@@ -245,7 +349,10 @@ static void rt_tm_index(rt_tensormap *tm, uint32_t ai)
     }
     a->indexed = 1;
     memset(a->sub_count, 0, sizeof a->sub_count);
-    for (uint32_t j = 0; j < n; j++) rt_tm_place(tm, ids[j], &keys[j]);
+    for (uint32_t j = 0; j < n; j++) {
+        rt_tm_env_add(tm, a, &keys[j], tm->pool[ids[j]].task);
+        rt_tm_place(tm, ids[j], &keys[j]);
+    }
 }
 
 /* ---- entries ------------------------------------------------------------ */
@@ -301,7 +408,9 @@ void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer
     if (e->anext) tm->pool[e->anext].aprev = i;
     a->head[kind] = i;
     a->count[kind]++;
-    if (a->indexed) rt_tm_place(tm, i, key);
+    if (key->box.lo < a->span_lo) a->span_lo = key->box.lo;
+    if (key->box.hi > a->span_hi) a->span_hi = key->box.hi;
+    if (a->indexed) rt_tm_env_add(tm, a, key, task), rt_tm_place(tm, i, key);
     else if (a->count[RT_TM_W] + a->count[RT_TM_R] >= RT_TM_INDEX_AT) rt_tm_index(tm, ai);
     e->task_prev = 0;
     e->task_next = s->tm_head;
@@ -426,7 +535,7 @@ int rt_tm_lookup(rt_tensormap *tm, rt_tm_key *key, unsigned kinds, int remove_co
                  rt_tm_edge_fn edge, void *ctx)
 {
     uint32_t ai = rt_tm_alloc_find(tm, key->box.addr);
-    if (!ai) return 0;
+    if (!ai || rt_tm_env_apart(tm, &tm->allocs[ai], key)) return 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++) {
         if (!(kinds & (kind == RT_TM_W ? RT_TM_WRITERS : RT_TM_READERS)) || !tm->allocs[ai].count[kind])
             continue;

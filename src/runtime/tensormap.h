@@ -20,6 +20,20 @@
  * Each task's entries are also chained from its slot, so a retired task's
  * entries are freed without a search.
  *
+ * The fast path: each allocation record keeps an envelope of its entries:
+ * the union of the byte ranges of every entry since the record was made
+ * and, once it is indexed and while all its live entries since are
+ * non-empty boxes of one layout, up to RT_TM_ENV_BOXES bounding boxes of
+ * their coordinates.  A new entry inside the current box stays there; one
+ * beside it (the same extents but in one dimension, where the two abut:
+ * the next tile of a sweep) grows it; any other opens another box (a sweep
+ * turning a corner), taking a free one or one whose newest task has retired; with
+ * none free the current box grows anyway.  A lookup apart from the byte
+ * range, or apart in some dimension from every box not yet retired,
+ * overlaps no live entry and returns at once, without a probe: tiles of a
+ * sweep (slices, rows, columns) cost a compare or a few, whatever the
+ * number of live tiles.
+ *
  * An entry is valid while its task has not retired (local >= the ring's
  * watermark, cached in `alive` at each submit); stale entries are skipped,
  * then freed by the periodic per-ring cleanup, by pressure reclaim, or when
@@ -54,9 +68,29 @@ typedef struct rt_tm_entry {
     rt_box box;
 } rt_tm_entry;
 
+#define RT_TM_ENV_BOXES 4
+
+/* One bounding box of the envelope: coordinates [lo, hi) per dimension
+ * and its newest task (on one ring; mixed: never retired). */
+typedef struct rt_tm_env_box {
+    int64_t lo[PTO_MAX_DIMS], hi[PTO_MAX_DIMS];
+    pto_task_id newest;
+    uint8_t used, mixed;
+} rt_tm_env_box;
+
+/* The boxes of an allocation's envelope, in one layout; boxed = 0 once an
+ * entry is no box of it (then only the byte range holds). */
+typedef struct rt_tm_envelope {
+    uint8_t boxed, current;
+    uint32_t elem_size, ndims;
+    int64_t strides[PTO_MAX_DIMS];
+    rt_tm_env_box box[RT_TM_ENV_BOXES];
+} rt_tm_envelope;
+
 typedef struct rt_tm_alloc {
     void *addr;
     uint32_t next, prev, bucket;   /* addr bucket chain; 0 = none */
+    uint64_t span_lo, span_hi;     /* every entry's bytes within; lo > hi: none */
     uint32_t head[2], count[2];    /* every entry, by kind */
     uint32_t loose[2];             /* indexed: entries in no sub-grid, by kind */
     uint32_t indexed;
@@ -64,6 +98,7 @@ typedef struct rt_tm_alloc {
     int64_t strides[PTO_MAX_DIMS];
     uint64_t levels[RT_TM_SUBGRIDS];     /* cell level of dimension d in byte d */
     uint32_t sub_count[RT_TM_SUBGRIDS];  /* entries; 0 = a free sub-grid */
+    rt_tm_envelope env;                  /* indexed only */
 } rt_tm_alloc;
 
 /* A view as the tensormap looks it up: its box and, computed when first

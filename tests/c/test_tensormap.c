@@ -2,7 +2,8 @@
  * test_tensormap.c - the tensormap's bookkeeping: stale entries, cleanup,
  * cover removal, completed-reader pruning, the pool running out; lookups
  * that find exactly what a brute-force overlap scan finds, at a cost that
- * follows the overlapping entries, not the entries of the allocation.
+ * follows the overlapping entries, not the entries of the allocation; the
+ * envelope that answers a sweep's lookups without a probe, and stays exact.
  */
 #include <stdlib.h>
 
@@ -355,9 +356,179 @@ static void test_tensormap_lookup_cost_follows_overlap(void **state)
     }
 }
 
+/* ---- the envelope (the fast path) ------------------------------------------ */
+
+/* Tile i of a sweep over a 64 x 64 FP32 matrix (or 4096 floats) in four
+ * quarters: 1-d slices of 16, rows of 16 (1 x 16; every row of a quarter of
+ * the columns, then the next quarter) or columns of 16 (16 x 1; every column
+ * of a quarter of the rows, then the next).  A turn to the next quarter
+ * takes another envelope box. */
+static pto_view tm_sweep_tile(void *addr, int shape, int i)
+{
+    int64_t line = i % 64, quarter = i / 64;
+    if (shape == 0) return pto_view_1d(addr, 4, 16 * (int64_t)i, 16, PTO_INVALID_TASK_ID);
+    if (shape == 1) return pto_view_2d(addr, 4, line * 64 + quarter * 16, 1, 16, 64, PTO_INVALID_TASK_ID);
+    return pto_view_2d(addr, 4, quarter * 16 * 64 + line, 16, 1, 64, PTO_INVALID_TASK_ID);
+}
+
+/* Each tile of a sweep, looked up (as a writer) before it is inserted,
+ * examines no entry once its allocation is indexed: the envelope answers,
+ * across the quarter turns too; every tile is then found by itself. */
+static void test_tensormap_envelope_sweep_lookups_visit_no_entry(void **state)
+{
+    (void)state;
+    enum { TILES = 256 };
+    static pto_view views[TILES];
+    char *addr = (char *)(uintptr_t)0x10000000; /* never dereferenced */
+    for (int shape = 0; shape < 3; shape++) {
+        rt_ring rings[PTO_NUM_RINGS];
+        rt_tensormap tm;
+        tm_rings(rings, &tm, 15);
+        for (int i = 0; i < TILES; i++) {
+            views[i] = tm_sweep_tile(addr, shape, i);
+            rt_tm_key k;
+            const char *why;
+            assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
+            rt_tm_key_init(&k);
+            tm.visits = 0;
+            tm_nfound = 0;
+            rt_tm_lookup(&tm, &k, RT_TM_WRITERS | RT_TM_READERS, 1, tm_note, NULL);
+            assert_int_equal(tm_nfound, 0);
+            if (i >= RT_TM_INDEX_AT) assert_int_equal(tm.visits, 0);
+            rt_tm_insert(&tm, &k, rt_task_id(0, (uint32_t)(i % 15)), 1);
+        }
+        for (int i = 0; i < TILES; i++) {
+            rt_tm_key k;
+            const char *why;
+            assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
+            rt_tm_key_init(&k);
+            tm_nfound = 0;
+            rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
+            assert_int_equal(tm_nfound, 1);
+            assert_true(tm_found[0] == rt_task_id(0, (uint32_t)(i % 15)));
+        }
+        tm_done(rings, &tm);
+    }
+}
+
+/* A box retires with its newest task, unless it holds tasks of two rings:
+ * rows of ring 0's task (0,0), one of ring 1's beside them, a turn to the
+ * next quarter by (0,5); once (0,0) retired the first box still answers for
+ * ring 1's row, and a box of ring 0 alone no longer hides anything. */
+static void test_tensormap_envelope_box_of_two_rings_never_retires(void **state)
+{
+    (void)state;
+    static pto_view views[24];
+    char *addr = (char *)(uintptr_t)0x10000000;
+    rt_ring rings[PTO_NUM_RINGS];
+    rt_tensormap tm;
+    tm_rings(rings, &tm, 15);
+    for (int i = 0; i < 24; i++) {
+        views[i] = tm_sweep_tile(addr, 1, i < 21 ? i : 64 + i - 21); /* rows 0..20, then row 0.. of quarter 1 */
+        rt_tm_key k;
+        const char *why;
+        assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
+        rt_tm_key_init(&k);
+        rt_tm_insert(&tm, &k, i < 20 ? rt_task_id(0, 0) : i == 20 ? rt_task_id(1, 0) : rt_task_id(0, 5), 1);
+    }
+    atomic_store(&rings[0].last_alive, 3); /* (0,0) retired */
+    rt_tm_refresh(&tm);
+    rt_tm_key k = tm_key_of(&views[20]);
+    tm_nfound = 0;
+    rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
+    assert_int_equal(tm_nfound, 1);
+    assert_true(tm_found[0] == rt_task_id(1, 0));
+    k = tm_key_of(&views[3]);
+    tm.visits = 0;
+    tm_nfound = 0;
+    rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
+    assert_int_equal(tm_nfound, 0);
+    tm_done(rings, &tm);
+}
+
+/* Sweeps (rows or columns, turning corners) mixed with random boxes of their
+ * layout in one buffer and random views of other layouts in two others,
+ * tasks of ring 0 retiring as they go (so envelope boxes retire and are
+ * taken again) and of ring 1 never: every lookup reports exactly the live
+ * entries a brute-force scan finds. */
+static void test_tensormap_envelope_matches_brute_force(void **state)
+{
+    (void)state;
+    enum { OPS = 600, RUNS = 40 };
+    static char mem[3][16384];
+    char *bufs[3] = {mem[0], mem[1], mem[2]};
+    static pto_view views[OPS];
+    static tm_shadow shadow[OPS];
+    uint64_t seed = 0xe2e1u;
+    for (int run = 0; run < RUNS; run++) {
+        rt_ring rings[PTO_NUM_RINGS];
+        rt_tensormap tm;
+        tm_rings(rings, &tm, 15);
+        int n = 0, next = 0, shape = 1 + run % 2;
+        uint32_t alive = 0;
+        for (int op = 0; op < OPS; op++) {
+            uint32_t local = (uint32_t)(op * 15 / OPS); /* ring 0's tasks in order */
+            if (tm_rand(&seed) % 16 == 0 && alive + 3 < local) { /* the oldest retire */
+                alive = local - 3;
+                atomic_store(&rings[0].last_alive, alive);
+                rt_tm_refresh(&tm);
+            }
+            uint64_t pick = tm_rand(&seed) % 8;
+            if (pick < 5) {
+                views[op] = tm_sweep_tile(mem[0], shape, next++ % 256);
+            } else if (pick < 7) { /* a random box of the sweep's layout */
+                int64_t r = (int64_t)(tm_rand(&seed) % 64), c = (int64_t)(tm_rand(&seed) % 64);
+                views[op] = pto_view_2d(mem[0], 4, r * 64 + c, 1 + tm_rand(&seed) % (uint64_t)(64 - r),
+                                        1 + tm_rand(&seed) % (uint64_t)(64 - c), 64, PTO_INVALID_TASK_ID);
+            } else {
+                views[op] = tm_random_view(&seed, bufs + 1); /* other layouts: the other buffer */
+            }
+            rt_tm_key k;
+            const char *why;
+            assert_int_equal(rt_overlap_box_of(&views[op], &k.box, &why), 0);
+            rt_tm_key_init(&k);
+            if (tm_rand(&seed) % 2) {
+                int ring = tm_rand(&seed) % 3 == 0;
+                pto_task_id task = rt_task_id(ring, ring ? (uint32_t)(tm_rand(&seed) % 15) : local);
+                int writer = (int)(tm_rand(&seed) % 2);
+                rt_tm_insert(&tm, &k, task, writer);
+                shadow[n++] = (tm_shadow){&views[op], task, writer, 1};
+                continue;
+            }
+            int inout = (int)(tm_rand(&seed) % 2);
+            for (int kind = 0; kind < 2 && (kind == 0 || inout); kind++) {
+                pto_task_id want[OPS];
+                int nwant = 0;
+                for (int i = 0; i < n; i++) {
+                    rt_box b;
+                    assert_int_equal(rt_overlap_box_of(shadow[i].view, &b, &why), 0);
+                    int stale = rt_task_ring(shadow[i].task) == 0 && rt_task_local(shadow[i].task) < alive;
+                    if (!shadow[i].live || stale || shadow[i].writer != (kind == 0) || b.addr != k.box.addr ||
+                        rt_overlap_classify(&b, &k.box) == RT_NO_OVERLAP)
+                        continue;
+                    want[nwant++] = shadow[i].task;
+                    if (inout && rt_overlap_classify(&b, &k.box) == RT_COVERED) shadow[i].live = 0;
+                }
+                tm_nfound = 0;
+                static pto_task_id found[OPS];
+                tm_found_big = found;
+                rt_tm_lookup(&tm, &k, kind == 0 ? RT_TM_WRITERS : RT_TM_READERS, inout, tm_note_big, NULL);
+                assert_int_equal(tm_nfound, nwant);
+                qsort(want, (size_t)nwant, sizeof *want, tm_cmp_id);
+                qsort(found, (size_t)nwant, sizeof *found, tm_cmp_id);
+                assert_memory_equal(want, found, (size_t)nwant * sizeof *want);
+            }
+        }
+        tm_done(rings, &tm);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tensormap_lookup_matches_brute_force),
     cmocka_unit_test(test_tensormap_lookup_cost_follows_overlap),
+    cmocka_unit_test(test_tensormap_envelope_sweep_lookups_visit_no_entry),
+    cmocka_unit_test(test_tensormap_envelope_matches_brute_force),
+    cmocka_unit_test(test_tensormap_envelope_box_of_two_rings_never_retires),
     cmocka_unit_test(test_stale_entries),
     cmocka_unit_test(test_cover_removes_entries),
     cmocka_unit_test(test_readers_never_wait_for_readers),
