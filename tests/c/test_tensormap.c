@@ -46,6 +46,16 @@ static rt_tm_key tm_key_of(const pto_view *view)
     return k;
 }
 
+/* The key of a view that outlives it (its box refers to the view). */
+static rt_tm_key tm_key_at(const pto_view *v)
+{
+    rt_tm_key k;
+    const char *why;
+    assert_int_equal(rt_overlap_box_of(v, &k.box, &why), 0);
+    rt_tm_key_init(&k);
+    return k;
+}
+
 static rt_tm_key tm_box(void *addr, int64_t offset, uint64_t n)
 {
     pto_view v = pto_view_1d(addr, 4, offset, n, PTO_INVALID_TASK_ID);
@@ -248,6 +258,40 @@ static int tm_cmp_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* One lookup of k (IN: writers; INOUT: writers, then readers, removing
+ * covered entries) checked against a scan of shadow[0, n): it reports, per
+ * kind, the tasks of the live entries rt_overlap_classify says overlap
+ * (ring 0's tasks before `alive` are stale), and cover removal frees
+ * exactly the covered ones (*live counts the entries left). */
+static void tm_check_lookup(rt_tensormap *tm, rt_tm_key *k, tm_shadow *shadow, int n, int inout, uint32_t alive,
+                            int *live)
+{
+    enum { MAX = 1024 };
+    assert_true(n <= MAX);
+    for (int kind = 0; kind < 2 && (kind == 0 || inout); kind++) {
+        static pto_task_id want[MAX], found[MAX];
+        int nwant = 0;
+        for (int i = 0; i < n; i++) {
+            rt_box b;
+            const char *why;
+            assert_int_equal(rt_overlap_box_of(shadow[i].view, &b, &why), 0);
+            int stale = rt_task_ring(shadow[i].task) == 0 && rt_task_local(shadow[i].task) < alive;
+            if (!shadow[i].live || stale || shadow[i].writer != (kind == 0) || b.addr != k->box.addr ||
+                rt_overlap_classify(&b, &k->box) == RT_NO_OVERLAP)
+                continue;
+            want[nwant++] = shadow[i].task;
+            if (inout && rt_overlap_classify(&b, &k->box) == RT_COVERED) shadow[i].live = 0, (*live)--;
+        }
+        tm_nfound = 0;
+        tm_found_big = found;
+        rt_tm_lookup(tm, k, kind == 0 ? RT_TM_WRITERS : RT_TM_READERS, inout, tm_note_big, NULL);
+        assert_int_equal(tm_nfound, nwant);
+        qsort(want, (size_t)nwant, sizeof *want, tm_cmp_id);
+        qsort(found, (size_t)nwant, sizeof *found, tm_cmp_id);
+        assert_memory_equal(want, found, (size_t)nwant * sizeof *want);
+    }
+}
+
 /* Random inserts and lookups (IN: writers; INOUT: writers and readers,
  * removing covered entries): each lookup reports, per kind, the same tasks
  * as a scan of every live entry with rt_overlap_classify, and cover removal
@@ -268,10 +312,7 @@ static void test_tensormap_lookup_matches_brute_force(void **state)
         int n = 0, live = 0;
         for (int op = 0; op < OPS; op++) {
             views[op] = tm_random_view(&seed, bufs);
-            rt_tm_key k;
-            const char *why;
-            assert_int_equal(rt_overlap_box_of(&views[op], &k.box, &why), 0);
-            rt_tm_key_init(&k);
+            rt_tm_key k = tm_key_at(&views[op]);
             if (tm_rand(&seed) % 2) { /* insert */
                 pto_task_id task = rt_task_id((int)(tm_rand(&seed) % 4), (uint32_t)(tm_rand(&seed) % 15));
                 int writer = (int)(tm_rand(&seed) % 2);
@@ -281,29 +322,7 @@ static void test_tensormap_lookup_matches_brute_force(void **state)
                 assert_int_equal(tm.used, live);
                 continue;
             }
-            int inout = (int)(tm_rand(&seed) % 2);
-            for (int kind = 0; kind < 2; kind++) {
-                if (kind == 1 && !inout) break;
-                pto_task_id want[OPS];
-                int nwant = 0;
-                for (int i = 0; i < n; i++) {
-                    rt_box b;
-                    assert_int_equal(rt_overlap_box_of(shadow[i].view, &b, &why), 0);
-                    if (!shadow[i].live || shadow[i].writer != (kind == 0) || b.addr != k.box.addr ||
-                        rt_overlap_classify(&b, &k.box) == RT_NO_OVERLAP)
-                        continue;
-                    want[nwant++] = shadow[i].task;
-                    if (inout && rt_overlap_classify(&b, &k.box) == RT_COVERED) shadow[i].live = 0, live--;
-                }
-                tm_nfound = 0;
-                static pto_task_id found[OPS];
-                tm_found_big = found;
-                rt_tm_lookup(&tm, &k, kind == 0 ? RT_TM_WRITERS : RT_TM_READERS, inout, tm_note_big, NULL);
-                assert_int_equal(tm_nfound, nwant);
-                qsort(want, (size_t)nwant, sizeof *want, tm_cmp_id);
-                qsort(found, (size_t)nwant, sizeof *found, tm_cmp_id);
-                assert_memory_equal(want, found, (size_t)nwant * sizeof *want);
-            }
+            tm_check_lookup(&tm, &k, shadow, n, (int)(tm_rand(&seed) % 2), 0, &live);
             assert_int_equal(tm.used, live);
         }
         tm_done(rings, &tm);
@@ -332,19 +351,13 @@ static void test_tensormap_lookup_cost_follows_overlap(void **state)
                 else /* columns: two tiles of 2048 rows per column */
                     views[i] = pto_view_2d(addr, 4, (int64_t)(i % 2) * 2048 * 4096 + i / 2, 2048, 1, 4096,
                                            PTO_INVALID_TASK_ID);
-                rt_tm_key k;
-                const char *why;
-                assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
-                rt_tm_key_init(&k);
+                rt_tm_key k = tm_key_at(&views[i]);
                 rt_tm_insert(&tm, &k, rt_task_id(i % 4, (uint32_t)(i / 4 % 15)), 1);
             }
             tm.visits = 0;
             for (int j = 0; j < 100; j++) {
                 int i = (int)((uint64_t)j * 7919 % (uint64_t)tiles);
-                rt_tm_key k;
-                const char *why;
-                assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
-                rt_tm_key_init(&k);
+                rt_tm_key k = tm_key_at(&views[i]);
                 tm_nfound = 0;
                 rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
                 assert_int_equal(tm_nfound, 1);
@@ -386,10 +399,7 @@ static void test_tensormap_envelope_sweep_lookups_visit_no_entry(void **state)
         tm_rings(rings, &tm, 15);
         for (int i = 0; i < TILES; i++) {
             views[i] = tm_sweep_tile(addr, shape, i);
-            rt_tm_key k;
-            const char *why;
-            assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
-            rt_tm_key_init(&k);
+            rt_tm_key k = tm_key_at(&views[i]);
             tm.visits = 0;
             tm_nfound = 0;
             rt_tm_lookup(&tm, &k, RT_TM_WRITERS | RT_TM_READERS, 1, tm_note, NULL);
@@ -398,10 +408,7 @@ static void test_tensormap_envelope_sweep_lookups_visit_no_entry(void **state)
             rt_tm_insert(&tm, &k, rt_task_id(0, (uint32_t)(i % 15)), 1);
         }
         for (int i = 0; i < TILES; i++) {
-            rt_tm_key k;
-            const char *why;
-            assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
-            rt_tm_key_init(&k);
+            rt_tm_key k = tm_key_at(&views[i]);
             tm_nfound = 0;
             rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
             assert_int_equal(tm_nfound, 1);
@@ -425,10 +432,7 @@ static void test_tensormap_envelope_box_of_two_rings_never_retires(void **state)
     tm_rings(rings, &tm, 15);
     for (int i = 0; i < 24; i++) {
         views[i] = tm_sweep_tile(addr, 1, i < 21 ? i : 64 + i - 21); /* rows 0..20, then row 0.. of quarter 1 */
-        rt_tm_key k;
-        const char *why;
-        assert_int_equal(rt_overlap_box_of(&views[i], &k.box, &why), 0);
-        rt_tm_key_init(&k);
+        rt_tm_key k = tm_key_at(&views[i]);
         rt_tm_insert(&tm, &k, i < 20 ? rt_task_id(0, 0) : i == 20 ? rt_task_id(1, 0) : rt_task_id(0, 5), 1);
     }
     atomic_store(&rings[0].last_alive, 3); /* (0,0) retired */
@@ -464,7 +468,7 @@ static void test_tensormap_envelope_matches_brute_force(void **state)
         rt_ring rings[PTO_NUM_RINGS];
         rt_tensormap tm;
         tm_rings(rings, &tm, 15);
-        int n = 0, next = 0, shape = 1 + run % 2;
+        int n = 0, next = 0, live = 0, shape = 1 + run % 2;
         uint32_t alive = 0;
         for (int op = 0; op < OPS; op++) {
             uint32_t local = (uint32_t)(op * 15 / OPS); /* ring 0's tasks in order */
@@ -483,10 +487,7 @@ static void test_tensormap_envelope_matches_brute_force(void **state)
             } else {
                 views[op] = tm_random_view(&seed, bufs + 1); /* other layouts: the other buffer */
             }
-            rt_tm_key k;
-            const char *why;
-            assert_int_equal(rt_overlap_box_of(&views[op], &k.box, &why), 0);
-            rt_tm_key_init(&k);
+            rt_tm_key k = tm_key_at(&views[op]);
             if (tm_rand(&seed) % 2) {
                 int ring = tm_rand(&seed) % 3 == 0;
                 pto_task_id task = rt_task_id(ring, ring ? (uint32_t)(tm_rand(&seed) % 15) : local);
@@ -495,29 +496,7 @@ static void test_tensormap_envelope_matches_brute_force(void **state)
                 shadow[n++] = (tm_shadow){&views[op], task, writer, 1};
                 continue;
             }
-            int inout = (int)(tm_rand(&seed) % 2);
-            for (int kind = 0; kind < 2 && (kind == 0 || inout); kind++) {
-                pto_task_id want[OPS];
-                int nwant = 0;
-                for (int i = 0; i < n; i++) {
-                    rt_box b;
-                    assert_int_equal(rt_overlap_box_of(shadow[i].view, &b, &why), 0);
-                    int stale = rt_task_ring(shadow[i].task) == 0 && rt_task_local(shadow[i].task) < alive;
-                    if (!shadow[i].live || stale || shadow[i].writer != (kind == 0) || b.addr != k.box.addr ||
-                        rt_overlap_classify(&b, &k.box) == RT_NO_OVERLAP)
-                        continue;
-                    want[nwant++] = shadow[i].task;
-                    if (inout && rt_overlap_classify(&b, &k.box) == RT_COVERED) shadow[i].live = 0;
-                }
-                tm_nfound = 0;
-                static pto_task_id found[OPS];
-                tm_found_big = found;
-                rt_tm_lookup(&tm, &k, kind == 0 ? RT_TM_WRITERS : RT_TM_READERS, inout, tm_note_big, NULL);
-                assert_int_equal(tm_nfound, nwant);
-                qsort(want, (size_t)nwant, sizeof *want, tm_cmp_id);
-                qsort(found, (size_t)nwant, sizeof *found, tm_cmp_id);
-                assert_memory_equal(want, found, (size_t)nwant * sizeof *want);
-            }
+            tm_check_lookup(&tm, &k, shadow, n, (int)(tm_rand(&seed) % 2), alive, &live);
         }
         tm_done(rings, &tm);
     }
