@@ -160,7 +160,6 @@ static uint32_t rt_tm_alloc_get(rt_tensormap *tm, void *addr)
     a->bucket = b;
     a->head[0] = a->head[1] = a->count[0] = a->count[1] = 0;
     a->indexed = 0;
-    a->span_lo = UINT64_MAX, a->span_hi = 0;
     a->prev = 0;
     a->next = tm->alloc_chains[b];
     if (a->next) tm->allocs[a->next].prev = ai;
@@ -200,11 +199,18 @@ static void rt_tm_env_note(rt_tm_env_box *b, pto_task_id task)
     else if (rt_local_before(rt_task_local(b->newest), rt_task_local(task))) b->newest = task;
 }
 
-/* Holds a new entry (key of task) of an indexed allocation in the envelope's
- * boxes: see tensormap.h. */
+static void rt_tm_env_span(rt_tm_alloc *a, const rt_tm_key *key)
+{
+    if (key->box.lo < a->span_lo) a->span_lo = key->box.lo;
+    if (key->box.hi > a->span_hi) a->span_hi = key->box.hi;
+}
+
+/* Holds a new live entry (key of task) of an indexed allocation in the
+ * envelope: see tensormap.h. */
 static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key, pto_task_id task)
 {
     rt_tm_envelope *e = &a->env;
+    rt_tm_env_span(a, key);
     if (!e->boxed) return;
     rt_tm_key_compute(key);
     const pto_view *v = key->box.view;
@@ -260,9 +266,10 @@ static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key
  * each box not yet retired. */
 static int rt_tm_env_apart(const rt_tensormap *tm, const rt_tm_alloc *a, rt_tm_key *key)
 {
+    if (!a->indexed) return 0; /* a short list: the walk is as cheap */
     if (key->box.hi <= a->span_lo || a->span_hi <= key->box.lo) return 1;
     const rt_tm_envelope *e = &a->env;
-    if (!a->indexed || !e->boxed || !rt_tm_env_layout(e, key->box.view)) return 0;
+    if (!e->boxed || !rt_tm_env_layout(e, key->box.view)) return 0;
     rt_tm_key_compute(key);
     if (!key->gridded) return 0;
     for (int k = 0; k < RT_TM_ENV_BOXES; k++) {
@@ -315,13 +322,18 @@ static void rt_tm_index(rt_tensormap *tm, uint32_t ai)
     rt_tm_key keys[RT_TM_INDEX_AT];
     uint32_t ids[RT_TM_INDEX_AT], n = 0;
     a->loose[0] = a->loose[1] = 0;
+    a->span_lo = UINT64_MAX, a->span_hi = 0; /* the envelope of the live entries */
     a->env.boxed = 1, a->env.current = 0, a->env.ndims = 0;
     for (int k = 0; k < RT_TM_ENV_BOXES; k++) a->env.box[k].used = 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++)
         for (uint32_t i = a->head[kind]; i; i = tm->pool[i].anext) {
             int live = rt_tm_live(tm, tm->pool[i].task);
             if (!live || n == RT_TM_INDEX_AT) {
-                if (live) a->env.boxed = 0; /* a live entry outside the boxes */
+                if (live) { /* a live entry outside the boxes: its bytes only */
+                    rt_tm_key k = {.box = tm->pool[i].box};
+                    rt_tm_env_span(a, &k);
+                    a->env.boxed = 0;
+                }
                 /* stale (its view's record may be reused): loose until freed */
                 tm->pool[i].sub = RT_TM_LOOSE;
                 rt_tm_push(tm, &a->loose[kind], i);
@@ -408,8 +420,6 @@ void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer
     if (e->anext) tm->pool[e->anext].aprev = i;
     a->head[kind] = i;
     a->count[kind]++;
-    if (key->box.lo < a->span_lo) a->span_lo = key->box.lo;
-    if (key->box.hi > a->span_hi) a->span_hi = key->box.hi;
     if (a->indexed) rt_tm_env_add(tm, a, key, task), rt_tm_place(tm, i, key);
     else if (a->count[RT_TM_W] + a->count[RT_TM_R] >= RT_TM_INDEX_AT) rt_tm_index(tm, ai);
     e->task_prev = 0;

@@ -20,11 +20,11 @@
  * Each task's entries are also chained from its slot, so a retired task's
  * entries are freed without a search.
  *
- * The fast path: each allocation record keeps an envelope of its entries:
- * the union of the byte ranges of every entry since the record was made
- * and, once it is indexed and while all its live entries since are
- * non-empty boxes of one layout, up to RT_TM_ENV_BOXES bounding boxes of
- * their coordinates.  A new entry inside the current box stays there; one
+ * The fast path: once an allocation is indexed its record keeps an
+ * envelope of its live entries (those at indexing, and every one since):
+ * the union of their byte ranges and, while all of them are non-empty
+ * boxes of one layout, up to RT_TM_ENV_BOXES bounding boxes of their
+ * coordinates.  A new entry inside the current box stays there; one
  * beside it (the same extents but in one dimension, where the two abut:
  * the next tile of a sweep) grows it; any other opens another box (a sweep
  * turning a corner), taking a free one or one whose newest task has retired; with
@@ -90,7 +90,7 @@ typedef struct rt_tm_envelope {
 typedef struct rt_tm_alloc {
     void *addr;
     uint32_t next, prev, bucket;   /* addr bucket chain; 0 = none */
-    uint64_t span_lo, span_hi;     /* every entry's bytes within; lo > hi: none */
+    uint64_t span_lo, span_hi;     /* indexed: the envelope's byte range */
     uint32_t head[2], count[2];    /* every entry, by kind */
     uint32_t loose[2];             /* indexed: entries in no sub-grid, by kind */
     uint32_t indexed;
