@@ -179,14 +179,6 @@ static void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai)
 
 /* ---- the envelope (the fast path) ---------------------------------------- */
 
-static int rt_tm_env_layout(const rt_tm_envelope *e, const pto_view *v)
-{
-    if (e->elem_size != v->elem_size || e->ndims != v->ndims) return 0;
-    for (uint32_t d = 0; d < v->ndims; d++)
-        if (e->strides[d] != v->strides[d]) return 0;
-    return 1;
-}
-
 /* Every task of the box retired: its newest did (FIFO per ring). */
 static int rt_tm_env_retired(const rt_tensormap *tm, const rt_tm_env_box *b)
 {
@@ -205,24 +197,25 @@ static void rt_tm_env_span(rt_tm_alloc *a, const rt_tm_key *key)
     if (key->box.hi > a->span_hi) a->span_hi = key->box.hi;
 }
 
+/* Where key's box ends in dimension d (its start is key->start[d]). */
+static inline int64_t rt_tm_key_end(const rt_tm_key *key, uint32_t d)
+{
+    return key->start[d] + (int64_t)key->box.view->shape[d];
+}
+
 /* Holds a new live entry (key of task) of an indexed allocation in the
- * envelope: see tensormap.h. */
+ * envelope, whose boxes are in the index's layout: see tensormap.h. */
 static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key, pto_task_id task)
 {
     rt_tm_envelope *e = &a->env;
     rt_tm_env_span(a, key);
     if (!e->boxed) return;
     rt_tm_key_compute(key);
-    const pto_view *v = key->box.view;
-    if (key->gridded && !e->ndims) { /* the first entry sets the layout */
-        e->elem_size = v->elem_size, e->ndims = v->ndims;
-        memcpy(e->strides, v->strides, v->ndims * sizeof *v->strides);
-    }
-    if (!key->gridded || !rt_tm_env_layout(e, v)) {
+    if (!key->gridded || !rt_tm_same_layout(a, key->box.view)) {
         e->boxed = 0;
         return;
     }
-    uint32_t nd = e->ndims;
+    uint32_t nd = a->ndims;
     rt_tm_env_box *b = &e->box[e->current];
     if (b->used) {
         /* inside the box, or beside it: the same extents but in one
@@ -230,11 +223,11 @@ static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key
         uint32_t differ = 0, dim = 0;
         int inside = 1;
         for (uint32_t d = 0; d < nd; d++) {
-            int64_t lo = key->start[d], hi = lo + (int64_t)v->shape[d];
+            int64_t lo = key->start[d], hi = rt_tm_key_end(key, d);
             inside &= lo >= b->lo[d] && hi <= b->hi[d];
             if (lo != b->lo[d] || hi != b->hi[d]) differ++, dim = d;
         }
-        int64_t lo = key->start[dim], hi = lo + (int64_t)v->shape[dim];
+        int64_t lo = key->start[dim], hi = rt_tm_key_end(key, dim);
         if (!inside && differ == 1 && lo == b->hi[dim]) b->hi[dim] = hi, inside = 1;
         else if (!inside && differ == 1 && hi == b->lo[dim]) b->lo[dim] = lo, inside = 1;
         int k = RT_TM_ENV_BOXES;
@@ -245,9 +238,8 @@ static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key
         }
         if (k == RT_TM_ENV_BOXES) { /* this box holds it (grown, when no other is free) */
             for (uint32_t d = 0; d < nd; d++) {
-                int64_t l = key->start[d], h = l + (int64_t)v->shape[d];
-                if (l < b->lo[d]) b->lo[d] = l;
-                if (h > b->hi[d]) b->hi[d] = h;
+                if (key->start[d] < b->lo[d]) b->lo[d] = key->start[d];
+                if (rt_tm_key_end(key, d) > b->hi[d]) b->hi[d] = rt_tm_key_end(key, d);
             }
             rt_tm_env_note(b, task);
             return;
@@ -255,7 +247,7 @@ static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key
         e->current = (uint8_t)k;
         b = &e->box[k];
     }
-    for (uint32_t d = 0; d < nd; d++) b->lo[d] = key->start[d], b->hi[d] = key->start[d] + (int64_t)v->shape[d];
+    for (uint32_t d = 0; d < nd; d++) b->lo[d] = key->start[d], b->hi[d] = rt_tm_key_end(key, d);
     b->newest = task;
     b->used = 1, b->mixed = 0;
 }
@@ -269,17 +261,15 @@ static int rt_tm_env_apart(const rt_tensormap *tm, const rt_tm_alloc *a, rt_tm_k
     if (!a->indexed) return 0; /* a short list: the walk is as cheap */
     if (key->box.hi <= a->span_lo || a->span_hi <= key->box.lo) return 1;
     const rt_tm_envelope *e = &a->env;
-    if (!e->boxed || !rt_tm_env_layout(e, key->box.view)) return 0;
+    if (!e->boxed || !rt_tm_same_layout(a, key->box.view)) return 0;
     rt_tm_key_compute(key);
     if (!key->gridded) return 0;
     for (int k = 0; k < RT_TM_ENV_BOXES; k++) {
         const rt_tm_env_box *b = &e->box[k];
         if (!b->used || rt_tm_env_retired(tm, b)) continue;
         uint32_t d = 0;
-        while (d < e->ndims && key->start[d] + (int64_t)key->box.view->shape[d] > b->lo[d] &&
-               b->hi[d] > key->start[d])
-            d++;
-        if (d == e->ndims) return 0; /* meets this box in every dimension */
+        while (d < a->ndims && rt_tm_key_end(key, d) > b->lo[d] && b->hi[d] > key->start[d]) d++;
+        if (d == a->ndims) return 0; /* meets this box in every dimension */
     }
     return 1;
 }
@@ -323,7 +313,7 @@ static void rt_tm_index(rt_tensormap *tm, uint32_t ai)
     uint32_t ids[RT_TM_INDEX_AT], n = 0;
     a->loose[0] = a->loose[1] = 0;
     a->span_lo = UINT64_MAX, a->span_hi = 0; /* the envelope of the live entries */
-    a->env.boxed = 1, a->env.current = 0, a->env.ndims = 0;
+    a->env.boxed = 1, a->env.current = 0;
     for (int k = 0; k < RT_TM_ENV_BOXES; k++) a->env.box[k].used = 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++)
         for (uint32_t i = a->head[kind]; i; i = tm->pool[i].anext) {

@@ -23,7 +23,7 @@
  * The fast path: once an allocation is indexed its record keeps an
  * envelope of its live entries (those at indexing, and every one since):
  * the union of their byte ranges and, while all of them are non-empty
- * boxes of one layout, up to RT_TM_ENV_BOXES bounding boxes of their
+ * boxes of the index's layout, up to RT_TM_ENV_BOXES bounding boxes of their
  * coordinates.  A new entry inside the current box stays there; one
  * beside it (the same extents but in one dimension, where the two abut:
  * the next tile of a sweep) grows it; any other opens another box (a sweep
@@ -78,12 +78,10 @@ typedef struct rt_tm_env_box {
     uint8_t used, mixed;
 } rt_tm_env_box;
 
-/* The boxes of an allocation's envelope, in one layout; boxed = 0 once an
- * entry is no box of it (then only the byte range holds). */
+/* The boxes of an allocation's envelope, in the index's layout; boxed = 0
+ * once an entry is no box of it (then only the byte range holds). */
 typedef struct rt_tm_envelope {
     uint8_t boxed, current;
-    uint32_t elem_size, ndims;
-    int64_t strides[PTO_MAX_DIMS];
     rt_tm_env_box box[RT_TM_ENV_BOXES];
 } rt_tm_envelope;
 

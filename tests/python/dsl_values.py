@@ -58,6 +58,7 @@ class Bits(Lin):
     def eval(self, env):
         return eval(self.form % ("(%d)" % super().eval(env)))
 
+
 # ---- values --------------------------------------------------------------------------------------
 
 def _wrap32(x):
