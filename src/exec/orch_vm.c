@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "exec/orch_vm.h"
+#include "runtime/trusted.h"
 #include "tile/tile.h"
 
 /* Per kernel: what a task's ctx points at (valid until pto_runtime_finish). */
@@ -44,6 +46,7 @@ typedef struct ex_vm {
     ex_ret *stack;
     uint32_t depth;
     pto_dep *deps;    /* room for the most explicit deps a SUBMIT of the program names */
+    int checked;      /* ex_orch_opts.checked */
 } ex_vm;
 
 #define EX_MAX_CALL_DEPTH 256
@@ -52,6 +55,14 @@ static int ex_kernel_entry(const pto_kernel_args *a)
 {
     const ex_kctx *c = (const ex_kctx *)a->ctx;
     return c->run(c->l, c->k, a);
+}
+
+/* Every task of the program: through the trusted submit (runtime/trusted.h; every view is
+ * built here from a tensor bound or allocated by this run), or, checked, through the public
+ * pto_task_submit_if. */
+static int ex_task_submit(ex_vm *vm, const pto_task *t, const pto_predicate *pred, pto_task_id *id)
+{
+    return vm->checked ? pto_task_submit_if(vm->rt, t, pred, id) : rt_task_submit_trusted(vm->rt, t, pred, id);
 }
 
 static int ex_fail(ex_vm *vm, const cc_lo_insn *in, const char *what)
@@ -196,7 +207,7 @@ static int ex_dummy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
 {
     pto_task t = {.name = "pl.system.task_dummy", .deps = vm->deps, .num_deps = ex_deps(vm, f, in)};
     pto_task_id id = PTO_INVALID_TASK_ID;
-    int rc = pto_task_submit(vm->rt, &t, &id);
+    int rc = ex_task_submit(vm, &t, NULL, &id);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
     return rc;
 }
@@ -275,7 +286,7 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         t.num_blocks = (uint32_t)nb;
     }
     pto_task_id id = PTO_INVALID_TASK_ID;
-    rc = pto_task_submit_if(vm->rt, &t, in->u.submit.has_pred ? &pr : NULL, &id);
+    rc = ex_task_submit(vm, &t, in->u.submit.has_pred ? &pr : NULL, &id);
     if (rc == 0 && in->dst >= 0) f->regs[in->dst].u = id;
     return rc;
 }
@@ -391,7 +402,7 @@ static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         args[1].view.offset += off[d] * dst->strides[d], args[1].view.shape[d] = (uint64_t)n;
     }
     pto_task t = {.kernel = ex_copy_kernel, .name = "pl.assemble", .args = args, .num_args = 2};
-    return pto_task_submit(vm->rt, &t, NULL);
+    return ex_task_submit(vm, &t, NULL, NULL);
 }
 
 /* READ of a tensor element into rdst, or WRITE of rb into one, on this
@@ -513,6 +524,15 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
         case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
         case CC_LO_DIM: f->regs[in->dst].i = f->tensors[in->a].shape[in->u.imm.i]; break;
+        case CC_LO_CONST: f->regs[in->dst].u = (uint64_t)in->u.imm.i; break;
+        case CC_LO_BIN: /* loop and box arithmetic in INDEX, without a call; the rest as the tile VM */
+            if (in->dtype == CC_DT_INDEX && (in->op == CC_OP_ADD || in->op == CC_OP_SUB || in->op == CC_OP_MUL)) {
+                uint64_t a = f->regs[in->a].u, b = f->regs[in->b].u;
+                f->regs[in->dst].u = in->op == CC_OP_ADD ? a + b : in->op == CC_OP_SUB ? a - b : a * b;
+                break;
+            }
+            rc = ex_scalar(vm, p, f, in);
+            break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;
@@ -549,13 +569,21 @@ static int ex_vm_init(ex_vm *vm)
 
 int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, const ex_value *params, size_t nparams)
 {
+    const char *c = getenv("PTO_CHECKED_SUBMIT");
+    ex_orch_opts o = {.checked = c && !strcmp(c, "1")};
+    return ex_orch_run_with(rt, l, run_kernel, params, nparams, &o);
+}
+
+int ex_orch_run_with(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, const ex_value *params, size_t nparams,
+                     const ex_orch_opts *opts)
+{
     if (!rt) return -PTO_INVALID_ARGS;
     if (!l || !l->nprocs || !run_kernel || nparams != l->procs[0].nparams || (nparams && !params)) {
         pto_runtime_fail(rt, "pto_program_run: no program to run, or %zu arguments for %u parameters", nparams,
                          l && l->nprocs ? l->procs[0].nparams : 0);
         return pto_runtime_finish(rt);
     }
-    ex_vm vm = {.rt = rt, .l = l};
+    ex_vm vm = {.rt = rt, .l = l, .checked = opts && opts->checked};
     int rc = 0;
     if (ex_vm_init(&vm)) { /* nothing has run: the caller reports it */
         ex_vm_free(&vm);
@@ -569,6 +597,7 @@ int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, c
         else if (e->params[k].kind == CC_LO_TENSOR) vm.frames[0].tensors[e->params[k].index] = params[k].tensor;
     }
     if (rc == 0) rc = ex_loop(&vm);
+    if (opts && opts->orch_end_s) *opts->orch_end_s = (double)base_now_ns() * 1e-9;
     /* after an error, scopes left open are closed by pto_runtime_finish (which warns): a latched
      * runtime ignores pto_scope_end, and the error's message keeps the scope it happened in */
     int frc = pto_runtime_finish(rt); /* every task has run: the contexts may go */
