@@ -54,6 +54,8 @@ run() {
     c-loop)           BENCH_SYSTEM_NAME=c-loop "$bin/bench_dsl" "$@" ;;
     py)               "$python" "$here/systems/b5_torch.py" "$@" ;;
     b7)               "$bin/bench_b7" "$@" ;;
+    b2c)              "$bin/bench_b2c" "$@" ;;
+    b2c-checked)      BENCH_SYSTEM_NAME=ours-compiled-checked "$bin/bench_b2c" "$@" ;;
     b7nz)             PTO_BENCH_NO_ZERO_FILL=1 "$bin/bench_b7" "$@" ;;
     py7)              "$python" "$here/systems/b7_torch.py" "$@" ;;
   esac
@@ -66,6 +68,7 @@ have() {
     lapacke-mt) [ -x "$bin/bench_lapacke_mt" ] ;;
     dsl|c-loop) [ -x "$bin/bench_dsl" ] ;;
     b7nz) [ -x "$bin/bench_b7" ] ;;
+    b2c*) [ -x "$bin/bench_b2c" ] ;;
     py|py7) "$python" -c 'import torch, numpy' 2>/dev/null ;;
     *) [ -x "$bin/bench_$1" ] ;;
   esac
@@ -76,13 +79,16 @@ have() {
 # everywhere but B1, where a passive libgomp needs minutes per pattern.
 # B5 and B6 (the DSL) have their own systems: dsl (bench_dsl, rows
 # "ours"), the C loop and the Python peers (torch, numpy: one process);
-# B7 bench_b7 (rows "ours") and its Python peers.
+# B7 bench_b7 (rows "ours") and its Python peers.  B2c ("B2 trusted": B2's
+# graphs from a compiled program) bench_b2c, through the executor's trusted
+# submit and through the public one (rows ours-compiled, ours-compiled-checked).
 systems_of() {
   local all="ours omp-gcc omp-clang omp-clang-active starpu tbb lapacke-mt"
   case $1 in
     b5) echo "dsl c-loop py"; return ;;
     b6) echo "dsl"; return ;;
     b7) echo "b7 b7nz py7"; return ;;
+    b2c) echo "b2c b2c-checked"; return ;;
   esac
   if [ "$mode" = quick ]; then echo "$all"; return; fi
   case $1 in
@@ -104,7 +110,7 @@ b3_inputs() { # STREAMS TILE -> M
 cases=()
 if [ "$mode" = quick ]; then
   cases+=("b1 stencil 2 quick" "b1 trivial 8 quick")
-  cases+=("b2 50000 0" "b2 50000 3")
+  cases+=("b2 50000 0" "b2 50000 3" "b2c 50000 0" "b2c 50000 3")
   cases+=("b2t slices 64 20000" "b2t slices 8192 24576")
   cases+=("b3 2 64 300 $(b3_inputs 2 64)" "b3 2 256 100 $(b3_inputs 2 256)")
   cases+=("b4 1024 64" "b4 1024 256")
@@ -114,6 +120,7 @@ if [ "$mode" = quick ]; then
 else
   for c in "stencil 2" "stencil 8" "nearest3 8" "nearest5 8" "trivial 8"; do cases+=("b1 $c"); done
   for d in 0 1 3 5; do cases+=("b2 100000 $d"); done
+  for d in 0 1 3 5; do cases+=("b2c 100000 $d"); done
   for s in slices rows cols; do cases+=("b2t $s 64 100000" "b2t $s 1000 100000" "b2t $s 8192 24576"); done
   for k in 2 8; do cases+=("b3 $k 64 1000 $(b3_inputs $k 64)" "b3 $k 256 250 $(b3_inputs $k 256)"); done
   for b in 64 128 256; do cases+=("b4 2048 $b"); done

@@ -516,6 +516,7 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
     out->regs = lo_keep(&b, b.slots[CC_LO_REG], out->nregs, sizeof(cc_lo_slot));
     out->tensors = lo_keep(&b, b.slots[CC_LO_TENSOR], out->ntensors, sizeof(cc_lo_slot));
     out->tiles = lo_keep(&b, b.slots[CC_LO_TILE], out->ntiles, sizeof(cc_lo_slot));
+    if (f->kind != CC_FUNC_INCORE && !x->failed && lo_hoist_consts(out) != 0) lo_oom(&b, f->span);
     free(b.names);
     base_strmap_free(&b.name_index);
 }

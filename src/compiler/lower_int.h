@@ -90,6 +90,12 @@ cc_lo_ref lo_tile_value(lo_b *b, const cc_ir_expr *e);
 /* pl.read e into register dst (of e's dtype class): a READ of the tile or the tensor. */
 void lo_read_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
 
+/* ---- lower_hoist.c ---- */
+/* Moves the CONSTs of p's temporaries that nothing else writes to its start
+ * (an orchestration procedure, after its code is final).  -1: out of memory,
+ * p unchanged. */
+int lo_hoist_consts(cc_lo_proc *p);
+
 /* lower_tile.c: marks the STOREs a tile program can compute in place; -1
  * when out of memory. */
 int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles);

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
 #include "exec/orch_vm.h"
 #include "runtime/trusted.h"
 #include "tile/tile.h"
@@ -27,6 +26,7 @@ typedef struct ex_kctx {
     const cc_lowered *l;
     const cc_lo_proc *k;
     ex_kernel_fn run;
+    uint32_t ndyn; /* dynamic dimensions of k's tensor parameters: one scalar each per task */
 } ex_kctx;
 
 typedef struct ex_frame {
@@ -238,10 +238,8 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     uint32_t nv = in->u.submit.nviews, ns = in->u.submit.nscalars, nsc = ns, ranks = 0, partial = 0;
     for (uint32_t i = 0; i < nv; i++)
         ranks += f->tensors[in->u.submit.views[i].tensor].rank, partial |= f->tensors[in->u.submit.views[i].tensor].partial;
-    nsc += partial ? 2 * ranks : ranks;
-    for (uint32_t p = 0; p < k->nparams; p++) /* and each dynamic extent */
-        for (uint32_t d = 0; k->params[p].kind == CC_LO_TENSOR && d < k->tensors[k->params[p].index].type.rank; d++)
-            nsc += CC_DIM_IS_DYN(k->tensors[k->params[p].index].type.shape[d]);
+    uint32_t ndyn = vm->kctx[in->u.submit.kernel].ndyn;
+    nsc += (partial ? 2 * ranks : ranks) + ndyn;
     /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
      * parameter's rank); this guards the arrays below against a lowered program
      * built some other way. */
@@ -260,7 +258,7 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     for (uint32_t i = 0; i < nv; i++)
         for (uint32_t d = 0; d < args[i].view.ndims; d++) sc[n++] = (uint64_t)origin[i][d];
     /* then the whole extent of each dynamic dimension of the kernel's tensor parameters (tile_vm.c vm_bind) */
-    for (uint32_t p = 0, i = 0; p < k->nparams && i < nv; p++) {
+    for (uint32_t p = 0, i = 0; ndyn && p < k->nparams && i < nv; p++) {
         if (k->params[p].kind != CC_LO_TENSOR) continue;
         const cc_type *ty = &k->tensors[k->params[p].index].type;
         const ex_tensor *x = &f->tensors[in->u.submit.views[i++].tensor];
@@ -321,7 +319,10 @@ static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     int64_t ext[CC_MAX_RANK];
     int rc = ex_extents(vm, f, in, "slice", ext);
     if (rc) return rc;
-    ex_tensor v = {.base = x->base, .dtype = x->dtype, .offset = x->offset, .owner = x->owner, .manual = x->manual};
+    /* built in its slot, unless the slot is its own source (then copied there at the end) */
+    ex_tensor tmp, *v = in->dst != in->a ? &f->tensors[in->dst] : &tmp;
+    memset(v, 0, sizeof *v);
+    v->base = x->base, v->dtype = x->dtype, v->offset = x->offset, v->owner = x->owner, v->manual = x->manual;
     char msg[160];
     for (uint32_t d = 0; d < x->rank; d++) {
         int64_t o = f->regs[in->u.mem.off[d]].i, n = x->shape[d] - x->hidden[d];
@@ -337,15 +338,15 @@ static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         else if ((in->mode & (1u << d)) && keep < 1)
             snprintf(msg, sizeof msg, "pl.slice: dropped axis %u has an empty valid region", d);
         else {
-            v.offset += o * x->strides[d];
+            v->offset += o * x->strides[d];
             if (in->mode & (1u << d)) continue;
-            v.hidden[v.rank] = ext[d] - keep, v.partial |= keep < ext[d];
-            v.shape[v.rank] = ext[d], v.strides[v.rank++] = x->strides[d];
+            v->hidden[v->rank] = ext[d] - keep, v->partial |= keep < ext[d];
+            v->shape[v->rank] = ext[d], v->strides[v->rank++] = x->strides[d];
             continue;
         }
         return ex_fail(vm, in, msg);
     }
-    f->tensors[in->dst] = v;
+    if (v == &tmp) f->tensors[in->dst] = tmp;
     return 0;
 }
 
@@ -491,13 +492,28 @@ static int ex_scalar(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_in
     return ex_scalar_step(p, f->regs, in, &why) ? ex_fail(vm, in, why) : 0;
 }
 
+/* INDEX arithmetic and comparisons of loops and boxes, without a call (cc_scalar_bin's rules:
+ * wrapping, signed compares); 0 when in is another BIN (the tile VM's path). */
+static int ex_index_bin(ex_reg *r, const cc_lo_insn *in)
+{
+    if (in->dtype != CC_DT_INDEX) return 0;
+    uint64_t a = r[in->a].u, b = r[in->b].u;
+    switch (in->op) {
+    case CC_OP_ADD: r[in->dst].u = a + b; return 1;
+    case CC_OP_SUB: r[in->dst].u = a - b; return 1;
+    case CC_OP_MUL: r[in->dst].u = a * b; return 1;
+    case CC_OP_LT: r[in->dst].i = (int64_t)a < (int64_t)b; return 1;
+    default: return 0;
+    }
+}
+
 static int ex_loop(ex_vm *vm)
 {
     uint32_t proc = 0, pc = 0;
     int rc = 0;
+    const cc_lo_proc *p = &vm->l->procs[0]; /* procs[proc] and its frame: they change at CALL and RETURN only */
+    ex_frame *f = &vm->frames[0];
     for (;;) {
-        const cc_lo_proc *p = &vm->l->procs[proc];
-        ex_frame *f = &vm->frames[proc];
         const cc_lo_insn *in = &p->code[pc];
         switch (in->code) {
         case CC_LO_JUMP: pc = in->u.target; continue;
@@ -507,8 +523,12 @@ static int ex_loop(ex_vm *vm)
         }
         case CC_LO_RETURN:
             if (ex_return(vm, &proc, &pc, in, &rc)) return rc;
+            p = &vm->l->procs[proc], f = &vm->frames[proc];
             continue;
-        case CC_LO_CALL: rc = ex_call(vm, &proc, &pc, in); break;
+        case CC_LO_CALL:
+            if ((rc = ex_call(vm, &proc, &pc, in)) != 0) return rc;
+            p = &vm->l->procs[proc], f = &vm->frames[proc];
+            continue;
         case CC_LO_SCOPE_BEGIN: {
             uint32_t line;
             const char *file = cc_lowered_site(vm->l, in->line, &line);
@@ -525,18 +545,11 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
         case CC_LO_DIM: f->regs[in->dst].i = f->tensors[in->a].shape[in->u.imm.i]; break;
         case CC_LO_CONST: f->regs[in->dst].u = (uint64_t)in->u.imm.i; break;
-        case CC_LO_BIN: /* loop and box arithmetic in INDEX, without a call; the rest as the tile VM */
-            if (in->dtype == CC_DT_INDEX && (in->op == CC_OP_ADD || in->op == CC_OP_SUB || in->op == CC_OP_MUL)) {
-                uint64_t a = f->regs[in->a].u, b = f->regs[in->b].u;
-                f->regs[in->dst].u = in->op == CC_OP_ADD ? a + b : in->op == CC_OP_SUB ? a - b : a * b;
-                break;
-            }
-            rc = ex_scalar(vm, p, f, in);
-            break;
+        case CC_LO_BIN: rc = ex_index_bin(f->regs, in) ? 0 : ex_scalar(vm, p, f, in); break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;
-        if (in->code != CC_LO_CALL) pc++;
+        pc++;
     }
 }
 
@@ -590,14 +603,21 @@ int ex_orch_run_with(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kern
         pto_runtime_finish(rt);
         return -PTO_OUT_OF_MEMORY;
     }
-    for (uint32_t k = 0; rc == 0 && k < l->nkernels; k++) vm.kctx[k] = (ex_kctx){l, &l->kernels[k], run_kernel};
+    for (uint32_t k = 0; rc == 0 && k < l->nkernels; k++) {
+        const cc_lo_proc *kp = &l->kernels[k];
+        uint32_t ndyn = 0;
+        for (uint32_t p = 0; p < kp->nparams; p++)
+            for (uint32_t d = 0; kp->params[p].kind == CC_LO_TENSOR && d < kp->tensors[kp->params[p].index].type.rank; d++)
+                ndyn += CC_DIM_IS_DYN(kp->tensors[kp->params[p].index].type.shape[d]);
+        vm.kctx[k] = (ex_kctx){l, kp, run_kernel, ndyn};
+    }
     const cc_lo_proc *e = &l->procs[0];
     for (uint32_t k = 0; rc == 0 && k < e->nparams; k++) {
         if (e->params[k].kind == CC_LO_REG) vm.frames[0].regs[e->params[k].index] = params[k].reg;
         else if (e->params[k].kind == CC_LO_TENSOR) vm.frames[0].tensors[e->params[k].index] = params[k].tensor;
     }
     if (rc == 0) rc = ex_loop(&vm);
-    if (opts && opts->orch_end_s) *opts->orch_end_s = (double)base_now_ns() * 1e-9;
+    if (opts && opts->orch_end) opts->orch_end(opts->orch_end_arg);
     /* after an error, scopes left open are closed by pto_runtime_finish (which warns): a latched
      * runtime ignores pto_scope_end, and the error's message keeps the scope it happened in */
     int frc = pto_runtime_finish(rt); /* every task has run: the contexts may go */

@@ -61,12 +61,13 @@ typedef struct ex_value {
 int ex_orch_run(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kernel, const ex_value *params, size_t nparams);
 
 /* How ex_orch_run_with runs.  ex_orch_run takes checked from the environment
- * (PTO_CHECKED_SUBMIT=1) and no orch_end_s. */
+ * (PTO_CHECKED_SUBMIT=1) and no orch_end. */
 typedef struct ex_orch_opts {
     int checked;       /* every SUBMIT through pto_task_submit_if (each view validated), not the
                         * executor's trusted submit (runtime/trusted.h): what tests compare it with */
-    double *orch_end_s; /* not NULL: the CLOCK_MONOTONIC seconds at which the orchestration ended,
-                         * before pto_runtime_finish (benchmarks: the submit-only time) */
+    void (*orch_end)(void *arg); /* not NULL: called when the orchestration has ended, before
+                                  * pto_runtime_finish (benchmarks: the submit-only time) */
+    void *orch_end_arg;
 } ex_orch_opts;
 
 /* ex_orch_run with opts (NULL: as ex_orch_run). */

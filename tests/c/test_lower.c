@@ -137,13 +137,13 @@ static void test_lower_for_counts_trips_by_step_sign(void **state)
         assert_int_equal(sum_range(cases[c][0], cases[c][1], cases[c][2], &x), cases[c][3]);
         if (c == 0)
             assert_text(code_of(&x, "proc 0 main"),
-                        "     0  CONST r1 = 0 INDEX @1:1\n"
-                        "     1  CONST r2 = 10 INDEX @1:1\n"
-                        "     2  MOV r3 = r0 @1:1\n"
-                        "     3  CONST r4 = -3 INDEX @1:1\n"
-                        "     4  TRIPS r5 = r2, r3, r4 @3:5\n"
-                        "     5  CONST r6 = 0 INDEX @3:5\n"
-                        "     6  CONST r7 = 1 INDEX @3:5\n"
+                        "     0  CONST r2 = 10 INDEX @1:1\n"
+                        "     1  CONST r4 = -3 INDEX @1:1\n"
+                        "     2  CONST r7 = 1 INDEX @3:5\n"
+                        "     3  CONST r1 = 0 INDEX @1:1\n"
+                        "     4  MOV r3 = r0 @1:1\n"
+                        "     5  TRIPS r5 = r2, r3, r4 @3:5\n"
+                        "     6  CONST r6 = 0 INDEX @3:5\n"
                         "     7  LT r8 = r6, r5 INDEX @3:5\n"
                         "     8  JUMP_IF_FALSE r8 -> 14 @3:5\n"
                         "     9  MUL r9 = r6, r4 INDEX @3:5\n"
@@ -195,29 +195,29 @@ static void test_lower_if_else_and_while(void **state)
     n = 1;
     assert_int_equal(run(&x.l->procs[0], &n, 1), 0);
     assert_text(code_of(&x, "proc 0 main"),
-                "     0  CONST r1 = 0 INDEX @1:1\n"
-                "     1  CONST r3 = 1 INDEX @1:1\n"
-                "     2  GT r2 = r0, r3 INDEX @1:1\n"
-                "     3  JUMP_IF_FALSE r2 -> 23 @3:5\n"
-                "     4  CONST r6 = 2 INDEX @1:1\n"
-                "     5  MOD r5 = r0, r6 INDEX @1:1\n"
-                "     6  CONST r7 = 0 INDEX @1:1\n"
-                "     7  EQ r4 = r5, r7 INDEX @1:1\n"
-                "     8  JUMP_IF_FALSE r4 -> 12 @4:9\n"
-                "     9  CONST r8 = 2 INDEX @1:1\n"
-                "    10  FLOORDIV r0 = r0, r8 INDEX @1:1\n"
-                "    11  JUMP -> 16 @4:9\n"
-                "    12  CONST r10 = 3 INDEX @1:1\n"
-                "    13  MUL r9 = r0, r10 INDEX @1:1\n"
-                "    14  CONST r11 = 1 INDEX @1:1\n"
-                "    15  ADD r0 = r9, r11 INDEX @1:1\n"
-                "    16  CONST r13 = 100 INDEX @1:1\n"
-                "    17  GT r12 = r1, r13 INDEX @1:1\n"
-                "    18  JUMP_IF_FALSE r12 -> 20 @8:9\n"
-                "    19  CONST r0 = 1 INDEX @1:1\n"
-                "    20  CONST r14 = 1 INDEX @1:1\n"
+                "     0  CONST r3 = 1 INDEX @1:1\n"
+                "     1  CONST r6 = 2 INDEX @1:1\n"
+                "     2  CONST r7 = 0 INDEX @1:1\n"
+                "     3  CONST r8 = 2 INDEX @1:1\n"
+                "     4  CONST r10 = 3 INDEX @1:1\n"
+                "     5  CONST r11 = 1 INDEX @1:1\n"
+                "     6  CONST r13 = 100 INDEX @1:1\n"
+                "     7  CONST r14 = 1 INDEX @1:1\n"
+                "     8  CONST r1 = 0 INDEX @1:1\n"
+                "     9  GT r2 = r0, r3 INDEX @1:1\n"
+                "    10  JUMP_IF_FALSE r2 -> 23 @3:5\n"
+                "    11  MOD r5 = r0, r6 INDEX @1:1\n"
+                "    12  EQ r4 = r5, r7 INDEX @1:1\n"
+                "    13  JUMP_IF_FALSE r4 -> 16 @4:9\n"
+                "    14  FLOORDIV r0 = r0, r8 INDEX @1:1\n"
+                "    15  JUMP -> 18 @4:9\n"
+                "    16  MUL r9 = r0, r10 INDEX @1:1\n"
+                "    17  ADD r0 = r9, r11 INDEX @1:1\n"
+                "    18  GT r12 = r1, r13 INDEX @1:1\n"
+                "    19  JUMP_IF_FALSE r12 -> 21 @8:9\n"
+                "    20  CONST r0 = 1 INDEX @1:1\n"
                 "    21  ADD r1 = r1, r14 INDEX @1:1\n"
-                "    22  JUMP -> 1 @3:5\n"
+                "    22  JUMP -> 9 @3:5\n"
                 "    23  RETURN close=0 [r1] @11:5\n");
     lowered_end(&x);
 }
@@ -279,22 +279,22 @@ static void test_lower_submit_evaluates_boxes_before_it(void **state)
                 "     0  CONST r0 = 0 INDEX @1:1\n"
                 "     1  CONST r1 = 4 INDEX @1:1\n"
                 "     2  CONST r2 = 1 INDEX @1:1\n"
-                "     3  TRIPS r3 = r0, r1, r2 @3:5\n"
-                "     4  CONST r4 = 0 INDEX @3:5\n"
-                "     5  CONST r5 = 1 INDEX @3:5\n"
-                "     6  LT r6 = r4, r3 INDEX @3:5\n"
-                "     7  JUMP_IF_FALSE r6 -> 19 @3:5\n"
-                "     8  MUL r7 = r4, r2 INDEX @3:5\n"
-                "     9  ADD r7 = r0, r7 INDEX @3:5\n"
-                "    10  CONST r9 = 64 INDEX @1:1\n"
-                "    11  MUL r8 = r7, r9 INDEX @1:1\n"
-                "    12  CONST r12 = 64 INDEX @1:1\n"
-                "    13  MUL r11 = r7, r12 INDEX @1:1\n"
-                "    14  CONST r13 = 64 INDEX @1:1\n"
+                "     3  CONST r5 = 1 INDEX @3:5\n"
+                "     4  CONST r9 = 64 INDEX @1:1\n"
+                "     5  CONST r12 = 64 INDEX @1:1\n"
+                "     6  CONST r13 = 64 INDEX @1:1\n"
+                "     7  TRIPS r3 = r0, r1, r2 @3:5\n"
+                "     8  CONST r4 = 0 INDEX @3:5\n"
+                "     9  LT r6 = r4, r3 INDEX @3:5\n"
+                "    10  JUMP_IF_FALSE r6 -> 19 @3:5\n"
+                "    11  MUL r7 = r4, r2 INDEX @3:5\n"
+                "    12  ADD r7 = r0, r7 INDEX @3:5\n"
+                "    13  MUL r8 = r7, r9 INDEX @1:1\n"
+                "    14  MUL r11 = r7, r12 INDEX @1:1\n"
                 "    15  ADD r10 = r11, r13 INDEX @1:1\n"
                 "    16  SUBMIT k=k views=[t0 In [:, :], t1 Out [r8:r10, :]] scalars=[r7] @4:15\n"
                 "    17  ADD r4 = r4, r5 INDEX @3:5\n"
-                "    18  JUMP -> 6 @3:5\n"
+                "    18  JUMP -> 9 @3:5\n"
                 "    19  RETURN close=0 [t1] @5:5\n");
     assert_non_null(strstr(base_strbuf_str(&x.text), "kernel 0 k(a=t0 In, out=t1 Out, i=r0) InCore @1\n"));
     lowered_end(&x);
@@ -317,20 +317,20 @@ static void test_lower_submit_with_deps_binds_task_id(void **state)
     f->body = BLOCK(ASSIGN(SP(2, 5), "i", I(1)), s1, s2, RET(SP(5, 5), V("out", T_A)));
     lower(&x);
     assert_text(code_of(&x, "proc 0 main"),
-                "     0  CONST r0 = 1 INDEX @1:1\n"
-                "     1  CONST r2 = 64 INDEX @1:1\n"
-                "     2  MUL r1 = r0, r2 INDEX @1:1\n"
-                "     3  CONST r5 = 64 INDEX @1:1\n"
-                "     4  MUL r4 = r0, r5 INDEX @1:1\n"
-                "     5  CONST r6 = 64 INDEX @1:1\n"
-                "     6  ADD r3 = r4, r6 INDEX @1:1\n"
-                "     7  SUBMIT k=k views=[t0 In [:, :], t1 Out [r1:r3, :]] scalars=[r0] -> r7 @4:15\n"
-                "     8  ALIAS t2 = t1 @4:15\n"
-                "     9  CONST r9 = 64 INDEX @1:1\n"
-                "    10  MUL r8 = r0, r9 INDEX @1:1\n"
-                "    11  CONST r12 = 64 INDEX @1:1\n"
-                "    12  MUL r11 = r0, r12 INDEX @1:1\n"
-                "    13  CONST r13 = 64 INDEX @1:1\n"
+                "     0  CONST r2 = 64 INDEX @1:1\n"
+                "     1  CONST r5 = 64 INDEX @1:1\n"
+                "     2  CONST r6 = 64 INDEX @1:1\n"
+                "     3  CONST r9 = 64 INDEX @1:1\n"
+                "     4  CONST r12 = 64 INDEX @1:1\n"
+                "     5  CONST r13 = 64 INDEX @1:1\n"
+                "     6  CONST r0 = 1 INDEX @1:1\n"
+                "     7  MUL r1 = r0, r2 INDEX @1:1\n"
+                "     8  MUL r4 = r0, r5 INDEX @1:1\n"
+                "     9  ADD r3 = r4, r6 INDEX @1:1\n"
+                "    10  SUBMIT k=k views=[t0 In [:, :], t1 Out [r1:r3, :]] scalars=[r0] -> r7 @4:15\n"
+                "    11  ALIAS t2 = t1 @4:15\n"
+                "    12  MUL r8 = r0, r9 INDEX @1:1\n"
+                "    13  MUL r11 = r0, r12 INDEX @1:1\n"
                 "    14  ADD r10 = r11, r13 INDEX @1:1\n"
                 "    15  SUBMIT k=k views=[t0 In [:, :], t2 Out [r8:r10, :]] scalars=[r0] deps=[r7] -> r14 @4:15\n"
                 "    16  ALIAS t3 = t2 @4:15\n"
@@ -362,14 +362,14 @@ static void test_lower_create_tensor_allocates(void **state)
                 "  t0 a pl.Tensor[[256, 128], pl.FP32]\n"
                 "  t1 out pl.Tensor[[256, 128], pl.FP32]\n"
                 "  t2 tmp pl.Tensor[[256, 128], pl.FP32]\n"
-                "     0  SCOPE_BEGIN AUTO k.py:2 @2:5\n"
-                "     1  ALLOC t2 = [256, 128] FP32 @3:15\n"
-                "     2  CONST r0 = 0 INDEX @1:1\n"
-                "     3  CONST r2 = 64 INDEX @1:1\n"
-                "     4  MUL r1 = r0, r2 INDEX @1:1\n"
-                "     5  CONST r5 = 64 INDEX @1:1\n"
-                "     6  MUL r4 = r0, r5 INDEX @1:1\n"
-                "     7  CONST r6 = 64 INDEX @1:1\n"
+                "     0  CONST r2 = 64 INDEX @1:1\n"
+                "     1  CONST r5 = 64 INDEX @1:1\n"
+                "     2  CONST r6 = 64 INDEX @1:1\n"
+                "     3  SCOPE_BEGIN AUTO k.py:2 @2:5\n"
+                "     4  ALLOC t2 = [256, 128] FP32 @3:15\n"
+                "     5  CONST r0 = 0 INDEX @1:1\n"
+                "     6  MUL r1 = r0, r2 INDEX @1:1\n"
+                "     7  MUL r4 = r0, r5 INDEX @1:1\n"
                 "     8  ADD r3 = r4, r6 INDEX @1:1\n"
                 "     9  SUBMIT k=k views=[t0 In [:, :], t2 Out [r1:r3, :]] scalars=[r0] @4:15\n"
                 "    10  RETURN close=1 [t1] @5:9\n"
@@ -416,8 +416,8 @@ static void test_lower_scalar_promotes_int_to_float(void **state)
     f->body = BLOCK(ASSIGN(SP(2, 5), "y", half), RET(SP(3, 5), V("n", T_IDX)));
     lower(&x);
     assert_text(code_of(&x, "proc 0 main"),
-                "     0  CAST r2 = r0 FP32 @1:1\n"
-                "     1  CONST r3 = 0.5 FP32 @1:1\n"
+                "     0  CONST r3 = 0.5 FP32 @1:1\n"
+                "     1  CAST r2 = r0 FP32 @1:1\n"
                 "     2  MUL r1 = r2, r3 FP32 @1:1\n"
                 "     3  RETURN close=0 [r0] @3:5\n");
     lowered_end(&x);
@@ -621,6 +621,50 @@ static const char dsl_manual_placement[] =
     "                    pl.store(pl.add(t, 1.0), [i * 64, 0], out)\n"
     "    return out\n";
 
+/* lower_hoist.c: a CONST of a temporary nothing else writes runs once, at the procedure's start;
+ * a named variable's CONST, a temporary written twice (the loop counter) and the registers of a
+ * TASK_ID array (ASET writes them) stay where they are, and the loop's jump follows the moves. */
+static const char hoist_program[] =
+    "import pypto.language as pl\n"
+    "\n"
+    "@pl.jit\n"
+    "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    for i in pl.range(4):\n"
+    "        c = 7\n"
+    "        ids = pl.array.create(2, pl.TASK_ID)\n"
+    "        with pl.at(level=pl.Level.CORE_GROUP) as t:\n"
+    "            pl.store(pl.load(a, [i * 64, 0], [64, 128]), [i * 64, 0], out)\n"
+    "        ids[i % 2] = t\n"
+    "    return out\n";
+
+static void test_lower_hoists_temporary_constants_out_of_loops(void **state)
+{
+    (void)state;
+    pto_program *p = dsl_compile(hoist_program, "f", PTO_STAGE_ALL);
+    dsl_expect_ok(p);
+    const char *code = code_in(pto_program_listing(p), "proc 0 f(a=t0, out=t1) Orchestration @4\n");
+    const char *trips = strstr(code, "TRIPS"), *jump = strstr(code, "  JUMP -> ");
+    assert_non_null(trips), assert_non_null(jump);
+    /* the box's 64s and 128s: before the loop */
+    const char *k64 = strstr(code, "= 64 INDEX"), *k128 = strstr(code, "= 128 INDEX");
+    assert_non_null(k64), assert_non_null(k128);
+    assert_true(k64 < trips && k128 < trips);
+    assert_null(strstr(trips, "= 64 INDEX"));
+    /* c = 7 (named), the counter's 0 (written again by its ADD), the array's -1s (ASET): in the loop */
+    assert_true(strstr(code, "= 7 INDEX") > trips);
+    assert_true(strstr(code, "= -1 TASK_ID") > trips);
+    assert_true(strstr(code, "= 0 INDEX") < trips); /* the range's start, a temporary */
+    const char *counter = strstr(trips, "CONST");
+    assert_non_null(counter);
+    assert_non_null(strstr(counter, "= 0 INDEX"));
+    /* the back jump lands on the loop's compare */
+    int target = atoi(jump + strlen("  JUMP -> "));
+    char at[16];
+    snprintf(at, sizeof at, "%6d  LT ", target);
+    assert_non_null(strstr(code, at));
+    pto_program_free(p);
+}
+
 static void test_lower_dsl_seed_manual_placement(void **state)
 {
     (void)state;
@@ -628,41 +672,41 @@ static void test_lower_dsl_seed_manual_placement(void **state)
     dsl_expect_ok(p);
     const char *listing = pto_program_listing(p);
     assert_text(code_in(listing, "proc 0 manual_placement(a=t0, out=t1) Orchestration @4\n"),
-                "     0  SCOPE_BEGIN AUTO k.py:5 @5:10\n"
-                "     1  CONST r0 = 0 INDEX @6:18\n"
-                "     2  CONST r1 = 4 INDEX @6:27\n"
-                "     3  CONST r2 = 1 INDEX @6:18\n"
-                "     4  TRIPS r3 = r0, r1, r2 @6:9\n"
-                "     5  CONST r4 = 0 INDEX @6:9\n"
-                "     6  CONST r5 = 1 INDEX @6:9\n"
-                "     7  LT r6 = r4, r3 INDEX @6:9\n"
-                "     8  JUMP_IF_FALSE r6 -> 30 @6:9\n"
-                "     9  MUL r7 = r4, r2 INDEX @6:9\n"
-                "    10  ADD r7 = r0, r7 INDEX @6:9\n"
-                "    11  CONST r9 = 64 INDEX @7:18\n"
-                "    12  MUL r8 = r7, r9 INDEX @8:33\n"
-                "    13  CONST r12 = 64 INDEX @7:18\n"
-                "    14  MUL r11 = r7, r12 INDEX @8:33\n"
-                "    15  CONST r13 = 64 INDEX @7:18\n"
-                "    16  ADD r10 = r11, r13 INDEX @8:33\n"
-                "    17  CONST r14 = 0 INDEX @7:18\n"
-                "    18  CONST r15 = 128 INDEX @7:18\n"
-                "    19  CONST r17 = 64 INDEX @7:18\n"
-                "    20  MUL r16 = r7, r17 INDEX @9:43\n"
-                "    21  CONST r20 = 64 INDEX @7:18\n"
-                "    22  MUL r19 = r7, r20 INDEX @9:43\n"
-                "    23  CONST r21 = 64 INDEX @7:18\n"
-                "    24  ADD r18 = r19, r21 INDEX @9:43\n"
-                "    25  CONST r22 = 0 INDEX @7:18\n"
-                "    26  CONST r23 = 128 INDEX @7:18\n"
-                "    27  SUBMIT k=manual_placement_incore_0 views=[t0 In [r8:r10, r14:r15], t1 Out [r16:r18, r22:r23]] scalars=[r7] @7:18\n"
-                "    28  ADD r4 = r4, r5 INDEX @6:9\n"
-                "    29  JUMP -> 7 @6:9\n"
-                "    30  SCOPE_BEGIN AUTO k.py:10 @10:14\n"
-                "    31  CONST r24 = 0 INDEX @14:47\n"
-                "    32  CONST r25 = 256 INDEX @13:39\n"
-                "    33  CONST r26 = 0 INDEX @11:18\n"
-                "    34  CONST r27 = 128 INDEX @11:18\n"
+                "     0  CONST r0 = 0 INDEX @6:18\n"
+                "     1  CONST r1 = 4 INDEX @6:27\n"
+                "     2  CONST r2 = 1 INDEX @6:18\n"
+                "     3  CONST r5 = 1 INDEX @6:9\n"
+                "     4  CONST r9 = 64 INDEX @7:18\n"
+                "     5  CONST r12 = 64 INDEX @7:18\n"
+                "     6  CONST r13 = 64 INDEX @7:18\n"
+                "     7  CONST r14 = 0 INDEX @7:18\n"
+                "     8  CONST r15 = 128 INDEX @7:18\n"
+                "     9  CONST r17 = 64 INDEX @7:18\n"
+                "    10  CONST r20 = 64 INDEX @7:18\n"
+                "    11  CONST r21 = 64 INDEX @7:18\n"
+                "    12  CONST r22 = 0 INDEX @7:18\n"
+                "    13  CONST r23 = 128 INDEX @7:18\n"
+                "    14  CONST r24 = 0 INDEX @14:47\n"
+                "    15  CONST r25 = 256 INDEX @13:39\n"
+                "    16  CONST r26 = 0 INDEX @11:18\n"
+                "    17  CONST r27 = 128 INDEX @11:18\n"
+                "    18  SCOPE_BEGIN AUTO k.py:5 @5:10\n"
+                "    19  TRIPS r3 = r0, r1, r2 @6:9\n"
+                "    20  CONST r4 = 0 INDEX @6:9\n"
+                "    21  LT r6 = r4, r3 INDEX @6:9\n"
+                "    22  JUMP_IF_FALSE r6 -> 34 @6:9\n"
+                "    23  MUL r7 = r4, r2 INDEX @6:9\n"
+                "    24  ADD r7 = r0, r7 INDEX @6:9\n"
+                "    25  MUL r8 = r7, r9 INDEX @8:33\n"
+                "    26  MUL r11 = r7, r12 INDEX @8:33\n"
+                "    27  ADD r10 = r11, r13 INDEX @8:33\n"
+                "    28  MUL r16 = r7, r17 INDEX @9:43\n"
+                "    29  MUL r19 = r7, r20 INDEX @9:43\n"
+                "    30  ADD r18 = r19, r21 INDEX @9:43\n"
+                "    31  SUBMIT k=manual_placement_incore_0 views=[t0 In [r8:r10, r14:r15], t1 Out [r16:r18, r22:r23]] scalars=[r7] @7:18\n"
+                "    32  ADD r4 = r4, r5 INDEX @6:9\n"
+                "    33  JUMP -> 21 @6:9\n"
+                "    34  SCOPE_BEGIN AUTO k.py:10 @10:14\n"
                 "    35  SUBMIT k=manual_placement_incore_1 views=[t1 InOut [r24:r25, r26:r27]] scalars=[] @11:18\n"
                 "    36  SCOPE_END @10:14\n"
                 "    37  SCOPE_END @5:10\n"
@@ -721,6 +765,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_core_group_body_not_outlined_is_internal),
     cmocka_unit_test(test_lower_grouping_pl_at_runs_in_place),
     cmocka_unit_test(test_lower_dsl_seed_manual_placement),
+        cmocka_unit_test(test_lower_hoists_temporary_constants_out_of_loops),
     cmocka_unit_test(test_lower_task_arguments_at_most_the_runtimes_limits),
     cmocka_unit_test(test_tuple_assignment_binds_simultaneously_rotation),
     cmocka_unit_test(test_tuple_assignment_binds_simultaneously_in_kernel_code),

@@ -74,6 +74,16 @@ def test_random_programs_match_numpy(tmp_path):
     print("random DSL programs: %d (seeds %d..%d), %d task statements" % (count, first, first + count - 1, tasks))
 
 
+def test_random_programs_match_numpy_through_the_checked_submit(tmp_path, monkeypatch):
+    """PTO_CHECKED_SUBMIT=1: every task through pto_task_submit_if, each view validated, instead of
+    the executor's trusted submit (which the test above runs).  The reference is exact, so both
+    paths give the same bits; test_exec_trusted_submit compares their graphs edge by edge."""
+    monkeypatch.setenv("PTO_CHECKED_SUBMIT", "1")
+    first = int(os.environ.get("PTO_DSL_SEED") or 0)
+    for seed in range(first, first + max(1, _count() // 4)):
+        _run_one(tmp_path, seed)
+
+
 def test_random_unsigned_kernels_match_numpy(tmp_path):
     """dsl_unsigned.py's kernels: chains of the ops the unsigned dtypes take, against numpy's uint arithmetic."""
     first = int(os.environ.get("PTO_DSL_SEED") or 0)
