@@ -469,6 +469,16 @@ static void bars_b6(void)
         snprintf(got, sizeof got, "call %s us; the task (tile VM) %s us", a, b);
         bar(at_most(call, 1.0, limit), what, task.n ? got : "");
     }
+    for (int i = 0; i < ncells; i++) { /* runtime perf III step 4: n blocks, one submit */
+        const cell *x = &cells[i];
+        if (!is_ours_cell(x, "B6", "spmd_call_us")) continue;
+        stat sp = stat_of_cell(x), at = stat_of("B6", x->cas, "ours", "at_call_us");
+        show(a, sizeof a, sp), show(b, sizeof b, at);
+        snprintf(what, sizeof what, "B6 %s: one pl.spmd task of N blocks <= 0.5x N pl.at tasks (one submit, not N)",
+                 x->cas);
+        snprintf(got, sizeof got, "spmd %s us; pl.at %s us", a, b);
+        bar(at_most(sp, 0.5, at), what, at.n ? got : "");
+    }
     for (int i = 0; i < ncells; i++) {
         const cell *x = &cells[i];
         if (!is_ours_cell(x, "B6", "peak_rss_mb")) continue;

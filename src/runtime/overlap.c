@@ -17,13 +17,13 @@ int rt_overlap_box_of(const pto_view *v, rt_box *b, const char **reason)
     if (v->elem_size == 0) { *reason = "view elem_size is 0"; return -1; }
     if (v->offset < 0) { *reason = "view offset is negative"; return -1; }
     uint64_t span = 0, end, lo, hi;
-    int wraps = 0;
+    int empty = 0, wraps = 0;
     for (uint32_t d = 0; d < v->ndims; d++) {
         if (v->strides[d] < 0) { *reason = "view strides must be non-negative"; return -1; }
         uint64_t step;
-        if (v->shape[d] != 0)
-            wraps |= __builtin_mul_overflow(v->shape[d] - 1, (uint64_t)v->strides[d], &step) ||
-                     __builtin_add_overflow(span, step, &span);
+        if (v->shape[d] == 0) empty = 1;
+        else wraps |= __builtin_mul_overflow(v->shape[d] - 1, (uint64_t)v->strides[d], &step) ||
+                      __builtin_add_overflow(span, step, &span);
     }
     /* Byte range and coordinates are computed in 64 bits: the view's last
      * byte must be addressable, below INT64_MAX from addr and below 2^64. */
@@ -33,7 +33,10 @@ int rt_overlap_box_of(const pto_view *v, rt_box *b, const char **reason)
              __builtin_mul_overflow((uint64_t)v->offset, (uint64_t)v->elem_size, &lo) || hi > INT64_MAX ||
              __builtin_add_overflow((uint64_t)(uintptr_t)v->addr, hi, &last);
     if (wraps) { *reason = "view extends past the 64-bit address range"; return -1; }
-    rt_overlap_box(v, b); /* nothing wraps: the same arithmetic, unchecked */
+    b->addr = v->addr;
+    b->view = v;
+    b->lo = lo;
+    b->hi = empty ? lo : hi;
     return 0;
 }
 

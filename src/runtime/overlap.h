@@ -37,7 +37,8 @@ typedef struct rt_box {
 int rt_overlap_box_of(const pto_view *v, rt_box *box, const char **reason);
 
 /* The box of a view that passes rt_overlap_box_of's checks (the trusted
- * submit's views, trusted.h): the same box, without them. */
+ * submit's views, trusted.h): the box rt_overlap_box_of computes, without
+ * the checks (test_overlap compares the two on random views). */
 static inline void rt_overlap_box(const pto_view *v, rt_box *b)
 {
     uint64_t span = 0;

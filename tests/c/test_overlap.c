@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "base/prng.h"
 #include "runtime/overlap.h"
 
 static char mem[1 << 20];
@@ -262,11 +263,40 @@ static void test_view_validation(void **state)
     assert_int_equal(b.hi, (2 * 16 + 3 + 3 * 16 + 4 + 1) * 4);
 }
 
+/* The trusted submit's rt_overlap_box (trusted.h) gives rt_overlap_box_of's box for every view
+ * the checks accept: random ranks, extents (0 among them), strides and offsets. */
+static void test_unchecked_box_is_the_checked_box(void **state)
+{
+    (void)state;
+    uint64_t seed = 26;
+    for (int n = 0; n < 20000; n++) {
+        pto_view v;
+        memset(&v, 0, sizeof v);
+        v.addr = A, v.elem_size = (uint32_t)(1 + base_splitmix64(&seed) % 8);
+        v.ndims = (uint32_t)(1 + base_splitmix64(&seed) % PTO_MAX_DIMS);
+        for (uint32_t d = 0; d < v.ndims; d++) {
+            v.shape[d] = base_splitmix64(&seed) % 9;
+            v.strides[d] = (int64_t)(base_splitmix64(&seed) % 300);
+        }
+        v.offset = (int64_t)(base_splitmix64(&seed) % 5000);
+        v.owner = PTO_INVALID_TASK_ID;
+        rt_box checked, unchecked;
+        const char *why = NULL;
+        assert_int_equal(rt_overlap_box_of(&v, &checked, &why), 0);
+        rt_overlap_box(&v, &unchecked);
+        assert_ptr_equal(checked.addr, unchecked.addr);
+        assert_ptr_equal(checked.view, unchecked.view);
+        assert_int_equal(checked.lo, unchecked.lo);
+        assert_int_equal(checked.hi, unchecked.hi);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_overlap_classes),
     cmocka_unit_test(test_overlap_strided_columns),
     cmocka_unit_test(test_overlap_non_box_layout_is_conservative),
     cmocka_unit_test(test_view_validation),
+    cmocka_unit_test(test_unchecked_box_is_the_checked_box),
 };
 
 PTO_TEST_MAIN(tests)
