@@ -12,8 +12,8 @@
  * metric) are one cell, shown as its median and its spread (max - min) /
  * median.  Roles: "ours"; extra rows (ours-sized: ours with rings sized
  * from scope stats; ours-create-tensor: B5 with its intermediate in a
- * ring-allocated tensor; ours-compiled[-checked]: B2c, B2's graphs from a
- * compiled program, trusted submit [public submit]) are shown but are neither ours nor a peer; the TBB
+ * ring-allocated tensor; ours-checked: B2c's compiled program through the
+ * public submit instead of the executor's trusted one) are shown but are neither ours nor a peer; the TBB
  * static graph and B5's hand-written C loop (the bandwidth bound) are
  * floors, shown but not peers; every other system is a peer.  Ratios read "> 1 = ours ahead": peer / ours for costs (times,
  * memory), ours / peer for rates (GB/s, GFLOP/s).
@@ -50,7 +50,7 @@ static const struct {
     role role;
 } systems[] = {
     {"ours", OURS},           {"ours-sized", EXTRA},      {"ours-create-tensor", EXTRA}, {"ours-no-zero-fill", EXTRA},
-    {"ours-compiled", EXTRA}, {"ours-compiled-checked", EXTRA}, {"omp-gcc", PEER},
+    {"ours-checked", EXTRA},  {"omp-gcc", PEER},
     {"omp-gcc-passive", PEER}, {"omp-clang", PEER},        {"omp-clang-active", PEER},
     {"starpu", PEER},         {"tbb", FLOOR},             {"lapacke-mt", PEER},
     {"torch", PEER},          {"numpy", PEER},            {"c-loop", FLOOR},
@@ -312,10 +312,10 @@ static void bars_b2(void)
         bar(at_most(o, 1.0, constant(absolute[i].ns)), what, o.n ? got : "");
     }
     for (int i = 0; i < 2; i++) { /* "B2 trusted": the same bars for B2's graphs from a compiled program */
-        stat o = stat_of("B2c", absolute[i].cas, "ours-compiled", "submit_ns");
+        stat o = stat_of("B2c", absolute[i].cas, "ours", "submit_ns");
         show(a, sizeof a, o);
         snprintf(what, sizeof what, "B2 trusted %s: submit <= %.0f ns/task", absolute[i].cas, absolute[i].ns);
-        snprintf(got, sizeof got, "ours-compiled %s ns", a);
+        snprintf(got, sizeof got, "ours %s ns", a);
         bar(at_most(o, 1.0, constant(absolute[i].ns)), what, o.n ? got : "");
     }
     for (int i = 0; i < ncells; i++) {
@@ -641,8 +641,8 @@ int main(int argc, char **argv)
            "ours-create-tensor are extra rows, neither ours nor a peer.\n");
     table("B1", "B1 METG(50%), us (lower is better; tbb = static-graph floor, not counted as a peer)");
     table("B2", "B2 submit cost, ns per task (submit_ns: orchestrator only; e2e_ns: until all done)");
-    table("B2c", "B2 trusted: B2's graphs from a compiled program, ns per task (ours-compiled: the executor's "
-                 "trusted submit; -checked: through pto_task_submit_if)");
+    table("B2c", "B2 trusted: B2's graphs from a compiled program, ns per task (ours: the executor's trusted "
+                 "submit; ours-checked: through pto_task_submit_if)");
     table("B2t", "B2t tiles of one tensor: independent tasks on disjoint tiles, ns per task "
                  "(case: shape_sSCOPE-SIZE)");
     table("B3", "B3 tile pipeline (GB/s; peak RSS MiB; inputs_mib: the A/B tiles streamed)");

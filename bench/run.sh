@@ -55,7 +55,7 @@ run() {
     py)               "$python" "$here/systems/b5_torch.py" "$@" ;;
     b7)               "$bin/bench_b7" "$@" ;;
     b2c)              "$bin/bench_b2c" "$@" ;;
-    b2c-checked)      BENCH_SYSTEM_NAME=ours-compiled-checked "$bin/bench_b2c" "$@" ;;
+    b2c-checked)      BENCH_SYSTEM_NAME=ours-checked "$bin/bench_b2c" "$@" ;;
     b7nz)             PTO_BENCH_NO_ZERO_FILL=1 "$bin/bench_b7" "$@" ;;
     py7)              "$python" "$here/systems/b7_torch.py" "$@" ;;
   esac
@@ -81,7 +81,7 @@ have() {
 # "ours"), the C loop and the Python peers (torch, numpy: one process);
 # B7 bench_b7 (rows "ours") and its Python peers.  B2c ("B2 trusted": B2's
 # graphs from a compiled program) bench_b2c, through the executor's trusted
-# submit and through the public one (rows ours-compiled, ours-compiled-checked).
+# submit and through the public one (rows "ours" and ours-checked).
 systems_of() {
   local all="ours omp-gcc omp-clang omp-clang-active starpu tbb lapacke-mt"
   case $1 in
