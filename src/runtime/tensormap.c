@@ -256,7 +256,7 @@ static void rt_tm_env_add(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key
  * (rt_overlap_classify answers NO_OVERLAP for each): its bytes apart from
  * all of theirs, or, in their one layout, one of its intervals apart from
  * each box not yet retired. */
-static int rt_tm_env_apart(const rt_tensormap *tm, const rt_tm_alloc *a, rt_tm_key *key)
+static int rt_tm_env_apart(const rt_tensormap *tm, rt_tm_alloc *a, rt_tm_key *key)
 {
     if (!a->indexed) return 0; /* a short list: the walk is as cheap */
     if (key->box.hi <= a->span_lo || a->span_hi <= key->box.lo) return 1;
@@ -269,8 +269,12 @@ static int rt_tm_env_apart(const rt_tensormap *tm, const rt_tm_alloc *a, rt_tm_k
         if (!b->used || rt_tm_env_retired(tm, b)) continue;
         uint32_t d = 0;
         while (d < a->ndims && rt_tm_key_end(key, d) > b->lo[d] && b->hi[d] > key->start[d]) d++;
-        if (d == a->ndims) return 0; /* meets this box in every dimension */
+        if (d == a->ndims) { /* meets this box in every dimension */
+            if (++a->env.misses == RT_TM_ENV_MISSES) a->env.boxed = 0;
+            return 0;
+        }
     }
+    a->env.misses = 0; /* the boxes answered: the count restarts */
     return 1;
 }
 
@@ -313,7 +317,7 @@ static void rt_tm_index(rt_tensormap *tm, uint32_t ai)
     uint32_t ids[RT_TM_INDEX_AT], n = 0;
     a->loose[0] = a->loose[1] = 0;
     a->span_lo = UINT64_MAX, a->span_hi = 0; /* the envelope of the live entries */
-    a->env.boxed = 1, a->env.current = 0;
+    a->env.boxed = 1, a->env.current = 0, a->env.misses = 0;
     for (int k = 0; k < RT_TM_ENV_BOXES; k++) a->env.box[k].used = 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++)
         for (uint32_t i = a->head[kind]; i; i = tm->pool[i].anext) {

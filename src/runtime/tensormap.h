@@ -32,7 +32,10 @@
  * range, or apart in some dimension from every box not yet retired,
  * overlaps no live entry and returns at once, without a probe: tiles of a
  * sweep (slices, rows, columns) cost a compare or a few, whatever the
- * number of live tiles.
+ * number of live tiles.  RT_TM_ENV_MISSES lookups in a row that meet a live
+ * box (reading the tiles the last tasks wrote) stop the boxes for the
+ * record's life (the byte range stays): they cost on every insert and
+ * lookup and would answer none.
  *
  * An entry is valid while its task has not retired (local >= the ring's
  * watermark, cached in `alive` at each submit); stale entries are skipped,
@@ -69,6 +72,7 @@ typedef struct rt_tm_entry {
 } rt_tm_entry;
 
 #define RT_TM_ENV_BOXES 4
+#define RT_TM_ENV_MISSES 256 /* lookups in a row inside a live box: the boxes stop (byte range only) */
 
 /* One bounding box of the envelope: coordinates [lo, hi) per dimension
  * and its newest task (on one ring; mixed: never retired). */
@@ -82,6 +86,7 @@ typedef struct rt_tm_env_box {
  * once an entry is no box of it (then only the byte range holds). */
 typedef struct rt_tm_envelope {
     uint8_t boxed, current;
+    uint16_t misses;   /* box checks in a row that found the lookup inside a live box */
     rt_tm_env_box box[RT_TM_ENV_BOXES];
 } rt_tm_envelope;
 

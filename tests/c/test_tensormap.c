@@ -450,6 +450,45 @@ static void test_tensormap_envelope_box_of_two_rings_never_retires(void **state)
     tm_done(rings, &tm);
 }
 
+/* RT_TM_ENV_MISSES lookups in a row inside a live box (reading the tiles the last tasks wrote:
+ * B2's graph on one tensor) stop the boxes: then a lookup the boxes would answer probes its
+ * cells, and every lookup still finds its entries.  A lookup the boxes answer resets the count:
+ * one miss fewer keeps them.  Rows 0..31 of quarter 0 are written; row 0 of quarter 1 is apart
+ * from their box in columns but inside their byte range. */
+static void test_tensormap_envelope_stops_after_lookups_inside_its_boxes(void **state)
+{
+    (void)state;
+    static pto_view views[32], inside, apart;
+    char *addr = (char *)(uintptr_t)0x10000000;
+    rt_ring rings[PTO_NUM_RINGS];
+    rt_tensormap tm;
+    tm_rings(rings, &tm, 15);
+    for (int i = 0; i < 32; i++) {
+        views[i] = tm_sweep_tile(addr, 1, i);
+        rt_tm_key k = tm_key_at(&views[i]);
+        rt_tm_insert(&tm, &k, rt_task_id(0, (uint32_t)(i % 15)), 1);
+    }
+    inside = views[5], apart = tm_sweep_tile(addr, 1, 64);
+    for (int round = 0; round < 2; round++) {
+        int misses = round == 0 ? RT_TM_ENV_MISSES - 1 : RT_TM_ENV_MISSES;
+        for (int m = 0; m < misses; m++) {
+            rt_tm_key k = tm_key_at(&inside);
+            tm_nfound = 0;
+            rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
+            assert_int_equal(tm_nfound, 1);
+            assert_true(tm_found[0] == rt_task_id(0, 5));
+        }
+        rt_tm_key k = tm_key_at(&apart);
+        tm.visits = 0;
+        tm_nfound = 0;
+        rt_tm_lookup(&tm, &k, RT_TM_WRITERS, 0, tm_note, NULL);
+        assert_int_equal(tm_nfound, 0);
+        if (round == 0) assert_int_equal(tm.visits, 0); /* the boxes still answer (and the count restarts) */
+        else assert_true(tm.visits > 0);                 /* stopped: the cells are probed */
+    }
+    tm_done(rings, &tm);
+}
+
 /* Sweeps (rows or columns, turning corners) mixed with random boxes of their
  * layout in one buffer and random views of other layouts in two others,
  * tasks of ring 0 retiring as they go (so envelope boxes retire and are
@@ -507,6 +546,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tensormap_lookup_cost_follows_overlap),
     cmocka_unit_test(test_tensormap_envelope_sweep_lookups_visit_no_entry),
     cmocka_unit_test(test_tensormap_envelope_matches_brute_force),
+    cmocka_unit_test(test_tensormap_envelope_stops_after_lookups_inside_its_boxes),
     cmocka_unit_test(test_tensormap_envelope_box_of_two_rings_never_retires),
     cmocka_unit_test(test_stale_entries),
     cmocka_unit_test(test_cover_removes_entries),
