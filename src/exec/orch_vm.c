@@ -1,13 +1,13 @@
 /*
  * orch_vm.c - the orchestration interpreter (orch_vm.h): registers and
  * tensor slots per procedure, a call stack for CALL/RETURN, runtime scopes
- * for SCOPE_BEGIN/END, ring allocations for ALLOC, one pto_task_submit
- * per SUBMIT with the boxes evaluated, clamped and turned into views,
+ * for SCOPE_BEGIN/END, ring allocations for ALLOC, one submit per SUBMIT
+ * (the runtime's trusted submit, runtime/trusted.h; pto_task_submit_if when
+ * ex_orch_opts.checked) with the boxes evaluated, clamped and turned into views,
  * tensor views (VIEW), copy tasks (COPY), and element access on this
  * thread after pto_view_wait (READ, WRITE).  A view of a manual_dep
  * buffer (ex_tensor.manual), in a task or a copy, and a view marked nodep
- * are PTO_ARG_NO_DEP; a predicate= adds its flag element as a last In view
- * (pto_task_submit_if).
+ * are PTO_ARG_NO_DEP; a predicate= adds its flag element as a last In view.
  *
  * Recursion is rejected by the compiler, so every procedure has at most one
  * live frame: frames are allocated once per run, one per procedure.

@@ -1,7 +1,8 @@
 /*
  * orch_vm.h - the orchestration interpreter (internal): runs procs[0] of a
  * lowered program (compiler/program.h) on the calling thread against a
- * pto_runtime, one pto_task_submit per SUBMIT, then pto_runtime_finish.
+ * pto_runtime, one task submit per SUBMIT (the trusted one, runtime/trusted.h,
+ * unless ex_orch_opts.checked), then pto_runtime_finish.
  *
  * The kernel a task runs is given as a function: pto_program_run passes
  * ex_tile_run (tile_vm.h); tests pass a recording one.
