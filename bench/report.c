@@ -304,20 +304,16 @@ static void bars_b2(void)
         const char *cas;
         double ns;
     } absolute[] = {{"deps0", 100}, {"deps3", 150}};
-    for (int i = 0; i < 2; i++) {
-        stat o = stat_of("B2", absolute[i].cas, "ours", "submit_ns");
-        show(a, sizeof a, o);
-        snprintf(what, sizeof what, "B2 %s: submit <= %.0f ns/task", absolute[i].cas, absolute[i].ns);
-        snprintf(got, sizeof got, "ours %s ns", a);
-        bar(at_most(o, 1.0, constant(absolute[i].ns)), what, o.n ? got : "");
-    }
-    for (int i = 0; i < 2; i++) { /* "B2 trusted": the same bars for B2's graphs from a compiled program */
-        stat o = stat_of("B2c", absolute[i].cas, "ours", "submit_ns");
-        show(a, sizeof a, o);
-        snprintf(what, sizeof what, "B2 trusted %s: submit <= %.0f ns/task", absolute[i].cas, absolute[i].ns);
-        snprintf(got, sizeof got, "ours %s ns", a);
-        bar(at_most(o, 1.0, constant(absolute[i].ns)), what, o.n ? got : "");
-    }
+    /* the same bars for the C API (B2) and for B2's graphs from a compiled program (B2c) */
+    static const char *const benches[][2] = {{"B2", "B2"}, {"B2c", "B2 trusted"}};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2; i++) {
+            stat o = stat_of(benches[k][0], absolute[i].cas, "ours", "submit_ns");
+            show(a, sizeof a, o);
+            snprintf(what, sizeof what, "%s %s: submit <= %.0f ns/task", benches[k][1], absolute[i].cas, absolute[i].ns);
+            snprintf(got, sizeof got, "ours %s ns", a);
+            bar(at_most(o, 1.0, constant(absolute[i].ns)), what, o.n ? got : "");
+        }
     for (int i = 0; i < ncells; i++) {
         const cell *x = &cells[i];
         if (!is_ours_cell(x, "B2", "submit_ns")) continue;

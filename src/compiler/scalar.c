@@ -216,6 +216,7 @@ const char *cc_scalar_bin_failure(cc_op op)
 
 int cc_scalar_bin(cc_op op, cc_dtype dtype, cc_scalar a, cc_scalar b, cc_scalar *out)
 {
+    if (cc_scalar_bin_index(op, dtype, a, b, out)) return 0;
     if (!cc_dtype_is_float(dtype)) return cc_int_bin(op, dtype, a.i, b.i, out);
     cc_float_bin(op, a.f, b.f, out);
     return 0;

@@ -79,6 +79,20 @@ cc_dtype cc_scalar_bin_result(cc_op op, cc_dtype l, cc_dtype r);
  * Returns 0, or -1 for an integer division or modulo by zero or a negative
  * shift count (cc_scalar_bin_failure says which). */
 int cc_scalar_bin(cc_op op, cc_dtype dtype, cc_scalar a, cc_scalar b, cc_scalar *out);
+/* cc_scalar_bin's + - * and < of two INDEX operands, the arithmetic of loops and
+ * boxes, inline (cc_scalar_bin runs it too): 1 with *out set, or 0 for any other
+ * op or dtype. */
+static inline int cc_scalar_bin_index(cc_op op, cc_dtype dtype, cc_scalar a, cc_scalar b, cc_scalar *out)
+{
+    if (dtype != CC_DT_INDEX) return 0;
+    switch (op) {
+    case CC_OP_ADD: out->u = a.u + b.u; return 1; /* wraps: INDEX is int64 */
+    case CC_OP_SUB: out->u = a.u - b.u; return 1;
+    case CC_OP_MUL: out->u = a.u * b.u; return 1;
+    case CC_OP_LT: out->i = a.i < b.i; return 1;
+    default: return 0;
+    }
+}
 /* What makes integer op fail: "integer division by zero", "integer modulo by zero", "negative shift count". */
 const char *cc_scalar_bin_failure(cc_op op);
 

@@ -492,21 +492,6 @@ static int ex_scalar(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_in
     return ex_scalar_step(p, f->regs, in, &why) ? ex_fail(vm, in, why) : 0;
 }
 
-/* INDEX arithmetic and comparisons of loops and boxes, without a call (cc_scalar_bin's rules:
- * wrapping, signed compares); 0 when in is another BIN (the tile VM's path). */
-static int ex_index_bin(ex_reg *r, const cc_lo_insn *in)
-{
-    if (in->dtype != CC_DT_INDEX) return 0;
-    uint64_t a = r[in->a].u, b = r[in->b].u;
-    switch (in->op) {
-    case CC_OP_ADD: r[in->dst].u = a + b; return 1;
-    case CC_OP_SUB: r[in->dst].u = a - b; return 1;
-    case CC_OP_MUL: r[in->dst].u = a * b; return 1;
-    case CC_OP_LT: r[in->dst].i = (int64_t)a < (int64_t)b; return 1;
-    default: return 0;
-    }
-}
-
 static int ex_loop(ex_vm *vm)
 {
     uint32_t proc = 0, pc = 0;
@@ -544,8 +529,11 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
         case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
         case CC_LO_DIM: f->regs[in->dst].i = f->tensors[in->a].shape[in->u.imm.i]; break;
-        case CC_LO_CONST: f->regs[in->dst].u = (uint64_t)in->u.imm.i; break;
-        case CC_LO_BIN: rc = ex_index_bin(f->regs, in) ? 0 : ex_scalar(vm, p, f, in); break;
+        case CC_LO_CONST: ex_const(f->regs, in); break;
+        case CC_LO_BIN: /* loop and box arithmetic inline; the rest through ex_scalar_step */
+            rc = cc_scalar_bin_index((cc_op)in->op, (cc_dtype)in->dtype, f->regs[in->a], f->regs[in->b], &f->regs[in->dst])
+                     ? 0 : ex_scalar(vm, p, f, in);
+            break;
         default: rc = ex_scalar(vm, p, f, in); break;
         }
         if (rc) return rc;

@@ -15,7 +15,7 @@ int64_t ex_trips(int64_t start, int64_t stop, int64_t step)
 int ex_scalar_step(const cc_lo_proc *p, ex_reg *r, const cc_lo_insn *in, const char **why)
 {
     switch (in->code) {
-    case CC_LO_CONST: r[in->dst].u = (uint64_t)in->u.imm.i; return 0; /* the 64 bits of .i or .f alike */
+    case CC_LO_CONST: ex_const(r, in); return 0;
     case CC_LO_MOV: r[in->dst] = r[in->a]; return 0;
     case CC_LO_CAST:
         r[in->dst] = cc_scalar_cast((cc_dtype)p->regs[in->a].type.dtype, (cc_dtype)in->dtype, (cc_cast_mode)in->mode, r[in->a]);

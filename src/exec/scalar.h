@@ -18,6 +18,9 @@
  * double for the float dtypes. */
 typedef cc_scalar ex_reg;
 
+/* CONST: rdst = u.imm, the 64 bits of .i or .f alike. */
+static inline void ex_const(ex_reg *r, const cc_lo_insn *in) { r[in->dst].u = (uint64_t)in->u.imm.i; }
+
 /* Executes in (CONST, MOV, CAST, BIN, UN or TRIPS) of procedure p on its
  * registers r: CAST is cc_scalar_cast, BIN cc_scalar_bin, UN cc_scalar_un.
  * Returns 0, or -1 with *why set: an integer division or modulo by zero, a

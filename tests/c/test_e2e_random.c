@@ -28,9 +28,11 @@
 #include "harness.h"
 #include "random_graph.h"
 
-static void test_random_dags(void **state)
+/* Random graphs against their serial run, every task through pto_task_submit, or (trusted)
+ * each one without a PTO_ARG_OUT argument through the executor's trusted submit. */
+static void random_dags(int trusted)
 {
-    (void)state;
+    rg_trusted = trusted;
     const char *se = getenv("PTO_TEST_SEED");
     uint64_t base = se ? strtoull(se, NULL, 0) : 0x5eed2024ull;
     int ngraphs = (int)(1000 * test_scale(1.0));
@@ -104,10 +106,25 @@ static void test_random_dags(void **state)
         free(ref[b]);
     }
     free(g);
+    rg_trusted = 0;
+}
+
+static void test_random_dags(void **state)
+{
+    (void)state;
+    random_dags(0);
+}
+
+/* The trusted submit builds the graphs the C API builds: the same results as the serial run. */
+static void test_random_dags_through_the_trusted_submit(void **state)
+{
+    (void)state;
+    random_dags(1);
 }
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_random_dags),
+    cmocka_unit_test(test_random_dags_through_the_trusted_submit),
 };
 
 PTO_TEST_MAIN(tests)

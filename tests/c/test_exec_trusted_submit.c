@@ -77,6 +77,7 @@ static int by_id(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Bytes of a tensor argument (every one here is FP32). */
 static size_t arg_bytes(const pto_run_arg *a)
 {
     size_t n = sizeof(float);
