@@ -32,7 +32,7 @@ build=$work/build
 group_runtime="test_config test_ring test_pool test_tensormap test_overlap test_task_states \
 test_ready_queue test_api_edges test_api_misuse test_e2e_capacity test_e2e_backpressure \
 test_e2e_deps test_e2e_manual test_e2e_stall test_verdicts test_warnings test_scope_stats \
-test_scope_stats_heap test_runtime_limits_exact test_runtime_ordering_rules"
+test_scope_stats_heap test_runtime_limits_exact test_runtime_ordering_rules test_tensormap_run"
 
 expand_tests() { # "a @runtime b" -> executable names, one per line, that exist
     for t in $1; do

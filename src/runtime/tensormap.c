@@ -5,8 +5,9 @@
  * kind and on its task's chain; in an indexed allocation it is also on the
  * chain of its cell bucket (sub = its sub-grid) or on the loose list of its
  * kind (sub = RT_TM_LOOSE); sub_count[s] counts the entries of sub-grid s.
- * An allocation record exists while it holds an entry.  `used` counts
- * allocated entries; freed entries and records are on their free stacks.
+ * An allocation record exists while it holds an entry or a run.  `used`
+ * counts allocated entries and the runs' counted tiles; freed entries and
+ * records are on their free stacks.
  * One probe pass walks each cell bucket at most once (cell_stamp), so every
  * entry is reported at most once per lookup.  Removing an entry a new
  * writer covers is safe: any later access overlapping it overlaps the
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "runtime/reserve.h"
+#include "runtime/tensormap_run.h"
 
 #define RT_TM_CELLS (1u << RT_TM_CELL_BITS)
 
@@ -32,6 +34,7 @@ static void **rt_tm_array(rt_tensormap *tm, int k, uint64_t *bytes)
     case 4: *bytes = RT_TM_NUM_BUCKETS * sizeof(uint32_t); return (void **)&tm->alloc_chains;
     case 5: *bytes = RT_TM_CELLS * sizeof(*tm->cells); return (void **)&tm->cells;
     case 6: *bytes = RT_TM_CELLS * sizeof(uint32_t); return (void **)&tm->cell_stamp;
+    case 7: *bytes = (RT_TM_RUN_POOL + 1) * sizeof(rt_tm_run); return (void **)&tm->runs;
     default: return NULL;
     }
 }
@@ -68,16 +71,6 @@ void rt_tm_refresh(rt_tensormap *tm)
         tm->alive[r] = atomic_load_explicit(&tm->rings[r].last_alive, memory_order_acquire);
 }
 
-static inline int rt_tm_live(const rt_tensormap *tm, pto_task_id task)
-{
-    return !rt_local_before(rt_task_local(task), tm->alive[rt_task_ring(task)]);
-}
-
-static inline rt_slot *rt_tm_slot(const rt_tensormap *tm, pto_task_id task)
-{
-    return rt_ring_slot(&tm->rings[rt_task_ring(task)], rt_task_local(task));
-}
-
 /* ---- keys, layouts, cells ---------------------------------------------- */
 
 static inline uint8_t rt_ceil_log2(uint64_t n)
@@ -90,10 +83,8 @@ static inline unsigned rt_tm_level(uint64_t levels, uint32_t d)
     return (unsigned)(levels >> (8 * d)) & 0xff;
 }
 
-/* Computes a key's coordinates and levels, once. */
-static void rt_tm_key_compute(rt_tm_key *key)
+void rt_tm_key_fill(rt_tm_key *key)
 {
-    if (key->computed) return;
     const pto_view *v = key->box.view;
     key->computed = 1;
     key->gridded = key->box.hi > key->box.lo && rt_overlap_coords(v, key->start);
@@ -101,14 +92,6 @@ static void rt_tm_key_compute(rt_tm_key *key)
     if (key->gridded)
         for (uint32_t d = 0; d < v->ndims; d++)
             key->levels |= (uint64_t)rt_ceil_log2(v->shape[d]) << (8 * d);
-}
-
-static int rt_tm_same_layout(const rt_tm_alloc *a, const pto_view *v)
-{
-    if (a->elem_size != v->elem_size || a->ndims != v->ndims) return 0;
-    for (uint32_t d = 0; d < v->ndims; d++)
-        if (a->strides[d] != v->strides[d]) return 0;
-    return 1;
 }
 
 static inline uint32_t rt_tm_addr_bucket(const void *addr)
@@ -160,6 +143,7 @@ static uint32_t rt_tm_alloc_get(rt_tensormap *tm, void *addr)
     a->bucket = b;
     a->head[0] = a->head[1] = a->count[0] = a->count[1] = 0;
     a->indexed = 0;
+    a->nruns = a->nrun[0] = a->nrun[1] = 0;
     a->prev = 0;
     a->next = tm->alloc_chains[b];
     if (a->next) tm->allocs[a->next].prev = ai;
@@ -167,7 +151,7 @@ static uint32_t rt_tm_alloc_get(rt_tensormap *tm, void *addr)
     return ai;
 }
 
-static void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai)
+void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai)
 {
     rt_tm_alloc *a = &tm->allocs[ai];
     if (a->prev) tm->allocs[a->prev].next = a->next;
@@ -195,12 +179,6 @@ static void rt_tm_env_span(rt_tm_alloc *a, const rt_tm_key *key)
 {
     if (key->box.lo < a->span_lo) a->span_lo = key->box.lo;
     if (key->box.hi > a->span_hi) a->span_hi = key->box.hi;
-}
-
-/* Where key's box ends in dimension d (its start is key->start[d]). */
-static inline int64_t rt_tm_key_end(const rt_tm_key *key, uint32_t d)
-{
-    return key->start[d] + (int64_t)key->box.view->shape[d];
 }
 
 /* Holds a new live entry (key of task) of an indexed allocation in the
@@ -378,7 +356,7 @@ static void rt_tm_unlink(rt_tensormap *tm, rt_tm_entry *e)
     if (e->aprev) tm->pool[e->aprev].anext = e->anext;
     else a->head[kind] = e->anext;
     if (e->anext) tm->pool[e->anext].aprev = e->aprev;
-    if (--a->count[kind] == 0 && a->count[!kind] == 0) rt_tm_alloc_free(tm, e->alloc);
+    if (--a->count[kind] == 0) rt_tm_alloc_release(tm, e->alloc);
     if (e->writer) tm->writers--;
     else tm->readers--;
     tm->used--;
@@ -395,10 +373,11 @@ static void rt_tm_free(rt_tensormap *tm, uint32_t i)
     tm->free_stack[tm->free_top++] = i;
 }
 
-void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer)
+/* The entry path of rt_tm_insert, inlined there (its hot path) and behind
+ * rt_tm_entry_insert for the runs' unfolding. */
+static inline __attribute__((always_inline)) void rt_tm_entry_add(rt_tensormap *tm, uint32_t ai, rt_tm_key *key,
+                                                                  pto_task_id task, int writer)
 {
-    RT_ASSERT(tm->used < PTO_TENSORMAP_POOL_SIZE);
-    uint32_t ai = rt_tm_alloc_get(tm, key->box.addr);
     rt_tm_alloc *a = &tm->allocs[ai];
     uint32_t i = tm->free_top ? tm->free_stack[--tm->free_top] : ++tm->bumped;
     rt_tm_entry *e = &tm->pool[i];
@@ -423,6 +402,19 @@ void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer
     if (writer) tm->writers++;
     else tm->readers++;
     tm->used++;
+}
+
+void rt_tm_entry_insert(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, pto_task_id task, int writer)
+{
+    rt_tm_entry_add(tm, ai, key, task, writer);
+}
+
+void rt_tm_insert(rt_tensormap *tm, rt_tm_key *key, pto_task_id task, int writer)
+{
+    RT_ASSERT(tm->used < PTO_TENSORMAP_POOL_SIZE);
+    uint32_t ai = rt_tm_alloc_get(tm, key->box.addr);
+    if (tm->allocs[ai].indexed && rt_tm_run_insert(tm, ai, key, task, writer)) return;
+    rt_tm_entry_add(tm, ai, key, task, writer);
 }
 
 /* ---- lookup --------------------------------------------------------------- */
@@ -539,7 +531,13 @@ int rt_tm_lookup(rt_tensormap *tm, rt_tm_key *key, unsigned kinds, int remove_co
                  rt_tm_edge_fn edge, void *ctx)
 {
     uint32_t ai = rt_tm_alloc_find(tm, key->box.addr);
-    if (!ai || rt_tm_env_apart(tm, &tm->allocs[ai], key)) return 0;
+    if (!ai) return 0;
+    const rt_tm_alloc *a = &tm->allocs[ai];
+    if (a->nruns && key->box.hi > a->run_lo && a->run_hi > key->box.lo) { /* runs first: unfolded, entries */
+        int rc = rt_tm_run_lookup(tm, ai, key, kinds, remove_covered, edge, ctx);
+        if (rc) return rc;
+    }
+    if (rt_tm_env_apart(tm, &tm->allocs[ai], key)) return 0;
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++) {
         if (!(kinds & (kind == RT_TM_W ? RT_TM_WRITERS : RT_TM_READERS)) || !tm->allocs[ai].count[kind])
             continue;
@@ -568,6 +566,7 @@ static void rt_tm_cleanup_ring(rt_tensormap *tm, int r)
         s->tm_head = 0;
     }
     ring->tm_cleanup_cursor = end;
+    rt_tm_run_cleanup(tm, r);
 }
 
 void rt_tm_cleanup_due(rt_tensormap *tm, int r, uint32_t next_local)
@@ -585,6 +584,7 @@ void rt_tm_reclaim_all(rt_tensormap *tm)
 {
     rt_tm_refresh(tm);
     for (int r = 0; r < PTO_NUM_RINGS; r++) rt_tm_cleanup_ring(tm, r);
+    rt_tm_run_unfold_readers(tm);
     for (uint32_t b = 0; b < RT_TM_NUM_BUCKETS; b++) {
         for (uint32_t ai = tm->alloc_chains[b], anext; ai; ai = anext) {
             anext = tm->allocs[ai].next;

@@ -37,6 +37,20 @@
  * record's life (the byte range stays): they cost on every insert and
  * lookup and would answer none.
  *
+ * Runs (tensormap_run.c): once an allocation is indexed, the tiles of a
+ * sweep are one record, not one entry each.  A run holds the tiles that
+ * follow each other in one dimension (each starts where the last ends, all
+ * of one shape) of tasks of one ring whose locals follow at one step, each
+ * the same argument of its task: tile k starts at start + k * shape along
+ * the run's dimension and belongs to local l0 + k * step.  An insert that
+ * continues a run of its kind is one compare per field, and a lookup finds
+ * the tiles it meets by division (the same tile as the last writer, or
+ * none), whatever the number of live tiles.  Each of a run's counted tiles
+ * [first, n) counts in `used` as an entry would; retired tiles leave from
+ * the front, covered ones from either end, and a run that cannot answer
+ * exactly (a query of another layout, a cover in its middle, pruning under
+ * pressure) is turned back into entries, read from its tasks' records.
+ *
  * An entry is valid while its task has not retired (local >= the ring's
  * watermark, cached in `alive` at each submit); stale entries are skipped,
  * then freed by the periodic per-ring cleanup, by pressure reclaim, or when
@@ -90,6 +104,23 @@ typedef struct rt_tm_envelope {
     rt_tm_env_box box[RT_TM_ENV_BOXES];
 } rt_tm_envelope;
 
+#define RT_TM_RUNS 4        /* runs per allocation and kind */
+#define RT_TM_RUN_POOL 1024 /* runs in all */
+
+/* A sweep's tiles (see above).  step = doff = 0 while it holds one tile. */
+typedef struct rt_tm_run {
+    uint32_t next, prev;          /* the list of runs in use (free ones: next) */
+    uint32_t alloc;
+    uint8_t kind, slot, dim, arg; /* RT_TM_W/R; its place in the allocation's run[kind] */
+    uint32_t ring, l0, step;      /* tile k's task: (ring, l0 + k * step) */
+    uint64_t lo, hi;              /* bytes: tile 0's start, the last tile's end (sweeps go up) */
+    uint32_t first, n;            /* tiles [first, n) count in `used` */
+    uint32_t nmax;                /* tiles its dimension has room for (capped) */
+    int64_t off0, doff;           /* tile k's view offset: off0 + k * doff */
+    int64_t start[PTO_MAX_DIMS];  /* tile 0's start, in the index's layout */
+    int64_t ext[PTO_MAX_DIMS];    /* every tile's shape */
+} rt_tm_run;
+
 typedef struct rt_tm_alloc {
     void *addr;
     uint32_t next, prev, bucket;   /* addr bucket chain; 0 = none */
@@ -102,6 +133,9 @@ typedef struct rt_tm_alloc {
     uint64_t levels[RT_TM_SUBGRIDS];     /* cell level of dimension d in byte d */
     uint32_t sub_count[RT_TM_SUBGRIDS];  /* entries; 0 = a free sub-grid */
     rt_tm_envelope env;                  /* indexed only */
+    uint32_t run[2][RT_TM_RUNS];         /* indexed: its runs by kind, the first nrun[kind] */
+    uint32_t nrun[2], nruns;
+    uint64_t run_lo, run_hi;             /* the bytes of its runs (while it has one) */
 } rt_tm_alloc;
 
 /* A view as the tensormap looks it up: its box and, computed when first
@@ -127,7 +161,9 @@ typedef struct rt_tensormap {
     uint32_t (*cells)[2];   /* per cell bucket: writers, readers */
     uint32_t *cell_stamp;   /* per cell bucket: the probe pass that walked it last */
     uint32_t stamp;
-    uint64_t visits;        /* entries lookups examined: their cost (tests) */
+    rt_tm_run *runs;        /* RT_TM_RUN_POOL; index 0 unused */
+    uint32_t run_head, run_free, runs_bumped; /* in use; free; ever taken */
+    uint64_t visits;        /* entries (and run tiles) lookups examined: their cost (tests) */
     rt_ring *rings;         /* the runtime's four rings */
     uint32_t alive[PTO_NUM_RINGS]; /* cached watermarks */
     uint64_t failed_bytes;  /* after a failed rt_tm_init: the request refused */
@@ -143,6 +179,50 @@ void rt_tm_destroy(rt_tensormap *tm);
 
 /* Readies a key whose box is set (rt_overlap_box_of). */
 static inline void rt_tm_key_init(rt_tm_key *key) { key->computed = 0; }
+
+/* ---- shared by tensormap.c and tensormap_run.c ---- */
+
+static inline int rt_tm_live(const rt_tensormap *tm, pto_task_id task)
+{
+    return !rt_local_before(rt_task_local(task), tm->alive[rt_task_ring(task)]);
+}
+
+static inline rt_slot *rt_tm_slot(const rt_tensormap *tm, pto_task_id task)
+{
+    return rt_ring_slot(&tm->rings[rt_task_ring(task)], rt_task_local(task));
+}
+
+static inline int rt_tm_same_layout(const rt_tm_alloc *a, const pto_view *v)
+{
+    if (a->elem_size != v->elem_size || a->ndims != v->ndims) return 0;
+    for (uint32_t d = 0; d < v->ndims; d++)
+        if (a->strides[d] != v->strides[d]) return 0;
+    return 1;
+}
+
+/* Where key's box ends in dimension d (its start is key->start[d]). */
+static inline int64_t rt_tm_key_end(const rt_tm_key *key, uint32_t d)
+{
+    return key->start[d] + (int64_t)key->box.view->shape[d];
+}
+
+/* Computes a key's coordinates and cell levels, once. */
+void rt_tm_key_fill(rt_tm_key *key);
+static inline void rt_tm_key_compute(rt_tm_key *key)
+{
+    if (!key->computed) rt_tm_key_fill(key);
+}
+
+/* Records an entry of allocation ai (the path a run does not take). */
+void rt_tm_entry_insert(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, pto_task_id task, int writer);
+
+/* Frees allocation record ai once it holds no entry and no run. */
+void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai);
+static inline void rt_tm_alloc_release(rt_tensormap *tm, uint32_t ai)
+{
+    const rt_tm_alloc *a = &tm->allocs[ai];
+    if (a->count[RT_TM_W] == 0 && a->count[RT_TM_R] == 0 && a->nruns == 0) rt_tm_alloc_free(tm, ai);
+}
 
 /* Refreshes the cached watermarks from the rings. */
 void rt_tm_refresh(rt_tensormap *tm);

@@ -6,10 +6,11 @@
  * uint64 buffers; every task runs one deterministic kernel (k_op) on random
  * 1-d or 2-d views.  run_serial executes the task list in order; run_graph
  * submits it to a runtime.  The generator only emits MANUAL-scope tasks whose
- * explicit dependencies make the result deterministic.  Two options are off
+ * explicit dependencies make the result deterministic.  Three options are off
  * unless a caller sets them (so the other users' graphs stay as they were):
  * genopt.nd_views adds 3-d and 4-d boxes over the buffers, genopt.allow_alloc
- * adds pto_tensor_alloc buffers (OP_ALLOC) filled and read in their scope.
+ * adds pto_tensor_alloc buffers (OP_ALLOC) filled and read in their scope,
+ * genopt.sweeps makes arguments walk tile by tile (the tensormap's runs).
  * rg_trusted sends the tasks through the executor's trusted submit instead.
  */
 #ifndef PTO_TEST_RANDOM_GRAPH_H
@@ -125,6 +126,7 @@ typedef struct genopt {
     int delay_pct;          /* share of tasks that spin a little first */
     int nd_views;           /* also 3-d and 4-d boxes (rows and cols even, cols % 4 == 0) */
     int allow_alloc;        /* also pto_tensor_alloc buffers */
+    int sweeps;             /* each argument mostly the tile after the last task's (the tensormap's runs) */
 } genopt;
 
 typedef struct genstate {
@@ -135,6 +137,8 @@ typedef struct genstate {
     } open[MAXOPEN];
     int root_first, root_tasks;
     int cnt[4];
+    vspec last[2]; /* genopt.sweeps: the last task's views, where each sweep goes */
+    int nlast, dir[2];
 } genstate;
 
 static inline int64_t v_lo(const vspec *v) { return v->offset; }
@@ -223,6 +227,46 @@ static inline vspec rand_view(uint64_t *s, const genopt *o, int b, pto_arg_tag t
         v.offset = (int64_t)r0 * o->cols + c0;
     }
     return v;
+}
+
+/* The tile after v in direction dir (genopt.sweeps): the next 1-d range, or
+ * the 2-d box beside it (dir 0) or below it (dir 1, rows of one stride);
+ * 0 if that leaves the buffer. */
+static inline int next_tile(const genopt *o, vspec *v, int dir)
+{
+    int64_t nel = (int64_t)o->rows * o->cols;
+    if (v->ndims == 1) {
+        if (v->offset + 2 * (int64_t)v->shape[0] > nel) return 0;
+        v->offset += (int64_t)v->shape[0];
+        return 1;
+    }
+    if (v->ndims != 2) return 0;
+    int64_t r = v->offset / o->cols, c = v->offset % o->cols;
+    if (dir && v->strides[0] == o->cols) {
+        if (r + 2 * (int64_t)v->shape[0] > o->rows) return 0;
+        v->offset += (int64_t)v->shape[0] * o->cols;
+        return 1;
+    }
+    if (c + 2 * (int64_t)v->shape[1] > o->cols) return 0;
+    v->offset += (int64_t)v->shape[1];
+    return 1;
+}
+
+/* genopt.sweeps: three times in four each argument of t continues the
+ * sweep of the last task's argument at its place (its tag kept). */
+static inline void sweep_args(uint64_t *s, const genopt *o, genstate *st, gtask *t)
+{
+    for (int j = 0; j < t->nargs && j < 2; j++) {
+        vspec v = st->last[j];
+        if (j < st->nlast && rnd(s, 4) && next_tile(o, &v, st->dir[j])) {
+            v.tag = t->a[j].tag;
+            t->a[j] = v;
+        } else {
+            st->dir[j] = (int)rnd(s, 2);
+        }
+        st->last[j] = t->a[j];
+    }
+    st->nlast = t->nargs;
 }
 
 /* A task of op with scalar p (its views and q are the caller's). */
@@ -456,6 +500,7 @@ static inline void gen_graph(graph *g, const genopt *o, uint64_t *s, int target)
             continue;
         }
         }
+        if (o->sweeps) sweep_args(s, o, &st, &t);
         add_task(g, &st, &t, s);
     }
     while (st.nopen > 0) scope_end_act(g, &st);

@@ -27,10 +27,11 @@
 
 #include "harness.h"
 #include "random_graph.h"
+#include "runtime/rt.h"
 
 /* Random graphs against their serial run, every task through pto_task_submit, or (trusted)
  * each one without a PTO_ARG_OUT argument through the executor's trusted submit. */
-static void random_dags(int trusted)
+static void random_dags(int trusted, int sweeps)
 {
     rg_trusted = trusted;
     const char *se = getenv("PTO_TEST_SEED");
@@ -49,11 +50,12 @@ static void random_dags(int trusted)
     }
     pto_runtime *rt = NULL;
     pto_config cfg;
-    long total_tasks = 0;
+    long total_tasks = 0, runs = 0;
     for (int gi = 0; gi < ngraphs; gi++) {
         uint64_t seed = base + (uint64_t)gi * 0x100000001ull;
         uint64_t s = seed;
         if (gi % PER_RUNTIME == 0) {
+            if (rt) runs += rt->tm.runs_bumped;
             pto_runtime_destroy(rt);
             uint64_t cs = seed ^ 0xc0ffee;
             rand_ring_config(&cs, &cfg);
@@ -74,6 +76,7 @@ static void random_dags(int trusted)
         o.max_temp = 128;
         o.max_view = 8;
         o.delay_pct = 10;
+        o.sweeps = sweeps;
         gen_graph(g, &o, &s, 5 + (int)rnd(&s, 196));
         total_tasks += g->ntasks;
         snprintf(g_ctx, sizeof g_ctx,
@@ -99,8 +102,10 @@ static void random_dags(int trusted)
                     fail();
                 }
     }
+    runs += rt->tm.runs_bumped;
     pto_runtime_destroy(rt);
-    print_message("%d graphs, %ld tasks\n", ngraphs, total_tasks);
+    print_message("%d graphs, %ld tasks, %ld tensormap runs\n", ngraphs, total_tasks, runs);
+    if (sweeps) assert_true(runs > ngraphs / 8); /* the sweeps took runs */
     for (int b = 0; b < MAXB; b++) {
         free(bufs[b]);
         free(ref[b]);
@@ -112,19 +117,29 @@ static void random_dags(int trusted)
 static void test_random_dags(void **state)
 {
     (void)state;
-    random_dags(0);
+    random_dags(0, 0);
 }
 
 /* The trusted submit builds the graphs the C API builds: the same results as the serial run. */
 static void test_random_dags_through_the_trusted_submit(void **state)
 {
     (void)state;
-    random_dags(1);
+    random_dags(1, 0);
+}
+
+/* Arguments that walk tile by tile (the tensormap's runs, dropped at either end, unfolded
+ * in the middle) through both submits: the same results as the serial run. */
+static void test_random_dags_with_sweeps(void **state)
+{
+    (void)state;
+    random_dags(0, 1);
+    random_dags(1, 1);
 }
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_random_dags),
     cmocka_unit_test(test_random_dags_through_the_trusted_submit),
+    cmocka_unit_test(test_random_dags_with_sweeps),
 };
 
 PTO_TEST_MAIN(tests)
