@@ -63,6 +63,17 @@ static int tr_lookup(rt_tensormap *tm, const pto_view *v, int inout)
     return tm_nfound;
 }
 
+/* Four rings and a tensormap whose allocation TR_ADDR is indexed for the
+ * layout of shape (tr_index), holding tiles 0..tiles-1 of its sweep, tile i
+ * as argument 0 of ring 0's task i (writers, or readers). */
+static void tr_start(rt_ring *rings, rt_tensormap *tm, int shape, uint32_t tiles, int writer)
+{
+    static pto_view pre[RT_TM_INDEX_AT];
+    tm_rings(rings, tm, 15);
+    tr_index(tm, TR_ADDR, shape, pre, NULL, NULL);
+    for (uint32_t i = 0; i < tiles; i++) tr_insert(tm, tr_tile(TR_ADDR, shape, i), 0, i, 0, writer);
+}
+
 static int tr_runs_in_use(const rt_tensormap *tm)
 {
     int n = 0;
@@ -76,13 +87,10 @@ static int tr_runs_in_use(const rt_tensormap *tm)
 static void test_tensormap_run_holds_a_sweep_in_one_record(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     for (int shape = TR_SLICES; shape <= TR_COLS; shape++) {
         rt_ring rings[PTO_NUM_RINGS];
         rt_tensormap tm;
-        tm_rings(rings, &tm, 15);
-        tr_index(&tm, TR_ADDR, shape, pre, NULL, NULL);
-        for (uint32_t i = 0; i < 15; i++) tr_insert(&tm, tr_tile(TR_ADDR, shape, i), 0, i, 0, 1);
+        tr_start(rings, &tm, shape, 15, 1);
         assert_int_equal(tm.used, RT_TM_INDEX_AT + 15);
         assert_int_equal(tm.writers, RT_TM_INDEX_AT + 15);
         assert_int_equal(tm.bumped, RT_TM_INDEX_AT); /* entries taken: the first sixteen only */
@@ -118,11 +126,9 @@ static void test_tensormap_run_holds_a_sweep_in_one_record(void **state)
 static void test_tensormap_run_stays_inside_its_rows(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
-    tm_rings(rings, &tm, 15);
-    tr_index(&tm, TR_ADDR, TR_ROWS, pre, NULL, NULL);
+    tr_start(rings, &tm, TR_ROWS, 0, 1);
     for (uint32_t i = 0; i < 8; i++)
         tr_insert(&tm, pto_view_2d(TR_ADDR, 4, 16 * i, 1, 16, 64, PTO_INVALID_TASK_ID), 0, i, 0, 1);
     pto_view row1 = pto_view_2d(TR_ADDR, 4, 64, 1, 16, 64, PTO_INVALID_TASK_ID);
@@ -141,13 +147,10 @@ static void test_tensormap_run_stays_inside_its_rows(void **state)
 static void test_tensormap_run_takes_only_its_next_tile(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     for (int c = 0; c < 2; c++) {
         rt_ring rings[PTO_NUM_RINGS];
         rt_tensormap tm;
-        tm_rings(rings, &tm, 15);
-        tr_index(&tm, TR_ADDR, TR_ROWS, pre, NULL, NULL);
-        for (uint32_t i = 0; i < 4; i++) tr_insert(&tm, tr_tile(TR_ADDR, TR_ROWS, i), 0, i, 0, 1);
+        tr_start(rings, &tm, TR_ROWS, 4, 1);
         pto_view next = c ? tr_tile(TR_ADDR, TR_ROWS, 10)
                           : pto_view_2d(TR_ADDR, 4, 4 * 64, 2, 16, 64, PTO_INVALID_TASK_ID);
         tr_insert(&tm, next, 0, 4, 0, 1);
@@ -255,12 +258,9 @@ static void test_tensormap_run_matches_brute_force(void **state)
 static void test_tensormap_run_cover_at_an_end_shrinks_in_the_middle_unfolds(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
-    tm_rings(rings, &tm, 15);
-    tr_index(&tm, TR_ADDR, TR_ROWS, pre, NULL, NULL);
-    for (uint32_t i = 0; i < 15; i++) tr_insert(&tm, tr_tile(TR_ADDR, TR_ROWS, i), 0, i, 0, 1);
+    tr_start(rings, &tm, TR_ROWS, 15, 1);
     pto_view half = pto_view_2d(TR_ADDR, 4, 14 * 64, 1, 8, 64, PTO_INVALID_TASK_ID);
     assert_int_equal(tr_lookup(&tm, &half, 1), 1);
     assert_int_equal(tm.used, 31);
@@ -298,12 +298,9 @@ static void test_tensormap_run_cover_at_an_end_shrinks_in_the_middle_unfolds(voi
 static void test_tensormap_run_cleanup_drops_retired_tiles(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
-    tm_rings(rings, &tm, 15);
-    tr_index(&tm, TR_ADDR, TR_SLICES, pre, NULL, NULL);
-    for (uint32_t i = 0; i < 15; i++) tr_insert(&tm, tr_tile(TR_ADDR, TR_SLICES, i), 0, i, 0, 1);
+    tr_start(rings, &tm, TR_SLICES, 15, 1);
     for (uint32_t i = 0; i < 15; i += 2) tr_insert(&tm, tr_tile(TR_ADDR, TR_SLICES, 100 + i / 2), 0, i, 1, 1);
     assert_int_equal(tr_runs_in_use(&tm), 2);
     atomic_store(&rings[3].last_alive, 15);
@@ -371,12 +368,9 @@ static void test_tensormap_run_query_of_another_layout_unfolds(void **state)
 static void test_tensormap_run_pressure_reclaim_prunes_completed_readers(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
-    tm_rings(rings, &tm, 15);
-    tr_index(&tm, TR_ADDR, TR_COLS, pre, NULL, NULL);
-    for (uint32_t i = 0; i < 15; i++) tr_insert(&tm, tr_tile(TR_ADDR, TR_COLS, i), 0, i, 0, 0);
+    tr_start(rings, &tm, TR_COLS, 15, 0);
     for (uint32_t i = 0; i < 10; i++) atomic_store(&rt_ring_slot(&rings[0], i)->state, RT_TASK_COMPLETED);
     pto_view v = pto_view_2d(TR_ADDR, 4, 2, 8, 1, 64, PTO_INVALID_TASK_ID); /* half of column 2 */
     assert_int_equal(tr_lookup(&tm, &v, 1), 0); /* a completed reader: no edge */
@@ -395,11 +389,9 @@ static void test_tensormap_run_pressure_reclaim_prunes_completed_readers(void **
 static void test_tensormap_run_limit_per_allocation_and_kind(void **state)
 {
     (void)state;
-    static pto_view pre[RT_TM_INDEX_AT];
     rt_ring rings[PTO_NUM_RINGS];
     rt_tensormap tm;
-    tm_rings(rings, &tm, 15);
-    tr_index(&tm, TR_ADDR, TR_ROWS, pre, NULL, NULL);
+    tr_start(rings, &tm, TR_ROWS, 0, 1);
     assert_int_equal(RT_TM_RUNS, 4);
     for (uint32_t i = 0; i < 15; i++)
         for (int a = 0; a <= RT_TM_RUNS; a++)
