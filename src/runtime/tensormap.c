@@ -143,7 +143,7 @@ static uint32_t rt_tm_alloc_get(rt_tensormap *tm, void *addr)
     a->bucket = b;
     a->head[0] = a->head[1] = a->count[0] = a->count[1] = 0;
     a->indexed = 0;
-    a->nruns = a->nrun[0] = a->nrun[1] = 0;
+    a->nrun[RT_TM_W] = a->nrun[RT_TM_R] = 0;
     a->prev = 0;
     a->next = tm->alloc_chains[b];
     if (a->next) tm->allocs[a->next].prev = ai;
@@ -533,7 +533,8 @@ int rt_tm_lookup(rt_tensormap *tm, rt_tm_key *key, unsigned kinds, int remove_co
     uint32_t ai = rt_tm_alloc_find(tm, key->box.addr);
     if (!ai) return 0;
     const rt_tm_alloc *a = &tm->allocs[ai];
-    if (a->nruns && key->box.hi > a->run_lo && a->run_hi > key->box.lo) { /* runs first: unfolded, entries */
+    if (rt_tm_alloc_runs(a) && key->box.hi > a->run_lo && a->run_hi > key->box.lo) {
+        /* runs first: one that cannot answer becomes entries for the lookup below */
         int rc = rt_tm_run_lookup(tm, ai, key, kinds, remove_covered, edge, ctx);
         if (rc) return rc;
     }

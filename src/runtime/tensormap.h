@@ -134,7 +134,7 @@ typedef struct rt_tm_alloc {
     uint32_t sub_count[RT_TM_SUBGRIDS];  /* entries; 0 = a free sub-grid */
     rt_tm_envelope env;                  /* indexed only */
     uint32_t run[2][RT_TM_RUNS];         /* indexed: its runs by kind, the first nrun[kind] */
-    uint32_t nrun[2], nruns;
+    uint32_t nrun[2];
     uint64_t run_lo, run_hi;             /* the bytes of its runs (while it has one) */
 } rt_tm_alloc;
 
@@ -216,12 +216,16 @@ static inline void rt_tm_key_compute(rt_tm_key *key)
 /* Records an entry of allocation ai (the path a run does not take). */
 void rt_tm_entry_insert(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, pto_task_id task, int writer);
 
-/* Frees allocation record ai once it holds no entry and no run. */
+static inline uint32_t rt_tm_alloc_runs(const rt_tm_alloc *a) { return a->nrun[RT_TM_W] + a->nrun[RT_TM_R]; }
+
+/* Frees allocation record ai (unlinks it from its bucket). */
 void rt_tm_alloc_free(rt_tensormap *tm, uint32_t ai);
+
+/* Frees allocation record ai once it holds no entry and no run. */
 static inline void rt_tm_alloc_release(rt_tensormap *tm, uint32_t ai)
 {
     const rt_tm_alloc *a = &tm->allocs[ai];
-    if (a->count[RT_TM_W] == 0 && a->count[RT_TM_R] == 0 && a->nruns == 0) rt_tm_alloc_free(tm, ai);
+    if (a->count[RT_TM_W] == 0 && a->count[RT_TM_R] == 0 && rt_tm_alloc_runs(a) == 0) rt_tm_alloc_free(tm, ai);
 }
 
 /* Refreshes the cached watermarks from the rings. */

@@ -34,7 +34,6 @@ static void rt_tm_run_free(rt_tensormap *tm, uint32_t ri)
     uint32_t last = a->run[u->kind][--a->nrun[u->kind]]; /* the last run takes its place */
     a->run[u->kind][u->slot] = last;
     tm->runs[last].slot = u->slot;
-    a->nruns--;
     if (u->prev) tm->runs[u->prev].next = u->next;
     else tm->run_head = u->next;
     if (u->next) tm->runs[u->next].prev = u->prev;
@@ -147,11 +146,10 @@ int rt_tm_run_insert(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, pto_task_id 
     for (uint32_t d = 0; d < v->ndims; d++) u->start[d] = key->start[d], u->ext[d] = (int64_t)v->shape[d];
     if (u->next) tm->runs[u->next].prev = ri;
     tm->run_head = ri;
-    if (!a->nruns) a->run_lo = u->lo, a->run_hi = u->hi;
+    if (!rt_tm_alloc_runs(a)) a->run_lo = u->lo, a->run_hi = u->hi;
     if (u->lo < a->run_lo) a->run_lo = u->lo;
     if (u->hi > a->run_hi) a->run_hi = u->hi;
     a->run[kind][a->nrun[kind]++] = ri;
-    a->nruns++;
     rt_tm_run_count(tm, u, 1, 1);
     return 1;
 }
@@ -208,8 +206,7 @@ int rt_tm_run_lookup(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, unsigned kin
                      rt_tm_edge_fn edge, void *ctx)
 {
     rt_tm_alloc *a = &tm->allocs[ai];
-    rt_tm_key_compute(key);
-    int exact = key->gridded && rt_tm_same_layout(a, key->box.view);
+    int exact = -1; /* whether key is a box of the index's layout: known at the first run it meets */
     for (int kind = RT_TM_W; kind <= RT_TM_R; kind++) {
         if (!(kinds & (kind == RT_TM_W ? RT_TM_WRITERS : RT_TM_READERS))) continue;
         /* A freed run's place takes the last one: the same j again.  An
@@ -220,6 +217,10 @@ int rt_tm_run_lookup(rt_tensormap *tm, uint32_t ai, rt_tm_key *key, unsigned kin
             if (key->box.hi <= u->lo || u->hi <= key->box.lo) { /* bytes apart */
                 j++;
                 continue;
+            }
+            if (exact < 0) {
+                rt_tm_key_compute(key);
+                exact = key->gridded && rt_tm_same_layout(a, key->box.view);
             }
             int rc = 0;
             if (!exact) rt_tm_run_unfold(tm, ri);

@@ -105,7 +105,7 @@ static void random_dags(int trusted, int sweeps)
     runs += rt->tm.runs_bumped;
     pto_runtime_destroy(rt);
     print_message("%d graphs, %ld tasks, %ld tensormap runs\n", ngraphs, total_tasks, runs);
-    if (sweeps) assert_true(runs > ngraphs / 8); /* the sweeps took runs */
+    if (sweeps) assert_true(runs > ngraphs / 8); /* the graphs went through runs */
     for (int b = 0; b < MAXB; b++) {
         free(bufs[b]);
         free(ref[b]);
