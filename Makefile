@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-asan test-tsan soak coverage mutate fuzz fuzz-build demo bench bench-quick bench-build install deb clean
+.PHONY: all deps build test test-dist demo-dist test-asan test-tsan soak coverage mutate fuzz fuzz-build demo bench bench-quick bench-build install deb clean
 
 all: build
 
@@ -16,6 +16,18 @@ build: deps
 
 test: build
 	cd build && ctest --output-on-failure -j $(JOBS)
+
+# Only the distributed tests (tests/dist, DISTRIBUTED-SPEC §6); exit 2 when mpirun is absent.
+test-dist: build
+	/usr/bin/python3 tests/dist/run.py --strict --bin build/bin --ext-dir python/pypto
+
+# Upstream's distributed examples and manual blocks (DISTRIBUTED-SPEC §5): make accept-dist UPSTREAM=<dir>.
+include tests/dist/accept.mk
+
+# Our distributed demos (demo/dist, DISTRIBUTED-SPEC §4.5): hello ranks, ring shift by put and
+# get (2 and 4 ranks), host allreduce; each prints its check, time per call, comm stats per rank.
+demo-dist: build
+	demo/dist/run.sh
 
 test-asan: deps
 	@cmake -S . -B build-asan -DPTO_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug >/dev/null

@@ -18,8 +18,10 @@
 #   pto       include/pto     -
 #   runtime   src/runtime     base/*, pto/*
 #   tile      src/tile        base/*, pto/*
-#   exec      src/exec        base/*, pto/*, tile/tile.h, the runtime's
-#                             runtime/trusted.h (the executor's submit; it includes pto/* only),
+#   exec      src/exec        base/*, pto/*, tile/tile.h, tile/dist_ops.h, the runtime's
+#                             runtime/trusted.h (the executor's submit; it includes pto/* only)
+#                             runtime/comm.h (distributed mode's transport and windows)
+#                             and runtime/comm_stats.h (its counters),
 #                             and the compiler's leaves compiler/types.h (with compiler/ops.h),
 #                             compiler/program.h, compiler/scalar.h (they include no IR)
 #   compiler  src/compiler    base/*, pto/*
@@ -28,7 +30,8 @@
 #                             folder by bare name ("stats_file.h")
 #
 # Public headers by layer: base: all of src/base; runtime: include/pto,
-# and to exec alone runtime/trusted.h (the rest of src/runtime is private); tile: tile/tile.h (tile_int.h is
+# and to exec alone runtime/trusted.h, runtime/comm.h and runtime/comm_stats.h (the rest of src/runtime is private); tile: tile/tile.h
+# and tile/dist_ops.h (tile_int.h is
 # private); exec: none (its API is pto/run.h); compiler: pto/compile.h,
 # and to exec alone its three leaves.  An include names its header by its
 # layer path ("exec/scalar.h"), in quotes or angle brackets alike; a bare
@@ -47,7 +50,7 @@ allowed() {
     case $layer:$h in
     runtime:base/* | runtime:pto/*) return 0 ;;
     tile:base/* | tile:pto/*) return 0 ;;
-    exec:base/* | exec:pto/* | exec:tile/tile.h | exec:runtime/trusted.h) return 0 ;;
+    exec:base/* | exec:pto/* | exec:tile/tile.h | exec:tile/dist_ops.h | exec:runtime/trusted.h | exec:runtime/comm.h | exec:runtime/comm_stats.h) return 0 ;;
     exec:compiler/types.h | exec:compiler/ops.h | exec:compiler/program.h | exec:compiler/scalar.h) return 0 ;;
     compiler:base/* | compiler:pto/*) return 0 ;;
     python:pto/*) return 0 ;;
@@ -61,7 +64,7 @@ reads() {
     case $1 in
     base | pto) reads="nothing" ;;
     runtime | tile | compiler | tools) reads="base/*, pto/*" ;;
-    exec) reads="base/*, pto/*, tile/tile.h, runtime/trusted.h, compiler/types.h, compiler/program.h, compiler/scalar.h" ;;
+    exec) reads="base/*, pto/*, tile/tile.h, tile/dist_ops.h, runtime/trusted.h, runtime/comm.h, runtime/comm_stats.h, compiler/types.h, compiler/program.h, compiler/scalar.h" ;;
     python) reads="pto/*" ;;
     esac
 }

@@ -16,6 +16,7 @@ packages=(
   python3-dev                        # the pypto._C extension (Debian's /usr/bin/python3)
   python3-numpy python3-torch python3-pytest  # the pypto package's tensors and its tests
   python3-venv python3-pip python3-setuptools  # pip install . (tests/install)
+  openmpi-bin libopenmpi-dev         # distributed mode: mpirun, mpicc (libpto_mpi, pypto._C_mpi)
 )
 if [ "${1:-}" = bench ]; then
   packages+=(

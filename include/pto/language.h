@@ -30,13 +30,21 @@ size_t pto_lang_name_count(void);
 /* The i-th pl name (i < pto_lang_name_count()). */
 pto_lang_name pto_lang_name_at(size_t i);
 
+/* The names of pypto.language.distributed, the same way: pld.<name>, name a dotted path
+ * ("tensor.put", "system.notify"; "NotifyOp", "DistributedTensor"; the namespaces "tensor",
+ * "system", "tile"); its enums (NotifyOp, WaitCmp, ReduceOp; AtomicType is pl's) are among
+ * pto_lang_enums'. */
+size_t pto_lang_pld_name_count(void);
+pto_lang_name pto_lang_pld_name_at(size_t i);
+
 typedef struct pto_lang_member {
     const char *name;
     int value;
 } pto_lang_member;
 
 /* One enum of pypto.language: DataType (later dtypes included), Level,
- * ScopeMode, CachePolicy, FunctionType, MemorySpace, Layout, PadValue, SplitMode. */
+ * ScopeMode, CachePolicy, FunctionType, MemorySpace, Layout, PadValue, SplitMode, AtomicType,
+ * MaskPattern, and the distributed ones: NotifyOp, WaitCmp, ReduceOp, Role (pl.Role). */
 typedef struct pto_lang_enum {
     const char *name;
     const pto_lang_member *members;

@@ -64,6 +64,22 @@ typedef struct pto_run_arg {
  * memory for its workspace fails with rc -PTO_OUT_OF_MEMORY. */
 int pto_program_run(pto_runtime *rt, const pto_program *p, const pto_run_arg *args, size_t nargs, pto_error *err);
 
+/* One distributed call (DISTRIBUTED-SPEC §2.1) of a @pl.jit.host program:
+ * the world is the registered transport's (one rank unless an MPI
+ * transport registered itself).  pto_program_run runs such a program as
+ * call 0 with device ids 0..P-1. */
+typedef struct pto_run_dist {
+    const int64_t *device_ids; /* rank r's label device_ids[r] (messages); NULL: r */
+    size_t ndevice_ids;        /* the world size the caller compiled for (0: the transport's) */
+    uint64_t call;             /* this process's distributed call number (the entry check) */
+    const char *comm_stats_dir; /* receives comm_stats.json of the call (DISTRIBUTED-SPEC §2.7); NULL: none */
+} pto_run_dist;
+
+/* pto_program_run with dist (NULL: as pto_program_run); dist names a world
+ * of another size than the transport's: PTO_INVALID_ARGS. */
+int pto_program_run_dist(pto_runtime *rt, const pto_program *p, const pto_run_arg *args, size_t nargs, const pto_run_dist *dist,
+                         pto_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,6 +60,10 @@ typedef uint64_t pto_task_id;
     X(KERNEL_FAILED, 12, "a kernel returned non-zero")                                      \
     X(RESERVE_FAILED, 13, "pto_runtime_create could not reserve a ring array")              \
     X(OUT_OF_MEMORY, 14, "the host could not allocate memory a call needs")                 \
+    X(REMOTE_FAILED, 15, "another rank of a distributed call failed")                       \
+    X(RANKS_DIVERGED, 16, "the ranks reached a distributed call with different calls")      \
+    X(COMM_WAIT_TIMEOUT, 17, "a communication wait did not complete in time")               \
+    X(COMM_FAILED, 18, "the MPI session failed or is unusable")                             \
     X(SCHEDULER_TIMEOUT, 100, "pto_runtime_finish stalled with tasks outstanding")
 
 typedef enum pto_status {
@@ -279,6 +283,13 @@ int pto_runtime_finish(pto_runtime *rt);
 
 /* The latched error (code 0 when none); after pto_runtime_finish, the last run's. */
 const pto_error *pto_runtime_error(const pto_runtime *rt);
+
+/* Distributed mode (DISTRIBUTED-SPEC §4.3): the address of this runtime's
+ * transport registration entry, a void (*)(const rt_comm_ops *, void *)
+ * (src/runtime/comm.h), through which an MPI extension registers its
+ * transport with this copy of the runtime (pypto._C's capsule
+ * "pypto._C.comm_register"). */
+void *pto_comm_register_entry(void);
 
 /* The code latched in the current run, 0 while none.  Any thread may ask,
  * kernels included: a kernel that runs long (a loop) may poll it and

@@ -36,7 +36,7 @@
  *   run(program, who, specs, buffers, fields[, runtime]) -> None: runs the
  *       program (_C_run.c, which says more, also of runtime_new and
  *       runtime_close); the GIL is released while it runs.
- *   language_names() -> ((name, status, kind), ...) and language_enums()
+ *   language_names(), language_pld_names() -> ((name, status, kind), ...) and language_enums()
  *       -> ((enum, ((member, value), ...)), ...): pypto.language's names
  *       and IntEnums (pto/language.h), which the package builds from these.
  *   pto_dtypes: the public pto_dtype names, by value (pto/compile.h).
@@ -433,18 +433,29 @@ static PyObject *py_stage_texts(PyObject *mod, PyObject *arg)
 
 /* ---- the language's names and enums (pto/language.h) -------------------------------------- */
 
-static PyObject *py_language_names(PyObject *mod, PyObject *unused)
+/* ((name, status, kind), ...) of one of the name tables. */
+static PyObject *py_name_table(size_t n, pto_lang_name (*at)(size_t))
 {
-    (void)mod, (void)unused;
-    size_t n = pto_lang_name_count();
     PyObject *t = PyTuple_New((Py_ssize_t)n);
     for (size_t k = 0; t && k < n; k++) {
-        pto_lang_name x = pto_lang_name_at(k);
+        pto_lang_name x = at(k);
         PyObject *row = Py_BuildValue("(sss)", x.name, x.status, x.kind);
         if (!row) return Py_DECREF(t), NULL;
         PyTuple_SET_ITEM(t, (Py_ssize_t)k, row);
     }
     return t;
+}
+
+static PyObject *py_language_names(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    return py_name_table(pto_lang_name_count(), pto_lang_name_at);
+}
+
+static PyObject *py_language_pld_names(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    return py_name_table(pto_lang_pld_name_count(), pto_lang_pld_name_at);
 }
 
 static PyObject *py_language_enums(PyObject *mod, PyObject *unused)
@@ -470,9 +481,11 @@ static PyObject *py_language_enums(PyObject *mod, PyObject *unused)
 /* ---- config_check ------------------------------------------------------------------------ */
 
 PyObject *py_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
+PyObject *py_dist_config_check(PyObject *mod, PyObject *fields); /* _C_config.c */
 PyObject *py_run(PyObject *mod, PyObject *args);               /* _C_run.c */
 PyObject *py_runtime_new(PyObject *mod, PyObject *fields);     /* _C_run.c */
 PyObject *py_runtime_close(PyObject *mod, PyObject *rt);       /* _C_run.c */
+PyObject *py_comm_register_capsule(void);                      /* _C_run.c */
 int py_runtime_ready(void);                                    /* _C_run.c */
 
 static PyMethodDef py_methods[] = {
@@ -487,10 +500,13 @@ static PyMethodDef py_methods[] = {
     {"entries", py_entries, METH_O, "entries(program) -> the file's @pl.jit functions and @pl.program classes, in file order"},
     {"listing", py_listing, METH_O, "listing(program) -> the lowered program's listing"},
     {"config_check", py_config_check, METH_O, "config_check(fields) -> normalized fields, or raises"},
+    {"dist_config_check", py_dist_config_check, METH_O, "dist_config_check(fields): DistributedConfig's rules, or raises"},
     {"run", py_run, METH_VARARGS, "run(program, who, specs, buffers, fields[, runtime]) -> None, or raises"},
     {"runtime_new", py_runtime_new, METH_O, "runtime_new(fields) -> Runtime: a runtime of its own (a ChipWorker's)"},
     {"runtime_close", py_runtime_close, METH_O, "runtime_close(runtime) -> None: destroys it (idempotent)"},
     {"language_names", py_language_names, METH_NOARGS, "language_names() -> ((name, status, kind), ...): every pl name"},
+    {"language_pld_names", py_language_pld_names, METH_NOARGS,
+     "language_pld_names() -> ((name, status, kind), ...): every pld name (\"tensor.put\", \"world_size\")"},
     {"language_enums", py_language_enums, METH_NOARGS, "language_enums() -> ((enum, ((member, value), ...)), ...)"},
     {NULL, NULL, 0, NULL},
 };
@@ -520,6 +536,10 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *stand = Py_BuildValue("{" PTO_DTYPE_STAND_IN_LIST(PY_STAND_IN_FMT_) "}" PTO_DTYPE_STAND_IN_LIST(PY_STAND_IN_ARGS_));
     rc = stand ? PyModule_AddObjectRef(m, "pto_dtype_stand_ins", stand) : -1;
     Py_XDECREF(stand);
+    if (rc < 0) return Py_DECREF(m), NULL;
+    PyObject *comm = py_comm_register_capsule(); /* _C_run.c: pypto._C_mpi registers its transport through it */
+    rc = comm ? PyModule_AddObjectRef(m, "comm_register", comm) : -1;
+    Py_XDECREF(comm);
     if (rc < 0) return Py_DECREF(m), NULL;
     return m;
 }

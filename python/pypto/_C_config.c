@@ -15,6 +15,7 @@
 #include "pto/config.h"
 
 PyObject *py_config_check(PyObject *mod, PyObject *fields);
+PyObject *py_dist_config_check(PyObject *mod, PyObject *fields);
 
 static int cfg_is_int(PyObject *v) { return PyLong_Check(v) && !PyBool_Check(v); }
 
@@ -145,6 +146,58 @@ static long cfg_level(PyObject *v, long bool_true, long lo, long hi, const char 
     return -1;
 }
 
+/* Is v a pypto.ir.distributed_compiled_program.DistributedConfig?  -1 with an
+ * exception set when that module cannot be imported. */
+static int cfg_is_dist_config(PyObject *v)
+{
+    PyObject *mod = PyImport_ImportModule("pypto.ir.distributed_compiled_program");
+    if (!mod) return -1;
+    PyObject *cls = PyObject_GetAttrString(mod, "DistributedConfig");
+    Py_DECREF(mod);
+    if (!cls) return -1;
+    int is = PyObject_IsInstance(v, cls);
+    Py_DECREF(cls);
+    return is;
+}
+
+/* DistributedConfig's field rules, in upstream's order and words (DISTRIBUTED-SPEC §1.4):
+ * fields has device_ids (a list), num_sub_workers and aicpu_thread_num (ints). */
+PyObject *py_dist_config_check(PyObject *mod, PyObject *fields)
+{
+    (void)mod;
+    PyObject *ids = cfg_get(fields, "device_ids");
+    PyObject *seq = PySequence_Fast(ids, "DistributedConfig.device_ids must be a list of ints");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int bad = n == 0, neg = 0, dup = 0;
+    for (Py_ssize_t i = 0; i < n && !bad; i++) {
+        PyObject *d = PySequence_Fast_GET_ITEM(seq, i);
+        if (!cfg_is_int(d)) {
+            Py_DECREF(seq);
+            return cfg_fail_repr(PyExc_TypeError, "DistributedConfig.device_ids must be ints, got ", ids), NULL;
+        }
+        int64_t x = 0;
+        if (cfg_int64(d, &x) < 0 || x < 0) neg = 1;
+        for (Py_ssize_t j = 0; j < i; j++) {
+            int eq = PyObject_RichCompareBool(d, PySequence_Fast_GET_ITEM(seq, j), Py_EQ);
+            if (eq < 0) return Py_DECREF(seq), NULL;
+            dup |= eq;
+        }
+    }
+    Py_DECREF(seq);
+    if (bad) return PyErr_SetString(PyExc_ValueError, "DistributedConfig.device_ids must not be empty"), NULL;
+    if (neg) return cfg_fail_repr(PyExc_ValueError, "DistributedConfig.device_ids must be non-negative device indices, got ", ids), NULL;
+    if (dup) return cfg_fail_repr(PyExc_ValueError, "DistributedConfig.device_ids must be distinct, got ", ids), NULL;
+    int64_t subs = 0, aicpu = 0;
+    PyObject *s = cfg_get(fields, "num_sub_workers"), *a = cfg_get(fields, "aicpu_thread_num");
+    if (!cfg_is_int(s) || cfg_int64(s, &subs) < 0 || subs < 0)
+        return cfg_fail_repr(PyExc_ValueError, "DistributedConfig.num_sub_workers must be non-negative, got ", s), NULL;
+    if (!cfg_is_int(a) || cfg_int64(a, &aicpu) < 0 || aicpu < 0 || aicpu == 1)
+        return cfg_fail_repr(PyExc_ValueError,
+                             "DistributedConfig.aicpu_thread_num must be 0 (architecture default) or at least 2, got ", a), NULL;
+    Py_RETURN_NONE;
+}
+
 PyObject *py_config_check(PyObject *mod, PyObject *fields)
 {
     (void)mod;
@@ -204,10 +257,16 @@ PyObject *py_config_check(PyObject *mod, PyObject *fields)
     }
     if (cfg_set(out, "device_id", Py_NewRef(dev))) goto fail;
 
-    /* 9. distributed_config. */
-    if (cfg_get(fields, "distributed_config") != Py_None) {
-        PyErr_SetString(PyExc_ValueError, "distributed_config is not supported in this version");
-        goto fail;
+    /* 9. distributed_config: None or a DistributedConfig (DISTRIBUTED-SPEC §1.4). */
+    PyObject *dc = cfg_get(fields, "distributed_config");
+    if (dc != Py_None) {
+        int is = cfg_is_dist_config(dc);
+        if (is < 0) goto fail;
+        if (!is) {
+            PyErr_Format(PyExc_TypeError, "distributed_config must be a DistributedConfig or None, got %s",
+                         Py_TYPE(dc)->tp_name);
+            goto fail;
+        }
     }
     return out;
 fail:

@@ -26,6 +26,15 @@
  *       (as run's), for a pypto.runtime.ChipWorker; runtime_close(rt)
  *       destroys it (idempotent; a closed one runs nothing).
  *
+ * A @pl.jit.host program runs as one distributed call (DISTRIBUTED-SPEC
+ * §2.1): fields then also hold the shim's "device_ids" (one int per rank),
+ * "dist_call" (the process's distributed call number), "rank" and "world"
+ * (as the shim saw them; the world must be the registered transport's) and
+ * "comm_stats_dir" (None, or the directory that receives comm_stats.json).
+ * comm_register_capsule() gives the capsule "pypto._C.comm_register", the
+ * runtime's pto_comm_register_entry (rt_comm_register), through which pypto._C_mpi
+ * registers its transport with this extension's libpto.
+ *
  * Without a Runtime, one runtime is kept per process and reused while the
  * effective sizes and options of a call match its own; otherwise it is
  * replaced.  Calls are serialized process-wide by a mutex, taken with the
@@ -48,6 +57,7 @@ PyObject *py_run(PyObject *mod, PyObject *args);
 PyObject *py_runtime_new(PyObject *mod, PyObject *fields);
 PyObject *py_runtime_close(PyObject *mod, PyObject *rt);
 int py_runtime_ready(void);
+PyObject *py_comm_register_capsule(void);
 int py_arg(PyObject *item, pto_arg_spec *sp);          /* _C.c */
 const pto_program *py_program_get(PyObject *o);       /* _C.c */
 
@@ -242,9 +252,58 @@ static int run_tensor_arg(const pto_program *prog, const char *who, const pto_ar
     return 0;
 }
 
+/* ---- a distributed call --------------------------------------------------------------- */
+
+/* fields' "device_ids" and "dist_call" into *d (with room in ids for 64), "rank" (this process's,
+ * for the error's origin) into *rank; 0 when fields have none (not a distributed call), 1 when
+ * they do, -1 with an exception set. */
+static int run_dist(PyObject *fields, pto_run_dist *d, int64_t *ids, int *rank)
+{
+    PyObject *v = PyDict_GetItemString(fields, "device_ids");
+    memset(d, 0, sizeof *d);
+    if (!v || v == Py_None) return 0;
+    PyObject *seq = PySequence_Fast(v, "fields['device_ids'] must be a sequence of ints");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 1 || n > 64) return Py_DECREF(seq), PyErr_Format(PyExc_ValueError, "fields['device_ids'] has %zd entries (1 to 64)", n), -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        ids[k] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, k));
+        if (ids[k] == -1 && PyErr_Occurred()) return Py_DECREF(seq), -1;
+    }
+    Py_DECREF(seq);
+    int call = 0, world = (int)n;
+    *rank = 0;
+    if (run_int_field(fields, "dist_call", &call) || run_int_field(fields, "world", &world) || run_int_field(fields, "rank", rank))
+        return -1;
+    if (world != n) return PyErr_Format(PyExc_ValueError, "fields['world'] is %d but device_ids has %zd entries", world, n), -1;
+    d->device_ids = ids, d->ndevice_ids = (size_t)n, d->call = (uint64_t)call;
+    PyObject *dir = PyDict_GetItemString(fields, "comm_stats_dir");
+    if (dir && dir != Py_None && !(d->comm_stats_dir = PyUnicode_AsUTF8(dir))) return -1;
+    return 1;
+}
+
+PyObject *py_comm_register_capsule(void) { return PyCapsule_New(pto_comm_register_entry(), "pypto._C.comm_register", NULL); }
+
 /* ---- errors ---------------------------------------------------------------------------- */
 
-static void run_raise(const pto_error *err)
+/* A distributed call's origin (DISTRIBUTED-SPEC §3): the rank where the failure began and its
+ * code there.  A REMOTE_FAILED message names it on its first detail line ("  rank <o> ...")
+ * and carries the origin's own "error_code=<c>" after it (none when the origin left the job). */
+static void run_origin(const pto_error *err, int rank, int *origin, int *code)
+{
+    *origin = rank, *code = err->code;
+    if (err->code != PTO_REMOTE_FAILED) return;
+    const char *line = strstr(err->message, "\n  rank ");
+    *code = -1;
+    if (!line) return;
+    *origin = (int)strtol(line + 8, NULL, 10);
+    const char *c = strstr(line, "error_code=");
+    if (c) *code = (int)strtol(c + 11, NULL, 10);
+}
+
+/* Raises PTORuntimeError(message, code=, ring=[, rank=, origin_code=, origin_name=]); rank >= 0:
+ * a distributed call's failure on this rank. */
+static void run_raise(const pto_error *err, int rank)
 {
     PyObject *mod = PyImport_ImportModule("pypto.runtime");
     PyObject *cls = mod ? PyObject_GetAttrString(mod, "PTORuntimeError") : NULL;
@@ -253,6 +312,16 @@ static void run_raise(const pto_error *err)
     PyObject *a = Py_BuildValue("(s)", err->message);
     PyObject *kw = Py_BuildValue("{s:i,s:N}", "code", err->code, "ring",
                                  err->ring >= 0 ? PyLong_FromLong(err->ring) : Py_NewRef(Py_None));
+    if (kw && rank >= 0) {
+        int origin, code;
+        run_origin(err, rank, &origin, &code);
+        PyObject *o = PyLong_FromLong(origin), *c = code >= 0 ? PyLong_FromLong(code) : Py_NewRef(Py_None),
+                 *nm = code >= 0 ? PyUnicode_FromString(pto_status_name(code)) : Py_NewRef(Py_None);
+        if (!o || !c || !nm || PyDict_SetItemString(kw, "rank", o) || PyDict_SetItemString(kw, "origin_code", c) ||
+            PyDict_SetItemString(kw, "origin_name", nm))
+            Py_CLEAR(kw);
+        Py_XDECREF(o), Py_XDECREF(c), Py_XDECREF(nm);
+    }
     PyObject *exc = a && kw ? PyObject_Call(cls, a, kw) : NULL;
     Py_XDECREF(a), Py_XDECREF(kw), Py_DECREF(cls);
     if (exc) PyErr_SetObject((PyObject *)Py_TYPE(exc), exc), Py_DECREF(exc);
@@ -277,7 +346,7 @@ PyObject *py_runtime_new(PyObject *mod, PyObject *fields)
     Py_END_ALLOW_THREADS
     if (rc) {
         Py_DECREF(self);
-        run_raise(&err);
+        run_raise(&err, -1);
         return NULL;
     }
     return (PyObject *)self;
@@ -306,7 +375,11 @@ PyObject *py_run(PyObject *mod, PyObject *args)
     if (!prog) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(specs);
     pto_config cfg;
+    pto_run_dist dist;
+    int64_t ids[64];
     if (run_config(fields, &cfg)) return NULL;
+    int rank = -1, is_dist = run_dist(fields, &dist, ids, &rank);
+    if (is_dist < 0) return NULL;
     pto_run_arg *ra = PyMem_Calloc((size_t)n + 1, sizeof *ra);
     pto_error *err = PyMem_Calloc(1, sizeof *err);
     PyObject *result = NULL;
@@ -329,7 +402,7 @@ PyObject *py_run(PyObject *mod, PyObject *args)
     if (rt_own) {
         /* this call's choice of scope stats, on the worker's runtime (between runs: it has none open) */
         rc = rt_own->rt ? pto_runtime_set_scope_stats(rt_own->rt, cfg.output_prefix) : -1;
-        if (rc == 0) rc = pto_program_run(rt_own->rt, prog, ra, (size_t)n, err);
+        if (rc == 0) rc = pto_program_run_dist(rt_own->rt, prog, ra, (size_t)n, is_dist ? &dist : NULL, err);
         else { /* the shim never runs on a closed worker; a caller of _C that does gets this */
             err->code = PTO_INVALID_ARGS, err->ring = -1;
             snprintf(err->message, sizeof err->message, rt_own->rt ? "pypto: scope stats could not be switched on "
@@ -337,12 +410,12 @@ PyObject *py_run(PyObject *mod, PyObject *args)
         }
     } else {
         rc = run_runtime_for(&cfg, err);
-        if (rc == 0) rc = pto_program_run(run_rt, prog, ra, (size_t)n, err);
+        if (rc == 0) rc = pto_program_run_dist(run_rt, prog, ra, (size_t)n, is_dist ? &dist : NULL, err);
     }
     pthread_mutex_unlock(&run_lock);
     Py_END_ALLOW_THREADS
     if (rc == 0) result = Py_NewRef(Py_None);
-    else run_raise(err);
+    else run_raise(err, is_dist ? rank : -1);
 done:
     PyMem_Free(ra);
     PyMem_Free(err);

@@ -13,7 +13,7 @@ compiles (and caches) that specialization in the kernel.
 import pathlib
 import sys
 
-from . import _C
+from . import _C, _dist
 from ._args import adapt_value, binds, is_tensor, signature_specs
 from ._kernel import ProgramText, _config, _run, _spec_key, _work_dir
 from ._worker import DeviceTensor, active_worker, torch_dtype
@@ -52,14 +52,22 @@ def compiled_program(kernel, entry, function, who, handle, specs, config, output
     """The CompiledProgram of handle: one per compiled program and origin (kept in the kernel beside
     its cache): .compile()'s (program None: its `program` is the lowered text) or ir.compile's
     (`program` is what it was given); output_dir None: v1's <work_dir>."""
-    slot = (id(handle), program is None)
+    dc = config.distributed_config
+    slot = (id(handle), program is None, tuple(dc.device_ids) if dc is not None else None)  # a host program's world
     kept = kernel._objects.get(slot)
     if kept is not None and kept[0] is handle and (output_dir is None or str(kept[1].output_dir) == str(output_dir)):
         if dump_passes:
             kept[1]._write(True)
         return kept[1]
-    obj = CompiledProgram(kernel, entry, function, who, handle, specs, config,
-                          output_dir or _work_dir(kernel, function or entry, handle, config), program, dump_passes)
+    cls = CompiledProgram
+    if getattr(kernel, "kind", None) == "host":
+        from .ir.distributed_compiled_program import DistributedCompiledProgram as cls
+    elif config.distributed_config is not None:
+        raise ValueError("distributed_config applies to @pl.jit.host functions; '%s' is a @pl.jit entry" % entry)
+    if cls is not CompiledProgram and output_dir is None:  # the session first: <work_dir> is named from rank 0's clock
+        _dist.world(dc.device_ids if dc is not None else [0])
+    obj = cls(kernel, entry, function, who, handle, specs, config,
+              output_dir or _work_dir(kernel, function or entry, handle, config), program, dump_passes)
     kernel._objects[slot] = (handle, obj)
     return obj
 
@@ -84,7 +92,10 @@ class CompiledProgram:
         self._write(dump_passes)
 
     def _write(self, dump_passes):
-        """program.py (post-pass text), lowered.txt (the orchestration and kernel listing), passes/."""
+        """program.py (post-pass text), lowered.txt (the orchestration and kernel listing), passes/;
+        under mpirun only rank 0 writes them (the ranks of a node share <work_dir>)."""
+        if _dist.rank() != 0:
+            return
         self.output_dir.mkdir(parents=True, exist_ok=True)
         (self.output_dir / "program.py").write_text(_C.text(self._handle))
         (self.output_dir / "lowered.txt").write_text(_C.listing(self._handle))
@@ -150,11 +161,11 @@ class CompiledProgram:
                 else:
                     full.append(next(it))
         elif self.has_return and m != n:
-            raise TypeError("CompiledProgram expects %d (in-place) or %d (return) arguments, got %d. Parameters: [%s]"
-                            % (n, m, k, ", ".join(self.param_names)))
+            raise TypeError("%s expects %d (in-place) or %d (return) arguments, got %d. Parameters: [%s]"
+                            % (type(self).__name__, n, m, k, ", ".join(self.param_names)))
         else:
-            raise TypeError("CompiledProgram expects %d arguments, got %d. Parameters: [%s]"
-                            % (n, k, ", ".join(self.param_names)))
+            raise TypeError("%s expects %d arguments, got %d. Parameters: [%s]"
+                            % (type(self).__name__, n, k, ", ".join(self.param_names)))
         return full, outs
 
     def _dispatch(self, args, config, runtime):
@@ -180,11 +191,14 @@ class CompiledProgram:
                 buffers.append(buffer)
         if _spec_key(key_specs) != _spec_key(self._specs):  # another specialized value: from the kernel's cache
             handle = self._kernel._compiled(self._entry, self._function, key_specs, config)
-        _run(self._kernel, self._function or self._entry, handle, (self._who, specs, buffers), config, runtime,
-             str(self.output_dir))
+        self._call_bound(handle, (self._who, specs, buffers), full, config, runtime)
         if outs is None:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _call_bound(self, handle, call, full, config, runtime):
+        """One call of handle with the bound arguments full."""
+        _run(self._kernel, self._function or self._entry, handle, call, config, runtime, str(self.output_dir))
 
 
 def _scalar_spec(who, name, value):

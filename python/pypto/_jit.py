@@ -76,6 +76,9 @@ class JitFunction(KernelBase):
 
     def __call__(self, *args, config=None, **kwargs):
         config = _config(config)
+        if self.kind == "host":  # compiled for its world, then one distributed call (DISTRIBUTED-SPEC §1.4)
+            prog = self.compile(*args, config=config, **kwargs)
+            return prog(*bind_args(self._who, self._sig, args, kwargs).args, config=config)
         handle, call = self._prepare(args, kwargs, config, False)
         return _run(self, self.__name__, handle, call, config)
 

@@ -16,7 +16,7 @@ import time
 import types
 import warnings
 
-from . import _C
+from . import _C, _dist
 from ._errors import DeviceUnavailableError, InternalError
 from ._runconfig import RunConfig
 from .ir._program import Program
@@ -350,15 +350,23 @@ def _spec_key(specs):
     return tuple(s if s[0] == "tensor" else s + (type(s[2]).__name__,) for s in specs)
 
 
-def _run(kernel, entry, handle, call, config, runtime=None, work_dir=None):
+def _run(kernel, entry, handle, call, config, runtime=None, work_dir=None, dist=None):
     """Dispatch: the platform check, then the executor (pypto._C.run), on
-    runtime (a ChipWorker's) or the process's."""
+    runtime (a ChipWorker's) or the process's.  dist: a distributed call's
+    fields (device_ids, dist_call, rank, world; DISTRIBUTED-SPEC §2.1): its
+    scope stats and comm_stats.json (scope stats on, or PTO_COMM_STATS=1) go to dfx_outputs/rank<r>/."""
     _check_platform(config.platform)
     _warn_no_output(config)
     work_dir = kernel.last_work_dir = work_dir or _work_dir(kernel, entry, handle, config)
     fields = _runtime_fields(config)
-    stats = os.path.join(work_dir, "dfx_outputs", "scope_stats", "scope_stats.jsonl")
-    fields["output_prefix"] = os.path.join(work_dir, "dfx_outputs") if config.enable_scope_stats else None
+    dfx = os.path.join(work_dir, "dfx_outputs")
+    if dist is not None:
+        fields.update(dist)
+        dfx = os.path.join(dfx, "rank%d" % dist["rank"])
+        if config.enable_scope_stats or os.environ.get("PTO_COMM_STATS") == "1":
+            fields["comm_stats_dir"] = dfx  # comm_stats.json (DISTRIBUTED-SPEC §2.7)
+    stats = os.path.join(dfx, "scope_stats", "scope_stats.jsonl")
+    fields["output_prefix"] = dfx if config.enable_scope_stats else None
     who, specs, buffers = call
     try:
         _C.run(handle, who, list(specs), buffers, fields, runtime)
@@ -391,7 +399,7 @@ def _work_dir(kernel, entry, handle, config):
     if kept is None or kept[0] is not handle:
         base = os.environ.get("PYPTO_PROG_BUILD_DIR") or os.path.join(".", "build_output")
         kept = kernel._work_dirs[id(handle)] = (handle, os.path.join(
-            base, "%s_%s" % (entry, time.strftime("%Y%m%d_%H%M%S"))))
+            base, "%s_%s" % (entry, time.strftime("%Y%m%d_%H%M%S", time.localtime(_dist.start_time())))))
     return kept[1]
 
 

@@ -2,12 +2,19 @@
 "Errors"), and the execution API of DSL-V2-SPEC §4.4-§4.5 (docs/dsl.md, "Compile once,
 run many"): run(), TensorSpec, ChipWorker, RegistrationHandle, DeviceTensor.
 """
-from ._errors import DeviceUnavailableError, PTORuntimeError
+from ._errors import DeviceUnavailableError, DistributedUnavailableError, PTORuntimeError
 from ._runconfig import BackendType, RunConfig
 from ._worker import ChipWorker, DeviceTensor, RegistrationHandle
 
-__all__ = ["RunConfig", "BackendType", "PTORuntimeError", "DeviceUnavailableError", "run", "TensorSpec",
-           "ChipWorker", "RegistrationHandle", "DeviceTensor"]
+__all__ = ["RunConfig", "BackendType", "PTORuntimeError", "DeviceUnavailableError", "DistributedUnavailableError",
+           "run", "TensorSpec", "ChipWorker", "RegistrationHandle", "DeviceTensor", "DistributedWorker"]
+
+
+class DistributedWorker:
+    """Upstream's persistent distributed worker: later (DISTRIBUTED-SPEC §1.10)."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("DistributedWorker is not supported in this version")
 
 
 def _takes_nothing(fn):

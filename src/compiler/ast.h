@@ -119,6 +119,7 @@ typedef struct cc_constant {
 
 typedef struct cc_module {
     const char *pl_name;   /* the name bound to pypto.language ("pl"), NULL if none */
+    const char *pld_name;  /* the name bound to pypto.language.distributed ("pld"), NULL if none */
     cc_constant *constants;
     uint32_t nconstants;
     cc_stmt **defs;        /* decorated DEF and CLASS statements, in file order */

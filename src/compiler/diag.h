@@ -30,6 +30,7 @@
     X(PASS, "PassError")                                        \
     X(INTERNAL, "InternalError")                                \
     X(PY_TYPE, "TypeError")                                     \
+    X(VALUE, "ValueError")                                      \
     X(WARNING, "CompileWarning")                                \
     X(PARTIAL_CODEGEN, "PartialCodegenError") /* a PassError (DSL-V2-SPEC §1.6) */
 

@@ -67,6 +67,7 @@ int cc_type_equal(const cc_type *a, const cc_type *b)
     if (a->kind != CC_T_SCALAR && a->kind != CC_T_TENSOR && a->kind != CC_T_TILE) return 1;
     if (a->dtype != b->dtype) return 0;
     if (a->kind == CC_T_SCALAR) return 1;
+    if (a->kind == CC_T_TENSOR && a->window != b->window) return 0;
     return a->rank == b->rank && !memcmp(a->shape, b->shape, a->rank * sizeof a->shape[0]);
 }
 
@@ -108,13 +109,15 @@ size_t cc_type_format(const cc_type *t, char *buf, size_t cap)
         else base_appendf(buf, cap, &len, "pl.Scalar[pl.%s]", cc_dtype_name(t->dtype));
         break;
     case CC_T_TENSOR:
-    case CC_T_TILE:
-        base_appendf(buf, cap, &len, t->kind == CC_T_TENSOR ? "pl.Tensor[" : "pl.Tile[");
+    case CC_T_TILE: {
+        static const char *const wins[] = {"pl.Tensor[", "pld.DistributedTensor[", "pld.WindowBuffer[", "pld.CommCtx["};
+        base_appendf(buf, cap, &len, t->kind == CC_T_TILE ? "pl.Tile[" : wins[t->window < 4 ? t->window : 0]);
         cc_shape_append(buf, cap, &len, t);
         base_appendf(buf, cap, &len, ", pl.%s", cc_dtype_name(t->dtype));
         if (t->kind == CC_T_TILE && cc_type_mem(t) != CC_MEM_Vec) base_appendf(buf, cap, &len, ", pl.Mem.%s", cc_mem_name(cc_type_mem(t)));
         base_appendf(buf, cap, &len, "]");
         break;
+    }
     case CC_T_LIST: base_appendf(buf, cap, &len, "list"); break;
     case CC_T_STR: base_appendf(buf, cap, &len, "str"); break;
     case CC_T_TUPLE: base_appendf(buf, cap, &len, "tuple"); break;
@@ -249,6 +252,7 @@ cc_ir_expr *cc_ir_expr_clone(base_arena *a, const cc_ir_expr *e)
         c->u.call.deps = cc_ir_exprs_clone(a, e->u.call.deps, e->u.call.ndeps, &oom);
         if (e->u.call.blocks && !(c->u.call.blocks = cc_ir_expr_clone(a, e->u.call.blocks))) oom = 1;
         if (e->u.call.pred) oom |= !(c->u.call.pred = cc_ir_expr_clone(a, e->u.call.pred));
+        if (e->u.call.device) oom |= !(c->u.call.device = cc_ir_expr_clone(a, e->u.call.device));
         break;
     default: break;
     }
@@ -384,6 +388,11 @@ const cc_ir_expr *cc_ir_tensor_access(const cc_ir_expr *e, cc_dir *dir)
     case CC_IR_LOAD: case CC_IR_READ: t = e->u.op.args[0], *dir = CC_DIR_IN; break;
     case CC_IR_STORE: t = e->u.op.args[2], *dir = e->u.op.atomic ? CC_DIR_INOUT : CC_DIR_OUT; break;
     case CC_IR_WRITE: t = e->u.op.args[0], *dir = CC_DIR_OUT; break;
+    /* the pld ops: the window they name (shared, mutable: InOut), a put's local source, a get's destination */
+    case CC_IR_BARRIER: case CC_IR_NOTIFY: case CC_IR_WAIT: case CC_IR_REMOTE_LOAD: t = e->u.op.args[0], *dir = CC_DIR_INOUT; break;
+    case CC_IR_REMOTE_STORE: t = e->u.op.args[1], *dir = CC_DIR_INOUT; break;
+    case CC_IR_PUT: t = e->u.op.args[2], *dir = CC_DIR_IN; break;
+    case CC_IR_GET: t = e->u.op.args[0], *dir = CC_DIR_OUT; break;
     default: return NULL;
     }
     return t && t->type.kind == CC_T_TENSOR ? t : NULL;

@@ -97,6 +97,9 @@ struct cc_ir_expr {
             cc_ir_box *boxes;    /* per argument, after stage 3 (rank 0 for scalars) */
             uint8_t *nodep;      /* per argument: submitted PTO_ARG_NO_DEP (pl.no_dep(t), no_dep_args=); NULL: none */
             uint8_t early;       /* allow_early_resolve=: 0 not written, 1 False, 2 True (a hint: no effect) */
+            cc_ir_expr *device;  /* a host function's dispatch: device= (an INDEX expression); NULL: none
+                                  * (round robin; DISTRIBUTED-SPEC §1.2) */
+            uint8_t comm;        /* a dispatch passing window views (InferCommDomains: a comm dispatch) */
             cc_ir_expr *pred;    /* predicate= (D-pred): LIST [tensor, index...], compared with pred_k; NULL: none */
             uint8_t pred_op;     /* cc_op EQ..GE */
             int64_t pred_k;
@@ -237,6 +240,9 @@ struct cc_ir_func {
     uint8_t level;         /* InCore: CORE_GROUP */
     uint8_t outlined;      /* made by OutlineIncoreScopes */
     uint8_t entry;         /* the program's orchestration entry */
+    uint8_t host;          /* a host orchestrator (@pl.jit.host, @pl.function(level=pl.Level.HOST,
+                            * role=pl.Role.Orchestrator)): kind Orchestration, auto_scope False, the
+                            * entry; its calls of Orchestration functions are dispatches */
     cc_ir_param *params;
     uint32_t nparams;
     cc_type *results;      /* declared or inferred return types */

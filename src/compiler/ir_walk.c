@@ -34,6 +34,7 @@ int cc_ir_expr_each_child(const cc_ir_expr *e, cc_ir_expr_fn visit, void *ctx)
         if ((r = cc_ir_each(e->u.call.args, e->u.call.nargs, visit, ctx))) return r;
         if ((r = cc_ir_each(e->u.call.deps, e->u.call.ndeps, visit, ctx))) return r;
         if (e->u.call.blocks && (r = cc_ir_each(&e->u.call.blocks, 1, visit, ctx))) return r;
+        if (e->u.call.device && (r = cc_ir_each(&e->u.call.device, 1, visit, ctx))) return r;
         return cc_ir_each(&e->u.call.pred, 1, visit, ctx);
     }
     return 0;

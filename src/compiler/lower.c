@@ -19,7 +19,11 @@
  *                              its end gets one too
  * A kernel call becomes SUBMIT (its results are the argument tensors the
  * kernel returns, bound by ALIAS; pl.submit's last result is the TaskId);
- * an Orchestration or Opaque call becomes CALL.  On Tensors in orchestration
+ * an Orchestration or Opaque call becomes CALL, in a host procedure (kind
+ * CC_LO_HOST, procs[0]) DISPATCH; a host procedure starts with
+ * lower_dist.c's prologue (WINBUFs, ENTER), and the pld ops are
+ * lower_dist.c's (WORLD, WINVIEW, HCOLL, COMM); its subscripts x[r] are
+ * VIEWs marked host (u.mem.slice 2).  On Tensors in orchestration
  * (DSL-V2-SPEC §1.3, §1.5, §1.7): pl.slice becomes VIEW (a new slot), pl.assemble
  * COPY (its value is the target), pl.read and pl.write READ and WRITE.
  *
@@ -94,7 +98,7 @@ static int32_t lo_view_of(lo_b *b, const cc_ir_expr *e, int32_t src)
     int32_t t = lo_new(b, CC_LO_TENSOR, NULL, e->type);
     cc_lo_insn *in = lo_emit(b, CC_LO_VIEW, e->span);
     if (!in) return -1;
-    in->dst = t, in->a = src, in->dtype = e->type.dtype, in->u.mem.rank = (uint8_t)rank;
+    in->dst = t, in->a = src, in->dtype = e->type.dtype, in->u.mem.rank = (uint8_t)rank, in->u.mem.slice = b->f->host ? 2 : 0;
     for (uint32_t d = 0; d < rank; d++) in->u.mem.off[d] = off[d], in->u.mem.ext[d] = ext[d], in->u.mem.shape[d] = shape[d];
     memcpy(in->u.mem.valid, valid, sizeof valid);
     for (uint32_t k = 0; arg[4] && k < arg[4]->u.list.n; k++) {
@@ -263,15 +267,18 @@ static void lo_submit(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, u
     lo_bind_all(b, dst, src, nres, sp);
 }
 
+/* CALL, or in a host procedure DISPATCH (its device= register, -1: round robin; mode 1: a comm dispatch). */
 static void lo_subcall(lo_b *b, const cc_ir_expr *call, const cc_ir_target *tg, uint32_t nt, cc_span sp)
 {
     const cc_ir_func *g = call->u.call.callee;
+    int32_t device = b->f->host && call->u.call.device ? lo_scalar(b, call->u.call.device, CC_DT_INDEX) : -1;
     uint32_t n = call->u.call.nargs;
     cc_lo_ref *args = lo_alloc(b, n, sizeof *args, sp), *res = lo_alloc(b, nt, sizeof *res, sp);
     for (uint32_t k = 0; k < n && !b->x->failed; k++) args[k] = lo_value(b, call->u.call.args[k], g->params[k].type.dtype);
     for (uint32_t k = 0; k < nt && !b->x->failed; k++) res[k] = lo_var_ref(b, tg[k].name, tg[k].type);
-    cc_lo_insn *in = lo_emit(b, CC_LO_CALL, sp);
+    cc_lo_insn *in = lo_emit(b, b->f->host ? CC_LO_DISPATCH : CC_LO_CALL, sp);
     if (!in) return;
+    if (b->f->host) in->a = device, in->mode = call->u.call.comm;
     in->u.call.proc = (uint32_t)lo_func_index(b->x->procs, b->x->l->nprocs, g);
     in->u.call.args = args, in->u.call.nargs = n, in->u.call.results = res, in->u.call.nresults = nt;
 }
@@ -324,6 +331,19 @@ static void lo_assign_list(lo_b *b, const cc_ir_stmt *s)
     lo_bind_all(b, dst, src, n, s->span);
 }
 
+/* `x = <pld op>` of a tensor value: a buffer declaration (the prologue's) and a pld.get_comm_ctx
+ * handle (its uses name the tensor) lower to nothing, pld.window to WINVIEW, a barrier to its
+ * effect and the signal bound to x. */
+static void lo_dist_assign(lo_b *b, const cc_ir_stmt *s)
+{
+    const cc_ir_expr *v = s->u.assign.value;
+    const cc_ir_target *t = s->u.assign.targets;
+    if (v->u.op.op == CC_IR_ALLOC_WINDOW || v->u.op.op == CC_IR_GET_COMM_CTX) return;
+    if (v->u.op.op == CC_IR_WINDOW) return (void)lo_dist_view(b, v, lo_var(b, t->name, t->type));
+    int32_t r = lo_dist_effect(b, v);
+    if (r >= 0) lo_move(b, lo_var_ref(b, t->name, t->type), (cc_lo_ref){CC_LO_TENSOR, (uint32_t)r}, s->span);
+}
+
 static void lo_assign(lo_b *b, const cc_ir_stmt *s)
 {
     const cc_ir_expr *v = s->u.assign.value;
@@ -335,6 +355,7 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
         return (void)lo_internal(b, s->span, "an unpacking of a value that is not a call or a list");
     }
     if (lo_compile_time_only(&t->type)) return;
+    if (lo_is_dist(v) && lo_kind_of(&t->type) == CC_LO_TENSOR) return lo_dist_assign(b, s);
     if (t->type.kind == CC_T_ARRAY) return lo_array_assign(b, v, lo_var(b, t->name, t->type));
     cc_lo_kind k = lo_kind_of(&t->type);
     if (k == CC_LO_REG) return lo_scalar_into(b, v, lo_var(b, t->name, t->type));
@@ -348,6 +369,7 @@ static void lo_assign(lo_b *b, const cc_ir_stmt *s)
 static void lo_expr_stmt(lo_b *b, const cc_ir_stmt *s)
 {
     if (s->u.expr->kind == CC_X_CALL) return lo_call(b, s->u.expr, NULL, 0);
+    if (lo_is_dist(s->u.expr)) return (void)lo_dist_effect(b, s->u.expr);
     if (lo_is_kernel(b)) return lo_tile_stmt(b, s);
     if (s->u.expr->type.kind == CC_T_TENSOR) return (void)lo_value(b, s->u.expr, -1); /* pl.write, pl.assemble */
     lo_internal(b, s->span, "an expression statement that is not a call");
@@ -497,7 +519,7 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
     lo_b b = {.x = x, .f = f, .at = f->span};
     const cc_diags *d = x->p->diags;
     uint32_t shift = d && f->span.col && cc_diag_source(d, f->span.line) == d->src ? d->col_offset : 0; /* the file's column, as lo_emit's */
-    out->name = f->name, out->kind = f->kind, out->line = f->span.line, out->col = f->span.col + shift, out->nparams = f->nparams;
+    out->name = f->name, out->kind = f->host ? CC_LO_HOST : f->kind, out->line = f->span.line, out->col = f->span.col + shift, out->nparams = f->nparams;
     out->params = lo_alloc(&b, f->nparams, sizeof *out->params, f->span);
     out->dirs = lo_alloc(&b, f->nparams, sizeof *out->dirs, f->span);
     for (uint32_t k = 0; k < f->nparams && !x->failed; k++) {
@@ -506,6 +528,7 @@ static void lo_proc(lo_ctx *x, const cc_ir_func *f, cc_lo_proc *out)
         out->dirs[k] = pm->type.kind == CC_T_TENSOR ? pm->dir : CC_DIR_NONE;
         if (pm->valid.n && !x->failed) b.slots[CC_LO_TENSOR][out->params[k].index].valid = pm->valid;
     }
+    if (f->host) lo_dist_prologue(&b);
     lo_block(&b, &f->body);
     if (!lo_ends_in_return(&f->body)) lo_emit(&b, CC_LO_RETURN, f->span);
     if (f->kind == CC_FUNC_INCORE && lo_tile_mark_direct_stores(b.code, b.ncode, b.nslots[CC_LO_TILE]) != 0)

@@ -17,7 +17,12 @@
  *    SUBMIT and CALL pass what the callee's parameters take;
  *  - every slot is written before it is read on every path from the
  *    start (parameters are written at the start): a must-be-defined
- *    dataflow over the jumps, conservative where paths merge.
+ *    dataflow over the jumps, conservative where paths merge;
+ *  - a host procedure (procs[0] only) runs WORLD, WINBUF, ENTER, WINVIEW,
+ *    DISPATCH and HCOLL (no SUBMIT, CALL or ALLOC), its WINBUFs numbered
+ *    0, 1, ... and, with the scalar instructions computing their operands,
+ *    before its one ENTER, which precedes every other instruction; COMM
+ *    runs in kernels only.
  * The first breach is reported and the check stops.
  */
 #include <stdarg.h>
@@ -197,6 +202,38 @@ static void lc_scalar(lc *c, const cc_lo_insn *in, int na, const int *cls)
     if (cls) lc_reg_class(c, in->dst, cls[0], "destination");
 }
 
+/* A COMM: its window and peer, its offsets, and per operation the value, tile or local tensor. */
+static void lc_comm(lc *c, const cc_lo_insn *in)
+{
+    uint8_t op = in->u.comm.op;
+    if (op > CC_LO_COMM_BARRIER || in->u.comm.rank > CC_MAX_RANK) return (void)lc_fail(c, "COMM operation %u of rank %u", op, in->u.comm.rank);
+    lc_use(c, CC_LO_TENSOR, in->a, "window");
+    if (in->c >= 0) lc_use(c, CC_LO_REG, in->c, "peer");
+    int rma = op == CC_LO_COMM_PUT || op == CC_LO_COMM_GET, cell = op >= CC_LO_COMM_NOTIFY && op <= CC_LO_COMM_REMOTE_STORE;
+    for (uint32_t d = 0; (cell || (rma && in->u.comm.has_box)) && d < in->u.comm.rank; d++) {
+        lc_use(c, CC_LO_REG, in->u.comm.dst_off[d], "offset");
+        if (rma) lc_use(c, CC_LO_REG, in->u.comm.src_off[d], "local offset");
+        if (in->u.comm.valid[d] >= 0) lc_use(c, CC_LO_REG, in->u.comm.valid[d], "valid extent");
+    }
+    switch (op) {
+    case CC_LO_COMM_RANK: case CC_LO_COMM_NRANKS: lc_def(c, CC_LO_REG, in->dst, "destination"); break;
+    case CC_LO_COMM_NOTIFY: case CC_LO_COMM_WAIT: lc_use(c, CC_LO_REG, in->b, "value"); break;
+    case CC_LO_COMM_REMOTE_LOAD: lc_def(c, CC_LO_TILE, in->dst, "destination"); break;
+    case CC_LO_COMM_REMOTE_STORE: lc_use(c, CC_LO_TILE, in->b, "source"); break;
+    case CC_LO_COMM_PUT: case CC_LO_COMM_GET: lc_use(c, CC_LO_TENSOR, in->b, "local tensor"); break;
+    default: break;
+    }
+}
+
+static void lc_hcoll(lc *c, const cc_lo_insn *in)
+{
+    const int32_t slots[] = {in->u.coll.data, in->u.coll.signal, in->u.coll.stage};
+    if (in->u.coll.op > CC_LO_COLL_ALL_TO_ALL) return (void)lc_fail(c, "collective %u", in->u.coll.op);
+    for (int k = 0; k < 3; k++)
+        if (slots[k] >= 0) lc_use(c, CC_LO_TENSOR, slots[k], "window");
+    if (in->u.coll.root >= 0) lc_use(c, CC_LO_REG, in->u.coll.root, "root");
+}
+
 /* Checks instruction pc's operands and steps c->cur over its writes. */
 static void lc_insn(lc *c, const cc_lo_insn *in)
 {
@@ -225,6 +262,23 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
     case CC_LO_ALIAS: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_def(c, CC_LO_TENSOR, in->dst, "destination"); break;
     case CC_LO_SUBMIT: lc_submit(c, in); break;
     case CC_LO_CALL: lc_call(c, in); break;
+    case CC_LO_DISPATCH:
+        if (in->a >= 0) lc_use(c, CC_LO_REG, in->a, "device");
+        lc_call(c, in);
+        break;
+    case CC_LO_WORLD: lc_scalar(c, in, 0, (const int[]){0}); break;
+    case CC_LO_WINBUF:
+        lc_use(c, CC_LO_REG, in->a, "byte count");
+        if (in->b >= 0) lc_use(c, CC_LO_REG, in->b, "rank count");
+        if (in->u.win.nranks > 8) lc_fail(c, "%u constant ranks", in->u.win.nranks);
+        break;
+    case CC_LO_ENTER: break;
+    case CC_LO_WINVIEW:
+        if (in->u.win.rank < 1 || in->u.win.rank > CC_MAX_RANK) lc_fail(c, "a window view of rank %u", in->u.win.rank);
+        lc_def(c, CC_LO_TENSOR, in->dst, "destination");
+        break;
+    case CC_LO_HCOLL: lc_hcoll(c, in); break;
+    case CC_LO_COMM: lc_comm(c, in); break;
     case CC_LO_LOAD: lc_use(c, CC_LO_TENSOR, in->a, "source"), lc_window(c, in), lc_def(c, CC_LO_TILE, in->dst, "destination"); break;
     case CC_LO_STORE: lc_use(c, CC_LO_TENSOR, in->a, "destination"), lc_use(c, CC_LO_TILE, in->b, "source"), lc_window(c, in); break;
     case CC_LO_TOP:
@@ -276,10 +330,35 @@ static void lc_insn(lc *c, const cc_lo_insn *in)
 /* Is code a kind of instruction p's kind of program runs? */
 static int lc_runs_here(const lc *c, cc_lo_opcode code)
 {
+    int host_only = code == CC_LO_WORLD || code == CC_LO_WINBUF || code == CC_LO_ENTER || code == CC_LO_WINVIEW ||
+                    code == CC_LO_DISPATCH || code == CC_LO_HCOLL;
     int orch_only = code == CC_LO_SCOPE_BEGIN || code == CC_LO_SCOPE_END || code == CC_LO_ALLOC || code == CC_LO_SUBMIT ||
                     code == CC_LO_CALL || code == CC_LO_VIEW || code == CC_LO_COPY || code == CC_LO_AGET || code == CC_LO_ASET;
-    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY || code == CC_LO_BLOCK;
+    int tile_only = code == CC_LO_LOAD || code == CC_LO_STORE || code == CC_LO_TOP || code == CC_LO_TCOPY || code == CC_LO_BLOCK ||
+                    code == CC_LO_COMM;
+    if (c->p->kind == CC_LO_HOST) /* it submits nothing itself: its dispatches do */
+        return !tile_only && code != CC_LO_SUBMIT && code != CC_LO_CALL && code != CC_LO_ALLOC;
+    if (host_only) return 0;
     return c->kernel ? !orch_only : !tile_only;
+}
+
+/* A host procedure's prologue: WINBUFs numbered in order, then one ENTER, only scalar
+ * instructions among them (program.h, ENTER). */
+static int lc_host_prologue(lc *c)
+{
+    uint32_t nbufs = 0, enter = c->p->ncode;
+    for (c->pc = 0; c->pc < c->p->ncode && c->p->code[c->pc].code != CC_LO_ENTER; c->pc++) {}
+    if (c->pc == c->p->ncode) return lc_fail(c, "a host procedure without ENTER");
+    for (c->pc = 0; c->pc < c->p->ncode; c->pc++) {
+        const cc_lo_insn *in = &c->p->code[c->pc];
+        if (in->code == CC_LO_ENTER && enter < c->p->ncode) return lc_fail(c, "a second ENTER");
+        if (in->code == CC_LO_ENTER) enter = c->pc;
+        else if (in->code == CC_LO_WINBUF && (enter < c->p->ncode || in->u.win.buf != nbufs++))
+            return lc_fail(c, "WINBUF #%u after ENTER or out of order", in->u.win.buf);
+        else if (enter == c->p->ncode && in->code != CC_LO_WINBUF && !cc_lo_is_scalar(in) && in->code != CC_LO_WORLD && in->code != CC_LO_DIM)
+            return lc_fail(c, "an instruction before ENTER");
+    }
+    return 0;
 }
 
 /* in[s] &= cur; returns whether in[s] changed. */
@@ -318,7 +397,9 @@ static int lc_proc(lc *c, const cc_lo_proc *p, int kernel)
     if (!p->ncode || p->code[p->ncode - 1].code != CC_LO_RETURN) return lc_fail(c, "the code does not end with RETURN");
     for (c->pc = 0; c->pc < p->ncode; c->pc++)
         if (!lc_runs_here(c, (cc_lo_opcode)p->code[c->pc].code))
-            return lc_fail(c, "not an instruction of %s", kernel ? "a tile program" : "an orchestration procedure");
+            return lc_fail(c, "not an instruction of %s",
+                           kernel ? "a tile program" : p->kind == CC_LO_HOST ? "a host procedure" : "an orchestration procedure");
+    if (p->kind == CC_LO_HOST && lc_host_prologue(c)) return -1;
     c->pc = p->ncode;
     c->words = (p->nregs + p->ntensors + p->ntiles) / 64 + 1;
     c->in = malloc((size_t)p->ncode * c->words * sizeof *c->in);
@@ -342,8 +423,13 @@ static int lc_proc(lc *c, const cc_lo_proc *p, int kernel)
 int cc_lower_check(const cc_lowered *l, cc_diags *d)
 {
     lc c = {.l = l, .d = d};
-    for (uint32_t k = 0; k < l->nprocs; k++)
+    for (uint32_t k = 0; k < l->nprocs; k++) {
+        if (k && l->procs[k].kind == CC_LO_HOST) {
+            c.p = &l->procs[k], c.pc = l->procs[k].ncode;
+            return lc_fail(&c, "a host procedure that is not procs[0]");
+        }
         if (lc_proc(&c, &l->procs[k], 0)) return -1;
+    }
     for (uint32_t k = 0; k < l->nkernels; k++)
         if (lc_proc(&c, &l->kernels[k], 1)) return -1;
     return 0;

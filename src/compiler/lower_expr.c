@@ -202,6 +202,7 @@ void lo_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
         return;
     }
     if (e->kind == CC_X_ARRAY && e->u.list.aop == CC_ARR_GET) return lo_array_get_into(b, e, dst);
+    if (lo_is_dist(e)) return lo_dist_scalar_into(b, e, dst);
     lo_internal(b, e->span, "a non-scalar value in a scalar expression");
 }
 

@@ -2,7 +2,8 @@
  * lower_int.h - what the files of stage 7 share: the builder of one
  * procedure (lower_expr.c: instructions, registers, scalar expressions;
  * lower.c: statements, control flow, orchestration; lower_tile.c: the
- * statements of tile programs).
+ * statements of tile programs; lower_dist.c: the host procedure and the
+ * pld ops).
  *
  * Invariants: code, slots and names are heap arrays owned by the builder
  * until lo_finish copies them into the arena; a failure records one
@@ -31,6 +32,8 @@ typedef struct lo_name {
     int32_t next;  /* the previous entry of the same name (another type), or -1 */
 } lo_name;
 
+#define LO_MAX_WINBUFS 64 /* tc.h's TC_MAX_WINBUFS: the type checker declares no more */
+
 typedef struct lo_b {
     lo_ctx *x;
     const cc_ir_func *f;
@@ -46,6 +49,8 @@ typedef struct lo_b {
     base_strmap name_index; /* name -> its latest entry in names */
     uint32_t depth;       /* runtime scopes open here */
     cc_span at;           /* the statement being lowered: the span of nodes a pass made without one */
+    const char *winbufs[LO_MAX_WINBUFS]; /* a host procedure's window buffers, by number (lower_dist.c) */
+    uint32_t nwinbufs;
 } lo_b;
 
 /* ---- lower_expr.c ---- */
@@ -89,6 +94,21 @@ cc_lo_ref lo_tile_value(lo_b *b, const cc_ir_expr *e);
 
 /* pl.read e into register dst (of e's dtype class): a READ of the tile or the tensor. */
 void lo_read_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
+
+/* ---- lower_dist.c (DISTRIBUTED-SPEC §1, program.h's host and COMM instructions) ---- */
+/* A host procedure's prologue: one WINBUF per window buffer of its body, then ENTER. */
+void lo_dist_prologue(lo_b *b);
+/* pld.window e into tensor slot dst (-1: a new one): WINVIEW; returns the slot. */
+int32_t lo_dist_view(lo_b *b, const cc_ir_expr *e, int32_t dst);
+/* A scalar pld op (pld.world_size(), pld.rank, pld.nranks) into register dst. */
+void lo_dist_scalar_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
+/* pld.tile.remote_load e into tile dst. */
+void lo_dist_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst);
+/* A pld op of effect (a host collective, a kernel's signal, RMA or barrier op); returns the
+ * tensor slot of its value (a barrier's signal), else -1. */
+int32_t lo_dist_effect(lo_b *b, const cc_ir_expr *e);
+/* Is e a pld op (class CC_OPC_DIST)? */
+int lo_is_dist(const cc_ir_expr *e);
 
 /* ---- lower_hoist.c ---- */
 /* Moves the CONSTs of p's temporaries that nothing else writes to its start

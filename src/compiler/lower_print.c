@@ -5,7 +5,9 @@
  * (rN), tensor slots (tN) and tiles (vN) one a line with name and type,
  * then one instruction a line: index, mnemonic, operands, `@line:col`.
  * Binary and unary scalar ops print as their operator (`ADD r3 = r1, r2
- * INDEX`), tile ops with a T prefix (`TMUL v1 = v0, r2 FP32`).
+ * INDEX`), tile ops with a T prefix (`TMUL v1 = v0, r2 FP32`).  A host
+ * procedure's header says Host; its window buffers print as #<buf>
+ * <name>, COMM and HCOLL with their operation's name first.
  */
 #include <ctype.h>
 
@@ -39,7 +41,9 @@ static void lo_put_regs(base_strbuf *o, const int32_t *r, uint32_t n)
 static void lo_put_shape(base_strbuf *o, const int64_t *shape, uint32_t rank)
 {
     base_strbuf_puts(o, "[");
-    for (uint32_t d = 0; d < rank; d++) base_strbuf_printf(o, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    for (uint32_t d = 0; d < rank; d++)
+        if (shape[d] == CC_LO_DIM_WORLD) base_strbuf_printf(o, "%sP", d ? ", " : "");
+        else base_strbuf_printf(o, "%s%lld", d ? ", " : "", (long long)shape[d]);
     base_strbuf_puts(o, "]");
 }
 
@@ -148,6 +152,66 @@ static void lo_put_top(base_strbuf *o, const cc_lo_insn *in)
     if (any) base_strbuf_puts(o, " valid="), lo_put_regs(o, in->u.mem.ext, in->u.mem.rank);
 }
 
+/* ---- the distributed instructions (program.h, "Host procedures only", "Kernels only") ---- */
+
+static const char *const lo_comm_names[] = {
+#define LO_NAME_(n) #n,
+    CC_LO_COMM_LIST(LO_NAME_)
+};
+static const char *const lo_coll_names[] = {CC_LO_COLL_LIST(LO_NAME_)
+#undef LO_NAME_
+};
+
+/* `WINBUF #0 sig bytes=r2 ranks=[0, r3) + [1, 2]` */
+static void lo_put_winbuf(base_strbuf *o, const cc_lo_insn *in)
+{
+    base_strbuf_printf(o, "WINBUF #%u %s bytes=r%d", in->u.win.buf, in->u.win.name ? in->u.win.name : "-", in->a);
+    if (in->b >= 0) base_strbuf_printf(o, " ranks=[0, r%d)", in->b);
+    for (uint32_t k = 0; k < in->u.win.nranks && k < 8; k++) /* the constant ranks */
+        base_strbuf_printf(o, "%s%d%s", k ? ", " : " + [", in->u.win.ranks[k], k + 1 < in->u.win.nranks ? "" : "]");
+}
+
+/* `HCOLL ALLREDUCE data=t1 signal=t2 Sum ring` */
+static void lo_put_hcoll(base_strbuf *o, const cc_lo_insn *in)
+{
+    uint8_t op = in->u.coll.op;
+    base_strbuf_printf(o, "HCOLL %s", op < sizeof lo_coll_names / sizeof lo_coll_names[0] ? lo_coll_names[op] : "?");
+    const int32_t slots[] = {in->u.coll.stage, in->u.coll.data, in->u.coll.signal};
+    static const char *const roles[] = {"stage", "data", "signal"};
+    for (int k = 0; k < 3; k++)
+        if (slots[k] >= 0) base_strbuf_printf(o, " %s=t%d", roles[k], slots[k]);
+    if (in->u.coll.root >= 0) base_strbuf_printf(o, " root=r%d", in->u.coll.root);
+    if (op == CC_LO_COLL_ALLREDUCE || op == CC_LO_COLL_REDUCE_SCATTER) base_strbuf_printf(o, " %s", cc_reduce_op_name(in->u.coll.reduce));
+    if (in->mode) base_strbuf_puts(o, " ring");
+}
+
+/* `COMM NOTIFY t2 peer=r3 [r4, r5] AtomicAdd r6`, `COMM REMOTE_LOAD v1 = t0 peer=r2 [r3, r4] [4, 8] FP32` */
+static void lo_put_comm(base_strbuf *o, const cc_lo_insn *in)
+{
+    uint8_t op = in->u.comm.op, rank = in->u.comm.rank < CC_MAX_RANK ? in->u.comm.rank : CC_MAX_RANK;
+    base_strbuf_printf(o, "COMM %s ", op < sizeof lo_comm_names / sizeof lo_comm_names[0] ? lo_comm_names[op] : "?");
+    if (op == CC_LO_COMM_RANK || op == CC_LO_COMM_NRANKS) return (void)base_strbuf_printf(o, "r%d = t%d", in->dst, in->a);
+    if (op == CC_LO_COMM_REMOTE_LOAD) base_strbuf_printf(o, "v%d = ", in->dst);
+    base_strbuf_printf(o, "t%d", in->a);
+    if (in->c >= 0) base_strbuf_printf(o, " peer=r%d", in->c);
+    if (op == CC_LO_COMM_BARRIER) return;
+    if (in->u.comm.has_box || (op != CC_LO_COMM_PUT && op != CC_LO_COMM_GET)) base_strbuf_puts(o, " "), lo_put_regs(o, in->u.comm.dst_off, rank);
+    switch (op) {
+    case CC_LO_COMM_NOTIFY: base_strbuf_printf(o, " %s r%d", cc_notify_op_name(in->mode), in->b); break;
+    case CC_LO_COMM_WAIT: base_strbuf_printf(o, " %s r%d", cc_wait_cmp_name(in->mode), in->b); break;
+    case CC_LO_COMM_REMOTE_LOAD:
+        base_strbuf_puts(o, " "), lo_put_shape(o, in->u.comm.shape, rank);
+        if (in->u.comm.valid[0] >= 0) base_strbuf_puts(o, " valid="), lo_put_regs(o, in->u.comm.valid, rank);
+        break;
+    case CC_LO_COMM_REMOTE_STORE: base_strbuf_printf(o, " %s v%d", in->u.comm.atomic ? "+=" : "=", in->b); break;
+    default: /* PUT, GET: the local tensor, its offsets and the box */
+        base_strbuf_printf(o, " %s t%d", op == CC_LO_COMM_GET ? "->" : in->u.comm.atomic ? "+=" : "=", in->b);
+        if (in->u.comm.has_box) lo_put_regs(o, in->u.comm.src_off, rank), base_strbuf_puts(o, " box="), lo_put_shape(o, in->u.comm.shape, rank);
+        break;
+    }
+    base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+}
+
 static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *in)
 {
     const char *name = cc_lo_opcode_name((cc_lo_opcode)in->code);
@@ -186,7 +250,10 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
     case CC_LO_AGET: base_strbuf_printf(o, "AGET r%d = r%d[r%d] n=%lld", in->dst, in->a, in->b, (long long)in->u.imm.i); break;
     case CC_LO_ASET: base_strbuf_printf(o, "ASET r%d[r%d] = r%d n=%lld", in->dst, in->b, in->a, (long long)in->u.imm.i); break;
     case CC_LO_CALL:
-        base_strbuf_printf(o, "CALL %s args=", in->u.call.proc < l->nprocs ? l->procs[in->u.call.proc].name : "?");
+    case CC_LO_DISPATCH:
+        base_strbuf_printf(o, "%s %s", name, in->u.call.proc < l->nprocs ? l->procs[in->u.call.proc].name : "?");
+        if (in->code == CC_LO_DISPATCH) base_strbuf_puts(o, " device="), lo_put_reg(o, in->a), base_strbuf_puts(o, in->mode ? " comm" : "");
+        base_strbuf_puts(o, " args=");
         lo_put_refs(o, in->u.call.args, in->u.call.nargs), base_strbuf_puts(o, " -> ");
         lo_put_refs(o, in->u.call.results, in->u.call.nresults);
         break;
@@ -218,8 +285,18 @@ static void lo_put_insn(base_strbuf *o, const cc_lowered *l, const cc_lo_insn *i
         for (uint32_t d = 0; in->u.mem.valid[0] >= 0 && d < in->u.mem.rank; d++) /* valid_shape= gives every entry */
             base_strbuf_printf(o, "%sr%d%s", d ? ", " : " valid=[", in->u.mem.valid[d], d + 1 < in->u.mem.rank ? "" : "]");
         if (in->mode) base_strbuf_printf(o, " drop=%u", in->mode);
+        if (in->u.mem.slice == 2) base_strbuf_puts(o, " host");
         break;
     case CC_LO_COPY: base_strbuf_puts(o, "COPY "), lo_put_window(o, in, in->a, ""), base_strbuf_printf(o, " = t%d", in->b); break;
+    case CC_LO_WORLD: base_strbuf_printf(o, "WORLD r%d", in->dst); break;
+    case CC_LO_WINBUF: lo_put_winbuf(o, in); break;
+    case CC_LO_WINVIEW:
+        base_strbuf_printf(o, "WINVIEW t%d = #%u %s ", in->dst, in->u.win.buf, in->u.win.name ? in->u.win.name : "-");
+        lo_put_shape(o, in->u.win.shape, in->u.win.rank < CC_MAX_RANK ? in->u.win.rank : CC_MAX_RANK);
+        base_strbuf_printf(o, " %s", cc_dtype_name((cc_dtype)in->dtype));
+        break;
+    case CC_LO_HCOLL: lo_put_hcoll(o, in); break;
+    case CC_LO_COMM: lo_put_comm(o, in); break;
     default: base_strbuf_puts(o, name); break;
     }
 }
@@ -242,7 +319,7 @@ static void lo_put_proc(base_strbuf *o, const cc_lowered *l, const cc_lo_proc *p
         lo_put_ref(o, p->params[k]);
         if (p->dirs[k] != CC_DIR_NONE && p->kind == CC_FUNC_INCORE) base_strbuf_printf(o, " %s", cc_dir_name((cc_dir)p->dirs[k]));
     }
-    base_strbuf_printf(o, ") %s @%u\n", cc_func_kind_name((cc_func_kind)p->kind), p->line);
+    base_strbuf_printf(o, ") %s @%u\n", p->kind == CC_LO_HOST ? "Host" : cc_func_kind_name((cc_func_kind)p->kind), p->line);
     lo_put_slots(o, 'r', p->regs, p->nregs);
     lo_put_slots(o, 't', p->tensors, p->ntensors);
     lo_put_slots(o, 'v', p->tiles, p->ntiles);

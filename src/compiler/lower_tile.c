@@ -261,6 +261,7 @@ static void lo_tile_into(lo_b *b, const cc_ir_expr *e, int32_t dst)
     if (e->kind == CC_X_VAR && e->type.kind == CC_T_TILE) return lo_copy(b, dst, lo_var(b, e->u.name, e->type), e->span);
     if (e->kind != CC_X_OP || e->type.kind != CC_T_TILE) return (void)lo_internal(b, e->span, "a tile operand that is not a tile");
     if (e->u.op.op == CC_IR_LOAD) return lo_load(b, e, dst);
+    if (lo_is_dist(e)) return lo_dist_tile_into(b, e, dst);
     cc_op_class cls = (cc_op_class)cc_ir_op_info((cc_ir_op)e->u.op.op)->cls;
     if (cls == CC_OPC_MATMUL_ACC) return lo_matmul_acc(b, e, dst);
     if (cls == CC_OPC_MATMUL_BIAS) return lo_matmul_bias(b, e, dst);
@@ -370,6 +371,8 @@ static int lo_tile_uses(const cc_lo_insn *in, int32_t use[3], int32_t *def)
     if (in->code == CC_LO_LOAD) *def = in->dst;
     if (in->code == CC_LO_STORE) use[0] = in->b;
     if (in->code == CC_LO_TCOPY) use[0] = in->a, *def = in->dst;
+    if (in->code == CC_LO_COMM && in->u.comm.op == CC_LO_COMM_REMOTE_LOAD) *def = in->dst;
+    if (in->code == CC_LO_COMM && in->u.comm.op == CC_LO_COMM_REMOTE_STORE) use[0] = in->b;
     if (in->code == CC_LO_READ && !in->mode) use[0] = in->a;
     if (in->code == CC_LO_TOP) use[0] = in->a, use[1] = in->b_scalar ? -1 : in->b, *def = in->dst;
     cc_op_class cls = in->code == CC_LO_TOP ? (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls : CC_OPC_MEMORY;
@@ -444,7 +447,7 @@ int lo_tile_mark_direct_stores(cc_lo_insn *code, uint32_t n, uint32_t ntiles)
         cc_op_class cls = in->code == CC_LO_TOP ? (cc_op_class)cc_ir_op_info((cc_ir_op)in->op)->cls : CC_OPC_MEMORY;
         if (cls == CC_OPC_MATMUL_ACC) reads[in->dst]++;
         if (cls == CC_OPC_MATMUL_BIAS || (in->code == CC_LO_TOP && cc_ir_op_reads_c_tile((cc_ir_op)in->op))) reads[in->c]++;
-        if (in->code == CC_LO_STORE) reads[in->b]++;
+        if (in->code == CC_LO_STORE || (in->code == CC_LO_COMM && in->u.comm.op == CC_LO_COMM_REMOTE_STORE)) reads[in->b]++;
     }
     for (uint32_t i = 1; i < n; i++) {
         cc_lo_insn *st = &code[i];

@@ -19,11 +19,17 @@ static const cc_pl_name cc_pl_names[] = {
 #define CC_DTYPE_NAME_(n, size, fl, pl) {#n, CC_PL_SUPPORTED, CC_PLK_DTYPE, CC_PLR_NONE},
 #define CC_DTYPE_LATER_NAME_(n, v, st, r) {#n, CC_PL_##st, CC_PLK_DTYPE, CC_PLR_##r},
 #define CC_PL_NAME_(n, st, k, r) {#n, CC_PL_##st, CC_PLK_##k, CC_PLR_##r},
-    CC_IR_OP_LIST(CC_OP_NAME_) CC_DTYPE_LIST(CC_DTYPE_NAME_) CC_DTYPE_LATER_LIST(CC_DTYPE_LATER_NAME_) CC_PL_NAME_LIST(CC_PL_NAME_)
+    CC_IR_PL_OP_LIST(CC_OP_NAME_) CC_DTYPE_LIST(CC_DTYPE_NAME_) CC_DTYPE_LATER_LIST(CC_DTYPE_LATER_NAME_) CC_PL_NAME_LIST(CC_PL_NAME_)
 #undef CC_OP_NAME_
 #undef CC_DTYPE_NAME_
 #undef CC_DTYPE_LATER_NAME_
 #undef CC_PL_NAME_
+};
+
+static const cc_pl_name cc_pld_names[] = {
+#define CC_PLD_NAME_(p, op, sp, st, k) {p, CC_PL_##st, CC_PLK_##k, CC_PLR_NONE},
+    CC_PLD_NAME_LIST(CC_PLD_NAME_)
+#undef CC_PLD_NAME_
 };
 
 static const cc_pl_keyword cc_pl_keywords[] = {
@@ -90,6 +96,10 @@ static const pto_lang_member cc_pad_value_members[] = {CC_PAD_VALUE_LIST(CC_MEMB
 static const pto_lang_member cc_split_mode_members[] = {CC_SPLIT_MODE_LIST(CC_MEMBER_)};
 static const pto_lang_member cc_atomic_type_members[] = {CC_ATOMIC_TYPE_LIST(CC_MEMBER_)};
 static const pto_lang_member cc_mask_pattern_members[] = {CC_MASK_PATTERN_LIST(CC_MEMBER_)};
+static const pto_lang_member cc_notify_op_members[] = {CC_NOTIFY_OP_LIST(CC_MEMBER_)};
+static const pto_lang_member cc_wait_cmp_members[] = {CC_WAIT_CMP_LIST(CC_MEMBER_)};
+static const pto_lang_member cc_reduce_op_members[] = {CC_REDUCE_OP_LIST(CC_MEMBER_)};
+static const pto_lang_member cc_role_members[] = {CC_ROLE_LIST(CC_MEMBER_)};
 #undef CC_MEMBER_
 #undef CC_FUNC_KIND_MEMBER_
 #undef CC_DTYPE_MEMBER_
@@ -102,7 +112,8 @@ static const pto_lang_enum cc_enums[] = {
     CC_ENUM_("FunctionType", cc_func_kind_members), CC_ENUM_("MemorySpace", cc_memory_space_members),
     CC_ENUM_("Layout", cc_layout_members), CC_ENUM_("PadValue", cc_pad_value_members),
     CC_ENUM_("SplitMode", cc_split_mode_members), CC_ENUM_("AtomicType", cc_atomic_type_members),
-    CC_ENUM_("MaskPattern", cc_mask_pattern_members)};
+    CC_ENUM_("MaskPattern", cc_mask_pattern_members), CC_ENUM_("NotifyOp", cc_notify_op_members),
+    CC_ENUM_("WaitCmp", cc_wait_cmp_members), CC_ENUM_("ReduceOp", cc_reduce_op_members), CC_ENUM_("Role", cc_role_members)};
 #undef CC_ENUM_
 
 /* The first member of value v, or fallback. */
@@ -135,6 +146,10 @@ const char *cc_cmp_mode_name(int v)
 }
 
 const char *cc_mask_pattern_name(int v) { return cc_member_name(cc_mask_pattern_members, CC_N(cc_mask_pattern_members), v, "P1111"); }
+
+const char *cc_notify_op_name(int v) { return cc_member_name(cc_notify_op_members, CC_N(cc_notify_op_members), v, "AtomicAdd"); }
+const char *cc_wait_cmp_name(int v) { return cc_member_name(cc_wait_cmp_members, CC_N(cc_wait_cmp_members), v, "Eq"); }
+const char *cc_reduce_op_name(int v) { return cc_member_name(cc_reduce_op_members, CC_N(cc_reduce_op_members), v, "Sum"); }
 
 const char *cc_atomic_type_name(int v) { return cc_member_name(cc_atomic_type_members, CC_N(cc_atomic_type_members), v, "None_"); }
 
@@ -169,4 +184,18 @@ const pto_lang_enum *pto_lang_enums(size_t *count)
 {
     *count = CC_N(cc_enums);
     return cc_enums;
+}
+
+size_t pto_lang_pld_name_count(void) { return CC_N(cc_pld_names); }
+
+pto_lang_name pto_lang_pld_name_at(size_t i)
+{
+    static const char *const statuses[] = {"supported", "later", "hardware"};
+    static const char *const kinds[] = {
+#define CC_PL_KIND_TEXT_(n, s) s,
+        CC_PL_KIND_LIST(CC_PL_KIND_TEXT_)
+#undef CC_PL_KIND_TEXT_
+    };
+    const cc_pl_name *n = &cc_pld_names[i < CC_N(cc_pld_names) ? i : 0];
+    return (pto_lang_name){n->name, statuses[n->status], kinds[n->kind]};
 }

@@ -96,7 +96,8 @@ typedef enum cc_pl_reason {
     X(gemv_mx, HARDWARE, OP, MX)                                                                         \
     X(gemv_mx_acc, HARDWARE, OP, MX) X(gemv_mx_bias, HARDWARE, OP, MX) X(TileView, SUPPORTED, ANNOTATION, NONE) \
     X(SplitMode, SUPPORTED, ENUM, NONE) X(split, SUPPORTED, BUILTIN, NONE) X(cross_core_slot, SUPPORTED, BUILTIN, NONE) \
-    X(full, SUPPORTED, OP, NONE) X(AtomicType, SUPPORTED, ENUM, NONE) X(const, SUPPORTED, BUILTIN, NONE)
+    X(full, SUPPORTED, OP, NONE) X(AtomicType, SUPPORTED, ENUM, NONE) X(const, SUPPORTED, BUILTIN, NONE) \
+    X(Role, SUPPORTED, ENUM, NONE)
 
 /* Hardware-internal members of pl namespaces and enums (pl.<parent>.<member>, wherever
  * written: a value, a call, an enum argument): X(parent, member, reason). */
@@ -151,6 +152,42 @@ const char *cc_pad_value_name(int v);
 const char *cc_atomic_type_name(int v);
 const char *cc_mask_pattern_name(int v); /* "P0101" */
 const char *cc_cmp_mode_name(int v);     /* pl.gather_compare's cmp_mode 0..5: "eq", "ne", "lt", "le", "gt", "ge" */
+
+/* The enums of the distributed surface (DISTRIBUTED-SPEC §1.1; values compat): pld.NotifyOp,
+ * pld.WaitCmp, pld.ReduceOp (pld.AtomicType is pl.AtomicType), and pl.Role (@pl.function's role=:
+ * only Orchestrator, on a level=pl.Level.HOST function, is supported). */
+#define CC_NOTIFY_OP_LIST(X) X(AtomicAdd, 0) X(Set, 1)
+#define CC_WAIT_CMP_LIST(X) X(Eq, 0) X(Ge, 1)
+#define CC_REDUCE_OP_LIST(X) X(Sum, 0) X(Max, 1) X(Min, 2) X(Prod, 3)
+#define CC_ROLE_LIST(X) X(Orchestrator, 0) X(SubWorker, 1)
+/* "AtomicAdd", "Ge", "Sum": a member's name (fallback: the first member). */
+const char *cc_notify_op_name(int v);
+const char *cc_wait_cmp_name(int v);
+const char *cc_reduce_op_name(int v);
+
+/* The names of pypto.language.distributed (DISTRIBUTED-SPEC §1.1), once: X(path, op, spelling,
+ * status, kind); op the CC_IR_<op> a call of pld.<path> is (NONE: not an op), spelling the op
+ * node's mode for the spellings that differ (pld.tensor.remote_store 1, pld.remote_store 2:
+ * by its operand's kind).  tc_pld.c resolves pld names with it; pto/language.h hands it out. */
+#define CC_PLD_NAME_LIST(X)                                                                                          \
+    X("world_size", WORLD_SIZE, 0, SUPPORTED, OP) X("system.world_size", WORLD_SIZE, 0, SUPPORTED, OP)                \
+    X("alloc_window_buffer", ALLOC_WINDOW, 0, SUPPORTED, OP) X("tensor.alloc_window_buffer", ALLOC_WINDOW, 0, SUPPORTED, OP) \
+    X("window", WINDOW, 0, SUPPORTED, OP) X("tensor.window", WINDOW, 0, SUPPORTED, OP)                                  \
+    X("get_comm_ctx", GET_COMM_CTX, 0, SUPPORTED, OP) X("system.get_comm_ctx", GET_COMM_CTX, 0, SUPPORTED, OP)          \
+    X("rank", RANK, 0, SUPPORTED, OP) X("system.rank", RANK, 0, SUPPORTED, OP) X("nranks", NRANKS, 0, SUPPORTED, OP)   \
+    X("system.nranks", NRANKS, 0, SUPPORTED, OP) X("system.notify", NOTIFY, 0, SUPPORTED, OP)                          \
+    X("system.wait", WAIT, 0, SUPPORTED, OP) X("tile.remote_load", REMOTE_LOAD, 0, SUPPORTED, OP)                       \
+    X("remote_load", REMOTE_LOAD, 0, SUPPORTED, OP)                                                                   \
+    X("tile.remote_store", REMOTE_STORE, 0, SUPPORTED, OP) X("tensor.remote_store", REMOTE_STORE, 1, SUPPORTED, OP)     \
+    X("remote_store", REMOTE_STORE, 2, SUPPORTED, OP) X("tensor.put", PUT, 0, SUPPORTED, OP)                            \
+    X("tensor.get", GET, 0, SUPPORTED, OP) X("tensor.barrier", BARRIER, 0, SUPPORTED, OP)                               \
+    X("tensor.allreduce", ALLREDUCE, 0, SUPPORTED, OP) X("tensor.broadcast", BROADCAST, 0, SUPPORTED, OP)               \
+    X("tensor.allgather", ALLGATHER, 0, SUPPORTED, OP) X("tensor.reduce_scatter", REDUCE_SCATTER, 0, SUPPORTED, OP)     \
+    X("tensor.all_to_all", ALL_TO_ALL, 0, SUPPORTED, OP) X("system.defer_wait", NONE, 0, LATER, OP)                     \
+    X("tensor.all_to_all_v", NONE, 0, LATER, OP) X("DistributedTensor", NONE, 0, SUPPORTED, ANNOTATION)                 \
+    X("NotifyOp", NONE, 0, SUPPORTED, ENUM) X("WaitCmp", NONE, 0, SUPPORTED, ENUM) X("ReduceOp", NONE, 0, SUPPORTED, ENUM) \
+    X("AtomicType", NONE, 0, SUPPORTED, ENUM) X("system", NONE, 0, SUPPORTED, NAMESPACE)                                \
+    X("tensor", NONE, 0, SUPPORTED, NAMESPACE) X("tile", NONE, 0, SUPPORTED, NAMESPACE)
 
 /* pl.SplitMode (pl.split's mode, a hint: docs/dsl.md, "Hints"): X(member, value). */
 #define CC_SPLIT_MODE_LIST(X) X(NONE, 0) X(UP_DOWN, 1) X(LEFT_RIGHT, 2)

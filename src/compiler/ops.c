@@ -38,7 +38,7 @@ static const struct { uint8_t operands, elementwise; } cc_op_classes[] = {
     [CC_OPC_FILLPAD_EXPAND] = {1, 0}, [CC_OPC_SET_VALIDSHAPE] = {1, 0},
     [CC_OPC_ASSEMBLE] = {2, 0}, [CC_OPC_SLICE] = {1, 0}, [CC_OPC_BLOCK] = {0, 0}, [CC_OPC_TERNARY] = {3, 0},
     [CC_OPC_GENERATE] = {0, 0}, [CC_OPC_MATMUL_BIAS] = {2, 0}, [CC_OPC_REINTERPRET] = {1, 0}, [CC_OPC_PASS] = {0, 0},
-    [CC_OPC_INDEXED] = {2, 0}, [CC_OPC_BROADCAST] = {2, 0}};
+    [CC_OPC_INDEXED] = {2, 0}, [CC_OPC_BROADCAST] = {2, 0}, [CC_OPC_DIST] = {0, 0}};
 
 const cc_op_info *cc_ir_op_info(cc_ir_op op) { return &cc_ops[op]; }
 const char *cc_ir_op_name(cc_ir_op op) { return (unsigned)op < CC_IR_OP_COUNT ? cc_ops[op].name : "?"; }

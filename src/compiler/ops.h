@@ -50,7 +50,8 @@ typedef enum cc_op_class {
     CC_OPC_REINTERPRET, /* x's bytes read as another dtype and shape of equal byte count */
     CC_OPC_PASS,        /* its operand itself, unchanged (no IR node: dump_tag) */
     CC_OPC_INDEXED,     /* gather, scatter, sort (tc_index.c): elements moved by an index tile or an order, rank 2 */
-    CC_OPC_BROADCAST    /* input broadcast to target's shape (each input axis the target's or 1), target's valid region */
+    CC_OPC_BROADCAST,   /* input broadcast to target's shape (each input axis the target's or 1), target's valid region */
+    CC_OPC_DIST         /* the pld ops (DISTRIBUTED-SPEC §1; tc_pld*.c, lower_dist.c, printer_pld.c): no TOP */
 } cc_op_class;
 
 /* The element dtypes an op takes (the float-only text is "pl.<op> requires
@@ -105,7 +106,9 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
  * (a unary op: a TILE_UNOP_LIST row in tile/tile.h, a UN_*_LIST row per
  * dtype class in tile_elementwise.c); (3) drop its name from names.h's later
  * names; (4) its line in docs/dsl.md, Operations; (5) its tests, as for pl.log. */
-#define CC_IR_OP_LIST(X)                                                                                       \
+/* Every op: the pl ops (pl.<name>), then the pld ones. */
+#define CC_IR_OP_LIST(X) CC_IR_PL_OP_LIST(X) CC_IR_PLD_OP_LIST(X)
+#define CC_IR_PL_OP_LIST(X)                                                                                    \
     X(LOAD, "load", MEMORY, ANY, KERNEL, -1, 3, "tensor", "offsets", "shapes", "valid_shape")                  \
     X(STORE, "store", MEMORY, ANY, KERNEL, -1, 3, "tile", "offsets", "output_tensor", "shapes")                \
     X(ADD, "add", BINARY, ANY, KERNEL, TILE_ADD, 2, "lhs", "rhs")                                              \
@@ -242,6 +245,52 @@ typedef enum cc_op_where { CC_OPW_KERNEL, CC_OPW_ORCH, CC_OPW_BOTH } cc_op_where
       "target_memory", "scratch", "valid_shape")                                                                 \
     X(PAGED_GATHER, "paged_gather", INDEXED, ANY, KERNEL, TILE_PAGED_GATHER, 6, "src", "indices", "block_table", \
       "block_size", "size", "max_indices", "col_off")
+
+/* The pld ops (`import pypto.language.distributed as pld`; DISTRIBUTED-SPEC §1): spelled with
+ * their pld path, so no pl.<name> reaches them.  Slots:
+ *   WORLD_SIZE     (none)                           a host INDEX scalar (lowered: WORLD)
+ *   ALLOC_WINDOW   size, domain_n=, domain_ranks=   attrs: dtype (255: size is a byte count; else size is
+ *                                                   the shape list); the domain slots are InferCommDomains'
+ *                                                   (pass_comm_domains.c): the N of [0, N) (NULL: none) and
+ *                                                   a LIST of constant ranks (NULL: none); never printed
+ *   WINDOW         buf, shape                       attrs: dtype (a DistributedTensor of that shape)
+ *   GET_COMM_CTX   tensor                           the DistributedTensor's domain (type: CC_WIN_CTX)
+ *   RANK, NRANKS   ctx                              INT32 scalars (lowered: COMM RANK / NRANKS)
+ *   NOTIFY         target, peer, offsets, value     attrs: mode (pld.NotifyOp)
+ *   WAIT           signal, offsets, expected        attrs: mode (pld.WaitCmp)
+ *   REMOTE_LOAD    target, peer, offsets, shape, valid_shape=   a tile of shape
+ *   REMOTE_STORE   src, target, peer, offsets       attrs: atomic; mode 1: written pld.tensor.remote_store,
+ *                                                   2: pld.remote_store
+ *   PUT, GET       dst, peer, src, dst_offsets=, src_offsets=, shape=   attrs: atomic (PUT)
+ *   BARRIER        signal                           kernel: the credit barrier, its result the signal;
+ *                                                   host: HCOLL BARRIER
+ *   (the host collectives' value is the window they update: data, a barrier's signal)
+ *   ALLREDUCE      data, signal=                    attrs: mode (pld.ReduceOp), implicit (mode="ring")
+ *   BROADCAST      data, signal, root=
+ *   ALLGATHER, ALL_TO_ALL  stage, data, signal
+ *   REDUCE_SCATTER data, signal                     attrs: mode (pld.ReduceOp) */
+#define CC_IR_PLD_OP_LIST(X)                                                                                   \
+    X(WORLD_SIZE, "pld.world_size", DIST, ANY, ORCH, -1, 0)                                                    \
+    X(ALLOC_WINDOW, "pld.alloc_window_buffer", DIST, ANY, ORCH, -1, 1, "size", "domain_n", "domain_ranks")     \
+    X(WINDOW, "pld.window", DIST, ANY, ORCH, -1, 2, "buf", "shape")                                            \
+    X(GET_COMM_CTX, "pld.get_comm_ctx", DIST, ANY, BOTH, -1, 1, "tensor")                                      \
+    X(RANK, "pld.rank", DIST, ANY, KERNEL, -1, 1, "ctx")                                                       \
+    X(NRANKS, "pld.nranks", DIST, ANY, KERNEL, -1, 1, "ctx")                                                   \
+    X(NOTIFY, "pld.system.notify", DIST, ANY, KERNEL, -1, 4, "target", "peer", "offsets", "value")             \
+    X(WAIT, "pld.system.wait", DIST, ANY, KERNEL, -1, 3, "signal", "offsets", "expected")                      \
+    X(REMOTE_LOAD, "pld.tile.remote_load", DIST, ANY, KERNEL, -1, 4, "target", "peer", "offsets", "shape",     \
+      "valid_shape")                                                                                           \
+    X(REMOTE_STORE, "pld.tile.remote_store", DIST, ANY, KERNEL, -1, 4, "src", "target", "peer", "offsets")     \
+    X(PUT, "pld.tensor.put", DIST, ANY, KERNEL, -1, 3, "dst", "peer", "src", "dst_offsets", "src_offsets",     \
+      "shape")                                                                                                 \
+    X(GET, "pld.tensor.get", DIST, ANY, KERNEL, -1, 3, "dst", "peer", "src", "dst_offsets", "src_offsets",     \
+      "shape")                                                                                                 \
+    X(BARRIER, "pld.tensor.barrier", DIST, ANY, BOTH, -1, 1, "signal")                                         \
+    X(ALLREDUCE, "pld.tensor.allreduce", DIST, ANY, ORCH, -1, 1, "data", "signal")                             \
+    X(BROADCAST, "pld.tensor.broadcast", DIST, ANY, ORCH, -1, 2, "data", "signal", "root")                     \
+    X(ALLGATHER, "pld.tensor.allgather", DIST, ANY, ORCH, -1, 3, "stage", "data", "signal")                    \
+    X(REDUCE_SCATTER, "pld.tensor.reduce_scatter", DIST, ANY, ORCH, -1, 2, "data", "signal")                   \
+    X(ALL_TO_ALL, "pld.tensor.all_to_all", DIST, ANY, ORCH, -1, 3, "stage", "data", "signal")
 
 typedef enum cc_ir_op {
 #define CC_IR_OP_ENUM_(n, ...) CC_IR_##n,

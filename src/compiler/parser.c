@@ -382,12 +382,15 @@ static int cc_is_literal(const cc_expr *e)
     }
 }
 
-/* Reads `import pypto.language as X` / `from pypto import language as X`. */
+/* Reads `import pypto.language as X` / `from pypto import language as X`, and
+ * `import pypto.language.distributed as D` / `from pypto.language import distributed as D`. */
 static void cc_parse_import(cc_parser *p, cc_module *m)
 {
-    static const char *const forms[][6] = {{"import", "pypto", ".", "language", "as", NULL},
-                                           {"from", "pypto", "import", "language", "as", NULL}};
-    for (int f = 0; f < 2; f++) {
+    static const char *const forms[][8] = {{"import", "pypto", ".", "language", "as", NULL},
+                                           {"from", "pypto", "import", "language", "as", NULL},
+                                           {"import", "pypto", ".", "language", ".", "distributed", "as", NULL},
+                                           {"from", "pypto", ".", "language", "import", "distributed", "as", NULL}};
+    for (int f = 0; f < 4; f++) {
         uint32_t k = 0;
         for (; forms[f][k]; k++) {
             const cc_token *t = cc_peek_at(p, k);
@@ -395,7 +398,7 @@ static void cc_parse_import(cc_parser *p, cc_module *m)
             if (t->len != n || memcmp(p->src->text + t->off, forms[f][k], n) != 0) break;
         }
         const cc_token *alias = cc_peek_at(p, k);
-        if (!forms[f][k] && alias->kind == CC_TOK_NAME) m->pl_name = cc_tok_text(p, alias);
+        if (!forms[f][k] && alias->kind == CC_TOK_NAME) *(f < 2 ? &m->pl_name : &m->pld_name) = cc_tok_text(p, alias);
     }
     cc_parse_sync(p);
 }

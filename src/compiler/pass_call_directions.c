@@ -463,7 +463,10 @@ static void visit_op(kernel *k, const cc_ir_expr *e)
     a->atomic |= e->u.op.op == CC_IR_STORE && e->u.op.atomic;
     if ((dir & CC_DIR_OUT) && !a->first_store) a->first_store = e;
     const cc_type *ty = &k->f->params[pi].type;
-    if (e->u.op.op == CC_IR_READ || e->u.op.op == CC_IR_WRITE) {
+    if (cc_ir_op_info((cc_ir_op)e->u.op.op)->cls == CC_OPC_DIST) { /* a pld op's local tensor: the whole of it */
+        for (uint32_t d = 0; d < ty->rank; d++) a->whole[d] = 1;
+        a->touched = 1;
+    } else if (e->u.op.op == CC_IR_READ || e->u.op.op == CC_IR_WRITE) {
         element(k, a, ty, arg[1]);
     } else if (e->u.op.op == CC_IR_LOAD && e->u.op.implicit) {
         for (uint32_t d = 0; d < ty->rank; d++) a->whole[d] = 1;
@@ -560,6 +563,7 @@ static int settle_param(kernel *k, uint32_t i)
 {
     cc_ir_param *pm = &k->f->params[i];
     const acc *a = &k->accs[i];
+    if (pm->type.window == CC_WIN_DT) pm->dir = CC_DIR_INOUT; /* window memory: always InOut, whole (DISTRIBUTED-SPEC §1.3) */
     if (!pm->declared) pm->dir = a->use ? a->use : CC_DIR_IN;
     if (pm->declared && pm->dir == CC_DIR_OUT && a->atomic) pm->dir = CC_DIR_INOUT;
     if (pm->declared && (pm->dir == CC_DIR_IN || pm->dir == CC_DIR_NONE) && a->first_store) {
@@ -569,7 +573,7 @@ static int settle_param(kernel *k, uint32_t i)
         return -1;
     }
     pm->box = (cc_ir_box){.dir = pm->dir, .rank = pm->type.rank};
-    for (uint32_t d = 0; d < pm->type.rank && a->touched; d++)
+    for (uint32_t d = 0; d < pm->type.rank && a->touched && pm->type.window != CC_WIN_DT; d++)
         if (!a->whole[d]) pm->box.lo[d] = a->lo[d], pm->box.hi[d] = a->hi[d];
     return 0;
 }
@@ -650,6 +654,7 @@ static void control_call(const cc_ir_expr *call, void *ctx)
     const cc_ir_func *g = call->u.call.callee;
     for (uint32_t k = 0; k < call->u.call.nargs && k < g->nparams; k++) {
         const cc_ir_expr *a = call->u.call.args[k];
+        while (a->kind == CC_X_OP && a->u.op.op == CC_IR_SLICE) a = a->u.op.args[0]; /* a view of it (a host's x[r]) */
         int i = a->kind == CC_X_VAR && a->type.kind == CC_T_TENSOR ? cc_ir_func_param(c->f, a->u.name) : -1;
         if (i < 0 || c->f->params[i].declared) continue;
         uint8_t d = (uint8_t)(c->f->params[i].dir | g->params[k].dir);
@@ -695,5 +700,5 @@ int cc_pass_call_directions(cc_ir_program *p)
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (cc_ir_block_walk_exprs(&p->funcs[i]->body, fill_expr, p)) return -1;
     derive_control_params(p);
-    return 0;
+    return p->nfuncs && p->funcs[0]->host ? cc_pass_comm_domains(p) : 0;
 }

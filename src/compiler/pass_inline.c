@@ -259,6 +259,7 @@ static cc_ir_expr *inl_expr(inl_ctx *x, const inl_site *t, const cc_ir_expr *e)
         c->u.call.deps = inl_exprs(x, t, e->u.call.deps, e->u.call.ndeps);
         if (e->u.call.blocks) c->u.call.blocks = inl_expr(x, t, e->u.call.blocks);
         if (e->u.call.pred) c->u.call.pred = inl_expr(x, t, e->u.call.pred);
+        if (e->u.call.device) c->u.call.device = inl_expr(x, t, e->u.call.device);
         c->u.call.boxes = NULL;
         return c;
     default: return c;

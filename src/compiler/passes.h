@@ -40,6 +40,12 @@ int cc_pass_outline_incore(cc_ir_program *p);
  * of every InCore call; a store to a declared In parameter fails. */
 int cc_pass_call_directions(cc_ir_program *p);
 
+/* 3b. InferCommDomains (pass_comm_domains.c), run by DeriveCallDirections when the entry is a
+ * host function (DISTRIBUTED-SPEC §1.2, §1.5): each window buffer's rank set (ALLOC_WINDOW's
+ * domain slots), the device forms of the dispatches that pass window views (marked comm),
+ * dead and unconsumed buffers, the collectives' windows. */
+int cc_pass_comm_domains(cc_ir_program *p);
+
 /* 4. MaterializeRuntimeScopes (pass_materialize_scopes.c): exactly docs/compiler.md,
  * "Scope placement". */
 int cc_pass_materialize_scopes(cc_ir_program *p);

@@ -180,6 +180,7 @@ static void print_op(const cc_ir_expr *e, int compact, base_strbuf *out)
     if ((e->u.op.op == CC_IR_LOAD || e->u.op.op == CC_IR_STORE) && e->u.op.mode == CC_IR_SPELLED_WINDOW)
         return print_spelled_window(e, compact, out);
     const cc_op_info *row = cc_ir_op_info((cc_ir_op)e->u.op.op);
+    if (row->cls == CC_OPC_DIST) return cc_print_pld_op(e, compact, out);
     int tile_spelled = row->cls == CC_OPC_GENERATE && e->u.op.op != CC_IR_TRI && !e->type.from_tensors; /* pl.tile.arange */
     const char *name = row->name;
     if (e->u.op.op == CC_IR_GATHER_DIM || e->u.op.op == CC_IR_SCATTER_DIM) name += strlen("tensor."); /* pl.gather(x, -1, index): the per-row form by its integer dim */
@@ -226,6 +227,7 @@ static void print_call(const cc_ir_expr *e, int compact, base_strbuf *out)
     if (!e->u.call.submit) {
         base_strbuf_printf(out, "self.%s(", e->u.call.callee->name);
         print_args(e, compact, out);
+        if (e->u.call.device) base_strbuf_printf(out, "%sdevice=", sep(compact)), cc_print_expr(e->u.call.device, compact, out);
         base_strbuf_puts(out, ")");
         return;
     }
@@ -661,8 +663,9 @@ static void print_results(const cc_ir_func *f, base_strbuf *out)
 /* auto_scope=False only where it means something: never on InCore. */
 static void print_func(const cc_ir_func *f, base_strbuf *out)
 {
-    base_strbuf_printf(out, "    @pl.function(type=pl.FunctionType.%s", cc_func_kind_name(f->kind));
-    if (!f->auto_scope && f->kind != CC_FUNC_INCORE) base_strbuf_puts(out, ", auto_scope=False");
+    if (f->host) base_strbuf_puts(out, "    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator"); /* DISTRIBUTED-SPEC §1.2 */
+    else base_strbuf_printf(out, "    @pl.function(type=pl.FunctionType.%s", cc_func_kind_name(f->kind));
+    if (!f->auto_scope && f->kind != CC_FUNC_INCORE && !f->host) base_strbuf_puts(out, ", auto_scope=False");
     print_hints(&f->opts, out);
     base_strbuf_printf(out, ")\n    def %s(self", f->name);
     for (uint32_t k = 0; k < f->nparams; k++) print_param(&f->params[k], out);
@@ -712,7 +715,7 @@ static void print_dynvars(const cc_ir_program *p, base_strbuf *out)
 
 void cc_print_program(const cc_ir_program *p, base_strbuf *out)
 {
-    base_strbuf_puts(out, "import pypto.language as pl\n\n");
+    base_strbuf_puts(out, cc_print_uses_pld(p) ? "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n" : "import pypto.language as pl\n\n");
     print_dynvars(p, out);
     base_strbuf_printf(out, "@pl.program\nclass %s:\n", p->name);
     if (!p->nfuncs) base_strbuf_puts(out, "    pass\n");

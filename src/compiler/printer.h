@@ -6,7 +6,9 @@
  * fixpoint.  Output: `import pypto.language as pl`, one `@pl.program`
  * class named after the program, one method per function (with `self`),
  * fully specified parameter types, `@pl.function(type=..., auto_scope=False)`
- * where auto_scope is off, scopes as `with pl.scope():` /
+ * where auto_scope is off (a host function: `@pl.function(level=pl.Level.HOST,
+ * role=pl.Role.Orchestrator)`, its dispatches with device=, the pld ops as
+ * `pld.<path>(...)` after `import pypto.language.distributed as pld`), scopes as `with pl.scope():` /
  * `with pl.scope(mode=pl.ScopeMode.MANUAL):`, `elif` as `else:` + `if`,
  * loads with `cache=` once resolved, and a trailing comment on each InCore
  * call with every tensor argument's direction and footprint.
@@ -40,5 +42,11 @@ int cc_op_prec(cc_op op);
 /* Appends op node e's attributes (printer_attrs.c): the positional ones
  * (positional 1) or the keyword ones, each after ", " ("," compact). */
 void cc_print_op_attrs(const cc_ir_expr *e, int positional, int compact, base_strbuf *out);
+
+/* A pld op (class CC_OPC_DIST) as `pld.<path>(...)` (printer_pld.c). */
+void cc_print_pld_op(const cc_ir_expr *e, int compact, base_strbuf *out);
+/* Does p's text need `import pypto.language.distributed as pld`: a host function or a
+ * DistributedTensor parameter? */
+int cc_print_uses_pld(const cc_ir_program *p);
 
 #endif

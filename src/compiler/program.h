@@ -122,11 +122,53 @@
  * Both kinds of program (DSL-V2-SPEC §5, dynamic shapes):
  *   DIM            rdst = tensor ta's extent along axis u.imm.i, INDEX (a kernel's dynamic
  *                  dimension is the caller's whole extent, passed after the box origins)
+ * Host procedures only (kind CC_LO_HOST: a @pl.jit.host entry, DISTRIBUTED-SPEC §1.2, §2.1):
+ *   WORLD          rdst = P, the world size (pld.world_size()), INDEX
+ *   WINBUF         declares window buffer u.win.buf (0, 1, ... in order; its name: u.win.name) of ra
+ *                  bytes (INDEX register); its rank set is [0, rb) (rb: an INDEX register, -1: none)
+ *                  united with the constant ranks u.win.ranks[0..u.win.nranks) (InferCommDomains'
+ *                  domain: the device forms of the dispatches passing its views); all WINBUFs
+ *                  come before ENTER
+ *   ENTER          the call's entry (§2.1 steps 2-5): divergence check, domains, windows allocated
+ *                  and zeroed, inputs broadcast from rank 0; exactly once, before any other host
+ *                  instruction but WINBUF and the scalar ones computing their operands
+ *   WINVIEW        tdst = a DistributedTensor view (dtype, shape u.win.shape, rank u.win.rank,
+ *                  row-major, byte 0) of this rank's copy of buffer u.win.buf; too small a buffer
+ *                  fails the run (§1.5's INVALID_ARGS text); a shape entry is a constant, a
+ *                  CC_DIM_DYN symbol an entry argument binds, or CC_LO_DIM_WORLD (P)
+ *   DISPATCH       runs procs[u.call.proc] (an Orchestration proc) with u.call.args on rank ra
+ *                  (INDEX register; -1: round robin, §D17) and skips it on every other rank; mode 1:
+ *                  it passes window views (a comm dispatch, §2.6's token); results as CALL's
+ *   HCOLL          a host collective u.coll.op (cc_lo_coll) on the windows in tensor slots
+ *                  u.coll.data, u.coll.signal and u.coll.stage (-1: none; WINVIEW-made slots)
+ *                  with u.coll.reduce (pld.ReduceOp), root register u.coll.root (INDEX; -1: none,
+ *                  0), mode 1 "ring"; BARRIER has only a signal, ALLREDUCE's signal may be -1
+ *                  (synthesised), ALLGATHER / ALL_TO_ALL have all three
+ * VIEW with u.mem.slice == 2 is a host subscript x[i, ...] (its out-of-range text is §1.2's).
+ * RETURN of a host procedure ends the call: pto_runtime_finish, the results exchange, the release.
+ * Kernels only (DISTRIBUTED-SPEC §1.6-§1.8), COMM with op u.comm.op (cc_lo_comm) on the
+ * DistributedTensor parameter ta (its window; u.comm.rank its rank), the peer in register rc
+ * (INDEX, a domain rank; -1 for the ops without one); dtype: the window's element dtype:
+ *   RANK / NRANKS  rdst = this rank's domain rank / the domain's size in ta's domain, INT32 (b = c = -1)
+ *   NOTIFY         peer rc's INT32 cell ta[u.comm.dst_off] op= rb (INT32; mode: pld.NotifyOp)
+ *   WAIT           until this rank's cell ta[u.comm.dst_off] <cmp> rb (INT32; mode: pld.WaitCmp; c = -1)
+ *   REMOTE_LOAD    vdst = peer rc's ta at u.comm.dst_off, shape u.comm.shape, valid u.comm.valid
+ *                  (registers, -1 each: the whole shape)
+ *   REMOTE_STORE   peer rc's ta at u.comm.dst_off = tile vb's valid region (+= with u.comm.atomic)
+ *   PUT            peer rc's ta at u.comm.dst_off, box u.comm.shape = local tensor tb at
+ *                  u.comm.src_off (+= with u.comm.atomic); no box (u.comm.has_box 0, offsets -1):
+ *                  all of tb into all of ta
+ *   GET            local tensor tb at u.comm.src_off, box u.comm.shape = peer rc's ta at
+ *                  u.comm.dst_off; no box: all of ta into all of tb
+ *   BARRIER        the in-kernel barrier of §1.8 on signal ta (b = c = dst = -1)
+ * Offsets are registers (INDEX), whole-tensor coordinates as LOAD's (dst_off: the window's,
+ * src_off: the local tensor's); shape entries constants.
  */
 #define CC_LO_OPCODE_LIST(X) \
     X(CONST) X(MOV) X(CAST) X(BIN) X(UN) X(TRIPS) X(JUMP) X(JUMP_IF_FALSE) X(RETURN) \
     X(SCOPE_BEGIN) X(SCOPE_END) X(ALLOC) X(ALIAS) X(SUBMIT) X(CALL) \
-    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK) X(AGET) X(ASET) X(DIM)
+    X(LOAD) X(STORE) X(TOP) X(TCOPY) X(READ) X(WRITE) X(VIEW) X(COPY) X(BLOCK) X(AGET) X(ASET) X(DIM) \
+    X(WORLD) X(WINBUF) X(ENTER) X(WINVIEW) X(DISPATCH) X(HCOLL) X(COMM)
 
 typedef enum cc_lo_opcode {
 #define CC_LO_OPCODE_ENUM_(n) CC_LO_##n,
@@ -136,6 +178,26 @@ typedef enum cc_lo_opcode {
 } cc_lo_opcode;
 
 const char *cc_lo_opcode_name(cc_lo_opcode c); /* "SUBMIT" */
+
+/* COMM's operations and HCOLL's collectives. */
+#define CC_LO_COMM_LIST(X) X(RANK) X(NRANKS) X(NOTIFY) X(WAIT) X(REMOTE_LOAD) X(REMOTE_STORE) X(PUT) X(GET) X(BARRIER)
+#define CC_LO_COLL_LIST(X) X(BARRIER) X(ALLREDUCE) X(BROADCAST) X(ALLGATHER) X(REDUCE_SCATTER) X(ALL_TO_ALL)
+typedef enum cc_lo_comm {
+#define CC_LO_COMM_ENUM_(n) CC_LO_COMM_##n,
+    CC_LO_COMM_LIST(CC_LO_COMM_ENUM_)
+#undef CC_LO_COMM_ENUM_
+} cc_lo_comm;
+typedef enum cc_lo_coll {
+#define CC_LO_COLL_ENUM_(n) CC_LO_COLL_##n,
+    CC_LO_COLL_LIST(CC_LO_COLL_ENUM_)
+#undef CC_LO_COLL_ENUM_
+} cc_lo_coll;
+
+/* WINVIEW's shape entry for pld.world_size(). */
+#define CC_LO_DIM_WORLD INT64_MIN
+
+/* A lowered procedure's kind beside cc_func_kind's: a @pl.jit.host entry. */
+#define CC_LO_HOST 200
 
 /* A value of any kind: a register, a tensor slot or a tile. */
 typedef enum cc_lo_kind { CC_LO_REG, CC_LO_TENSOR, CC_LO_TILE } cc_lo_kind;
@@ -200,6 +262,23 @@ typedef struct cc_lo_insn {
             cc_lo_ref *args, *results;
             uint32_t nargs, nresults;
         } call;
+        struct {                              /* WINBUF, WINVIEW */
+            uint32_t buf;
+            const char *name;
+            uint32_t nranks;
+            int32_t ranks[8];                 /* WINBUF: the constant device= ranks of its dispatches */
+            uint8_t rank;                     /* WINVIEW: the view's rank and shape */
+            int64_t shape[CC_MAX_RANK];
+        } win;
+        struct {                              /* COMM */
+            uint8_t op, rank, has_box, atomic; /* cc_lo_comm; the window's rank; pld.AtomicType */
+            int32_t dst_off[CC_MAX_RANK], src_off[CC_MAX_RANK], valid[CC_MAX_RANK];
+            int64_t shape[CC_MAX_RANK];
+        } comm;
+        struct {                              /* HCOLL */
+            uint8_t op, reduce;               /* cc_lo_coll; pld.ReduceOp */
+            int32_t data, signal, stage, root;
+        } coll;
         struct {                              /* RETURN */
             uint32_t close;
             cc_lo_ref *refs;
@@ -224,7 +303,8 @@ typedef struct cc_lo_slot {
 
 typedef struct cc_lo_proc {
     const char *name;
-    uint8_t kind;       /* cc_func_kind: ORCHESTRATION or OPAQUE (procs), INCORE (kernels) */
+    uint8_t kind;       /* cc_func_kind: ORCHESTRATION or OPAQUE (procs), INCORE (kernels);
+                         * CC_LO_HOST: a @pl.jit.host entry (procs[0] only) */
     uint32_t line, col; /* the def (or the outlined pl.at) */
     cc_lo_ref *params;  /* where each IR parameter lives */
     uint8_t *dirs;      /* kernels: each parameter's cc_dir (CC_DIR_NONE for scalars) */

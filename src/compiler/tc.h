@@ -126,6 +126,7 @@ typedef struct tc_dyn_binding {
     const char *name; /* a callee's: the name of the caller's symbol (NULL: a constant) */
 } tc_dyn_binding;
 #define TC_MAX_DYN_BINDINGS 16
+#define TC_MAX_WINBUFS 64
 #define TC_MAX_IMPLICIT_DYN 16
 typedef struct tc_dyn_bindings {
     tc_dyn_binding items[TC_MAX_DYN_BINDINGS];
@@ -138,6 +139,7 @@ typedef struct tc_ctx {
     tc_env env;
     base_strmap locals;       /* names assigned anywhere in the body -> how many statements assign them */
     tc_plane plane;
+    uint8_t host;             /* a host orchestrator's body (DISTRIBUTED-SPEC §1.2) */
     int in_at;                /* inside a pl.at(CORE_GROUP) body (1) or a pl.spmd body (2) */
     int in_cluster;           /* inside a pl.cluster() body */
     int manual;               /* open MANUAL scopes */
@@ -145,6 +147,7 @@ typedef struct tc_ctx {
     const tc_rscope *scope;    /* the innermost runtime scope open here (NULL: the function body) */
     int returned;             /* the body's return was seen */
     const cc_expr *whole_call; /* the statement's whole value: the one place a kernel call may stand */
+    const char *assign_name;  /* the statement is `<name> = <whole_call>` (NULL: not a simple assignment) */
     cc_ir_stmt **prelude;     /* statements the current one needs before it (in the arena): `return k(...)`'s
                                * call, an implicit result's store or allocation (tc_implicit.c) */
     uint32_t nprelude;
@@ -167,6 +170,7 @@ typedef struct tc_module {
     const cc_module *m;
     pto_compile_options o;
     const char *pl;
+    const char *pld;  /* the name it binds to pypto.language.distributed ("pld" when none) */
 } tc_module;
 
 typedef struct tc {
@@ -183,6 +187,7 @@ typedef struct tc {
     base_arena *a;
     cc_diags *d;
     const char *pl;           /* the name bound to pypto.language */
+    const char *pld;          /* the name bound to pypto.language.distributed */
     const cc_stmt *cls;       /* the @pl.program class, or NULL */
     tc_fn *fns;
     uint32_t nfns;
@@ -192,6 +197,8 @@ typedef struct tc {
     int nconst_guard;
     int unshaped;             /* an entry argument has no spec (tc_unshaped.c checks what needs none) */
     cc_valid_shape view_valid; /* the last tensor annotation's pl.TensorView(valid_shape=) (tc_tensor_view) */
+    const char *winbufs[TC_MAX_WINBUFS]; /* the window buffers declared so far (tc_pld.c) */
+    uint32_t nwinbufs;
 } tc;
 
 /* ---- diagnostics (each returns NULL) ---- */
@@ -253,6 +260,10 @@ int tc_scope_escape(tc *t, const tc_bind *b, cc_span sp);
 /* Is e a DynVar (a name bound to pl.dynamic("<n>"), or a dimension name defined nowhere)?
  * 1: *dim = its CC_DIM_DYN symbol, *name its name; 0: no; -1: reported. */
 int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name);
+/* The dimension pld.world_size() stands for in a window view's shape: the DynVar pld_world_size
+ * (the module's, as a printed program declares it, else an implicit one; the host interpreter
+ * binds it to P); 0 when reported. */
+int64_t tc_world_dim(tc *t, cc_span sp, const char **name);
 /* Dimension d of a tensor annotation: a DynVar (*name set) or a positive constant; 0 when reported. */
 int tc_annotation_dim(tc *t, const cc_expr *e, uint32_t d, int64_t *dim, const char **name);
 /* Annotation dimension e, integer arithmetic over DynVars and constants, as its
@@ -437,6 +448,26 @@ cc_ir_expr *tc_tensor_full(tc *t, const cc_expr *call);
  * or 0, math.inf, -math.inf -> its value; -1 when reported, the texts
  * starting with who ("fillpad", "pl.slice"). */
 int tc_pad_value(tc *t, const cc_expr *e, const char *who);
+
+/* ---- tc_pld.c, tc_pld_kernel.c (DISTRIBUTED-SPEC §1) ---- */
+/* The path of a pld name e (`pld.tensor.put` -> "tensor.put"), or NULL when e is none. */
+const char *tc_pld_path(const tc *t, const cc_expr *e);
+/* Binds call's arguments to params (positional, then keywords; a leading '?' marks an optional
+ * one) for op (its pld spelling, "pld.tensor.put"); 0 when reported. */
+int tc_pld_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a);
+/* A call of pld.<path>; NULL when reported. */
+cc_ir_expr *tc_pld_call(tc *t, const cc_expr *call, const char *path);
+/* The kernel ops (tc_pld_kernel.c): op's call, NULL when reported. */
+cc_ir_expr *tc_pld_kernel_op(tc *t, const cc_expr *call, cc_ir_op op, int spelling);
+/* An enum member pld.<Enum>.<M> (pl.AtomicType too for "AtomicType") -> its value, or -1 (no diagnostic). */
+int tc_pld_enum(tc *t, const cc_expr *e, const char *enum_name);
+/* Is head pld.DistributedTensor? */
+int tc_is_dt_annotation(const tc *t, const cc_expr *head);
+/* "<construct> is not allowed in a @pl.jit.host function; put it in the per-device @pl.jit
+ * function it dispatches" (InvalidOperationError) at sp; NULL. */
+void *tc_host_forbidden(tc *t, cc_span sp, const char *construct);
+/* The kind of the function being checked for messages: "Host", "Orchestration", "InCore", ... */
+const char *tc_kind_word(const tc *t);
 
 /* ---- tc_tensor.c ---- */
 /* Tensor-level pl.matmul (T-mm) of tiles l and r marked from_tensors, with the

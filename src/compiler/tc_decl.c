@@ -139,6 +139,29 @@ static int tc_jit_decorator(tc *t, const cc_expr *d, tc_fn *fn)
     return !as || tc_jit_auto_scope(t, as, &fn->auto_scope);
 }
 
+/* @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator[, auto_scope=...]): a host
+ * orchestrator (DISTRIBUTED-SPEC §1.2, the form lower() prints); every other role is later. */
+static int tc_host_function(tc *t, const cc_expr *d, tc_fn *fn, const cc_keyword *level, const cc_keyword *role, const cc_keyword *as)
+{
+    const cc_keyword *type = tc_kw(d, "type"), *opts = tc_kw(d, "optimizations");
+    int r = role ? tc_enum_value(t, role->value, "Role") : -1;
+    if (role && r < 0 && tc_pl_keyword_unsupported(t, "function", role)) return 0; /* not a pl.Role: Ascend's core-type selector */
+    if (role && r != 0) {
+        const char *path = tc_pl_path(t, role->value);
+        return tc_err(t, r < 0 ? CC_DIAG_SYNTAX : CC_DIAG_UNSUPPORTED, role->value->span, NULL,
+                      r < 0 ? "@pl.function(role=...) must be a pl.Role member" : "%s is not supported in this version", path ? path : "this role"), 0;
+    }
+    if (!level || tc_enum_value(t, level->value, "Level") != CC_LEVEL_HOST)
+        return tc_err(t, CC_DIAG_SYNTAX, (level ? level : role)->value->span, NULL,
+                      "a host orchestrator is declared @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)"), 0;
+    if (type || opts)
+        return tc_err(t, CC_DIAG_SYNTAX, (type ? type : opts)->name_span, NULL, "@pl.function(level=pl.Level.HOST) takes role= and auto_scope= only"), 0;
+    if (as && as->value->kind != CC_E_BOOL)
+        return tc_err(t, CC_DIAG_SYNTAX, as->value->span, NULL, "`@pl.function(auto_scope=...)` must be a bool literal (True/False)"), 0;
+    fn->kind = CC_FUNC_ORCHESTRATION, fn->host = 1;
+    return 1;
+}
+
 /* @pl.function(type=..., auto_scope=<bool literal>, level=...) on a method. */
 static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
 {
@@ -151,7 +174,7 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
                      *opts = tc_kw(d, "optimizations");
     for (uint32_t k = 0; d->kind == CC_E_CALL && k < d->u.call.nkws; k++) {
         const char *n = d->u.call.kws[k].name;
-        if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level") && strcmp(n, "optimizations"))
+        if (strcmp(n, "type") && strcmp(n, "auto_scope") && strcmp(n, "level") && strcmp(n, "optimizations") && strcmp(n, "role"))
             return tc_pl_keyword_unsupported(t, "function", &d->u.call.kws[k]) /* role=, external_source= */
                        ? 0
                        : (tc_err(t, CC_DIAG_UNSUPPORTED, d->u.call.kws[k].name_span, NULL,
@@ -183,6 +206,8 @@ static int tc_function_decorator(tc *t, const cc_expr *d, tc_fn *fn)
                    0;
         fn->auto_scope = (uint8_t)as->value->u.i;
     }
+    const cc_keyword *role = tc_kw(d, "role");
+    if (role || (level && tc_enum_value(t, level->value, "Level") == CC_LEVEL_HOST && !type)) return tc_host_function(t, d, fn, level, role, as);
     if (level) {
         if (tc_pl_hardware(t, level->value)) return 0; /* pl.Level.AIC, pl.Level.AIV */
         if (fn->kind != CC_FUNC_INCORE)
@@ -449,8 +474,7 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
      * (docs/compiler.md, "Scope placement") */
     *f = (cc_ir_func){.name = name, .span = def->u.def.name_span, .kind = fn->kind, .auto_scope = fn->auto_scope,
                       .level = CC_LEVEL_CORE_GROUP, .entry = args == NULL, .opts = fn->opts};
-    if (fn->host)
-        return tc_err(t, CC_DIAG_UNSUPPORTED, def->span, NULL, "@pl.jit.host is not supported in this version"), 0;
+    if (fn->host) f->host = 1, f->auto_scope = 0; /* MaterializeRuntimeScopes leaves it alone (DISTRIBUTED-SPEC §1.2) */
     uint32_t first = 0;
     if (t->cls && !fn->standalone) {
         if (!def->u.def.nparams || strcmp(def->u.def.params[0].name, "self"))
@@ -465,7 +489,7 @@ static int tc_check_fn_in(tc *t, tc_fn *fn, cc_ir_expr *const *args)
     fn->state = 1;
     tc_ctx saved = t->c;
     t->c = (tc_ctx){.fn = fn, .f = f, .plane = fn->kind == CC_FUNC_INCORE ? TC_KERNEL : fn->kind == CC_FUNC_INLINE ? TC_INLINE : TC_CONTROL,
-                    .module_scope = 1};
+                    .host = fn->host, .module_scope = 1};
     int ok = 1;
     for (uint32_t k = 0; k < f->nparams && ok; k++) {
         const cc_param *cp = &def->u.def.params[k + first];

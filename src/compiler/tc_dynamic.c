@@ -121,6 +121,14 @@ int tc_dynvar(tc *t, const cc_expr *e, int64_t *dim, const char **name)
     return 1;
 }
 
+int64_t tc_world_dim(tc *t, cc_span sp, const char **name)
+{
+    cc_expr world = {.kind = CC_E_NAME, .span = sp};
+    world.u.name = "pld_world_size"; /* the module's DynVar of that name (a printed program's), else an implicit one */
+    int64_t dim = 0;
+    return tc_dynvar(t, &world, &dim, name) == 1 ? dim : 0;
+}
+
 /* Does e mention a DynVar (arithmetic over one)? */
 static int tc_mentions_dynvar(tc *t, const cc_expr *e)
 {

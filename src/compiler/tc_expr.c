@@ -266,7 +266,9 @@ static int tc_tensor_annotation(tc *t, const cc_expr *ann, cc_type *ty, int *sha
     *ty = (cc_type){.kind = CC_T_TENSOR};
     t->view_valid.n = 0;
     if (tc_pl_attr(t, ann, "Tensor") && ann->u.attr.value->kind == CC_E_NAME) return *shaped = 0, 1;
-    if (ann->kind != CC_E_SUBSCRIPT || !tc_pl_attr(t, ann->u.sub.value, "Tensor")) return -1;
+    int dt_ann = ann->kind == CC_E_SUBSCRIPT && tc_is_dt_annotation(t, ann->u.sub.value); /* pld.DistributedTensor[[...], dtype] */
+    if (ann->kind != CC_E_SUBSCRIPT || (!dt_ann && !tc_pl_attr(t, ann->u.sub.value, "Tensor"))) return -1;
+    if (dt_ann) ty->window = CC_WIN_DT;
     const cc_expr *ix = ann->u.sub.index;
     for (uint32_t k = 2; ix->kind == CC_E_TUPLE && k < ix->u.seq.n; k++) /* pl.NZ, pl.TensorView(layout=pl.DN) */
         if (tc_layout_hardware(t, ix->u.seq.items[k])) return 0;
@@ -296,6 +298,10 @@ int tc_annotation(tc *t, const cc_expr *ann, cc_type *ty, uint8_t *dir, int *sha
         inner = tc_module_constant_ast(t, ann->u.sub.index);
     }
     int r = tc_tensor_annotation(t, inner, ty, shaped);
+    if (r > 0 && ty->window == CC_WIN_DT) { /* window memory is shared and mutable: always InOut (DISTRIBUTED-SPEC §1.3) */
+        if (*dir == CC_DIR_OUT) return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "a DistributedTensor parameter is always InOut"), 0;
+        *dir = CC_DIR_INOUT;
+    }
     if (r >= 0) return r;
     if (*dir) return tc_err(t, CC_DIAG_TYPE, ann->span, NULL, "pl.Out/pl.InOut apply to tensor parameters only"), 0;
     if (tc_pl_attr(t, ann, "TaskId") && ann->u.attr.value->kind == CC_E_NAME) {
@@ -540,6 +546,16 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         if (!tc_is_scalar(l) || !tc_is_scalar(r)) return tc_err(t, CC_DIAG_TYPE, e->span, "use pl.maximum / pl.minimum for tiles", "%s() takes scalars", fn->u.name);
         return tc_scalar_binary(t, fn->u.name[1] == 'i' ? CC_OP_MIN : CC_OP_MAX, l, r, e->span);
     }
+    const char *pld = tc_pld_path(t, fn);
+    if (pld) return tc_pld_call(t, e, pld);
+    if (fn->kind == CC_E_ATTR && !strcmp(fn->u.attr.name, "get_byte") && tc_pl_attr(t, fn->u.attr.value, NULL)) {
+        /* pl.<DT>.get_byte(): the element size, a constant (DISTRIBUTED-SPEC §1.3) */
+        if (e->u.call.nargs || e->u.call.nkws) return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "get_byte() takes no arguments");
+        int d = tc_dtype_arg(t, fn->u.attr.value, "get_byte()'s receiver");
+        if (d < 0) return NULL;
+        cc_ir_expr *n = cc_ir_int(t->a, (int64_t)cc_dtype_size((cc_dtype)d), e->span);
+        return n ? n : tc_oom(t);
+    }
     const char *op = tc_pl_attr(t, fn, NULL);
     if (op && fn->u.attr.value->kind == CC_E_NAME && (!strcmp(op, "min") || !strcmp(op, "max"))) { /* builtin min/max */
         if (e->u.call.nargs != 2 || e->u.call.nkws)
@@ -554,6 +570,7 @@ static cc_ir_expr *tc_call(tc *t, const cc_expr *e)
         if (!strcmp(op, "submit")) {
             tc_fn *k = e->u.call.nargs ? tc_callee(t, e->u.call.args[0]) : NULL;
             if (t->c.plane == TC_KERNEL) return tc_control_in_kernel(t, e->span, "pl.submit");
+            if (t->c.host) return tc_host_forbidden(t, e->span, "pl.submit");
             if (!k)
                 return tc_err(t, CC_DIAG_SYNTAX, e->u.call.nargs ? e->u.call.args[0]->span : e->span, NULL,
                               "pl.submit(...) first argument must be a self.<kernel> method reference or a @pl.jit.incore function");

@@ -70,6 +70,9 @@ const char *tc_shape_text(tc *t, const cc_type *ty)
 int tc_kernel_only(tc *t, const char *op, cc_span sp)
 {
     if (t->c.plane != TC_CONTROL) return 1;
+    if (t->c.host)
+        return tc_err(t, CC_DIAG_INVALID_OP, sp, "put it in the @pl.jit.incore kernel a per-device @pl.jit function calls",
+                      "Misplaced tile op 'pl.%s' in Host function '%s' (should be inside InCore block)", op, t->c.f->name), 0;
     cc_misplaced_op(t->d, sp, op, (cc_func_kind)t->c.f->kind, t->c.f->name);
     return 0;
 }
@@ -647,7 +650,7 @@ cc_ir_expr *tc_pl_call(tc *t, const cc_expr *call, const char *name)
         case CC_IR_STORE: return tc_store(t, call);
         case CC_IR_CAST: return tc_cast(t, call);
         case CC_IR_MATMUL: return tc_matmul(t, call);
-        case CC_IR_CREATE_TENSOR: return tc_create_tensor(t, call);
+        case CC_IR_CREATE_TENSOR: return t->c.host ? tc_host_forbidden(t, call->span, "pl.create_tensor") : tc_create_tensor(t, call);
         case CC_IR_MATMUL_ACC: case CC_IR_CONCAT: case CC_IR_FILLPAD: case CC_IR_FULL: case CC_IR_RESHAPE:
         case CC_IR_TRANSPOSE_VIEW: case CC_IR_TRANSPOSE: case CC_IR_FILLPAD_EXPAND: case CC_IR_SET_VALIDSHAPE:
             return tc_misc_op(t, call, (cc_ir_op)op);

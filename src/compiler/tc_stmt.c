@@ -83,7 +83,9 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
             return tc_err(t, CC_DIAG_UNSUPPORTED, x->span, NULL, "this assignment target is not supported in this version");
     }
     t->c.whole_call = s->u.assign.value;
+    t->c.assign_name = n == 1 && !s->u.assign.annotation ? s->u.assign.targets[0]->u.name : NULL;
     cc_ir_expr *v = tc_expr(t, s->u.assign.value);
+    t->c.assign_name = NULL;
     if (!v) return NULL;
     int m = tc_result_count(v);
     int single_list = n == 1 && v->kind == CC_X_LIST;
@@ -149,7 +151,8 @@ cc_ir_stmt *tc_assign(tc *t, const cc_stmt *s)
         if (!tc_out_param_rebind(t, x->u.name, buffers[k], x->span)) return NULL;
         const tc_bind *old = tc_lookup(&t->c.env, x->u.name);
         tc_bind was = old ? *old : (tc_bind){0};
-        if (!tc_bind_value(t, x->u.name, ty, constant_list ? v : NULL, x->span)) return NULL;
+        int ctx = n == 1 && v->kind == CC_X_OP && v->u.op.op == CC_IR_GET_COMM_CTX; /* the name stands for its DT's handle */
+        if (!tc_bind_value(t, x->u.name, ty, constant_list || ctx ? v : NULL, x->span)) return NULL;
         tc_bind *now = tc_lookup(&t->c.env, x->u.name);
         /* the name stays the scope's tensor until it is bound again after the scope (V4) */
         now->buffer = buffers[k];
@@ -184,7 +187,9 @@ static cc_ir_stmt *tc_expr_stmt(tc *t, const cc_stmt *s)
     if (!v) return NULL;
     if (v->kind != CC_X_CALL && tc_is_dump_tag(e)) return &tc_spliced; /* a marker: nothing to run */
     cc_dir dir;
-    if (v->kind != CC_X_CALL && !(cc_ir_tensor_access(v, &dir) && (dir & CC_DIR_OUT)))
+    int dist = v->kind == CC_X_OP && cc_ir_op_info((cc_ir_op)v->u.op.op)->cls == CC_OPC_DIST && v->u.op.op != CC_IR_WORLD_SIZE &&
+               v->u.op.op != CC_IR_RANK && v->u.op.op != CC_IR_NRANKS && v->u.op.op != CC_IR_GET_COMM_CTX; /* a pld effect */
+    if (v->kind != CC_X_CALL && !dist && !(cc_ir_tensor_access(v, &dir) && (dir & CC_DIR_OUT)))
         return tc_err(t, CC_DIAG_SYNTAX, s->span, NULL, "expression statement has no effect");
     cc_ir_stmt *st = tc_stmt_new(t, CC_I_EXPR, s->span);
     if (st) st->u.expr = v;
@@ -381,7 +386,7 @@ static cc_ir_stmt *tc_if(tc *t, const cc_stmt *s)
     return ok ? st : NULL;
 }
 
-/* An entry's `return k(...)` (DSL-V2-SPEC §1.6 T-ret): the call as a statement of
+/* An entry's (or a per-device @pl.jit's, DISTRIBUTED-SPEC §1.3) `return k(...)` (DSL-V2-SPEC §1.6 T-ret): the call as a statement of
  * its own (the prelude), then the return of the entry parameters whose buffers
  * its results are. */
 static cc_ir_stmt *tc_return_call(tc *t, const cc_stmt *s, cc_ir_stmt *st)
@@ -428,6 +433,20 @@ static cc_ir_expr *tc_return_alias(tc *t, const cc_expr *e)
     return v ? v : tc_oom(t);
 }
 
+/* A kernel's `return pl.store(tile, offsets, out)`: the store runs as a statement before the
+ * return, which returns the tensor it wrote (its value); every other v is itself. */
+static cc_ir_expr *tc_return_store(tc *t, cc_ir_expr *v)
+{
+    cc_dir dir;
+    const cc_ir_expr *into = v->kind == CC_X_OP ? cc_ir_tensor_access(v, &dir) : NULL;
+    if (!into || !(dir & CC_DIR_OUT) || into->kind != CC_X_VAR) return v;
+    cc_ir_stmt *st = tc_stmt_new(t, CC_I_EXPR, v->span);
+    if (!st) return NULL;
+    st->u.expr = v;
+    cc_ir_expr *out = cc_ir_var(t->a, into->u.name, into->type, v->span);
+    return out && tc_prelude_add(t, st) ? out : tc_oom(t);
+}
+
 static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
 {
     cc_ir_func *f = t->c.f;
@@ -438,13 +457,14 @@ static cc_ir_stmt *tc_return(tc *t, const cc_stmt *s, int last)
                       !(f->results = base_arena_alloc(t->a, n * sizeof *f->results)))))
         return tc_oom(t);
     st->u.ret.n = n;
-    if (f->entry && n == 1 && s->u.ret.values[0]->kind == CC_E_CALL && tc_callee(t, s->u.ret.values[0]->u.call.fn))
+    if ((f->entry || t->c.fn->jit_entry) && n == 1 && s->u.ret.values[0]->kind == CC_E_CALL && tc_callee(t, s->u.ret.values[0]->u.call.fn))
         return tc_return_call(t, s, st);
     for (uint32_t k = 0; k < n; k++) {
         cc_ir_expr *v = tc_return_alias(t, s->u.ret.values[k]);
         if (!v && (t->oom || !(v = tc_expr(t, s->u.ret.values[k])))) return NULL;
         if (f->kind == CC_FUNC_INCORE && v->type.kind == CC_T_TILE && v->type.from_tensors && !(v = tc_implicit_result(t, v, k)))
             return NULL;
+        if (f->kind == CC_FUNC_INCORE && !(v = tc_return_store(t, v))) return NULL;
         int param = v->kind == CC_X_VAR ? cc_ir_func_param(f, v->u.name) : -1;
         if (f->kind == CC_FUNC_INCORE &&
             (param < 0 || v->type.kind != CC_T_TENSOR || (f->params[param].declared && f->params[param].dir == CC_DIR_IN)))

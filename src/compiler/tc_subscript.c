@@ -12,6 +12,9 @@
  * `k0+A:k0+B` is B-A, `k*C:(k+1)*C` is 1*C.  src' is
  * src re-viewed (pl.reshape) to the full window when axes were dropped.
  *
+ * In a host function (DISTRIBUTED-SPEC §1.2) a Tensor's subscript takes integer indices
+ * only (a zero-copy view dropping those axes; lowered as a host VIEW).
+ *
  * Invariants: the built calls are syntax trees in the arena, spanned at
  * what the user wrote (an index at its index, the call at the subscript),
  * so the calls' diagnostics point into the subscript; nothing here
@@ -162,6 +165,22 @@ static int ts_window_of(tc *t, const cc_expr *e, const cc_type *ty, int write, t
     return 1;
 }
 
+/* A host subscript x[i, ...] (DISTRIBUTED-SPEC §1.2): integer indices only; slices and negative
+ * constants are later.  0 when reported. */
+static int ts_host_indices(tc *t, const cc_expr *e)
+{
+    const cc_expr *ix = e->u.sub.index;
+    uint32_t n = ix->kind == CC_E_TUPLE ? ix->u.seq.n : 1;
+    for (uint32_t d = 0; d < n; d++) {
+        const cc_expr *it = ix->kind == CC_E_TUPLE ? ix->u.seq.items[d] : ix;
+        int neg = it->kind == CC_E_UNARY && it->u.un.op == CC_OP_NEG && it->u.un.operand->kind == CC_E_INT;
+        if (it->kind == CC_E_SLICE || neg)
+            return tc_err(t, CC_DIAG_UNSUPPORTED, it->span, NULL, "%s is not supported in this version",
+                          neg ? "a negative host subscript index" : "a slice in a host subscript"), 0;
+    }
+    return 1;
+}
+
 cc_ir_expr *tc_subscript(tc *t, const cc_expr *e)
 {
     cc_ir_expr *x = tc_expr(t, e->u.sub.value);
@@ -169,6 +188,7 @@ cc_ir_expr *tc_subscript(tc *t, const cc_expr *e)
     if (x->type.kind == CC_T_ARRAY) return tc_array_get(t, e, x);
     if (x->type.kind != CC_T_TENSOR && x->type.kind != CC_T_TILE)
         return tc_err(t, CC_DIAG_UNSUPPORTED, e->span, NULL, "a subscript is not supported in this version");
+    if (t->c.host && x->type.kind == CC_T_TENSOR && !ts_host_indices(t, e)) return NULL;
     ts_window w;
     uint32_t r = x->type.rank;
     if (!ts_window_of(t, e, &x->type, 0, &w)) return NULL;

@@ -199,6 +199,7 @@ static int tc_at_args(tc *t, const cc_expr *ctx, const cc_with_item *it, cc_ir_s
     int l = tc_enum_value(t, level, "Level");
     if (l < 0) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must be a pl.Level member"), 0;
     if (l == CC_LEVEL_UNDEFINED) return tc_err(t, CC_DIAG_SYNTAX, level->span, NULL, "pl.at() level must not be pl.Level.UNDEFINED"), 0;
+    if (l == CC_LEVEL_CORE_GROUP && t->c.host) return tc_host_forbidden(t, ctx->span, "pl.at(level=pl.Level.CORE_GROUP)"), 0;
     st->u.at.level = (uint8_t)l;
     if (l != CC_LEVEL_CORE_GROUP && (deps || it->as_name))
         return tc_err(t, CC_DIAG_SYNTAX, deps ? deps->span : it->as_span, NULL,

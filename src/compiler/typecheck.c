@@ -73,7 +73,7 @@ void *tc_control_in_kernel(tc *t, cc_span sp, const char *construct)
 uint32_t tc_use_module(tc *t, uint32_t k)
 {
     uint32_t was = t->cur;
-    if (k < t->nmods) t->cur = k, t->m = t->mods[k].m, t->o = &t->mods[k].o, t->pl = t->mods[k].pl;
+    if (k < t->nmods) t->cur = k, t->m = t->mods[k].m, t->o = &t->mods[k].o, t->pl = t->mods[k].pl, t->pld = t->mods[k].pld;
     return was;
 }
 
@@ -229,8 +229,11 @@ static int tc_bind_args(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_ar
         if (first_arg && (!strcmp(kw->name, "predicate") || !strcmp(kw->name, "allow_early_resolve"))) continue; /* pl.submit's */
         uint32_t j = 0;
         while (j < np && strcmp(def->u.def.params[j + self].name, kw->name)) j++;
-        if (j == np && (!strcmp(kw->name, "device") ||
-                        (first_arg && !strcmp(kw->name, "dumps"))))
+        if (j == np && !strcmp(kw->name, "device")) { /* a host function's dispatch (DISTRIBUTED-SPEC §1.2) */
+            if (t->c.host && !first_arg && (fn->kind == CC_FUNC_ORCHESTRATION || fn->kind == CC_FUNC_OPAQUE)) continue;
+            return tc_err(t, CC_DIAG_TYPE, kw->name_span, NULL, "Function '%s' does not accept keyword argument 'device'", fn->name), 0;
+        }
+        if (j == np && first_arg && !strcmp(kw->name, "dumps"))
             return tc_err(t, CC_DIAG_UNSUPPORTED, kw->name_span, NULL,
                           first_arg ? "pl.submit(%s=...) is not supported in this version" : "%s= is not supported in this version", kw->name), 0;
         if (j == np || out[j])
@@ -253,6 +256,16 @@ static void tc_call_type(cc_ir_expr *e, int submit)
 }
 
 
+/* A device= keyword on a call of kernel fn: its ParserTypeError (1 when reported). */
+static int tc_bind_device_kw(tc *t, const tc_fn *fn, const cc_expr *call)
+{
+    for (uint32_t k = 0; k < call->u.call.nkws; k++)
+        if (!strcmp(call->u.call.kws[k].name, "device"))
+            return tc_err(t, CC_DIAG_TYPE, call->u.call.kws[k].name_span, NULL, "Function '%s' does not accept keyword argument 'device'",
+                          fn->name), 1;
+    return 0;
+}
+
 cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_arg, int submit)
 {
     if (fn->broken) return tc_check_decl(t, fn), NULL; /* reached: its declaration's errors now */
@@ -265,7 +278,15 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
     if (fn->kind != CC_FUNC_INLINE && call != t->c.whole_call)
         return tc_err(t, CC_DIAG_UNSUPPORTED, call->span, "call it in a statement of its own (o = k(...)) and use the result by name",
                       "a call of '%s' inside an expression is not supported in this version", fn->name);
-    if (fn->jit_entry)
+    if (fn->host)
+        return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL, "'%s' is a @pl.jit.host function; only Python calls it", fn->name);
+    if (t->c.host && fn->kind == CC_FUNC_INCORE) { /* after device=: the keyword's own text first */
+        char what[160];
+        int bad = tc_bind_device_kw(t, fn, call);
+        snprintf(what, sizeof what, "%s '%s'", submit ? "pl.submit of" : "calling kernel", fn->name);
+        return bad ? NULL : tc_host_forbidden(t, call->span, what);
+    }
+    if (fn->jit_entry && !t->c.host)
         return tc_err(t, CC_DIAG_INVALID_OP, call->span, NULL,
                       "'%s' is a @pl.jit entry; an entry cannot call another entry (make it @pl.jit.incore, .inline or .opaque)",
                       fn->name);
@@ -314,8 +335,16 @@ cc_ir_expr *tc_func_call(tc *t, tc_fn *fn, const cc_expr *call, uint32_t first_a
             if (!tc_early_resolve(t, "pl.submit", kw->value, &e->u.call.early)) return NULL;
         } else if (submit && !strcmp(kw->name, "predicate")) {
             if (!tc_predicate(t, kw->value, &e->u.call.pred, &e->u.call.pred_op, &e->u.call.pred_k)) return NULL;
+        } else if (t->c.host && !strcmp(kw->name, "device") && cc_ir_func_param(fn->ir, "device") < 0) {
+            if (!(e->u.call.device = tc_expr(t, kw->value))) return NULL;
+            if (e->u.call.device->type.kind != CC_T_SCALAR || cc_dtype_is_float((cc_dtype)e->u.call.device->type.dtype))
+                return tc_err(t, CC_DIAG_TYPE, kw->value->span, NULL, "device= must be an integer scalar (a rank)");
         }
     }
+    for (uint32_t k = 0; t->c.host && !e->u.call.device && k < np; k++) /* a window goes to one rank (§1.2) */
+        if (args[k]->type.kind == CC_T_TENSOR && args[k]->type.window == CC_WIN_DT)
+            return tc_err(t, CC_DIAG_TYPE, call->span, NULL, "'%s' receives DistributedTensor '%s' and needs device=", fn->name,
+                          fn->ir->params[k].name);
     tc_call_type(e, submit);
     return e;
 }
@@ -395,7 +424,8 @@ static int tc_init(tc *t, const cc_module *mods, uint32_t nmods, const pto_compi
     if (!(t->mods = base_arena_alloc(t->a, nmods * sizeof *t->mods))) return tc_oom(t), 0;
     t->nmods = nmods;
     for (uint32_t k = 0; k < nmods; k++) {
-        t->mods[k] = (tc_module){.m = &mods[k], .o = *opts, .pl = mods[k].pl_name ? mods[k].pl_name : "pl"};
+        t->mods[k] = (tc_module){.m = &mods[k], .o = *opts, .pl = mods[k].pl_name ? mods[k].pl_name : "pl",
+                                 .pld = mods[k].pld_name ? mods[k].pld_name : "pld"};
         if (k) t->mods[k].o.constants = opts->modules[k - 1].constants, t->mods[k].o.nconstants = opts->modules[k - 1].nconstants;
     }
     tc_use_module(t, 0);
@@ -415,12 +445,11 @@ int cc_typecheck(const cc_module *mods, uint32_t nmods, const pto_compile_option
     if (!tc_init(&t, mods, nmods, opts, out) || !tc_gather(&t)) return -1;
     tc_fn *entry = tc_entry(&t, 0);
     if (!entry) return -1;
-    if (entry->host) return tc_err(&t, CC_DIAG_UNSUPPORTED, entry->def->span, NULL, "@pl.jit.host is not supported in this version"), -1;
     if (!t.cls && entry->standalone)
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.function function '%s' cannot be called directly; "
                       "call it from a @pl.program method or a @pl.jit entry", entry->name),
                -1;
-    if (!t.cls && !entry->jit_entry)
+    if (!t.cls && !entry->jit_entry && !entry->host)
         return tc_err(&t, CC_DIAG_PY_TYPE, entry->def->span, NULL, "@pl.jit.%s function '%s' cannot be called directly; call it from a @pl.jit entry",
                       entry->kind == CC_FUNC_INCORE ? "incore" : entry->kind == CC_FUNC_INLINE ? "inline" : "opaque", entry->name),
                -1;

@@ -157,7 +157,14 @@ typedef struct cc_type {
                            * whose tile operands all are): a tensor-level value (DSL-V2-SPEC
                            * §1.2: T-ew's broadcast, T-mm's rules; docs/dsl.md, "Tensor-level
                            * code"), a pl.tensor.<op> operand (§9); not part of equality */
+    uint8_t window;  /* TENSOR: window memory (DISTRIBUTED-SPEC §1.3, §1.5): CC_WIN_NONE a plain
+                      * tensor, CC_WIN_DT a pld.DistributedTensor (a view of a window buffer),
+                      * CC_WIN_BUFFER a host's pld.alloc_window_buffer (shape and dtype as
+                      * declared; the bytes form UINT8 [size]), CC_WIN_CTX pld.get_comm_ctx's
+                      * handle (the DistributedTensor it names); part of equality */
 } cc_type;
+
+enum { CC_WIN_NONE, CC_WIN_DT, CC_WIN_BUFFER, CC_WIN_CTX };
 
 /* Dynamic dimensions: symbol k (>= 0, one per pl.dynamic object of the program) as a shape entry. */
 #define CC_DIM_DYN(k) (-1 - (int64_t)(k))

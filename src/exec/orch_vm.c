@@ -8,6 +8,9 @@
  * thread after pto_view_wait (READ, WRITE).  A view of a manual_dep
  * buffer (ex_tensor.manual), in a task or a copy, and a view marked nodep
  * are PTO_ARG_NO_DEP; a predicate= adds its flag element as a last In view.
+ * In a host procedure (ex_orch_opts.host) the host instructions go to the
+ * host interpreter, a DISPATCH it runs here is a CALL, and every task of a
+ * comm dispatch adds the rank's token view (host_interp.h) as its last In.
  *
  * Recursion is rejected by the compiler, so every procedure has at most one
  * live frame: frames are allocated once per run, one per procedure.
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/host_interp.h"
 #include "exec/orch_vm.h"
 #include "runtime/trusted.h"
 #include "tile/tile.h"
@@ -47,6 +51,7 @@ typedef struct ex_vm {
     uint32_t depth;
     pto_dep *deps;    /* room for the most explicit deps a SUBMIT of the program names */
     int checked;      /* ex_orch_opts.checked */
+    ex_host *host;    /* ex_orch_opts.host */
 } ex_vm;
 
 #define EX_MAX_CALL_DEPTH 256
@@ -243,7 +248,7 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     /* The compiler rejects such a kernel (lower.c, lo_submit; a bound tensor has its
      * parameter's rank); this guards the arrays below against a lowered program
      * built some other way. */
-    if (nv + in->u.submit.has_pred > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS)
+    if (nv + in->u.submit.has_pred + (ex_host_token(vm->host) != NULL) > PTO_MAX_TENSOR_ARGS || nsc > PTO_MAX_SCALAR_ARGS)
         return ex_fail(vm, in, "internal error: a task with more arguments than the runtime takes");
     pto_arg args[PTO_MAX_TENSOR_ARGS];
     uint64_t sc[PTO_MAX_SCALAR_ARGS];
@@ -272,6 +277,8 @@ static int ex_submit(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     pto_predicate pr;
     int rc = in->u.submit.has_pred ? ex_predicate(vm, f, in, args, &nv, &pr) : 0;
     if (rc) return rc;
+    const pto_arg *token = ex_host_token(vm->host);
+    if (token) args[nv++] = *token;
     pto_task t = {.kernel = ex_kernel_entry, .ctx = &vm->kctx[in->u.submit.kernel], .name = k->name, .args = args,
                   .num_args = nv, .scalars = sc, .num_scalars = n, .deps = vm->deps, .num_deps = nd};
     if (in->u.submit.blocks >= 0) { /* an SPMD task (DSL-V2-SPEC §7) */
@@ -393,7 +400,8 @@ static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     int64_t off[CC_MAX_RANK];
     int rc = ex_window(vm, f, in, dst, src->shape, "assemble", off);
     if (rc) return rc;
-    pto_arg args[2] = {{.tag = src->manual ? PTO_ARG_NO_DEP : PTO_ARG_IN}, {.tag = dst->manual ? PTO_ARG_NO_DEP : PTO_ARG_OUTPUT_EXISTING}};
+    pto_arg args[3] = {{.tag = src->manual ? PTO_ARG_NO_DEP : PTO_ARG_IN}, {.tag = dst->manual ? PTO_ARG_NO_DEP : PTO_ARG_OUTPUT_EXISTING}};
+    const pto_arg *token = ex_host_token(vm->host);
     ex_pto_view(src, &args[0].view), ex_pto_view(dst, &args[1].view);
     for (uint32_t d = 0; d < dst->rank; d++) { /* the source's valid region, where the target's covers it */
         int64_t n = src->shape[d] - src->hidden[d], room = dst->shape[d] - dst->hidden[d] - off[d];
@@ -402,7 +410,8 @@ static int ex_copy(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
         args[0].view.shape[d] = (uint64_t)n;
         args[1].view.offset += off[d] * dst->strides[d], args[1].view.shape[d] = (uint64_t)n;
     }
-    pto_task t = {.kernel = ex_copy_kernel, .name = "pl.assemble", .args = args, .num_args = 2};
+    if (token) args[2] = *token;
+    pto_task t = {.kernel = ex_copy_kernel, .name = "pl.assemble", .args = args, .num_args = token ? 3 : 2};
     return ex_task_submit(vm, &t, NULL, NULL);
 }
 
@@ -483,7 +492,8 @@ static int ex_return(ex_vm *vm, uint32_t *proc, uint32_t *pc, const cc_lo_insn *
         ex_copy_ref(to, call->u.call.results[k], from, in->u.ret.refs[k]);
     *proc = r.proc;
     *pc = r.pc + 1;
-    return 0;
+    if (call->code == CC_LO_DISPATCH) *rc = ex_host_dispatch_end(vm->host, call);
+    return *rc != 0;
 }
 
 static int ex_scalar(ex_vm *vm, const cc_lo_proc *p, ex_frame *f, const cc_lo_insn *in)
@@ -510,10 +520,19 @@ static int ex_loop(ex_vm *vm)
             if (ex_return(vm, &proc, &pc, in, &rc)) return rc;
             p = &vm->l->procs[proc], f = &vm->frames[proc];
             continue;
+        case CC_LO_DISPATCH:
+            if (!vm->host) return ex_fail(vm, in, "internal error: DISPATCH outside a host procedure");
+            if ((rc = ex_host_dispatch(vm->host, p, f->regs, f->tensors, in)) < 0) return rc;
+            if (rc == 0) break; /* another rank's; else it runs here, as a CALL */
+            rc = 0;
+            /* fall through */
         case CC_LO_CALL:
             if ((rc = ex_call(vm, &proc, &pc, in)) != 0) return rc;
             p = &vm->l->procs[proc], f = &vm->frames[proc];
             continue;
+        case CC_LO_WORLD: case CC_LO_WINBUF: case CC_LO_ENTER: case CC_LO_WINVIEW: case CC_LO_HCOLL:
+            rc = vm->host ? ex_host_insn(vm->host, p, f->regs, f->tensors, in) : ex_fail(vm, in, "internal error: a host instruction outside a host procedure");
+            break;
         case CC_LO_SCOPE_BEGIN: {
             uint32_t line;
             const char *file = cc_lowered_site(vm->l, in->line, &line);
@@ -524,7 +543,10 @@ static int ex_loop(ex_vm *vm)
         case CC_LO_ALLOC: rc = ex_alloc(vm, p, f, in); break;
         case CC_LO_ALIAS: f->tensors[in->dst] = f->tensors[in->a]; break;
         case CC_LO_SUBMIT: rc = ex_submit(vm, f, in); break;
-        case CC_LO_VIEW: rc = ex_view(vm, f, in); break;
+        case CC_LO_VIEW:
+            rc = in->u.mem.slice == 2 && vm->host ? ex_host_subscript(vm->host, p, f->regs, f->tensors, in) : 0;
+            if (!rc) rc = ex_view(vm, f, in);
+            break;
         case CC_LO_COPY: rc = ex_copy(vm, f, in); break;
         case CC_LO_READ: case CC_LO_WRITE: rc = ex_element(vm, p, f, in); break;
         case CC_LO_AGET: case CC_LO_ASET: rc = ex_array(vm, f, in); break;
@@ -584,7 +606,7 @@ int ex_orch_run_with(pto_runtime *rt, const cc_lowered *l, ex_kernel_fn run_kern
                          l && l->nprocs ? l->procs[0].nparams : 0);
         return pto_runtime_finish(rt);
     }
-    ex_vm vm = {.rt = rt, .l = l, .checked = opts && opts->checked};
+    ex_vm vm = {.rt = rt, .l = l, .checked = opts && opts->checked, .host = opts ? opts->host : NULL};
     int rc = 0;
     if (ex_vm_init(&vm)) { /* nothing has run: the caller reports it */
         ex_vm_free(&vm);

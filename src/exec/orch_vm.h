@@ -69,6 +69,8 @@ typedef struct ex_orch_opts {
     void (*orch_end)(void *arg); /* not NULL: called when the orchestration has ended, before
                                   * pto_runtime_finish (benchmarks: the submit-only time) */
     void *orch_end_arg;
+    struct ex_host *host; /* not NULL: procs[0] is a host procedure run as one distributed call
+                           * (host_interp.h), which runs its host instructions */
 } ex_orch_opts;
 
 /* ex_orch_run with opts (NULL: as ex_orch_run). */

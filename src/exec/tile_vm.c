@@ -7,7 +7,8 @@
  * wrapped to their dtype's width) and double for float dtypes; every tile
  * has its static shape and dtype from kernel->tiles and points into the
  * thread's workspace; nothing is allocated per task once the workspace is
- * big enough for the kernel.
+ * big enough for the kernel.  A COMM reaches its window's peers through the
+ * distributed call attached to the task's runtime (runtime/comm.h).
  */
 #include "exec/tile_vm.h"
 
@@ -18,7 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
+#include "base/text.h"
 #include "exec/scalar.h"
+#include "runtime/comm.h"
+#include "runtime/comm_stats.h"
+#include "tile/dist_ops.h"
 #include "tile/tile.h"
 
 _Static_assert((int)TILE_ODD == (int)CC_CAST_ODD && (int)TILE_TRUNC == (int)CC_CAST_TRUNC, "pl.cast modes are tile_round values");
@@ -338,6 +344,187 @@ static int vm_element(vm *m, const cc_lo_insn *in)
     return rc ? vm_fail(m, in, NULL) : 0;
 }
 
+/* ---- COMM: the kernel side of distributed mode (program.h, "Kernels only") ----
+ * The window of a DistributedTensor is found by its allocation in the call the runtime has
+ * attached (runtime/comm.h); outside a distributed call a tensor is a window of one rank. */
+
+typedef struct vm_comm {
+    vm *m;
+    const cc_lo_insn *in;
+    const tile_tensor *t; /* the window operand, this rank's copy */
+    const char *name;     /* its buffer's name */
+    const rt_comm_domain *dom;
+    rt_comm_stats *st;    /* the call's counters, NULL: not counted */
+    char *one[1];         /* the one-rank window outside a call */
+    tile_dist_win w;
+} vm_comm;
+
+static void vm_comm_find(vm *m, const cc_lo_insn *in, const tile_tensor *t, vm_comm *c)
+{
+    const rt_comm_call *call = rt_comm_attached(m->args->runtime);
+    const rt_comm_buf *b = rt_comm_find(call, t->addr);
+    *c = (vm_comm){.m = m, .in = in, .t = t, .name = m->k->tensors[in->a].name ? m->k->tensors[in->a].name : "?"};
+    if (b) {
+        c->dom = &call->domains[b->domain], c->name = b->name, c->st = call->stats;
+        c->w = (tile_dist_win){(char *const *)c->dom->bases, c->dom->rank, c->dom->n};
+    } else {
+        c->one[0] = t->addr;
+        c->w = (tile_dist_win){c->one, 0, 1};
+    }
+}
+
+/* Offsets u.comm.dst_off (src: src_off) of a COMM into off; a -1 register is 0 (no box). */
+static void vm_comm_offsets(const vm *m, const cc_lo_insn *in, int src, int rank, int64_t *off)
+{
+    const int32_t *r = src ? in->u.comm.src_off : in->u.comm.dst_off;
+    for (int d = 0; d < rank; d++) off[d] = r[d] >= 0 ? m->r[r[d]].i : 0;
+}
+
+/* Counts an access of the box shape (of t's dtype) to domain rank peer. */
+static void vm_comm_count(const vm_comm *c, int64_t peer, rt_cs_kind kind, const tile_tensor *t, const int64_t *shape)
+{
+    if (!c->st) return;
+    uint64_t bytes = tile_dtype_size((tile_dtype)t->dtype);
+    for (int d = 0; d < t->rank; d++) bytes *= (uint64_t)shape[d];
+    rt_cs_access(c->st, c->dom->ranks[peer], kind, bytes);
+}
+
+static int vm_comm_stop(void *arg)
+{
+    const pto_runtime *rt = arg;
+    void *s;
+    pto_error e;
+    return rt && (pto_runtime_failed(rt) || rt_comm_transport(&s)->poll(s, &e) != 0);
+}
+
+static uint64_t vm_comm_progress(void *arg) { return arg ? rt_comm_progress(arg) : 0; }
+
+/* A wait (or the barrier's) that gave up: timed out (rc 1, COMM_WAIT_TIMEOUT latched) or stopped. */
+static int vm_comm_gave_up(vm_comm *c, int rc, const char *what, const int64_t *off, int nidx, const char *cmp, int64_t expected,
+                           const tile_dist_wait *wt)
+{
+    vm *m = c->m;
+    if (rc != 1) return vm_fail(m, c->in, "stopped: the run failed while this kernel was in %s", what);
+    uint32_t line;
+    const char *file = cc_lowered_site(m->l, c->in->line, &line);
+    char detail[768];
+    size_t n = 0;
+    base_appendf(detail, sizeof detail, &n, "kernel=%s at %s:%u: %s on '%s'[", m->k->name, file, line, what, c->name);
+    for (int d = 0; d < nidx; d++) base_appendf(detail, sizeof detail, &n, "%s%lld", d ? ", " : "", (long long)off[d]);
+    base_appendf(detail, sizeof detail, &n, "] %s %lld; observed %d, last changed %llu ms ago; domain ranks [", cmp, (long long)expected,
+                 wt->observed, (unsigned long long)wt->unchanged_ms);
+    for (int i = 0; i < c->w.size; i++) base_appendf(detail, sizeof detail, &n, "%s%d", i ? ", " : "", c->dom ? c->dom->ranks[i] : 0);
+    base_appendf(detail, sizeof detail, &n, "]");
+    if (m->args->runtime) rt_comm_fail_wait(m->args->runtime, m->args->task_id, detail);
+    return vm_fail(m, c->in, "%s timed out", what);
+}
+
+/* NOTIFY and WAIT: one INT32 cell of the window (the peer's, the own). */
+static int vm_comm_signal(vm_comm *c)
+{
+    vm *m = c->m;
+    const cc_lo_insn *in = c->in;
+    int notify = in->u.comm.op == CC_LO_COMM_NOTIFY;
+    const char *op = notify ? "pld.system.notify" : "pld.system.wait";
+    int64_t off[CC_MAX_RANK];
+    vm_comm_offsets(m, in, 0, c->t->rank, off);
+    char *at = tile_tensor_at(c->t, off, c->t->rank, op, m->msg, sizeof m->msg);
+    if (!at) return vm_fail(m, in, NULL);
+    int32_t v = (int32_t)m->r[in->b].i;
+    if (notify) {
+        tile_tensor peer;
+        if (tile_dist_peer(&c->w, c->t, m->r[in->c].i, op, &peer, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+        vm_own_all(m, c->t->addr);
+        tile_dist_notify((int32_t *)(peer.addr + (at - c->t->addr)), v, in->mode == 1);
+        if (c->st) rt_cs_notify(c->st, c->dom->ranks[m->r[in->c].i]);
+        return 0;
+    }
+    const pto_runtime *rt = m->args->runtime;
+    tile_dist_wait wt = {.timeout_ms = rt ? pto_runtime_config(rt)->stall_timeout_ms : -1, .stop = vm_comm_stop,
+                         .progress = vm_comm_progress, .arg = (void *)rt};
+    uint64_t t0 = c->st ? base_now_ns() : 0;
+    if (rt) rt_comm_wait_enter(rt);
+    int rc = tile_dist_wait_cell((const int32_t *)at, in->mode == 1, v, &wt);
+    if (rt) rt_comm_wait_leave(rt);
+    if (c->st) rt_cs_wait(c->st, base_now_ns() - t0);
+    return rc ? vm_comm_gave_up(c, rc, op, off, c->t->rank, in->mode == 1 ? ">=" : "==", v, &wt) : 0;
+}
+
+/* REMOTE_LOAD, REMOTE_STORE, PUT, GET: box checks on both sides, then the copy. */
+static int vm_comm_access(vm_comm *c)
+{
+    vm *m = c->m;
+    const cc_lo_insn *in = c->in;
+    static const char *const names[] = {[CC_LO_COMM_REMOTE_LOAD] = "pld.tile.remote_load", [CC_LO_COMM_REMOTE_STORE] = "pld.tile.remote_store",
+                                        [CC_LO_COMM_PUT] = "pld.tensor.put", [CC_LO_COMM_GET] = "pld.tensor.get"};
+    const char *op = names[in->u.comm.op];
+    int rank = c->t->rank;
+    int64_t off[CC_MAX_RANK], loff[CC_MAX_RANK], box[CC_MAX_RANK];
+    vm_comm_offsets(m, in, 0, rank, off);
+    tile_tensor peer;
+    if (tile_dist_peer(&c->w, c->t, m->r[in->c].i, op, &peer, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+    switch (in->u.comm.op) {
+    case CC_LO_COMM_REMOTE_LOAD: {
+        tile *d = &m->v[in->dst];
+        int64_t ext[CC_MAX_RANK];
+        for (int k = 0; k < rank; k++) ext[k] = in->u.comm.valid[k] >= 0 ? m->r[in->u.comm.valid[k]].i : -1, box[k] = ext[k] >= 0 ? ext[k] : d->shape[k];
+        if (tile_dist_box(c->t, off, box, op, c->name, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+        vm_own(m, in->dst, 0);
+        vm_comm_count(c, m->r[in->c].i, RT_CS_REMOTE_LOAD, c->t, box);
+        return tile_load(d, &peer, off, ext, 0, op, m->msg, sizeof m->msg) ? vm_fail(m, in, NULL) : 0;
+    }
+    case CC_LO_COMM_REMOTE_STORE: {
+        const tile *src = &m->v[in->b];
+        if (tile_dist_box(c->t, off, src->valid, op, c->name, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+        vm_own_all(m, c->t->addr);
+        vm_comm_count(c, m->r[in->c].i, RT_CS_REMOTE_STORE, c->t, src->valid);
+        return tile_dist_store(&peer, off, src, in->u.comm.atomic, m->msg, sizeof m->msg) ? vm_fail(m, in, NULL) : 0;
+    }
+    default: break;
+    }
+    const tile_tensor *loc = vm_tensor(m, in->b);
+    if (!loc) return vm_fail(m, in, "internal error: %s of tensor slot %d without an argument", op, in->b);
+    int put = in->u.comm.op == CC_LO_COMM_PUT;
+    vm_comm_offsets(m, in, 1, loc->rank, loff);
+    const tile_tensor *whole = put ? loc : c->t; /* no box: all of the source */
+    for (int k = 0; k < rank; k++) box[k] = in->u.comm.has_box ? in->u.comm.shape[k] : whole->shape[k] - whole->hidden[k];
+    const char *lname = m->k->tensors[in->b].name ? m->k->tensors[in->b].name : "?";
+    if (tile_dist_box(c->t, off, box, op, c->name, m->msg, sizeof m->msg) || tile_dist_box(loc, loff, box, op, lname, m->msg, sizeof m->msg))
+        return vm_fail(m, in, NULL);
+    vm_own_all(m, put ? c->t->addr : loc->addr);
+    vm_comm_count(c, m->r[in->c].i, !put ? RT_CS_GET : in->u.comm.atomic ? RT_CS_ACC : RT_CS_PUT, c->t, box);
+    int rc = put ? tile_dist_copy(&peer, off, loc, loff, box, in->u.comm.atomic, m->msg, sizeof m->msg)
+                 : tile_dist_copy(loc, loff, &peer, off, box, 0, m->msg, sizeof m->msg);
+    return rc ? vm_fail(m, in, NULL) : 0;
+}
+
+static int vm_comm_run(vm *m, const cc_lo_insn *in)
+{
+    const tile_tensor *t = vm_tensor(m, in->a);
+    if (!t) return vm_fail(m, in, "internal error: COMM on tensor slot %d without an argument", in->a);
+    vm_comm c;
+    vm_comm_find(m, in, t, &c);
+    switch (in->u.comm.op) {
+    case CC_LO_COMM_RANK: m->r[in->dst].i = c.w.rank; return 0;
+    case CC_LO_COMM_NRANKS: m->r[in->dst].i = c.w.size; return 0;
+    case CC_LO_COMM_NOTIFY: case CC_LO_COMM_WAIT: return vm_comm_signal(&c);
+    case CC_LO_COMM_BARRIER: {
+        const pto_runtime *rt = m->args->runtime;
+        tile_dist_wait wt = {.timeout_ms = rt ? pto_runtime_config(rt)->stall_timeout_ms : -1, .stop = vm_comm_stop,
+                             .progress = vm_comm_progress, .arg = (void *)rt};
+        int64_t src = 0;
+        vm_own_all(m, t->addr);
+        uint64_t t0 = c.st ? base_now_ns() : 0;
+        if (rt) rt_comm_wait_enter(rt);
+        int rc = tile_dist_barrier(&c.w, t, &wt, &src, m->msg, sizeof m->msg);
+        if (rt) rt_comm_wait_leave(rt);
+        if (c.st) rt_cs_wait(c.st, base_now_ns() - t0);
+        return rc < 0 ? vm_fail(m, in, NULL) : rc ? vm_comm_gave_up(&c, rc, "pld.tensor.barrier", &src, 1, ">=", 1, &wt) : 0;
+    }
+    default: return vm_comm_access(&c);
+    }
+}
+
 static int vm_exec(vm *m)
 {
     const cc_lo_proc *k = m->k;
@@ -414,6 +601,9 @@ static int vm_exec(vm *m)
         case CC_LO_WRITE:
             if (vm_element(m, in)) return -1;
             break;
+        case CC_LO_COMM:
+            if (vm_comm_run(m, in)) return -1;
+            break;
         case CC_LO_BLOCK: m->r[in->dst].i = in->mode ? (int64_t)m->args->num_blocks : (int64_t)m->args->block_idx; break;
         case CC_LO_DIM: m->r[in->dst].i = vm_tensor(m, in->a)->shape[in->u.imm.i]; break;
         case CC_LO_TCOPY: {
@@ -477,10 +667,10 @@ static int vm_bind(vm *m)
         nten++, ranks += ty->rank, tranks += ty->rank;
         for (int d = 0; d < ty->rank; d++) ranks += CC_DIM_IS_DYN(ty->shape[d]);
     }
-    /* a view after the kernel's is a predicate's flag (orch_vm.c), not the kernel's; after
+    /* views after the kernel's are a predicate's flag and a comm token (orch_vm.c), not the kernel's; after
      * the origins and extents, when a view has a valid region, each view's hidden extents */
     int partial = a->num_scalars == nscal + ranks + tranks && tranks;
-    if (a->num_views < nten || a->num_views > nten + 1 || (a->num_scalars != nscal + ranks && !partial))
+    if (a->num_views < nten || a->num_views > nten + 2 || (a->num_scalars != nscal + ranks && !partial))
         return vm_fail(m, NULL, "kernel '%s' expects %u views and %u scalars (%u parameters, then box origins), got %u and %u",
                        k->name, nten, nscal + ranks, nscal, a->num_views, a->num_scalars);
     for (uint32_t t = 0; t < k->ntensors; t++) m->tmap[t] = -1;

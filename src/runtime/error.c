@@ -5,7 +5,8 @@
  * message, then publishes it with error_ready.  Every message, latched or
  * returned by pto_runtime_create, comes from rt_error_format: the code's
  * header line, detail lines indented by two spaces, and three fixed lines
- * (the runtime status, the code's one-line meaning, the hint).
+ * (the runtime status, the code's one-line meaning, the hint).  In a world
+ * of more than one rank the header ends with "[rank <r> of <P>]".
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include "runtime/error.h"
 
+#include "runtime/comm.h"
 #include "runtime/format.h"
 #include "runtime/scope.h"
 
@@ -68,7 +70,10 @@ void rt_error_format(pto_error *e, int code, int ring, const char *header, const
     char *m = e->message;
     size_t cap = sizeof e->message, len = 0;
     m[0] = 0;
-    base_appendf(m, cap, &len, "%s\n", header);
+    const rt_comm_ops *world = rt_comm_transport(NULL);
+    if (world->size > 1 && !strstr(header, "[rank ")) /* DISTRIBUTED-SPEC §2.7: which rank says it */
+        base_appendf(m, cap, &len, "%s [rank %d of %d]\n", header, world->rank, world->size);
+    else base_appendf(m, cap, &len, "%s\n", header);
     for (const char *p = details; p && *p;) {
         const char *nl = strchr(p, '\n');
         int n = nl ? (int)(nl - p) : (int)strlen(p);
@@ -92,6 +97,16 @@ int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const
     atomic_store_explicit(&rt->error_ready, 1, memory_order_release);
     rt_error_wake_all(rt);
     return -code;
+}
+
+int rt_error_latch(pto_runtime *rt, const pto_error *e)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&rt->status, &expected, e->code)) return -expected;
+    rt->error = *e;
+    atomic_store_explicit(&rt->error_ready, 1, memory_order_release);
+    rt_error_wake_all(rt);
+    return -e->code;
 }
 
 int rt_error_invalid(pto_runtime *rt, const char *call, const char *reason)

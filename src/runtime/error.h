@@ -18,6 +18,9 @@ void rt_error_format(pto_error *e, int code, int ring, const char *header, const
  * by '\n', indented on output) and a hint; returns -(the winning code). */
 int rt_error_fail(pto_runtime *rt, int code, int ring, const char *header, const char *details,
                   const char *hint);
+/* Latches a message formatted elsewhere (rt_error_format: a transport's,
+ * the host interpreter's); returns -(the winning code). */
+int rt_error_latch(pto_runtime *rt, const pto_error *e);
 /* INVALID_ARGS from the named call, with the current scope. */
 int rt_error_invalid(pto_runtime *rt, const char *call, const char *reason);
 /* Wakes every thread that may sleep, so it sees the latch. */

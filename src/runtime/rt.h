@@ -94,6 +94,10 @@ struct pto_runtime {
     _Atomic uint32_t finish_waiting;
     _Atomic uint64_t finish_target;
     _Atomic uint32_t shutdown; /* set once by pto_runtime_destroy; read by workers (acquire) */
+    /* The distributed call running (comm.h): set by the orchestrator while no task runs, read by
+     * kernels; comm_waits: kernels blocked in a comm wait (any thread). */
+    const struct rt_comm_call *comm;
+    _Atomic int comm_waits;
 
     /* Error latch: CAS on status from 0; the winner writes error, then sets
      * error_ready (release). */

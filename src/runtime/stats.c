@@ -110,8 +110,7 @@ int pto_runtime_set_scope_stats(pto_runtime *rt, const char *output_prefix)
     return 0;
 }
 
-/* mkdir -p for the directories of path (the last component is the file). */
-static int rt_mkdirs(char *path)
+int rt_stats_mkdirs(char *path)
 {
     for (char *p = path + 1; *p; p++) {
         if (*p != '/') continue;
@@ -185,7 +184,7 @@ void rt_stats_write(pto_runtime *rt)
     snprintf(path, n, "%s/%s", prefix, PTO_SCOPE_STATS_PATH);
     snprintf(tmp, n + 8, "%s.tmp", path);
     FILE *f = NULL;
-    int ok = rt_mkdirs(path) == 0 && (f = fopen(tmp, "w")) != NULL;
+    int ok = rt_stats_mkdirs(path) == 0 && (f = fopen(tmp, "w")) != NULL;
     if (ok) ok = rt_stats_dump(rt, f) == 0;
     if (f && fclose(f) != 0) ok = 0;
     if (ok) ok = rename(tmp, path) == 0;

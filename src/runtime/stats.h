@@ -17,5 +17,8 @@ void rt_stats_end(pto_runtime *rt, rt_scope *s);
 void rt_stats_write(pto_runtime *rt);
 /* A fatal was latched: keeps the records up to it and writes them, once. */
 void rt_stats_freeze(pto_runtime *rt);
+/* mkdir -p for the directories of path (the last component is the file;
+ * path is restored): 0, or -1 with errno. */
+int rt_stats_mkdirs(char *path);
 
 #endif

@@ -6,7 +6,8 @@
  * (the ring's head task still pinned by an open scope: only this thread
  * could release it) fails at once (V1); no progress anywhere for
  * stall_timeout_ms fails (V3).  Progress is any completion or any watermark
- * move on any ring.  Waiting spins for RT_SPIN_US, then sleeps on the
+ * move on any ring; a kernel blocked in a comm wait counts as progress (its
+ * own bound reports COMM_WAIT_TIMEOUT).  Waiting spins for RT_SPIN_US, then sleeps on the
  * ring's watermark futex in 10 ms slices; when the workers leave a core
  * free (orch_helps) the waiting orchestrator runs ready tasks instead.
  */
@@ -35,7 +36,8 @@ int rt_wait_stalled(pto_runtime *rt, rt_wait *w, uint64_t *stalled_ms)
 {
     uint64_t p = rt_progress_total(rt);
     w->now_ns = base_now_ns();
-    if (p != w->progress) w->progress = p, w->last_progress_ns = w->now_ns;
+    /* a kernel in a comm wait has its own bound (comm.h): it, not this one, judges the stall */
+    if (p != w->progress || atomic_load(&rt->comm_waits) > 0) w->progress = p, w->last_progress_ns = w->now_ns;
     *stalled_ms = (w->now_ns - w->last_progress_ns) / 1000000;
     return rt->cfg.stall_timeout_ms >= 0 && *stalled_ms >= (uint64_t)rt->cfg.stall_timeout_ms;
 }

@@ -77,9 +77,6 @@ static void test_dsl_later_distributed(void **s)
     static const later_case rows[] = {
         {CTRL, "    x = pl.distributed.world_size()\n", 5, 9, "pl.distributed.world_size is not supported in this version"},
         {CTRL, "    c = pl.DistributedConfig()\n", 5, 9, "pl.DistributedConfig is not supported in this version"},
-        {CALLER, "    out = k(a, out, device=0)\n", 10, 21, "device= is not supported in this version"},
-        {RAW, "@pl.jit.host\ndef h(out):\n    return out\n\n" ENTRY "    h(out)\n    return out\n", 3, 1,
-         "@pl.jit.host is not supported in this version"},
     };
     RUN(rows);
 }

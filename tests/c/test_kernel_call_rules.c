@@ -95,7 +95,7 @@ static void test_call_unknown_keyword_is_type_error(void **s)
               "f", "ParserTypeError", "'k' got an unexpected argument 'z'", 9, 20);
 }
 
-static void test_call_device_keyword_is_unsupported(void **s)
+static void test_call_device_keyword_on_kernel_is_type_error(void **s)
 {
     (void)s;
     DSL_ERROR("import pypto.language as pl\n"
@@ -109,7 +109,7 @@ static void test_call_device_keyword_is_unsupported(void **s)
               "    out = k(a, out)\n"
               "    out = k(a, out, device=1)\n"
               "    return out\n",
-              "f", "UnsupportedFeatureError", "device= is not supported in this version", 10, 21);
+              "f", "ParserTypeError", "Function 'k' does not accept keyword argument 'device'", 10, 21);
 }
 
 static void test_second_call_with_another_scalar_type_is_type_error(void **s)
@@ -196,7 +196,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_first_call_argument_mismatch_cites_the_argument),
     cmocka_unit_test(test_call_keyword_given_twice_is_type_error),
     cmocka_unit_test(test_call_unknown_keyword_is_type_error),
-    cmocka_unit_test(test_call_device_keyword_is_unsupported),
+    cmocka_unit_test(test_call_device_keyword_on_kernel_is_type_error),
     cmocka_unit_test(test_second_call_with_another_scalar_type_is_type_error),
     cmocka_unit_test(test_declared_scalar_parameter_takes_a_fitting_scalar_at_every_call),
     cmocka_unit_test(test_argument_specs_must_fit_the_parameters),

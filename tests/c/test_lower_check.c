@@ -245,6 +245,57 @@ static void test_lower_check_names_code_that_does_not_end_with_return(void **sta
     expect_breach(&l, "procedure 'h' instruction 1 (-): the code does not end with RETURN", 1, 1);
 }
 
+/* A host procedure (DISTRIBUTED-SPEC §2.1): its WINBUFs, then ENTER, then the rest. */
+static cc_lowered host(cc_lo_proc *q, cc_lo_insn *code, uint32_t n)
+{
+    cc_lowered l = hand(q, code, n);
+    q->kind = CC_LO_HOST;
+    return l;
+}
+
+static void test_lower_check_accepts_a_host_prologue(void **state)
+{
+    (void)state;
+    cc_lo_insn code[] = {insn(CC_LO_CONST, CC_DT_INDEX, 1, -1, -1, 2), insn(CC_LO_WINBUF, 0, -1, 1, -1, 2),
+                         insn(CC_LO_WORLD, CC_DT_INDEX, 2, -1, -1, 3), insn(CC_LO_WINBUF, 0, -1, 1, 2, 3),
+                         insn(CC_LO_ENTER, 0, -1, -1, -1, 4), insn(CC_LO_RETURN, 0, -1, -1, -1, 5)};
+    code[3].u.win.buf = 1;
+    cc_lo_proc q;
+    cc_lowered l = host(&q, code, 6);
+    assert_string_equal(check(&l), "");
+}
+
+static void test_lower_check_names_a_host_procedure_without_enter(void **state)
+{
+    (void)state;
+    cc_lo_insn code[] = {insn(CC_LO_RETURN, 0, -1, -1, -1, 2)};
+    cc_lo_proc q;
+    cc_lowered l = host(&q, code, 1);
+    expect_breach(&l, "procedure 'h' instruction 1 (-): a host procedure without ENTER", 1, 1);
+}
+
+static void test_lower_check_names_a_window_buffer_after_enter(void **state)
+{
+    (void)state;
+    cc_lo_insn code[] = {insn(CC_LO_CONST, CC_DT_INDEX, 1, -1, -1, 2), insn(CC_LO_ENTER, 0, -1, -1, -1, 3),
+                         insn(CC_LO_WINBUF, 0, -1, 1, -1, 4), insn(CC_LO_RETURN, 0, -1, -1, -1, 5)};
+    cc_lo_proc q;
+    cc_lowered l = host(&q, code, 4);
+    expect_breach(&l, "instruction 2 (WINBUF): WINBUF #0 after ENTER or out of order", 4, 5);
+}
+
+static void test_lower_check_names_host_and_comm_instructions_elsewhere(void **state)
+{
+    (void)state;
+    cc_lo_insn code[] = {insn(CC_LO_ENTER, 0, -1, -1, -1, 2), insn(CC_LO_RETURN, 0, -1, -1, -1, 3)};
+    cc_lo_proc q;
+    cc_lowered l = hand(&q, code, 2);
+    expect_breach(&l, "(ENTER): not an instruction of an orchestration procedure", 2, 5);
+    code[0].code = CC_LO_COMM;
+    q.kind = CC_LO_HOST;
+    expect_breach(&l, "(COMM): not an instruction of a host procedure", 2, 5);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_check_accepts_every_program_the_corpus_lowers),
     cmocka_unit_test(test_lower_check_names_an_operand_out_of_range),
@@ -256,6 +307,10 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lower_check_names_a_register_read_before_it_is_written_on_some_path),
     cmocka_unit_test(test_lower_check_treats_a_loop_body_as_maybe_never_run),
     cmocka_unit_test(test_lower_check_names_code_that_does_not_end_with_return),
+    cmocka_unit_test(test_lower_check_accepts_a_host_prologue),
+    cmocka_unit_test(test_lower_check_names_a_host_procedure_without_enter),
+    cmocka_unit_test(test_lower_check_names_a_window_buffer_after_enter),
+    cmocka_unit_test(test_lower_check_names_host_and_comm_instructions_elsewhere),
 };
 
 PTO_TEST_MAIN(tests)

@@ -27,6 +27,7 @@ static void test_pl_names_ops_and_dtypes_come_from_their_tables(void **s)
 {
     (void)s;
     for (int op = 0; op < CC_IR_OP_COUNT; op++) {
+        if (cc_ir_op_info((cc_ir_op)op)->cls == CC_OPC_DIST) continue; /* pld.<path>: test_pld_names_are_the_compilers */
         const cc_pl_name *n = cc_pl_name_find(cc_ir_op_name((cc_ir_op)op));
         assert_non_null(n);
         assert_int_equal(n->status, CC_PL_SUPPORTED);
@@ -57,6 +58,28 @@ static void test_pl_keywords_are_listed_once(void **s)
     assert_null(cc_pl_keyword_find("at", "level"));
 }
 
+/* The pld names (pto/language.h) are the table tc_pld.c resolves pld.<path> with; the pld
+ * ops are no pl names; the distributed enums have their compat values. */
+static void test_pld_names_are_the_compilers(void **s)
+{
+    (void)s;
+    size_t n = pto_lang_pld_name_count(), ops = 0;
+    for (size_t k = 0; k < n; k++) {
+        pto_lang_name r = pto_lang_pld_name_at(k);
+        ops += !strcmp(r.kind, "op") && !strcmp(r.status, "supported");
+        for (size_t j = k + 1; j < n; j++) assert_string_not_equal(r.name, pto_lang_pld_name_at(j).name);
+    }
+    assert_int_equal(ops, 27);
+    pto_lang_name later = pto_lang_pld_name_at(n - 1);
+    for (size_t k = 0; k < n && strcmp(later.name, "system.defer_wait"); k++) later = pto_lang_pld_name_at(k);
+    assert_string_equal(later.status, "later");
+    assert_null(cc_pl_name_find("pld.world_size"));
+    assert_int_equal(cc_pl_enum_value("NotifyOp", "Set"), 1);
+    assert_int_equal(cc_pl_enum_value("WaitCmp", "Ge"), 1);
+    assert_int_equal(cc_pl_enum_value("ReduceOp", "Prod"), 3);
+    assert_int_equal(cc_pl_enum_value("Role", "Orchestrator"), 0);
+}
+
 /* The exported enums are the ones the compiler resolves pl.<Enum>.<M> with,
  * and a value's first member is the name the compiler prints. */
 static void test_pl_enums_are_the_compilers(void **s)
@@ -64,7 +87,7 @@ static void test_pl_enums_are_the_compilers(void **s)
     (void)s;
     size_t ne;
     const pto_lang_enum *e = pto_lang_enums(&ne);
-    assert_int_equal(ne, 11);
+    assert_int_equal(ne, 15); /* with pld.NotifyOp, pld.WaitCmp, pld.ReduceOp and pl.Role */
     for (size_t k = 0; k < ne; k++)
         for (size_t m = 0; m < e[k].count; m++) assert_int_equal(cc_pl_enum_value(e[k].name, e[k].members[m].name), e[k].members[m].value);
     assert_int_equal(cc_pl_enum_value("Level", "CORE_GROUP"), CC_LEVEL_CORE_GROUP);
@@ -115,7 +138,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pl_names_are_listed_once),
     cmocka_unit_test(test_pl_names_ops_and_dtypes_come_from_their_tables),
     cmocka_unit_test(test_pl_keywords_are_listed_once),
-    cmocka_unit_test(test_pl_enums_are_the_compilers),
+    cmocka_unit_test(test_pl_enums_are_the_compilers), cmocka_unit_test(test_pld_names_are_the_compilers),
     cmocka_unit_test(test_pl_names_later_status_is_not_supported_everywhere),
 };
 

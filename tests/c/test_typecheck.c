@@ -165,11 +165,11 @@ static void test_decorator_errors_only_of_reached_functions(void **s)
     DSL_ERROR(src, "f", "UnsupportedFeatureError", "pl.Level.AIV is Ascend-specific: it selects a compiler-internal function kind or core type; it has no meaning on the CPU backend", 3, 22);
 }
 
-static void test_decorator_d05_host_is_later(void **s)
+static void test_decorator_d05_host_is_called_by_python_only(void **s)
 {
     (void)s;
     DSL_ERROR(HDR "@pl.jit.host(auto_scope=False)\ndef h(out):\n    return out\n\n@pl.jit\ndef f(out: pl.Out[pl.Tensor]):\n    h(out)\n    return out\n",
-              "f", "UnsupportedFeatureError", "@pl.jit.host is not supported in this version", 3, 1);
+              "f", "InvalidOperationError", "'h' is a @pl.jit.host function; only Python calls it", 9, 5);
     DSL_ERROR(HDR "@pl.jit.host(level=pl.Level.HOST)\ndef h(out):\n    return out\n", "h", "TypeError", "@pl.jit.host does not accept a level= argument", 3, 0);
 }
 
@@ -502,7 +502,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_decorator_d01_jit_forms),
     cmocka_unit_test(test_decorator_d02_d03_incore_opaque_reject_auto_scope),
     cmocka_unit_test(test_decorator_errors_only_of_reached_functions),
-    cmocka_unit_test(test_decorator_d05_host_is_later),
+    cmocka_unit_test(test_decorator_d05_host_is_called_by_python_only),
     cmocka_unit_test(test_decorator_d06_incore_level),
     cmocka_unit_test(test_decorator_d07_function_auto_scope_literal),
     cmocka_unit_test(test_decorator_d08_config_parameter_reserved),

@@ -10,6 +10,7 @@ import torch
 
 import pypto.language as pl
 from pypto import ir
+from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import DeviceUnavailableError, RunConfig, TensorSpec, run
 
 ADD = """
@@ -312,9 +313,12 @@ def test_p4_04_platform_and_backend_derivation(prog):
 
 
 def test_p4_04_distributed_config_text(prog):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(TypeError) as e:
         ir.compile(prog.Sq, distributed_config=object())
-    assert str(e.value) == "distributed_config is not supported in this version"
+    assert str(e.value) == "distributed_config must be a DistributedConfig or None, got object"
+    with pytest.raises(ValueError) as e:
+        ir.compile(prog.Sq, distributed_config=DistributedConfig())
+    assert str(e.value).startswith("pypto.ir.compile(distributed_config=) is not supported in this version")
 
 
 def test_p4_04_knobs_accepted_and_ignored_others_rejected(prog):
@@ -413,12 +417,6 @@ def test_p4_17_hardware_surfaces_texts(k):
         pypto.backend.PTOCodegen
     assert str(e.value) == ("pypto.backend.PTOCodegen is Ascend-specific: it binds the C++ pass and code-generation "
                             "library; it has no meaning on the CPU backend")
-
-
-def test_p4_17_distributed_programs_are_the_distributed_tracks():
-    with pytest.raises(ImportError) as e:
-        import pypto.ir.distributed_compiled_program  # noqa: F401
-    assert str(e.value) == "pypto.ir.distributed_compiled_program is not supported in this version"
 
 
 def test_p4_04_import_pypto_gives_ir_and_runtime():

@@ -95,11 +95,10 @@ def test_D05_host(load):
         def h(a: pl.Tensor, out: pl.Out[pl.Tensor]):
             return out
         """)
-    for call in (mod.h, mod.h.lower):
-        with pytest.raises(UnsupportedFeatureError) as e:
-            call(*t64())
-        assert e.value.message == "@pl.jit.host is not supported in this version"
-        assert e.value.span["line"] == line_of(path, "@pl.jit.host")[0]
+    # DISTRIBUTED-SPEC §8: a host call runs at P = 1 without distributed_config; in place it returns None
+    assert mod.h(*t64()) is None
+    text = mod.h.lower(*t64())
+    assert "@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)" in text
 
 
 def test_D06_incore_level(load):
@@ -199,3 +198,21 @@ def test_D08_program_functions_may_name_a_parameter_config(load):
     a, out = torch.randn(64, 64), torch.zeros(64, 64)
     mod.P(a, torch.zeros(2, dtype=torch.int32), out, config=RunConfig())
     assert torch.equal(out, a + 1)
+
+
+def test_incore_may_return_its_store(load):
+    """`return pl.store(tile, offsets, out)` in a kernel returns the tensor the store wrote."""
+    mod, _ = load("""
+        @pl.jit.incore
+        def twice(a: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+            t = pl.load(a, [0, 0], [64, 128])
+            return pl.store(pl.add(t, t), [0, 0], out)
+
+        @pl.jit
+        def entry(a: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+            out = twice(a, out)
+            return out
+        """)
+    a, out = torch.randn(64, 128), torch.zeros(64, 128)
+    mod.entry(a, out)
+    assert torch.equal(out, a + a)

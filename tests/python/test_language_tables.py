@@ -5,19 +5,23 @@ pypto.language name."""
 import enum
 
 import pypto.language as pl
+import pypto.language.distributed as pld
 from pypto import _C
 
 ENUMS = {"DataType": pl.DataType, "Level": pl.Level, "ScopeMode": pl.ScopeMode, "CachePolicy": pl.CachePolicy,
          "FunctionType": pl.FunctionType, "MemorySpace": pl.MemorySpace, "Layout": pl.Layout,
          "PadValue": pl.PadValue, "SplitMode": pl.SplitMode, "AtomicType": pl.AtomicType,
-         "MaskPattern": pl.MaskPattern}
+         "MaskPattern": pl.MaskPattern, "Role": pl.Role}
+PLD_ENUMS = {"NotifyOp": pld.NotifyOp, "WaitCmp": pld.WaitCmp, "ReduceOp": pld.ReduceOp}  # pypto.language.distributed's
 
 
 def test_every_python_enum_member_equals_its_c_value():
     c = dict(_C.language_enums())
-    assert set(c) == set(ENUMS)
+    assert set(c) == set(ENUMS) | set(PLD_ENUMS)
     assert {v for v in vars(pl).values() if isinstance(v, type) and issubclass(v, enum.Enum)} == set(ENUMS.values())
-    for name, py in ENUMS.items():
+    assert {v for v in vars(pld).values() if isinstance(v, type) and issubclass(v, enum.Enum)} == \
+        set(PLD_ENUMS.values()) | {pl.AtomicType}
+    for name, py in list(ENUMS.items()) + list(PLD_ENUMS.items()):
         assert [(m, int(v)) for m, v in py.__members__.items()] == list(c[name]), name  # aliases included, in order
     assert pl.Level.L2CACHE is pl.Level.CHIP_DIE and pl.Mem is pl.MemorySpace and pl.ND is pl.Layout.ND
     for dt in pl.DataType:

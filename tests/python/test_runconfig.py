@@ -6,6 +6,7 @@ import warnings
 import pytest
 import torch
 
+from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import BackendType, DeviceUnavailableError, PTORuntimeError, RunConfig
 
 TW, HEAP, DEP = "ring_task_window", "ring_heap", "ring_dep_pool"
@@ -145,7 +146,8 @@ def test_R16_order():
 def test_R17_device_id_distributed_replace():
     for v in (-1, True):
         assert raises(ValueError, device_id=v) == "device_id must be a non-negative int, got %r" % v
-    assert raises(ValueError, distributed_config=object()) == "distributed_config is not supported in this version"
+    assert raises(TypeError, distributed_config=object()) == "distributed_config must be a DistributedConfig or None, got object"
+    assert RunConfig(distributed_config=DistributedConfig(device_ids=[0, 1])).distributed_config.device_ids == [0, 1]
     with pytest.raises(ValueError, match="ring_heap must be"):
         dataclasses.replace(RunConfig(), ring_heap=1000)
     with pytest.raises(ValueError, match="ring_heap must be"):

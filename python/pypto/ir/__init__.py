@@ -13,4 +13,7 @@ def __getattr__(name):
     if name == "compile":
         from ._compile import compile
         return compile
+    if name == "DistributedConfig":
+        from .distributed_compiled_program import DistributedConfig
+        return DistributedConfig
     raise AttributeError("module 'pypto.ir' has no attribute %r" % name)

@@ -42,9 +42,10 @@ def compile(program, output_dir=None, strategy=OptimizationStrategy.Default, dum
     for kw in knobs:
         if kw not in _IGNORED:
             raise TypeError("compile() got an unexpected keyword argument '%s'" % kw)
+    config = RunConfig(platform=platform_of(backend_type, platform), distributed_config=distributed_config)
     if distributed_config is not None:
-        raise ValueError("distributed_config is not supported in this version")
+        raise ValueError("pypto.ir.compile(distributed_config=) is not supported in this version; compile a "
+                         "@pl.jit.host function with RunConfig(distributed_config=)")
     prog = _as_program(program)
-    config = RunConfig(platform=platform_of(backend_type, platform))
     dump = dump_passes is not PassDumpLevel.NONE and bool(dump_passes)
     return compile_function(prog, prog._single(), config, output_dir, dump, program)

@@ -12,7 +12,7 @@ from .parser import diagnostics  # noqa: F401
 
 __all__ = [
     "jit", "program", "function", "parse", "loads", "parse_program", "ProgramText", "JitFunction", "Program",
-    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType", "MaskPattern",
+    "FunctionType", "Level", "ScopeMode", "CachePolicy", "Mem", "MemorySpace", "DataType", "PadValue", "SplitMode", "AtomicType", "MaskPattern", "Role",
     "Tensor", "Out", "InOut", "Scalar", "TaskId", "RUNTIME", "dynamic", "DynVar", "range", "at", "scope", "manual_scope", "split", "cross_core_slot",
 ]
 
@@ -31,6 +31,7 @@ PadValue = enum.IntEnum("PadValue", _ENUMS["PadValue"], module=__name__)
 SplitMode = enum.IntEnum("SplitMode", _ENUMS["SplitMode"], module=__name__)
 AtomicType = enum.IntEnum("AtomicType", _ENUMS["AtomicType"], module=__name__)
 MaskPattern = enum.IntEnum("MaskPattern", _ENUMS["MaskPattern"], module=__name__)  # also pl.tile.MaskPattern
+Role = enum.IntEnum("Role", _ENUMS["Role"], module=__name__)  # @pl.function(level=pl.Level.HOST, role=...)
 Mem = MemorySpace
 globals().update(DataType.__members__)
 ND = Layout.ND
@@ -142,29 +143,30 @@ RUNTIME = _RuntimeScalar()
 class _KernelName:
     """A language name that only means something inside kernel code."""
 
-    def __init__(self, name):
+    def __init__(self, name, ns="pl"):
         self.__name__ = self._name = name
+        self._ns = ns
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("pl.%s can only be used inside kernel code (a @pl.jit or @pl.program "
-                           "function), which the compiler reads; Python does not run it" % self._name)
+        raise RuntimeError("%s.%s can only be used inside kernel code (a @pl.jit or @pl.program "
+                           "function), which the compiler reads; Python does not run it" % (self._ns, self._name))
 
     def __repr__(self):
-        return "<pypto.language.%s>" % self._name
+        return "<pypto.language%s.%s>" % ("" if self._ns == "pl" else ".distributed", self._name)
 
 
 class _Namespace:
     """pl.tile / pl.tensor: every attribute names a kernel-code op (pl.tile.add); the compiler
     checks the spelling."""
 
-    def __init__(self, prefix, **members):
-        self._prefix = prefix
+    def __init__(self, prefix, ns="pl", **members):
+        self._prefix, self._ns = prefix, ns
         self.__dict__.update(members)  # its enums (pl.tile.MaskPattern)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return _KernelName(self._prefix + name)
+        return _KernelName(self._prefix + name, self._ns)
 
 
 tensor = _Namespace("tensor.")

@@ -1,0 +1,234 @@
+/*
+ * test_dist_ops.c - the kernel comm ops on hand-made windows (tile/dist_ops.h):
+ * two copies of a window in this process play domain ranks 0 and 1 (the
+ * shm case; P = 1 is the one-copy case).  notify adds and sets, wait sees
+ * it and is bounded; put, get, remote_load and remote_store move boxes;
+ * atomic adds lose nothing per dtype, also between neighbours of one word;
+ * the barrier lets two threads pass together and leaves the signal zero;
+ * bad boxes and peers fail with their texts.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "harness.h"
+#include "base/clock.h"
+#include "base/half.h"
+#include "tile/dist_ops.h"
+
+#define N 16
+
+static _Alignas(64) int32_t cells[2][4];
+static _Alignas(64) float data[2][N * N];
+
+static tile_tensor tensor(void *addr, tile_dtype dt, int64_t rows, int64_t cols)
+{
+    tile_tensor t = {.addr = addr, .dtype = dt, .rank = 2, .shape = {rows, cols}, .strides = {cols, 1}};
+    return t;
+}
+
+static void test_dist_ops_notify_adds_and_sets_the_peers_cell(void **s)
+{
+    (void)s;
+    memset(cells, 0, sizeof cells);
+    char *bases[2] = {(char *)cells[0], (char *)cells[1]};
+    tile_dist_win w = {bases, 0, 2};
+    tile_tensor sig = tensor(cells[0], TILE_INT32, 2, 2), peer;
+    char msg[200];
+    assert_int_equal(tile_dist_peer(&w, &sig, 1, "pld.system.notify", &peer, msg, sizeof msg), 0);
+    tile_dist_notify((int32_t *)peer.addr + 3, 5, 0);
+    tile_dist_notify((int32_t *)peer.addr + 3, -2, 0);
+    assert_int_equal(cells[1][3], 3), assert_int_equal(cells[0][3], 0);
+    tile_dist_notify((int32_t *)peer.addr + 3, 9, 1);
+    assert_int_equal(cells[1][3], 9);
+    tile_dist_wait wt = {.timeout_ms = 1000};
+    assert_int_equal(tile_dist_wait_cell(&cells[1][3], 0, 9, &wt), 0);
+    assert_int_equal(tile_dist_wait_cell(&cells[1][3], 1, 4, &wt), 0);
+    assert_int_equal(wt.observed, 9);
+}
+
+static void test_dist_ops_wait_gives_up_after_its_bound_and_on_stop(void **s)
+{
+    (void)s;
+    int32_t cell = 0;
+    tile_dist_wait wt = {.timeout_ms = 150};
+    uint64_t t0 = base_now_ns();
+    assert_int_equal(tile_dist_wait_cell(&cell, 1, 1, &wt), 1);
+    uint64_t ms = (base_now_ns() - t0) / 1000000;
+    assert_true(ms >= 150 && ms < 2000);
+    assert_int_equal(wt.observed, 0);
+    assert_true(wt.unchanged_ms >= 150);
+}
+
+static int stop_now(void *arg) { return (void)arg, 1; }
+
+static void test_dist_ops_wait_stops_when_the_run_failed(void **s)
+{
+    (void)s;
+    int32_t cell = 0;
+    tile_dist_wait wt = {.timeout_ms = -1, .stop = stop_now};
+    assert_int_equal(tile_dist_wait_cell(&cell, 0, 1, &wt), 2);
+}
+
+static void test_dist_ops_put_get_and_remote_tiles_move_boxes(void **s)
+{
+    (void)s;
+    memset(data, 0, sizeof data);
+    char *bases[2] = {(char *)data[0], (char *)data[1]};
+    tile_dist_win me0 = {bases, 0, 2};
+    float local[N * N];
+    for (int i = 0; i < N * N; i++) local[i] = (float)i;
+    tile_tensor win = tensor(data[0], TILE_FP32, N, N), loc = tensor(local, TILE_FP32, N, N), peer;
+    char msg[200];
+    int64_t doff[2] = {2, 4}, soff[2] = {1, 0}, box[2] = {3, 5};
+    assert_int_equal(tile_dist_peer(&me0, &win, 1, "pld.tensor.put", &peer, msg, sizeof msg), 0);
+    assert_int_equal(tile_dist_copy(&peer, doff, &loc, soff, box, 0, msg, sizeof msg), 0); /* put */
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < N; c++) {
+            int in = r >= 2 && r < 5 && c >= 4 && c < 9;
+            assert_true(data[1][r * N + c] == (in ? local[(r - 1) * N + c - 4] : 0.0f));
+            assert_true(data[0][r * N + c] == 0.0f);
+        }
+    float back[N * N] = {0};
+    tile_tensor bk = tensor(back, TILE_FP32, N, N);
+    assert_int_equal(tile_dist_copy(&bk, soff, &peer, doff, box, 0, msg, sizeof msg), 0); /* get */
+    for (int r = 1; r < 4; r++)
+        for (int c = 0; c < 5; c++) assert_true(back[r * N + c] == local[r * N + c]);
+    float buf[8];
+    tile t = {.data = buf, .dtype = TILE_FP32, .rank = 2, .shape = {2, 4}, .valid = {2, 4}};
+    int64_t at[2] = {2, 4}, all[2] = {-1, -1};
+    assert_int_equal(tile_load(&t, &peer, at, all, 0, "pld.tile.remote_load", msg, sizeof msg), 0);
+    assert_true(buf[0] == local[N] && buf[5] == local[2 * N + 1]);
+    int64_t to[2] = {10, 10};
+    assert_int_equal(tile_dist_store(&peer, to, &t, 1, msg, sizeof msg), 0); /* remote_store, atomic=Add */
+    assert_int_equal(tile_dist_store(&peer, to, &t, 1, msg, sizeof msg), 0);
+    assert_true(data[1][10 * N + 10] == 2 * buf[0] && data[1][11 * N + 13] == 2 * buf[7]);
+}
+
+static void test_dist_ops_bad_boxes_and_peers_fail_with_their_texts(void **s)
+{
+    (void)s;
+    char *bases[1] = {(char *)data[0]};
+    tile_dist_win w = {bases, 0, 1};
+    tile_tensor win = tensor(data[0], TILE_FP32, N, N), peer;
+    char msg[200];
+    int64_t off[2] = {14, 0}, box[2] = {4, 16};
+    assert_int_equal(tile_dist_box(&win, off, box, "pld.tensor.put", "dst_buf", msg, sizeof msg), -1);
+    assert_string_equal(msg, "pld.tensor.put box [14:18, 0:16] exceeds 'dst_buf' of shape [16, 16]");
+    assert_int_equal(tile_dist_peer(&w, &win, 1, "pld.system.notify", &peer, msg, sizeof msg), -1);
+    assert_string_equal(msg, "pld.system.notify peer 1 is outside the comm domain [0, 1)");
+    assert_int_equal(tile_dist_peer(&w, &win, -1, "pld.tensor.get", &peer, msg, sizeof msg), -1);
+    assert_string_equal(msg, "pld.tensor.get peer -1 is outside the comm domain [0, 1)");
+    int64_t zero[2] = {0, 0}, one[2] = {1, 1};
+    tile_tensor i16 = tensor(data[0], TILE_INT16, N, N);
+    assert_int_equal(tile_dist_copy(&i16, zero, &i16, zero, one, 1, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "supports FP32, FP16, BF16, INT32, INT8, got INT16"));
+}
+
+/* ---- atomic adds: 4 threads x 1000 adds into neighbouring elements of one word ---- */
+
+static _Alignas(64) unsigned char words[16];
+
+typedef struct adder {
+    tile_dtype dt;
+    int elem;
+} adder;
+
+static void *add_many(void *p)
+{
+    const adder *a = p;
+    size_t es = tile_dtype_size(a->dt);
+    for (int k = 0; k < 1000; k++) {
+        unsigned char v[4];
+        if (a->dt == TILE_FP32) { float f = 1.0f; memcpy(v, &f, 4); }
+        else if (a->dt == TILE_INT32) { int32_t i = 1; memcpy(v, &i, 4); }
+        else if (a->dt == TILE_INT8) v[0] = 1;
+        else { uint16_t h = a->dt == TILE_FP16 ? base_f32_to_f16(1.0f) : base_f32_to_bf16(1.0f); memcpy(v, &h, 2); }
+        tile_dist_add(words + (size_t)a->elem * es, a->dt, v);
+    }
+    return NULL;
+}
+
+static void test_dist_ops_atomic_add_loses_nothing_per_dtype(void **s)
+{
+    (void)s;
+    const tile_dtype dts[] = {TILE_FP32, TILE_INT32, TILE_FP16, TILE_BF16, TILE_INT8};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        memset(words, 0, sizeof words);
+        pthread_t th[4];
+        adder a[4];
+        for (int k = 0; k < 4; k++) a[k] = (adder){dts[d], k}, pthread_create(&th[k], NULL, add_many, &a[k]);
+        for (int k = 0; k < 4; k++) pthread_join(th[k], NULL);
+        for (int k = 0; k < 4; k++) {
+            size_t es = tile_dtype_size(dts[d]);
+            float got;
+            uint16_t h;
+            switch (dts[d]) {
+            case TILE_FP32: memcpy(&got, words + k * es, 4); assert_true(got == 1000.0f); break;
+            case TILE_INT32: { int32_t i; memcpy(&i, words + k * es, 4); assert_int_equal(i, 1000); break; }
+            case TILE_INT8: assert_int_equal(words[k], 1000 % 256); break;
+            case TILE_FP16: memcpy(&h, words + k * es, 2); assert_true(base_f16_to_f32(h) == 1000.0f); break;
+            default: memcpy(&h, words + k * es, 2); assert_true(base_bf16_to_f32(h) == 256.0f); break; /* 256 + 1 rounds to 256 */
+            }
+        }
+    }
+}
+
+/* ---- the barrier: two threads as domain ranks 0 and 1 ---- */
+
+static _Alignas(64) int32_t sig[2][2];
+static _Atomic int passed;
+
+typedef struct barrier_rank {
+    int rank, rounds;
+    int rc;
+} barrier_rank;
+
+static void *barrier_run(void *p)
+{
+    barrier_rank *b = p;
+    char *bases[2] = {(char *)sig[0], (char *)sig[1]};
+    tile_dist_win w = {bases, b->rank, 2};
+    tile_tensor t = {.addr = (char *)sig[b->rank], .dtype = TILE_INT32, .rank = 1, .shape = {2}, .strides = {1}};
+    char msg[200];
+    for (int k = 0; k < b->rounds && !b->rc; k++) {
+        tile_dist_wait wt = {.timeout_ms = 5000};
+        int64_t src;
+        b->rc = tile_dist_barrier(&w, &t, &wt, &src, msg, sizeof msg);
+        atomic_fetch_add(&passed, 1);
+    }
+    return NULL;
+}
+
+static void test_dist_ops_barrier_lets_ranks_pass_together_and_leaves_zeros(void **s)
+{
+    (void)s;
+    memset(sig, 0, sizeof sig);
+    barrier_rank r[2] = {{0, 50, 0}, {1, 50, 0}};
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++) pthread_create(&th[k], NULL, barrier_run, &r[k]);
+    for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
+    assert_int_equal(r[0].rc, 0), assert_int_equal(r[1].rc, 0);
+    assert_int_equal(passed, 100);
+    for (int k = 0; k < 2; k++) assert_int_equal(sig[k][0], 0), assert_int_equal(sig[k][1], 0);
+    char *bases[1] = {(char *)sig[0]};
+    tile_dist_win one = {bases, 0, 1};
+    tile_tensor t = {.addr = (char *)sig[0], .dtype = TILE_INT32, .rank = 1, .shape = {2}, .strides = {1}};
+    tile_dist_wait wt = {.timeout_ms = 100};
+    int64_t src;
+    char msg[200];
+    assert_int_equal(tile_dist_barrier(&one, &t, &wt, &src, msg, sizeof msg), -1);
+    assert_string_equal(msg, "pld.tensor.barrier signal has 2 rows but the domain has 1 ranks");
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_dist_ops_notify_adds_and_sets_the_peers_cell),
+    cmocka_unit_test(test_dist_ops_wait_gives_up_after_its_bound_and_on_stop),
+    cmocka_unit_test(test_dist_ops_wait_stops_when_the_run_failed),
+    cmocka_unit_test(test_dist_ops_put_get_and_remote_tiles_move_boxes),
+    cmocka_unit_test(test_dist_ops_bad_boxes_and_peers_fail_with_their_texts),
+    cmocka_unit_test(test_dist_ops_atomic_add_loses_nothing_per_dtype),
+    cmocka_unit_test(test_dist_ops_barrier_lets_ranks_pass_together_and_leaves_zeros),
+};
+
+PTO_TEST_MAIN(tests)
