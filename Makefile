@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-dist demo-dist test-asan test-tsan soak coverage mutate fuzz fuzz-build demo bench bench-quick bench-build install deb clean
+.PHONY: all deps build test test-dist demo-dist test-asan test-tsan soak coverage mutate fuzz fuzz-build demo bench bench-quick bench-build bench-dist bench-dist-quick install deb clean
 
 all: build
 
@@ -85,6 +85,14 @@ bench: bench-build
 
 bench-quick: bench-build
 	bench/run.sh quick build-bench/bin
+
+# Distributed mode against raw Open MPI (DISTRIBUTED-SPEC §7, docs/performance.md): R1-R4b
+# under mpirun, one table, bench/results/dist-latest.json.  The quick set: one size per row.
+bench-dist: build
+	bench/dist/run.sh full build/lib
+
+bench-dist-quick: build
+	bench/dist/run.sh quick build/lib
 
 # libFuzzer harnesses (tests/fuzz/README.md): a clang build in build-fuzz,
 # then each harness runs FUZZ_SECONDS with its dictionary, its seeds and a

@@ -36,15 +36,19 @@ typedef struct pto_dist_info {
     double start_time; /* rank 0's wall clock at the start, seconds since the epoch */
 } pto_dist_info;
 
-/* Starts the process's session on comm: MPI_COMM_WORLD, which it initialises
+/* Starts the process's session on comm (call: what the ranks are starting it
+ * for, "call #<k> of '<f>'", as a start timeout names it; NULL: the session
+ * start): MPI_COMM_WORLD, which it initialises
  * (MPI_THREAD_SERIALIZED) when MPI is not yet, or any intracommunicator of an
  * MPI the application initialised at MPI_THREAD_SERIALIZED or higher.
- * Collective over comm.  A second call returns the running session's info.
- * Returns 0 or -code with err filled: COMM_FAILED for an MPI error,
+ * Collective over comm, bounded by PTO_DIST_ENTRY_TIMEOUT_S.  A second call
+ * returns the running session's info.  Returns 0 or -code with err filled:
+ * COMM_WAIT_TIMEOUT when a rank did not arrive in time (the process then
+ * exits through MPI_Abort; later starts fail), COMM_FAILED for an MPI error,
  * INVALID_ARGS for MPI initialised below SERIALIZED (err->message is then
  * the §3 row 8 sentence alone, which Python raises as
  * DistributedUnavailableError). */
-int pto_dist_start(MPI_Comm comm, pto_dist_info *info, pto_error *err);
+int pto_dist_start(MPI_Comm comm, const char *call, pto_dist_info *info, pto_error *err);
 
 /* pto_dist_start, then registers the session's transport with the libpto
  * this program links, so that every runtime of the process (rt included)

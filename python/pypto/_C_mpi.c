@@ -33,17 +33,19 @@ static PyObject *mpi_raise(const pto_error *err)
     return NULL;
 }
 
-static PyObject *mpi_init(PyObject *self, PyObject *noargs)
+static PyObject *mpi_init(PyObject *self, PyObject *args)
 {
-    (void)self, (void)noargs;
+    (void)self;
     static int registered;
+    const char *call = NULL;
+    if (!PyArg_ParseTuple(args, "|z", &call)) return NULL;
     comm_register_fn reg = (comm_register_fn)PyCapsule_Import("pypto._C.comm_register", 0);
     if (!reg) return NULL;
     pto_dist_info info;
     pto_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = pto_dist_start(MPI_COMM_WORLD, &info, &err);
+    rc = pto_dist_start(MPI_COMM_WORLD, call, &info, &err);
     Py_END_ALLOW_THREADS
     if (rc < 0) return mpi_raise(&err);
     if (!registered) {
@@ -56,9 +58,10 @@ static PyObject *mpi_init(PyObject *self, PyObject *noargs)
 }
 
 static PyMethodDef mpi_methods[] = {
-    {"init", mpi_init, METH_NOARGS,
-     "init() -> (rank, size, local_size, rank0_start_time, mask_sharers): starts the process's MPI session "
-     "(once; later calls return the same) and registers its transport with pypto._C. mask_sharers: the "
+    {"init", mpi_init, METH_VARARGS,
+     "init(call=None) -> (rank, size, local_size, rank0_start_time, mask_sharers): starts the process's MPI "
+     "session (once; later calls return the same; bounded by PTO_DIST_ENTRY_TIMEOUT_S, whose timeout names "
+     "call, \"call #<k> of '<f>'\") and registers its transport with pypto._C. mask_sharers: the "
      "local ranks whose CPU affinity mask equals this rank's (D18)."},
     {NULL, NULL, 0, NULL},
 };

@@ -65,7 +65,7 @@ def compiled_program(kernel, entry, function, who, handle, specs, config, output
     elif config.distributed_config is not None:
         raise ValueError("distributed_config applies to @pl.jit.host functions; '%s' is a @pl.jit entry" % entry)
     if cls is not CompiledProgram and output_dir is None:  # the session first: <work_dir> is named from rank 0's clock
-        _dist.world(dc.device_ids if dc is not None else [0])
+        _dist.world(dc.device_ids if dc is not None else [0], entry)
     obj = cls(kernel, entry, function, who, handle, specs, config,
               output_dir or _work_dir(kernel, function or entry, handle, config), program, dump_passes)
     kernel._objects[slot] = (handle, obj)

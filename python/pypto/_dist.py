@@ -30,8 +30,9 @@ def env_world_size():
     return None if os.environ.get("PMIX_RANK") is None else 0  # 0: under mpirun, size from the session
 
 
-def world(device_ids):
-    """(rank, size, local_size) of the world device_ids names; starts the MPI session on first use.
+def world(device_ids, entry=None):
+    """(rank, size, local_size) of the world device_ids names; starts the MPI session on first use
+    (for the next call of entry: a rank that never arrives times it out naming that call).
     Raises the §3 row 5-7 errors before any MPI call."""
     global _session
     n = len(device_ids)
@@ -52,7 +53,7 @@ def world(device_ids):
             from . import _C_mpi
         except ImportError:
             raise DistributedUnavailableError(_NO_MPI) from None
-        _session = _C_mpi.init()
+        _session = _C_mpi.init(None if entry is None else "call #%d of '%s'" % (_calls + 1, entry))
     rank, size, local_size = _session[0], _session[1], _session[2]
     if n != size:
         raise _world_mismatch(n, size)

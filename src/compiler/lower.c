@@ -124,7 +124,7 @@ static int32_t lo_copy(lo_b *b, const cc_ir_expr *e, int32_t dst, int32_t src)
 
 /* A reference to the value of e: a variable's own place, a register
  * holding a scalar expression, a temporary tile holding a tile expression,
- * the tensor a pl.store wrote, a new pl.create_tensor. */
+ * the tensor a pl.store wrote, a new pl.create_tensor or window view. */
 static cc_lo_ref lo_value(lo_b *b, const cc_ir_expr *e, int dtype)
 {
     cc_lo_kind k = lo_kind_of(&e->type);
@@ -133,6 +133,8 @@ static cc_lo_ref lo_value(lo_b *b, const cc_ir_expr *e, int dtype)
     if (lo_is_kernel(b) || (e->kind == CC_X_OP && e->u.op.op == CC_IR_WRITE)) return lo_tile_value(b, e);
     if (e->kind == CC_X_OP && e->u.op.op == CC_IR_SLICE)
         return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_view_of(b, e, (int32_t)lo_value(b, e->u.op.args[0], -1).index)};
+    if (e->kind == CC_X_OP && e->u.op.op == CC_IR_WINDOW) /* a window view written inline (a dispatch argument) */
+        return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_dist_view(b, e, -1)};
     if (e->kind == CC_X_OP && e->u.op.op == CC_IR_ASSEMBLE) {
         int32_t dst = (int32_t)lo_value(b, e->u.op.args[0], -1).index;
         return (cc_lo_ref){CC_LO_TENSOR, (uint32_t)lo_copy(b, e, dst, (int32_t)lo_value(b, e->u.op.args[1], -1).index)};

@@ -159,7 +159,7 @@ static void cd_stmt(cd_ctx *c, cc_ir_stmt *s)
         if (v->kind == CC_X_OP && v->u.op.op == CC_IR_ALLOC_WINDOW && c->nbufs < CD_MAX_BUFS)
             c->bufs[c->nbufs++] = (cd_buf){.name = s->u.assign.targets[0].name, .alloc = (cc_ir_expr *)v, .n = -1};
     }
-    if (cc_ir_stmt_each_expr(s, cd_expr, c)) return;
+    if (cc_ir_stmt_walk_exprs(s, cd_expr, c)) return; /* any depth: a view written inline as a dispatch argument */
     if (s->kind == CC_I_ASSIGN && s->u.assign.ntargets == 1 && s->u.assign.targets[0].type.window == CC_WIN_DT && c->nviews < CD_MAX_VIEWS) {
         int b = cd_buf_of(c, s->u.assign.value);
         if (b >= 0) c->views[c->nviews].name = s->u.assign.targets[0].name, c->views[c->nviews++].buf = (uint32_t)b;

@@ -281,8 +281,9 @@ int tc_dyn_bind_entry(tc *t, tc_dyn_bindings *b, const char *who, const char *pa
  * a run-time extent of arg, checked when the task is submitted. */
 int tc_dyn_match(tc_dyn_bindings *b, const cc_type *ann, const cc_type *arg, int run_time_ok);
 /* Shape entry d of an orchestration pl.create_tensor or pl.slice (x, type-checked): a positive
- * constant, or a run-time integer scalar, which gets a new run-time symbol (its name: the
- * entry's text when that is a name, else dim_<k>).  0 when reported (what: the op's name). */
+ * constant, pl.tensor.dim of a dynamic dimension (that dimension), or a run-time integer scalar,
+ * which gets a new run-time symbol (its name: the entry's text when that is a name, else dim_<k>).
+ * 0 when reported (what: the op's name). */
 int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int64_t *dim, const char **name);
 /* Does kernel parameter type param accept argument type arg when each of arg's run-time extents
  * standing for a static dimension of param is checked when the task is submitted (lower.c's
@@ -455,6 +456,9 @@ const char *tc_pld_path(const tc *t, const cc_expr *e);
 /* Binds call's arguments to params (positional, then keywords; a leading '?' marks an optional
  * one) for op (its pld spelling, "pld.tensor.put"); 0 when reported. */
 int tc_pld_bind(tc *t, const cc_expr *call, const char *op, const char *const *params, uint32_t np, tc_args *a);
+/* A window view operand: a DistributedTensor (window-bound), else "<what> must be a
+ * DistributedTensor (window-bound), got <T>"; NULL when reported. */
+cc_ir_expr *tc_pld_dt(tc *t, const cc_expr *e, const char *what);
 /* A call of pld.<path>; NULL when reported. */
 cc_ir_expr *tc_pld_call(tc *t, const cc_expr *call, const char *path);
 /* The kernel ops (tc_pld_kernel.c): op's call, NULL when reported. */

@@ -222,6 +222,12 @@ int tc_extent_dim(tc *t, const cc_ir_expr *x, const char *what, uint32_t d, int6
         if (*dim <= 0) return tc_err(t, CC_DIAG_INVALID_OP, x->span, NULL, "pl.%s: shape entry %u must be positive, got %lld", what, d, (long long)*dim), 0;
         return 1;
     }
+    if (x->kind == CC_X_OP && x->u.op.op == CC_IR_TENSOR_DIM) { /* a tensor's dynamic dimension: that dimension */
+        const cc_type *ty = &x->u.op.args[0]->type;
+        int64_t axis;
+        if (cc_ir_const_int(x->u.op.args[1], &axis) && axis >= 0 && axis < ty->rank && CC_DIM_IS_DYN(ty->shape[axis]))
+            return *dim = ty->shape[axis], *name = ty->dyn[axis], 1;
+    }
     const tc_bind *b = x->kind == CC_X_VAR ? tc_lookup(&t->c.env, x->u.name) : NULL;
     if (b && b->extent) return *dim = b->extent, *name = b->name, 1; /* the same value: the same dimension */
     char buf[64];

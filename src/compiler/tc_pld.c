@@ -100,8 +100,7 @@ static int tp_bind(tc *t, const cc_expr *call, const char *path, const char *con
     return tc_pld_bind(t, call, op, params, np, a);
 }
 
-/* A window view argument: a DistributedTensor (window-bound); what names the operand in the text. */
-static cc_ir_expr *tp_dt(tc *t, const cc_expr *e, const char *what)
+cc_ir_expr *tc_pld_dt(tc *t, const cc_expr *e, const char *what)
 {
     cc_ir_expr *x = tc_expr(t, e);
     if (!x) return NULL;
@@ -288,7 +287,7 @@ static cc_ir_expr *tp_collective(tc *t, const cc_expr *call, const char *path, c
     cc_ir_expr *x = tp_op(t, op, call->span);
     if (!x) return NULL;
     for (uint32_t k = 0; k < nwin; k++)
-        if (a.v[k] && !(x->u.op.args[k] = tp_dt(t, a.v[k], k == nwin - 1 && op != CC_IR_ALLREDUCE ? "signal" : "data"))) return NULL;
+        if (a.v[k] && !(x->u.op.args[k] = tc_pld_dt(t, a.v[k], k == nwin - 1 && op != CC_IR_ALLREDUCE ? "signal" : "data"))) return NULL;
     cc_ir_expr *sig = op == CC_IR_ALLREDUCE || op == CC_IR_BARRIER ? x->u.op.args[op == CC_IR_ALLREDUCE] : x->u.op.args[nwin - 1];
     if (sig && !tp_signal(t, name, sig, op == CC_IR_ALLREDUCE)) return NULL;
     x->type = x->u.op.args[op == CC_IR_ALLGATHER || op == CC_IR_ALL_TO_ALL]->type; /* the window it updates: data (a barrier's signal) */

@@ -18,19 +18,6 @@
 
 #include "compiler/names.h"
 
-
-static cc_ir_expr *tk_dt(tc *t, const cc_expr *e, const char *what)
-{
-    cc_ir_expr *x = tc_expr(t, e);
-    if (!x) return NULL;
-    if (x->type.kind != CC_T_TENSOR || x->type.window != CC_WIN_DT) {
-        char ty[96];
-        cc_type_format(&x->type, ty, sizeof ty);
-        return tc_err(t, CC_DIAG_TYPE, e->span, NULL, "%s must be a DistributedTensor (window-bound), got %s", what, ty);
-    }
-    return x;
-}
-
 /* An integer scalar operand (peer=, value=, expected=). */
 static cc_ir_expr *tk_int(tc *t, const cc_expr *e, const char *op, const char *what)
 {
@@ -110,7 +97,7 @@ static cc_ir_expr *tk_signal_op(tc *t, const cc_expr *call, cc_ir_op op)
     if (!tc_pld_bind(t, call, name, notify ? pn : pw, notify ? 5 : 4, &a)) return NULL;
     char text[96];
     snprintf(text, sizeof text, "%s %s", name, what);
-    cc_ir_expr *w = tk_dt(t, a.v[0], text);
+    cc_ir_expr *w = tc_pld_dt(t, a.v[0], text);
     if (!w) return NULL;
     if (w->type.dtype != CC_DT_INT32)
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "%s must have INT32 element type, got %s", text, cc_dtype_name((cc_dtype)w->type.dtype));
@@ -134,7 +121,7 @@ static cc_ir_expr *tk_remote_load(tc *t, const cc_expr *call)
     static const char *const ps[] = {"target", "peer", "offsets", "shape", "?valid_shape"};
     tc_args a;
     if (!tc_pld_bind(t, call, op, ps, 5, &a)) return NULL;
-    cc_ir_expr *w = tk_dt(t, a.v[0], "pld.tile.remote_load target"), *peer = w ? tk_int(t, a.v[1], op, "peer") : NULL;
+    cc_ir_expr *w = tc_pld_dt(t, a.v[0], "pld.tile.remote_load target"), *peer = w ? tk_int(t, a.v[1], op, "peer") : NULL;
     cc_ir_expr *offs = peer ? tk_offsets(t, a.v[2], op, "target", w) : NULL, *shp;
     int64_t ext[CC_MAX_RANK];
     uint32_t n;
@@ -165,7 +152,7 @@ static cc_ir_expr *tk_remote_store(tc *t, const cc_expr *call, int spelling)
     cc_ir_expr *src = tc_tile_operand(t, src0, a.v[0]->span);
     char text[64];
     snprintf(text, sizeof text, "%s target", op);
-    cc_ir_expr *w = src ? tk_dt(t, a.v[1], text) : NULL, *peer = w ? tk_int(t, a.v[2], op, "peer") : NULL;
+    cc_ir_expr *w = src ? tc_pld_dt(t, a.v[1], text) : NULL, *peer = w ? tk_int(t, a.v[2], op, "peer") : NULL;
     cc_ir_expr *offs = peer ? tk_offsets(t, a.v[3], op, "target", w) : NULL;
     if (!offs) return NULL;
     if (w->type.rank < 2) return tc_err(t, CC_DIAG_TYPE, a.v[1]->span, NULL, "%s target rank must be >= 2 to hold a 2-D push, got %u", op, w->type.rank);
@@ -208,9 +195,9 @@ static cc_ir_expr *tk_put_get(tc *t, const cc_expr *call, cc_ir_op opc)
     if (!tc_pld_bind(t, call, op, pp, put ? 10 : 9, &a)) return NULL;
     char text[64];
     snprintf(text, sizeof text, "%s %s", op, put ? "dst" : "src");
-    cc_ir_expr *dst = put ? tk_dt(t, a.v[0], text) : tc_expr(t, a.v[0]);
+    cc_ir_expr *dst = put ? tc_pld_dt(t, a.v[0], text) : tc_expr(t, a.v[0]);
     cc_ir_expr *peer = dst ? tk_int(t, a.v[1], op, "peer") : NULL;
-    cc_ir_expr *src = peer ? (put ? tc_expr(t, a.v[2]) : tk_dt(t, a.v[2], text)) : NULL;
+    cc_ir_expr *src = peer ? (put ? tc_expr(t, a.v[2]) : tc_pld_dt(t, a.v[2], text)) : NULL;
     if (!src) return NULL;
     cc_ir_expr *local = put ? src : dst;
     if (local->type.kind != CC_T_TENSOR || local->type.window == CC_WIN_CTX || local->type.window == CC_WIN_BUFFER) {
@@ -262,7 +249,7 @@ static cc_ir_expr *tk_barrier(tc *t, const cc_expr *call)
     static const char *const op = "pld.tensor.barrier", *const ps[] = {"signal"};
     tc_args a;
     if (!tc_pld_bind(t, call, op, ps, 1, &a)) return NULL;
-    cc_ir_expr *s = tk_dt(t, a.v[0], "pld.tensor.barrier signal");
+    cc_ir_expr *s = tc_pld_dt(t, a.v[0], "pld.tensor.barrier signal");
     if (!s) return NULL;
     if (s->type.dtype != CC_DT_INT32)
         return tc_err(t, CC_DIAG_TYPE, a.v[0]->span, NULL, "pld.tensor.barrier signal must have INT32 element type, got %s", cc_dtype_name((cc_dtype)s->type.dtype));

@@ -7,7 +7,7 @@
  *   dst[...] = src                                     -> dst = pl.assemble(dst, src', [lo, ...])
  *
  * A slice keeps its axis (an omitted lo is 0, an omitted hi the axis'
- * extent), a scalar index drops it, missing trailing indices mean `:`.
+ * extent: pl.tensor.dim(x, d) for a dynamic one), a scalar index drops it, missing trailing indices mean `:`.
  * The extent hi-lo is built so that it folds: `k0:k0+KS` is KS,
  * `k0+A:k0+B` is B-A, `k*C:(k+1)*C` is 1*C.  src' is
  * src re-viewed (pl.reshape) to the full window when axes were dropped.
@@ -120,6 +120,18 @@ static cc_expr *ts_extent(tc *t, const cc_expr *lo, cc_expr *hi)
     return ts_bin(t, CC_OP_SUB, hi, (cc_expr *)lo, hi->span);
 }
 
+/* Axis d's extent of x (of type ty): the constant, or pl.tensor.dim(x, d) for a dynamic one. */
+static cc_expr *ts_axis_extent(tc *t, cc_expr *x, const cc_type *ty, uint32_t d, cc_span sp)
+{
+    if (!CC_DIM_IS_DYN(ty->shape[d])) return ts_int(t, ty->shape[d], sp);
+    cc_expr *args[2] = {x, ts_int(t, d, sp)}, *ns = ts_new(t, CC_E_ATTR, sp);
+    cc_expr *c = args[1] && ns ? ts_call(t, "dim", args, 2, NULL, NULL, sp) : NULL;
+    if (!c) return NULL;
+    ns->u.attr.value = c->u.call.fn->u.attr.value, ns->u.attr.name = "tensor", ns->depth = 2;
+    c->u.call.fn->u.attr.value = ns, c->u.call.fn->depth = 3; /* pl.tensor.dim */
+    return c;
+}
+
 /* One subscript's window over an operand of type ty. */
 typedef struct ts_window {
     uint32_t n;                  /* indices written */
@@ -159,7 +171,7 @@ static int ts_window_of(tc *t, const cc_expr *e, const cc_type *ty, int write, t
         }
         cc_span sp = it ? it->span : e->span;
         const cc_expr *lo = it ? it->u.slice.lo : NULL;
-        cc_expr *hi = it && it->u.slice.hi ? it->u.slice.hi : ts_int(t, ty->shape[d], sp);
+        cc_expr *hi = it && it->u.slice.hi ? it->u.slice.hi : ts_axis_extent(t, e->u.sub.value, ty, d, sp);
         if (!hi || !(w->lo[d] = lo ? (cc_expr *)lo : ts_int(t, 0, sp)) || !(w->ext[d] = ts_extent(t, lo, hi))) return 0;
     }
     return 1;

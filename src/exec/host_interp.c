@@ -10,7 +10,8 @@
  * runtime before any task exists; comm dispatches and host collectives of
  * a rank run in program order through one token (§2.6; one per rank, which
  * orders its domains together); the windows are released only after
- * pto_runtime_finish.
+ * pto_runtime_finish; an INVALID_ARGS found from replicated state
+ * (ex_host_invalid) is raised by every rank itself, so it is not relayed.
  */
 #include "exec/host_interp.h"
 
@@ -55,6 +56,7 @@ struct ex_host {
     rt_comm_call call;
     uint64_t rr;    /* dispatches without device= so far */
     int in_comm;    /* a comm dispatch of this rank is being interpreted */
+    int everywhere; /* the call failed with an ex_host_invalid error: every rank raised it itself */
     pto_arg token;  /* its In view of tok */
     ex_log log;
     rt_comm_stats stats; /* phase times always; counters once call.stats points here */
@@ -78,16 +80,36 @@ static const char *ex_host_site(const ex_host *h, const cc_lo_insn *in, char *bu
     return buf;
 }
 
+static int ex_host_vinvalid(ex_host *h, const cc_lo_insn *in, const char *fmt, va_list ap)
+{
+    char reason[400], site[200], call[240];
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    snprintf(call, sizeof call, "%s at %s:%u", h->l->procs[0].name, ex_host_site(h, in, site, sizeof site), in->col);
+    return rt_comm_invalid(h->rt, call, reason);
+}
+
+/* INVALID_ARGS found from replicated state (arguments, host scalars, the footprint log): every
+ * rank finds it at the same instruction, so it is not relayed (§2.1 step 6: it fails on every rank). */
 static int ex_host_invalid(ex_host *h, const cc_lo_insn *in, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int ex_host_invalid(ex_host *h, const cc_lo_insn *in, const char *fmt, ...)
 {
-    char reason[400], site[200], call[240];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    int rc = ex_host_vinvalid(h, in, fmt, ap);
     va_end(ap);
-    snprintf(call, sizeof call, "%s at %s:%u", h->l->procs[0].name, ex_host_site(h, in, site, sizeof site), in->col);
-    return rt_comm_invalid(h->rt, call, reason);
+    h->everywhere = 1;
+    return rc;
+}
+
+/* INVALID_ARGS that only this rank (a domain's ranks) may find: relayed. */
+static int ex_host_invalid_here(ex_host *h, const cc_lo_insn *in, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int ex_host_invalid_here(ex_host *h, const cc_lo_insn *in, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = ex_host_vinvalid(h, in, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* ---- the entry: WINBUF, ENTER ---- */
@@ -356,7 +378,7 @@ int ex_host_dispatch(ex_host *h, const cc_lo_proc *p, ex_reg *r, ex_tensor *t, c
                                    "(%s:%u); in this version data moves between ranks only through windows and host collectives",
                                    name ? name : "?", box, callee->name, (long long)dev, w->rank, w->file, w->line);
         }
-        if (dir != CC_DIR_IN && ex_log_write(&h->log, &f)) return ex_host_invalid(h, in, "out of memory for the footprint log");
+        if (dir != CC_DIR_IN && ex_log_write(&h->log, &f)) return ex_host_invalid_here(h, in, "out of memory for the footprint log");
     }
     if (dev != h->me) {
         ex_skip_results(callee, r, t, in);
@@ -415,7 +437,7 @@ static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
     if (!b) return 0; /* a domain of other ranks */
     const rt_comm_domain *dm = &h->dom[b->domain];
     const rt_comm_buf *sbuf = stage && stage->base ? rt_comm_find(&h->call, stage->base) : NULL;
-    if (stage && (!sbuf || sbuf == b || sbuf->domain != b->domain)) return ex_host_invalid(h, in, "%s windows must be distinct buffers of one comm domain", op);
+    if (stage && (!sbuf || sbuf == b || sbuf->domain != b->domain)) return ex_host_invalid_here(h, in, "%s windows must be distinct buffers of one comm domain", op);
     pto_error err = {0};
     switch (in->u.coll.op) {
     case CC_LO_COLL_BARRIER: rc = h->ops->barrier(h->s, dm->dom, &err); break;
@@ -424,7 +446,7 @@ static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
         int dt = data->dtype;
         if ((dt != CC_DT_FP32 && dt != CC_DT_FP16 && dt != CC_DT_BF16) || in->u.coll.reduce > 3) {
             static const char *const rops[] = {"Sum", "Max", "Min", "Prod"};
-            return ex_host_invalid(h, in, "%s mesh does not support %s/%s", op, cc_dtype_name((cc_dtype)dt),
+            return ex_host_invalid_here(h, in, "%s mesh does not support %s/%s", op, cc_dtype_name((cc_dtype)dt),
                                    in->u.coll.reduce <= 3 ? rops[in->u.coll.reduce] : "?");
         }
         rc = h->ops->allreduce(h->s, dm->dom, data->base, ex_bytes(data) / cc_dtype_size((cc_dtype)dt), dt, in->u.coll.reduce, &err);
@@ -432,19 +454,19 @@ static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
     }
     case CC_LO_COLL_BROADCAST: {
         int64_t root = in->u.coll.root >= 0 ? r[in->u.coll.root].i : 0;
-        if (root < 0 || root >= dm->n) return ex_host_invalid(h, in, "root=%lld is outside the comm domain [0, %d)", (long long)root, dm->n);
+        if (root < 0 || root >= dm->n) return ex_host_invalid_here(h, in, "root=%lld is outside the comm domain [0, %d)", (long long)root, dm->n);
         rc = h->ops->bcast(h->s, dm->dom, data->base, ex_bytes(data), (int)root, &err);
         break;
     }
     case CC_LO_COLL_ALLGATHER:
     case CC_LO_COLL_ALL_TO_ALL:
         if (ex_bytes(data) < ex_bytes(stage) * (in->u.coll.op == CC_LO_COLL_ALLGATHER ? (size_t)dm->n : 1))
-            return ex_host_invalid(h, in, "%s data holds %zu bytes, less than the domain's %d stages of %zu", op, ex_bytes(data), dm->n,
+            return ex_host_invalid_here(h, in, "%s data holds %zu bytes, less than the domain's %d stages of %zu", op, ex_bytes(data), dm->n,
                                    ex_bytes(stage));
         rc = in->u.coll.op == CC_LO_COLL_ALLGATHER ? h->ops->allgather(h->s, dm->dom, stage->base, data->base, ex_bytes(stage), &err)
                                                    : ex_all_to_all(h, dm, stage, data, &err);
         break;
-    default: return ex_host_invalid(h, in, "internal error: host collective %d", in->u.coll.op);
+    default: return ex_host_invalid_here(h, in, "internal error: host collective %d", in->u.coll.op);
     }
     if (rc) return rt_comm_latch(h->rt, &err);
     h->stats.coll_ops[in->u.coll.op]++;
@@ -513,7 +535,7 @@ int ex_host_run(pto_runtime *rt, const cc_lowered *l, const ex_value *params, si
         *err = remote, rc = -PTO_REMOTE_FAILED;
     if (rc == 0) rc = ex_log_exchange(&h->log, h->ops, h->s, h->me, err);
     ex_phase(h, RT_CS_RESULTS, &t);
-    if (rc && err->code != PTO_REMOTE_FAILED && h->world > 1) h->ops->relay(h->s, err);
+    if (rc && err->code != PTO_REMOTE_FAILED && h->world > 1) h->ops->relay(h->s, err, h->everywhere && err->code == PTO_INVALID_ARGS);
     if (rc == 0 || h->world == 1) ex_release(h); /* after a failure peers may still touch a window (§3) */
     ex_phase(h, RT_CS_RELEASE, &t);
     if (h->call.stats) rt_cs_write(rt, &h->stats, &h->call, dist->comm_stats_dir, h->me, h->world);

@@ -120,12 +120,12 @@ static int entry_diverged(mpi_session *s, const char *const *items, int n, const
 int mpi_agree(void *sv, const char *const *items, int n, const char *call, pto_error *err)
 {
     mpi_session *s = sv;
-    int rc = mpi_check_usable(s, err);
-    if (rc < 0) return rc;
-    mpi_lock(s);
+    mpi_lock(s); /* a new call: the failure of an earlier one makes the session unusable */
     snprintf(s->call_text, sizeof s->call_text, "%s", call);
     if (sscanf(call, "call #%ld", &s->call_no) != 1) s->call_no = 0;
     mpi_unlock(s);
+    int rc = mpi_check_usable(s, err);
+    if (rc < 0) return rc;
 
     uint64_t *dig = malloc((size_t)(n > 0 ? n : 1) * sizeof *dig), h = FNV_BASIS;
     if (!dig)
@@ -144,14 +144,7 @@ int mpi_agree(void *sv, const char *const *items, int n, const char *call, pto_e
     mpi_unlock(s);
     if (rc != MPI_SUCCESS) rc = mpi_fail_rc(s, err, "MPI_Iallreduce", rc);
     else rc = mpi_wait(s, &s->world_domain, &req, 1, start + s->entry_timeout_ns, err);
-    if (rc == -PTO_COMM_WAIT_TIMEOUT) {
-        char details[320];
-        snprintf(details, sizeof details, "ranks did not all reach %s within %g s (PTO_DIST_ENTRY_TIMEOUT_S)",
-                 s->call_text, (double)s->entry_timeout_ns * 1e-9);
-        rc = mpi_fail(s, err, PTO_COMM_WAIT_TIMEOUT, "FATAL: Communication Wait Timeout! task=-", details,
-                      "a notify or collective partner never arrived: check peer, offsets, value and expected on "
-                      "both sides; raise stall_timeout_ms only if a peer is legitimately slow");
-    }
+    if (rc == -PTO_COMM_WAIT_TIMEOUT) rc = mpi_fail_entry_timeout(s, err);
     if (rc == 0 && (v[0] != mine || v[1] != -mine)) rc = entry_diverged(s, items, n, dig, err);
     free(dig);
     return rc;

@@ -63,12 +63,14 @@ typedef struct mpi_session {
     int relayed;
 
     /* The failure latch: 0, or 1 once remote (REMOTE_FAILED) or a local
-     * fatal poisoned the session; fail_rank and fail_text (the call) name it. */
+     * fatal poisoned the session; fail_rank and fail_text (the call) name it,
+     * fail_call_no is that call's number. */
     _Atomic int poisoned;
     _Atomic int ended;  /* the session ended: every operation fails, poll reports the latch only */
     _Atomic int failed; /* remote holds a REMOTE_FAILED (release-published) */
     pto_error remote;
     int fail_rank;
+    long fail_call_no;
     char fail_text[200];
 
     /* The entry check's reduced pair and broadcast texts: session memory, as
@@ -102,11 +104,15 @@ int mpi_fail(const mpi_session *s, pto_error *err, int code, const char *header,
              const char *hint);
 /* COMM_FAILED for MPI call fn returning rc (not MPI_SUCCESS). */
 int mpi_fail_rc(const mpi_session *s, pto_error *err, const char *fn, int rc);
-/* COMM_FAILED when the session is poisoned, else 0. */
+/* When the session is poisoned: the latched REMOTE_FAILED while the failed call
+ * is still the one in progress (a later step of it), else COMM_FAILED (a later
+ * call); 0 when usable. */
 int mpi_check_usable(const mpi_session *s, pto_error *err);
 /* COMM_WAIT_TIMEOUT for op on dom not complete after waiting since start_ns. */
 int mpi_fail_timeout(const mpi_session *s, pto_error *err, const char *op, const mpi_domain *dom,
                      uint64_t start_ns);
+/* COMM_WAIT_TIMEOUT (§3 row 3c): the ranks did not all reach s->call_text in time. */
+int mpi_fail_entry_timeout(const mpi_session *s, pto_error *err);
 /* "[0, 1, 2]" of dom's ranks into out. */
 void mpi_format_ranks(const mpi_domain *dom, char *out, size_t n);
 
@@ -119,7 +125,7 @@ void mpi_relay_poison(mpi_session *s, int origin);
 /* Under the lock: -PTO_REMOTE_FAILED (latched) when a peer of dom (NULL:
  * the world) said BYE more than the grace period ago, else 0. */
 int mpi_relay_check_left(mpi_session *s, const mpi_domain *dom);
-void mpi_relay(void *s, const pto_error *e);
+void mpi_relay(void *s, const pto_error *e, int everywhere);
 int mpi_poll(void *s, pto_error *err);
 /* Exit without a failure: BYE to every peer, every peer's BYE awaited
  * (bounded); returns 0, or -1 when the session must abort instead. */

@@ -60,6 +60,7 @@ void mpi_relay_poison(mpi_session *s, int origin)
 {
     if (atomic_load_explicit(&s->poisoned, memory_order_relaxed)) return;
     s->fail_rank = origin;
+    s->fail_call_no = s->call_no;
     snprintf(s->fail_text, sizeof s->fail_text, "%s", s->call_text);
     atomic_store_explicit(&s->poisoned, 1, memory_order_release);
 }
@@ -122,7 +123,7 @@ int mpi_relay_check_left(mpi_session *s, const mpi_domain *dom)
     return 0;
 }
 
-void mpi_relay(void *sv, const pto_error *e)
+void mpi_relay(void *sv, const pto_error *e, int everywhere)
 {
     mpi_session *s = sv;
     if (atomic_load_explicit(&s->ended, memory_order_acquire)) return;
@@ -130,7 +131,7 @@ void mpi_relay(void *sv, const pto_error *e)
     mpi_relay_poison(s, s->info.rank);
     /* A REMOTE_FAILED came from a peer that already told everyone; every rank finds a
      * RANKS_DIVERGED itself (the check is collective) and reports it as its own (§3 row 3a). */
-    if (e->code != PTO_REMOTE_FAILED && e->code != PTO_RANKS_DIVERGED && !s->relayed) {
+    if (!everywhere && e->code != PTO_REMOTE_FAILED && e->code != PTO_RANKS_DIVERGED && !s->relayed) {
         s->relayed = 1;
         ctrl_record *r = (ctrl_record *)s->relay_buf;
         size_t len = strnlen(e->message, sizeof e->message - 1);

@@ -2,16 +2,22 @@
  * session.c - the process's MPI session (DISTRIBUTED-SPEC §2.2, D8, D14):
  * start, the transport table it registers, and its end at process exit.
  *
- * Start (collective over the given communicator, blocking: no task exists
- * yet): MPI initialised at MPI_THREAD_SERIALIZED unless the application did
- * (then at least SERIALIZED is required), two duplicates world_dup and ctrl
- * with MPI_ERRORS_RETURN, the node's rank count, the affinity masks the
+ * Start (collective over the given communicator; no task exists yet): MPI
+ * initialised at MPI_THREAD_SERIALIZED unless the application did (then at
+ * least SERIALIZED is required), two duplicates world_dup and ctrl with
+ * MPI_ERRORS_RETURN (nonblocking, bounded by PTO_DIST_ENTRY_TIMEOUT_S: the
+ * first collective, so a rank that never arrives times the start out as
+ * the entry check would, §3 row 3c; once they complete every rank is
+ * here, and the rest blocks), the node's rank count, the affinity masks the
  * node's ranks share (D18), rank 0's wall clock, the 16-bit float ops, the
  * ctrl receive.  End, at exit or pto_dist_detach: a poisoned session says
  * BYE, gives the peers a moment to report, and calls
  * MPI_Abort(MPI_COMM_WORLD, 1); otherwise BYE to every peer, every peer's
  * BYE awaited, communicators freed, MPI_Finalize when we initialised it.
- * session_current and session_ended are written only under start_lock.
+ * A start that timed out stays allocated and poisoned (its duplications
+ * may still complete into it): later starts fail, exit aborts.
+ * session_current, session_ended and session_stalled are written only
+ * under start_lock.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -26,6 +32,7 @@ static mpi_session *session_current;
 /* An ended session stays allocated: a libpto copy (pypto._C's) may still
  * hold its table, and every operation on it now fails without MPI. */
 static mpi_session *session_ended;
+static mpi_session *session_stalled; /* a start that timed out */
 
 #define ENTRY_TIMEOUT_DEFAULT_S 600
 
@@ -62,10 +69,15 @@ static int session_locality(mpi_session *s)
 
 static int session_setup(mpi_session *s, MPI_Comm comm, pto_error *err)
 {
-    const char *fn = "MPI_Comm_dup";
-    int rc = MPI_Comm_dup(comm, &s->world);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &s->ctrl);
-    if (rc != MPI_SUCCESS) return mpi_fail_rc(s, err, fn, rc);
+    MPI_Request dups[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    s->ctrl_req = MPI_REQUEST_NULL; /* the waits drain nothing before ctrl exists */
+    int rc = MPI_Comm_idup(comm, &s->world, &dups[0]);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(comm, &s->ctrl, &dups[1]);
+    if (rc != MPI_SUCCESS) return mpi_fail_rc(s, err, "MPI_Comm_idup", rc);
+    rc = mpi_wait(s, &s->world_domain, dups, 2, mpi_deadline(s), err); /* world_domain: no ranks yet */
+    if (rc == -PTO_COMM_WAIT_TIMEOUT) return mpi_fail_entry_timeout(s, err);
+    if (rc < 0) return rc;
+    const char *fn;
     MPI_Comm_set_errhandler(s->world, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(s->ctrl, MPI_ERRORS_RETURN);
     fn = "MPI_Comm_split_type";
@@ -131,13 +143,15 @@ static int session_init_mpi(mpi_session *s, MPI_Comm comm, pto_error *err)
 
 static void session_exit(void) { pto_dist_detach(); }
 
-int pto_dist_start(MPI_Comm comm, pto_dist_info *info, pto_error *err)
+int pto_dist_start(MPI_Comm comm, const char *call, pto_dist_info *info, pto_error *err)
 {
     static int exit_hooked;
     pthread_mutex_lock(&start_lock);
     mpi_session *s = session_current;
     int rc = 0;
-    if (!s) {
+    if (!s && session_stalled) {
+        rc = mpi_check_usable(session_stalled, err);
+    } else if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) {
             snprintf(err->message, sizeof err->message, "no memory for the MPI session");
@@ -150,7 +164,7 @@ int pto_dist_start(MPI_Comm comm, pto_dist_info *info, pto_error *err)
             s->entry_timeout_ns = session_entry_timeout_ns();
             s->forced_backend = getenv("PTO_COMM_BACKEND");
             if (s->forced_backend && !*s->forced_backend) s->forced_backend = NULL;
-            snprintf(s->call_text, sizeof s->call_text, "no call (before the first)");
+            snprintf(s->call_text, sizeof s->call_text, "%s", call ? call : "the session start");
             rc = session_setup(s, comm, err);
         }
         if (rc == 0) {
@@ -160,6 +174,10 @@ int pto_dist_start(MPI_Comm comm, pto_dist_info *info, pto_error *err)
                                    .allgather = mpi_allgather, .agree = mpi_agree, .relay = mpi_relay,
                                    .poll = mpi_poll};
             session_current = s;
+            if (!exit_hooked) exit_hooked = atexit(session_exit) == 0;
+        } else if (rc == -PTO_COMM_WAIT_TIMEOUT) {
+            session_stalled = s;
+            s = NULL;
             if (!exit_hooked) exit_hooked = atexit(session_exit) == 0;
         } else {
             /* A failed start leaves MPI as it is; the process ends without a session. */
@@ -175,7 +193,7 @@ int pto_dist_start(MPI_Comm comm, pto_dist_info *info, pto_error *err)
 int pto_dist_attach(pto_runtime *rt, MPI_Comm comm, pto_error *err)
 {
     (void)rt; /* the transport is the process's: every runtime of this libpto sees it */
-    int rc = pto_dist_start(comm, NULL, err);
+    int rc = pto_dist_start(comm, NULL, NULL, err);
     if (rc < 0) return rc;
     void *session;
     const rt_comm_ops *ops = pto_dist_transport(&session);
@@ -197,6 +215,7 @@ void pto_dist_detach(void)
     pthread_mutex_lock(&start_lock);
     mpi_session *s = session_current;
     int finalized = 1;
+    if (!s && session_stalled) MPI_Abort(MPI_COMM_WORLD, 1);
     if (s) MPI_Finalized(&finalized);
     if (!s || finalized) { /* the application finalised MPI under us: nothing left to end */
         pthread_mutex_unlock(&start_lock);

@@ -105,12 +105,26 @@ int mpi_check_usable(const mpi_session *s, pto_error *err)
                         "the MPI session has ended (process exit or pto_dist_detach)",
                         "the MPI session cannot be recovered: restart the job");
     if (!atomic_load_explicit(&((mpi_session *)s)->poisoned, memory_order_acquire)) return 0;
+    if (atomic_load_explicit(&((mpi_session *)s)->failed, memory_order_acquire) && s->fail_call_no == s->call_no) {
+        if (err) *err = s->remote;
+        return -PTO_REMOTE_FAILED;
+    }
     char details[512];
     snprintf(details, sizeof details,
              "distributed session unusable after the failure on rank %d in %s; restart the job", s->fail_rank,
              s->fail_text);
     return mpi_fail(s, err, PTO_COMM_FAILED, "FATAL: Communication Failed!", details,
                     "the MPI session cannot be recovered: restart the job");
+}
+
+int mpi_fail_entry_timeout(const mpi_session *s, pto_error *err)
+{
+    char details[320];
+    snprintf(details, sizeof details, "ranks did not all reach %s within %g s (PTO_DIST_ENTRY_TIMEOUT_S)", s->call_text,
+             (double)s->entry_timeout_ns * 1e-9);
+    return mpi_fail(s, err, PTO_COMM_WAIT_TIMEOUT, "FATAL: Communication Wait Timeout! task=-", details,
+                    "a notify or collective partner never arrived: check peer, offsets, value and expected on both "
+                    "sides; raise stall_timeout_ms only if a peer is legitimately slow");
 }
 
 void mpi_format_ranks(const mpi_domain *dom, char *out, size_t n)

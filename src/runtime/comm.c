@@ -77,7 +77,7 @@ static int local_agree(void *s, const char *const *items, int n, const char *cal
     return (void)s, (void)items, (void)n, (void)call, (void)err, 0;
 }
 
-static void local_relay(void *s, const pto_error *e) { (void)s, (void)e; }
+static void local_relay(void *s, const pto_error *e, int everywhere) { (void)s, (void)e, (void)everywhere; }
 
 static int local_poll(void *s, pto_error *err) { return (void)s, (void)err, 0; }
 
@@ -176,6 +176,6 @@ int rt_comm_fail_wait(const pto_runtime *crt, pto_task_id task, const char *deta
     int rc = rt_error_fail(rt, PTO_COMM_WAIT_TIMEOUT, -1, header, details, comm_hint(PTO_COMM_WAIT_TIMEOUT));
     void *s;
     const rt_comm_ops *o = rt_comm_transport(&s);
-    if (rc == -PTO_COMM_WAIT_TIMEOUT) o->relay(s, &rt->error);
+    if (rc == -PTO_COMM_WAIT_TIMEOUT) o->relay(s, &rt->error, 0);
     return rc;
 }

@@ -49,8 +49,9 @@ typedef struct rt_comm_ops {
      * differing item and two ranks' values.  call: the call as messages
      * name it, "call #<k> of '<f>'" (the transport's later messages too). */
     int (*agree)(void *s, const char *const *items, int n, const char *call, pto_error *err);
-    /* A fatal on this rank: tell every peer (at most once per session). */
-    void (*relay)(void *s, const pto_error *e);
+    /* A fatal on this rank: poisons the session and tells every peer (at most once per session),
+     * unless everywhere (every rank finds e itself from replicated state: it only poisons). */
+    void (*relay)(void *s, const pto_error *e, int everywhere);
     /* Has a peer failed or left?  0, or -PTO_REMOTE_FAILED with err filled.
      * Cheap; callable from any thread. */
     int (*poll)(void *s, pto_error *err);

@@ -63,7 +63,7 @@ static void test_comm_local_collectives_are_identities(void **s)
     const char *items[] = {"call 0", "program f 1234"};
     assert_int_equal(o->agree(sess, items, 2, "call #0 of 'f'", &err), 0);
     assert_int_equal(o->poll(sess, &err), 0);
-    o->relay(sess, &err); /* nobody to tell */
+    o->relay(sess, &err, 0); /* nobody to tell */
 }
 
 static int fake_poll(void *s, pto_error *err) { return (void)s, (void)err, -PTO_REMOTE_FAILED; }

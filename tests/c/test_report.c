@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <jansson.h>
+#include <sys/stat.h>
 
 #include "reportutil.h"
 
@@ -472,6 +473,41 @@ static void test_report_bad_inputs(void **state)
     rmdir(dir);
 }
 
+/* Several FILEs (a distributed call's rank<r>/ files) are shown side by side: one column per
+ * file, labelled by its rank directory, each with that file's own numbers and suggestion;
+ * --json and --html take one FILE. */
+static void test_report_ranks_side_by_side(void **state)
+{
+    (void)state;
+    char dir[64], sub[2][96], path[2][sizeof ((ru_file *)0)->path];
+    ru_tempdir(dir, sizeof dir);
+    for (int r = 0; r < 2; r++) {
+        snprintf(sub[r], sizeof sub[r], "%s/rank%d", dir, r);
+        assert_int_equal(mkdir(sub[r], 0700), 0);
+        ru_file t;
+        ru_open(&t, sub[r], "scope_stats.jsonl", 6, 0, 0, 6, w16, mib1, NULL, 1);
+        ru_begin(&t, "(root):0", 0);
+        ru_scope(&t, "k.py:10", 0, r ? 4 : 12, 1024, 0, 1);
+        ru_record(&t, "(root):0", "end", 0, 0, NULL);
+        ru_close(&t);
+        snprintf(path[r], sizeof path[r], "%s", t.path);
+    }
+    char *out, *err;
+    assert_int_equal(ru_cli(&out, &err, path[0], path[1], NULL, NULL, NULL), 0);
+    const char *head = line_with(out, "resource / ring"), *row = line_with(out, "ring_task_window 0");
+    assert_non_null(head);
+    assert_non_null(row);
+    assert_true(strstr(head, "rank 0") && strstr(head, "rank 1") && strstr(head, "rank 0") < strstr(head, "rank 1"));
+    assert_true(strstr(row, "12/16 (75%)") && strstr(row, "4/16 (25%)") && strstr(row, "12/16") < strstr(row, "4/16"));
+    assert_contains(out, "rank 1: Healthy: no fatal, no dropped");
+    free(out), free(err);
+    assert_int_equal(ru_cli(&out, &err, path[0], path[1], "--json", NULL, NULL), 2);
+    assert_contains(err, "--json and --html take one FILE");
+    free(out), free(err);
+    for (int r = 0; r < 2; r++) unlink(path[r]), rmdir(sub[r]);
+    rmdir(dir);
+}
+
 /* A load message is one line: control characters the input puts in it (here
  * jansson quoting the newline after a bad escape) come out as \xHH. */
 static void test_report_load_message_is_one_line(void **state)
@@ -501,6 +537,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_report_suggestions),
     cmocka_unit_test(test_report_reference_file),
     cmocka_unit_test(test_report_bad_inputs),
+    cmocka_unit_test(test_report_ranks_side_by_side),
     cmocka_unit_test(test_report_load_message_is_one_line),
 };
 

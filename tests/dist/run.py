@@ -67,6 +67,21 @@ LINE = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:(PASS|FAIL) (\S+?):?(?: |$)")
 PROBE = re.compile(r"^\[\d+,(\d+)\]<stderr>:\[pypto-probe\] call (\d+) rank \d+ (\S+)=([0-9a-f]+)$")
 
 
+def c_sanitizer_env():
+    """The C programs of a sanitizer build (PTO_SANITIZER; the Python jobs' preload dropped: they link
+    the runtime).  ASan: leak checks on, with sanitizers/lsan.supp for Open MPI's own allocations
+    (full stacks and components kept loaded, so the suppressions can see whose they are).  TSan:
+    sanitizers/tsan.supp for Open MPI's uninstrumented libraries."""
+    supp = lambda name: os.path.join(HERE, "sanitizers", name)
+    if os.environ.get("PTO_SANITIZER") == "address":
+        return {"LD_PRELOAD": "", "ASAN_OPTIONS": "detect_leaks=1:fast_unwind_on_malloc=0",
+                "LSAN_OPTIONS": "suppressions=%s:print_suppressions=0" % supp("lsan.supp"),
+                "OMPI_MCA_mca_base_component_disable_dlclose": "1"}
+    if os.environ.get("PTO_SANITIZER") == "thread":
+        return {"LD_PRELOAD": "", "TSAN_OPTIONS": "halt_on_error=1:suppressions=%s" % supp("tsan.supp")}
+    return {}
+
+
 def mpirun(np_, argv, extra=()):
     return ["timeout", "-k", "5", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "--tag-output",
             "-np", str(np_), "-x", "OPENBLAS_NUM_THREADS=1"] + list(extra) + argv
@@ -176,10 +191,12 @@ def main():
         print("SKIP dist C tests: %s not built (libpto_mpi needs mpicc)" % exe("test_comm_ops"))
     for job in c_jobs:
         if wanted(job):
-            ok &= run_job(job, [exe(job[2])] + job[3], job[4])
+            ok &= run_job(job, [exe(job[2])] + job[3], dict(c_sanitizer_env(), **job[4]))
     ext_dir = os.path.abspath(a.ext_dir or os.path.join(ROOT, "python", "pypto"))
     if not glob.glob(os.path.join(ext_dir, "_C_mpi*.so")):
         print("SKIP dist Python tests: no pypto._C_mpi in %s" % ext_dir)
+    elif os.environ.get("PTO_SANITIZER") == "thread":  # mpirun and every rank's interpreter would need the preload
+        print("SKIP dist Python tests under TSan: the C tests check the transport's threads (§6.6)")
     else:
         env = {"PYTHONPATH": os.path.join(ROOT, "python"), "PYPTO_EXT_DIR": ext_dir}
         for job in PY_SCRIPTS:

@@ -1,7 +1,7 @@
 /*
  * stats_cli.c - the command line of pto-scope-stats: parse arguments, load
  * the file, print warnings, then the summary (text or --json) and the page
- * (--html).  Exit codes are the ss_status values: 0 report written, 1 invalid
+ * (--html); several files: each loaded alone, then side by side (stats_ranks.c).  Exit codes are the ss_status values: 0 report written, 1 invalid
  * input (or an output that cannot be written), 2 usage.
  */
 #include <errno.h>
@@ -12,10 +12,13 @@
 #include "pto/version.h"
 #include "stats_report.h"
 
-#define SS_USAGE "usage: pto-scope-stats FILE [--html OUT] [--json] [--headroom F] | --version"
+#define SS_USAGE "usage: pto-scope-stats FILE [--html OUT] [--json] [--headroom F] | FILE FILE... [--headroom F] | --version"
+#define SS_MAX_FILES 64
 
 typedef struct ss_args {
     const char *file, *html;
+    const char *files[SS_MAX_FILES]; /* every FILE, in order (several: side by side) */
+    int nfiles;
     int json;
     double headroom;
 } ss_args;
@@ -54,12 +57,13 @@ static int ss_parse(int argc, char **argv, ss_args *a, FILE *out, FILE *err)
                 return ss_usage_error(err, "--headroom must be a number >= 1.0, got ", v);
         } else if (s[0] == '-' && s[1]) {
             return ss_usage_error(err, "unknown option ", s);
-        } else if (a->file) {
-            return ss_usage_error(err, "more than one FILE: ", s);
+        } else if (a->nfiles == SS_MAX_FILES) {
+            return ss_usage_error(err, "more than 64 FILEs: ", s);
         } else {
-            a->file = s;
+            a->files[a->nfiles++] = a->file = s;
         }
     }
+    if (a->nfiles > 1 && (a->json || a->html)) return ss_usage_error(err, "--json and --html take one FILE", NULL);
     return a->file ? SS_OK : ss_usage_error(err, "missing FILE", NULL);
 }
 
@@ -74,12 +78,35 @@ static int ss_write_html(const char *path, const ss_data *d, const ss_summary *s
     return rc;
 }
 
+/* Several files: each loaded and summarized alone, then the side-by-side table. */
+static int ss_run_ranks(const ss_args *a, FILE *out, FILE *err)
+{
+    ss_data *d = calloc((size_t)a->nfiles, sizeof *d);
+    ss_summary *s = calloc((size_t)a->nfiles, sizeof *s);
+    int rc = d && s ? SS_OK : SS_EINPUT, loaded = 0;
+    char msg[2048];
+    if (rc) fprintf(err, "pto-scope-stats: out of memory\n");
+    for (; rc == SS_OK && loaded < a->nfiles; loaded++) {
+        if ((rc = ss_file_load(a->files[loaded], &d[loaded], msg, sizeof msg))) {
+            fprintf(err, "%s\n", msg);
+            break;
+        }
+        for (size_t i = 0; i < d[loaded].nwarnings; i++) fprintf(err, "%s: %s\n", a->files[loaded], d[loaded].warnings[i]);
+        rc = ss_summary_build(&d[loaded], a->headroom, &s[loaded]);
+    }
+    if (rc == SS_OK) rc = ss_ranks_write(out, d, s, a->files, a->nfiles);
+    for (int k = 0; d && k < loaded; k++) ss_file_free(&d[k]);
+    free(d), free(s);
+    return rc;
+}
+
 int ss_cli_run(int argc, char **argv, FILE *out, FILE *err)
 {
     ss_args a;
     int rc = ss_parse(argc, argv, &a, out, err);
     if (rc < 0) return SS_OK;
     if (rc) return rc;
+    if (a.nfiles > 1) return ss_run_ranks(&a, out, err);
     ss_data d;
     char msg[2048];
     if ((rc = ss_file_load(a.file, &d, msg, sizeof msg))) {

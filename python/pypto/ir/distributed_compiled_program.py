@@ -38,7 +38,7 @@ class DistributedCompiledProgram(CompiledProgram):
         self.distributed_config = config.distributed_config or DistributedConfig()
         if self.distributed_config.num_sub_workers > 0:
             raise ValueError("DistributedConfig.num_sub_workers > 0 (SubWorker callbacks) is not supported in this version")
-        self.rank, self.world_size, self._local_size = _dist.world(self.distributed_config.device_ids)
+        self.rank, self.world_size, self._local_size = _dist.world(self.distributed_config.device_ids, entry)
         super().__init__(kernel, entry, function, who, handle, specs, config, output_dir, program, dump_passes)
 
     def _call_bound(self, handle, call, full, config, runtime):

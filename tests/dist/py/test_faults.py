@@ -1,7 +1,8 @@
 """§6.4 fault cases and the rule tests that end in a fatal, each in its own mpirun job with
 its expected exit and wall-time bound (run.py); each asserts its code and message on every
 rank that can still speak: F1 with X18, F3 (shape, scalar, program, a rank that skips the
-call), F4 (wrong peer, wrong expected), F4', F6, F8, X04's oversized view, X16.
+call), F4 (wrong peer, wrong expected), F4', F6, F8, F9, X03's same-call read (D6), X04's
+oversized view, X16.
 stall_timeout_ms = 500 unless the case says otherwise."""
 import os
 import sys
@@ -274,3 +275,33 @@ def x16(P):
     if rank() == 1:
         os.environ["PTO_COMM_BACKEND"] = "shm"
     diverged(lambda: ping(*ping_args(), 0, 1, config=config(P)), "PTO_COMM_BACKEND")
+
+
+@case("f9_a_rank_that_stays_alive_and_never_calls_times_out_the_entry", ranks=(2,),
+      fault=Fault(bound=12, pass_ranks=[0], env={"PTO_DIST_ENTRY_TIMEOUT_S": "3"}))
+def f9(P):
+    args = (torch.zeros((2, 1, N)), torch.zeros((2, 1, N)), 1)
+    if rank() == 1:
+        # compiled (the session started: Open MPI 4.1's MPI_Init itself waits for every rank), then
+        # alive and never calling: the job ends when rank 0 aborts it
+        scaled.compile(*args, config=config(P))
+        time.sleep(30)
+    raises(lambda: scaled(*args, config=config(P)), WAIT_TIMEOUT,
+           "ranks did not all reach call #1 of 'scaled' within 3 s (PTO_DIST_ENTRY_TIMEOUT_S)", within=5.0)
+
+
+@pl.jit.host
+def write_then_read(a: pl.Tensor[[2, 1, N], pl.FP32], y: pl.Out[pl.Tensor[[2, 1, N], pl.FP32]]):
+    scale_dev(a[0], y[0], 1, device=0)
+    scale_dev(y[0], y[1], 2, device=1)
+
+
+@case("x03_a_region_written_on_rank0_and_read_on_rank1_in_the_same_call_is_invalid_on_every_rank", ranks=(2,),
+      fault=Fault(bound=8))
+def x03_same_call(P):
+    a = torch.zeros((2, 1, N))
+    if rank() == 1:
+        time.sleep(0.5)  # rank 0 finds it first: rank 1 must still find it itself
+    raises(lambda: write_then_read(a, torch.zeros((2, 1, N)), config=config(P)), INVALID_ARGS,
+           "host tensor 'y' [0:1, 0:1, 0:%d] is read by 'scale_dev' on rank 1 but was written on rank 0 earlier in this "
+           "call" % N, "in this version data moves between ranks only through windows and host collectives", within=2.0)

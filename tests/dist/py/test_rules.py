@@ -1,7 +1,9 @@
 """§6.2 rule tests that end in success: X01 placement (device=, round robin), X02 the host
 data contract (in place and return style), X03's next-call read, X04 window zeroing and
 separation, X05 domains of a rank subset, X06 notify/wait semantics, X07 O1 across three
-ranks, X09 atomic adds of every dtype from every rank, X10 back-to-back in-kernel barriers."""
+ranks, X09 atomic adds of every dtype from every rank, X10 back-to-back in-kernel barriers,
+S04's host subscript of a tensor whose dims are all dynamic, a window view written inline as a
+dispatch argument (§1.5)."""
 import json
 import os
 
@@ -203,7 +205,8 @@ def cells_k(o: pl.Out[pl.Tensor[[4, 1], pl.INT32]], c: pld.DistributedTensor[[4,
     pld.system.notify(c, peer=other, offsets=[1, 0], value=40 + me, op=pld.NotifyOp.Set)
     pld.system.wait(c, offsets=[1, 0], expected=41 - me, cmp=pld.WaitCmp.Eq)
     pld.system.notify(c, peer=other, offsets=[2, 0], value=1, op=pld.NotifyOp.AtomicAdd)
-    pld.system.wait(c, offsets=[2, 0], expected=-1, cmp=pld.WaitCmp.Ge)
+    pld.system.wait(c, offsets=[2, 0], expected=-1, cmp=pld.WaitCmp.Ge)  # unsigned, 0 or 1 never reaches it
+    pld.system.wait(c, offsets=[2, 0], expected=1, cmp=pld.WaitCmp.Eq)  # the peer's add, before the cell is read
     pld.system.notify(c, peer=me, offsets=[3, 0], value=-7, op=pld.NotifyOp.Set)
     pld.system.wait(c, offsets=[3, 0], expected=-8, cmp=pld.WaitCmp.Ge)
     for i in pl.range(4):
@@ -411,3 +414,59 @@ def hundred_barriers(P):
     laps(z, config=config(P))
     want = torch.tensor([[0 if j < P else -9 for j in range(4)] + [100]] * P, dtype=torch.int32)
     equal(z, want, "signal cells and notify count")
+
+
+@pl.jit.incore
+def diag_k(seen: pl.Out[pl.Tensor[[W, 1], pl.INT32]], q: pl.Scalar[pl.INT32]):
+    pl.write(seen, [q, 0], q + 1)
+    return seen
+
+
+@pl.jit
+def diag_dev(seen: pl.Out[pl.Tensor[[W, 1], pl.INT32]], q: pl.Scalar[pl.INT32]):
+    return diag_k(seen, q)
+
+
+@pl.jit.host
+def diag(seen: pl.Out[pl.Tensor[[W, W, 1], pl.INT32]]):
+    for q in pl.range(pld.world_size()):
+        diag_dev(seen[q], q, device=q)
+
+
+@case("s04_a_host_subscript_of_a_tensor_with_dynamic_dims_is_a_view", ranks=(1, 2, 3))
+def dynamic_subscript(P):
+    seen = torch.full((P, P, 1), -7, dtype=torch.int32)
+    diag(seen, config=config(P))
+    want = torch.full((P, P, 1), -7, dtype=torch.int32)
+    for q in range(P):
+        want[q, q, 0] = q + 1
+    equal(seen, want, "seen")
+
+
+@pl.jit.incore
+def echo_k(a: pl.Tensor[[2, N], pl.FP32], b: pl.Out[pl.Tensor[[2, N], pl.FP32]],
+           win: pld.DistributedTensor[[2, N], pl.FP32]):
+    win = pl.store(pl.load(a, [0, 0], [2, N]), [0, 0], win)
+    b = pl.store(pl.add(pl.load(win, [0, 0], [2, N]), 1.0), [0, 0], b)
+    return b
+
+
+@pl.jit
+def echo_dev(a: pl.Tensor[[2, N], pl.FP32], b: pl.Out[pl.Tensor[[2, N], pl.FP32]],
+             win: pld.DistributedTensor[[2, N], pl.FP32]):
+    return echo_k(a, b, win)
+
+
+@pl.jit.host
+def echo_inline(a: pl.Tensor[[W, 2, N], pl.FP32], b: pl.Out[pl.Tensor[[W, 2, N], pl.FP32]]):
+    wb = pld.alloc_window_buffer([2, N], dtype=pl.FP32)
+    for q in pl.range(pld.world_size()):
+        echo_dev(a[q], b[q], pld.window(wb, [2, N], dtype=pl.FP32), device=q)
+
+
+@case("x04_a_window_view_written_inline_as_a_dispatch_argument_is_a_window", ranks=(1, 2))
+def inline_window(P):
+    a = torch.randn((P, 2, N), generator=seeded(0))
+    b = torch.zeros((P, 2, N))
+    echo_inline(a, b, config=config(P))
+    equal(b, a + 1, "b")
