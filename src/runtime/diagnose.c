@@ -47,7 +47,9 @@ void rt_diagnose_census(pto_runtime *rt, rt_census *c)
     }
     c->completed = rt_progress_completed(rt);
     c->ready = rt_ready_queue_size(&rt->ready);
-    uint64_t outstanding = rt->submitted - (c->completed - rt->orch_completed);
+    /* relaxed loads: a worker diagnosing its own comm wait reads what the orchestrator counts */
+    uint64_t outstanding = __atomic_load_n(&rt->submitted, __ATOMIC_RELAXED) -
+                           (c->completed - __atomic_load_n(&rt->orch_completed, __ATOMIC_RELAXED));
     uint64_t busy = c->running + c->ready;
     c->waiting = outstanding > busy ? outstanding - busy : 0;
 }

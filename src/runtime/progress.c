@@ -15,7 +15,7 @@ uint64_t rt_progress_executed(pto_runtime *rt)
 
 uint64_t rt_progress_completed(pto_runtime *rt)
 {
-    return rt->orch_completed + rt_progress_executed(rt);
+    return __atomic_load_n(&rt->orch_completed, __ATOMIC_RELAXED) + rt_progress_executed(rt);
 }
 
 uint64_t rt_progress_total(pto_runtime *rt)

@@ -112,7 +112,8 @@ struct pto_runtime {
     int manual_depth;     /* open MANUAL scopes */
     pto_task_id *scope_tasks;
     uint32_t scope_tasks_top, scope_tasks_cap;
-    uint64_t submitted;   /* tasks handed to workers (kernel and dummy) */
+    uint64_t submitted;   /* tasks handed to workers (kernel and dummy); written by the orchestrator only,
+                           * with relaxed atomic stores (diagnose.c reads it from a worker too) */
     uint64_t orch_completed; /* alloc tasks */
     uint32_t epoch;       /* submit counter for fanin dedup */
     uint64_t *edges;      /* scratch: fanin edges of the task being submitted */

@@ -364,7 +364,7 @@ static int rt_abandon(pto_runtime *rt, rt_slot *s, int rc)
 {
     s->kernel = NULL;
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
-    rt->orch_completed++;
+    __atomic_store_n(&rt->orch_completed, rt->orch_completed + 1, __ATOMIC_RELAXED);
     return rc;
 }
 
@@ -430,7 +430,7 @@ static int rt_submit(pto_runtime *rt, const pto_task *t, const pto_predicate *pr
     uint32_t done = rt_wire(rt, ring, id);
     rt_store_fanin(ring, local, s, rt->edges, rt->num_edges);
     s->dep_pool_mark = ring->deps.top;
-    rt->submitted++;
+    __atomic_store_n(&rt->submitted, rt->submitted + 1, __ATOMIC_RELAXED); /* a waiting kernel's diagnosis reads it */
     rt_ring_note_peaks(ring);
     /* The next submit's slot line is cold (a whole window ago): fetch it now. */
     __builtin_prefetch(rt_ring_slot(ring, local + 1), 1);
@@ -479,7 +479,7 @@ static int rt_tensor_alloc(pto_runtime *rt, size_t bytes, void **addr, pto_task_
     if (!s) return rc;
     /* Completed at once; the advance stops at it only until its scope ends. */
     atomic_store_explicit(&s->state, RT_TASK_COMPLETED, memory_order_release);
-    rt->orch_completed++;
+    __atomic_store_n(&rt->orch_completed, rt->orch_completed + 1, __ATOMIC_RELAXED);
     rt_ring_note_peaks(&rt->rings[rt_task_ring(id)]);
     *addr = heap;
     if (id_out) *id_out = id;
