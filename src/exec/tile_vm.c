@@ -87,6 +87,7 @@ typedef struct vm {
     int32_t *tmap;        /* tensor slot -> view index, -1: none */
     tile_tensor *tensors; /* per view */
     tile_scratch *scratch;
+    int remote_writes;    /* a COMM wrote through the transport: quiet before the kernel ends */
     char msg[512];
 } vm;
 
@@ -346,7 +347,9 @@ static int vm_element(vm *m, const cc_lo_insn *in)
 
 /* ---- COMM: the kernel side of distributed mode (program.h, "Kernels only") ----
  * The window of a DistributedTensor is found by its allocation in the call the runtime has
- * attached (runtime/comm.h); outside a distributed call a tensor is a window of one rank. */
+ * attached (runtime/comm.h); outside a distributed call a tensor is a window of one rank.  Peers
+ * not mapped here (am) go through the transport's remote table; a kernel that wrote through it
+ * waits for its writes to be applied before it ends (O4, vm_comm_quiet). */
 
 typedef struct vm_comm {
     vm *m;
@@ -357,19 +360,45 @@ typedef struct vm_comm {
     rt_comm_stats *st;    /* the call's counters, NULL: not counted */
     char *one[1];         /* the one-rank window outside a call */
     tile_dist_win w;
+    tile_dist_wait wt;    /* every blocking step's bound */
 } vm_comm;
+
+static int vm_comm_stop(void *arg)
+{
+    const pto_runtime *rt = arg;
+    void *s;
+    pto_error e;
+    return rt && (pto_runtime_failed(rt) || rt_comm_transport(&s)->poll(s, &e) != 0);
+}
+
+/* The runtime's progress and the messages the transport handled here (am): a waiter also runs
+ * comm progress, and a rank its peers' messages still reach is not stalled. */
+static uint64_t vm_comm_progress(void *arg)
+{
+    void *s;
+    const rt_comm_ops *o = rt_comm_transport(&s);
+    uint64_t handled = o->remote ? o->remote->progress(s) : 0;
+    return handled + (arg ? rt_comm_progress(arg) : 0);
+}
+
+static tile_dist_wait vm_comm_bound(const vm *m)
+{
+    const pto_runtime *rt = m->args->runtime;
+    return (tile_dist_wait){.timeout_ms = rt ? pto_runtime_config(rt)->stall_timeout_ms : -1, .stop = vm_comm_stop,
+                            .progress = vm_comm_progress, .arg = (void *)rt};
+}
 
 static void vm_comm_find(vm *m, const cc_lo_insn *in, const tile_tensor *t, vm_comm *c)
 {
     const rt_comm_call *call = rt_comm_attached(m->args->runtime);
     const rt_comm_buf *b = rt_comm_find(call, t->addr);
-    *c = (vm_comm){.m = m, .in = in, .t = t, .name = m->k->tensors[in->a].name ? m->k->tensors[in->a].name : "?"};
+    *c = (vm_comm){.m = m, .in = in, .t = t, .name = m->k->tensors[in->a].name ? m->k->tensors[in->a].name : "?", .wt = vm_comm_bound(m)};
     if (b) {
         c->dom = &call->domains[b->domain], c->name = b->name, c->st = call->stats;
-        c->w = (tile_dist_win){(char *const *)c->dom->bases, c->dom->rank, c->dom->n};
+        c->w = (tile_dist_win){(char *const *)c->dom->bases, c->dom->rank, c->dom->n, call->ops->remote, call->session, c->dom->dom};
     } else {
         c->one[0] = t->addr;
-        c->w = (tile_dist_win){c->one, 0, 1};
+        c->w = (tile_dist_win){c->one, 0, 1, NULL, NULL, NULL};
     }
 }
 
@@ -389,34 +418,38 @@ static void vm_comm_count(const vm_comm *c, int64_t peer, rt_cs_kind kind, const
     rt_cs_access(c->st, c->dom->ranks[peer], kind, bytes);
 }
 
-static int vm_comm_stop(void *arg)
-{
-    const pto_runtime *rt = arg;
-    void *s;
-    pto_error e;
-    return rt && (pto_runtime_failed(rt) || rt_comm_transport(&s)->poll(s, &e) != 0);
-}
-
-static uint64_t vm_comm_progress(void *arg) { return arg ? rt_comm_progress(arg) : 0; }
-
-/* A wait (or the barrier's) that gave up: timed out (rc 1, COMM_WAIT_TIMEOUT latched) or stopped. */
-static int vm_comm_gave_up(vm_comm *c, int rc, const char *what, const int64_t *off, int nidx, const char *cmp, int64_t expected,
-                           const tile_dist_wait *wt)
+/* A blocking step that gave up (rc 1: timed out, COMM_WAIT_TIMEOUT latched; 2: stopped; -1: m->msg).  A
+ * cell wait names its cell (off, cmp, expected); a transport step (cmp NULL) what it waited for. */
+static int vm_comm_gave_up(vm_comm *c, int rc, const char *what, const int64_t *off, int nidx, const char *cmp, int64_t expected)
 {
     vm *m = c->m;
+    if (rc < 0) return vm_fail(m, c->in, NULL);
     if (rc != 1) return vm_fail(m, c->in, "stopped: the run failed while this kernel was in %s", what);
     uint32_t line;
-    const char *file = cc_lowered_site(m->l, c->in->line, &line);
+    const char *file = cc_lowered_site(m->l, c->in ? c->in->line : m->k->line, &line);
     char detail[768];
     size_t n = 0;
-    base_appendf(detail, sizeof detail, &n, "kernel=%s at %s:%u: %s on '%s'[", m->k->name, file, line, what, c->name);
-    for (int d = 0; d < nidx; d++) base_appendf(detail, sizeof detail, &n, "%s%lld", d ? ", " : "", (long long)off[d]);
-    base_appendf(detail, sizeof detail, &n, "] %s %lld; observed %d, last changed %llu ms ago; domain ranks [", cmp, (long long)expected,
-                 wt->observed, (unsigned long long)wt->unchanged_ms);
+    base_appendf(detail, sizeof detail, &n, "kernel=%s at %s:%u: %s on '%s'", m->k->name, file, line, what, c->name);
+    if (cmp) {
+        base_appendf(detail, sizeof detail, &n, "[");
+        for (int d = 0; d < nidx; d++) base_appendf(detail, sizeof detail, &n, "%s%lld", d ? ", " : "", (long long)off[d]);
+        base_appendf(detail, sizeof detail, &n, "] %s %lld; observed %d, last changed %llu ms ago", cmp, (long long)expected,
+                     c->wt.observed, (unsigned long long)c->wt.unchanged_ms);
+    } else {
+        base_appendf(detail, sizeof detail, &n, ": the am transport's peers did not answer for %llu ms (%d messages outstanding)",
+                     (unsigned long long)c->wt.unchanged_ms, c->wt.observed);
+    }
+    base_appendf(detail, sizeof detail, &n, "; domain ranks [");
     for (int i = 0; i < c->w.size; i++) base_appendf(detail, sizeof detail, &n, "%s%d", i ? ", " : "", c->dom ? c->dom->ranks[i] : 0);
     base_appendf(detail, sizeof detail, &n, "]");
     if (m->args->runtime) rt_comm_fail_wait(m->args->runtime, m->args->task_id, detail);
     return vm_fail(m, c->in, "%s timed out", what);
+}
+
+/* A write through the transport: the kernel must see it applied before it ends. */
+static void vm_comm_wrote(vm_comm *c, int64_t peer)
+{
+    if (peer >= 0 && peer < c->w.size && !c->w.bases[peer]) c->m->remote_writes = 1;
 }
 
 /* NOTIFY and WAIT: one INT32 cell of the window (the peer's, the own). */
@@ -432,22 +465,21 @@ static int vm_comm_signal(vm_comm *c)
     if (!at) return vm_fail(m, in, NULL);
     int32_t v = (int32_t)m->r[in->b].i;
     if (notify) {
-        tile_tensor peer;
-        if (tile_dist_peer(&c->w, c->t, m->r[in->c].i, op, &peer, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
+        int64_t peer = m->r[in->c].i;
         vm_own_all(m, c->t->addr);
-        tile_dist_notify((int32_t *)(peer.addr + (at - c->t->addr)), v, in->mode == 1);
-        if (c->st) rt_cs_notify(c->st, c->dom->ranks[m->r[in->c].i]);
+        vm_comm_wrote(c, peer);
+        int rc = tile_dist_signal(&c->w, c->t, peer, (int32_t *)at, v, in->mode == 1, &c->wt, op, m->msg, sizeof m->msg);
+        if (rc) return vm_comm_gave_up(c, rc, op, NULL, 0, NULL, 0);
+        if (c->st) rt_cs_notify(c->st, c->dom->ranks[peer]);
         return 0;
     }
     const pto_runtime *rt = m->args->runtime;
-    tile_dist_wait wt = {.timeout_ms = rt ? pto_runtime_config(rt)->stall_timeout_ms : -1, .stop = vm_comm_stop,
-                         .progress = vm_comm_progress, .arg = (void *)rt};
     uint64_t t0 = c->st ? base_now_ns() : 0;
     if (rt) rt_comm_wait_enter(rt);
-    int rc = tile_dist_wait_cell((const int32_t *)at, in->mode == 1, v, &wt);
+    int rc = tile_dist_wait_cell((const int32_t *)at, in->mode == 1, v, &c->wt);
     if (rt) rt_comm_wait_leave(rt);
     if (c->st) rt_cs_wait(c->st, base_now_ns() - t0);
-    return rc ? vm_comm_gave_up(c, rc, op, off, c->t->rank, in->mode == 1 ? ">=" : "==", v, &wt) : 0;
+    return rc ? vm_comm_gave_up(c, rc, op, off, c->t->rank, in->mode == 1 ? ">=" : "==", v) : 0;
 }
 
 /* REMOTE_LOAD, REMOTE_STORE, PUT, GET: box checks on both sides, then the copy. */
@@ -458,44 +490,40 @@ static int vm_comm_access(vm_comm *c)
     static const char *const names[] = {[CC_LO_COMM_REMOTE_LOAD] = "pld.tile.remote_load", [CC_LO_COMM_REMOTE_STORE] = "pld.tile.remote_store",
                                         [CC_LO_COMM_PUT] = "pld.tensor.put", [CC_LO_COMM_GET] = "pld.tensor.get"};
     const char *op = names[in->u.comm.op];
-    int rank = c->t->rank;
-    int64_t off[CC_MAX_RANK], loff[CC_MAX_RANK], box[CC_MAX_RANK];
+    int rank = c->t->rank, rc;
+    int64_t off[CC_MAX_RANK], loff[CC_MAX_RANK], box[CC_MAX_RANK], peer = m->r[in->c].i;
     vm_comm_offsets(m, in, 0, rank, off);
-    tile_tensor peer;
-    if (tile_dist_peer(&c->w, c->t, m->r[in->c].i, op, &peer, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
-    switch (in->u.comm.op) {
-    case CC_LO_COMM_REMOTE_LOAD: {
+    if (in->u.comm.op == CC_LO_COMM_REMOTE_LOAD) {
         tile *d = &m->v[in->dst];
         int64_t ext[CC_MAX_RANK];
         for (int k = 0; k < rank; k++) ext[k] = in->u.comm.valid[k] >= 0 ? m->r[in->u.comm.valid[k]].i : -1, box[k] = ext[k] >= 0 ? ext[k] : d->shape[k];
         if (tile_dist_box(c->t, off, box, op, c->name, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
         vm_own(m, in->dst, 0);
-        vm_comm_count(c, m->r[in->c].i, RT_CS_REMOTE_LOAD, c->t, box);
-        return tile_load(d, &peer, off, ext, 0, op, m->msg, sizeof m->msg) ? vm_fail(m, in, NULL) : 0;
-    }
-    case CC_LO_COMM_REMOTE_STORE: {
+        vm_comm_count(c, peer, RT_CS_REMOTE_LOAD, c->t, box);
+        rc = tile_dist_load(&c->w, c->t, peer, off, box, ext, d, &c->wt, op, m->msg, sizeof m->msg);
+    } else if (in->u.comm.op == CC_LO_COMM_REMOTE_STORE) {
         const tile *src = &m->v[in->b];
         if (tile_dist_box(c->t, off, src->valid, op, c->name, m->msg, sizeof m->msg)) return vm_fail(m, in, NULL);
         vm_own_all(m, c->t->addr);
-        vm_comm_count(c, m->r[in->c].i, RT_CS_REMOTE_STORE, c->t, src->valid);
-        return tile_dist_store(&peer, off, src, in->u.comm.atomic, m->msg, sizeof m->msg) ? vm_fail(m, in, NULL) : 0;
+        vm_comm_wrote(c, peer);
+        vm_comm_count(c, peer, RT_CS_REMOTE_STORE, c->t, src->valid);
+        rc = tile_dist_store_to(&c->w, c->t, peer, off, src, in->u.comm.atomic, &c->wt, op, m->msg, sizeof m->msg);
+    } else {
+        const tile_tensor *loc = vm_tensor(m, in->b);
+        if (!loc) return vm_fail(m, in, "internal error: %s of tensor slot %d without an argument", op, in->b);
+        int put = in->u.comm.op == CC_LO_COMM_PUT;
+        vm_comm_offsets(m, in, 1, loc->rank, loff);
+        const tile_tensor *whole = put ? loc : c->t; /* no box: all of the source */
+        for (int k = 0; k < rank; k++) box[k] = in->u.comm.has_box ? in->u.comm.shape[k] : whole->shape[k] - whole->hidden[k];
+        const char *lname = m->k->tensors[in->b].name ? m->k->tensors[in->b].name : "?";
+        if (tile_dist_box(c->t, off, box, op, c->name, m->msg, sizeof m->msg) || tile_dist_box(loc, loff, box, op, lname, m->msg, sizeof m->msg))
+            return vm_fail(m, in, NULL);
+        vm_own_all(m, put ? c->t->addr : loc->addr);
+        if (put) vm_comm_wrote(c, peer);
+        vm_comm_count(c, peer, !put ? RT_CS_GET : in->u.comm.atomic ? RT_CS_ACC : RT_CS_PUT, c->t, box);
+        rc = tile_dist_xfer(&c->w, c->t, peer, off, loc, loff, box, put, in->u.comm.atomic, &c->wt, op, m->msg, sizeof m->msg);
     }
-    default: break;
-    }
-    const tile_tensor *loc = vm_tensor(m, in->b);
-    if (!loc) return vm_fail(m, in, "internal error: %s of tensor slot %d without an argument", op, in->b);
-    int put = in->u.comm.op == CC_LO_COMM_PUT;
-    vm_comm_offsets(m, in, 1, loc->rank, loff);
-    const tile_tensor *whole = put ? loc : c->t; /* no box: all of the source */
-    for (int k = 0; k < rank; k++) box[k] = in->u.comm.has_box ? in->u.comm.shape[k] : whole->shape[k] - whole->hidden[k];
-    const char *lname = m->k->tensors[in->b].name ? m->k->tensors[in->b].name : "?";
-    if (tile_dist_box(c->t, off, box, op, c->name, m->msg, sizeof m->msg) || tile_dist_box(loc, loff, box, op, lname, m->msg, sizeof m->msg))
-        return vm_fail(m, in, NULL);
-    vm_own_all(m, put ? c->t->addr : loc->addr);
-    vm_comm_count(c, m->r[in->c].i, !put ? RT_CS_GET : in->u.comm.atomic ? RT_CS_ACC : RT_CS_PUT, c->t, box);
-    int rc = put ? tile_dist_copy(&peer, off, loc, loff, box, in->u.comm.atomic, m->msg, sizeof m->msg)
-                 : tile_dist_copy(loc, loff, &peer, off, box, 0, m->msg, sizeof m->msg);
-    return rc ? vm_fail(m, in, NULL) : 0;
+    return rc ? vm_comm_gave_up(c, rc, op, NULL, 0, NULL, 0) : 0;
 }
 
 static int vm_comm_run(vm *m, const cc_lo_insn *in)
@@ -510,19 +538,30 @@ static int vm_comm_run(vm *m, const cc_lo_insn *in)
     case CC_LO_COMM_NOTIFY: case CC_LO_COMM_WAIT: return vm_comm_signal(&c);
     case CC_LO_COMM_BARRIER: {
         const pto_runtime *rt = m->args->runtime;
-        tile_dist_wait wt = {.timeout_ms = rt ? pto_runtime_config(rt)->stall_timeout_ms : -1, .stop = vm_comm_stop,
-                             .progress = vm_comm_progress, .arg = (void *)rt};
         int64_t src = 0;
         vm_own_all(m, t->addr);
+        for (int p = 0; p < c.w.size; p++) vm_comm_wrote(&c, p);
         uint64_t t0 = c.st ? base_now_ns() : 0;
         if (rt) rt_comm_wait_enter(rt);
-        int rc = tile_dist_barrier(&c.w, t, &wt, &src, m->msg, sizeof m->msg);
+        int rc = tile_dist_barrier(&c.w, t, &c.wt, &src, m->msg, sizeof m->msg);
         if (rt) rt_comm_wait_leave(rt);
         if (c.st) rt_cs_wait(c.st, base_now_ns() - t0);
-        return rc < 0 ? vm_fail(m, in, NULL) : rc ? vm_comm_gave_up(&c, rc, "pld.tensor.barrier", &src, 1, ">=", 1, &wt) : 0;
+        if (rc && src < 0) return vm_comm_gave_up(&c, rc, "pld.tensor.barrier", NULL, 0, NULL, 0);
+        return rc < 0 ? vm_fail(m, in, NULL) : rc ? vm_comm_gave_up(&c, rc, "pld.tensor.barrier", &src, 1, ">=", 1) : 0;
     }
     default: return vm_comm_access(&c);
     }
+}
+
+/* O4: the kernel's writes through the transport all applied before it ends. */
+static int vm_comm_quiet(vm *m)
+{
+    void *s;
+    const rt_comm_ops *o = rt_comm_transport(&s);
+    vm_comm c = {.m = m, .name = "(the kernel's writes)", .wt = vm_comm_bound(m), .one = {NULL}};
+    c.w = (tile_dist_win){c.one, 0, 1, NULL, NULL, NULL};
+    int rc = o->remote ? o->remote->quiet(s, &c.wt, m->msg, sizeof m->msg) : 0;
+    return rc ? vm_comm_gave_up(&c, rc, "the kernel's end", NULL, 0, NULL, 0) : 0;
 }
 
 static int vm_exec(vm *m)
@@ -740,5 +779,6 @@ int ex_tile_run(const cc_lowered *l, const cc_lo_proc *kernel, const pto_kernel_
         p += VM_ALIGN((size_t)tile_bytes(t));
     }
     if (vm_bind(&m)) return -1;
-    return vm_exec(&m);
+    int rc = vm_exec(&m);
+    return m.remote_writes && vm_comm_quiet(&m) ? -1 : rc;
 }

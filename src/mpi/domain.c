@@ -7,9 +7,9 @@
  * alone (MPI_Comm_create_group, so a rank outside it takes no part); every
  * member creates the same sets in the same order, since the host program
  * runs identically on every rank.  The backend is shm when the domain's
- * shared-memory split is the whole domain; PTO_COMM_BACKEND forces one (it
- * is part of the entry hash, so all ranks see the same).  v1 runs shm only:
- * am and rma fail with COMM_FAILED.
+ * shared-memory split is the whole domain, else am; PTO_COMM_BACKEND forces
+ * one (it is part of the entry hash, so all ranks see the same).  rma is
+ * later: it fails with COMM_FAILED.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,13 +70,12 @@ static int domain_backend(mpi_session *s, mpi_domain *d, pto_error *err)
                  ranks, local, s->info.rank);
         return domain_comm_failed(s, err, details);
     }
-    if (strcmp(want, "shm") != 0) {
-        if (strcmp(want, "am") == 0 || strcmp(want, "rma") == 0)
-            snprintf(details, sizeof details, "PTO_COMM_BACKEND=%s is not supported in this version", want);
+    if (strcmp(want, "shm") != 0 && strcmp(want, "am") != 0) {
+        if (strcmp(want, "rma") == 0) snprintf(details, sizeof details, "PTO_COMM_BACKEND=rma is not supported in this version");
         else snprintf(details, sizeof details, "PTO_COMM_BACKEND=%.64s is not one of shm, am, rma", want);
         return domain_comm_failed(s, err, details);
     }
-    d->backend = "shm";
+    d->backend = strcmp(want, "shm") == 0 ? "shm" : "am";
     return 0;
 }
 

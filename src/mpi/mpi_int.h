@@ -29,9 +29,14 @@ typedef struct mpi_domain {
     int n;
     int *ranks; /* world ranks, sorted */
     MPI_Comm comm;
-    const char *backend; /* "shm" (the one v1 runs) */
+    const char *backend; /* "shm" or "am" */
+    char *am_base;       /* am: this rank's copy of the live window (under the lock), NULL: none */
+    size_t am_bytes;
     struct mpi_domain *next;
 } mpi_domain;
+
+typedef struct am_thread am_thread; /* am.c: a thread's outstanding messages */
+typedef struct am_send am_send;     /* am.c: a send in flight and its buffer */
 
 /* A shm window: one allocation per domain and call. */
 typedef struct mpi_window {
@@ -78,6 +83,22 @@ typedef struct mpi_session {
     int64_t entry_v[2];
     int entry_len;
     char entry_text[2][1024];
+
+    /* am (am.c): live windows, sends in flight, the receive buffer, GET ids (all
+     * under the lock but am_live), the progress thread (parked on am_wake under
+     * am_park while no am window exists). */
+    _Atomic int am_live;
+    _Atomic uint64_t am_handled; /* messages taken so far (progress for waits' bounds) */
+    _Atomic uint64_t am_polled_ns; /* when progress last ran (the progress thread stands back) */
+    am_send *am_sends;
+    int am_nsends, am_sends_cap;
+    char *am_rbuf;
+    size_t am_rcap;
+    uint64_t am_req;
+    pthread_mutex_t am_park;
+    pthread_cond_t am_wake;
+    pthread_t am_thread;
+    int am_thread_on, am_stop;
 
     MPI_Datatype f16, bf16;    /* 2-byte types the 16-bit float MPI_Ops recognise */
     MPI_Op half_ops[4];        /* Sum, Max, Min, Prod on f16 and bf16 */
@@ -126,6 +147,7 @@ void mpi_relay_poison(mpi_session *s, int origin);
  * the world) said BYE more than the grace period ago, else 0. */
 int mpi_relay_check_left(mpi_session *s, const mpi_domain *dom);
 void mpi_relay(void *s, const pto_error *e, int everywhere);
+void mpi_relay_locked(mpi_session *s, const pto_error *e); /* mpi_relay of a local fatal, the lock held */
 int mpi_poll(void *s, pto_error *err);
 /* Exit without a failure: BYE to every peer, every peer's BYE awaited
  * (bounded); returns 0, or -1 when the session must abort instead. */
@@ -137,9 +159,18 @@ mpi_domain *mpi_domain_of(mpi_session *s, void *dom); /* NULL: the world domain 
 void mpi_domain_free_all(mpi_session *s);
 int mpi_domain_get(void *s, const int *ranks, int n, void **dom, const char **backend, pto_error *err);
 
-/* ---- shm.c ---- */
+/* ---- shm.c: windows of either backend ---- */
 int mpi_win_alloc(void *s, void *dom, size_t bytes, void **win, void **bases, pto_error *err);
 int mpi_win_free(void *s, void *dom, void *win, pto_error *err);
+
+/* ---- am.c ---- */
+extern const struct tile_dist_remote mpi_am_remote;
+void mpi_am_init(mpi_session *s);
+void mpi_am_fini(mpi_session *s); /* stops the progress thread, drops sends in flight */
+int mpi_am_win_alloc(mpi_session *s, mpi_domain *d, size_t bytes, void **win, void **bases, pto_error *err);
+int mpi_am_win_free(mpi_session *s, mpi_domain *d, void *win, pto_error *err);
+/* Under the lock: completes sends, applies what arrived; returns how much happened. */
+int mpi_am_progress_locked(mpi_session *s);
 
 /* ---- collective.c ---- */
 int mpi_coll_init(mpi_session *s);

@@ -123,11 +123,9 @@ int mpi_relay_check_left(mpi_session *s, const mpi_domain *dom)
     return 0;
 }
 
-void mpi_relay(void *sv, const pto_error *e, int everywhere)
+/* Under the lock: poisons the session and, unless every rank finds e itself, tells every peer (once). */
+static void relay_locked(mpi_session *s, const pto_error *e, int everywhere)
 {
-    mpi_session *s = sv;
-    if (atomic_load_explicit(&s->ended, memory_order_acquire)) return;
-    mpi_lock(s);
     mpi_relay_poison(s, s->info.rank);
     /* A REMOTE_FAILED came from a peer that already told everyone; every rank finds a
      * RANKS_DIVERGED itself (the check is collective) and reports it as its own (§3 row 3a). */
@@ -142,6 +140,16 @@ void mpi_relay(void *sv, const pto_error *e, int everywhere)
             if (p != s->info.rank)
                 MPI_Isend(r, (int)(sizeof *r + len + 1), MPI_BYTE, p, CTRL_TAG, s->ctrl, &s->relay_reqs[p]);
     }
+}
+
+void mpi_relay_locked(mpi_session *s, const pto_error *e) { relay_locked(s, e, 0); }
+
+void mpi_relay(void *sv, const pto_error *e, int everywhere)
+{
+    mpi_session *s = sv;
+    if (atomic_load_explicit(&s->ended, memory_order_acquire)) return;
+    mpi_lock(s);
+    relay_locked(s, e, everywhere);
     mpi_unlock(s);
 }
 

@@ -161,6 +161,7 @@ int pto_dist_start(MPI_Comm comm, const char *call, pto_dist_info *info, pto_err
         if (rc == 0) rc = session_init_mpi(s, comm, err);
         if (rc == 0) {
             pthread_mutex_init(&s->lock, NULL);
+            mpi_am_init(s);
             s->entry_timeout_ns = session_entry_timeout_ns();
             s->forced_backend = getenv("PTO_COMM_BACKEND");
             if (s->forced_backend && !*s->forced_backend) s->forced_backend = NULL;
@@ -172,7 +173,7 @@ int pto_dist_start(MPI_Comm comm, const char *call, pto_dist_info *info, pto_err
                                    .domain = mpi_domain_get, .win_alloc = mpi_win_alloc, .win_free = mpi_win_free,
                                    .barrier = mpi_barrier, .bcast = mpi_bcast, .allreduce = mpi_allreduce,
                                    .allgather = mpi_allgather, .agree = mpi_agree, .relay = mpi_relay,
-                                   .poll = mpi_poll};
+                                   .poll = mpi_poll, .remote = &mpi_am_remote};
             session_current = s;
             if (!exit_hooked) exit_hooked = atexit(session_exit) == 0;
         } else if (rc == -PTO_COMM_WAIT_TIMEOUT) {
@@ -225,6 +226,7 @@ void pto_dist_detach(void)
     if (!ok) MPI_Abort(MPI_COMM_WORLD, 1);
     const void *registered = rt_comm_transport(NULL);
     if (registered == &s->ops) rt_comm_register(NULL, NULL);
+    mpi_am_fini(s);
     mpi_lock(s);
     atomic_store_explicit(&s->ended, 1, memory_order_release);
     if (s->ctrl_req != MPI_REQUEST_NULL) {

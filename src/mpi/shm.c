@@ -8,7 +8,8 @@
  * domain barrier, so no peer's notify lands in memory not yet zeroed.
  * Release: a domain barrier, so no peer still reads or writes, then
  * MPI_Win_free.  The allocation and the free block inside the lock; they
- * run on the orchestrator while no task of the call exists.
+ * run on the orchestrator while no task of the call exists.  A domain on
+ * the am backend gets its window from am.c instead.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ int mpi_win_alloc(void *sv, void *dom, size_t bytes, void **win, void **bases, p
     mpi_domain *d = mpi_domain_of(s, dom);
     int rc = mpi_check_usable(s, err);
     if (rc < 0) return rc;
+    if (d->backend && strcmp(d->backend, "am") == 0) return mpi_am_win_alloc(s, d, bytes, win, bases, err);
     mpi_window *w = calloc(1, sizeof *w);
     if (!w) return mpi_fail(s, err, PTO_OUT_OF_MEMORY, "FATAL: Out of Memory!", "a window handle", "free host memory");
     MPI_Info info;
@@ -55,6 +57,8 @@ int mpi_win_alloc(void *sv, void *dom, size_t bytes, void **win, void **bases, p
 int mpi_win_free(void *sv, void *dom, void *win, pto_error *err)
 {
     mpi_session *s = sv;
+    mpi_domain *d = mpi_domain_of(s, dom);
+    if (d->backend && strcmp(d->backend, "am") == 0) return mpi_am_win_free(s, d, win, err);
     mpi_window *w = win;
     int rc = mpi_barrier(s, dom, err);
     if (rc < 0) return rc; /* a peer may still touch it: never freed (the session is poisoned) */

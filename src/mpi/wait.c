@@ -3,7 +3,7 @@
  * with, and the shape of libpto_mpi's messages.
  *
  * A wait never holds the lock while it sleeps: each round takes it, tests
- * the requests (MPI_Testall), drains ctrl, and drops it; then it spins
+ * the requests (MPI_Testall), serves am messages, drains ctrl, and drops it; then it spins
  * briefly, yields, and sleeps doubling from 50 us to 1 ms (§2.5), so other
  * threads' MPI calls and comm progress get in between.  Every round checks
  * the failure latch, the peers that left, and the deadline.
@@ -39,6 +39,7 @@ int mpi_wait(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, ui
         int done = 0, left = 0;
         mpi_lock(s);
         int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        mpi_am_progress_locked(s); /* a peer's kernel may wait for this rank's answer */
         mpi_relay_drain(s);
         if (rc == MPI_SUCCESS && !done) left = mpi_relay_check_left(s, dom);
         uint64_t now = base_now_ns();

@@ -11,7 +11,8 @@
  *    every operation is local.
  *  - A window is one allocation per domain and call; bases[i] is domain
  *    rank i's copy as mapped in this process (shm and P = 1), so a remote
- *    access is a load or store at bases[peer] + (the local byte offset).
+ *    access is a load or store at bases[peer] + (the local byte offset);
+ *    NULL (am) where only the transport's remote table reaches it.
  *  - Every blocking call is bounded: by the transport's entry timeout, or by
  *    the runtime's stall_timeout_ms for kernel waits, and returns early with
  *    -PTO_REMOTE_FAILED once a peer has relayed a failure.
@@ -23,6 +24,8 @@
 #include <stdint.h>
 
 #include "pto/runtime.h"
+
+struct tile_dist_remote;
 
 /* What a transport provides.  s: its session.  dom: a domain handle of
  * domain(); NULL means the whole world.  Every function returns 0 or
@@ -55,6 +58,9 @@ typedef struct rt_comm_ops {
     /* Has a peer failed or left?  0, or -PTO_REMOTE_FAILED with err filled.
      * Cheap; callable from any thread. */
     int (*poll)(void *s, pto_error *err);
+    /* How kernels reach copies win_alloc left unmapped (bases[i] NULL: am);
+     * NULL when every copy is mapped. */
+    const struct tile_dist_remote *remote;
 } rt_comm_ops;
 
 /* Registers the process's transport (NULL: back to the local one). */

@@ -7,13 +7,16 @@
  * never lose an update; a notify is preceded by a release fence and a wait
  * ends with an acquire load, which carries O1/O2 for every write before
  * it (plain ones included); a box is addressed only after the caller
- * checked it, so nothing here touches memory outside the tensors.
+ * checked it, so nothing here touches memory outside the tensors.  An
+ * unmapped peer's box travels packed row-major in a staging buffer owned
+ * by the call (freed before it returns: remote put copies its data).
  */
 #include "tile/dist_ops.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -141,14 +144,6 @@ int tile_dist_copy(const tile_tensor *dst, const int64_t *doff, const tile_tenso
     return 0;
 }
 
-int tile_dist_store(const tile_tensor *dst, const int64_t *off, const tile *src, int atomic, char *msg, size_t cap)
-{
-    tile_tensor s = {.addr = src->data, .dtype = src->dtype, .rank = src->rank};
-    int64_t zero[TILE_MAX_RANK] = {0};
-    for (int d = src->rank - 1, st = 1; d >= 0; d--) s.shape[d] = src->shape[d], s.strides[d] = st, st *= (int)src->shape[d];
-    return tile_dist_copy(dst, off, &s, zero, src->valid, atomic, msg, cap);
-}
-
 void tile_dist_notify(int32_t *cell, int32_t v, int set)
 {
     atomic_thread_fence(memory_order_release);
@@ -157,23 +152,29 @@ void tile_dist_notify(int32_t *cell, int32_t v, int set)
     else atomic_fetch_add_explicit(c, (uint32_t)v, memory_order_acq_rel);
 }
 
+/* Spin, then yield until DIST_YIELD_NS, then sleep doubling from 50 us to 1 ms.  The yield
+ * phase outlasts two of the longest sleeps (with the timer's slack): a rank whose peer
+ * answers only after a sleep still sees the answer before it sleeps itself, so two ranks
+ * answering each other do not settle into paying a sleep per hop (measured on am: 800 us
+ * one-way with a 1 ms yield phase, 14 us with 3 ms). */
 #define DIST_SPIN_NS 20000ull
+#define DIST_YIELD_NS 3000000ull
 
-int tile_dist_wait_cell(const int32_t *cell, int ge, int32_t expected, tile_dist_wait *w)
+int tile_dist_wait_until(int (*done)(void *arg, int32_t *observed), void *arg, tile_dist_wait *w)
 {
-    _Atomic uint32_t *c = (_Atomic uint32_t *)cell;
     uint64_t start = base_now_ns(), changed = start, sleep_us = 0;
     uint64_t prog = w->progress ? w->progress(w->arg) : 0;
-    int32_t last = (int32_t)atomic_load_explicit(c, memory_order_acquire);
+    int32_t last = 0, v = 0;
+    done(arg, &last);
     for (uint64_t round = 0;; round++) {
-        int32_t v = (int32_t)atomic_load_explicit(c, memory_order_acquire);
+        int ok = done(arg, &v);
         uint64_t now = base_now_ns();
         if (v != last) last = v, changed = now;
-        if (ge ? v >= expected : v == expected) {
+        if (ok) {
             w->observed = v, w->unchanged_ms = (now - changed) / 1000000;
             return 0;
         }
-        if ((round & 63) == 0 || sleep_us) { /* the slow checks: a failure, progress, the bound */
+        if ((round & 63) == 0 || now - start >= DIST_SPIN_NS) { /* the slow checks: a failure, progress, the bound */
             if (w->stop && w->stop(w->arg)) return w->observed = v, w->unchanged_ms = (now - changed) / 1000000, 2;
             uint64_t p = w->progress ? w->progress(w->arg) : 0;
             if (p != prog) prog = p, changed = now;
@@ -181,7 +182,7 @@ int tile_dist_wait_cell(const int32_t *cell, int ge, int32_t expected, tile_dist
                 return w->observed = v, w->unchanged_ms = (now - changed) / 1000000, 1;
         }
         if (now - start < DIST_SPIN_NS) continue;
-        if (now - start < 2 * DIST_SPIN_NS) {
+        if (now - start < DIST_YIELD_NS) {
             sched_yield();
             continue;
         }
@@ -191,6 +192,150 @@ int tile_dist_wait_cell(const int32_t *cell, int ge, int32_t expected, tile_dist
     }
 }
 
+typedef struct dist_cell_cond {
+    _Atomic uint32_t *cell;
+    int ge;
+    int32_t expected;
+} dist_cell_cond;
+
+static int dist_cell_done(void *arg, int32_t *observed)
+{
+    const dist_cell_cond *c = arg;
+    int32_t v = (int32_t)atomic_load_explicit(c->cell, memory_order_acquire);
+    *observed = v;
+    return c->ge ? v >= c->expected : v == c->expected;
+}
+
+int tile_dist_wait_cell(const int32_t *cell, int ge, int32_t expected, tile_dist_wait *w)
+{
+    dist_cell_cond c = {(_Atomic uint32_t *)cell, ge, expected};
+    return tile_dist_wait_until(dist_cell_done, &c, w);
+}
+
+/* ---- windows whose peers are not all mapped ---- */
+
+/* The box [off, off + box) of t (this rank's copy) as a reference into any copy. */
+static void dist_ref(const tile_dist_win *w, const tile_tensor *t, const int64_t *off, const int64_t *box, tile_dist_ref *r)
+{
+    *r = (tile_dist_ref){.offset = (uint64_t)(dist_at(t, off) - w->bases[w->rank]), .dtype = t->dtype, .rank = t->rank};
+    for (int d = 0; d < t->rank; d++) r->shape[d] = box[d], r->strides[d] = t->strides[d];
+}
+
+/* A row-major tensor of shape box over data. */
+static tile_tensor dist_packed(void *data, int dtype, int rank, const int64_t *box)
+{
+    tile_tensor p = {.addr = data, .dtype = (uint8_t)dtype, .rank = (uint8_t)rank};
+    for (int d = rank - 1, st = 1; d >= 0; d--) p.shape[d] = box[d], p.strides[d] = st, st *= box[d];
+    return p;
+}
+
+static size_t dist_box_bytes(int dtype, int rank, const int64_t *box)
+{
+    size_t n = tile_dtype_size((tile_dtype)dtype);
+    for (int d = 0; d < rank; d++) n *= (size_t)box[d];
+    return n;
+}
+
+static int dist_no_memory(size_t bytes, const char *op, char *msg, size_t cap)
+{
+    snprintf(msg, cap, "%s: out of memory for a %zu-byte staging buffer", op, bytes);
+    return -1;
+}
+
+int tile_dist_apply(char *copy, size_t bytes, const tile_dist_ref *r, void *data, int put, int atomic, char *msg, size_t cap)
+{
+    int ok = r->dtype >= 0 && r->dtype <= TILE_UINT32 && tile_dtype_size((tile_dtype)r->dtype) && r->rank >= 1 &&
+             r->rank <= TILE_MAX_RANK;
+    uint64_t es = ok ? tile_dtype_size((tile_dtype)r->dtype) : 1, last = 0;
+    for (int d = 0; ok && d < r->rank; d++) {
+        ok = r->shape[d] >= 0 && r->strides[d] >= 0;
+        if (ok && r->shape[d] == 0) return 0;
+        last += (uint64_t)(r->shape[d] - 1) * (uint64_t)r->strides[d];
+    }
+    if (!ok || r->offset > bytes || (last + 1) * es > bytes - r->offset) {
+        snprintf(msg, cap, "a remote access names bytes [%llu, +%llu) of a %zu-byte window copy", (unsigned long long)r->offset,
+                 (unsigned long long)((last + 1) * es), bytes);
+        return -1;
+    }
+    tile_tensor box = {.addr = copy + r->offset, .dtype = (uint8_t)r->dtype, .rank = (uint8_t)r->rank};
+    memcpy(box.shape, r->shape, sizeof r->shape);
+    memcpy(box.strides, r->strides, sizeof r->strides);
+    tile_tensor p = dist_packed(data, r->dtype, r->rank, r->shape);
+    int64_t zero[TILE_MAX_RANK] = {0};
+    return put ? tile_dist_copy(&box, zero, &p, zero, r->shape, atomic, msg, cap) : tile_dist_copy(&p, zero, &box, zero, r->shape, 0, msg, cap);
+}
+
+int tile_dist_signal(const tile_dist_win *w, const tile_tensor *t, int64_t peer, int32_t *cell, int32_t v, int set,
+                     tile_dist_wait *wt, const char *op, char *msg, size_t cap)
+{
+    tile_tensor pt;
+    if (tile_dist_peer(w, t, peer, op, &pt, msg, cap)) return -1;
+    if (w->bases[peer]) {
+        tile_dist_notify((int32_t *)(pt.addr + ((char *)cell - t->addr)), v, set);
+        return 0;
+    }
+    return w->remote->notify(w->session, w->dom, (int)peer, (uint64_t)((char *)cell - w->bases[w->rank]), v, set, wt, msg, cap);
+}
+
+int tile_dist_xfer(const tile_dist_win *w, const tile_tensor *t, int64_t peer, const int64_t *off, const tile_tensor *loc,
+                   const int64_t *loff, const int64_t *box, int put, int atomic, tile_dist_wait *wt, const char *op, char *msg,
+                   size_t cap)
+{
+    tile_tensor pt;
+    if (tile_dist_peer(w, t, peer, op, &pt, msg, cap)) return -1;
+    if (w->bases[peer]) return put ? tile_dist_copy(&pt, off, loc, loff, box, atomic, msg, cap) : tile_dist_copy(loc, loff, &pt, off, box, 0, msg, cap);
+    for (int d = 0; d < t->rank; d++)
+        if (box[d] <= 0) return 0;
+    if (atomic && !dist_can_add((tile_dtype)t->dtype)) return dist_bad_atomic((tile_dtype)t->dtype, msg, cap);
+    tile_dist_ref r;
+    dist_ref(w, t, off, box, &r);
+    size_t bytes = dist_box_bytes(t->dtype, t->rank, box);
+    void *data = malloc(bytes);
+    if (!data) return dist_no_memory(bytes, op, msg, cap);
+    tile_tensor p = dist_packed(data, t->dtype, t->rank, box);
+    int64_t zero[TILE_MAX_RANK] = {0};
+    int rc;
+    if (put) {
+        tile_dist_copy(&p, zero, loc, loff, box, 0, msg, cap);
+        rc = w->remote->put(w->session, w->dom, (int)peer, &r, data, atomic, wt, msg, cap);
+    } else {
+        rc = w->remote->get(w->session, w->dom, (int)peer, &r, data, wt, msg, cap);
+        if (rc == 0) tile_dist_copy(loc, loff, &p, zero, box, 0, msg, cap);
+    }
+    free(data);
+    return rc;
+}
+
+int tile_dist_load(const tile_dist_win *w, const tile_tensor *t, int64_t peer, const int64_t *off, const int64_t *box,
+                   const int64_t *ext, tile *d, tile_dist_wait *wt, const char *op, char *msg, size_t cap)
+{
+    tile_tensor pt;
+    if (tile_dist_peer(w, t, peer, op, &pt, msg, cap)) return -1;
+    if (w->bases[peer]) return tile_load(d, &pt, off, ext, 0, op, msg, cap);
+    size_t bytes = dist_box_bytes(t->dtype, t->rank, box);
+    void *data = malloc(bytes ? bytes : 1);
+    if (!data) return dist_no_memory(bytes, op, msg, cap);
+    tile_tensor p = dist_packed(data, t->dtype, t->rank, box);
+    int64_t zero[TILE_MAX_RANK] = {0};
+    int rc = 0;
+    if (bytes) {
+        tile_dist_ref r;
+        dist_ref(w, t, off, box, &r);
+        rc = w->remote->get(w->session, w->dom, (int)peer, &r, data, wt, msg, cap);
+    }
+    if (rc == 0) rc = tile_load(d, &p, zero, ext, 0, op, msg, cap);
+    free(data);
+    return rc;
+}
+
+int tile_dist_store_to(const tile_dist_win *w, const tile_tensor *t, int64_t peer, const int64_t *off, const tile *src, int atomic,
+                       tile_dist_wait *wt, const char *op, char *msg, size_t cap)
+{
+    tile_tensor s = dist_packed(src->data, src->dtype, src->rank, src->shape);
+    int64_t zero[TILE_MAX_RANK] = {0};
+    return tile_dist_xfer(w, t, peer, off, &s, zero, src->valid, 1, atomic, wt, op, msg, cap);
+}
+
 int tile_dist_barrier(const tile_dist_win *w, const tile_tensor *signal, tile_dist_wait *wt, int64_t *src, char *msg, size_t cap)
 {
     if (signal->shape[0] != w->size) {
@@ -198,10 +343,10 @@ int tile_dist_barrier(const tile_dist_win *w, const tile_tensor *signal, tile_di
         return -1;
     }
     int64_t idx[TILE_MAX_RANK] = {w->rank};
+    int32_t *mine = (int32_t *)dist_at(signal, idx);
     for (int p = 0; p < w->size; p++) { /* a credit into every peer's cell [me] */
-        tile_tensor peer;
-        tile_dist_peer(w, signal, p, "pld.tensor.barrier", &peer, msg, cap);
-        tile_dist_notify((int32_t *)dist_at(&peer, idx), 1, 0);
+        int rc = tile_dist_signal(w, signal, p, mine, 1, 0, wt, "pld.tensor.barrier", msg, cap);
+        if (rc) return *src = -1, rc;
     }
     for (int64_t s = 0; s < w->size; s++) { /* every rank's credit, then it is taken back */
         idx[0] = s;

@@ -3,6 +3,8 @@
  * two copies of a window in this process play domain ranks 0 and 1 (the
  * shm case; P = 1 is the one-copy case).  notify adds and sets, wait sees
  * it and is bounded; put, get, remote_load and remote_store move boxes;
+ * the same moves reach an unmapped peer through a transport table (am's
+ * shape) and a target refuses a box outside its copy;
  * atomic adds lose nothing per dtype, also between neighbours of one word;
  * the barrier lets two threads pass together and leaves the signal zero;
  * bad boxes and peers fail with their texts.
@@ -32,7 +34,7 @@ static void test_dist_ops_notify_adds_and_sets_the_peers_cell(void **s)
     (void)s;
     memset(cells, 0, sizeof cells);
     char *bases[2] = {(char *)cells[0], (char *)cells[1]};
-    tile_dist_win w = {bases, 0, 2};
+    tile_dist_win w = {.bases = bases, .rank = 0, .size = 2};
     tile_tensor sig = tensor(cells[0], TILE_INT32, 2, 2), peer;
     char msg[200];
     assert_int_equal(tile_dist_peer(&w, &sig, 1, "pld.system.notify", &peer, msg, sizeof msg), 0);
@@ -70,19 +72,61 @@ static void test_dist_ops_wait_stops_when_the_run_failed(void **s)
     assert_int_equal(tile_dist_wait_cell(&cell, 0, 1, &wt), 2);
 }
 
-static void test_dist_ops_put_get_and_remote_tiles_move_boxes(void **s)
+/* A transport in this process (the am case without MPI): peers' copies are
+ * reached only through tile_dist_apply, as a target applies a message. */
+typedef struct fake_net {
+    char *copies[2];
+    size_t bytes;
+    int puts, gets, notifies;
+} fake_net;
+
+static int fake_put(void *s, void *dom, int peer, const tile_dist_ref *dst, const void *data, int atomic, tile_dist_wait *wt,
+                    char *msg, size_t cap)
 {
-    (void)s;
+    fake_net *n = s;
+    (void)dom, (void)wt;
+    n->puts++;
+    return tile_dist_apply(n->copies[peer], n->bytes, dst, (void *)data, 1, atomic, msg, cap);
+}
+
+static int fake_get(void *s, void *dom, int peer, const tile_dist_ref *src, void *data, tile_dist_wait *wt, char *msg, size_t cap)
+{
+    fake_net *n = s;
+    (void)dom, (void)wt;
+    n->gets++;
+    return tile_dist_apply(n->copies[peer], n->bytes, src, data, 0, 0, msg, cap);
+}
+
+static int fake_notify(void *s, void *dom, int peer, uint64_t offset, int32_t v, int set, tile_dist_wait *wt, char *msg, size_t cap)
+{
+    fake_net *n = s;
+    (void)dom, (void)wt, (void)msg, (void)cap;
+    n->notifies++;
+    tile_dist_notify((int32_t *)(n->copies[peer] + offset), v, set);
+    return 0;
+}
+
+static int fake_quiet(void *s, tile_dist_wait *wt, char *msg, size_t cap) { return (void)s, (void)wt, (void)msg, (void)cap, 0; }
+static uint64_t fake_progress(void *s) { return (void)s, 0; }
+
+static const tile_dist_remote fake_remote = {fake_put, fake_get, fake_notify, fake_quiet, fake_progress};
+
+/* put, get, remote_load and remote_store on rank 0's view of a two-rank window; through_net: peer 1 unmapped. */
+static void move_boxes(int through_net)
+{
     memset(data, 0, sizeof data);
     char *bases[2] = {(char *)data[0], (char *)data[1]};
-    tile_dist_win me0 = {bases, 0, 2};
+    fake_net net = {.copies = {bases[0], bases[1]}, .bytes = sizeof data[0]};
+    if (through_net) bases[1] = NULL;
+    tile_dist_win me0 = {.bases = bases, .rank = 0, .size = 2, .remote = &fake_remote, .session = &net};
+    tile_dist_wait wt = {.timeout_ms = 1000};
     float local[N * N];
     for (int i = 0; i < N * N; i++) local[i] = (float)i;
-    tile_tensor win = tensor(data[0], TILE_FP32, N, N), loc = tensor(local, TILE_FP32, N, N), peer;
+    tile_tensor win = tensor(data[0], TILE_FP32, N, N), loc = tensor(local, TILE_FP32, N, N);
     char msg[200];
+    const char *op = "pld.tensor.put";
     int64_t doff[2] = {2, 4}, soff[2] = {1, 0}, box[2] = {3, 5};
-    assert_int_equal(tile_dist_peer(&me0, &win, 1, "pld.tensor.put", &peer, msg, sizeof msg), 0);
-    assert_int_equal(tile_dist_copy(&peer, doff, &loc, soff, box, 0, msg, sizeof msg), 0); /* put */
+    assert_int_equal(tile_dist_xfer(&me0, &win, 1, doff, &loc, soff, box, 1, 0, &wt, op, msg, sizeof msg), 0); /* put */
     for (int r = 0; r < N; r++)
         for (int c = 0; c < N; c++) {
             int in = r >= 2 && r < 5 && c >= 4 && c < 9;
@@ -91,25 +135,60 @@ static void test_dist_ops_put_get_and_remote_tiles_move_boxes(void **s)
         }
     float back[N * N] = {0};
     tile_tensor bk = tensor(back, TILE_FP32, N, N);
-    assert_int_equal(tile_dist_copy(&bk, soff, &peer, doff, box, 0, msg, sizeof msg), 0); /* get */
+    assert_int_equal(tile_dist_xfer(&me0, &win, 1, doff, &bk, soff, box, 0, 0, &wt, op, msg, sizeof msg), 0); /* get */
     for (int r = 1; r < 4; r++)
         for (int c = 0; c < 5; c++) assert_true(back[r * N + c] == local[r * N + c]);
     float buf[8];
     tile t = {.data = buf, .dtype = TILE_FP32, .rank = 2, .shape = {2, 4}, .valid = {2, 4}};
-    int64_t at[2] = {2, 4}, all[2] = {-1, -1};
-    assert_int_equal(tile_load(&t, &peer, at, all, 0, "pld.tile.remote_load", msg, sizeof msg), 0);
+    int64_t at[2] = {2, 4}, lbox[2] = {2, 4}, all[2] = {-1, -1};
+    assert_int_equal(tile_dist_load(&me0, &win, 1, at, lbox, all, &t, &wt, "pld.tile.remote_load", msg, sizeof msg), 0);
     assert_true(buf[0] == local[N] && buf[5] == local[2 * N + 1]);
     int64_t to[2] = {10, 10};
-    assert_int_equal(tile_dist_store(&peer, to, &t, 1, msg, sizeof msg), 0); /* remote_store, atomic=Add */
-    assert_int_equal(tile_dist_store(&peer, to, &t, 1, msg, sizeof msg), 0);
+    for (int k = 0; k < 2; k++) /* remote_store, atomic=Add */
+        assert_int_equal(tile_dist_store_to(&me0, &win, 1, to, &t, 1, &wt, "pld.tile.remote_store", msg, sizeof msg), 0);
     assert_true(data[1][10 * N + 10] == 2 * buf[0] && data[1][11 * N + 13] == 2 * buf[7]);
+    int32_t *cell = (int32_t *)&data[0][N * N - 1];
+    assert_int_equal(tile_dist_signal(&me0, &win, 1, cell, 7, 1, &wt, "pld.system.notify", msg, sizeof msg), 0);
+    int32_t got;
+    memcpy(&got, &data[1][N * N - 1], 4);
+    assert_int_equal(got, 7);
+    assert_int_equal(net.puts + net.gets + net.notifies, through_net ? 6 : 0);
+}
+
+static void test_dist_ops_put_get_and_remote_tiles_move_boxes(void **s)
+{
+    (void)s;
+    move_boxes(0);
+}
+
+static void test_dist_ops_unmapped_peers_move_the_same_boxes_through_the_transport(void **s)
+{
+    (void)s;
+    move_boxes(1);
+}
+
+static void test_dist_ops_apply_refuses_a_box_outside_the_copy(void **s)
+{
+    (void)s;
+    char copy[64], msg[200];
+    float v[4] = {1, 2, 3, 4};
+    tile_dist_ref r = {.offset = 56, .dtype = TILE_FP32, .rank = 1, .shape = {2}, .strides = {1}};
+    assert_int_equal(tile_dist_apply(copy, sizeof copy, &r, v, 1, 0, msg, sizeof msg), 0); /* bytes 56..64: exactly the end */
+    r.shape[0] = 3;
+    assert_int_equal(tile_dist_apply(copy, sizeof copy, &r, v, 1, 0, msg, sizeof msg), -1);
+    assert_string_equal(msg, "a remote access names bytes [56, +12) of a 64-byte window copy");
+    r = (tile_dist_ref){.offset = 0, .dtype = TILE_FP32, .rank = 2, .shape = {2, 2}, .strides = {16, 1}};
+    assert_int_equal(tile_dist_apply(copy, sizeof copy, &r, v, 0, 0, msg, sizeof msg), -1); /* row 1 at byte 64 */
+    r.dtype = 5;
+    r.strides[0] = 2;
+    assert_int_equal(tile_dist_apply(copy, sizeof copy, &r, v, 0, 0, msg, sizeof msg), -1); /* no dtype 5 */
 }
 
 static void test_dist_ops_bad_boxes_and_peers_fail_with_their_texts(void **s)
 {
     (void)s;
     char *bases[1] = {(char *)data[0]};
-    tile_dist_win w = {bases, 0, 1};
+    tile_dist_win w = {.bases = bases, .rank = 0, .size = 1};
     tile_tensor win = tensor(data[0], TILE_FP32, N, N), peer;
     char msg[200];
     int64_t off[2] = {14, 0}, box[2] = {4, 16};
@@ -188,7 +267,7 @@ static void *barrier_run(void *p)
 {
     barrier_rank *b = p;
     char *bases[2] = {(char *)sig[0], (char *)sig[1]};
-    tile_dist_win w = {bases, b->rank, 2};
+    tile_dist_win w = {.bases = bases, .rank = b->rank, .size = 2};
     tile_tensor t = {.addr = (char *)sig[b->rank], .dtype = TILE_INT32, .rank = 1, .shape = {2}, .strides = {1}};
     char msg[200];
     for (int k = 0; k < b->rounds && !b->rc; k++) {
@@ -212,7 +291,7 @@ static void test_dist_ops_barrier_lets_ranks_pass_together_and_leaves_zeros(void
     assert_int_equal(passed, 100);
     for (int k = 0; k < 2; k++) assert_int_equal(sig[k][0], 0), assert_int_equal(sig[k][1], 0);
     char *bases[1] = {(char *)sig[0]};
-    tile_dist_win one = {bases, 0, 1};
+    tile_dist_win one = {.bases = bases, .rank = 0, .size = 1};
     tile_tensor t = {.addr = (char *)sig[0], .dtype = TILE_INT32, .rank = 1, .shape = {2}, .strides = {1}};
     tile_dist_wait wt = {.timeout_ms = 100};
     int64_t src;
@@ -226,6 +305,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dist_ops_wait_gives_up_after_its_bound_and_on_stop),
     cmocka_unit_test(test_dist_ops_wait_stops_when_the_run_failed),
     cmocka_unit_test(test_dist_ops_put_get_and_remote_tiles_move_boxes),
+    cmocka_unit_test(test_dist_ops_unmapped_peers_move_the_same_boxes_through_the_transport),
+    cmocka_unit_test(test_dist_ops_apply_refuses_a_box_outside_the_copy),
     cmocka_unit_test(test_dist_ops_bad_boxes_and_peers_fail_with_their_texts),
     cmocka_unit_test(test_dist_ops_atomic_add_loses_nothing_per_dtype),
     cmocka_unit_test(test_dist_ops_barrier_lets_ranks_pass_together_and_leaves_zeros),

@@ -14,6 +14,9 @@ import time
 import torch
 
 ALL = "all"  # the [all] backend set of §6.1 (run.py knows which backends exist)
+# A rule decided on the host before or beside any window traffic (entry check, world, host
+# contract checks): one backend shows it, the others would only repeat it.
+HOST_ONLY = ("shm",)
 REGISTRY = []
 
 

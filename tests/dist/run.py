@@ -40,12 +40,24 @@ OPS_RULES = [
     "agree_diverging_names_the_item_and_two_ranks",
 ]
 
+AM_RULES = [
+    "am_domain_maps_only_the_own_copy_zeroed",
+    "am_puts_land_in_order_before_the_notify_behind_them",
+    "am_get_returns_the_peers_box",
+    "am_adds_from_every_rank_lose_nothing",
+    "am_put_of_1_mib_arrives_whole",
+    "am_busy_target_is_served_by_its_progress_thread",
+]
+
 # (name, P, program or script, arguments, environment, mpirun exits 0, wall-time bound in s, rules)
 C_JOBS = [
     ("ops P=2", 2, "test_comm_ops", ["ops"], {}, True, 60, OPS_RULES),
     ("ops P=4", 4, "test_comm_ops", ["ops"], {}, True, 60, OPS_RULES),
-    ("backend am", 2, "test_comm_ops", ["backend"], {"PTO_COMM_BACKEND": "am"}, True, 20,
-     ["backend_am_is_not_supported_in_this_version"]),
+    ("backend rma", 2, "test_comm_ops", ["backend"], {"PTO_COMM_BACKEND": "rma"}, True, 20,
+     ["backend_rma_is_not_supported_in_this_version"]),
+    ("am P=2", 2, "test_am", [], {"PTO_COMM_BACKEND": "am"}, True, 30, AM_RULES),
+    ("am P=3", 3, "test_am", [], {"PTO_COMM_BACKEND": "am"}, True, 30, AM_RULES),
+    ("am tcp P=2", 2, "test_am", [], {"PTO_COMM_BACKEND": "am", "OMPI_MCA_btl": "tcp,self"}, True, 30, AM_RULES),
     ("thread level", 2, "test_comm_ops", ["single"], {}, True, 20, ["mpi_below_serialized_is_refused"]),
     ("relay P=2", 2, "test_comm_ops", ["relay"], {}, False, 5, ["relay_reaches_every_peer_as_remote_failed"]),
     ("relay P=3", 3, "test_comm_ops", ["relay"], {}, False, 5, ["relay_reaches_every_peer_as_remote_failed"]),
@@ -59,9 +71,11 @@ PY_SCRIPTS = [
     ("comm stats P=2", 2, "py/test_comm_stats.py", [], {}, True, 60, ["comm_stats_count_the_06_shape"]),
 ]
 
-# The [all] backend set of §6.1: backend -> (mpirun arguments, environment).  The am
-# backends, (b) over shared memory and (c) over TCP loopback, join once they exist.
-BACKENDS = {"shm": ([], {})}
+# The [all] backend set of §6.1: backend -> (mpirun arguments, environment): (a) shm,
+# (b) am over shared memory, (c) am over TCP loopback.
+BACKENDS = {"shm": ([], {}),
+            "am": ([], {"PTO_COMM_BACKEND": "am"}),
+            "am-tcp": ([], {"PTO_COMM_BACKEND": "am", "OMPI_MCA_btl": "tcp,self"})}
 
 LINE = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:(PASS|FAIL) (\S+?):?(?: |$)")
 PROBE = re.compile(r"^\[\d+,(\d+)\]<stderr>:\[pypto-probe\] call (\d+) rank \d+ (\S+)=([0-9a-f]+)$")

@@ -7,7 +7,7 @@
  *   test_comm_ops relay     rank 1 relays a fatal: rank 0 sees it ≤ 2 s; exit via MPI_Abort
  *   test_comm_ops left      rank 1 ends before the call: rank 0 "left the job"
  *   test_comm_ops timeout   rank 1 lives but never calls: rank 0 3c timeout
- *   test_comm_ops backend   PTO_COMM_BACKEND=am: COMM_FAILED, not supported
+ *   test_comm_ops backend   PTO_COMM_BACKEND=rma: COMM_FAILED, not supported
  *   test_comm_ops single    MPI initialised at SINGLE: attach refused (§3 row 8)
  *
  * Each rule prints "PASS <rule>" per rank, or "FAIL <rule>: <why>" and exits 1.
@@ -23,37 +23,7 @@
 #include "pto/compile.h"
 #include "pto/mpi.h"
 #include "runtime/comm.h"
-
-static const rt_comm_ops *ops;
-static void *S;
-static int R, P;
-
-#define CHECK(rule, cond, ...)                                                     \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            printf("FAIL %s [rank %d]: ", rule, R);                                \
-            printf(__VA_ARGS__);                                                   \
-            printf("\n");                                                          \
-            fflush(stdout);                                                        \
-            exit(1);                                                               \
-        }                                                                          \
-    } while (0)
-
-static void pass(const char *rule)
-{
-    printf("PASS %s\n", rule);
-    fflush(stdout);
-}
-
-#define OK(rule, call)                                                             \
-    do {                                                                           \
-        pto_error e_;                                                              \
-        int rc_ = (call);                                                          \
-        CHECK(rule, rc_ == 0, "%s -> %d\n%s", #call, rc_, rc_ ? e_.message : "");  \
-    } while (0)
-#define E (&e_)
-
-static double secs(void) { return (double)base_now_ns() * 1e-9; }
+#include "comm_test.h"
 
 /* ---- domains and windows ---- */
 
@@ -280,15 +250,15 @@ static void test_agree_diverging_names_the_item_and_two_ranks(void)
     pass(rule);
 }
 
-static void test_backend_am_is_not_supported_in_this_version(void)
+static void test_backend_rma_is_not_supported_in_this_version(void)
 {
-    const char *rule = "backend_am_is_not_supported_in_this_version";
+    const char *rule = "backend_rma_is_not_supported_in_this_version";
     int pair[2] = {R & ~1, R | 1};
     void *d;
     const char *backend;
     pto_error e;
-    CHECK(rule, ops->domain(S, pair, 2, &d, &backend, &e) == -PTO_COMM_FAILED, "am accepted");
-    CHECK(rule, strstr(e.message, "PTO_COMM_BACKEND=am is not supported in this version"), "%s", e.message);
+    CHECK(rule, ops->domain(S, pair, 2, &d, &backend, &e) == -PTO_COMM_FAILED, "rma accepted");
+    CHECK(rule, strstr(e.message, "PTO_COMM_BACKEND=rma is not supported in this version"), "%s", e.message);
     CHECK(rule, strstr(e.message, "FATAL: Communication Failed! [rank "), "%s", e.message);
     pass(rule);
 }
@@ -394,17 +364,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ops";
     if (strcmp(mode, "single") == 0) return test_mpi_below_serialized_is_refused(argc, argv);
-    pto_error err;
-    if (pto_dist_attach(NULL, MPI_COMM_WORLD, &err) < 0) {
-        printf("FAIL attach: %s\n", err.message);
-        return 1;
-    }
-    ops = rt_comm_transport(&S);
-    R = ops->rank, P = ops->size;
-    if (strcmp(ops->name, "mpi") != 0 || P < 2) {
-        printf("FAIL attach: transport %s of %d ranks\n", ops->name, P);
-        return 1;
-    }
+    if (attach()) return 1;
     if (strcmp(mode, "ops") == 0) {
         test_domain_of_a_subset_is_made_by_its_members_and_cached();
         test_window_maps_every_peer_copy_zeroed();
@@ -420,7 +380,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "timeout") == 0) {
         test_rank_that_never_calls_times_out_the_entry();
     } else if (strcmp(mode, "backend") == 0) {
-        test_backend_am_is_not_supported_in_this_version();
+        test_backend_rma_is_not_supported_in_this_version();
     } else {
         printf("FAIL usage: no mode %s\n", mode);
         return 1;

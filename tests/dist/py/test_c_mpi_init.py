@@ -4,7 +4,7 @@ pypto._C; a second init() returns the same world.  Alone in its job: it reads th
 process's memory map before any other case could have started the session."""
 import os
 
-from distcase import case, check
+from distcase import HOST_ONLY, case, check
 
 
 def libmpi_mapped():
@@ -12,7 +12,7 @@ def libmpi_mapped():
         return any("libmpi.so" in line for line in f)
 
 
-@case("c_mpi_init_starts_one_session_and_loads_libmpi", ranks=(2,), alone=True)
+@case("c_mpi_init_starts_one_session_and_loads_libmpi", backends=HOST_ONLY, ranks=(2,), alone=True)
 def c_mpi_init(P):
     import pypto  # noqa: F401
     import pypto._C  # noqa: F401

@@ -68,8 +68,10 @@ def run_one(seed, P):
 
 
 def run_many(P):
-    first = int(os.environ.get("PTO_DIST_RANDOM_SEED") or 0)
-    n = COUNTS[P] * int(os.environ.get("PTO_DIST_RANDOM_SCALE") or 1)
+    # §6.5: 100 programs on shm, 50 others on each am variant
+    am = os.environ.get("PTO_COMM_BACKEND") == "am"
+    first = int(os.environ.get("PTO_DIST_RANDOM_SEED") or 0) + (100000 if am else 0)
+    n = (COUNTS[P] // 2 if am else COUNTS[P]) * int(os.environ.get("PTO_DIST_RANDOM_SCALE") or 1)
     kinds = {}
     acts = 0
     for seed in range(first, first + n):
