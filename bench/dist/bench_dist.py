@@ -57,6 +57,7 @@ class Bench:
         from pypto.runtime import RunConfig
         self.torch = torch
         self.quick = mode == "quick"
+        self.path = path_suffix()
         self.world = int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))
         self.rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", "0"))
         self.wd = os.path.join(os.environ.get("TMPDIR", "/tmp"), "pto-bench-dist-%d" % os.getuid())
@@ -122,13 +123,13 @@ class Bench:
             for side in self.order(rep, ("ours", "mpi")):
                 if side == "mpi":
                     t = self.peer.bdp_pingpong(size, n)
-                    if not self.check(t >= 0, "R1", "put %s" % label(size), "mpi", "received bytes differ"):
+                    if not self.check(t >= 0, "R1", "put %s%s" % (label(size), self.path), "mpi", "received bytes differ"):
                         continue
-                    self.emit(row="R1", case="put %s" % label(size), system="mpi", us=t / (2 * n) * 1e6, rep=rep)
-                    self.emit(row="R1", case="get %s" % label(size), system="mpi", us=t / n * 1e6, rep=rep)
+                    self.emit(row="R1", case="put %s%s" % (label(size), self.path), system="mpi", us=t / (2 * n) * 1e6, rep=rep)
+                    self.emit(row="R1", case="get %s%s" % (label(size), self.path), system="mpi", us=t / n * 1e6, rep=rep)
                     continue
                 for case, prog, div in (("put", m.pingpong, 2 * n), ("get", m.get_rounds, n)):
-                    name = "%s %s" % (case, label(size))
+                    name = "%s %s%s" % (case, label(size), self.path)
                     t = self.call_pair(prog, n, x, lambda k, y: k == 0 or self.check(
                         torch.equal(y[0], x[1]), "R1", name, "ours", "rank 0's row (rank 1's) after %d rounds" % k))
                     self.emit(row="R1", case=name, system="ours", us=t / div * 1e6, rep=rep)
@@ -256,6 +257,13 @@ class Bench:
         self.emit(config="mpi", text=v.value.decode().split(",")[0].strip() + "; torch " + torch.__version__)
 
 
+def path_suffix():
+    """R1's case suffix for the transport this run uses: "" (shm), " am", " am-tcp" (raw MPI takes the same path)."""
+    if os.environ.get("PTO_COMM_BACKEND") != "am":
+        return ""
+    return " am-tcp" if os.environ.get("OMPI_MCA_btl") == "tcp,self" else " am"
+
+
 def label(size):
     return "%d B" % size if size < KIB else "%d KiB" % (size // KIB) if size < MIB else "%d MiB" % (size // MIB)
 
@@ -306,7 +314,7 @@ def report(mode, in_path, out_path):
     for t in sorted(set(cfgs.get("ranks", []))):
         lines.append("Ranks:   %s" % t)
     lines.append("Run:     %s; medians of >= 5 repetitions, ours and the peer interleaved (order swapped each "
-                 "repetition); backend shm; ours timed around host calls: a row's kernel work = call(n) - call(0)"
+                 "repetition); backend shm (R1 also am and am-tcp: raw MPI on the same path); ours timed around host calls: a row's kernel work = call(n) - call(0)"
                  % mode)
     lines.append("")
     lines.append("%-4s %-40s %14s %14s %8s" % ("row", "case", "ours", "peer", "ours/peer"))
@@ -355,9 +363,13 @@ def report(mode, in_path, out_path):
         lambda t: (1.3 * t["peer_min"], 1.3 * t["peer_max"]), lambda t: "%.2f vs 1.3 x %.2f us" % (t["ours"], t["peer"]))
     bar("R1 shm one-way 8 B <= 2 us", ("R1", "put 8 B"), lambda t: (t["ours_min"], t["ours_max"]),
         lambda t: (2.0, 2.0), lambda t: "%.2f us" % t["ours"])
-    bar("R1 put 1 MiB >= 90% of raw MPI bandwidth", ("R1", "put 1 MiB"), lambda t: (t["ours_min"], t["ours_max"]),
-        lambda t: (t["peer_min"] / 0.9, t["peer_max"] / 0.9), lambda t: "%.2f vs %.2f GB/s" % (
-            MIB / t["ours"] / 1e3, MIB / t["peer"] / 1e3))
+    for path in ("", " am", " am-tcp"):
+        if path:
+            bar("R1 put 8 B%s <= 1.3x raw MPI one-way" % path, ("R1", "put 8 B" + path), lambda t: (t["ours_min"], t["ours_max"]),
+                lambda t: (1.3 * t["peer_min"], 1.3 * t["peer_max"]), lambda t: "%.2f vs 1.3 x %.2f us" % (t["ours"], t["peer"]))
+        bar("R1 put 1 MiB%s >= 90%% of raw MPI bandwidth" % path, ("R1", "put 1 MiB" + path),
+            lambda t: (t["ours_min"], t["ours_max"]), lambda t: (t["peer_min"] / 0.9, t["peer_max"] / 0.9),
+            lambda t: "%.2f vs %.2f GB/s" % (MIB / t["ours"] / 1e3, MIB / t["peer"] / 1e3))
     for size in ("1 KiB", "1 MiB"):
         key = ("R2", "allreduce %s" % size)
         bar("R2 allreduce %s <= 1.2x MPI_Allreduce" % size, key, lambda t: (t["ours_min"], t["ours_max"]),

@@ -3,7 +3,8 @@
 # then its report (one table, bench/results/dist-latest.json).
 #   bench/dist/run.sh [full|quick] LIB_DIR     LIB_DIR holds libbench_dist_peer.so
 #   BENCH_REPS=N  repetitions (default 5)
-# R1-R3 and R4b run in one 2-rank mpirun, every repetition inside it.  R4 compares two
+# R1-R3 and R4b run in one 2-rank mpirun, every repetition inside it; R1 again on am
+# over shared memory and over TCP loopback (raw MPI then takes the same path).  R4 compares two
 # worlds, so each repetition is one 2-rank and one 4-rank mpirun, their order swapped
 # every repetition.  Every mpirun runs under timeout; without mpirun: one line, exit 2.
 set -e
@@ -25,6 +26,8 @@ ranks() { # np rows reps
         measure "$mode" "$2" "$3" "$rows" "$lib"
 }
 ranks 2 R1,R2,R3,R4b "$reps"
+(export PTO_COMM_BACKEND=am; ranks 2 R1 "$reps")                             # am over shared memory
+(export PTO_COMM_BACKEND=am OMPI_MCA_btl=tcp,self; ranks 2 R1 "$reps")        # am over TCP loopback
 rep=0
 while [ $rep -lt "$reps" ]; do
     export BENCH_DIST_REP=$rep

@@ -35,11 +35,13 @@ void mpi_domain_free_all(mpi_session *s)
 {
     for (mpi_domain *d = s->domains, *next; d; d = next) {
         next = d->next;
+        mpi_shm_pool_free(d);
         MPI_Comm_free(&d->comm);
         free(d->ranks);
         free(d);
     }
     s->domains = NULL;
+    mpi_shm_pool_free(&s->world_domain);
     free(s->world_domain.ranks);
     s->world_domain.ranks = NULL;
 }

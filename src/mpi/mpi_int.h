@@ -32,16 +32,14 @@ typedef struct mpi_domain {
     const char *backend; /* "shm" or "am" */
     char *am_base;       /* am: this rank's copy of the live window (under the lock), NULL: none */
     size_t am_bytes;
+    MPI_Win pool;        /* shm: the pooled window (pool_bytes > 0), every copy mapped at pool_bases */
+    size_t pool_bytes;
+    void *pool_bases[64];
     struct mpi_domain *next;
 } mpi_domain;
 
 typedef struct am_thread am_thread; /* am.c: a thread's outstanding messages */
 typedef struct am_send am_send;     /* am.c: a send in flight and its buffer */
-
-/* A shm window: one allocation per domain and call. */
-typedef struct mpi_window {
-    MPI_Win win;
-} mpi_window;
 
 typedef struct mpi_session {
     rt_comm_ops ops;     /* the table registered with libpto */
@@ -162,6 +160,7 @@ int mpi_domain_get(void *s, const int *ranks, int n, void **dom, const char **ba
 /* ---- shm.c: windows of either backend ---- */
 int mpi_win_alloc(void *s, void *dom, size_t bytes, void **win, void **bases, pto_error *err);
 int mpi_win_free(void *s, void *dom, void *win, pto_error *err);
+void mpi_shm_pool_free(mpi_domain *d); /* under the lock, collective over d */
 
 /* ---- am.c ---- */
 extern const struct tile_dist_remote mpi_am_remote;

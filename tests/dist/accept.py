@@ -39,7 +39,10 @@ TAG = re.compile(r"\[\d+,(\d+)\]<(std(?:out|err))>:")
 PROBE = re.compile(r"^\[pypto-probe\] call (\d+) rank (\d+) (\S+?)=([0-9a-f]{64})$")
 LATER = "is not supported in this version"
 ROW6 = "DistributedConfig.device_ids has 2 entries but this process was not started by mpirun; run: mpirun -np 2 "
-CHECK = 'assert torch.allclose(outputs, inputs.sum(0, keepdim=True).expand_as(outputs)); print("OK")\n'
+# Our check after the manual's drivers (they have none): each rank adds the peers' slices to its
+# own in its own order, so the FP32 sums differ from torch's by a few ulps (atol 1e-5, not 1e-8:
+# a near-zero sum failed the default about one run in three, on every backend).
+CHECK = 'assert torch.allclose(outputs, inputs.sum(0, keepdim=True).expand_as(outputs), atol=1e-5); print("OK")\n'
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 CLASSES = ("a09-functions", "a09-driver", "a10", "sketch", "later", "runnable")
 
