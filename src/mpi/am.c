@@ -40,7 +40,7 @@
 enum { AM_TAG_REQ = 21, AM_TAG_RSP = 22 };
 enum { AM_PUT, AM_ACC, AM_NOTIFY, AM_GET, AM_ACK, AM_REPLY };
 enum { AM_MAX_OUTSTANDING = 4096 }; /* a thread's unacknowledged writes before it waits */
-enum { AM_IDLE_SLEEP_MIN_NS = 50000, AM_IDLE_SLEEP_MAX_NS = 200000 }; /* the progress thread's sleeps */
+enum { AM_IDLE_SLEEP_MIN_NS = 50000, AM_IDLE_SLEEP_MAX_NS = 200000, AM_BUSY_NS = 1000000 }; /* the progress thread's pace */
 
 typedef struct am_hdr {
     uint32_t kind;
@@ -233,9 +233,9 @@ static int am_drain(mpi_session *s, mpi_domain *d, int tag)
     }
 }
 
-int mpi_am_progress_locked(mpi_session *s)
+/* Completes sends, applies what arrived (under the lock); returns how much happened. */
+static int am_run(mpi_session *s)
 {
-    atomic_store_explicit(&s->am_polled_ns, base_now_ns(), memory_order_relaxed);
     int n = s->am_nsends ? am_reap(s) : 0;
     if (!atomic_load_explicit(&s->am_live, memory_order_acquire)) return n;
     mpi_domain *d = &s->world_domain;
@@ -245,6 +245,12 @@ int mpi_am_progress_locked(mpi_session *s)
         n += am_drain(s, d, AM_TAG_RSP);
     }
     return n;
+}
+
+int mpi_am_progress_locked(mpi_session *s)
+{
+    atomic_store_explicit(&s->am_polled_ns, base_now_ns(), memory_order_relaxed); /* the progress thread stands back */
+    return am_run(s);
 }
 
 static uint64_t am_progress(void *sv)
@@ -260,12 +266,14 @@ static uint64_t am_progress(void *sv)
 /* ---- the progress thread: serves the rank while an am window exists ---- */
 
 /* Runs progress only when no other thread did for AM_IDLE_SLEEP_MIN_NS (a waiting kernel
- * polls faster than it could, and sharing the lock with it would slow both), sleeping
- * from AM_IDLE_SLEEP_MIN_NS doubling to AM_IDLE_SLEEP_MAX_NS while nothing arrives. */
+ * polls faster than it could, and sharing the lock with it would slow both).  For
+ * AM_BUSY_NS after a message it yields between looks (the next request of an exchange
+ * usually follows within it); otherwise it sleeps from AM_IDLE_SLEEP_MIN_NS doubling to
+ * AM_IDLE_SLEEP_MAX_NS. */
 static void *am_progress_main(void *arg)
 {
     mpi_session *s = arg;
-    uint64_t sleep_ns = AM_IDLE_SLEEP_MIN_NS;
+    uint64_t sleep_ns = AM_IDLE_SLEEP_MIN_NS, busy_until = 0;
     pthread_mutex_lock(&s->am_park);
     for (;;) {
         while (!s->am_stop && !atomic_load(&s->am_live)) pthread_cond_wait(&s->am_wake, &s->am_park);
@@ -274,13 +282,18 @@ static void *am_progress_main(void *arg)
         uint64_t now = base_now_ns();
         int act = 0, idle = now - atomic_load_explicit(&s->am_polled_ns, memory_order_relaxed) >= AM_IDLE_SLEEP_MIN_NS;
         if (idle && pthread_mutex_trylock(&s->lock) == 0) {
-            act = mpi_am_progress_locked(s);
+            act = am_run(s);
             mpi_relay_drain(s);
             mpi_unlock(s);
         }
-        sleep_ns = act || !idle ? AM_IDLE_SLEEP_MIN_NS : sleep_ns * 2 > AM_IDLE_SLEEP_MAX_NS ? AM_IDLE_SLEEP_MAX_NS : sleep_ns * 2;
-        struct timespec ts = {0, (long)sleep_ns};
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+        if (act) busy_until = now + AM_BUSY_NS;
+        if (now < busy_until) {
+            sched_yield();
+        } else {
+            sleep_ns = !idle ? AM_IDLE_SLEEP_MIN_NS : sleep_ns * 2 > AM_IDLE_SLEEP_MAX_NS ? AM_IDLE_SLEEP_MAX_NS : sleep_ns * 2;
+            struct timespec ts = {0, (long)sleep_ns};
+            while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+        }
         pthread_mutex_lock(&s->am_park);
     }
     pthread_mutex_unlock(&s->am_park);
