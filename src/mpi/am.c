@@ -135,7 +135,7 @@ static int am_reap(mpi_session *s)
 
 static am_hdr *am_new(size_t payload, uint32_t kind, int origin)
 {
-    am_hdr *h = calloc(1, sizeof *h + payload);
+    am_hdr *h = payload <= SIZE_MAX - sizeof *h ? calloc(1, sizeof *h + payload) : NULL;
     if (h) h->kind = kind, h->origin = origin;
     return h;
 }
@@ -176,8 +176,7 @@ static void am_handle_req(mpi_session *s, mpi_domain *d, int src, am_hdr *h, siz
         if (tile_dist_apply(d->am_base, d->am_bytes, &h->ref, h + 1, 1, h->kind == AM_ACC, why, sizeof why)) return am_refuse(s, d, src, why);
         am_answer(s, d, src, h, AM_ACK, 0, &ans);
     } else if (h->kind == AM_GET) {
-        bytes = tile_dtype_size((tile_dtype)(h->ref.dtype >= 0 && h->ref.dtype <= TILE_UINT32 ? h->ref.dtype : 0));
-        for (int k = 0; k < h->ref.rank && k < TILE_MAX_RANK; k++) bytes *= (size_t)(h->ref.shape[k] > 0 ? h->ref.shape[k] : 0);
+        bytes = tile_dist_ref_bytes(&h->ref);
         am_answer(s, d, src, h, AM_REPLY, bytes, &ans);
         if (ans && tile_dist_apply(d->am_base, d->am_bytes, &h->ref, ans + 1, 0, 0, why, sizeof why)) {
             free(ans);
@@ -459,18 +458,11 @@ static int am_write(mpi_session *s, mpi_domain *d, int peer, am_hdr *h, size_t p
     return rc == MPI_SUCCESS ? 0 : am_mpi_error(s, rc, "MPI_Isend", msg, cap);
 }
 
-static size_t am_ref_bytes(const tile_dist_ref *r)
-{
-    size_t n = tile_dtype_size((tile_dtype)r->dtype);
-    for (int k = 0; k < r->rank; k++) n *= (size_t)r->shape[k];
-    return n;
-}
-
 static int am_put(void *sv, void *dom, int peer, const tile_dist_ref *dst, const void *data, int atomic, tile_dist_wait *wt, char *msg,
                   size_t cap)
 {
     mpi_session *s = sv;
-    size_t bytes = am_ref_bytes(dst);
+    size_t bytes = tile_dist_ref_bytes(dst);
     am_hdr *h = am_new(bytes, atomic ? AM_ACC : AM_PUT, s->info.rank);
     if (!h) return am_no_memory(msg, cap);
     h->ref = *dst;
@@ -492,7 +484,7 @@ static int am_get(void *sv, void *dom, int peer, const tile_dist_ref *src, void 
     mpi_session *s = sv;
     mpi_domain *d = mpi_domain_of(s, dom);
     am_thread *t = am_me(s);
-    size_t bytes = am_ref_bytes(src);
+    size_t bytes = tile_dist_ref_bytes(src);
     am_hdr *h = t ? am_new(0, AM_GET, s->info.rank) : NULL;
     if (!h) return am_no_memory(msg, cap);
     h->ref = *src, h->cookie = (uint64_t)(uintptr_t)t;

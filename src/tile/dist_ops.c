@@ -229,10 +229,25 @@ static tile_tensor dist_packed(void *data, int dtype, int rank, const int64_t *b
     return p;
 }
 
-static size_t dist_box_bytes(int dtype, int rank, const int64_t *box)
+/* Whether r names a dtype, a rank and non-negative extents (a reference from a peer is
+ * checked before use). */
+static int dist_ref_valid(const tile_dist_ref *r)
 {
-    size_t n = tile_dtype_size((tile_dtype)dtype);
-    for (int d = 0; d < rank; d++) n *= (size_t)box[d];
+    if (r->dtype < 0 || r->dtype > TILE_UINT32 || !tile_dtype_size((tile_dtype)r->dtype) || r->rank < 1 || r->rank > TILE_MAX_RANK)
+        return 0;
+    for (int d = 0; d < r->rank; d++)
+        if (r->shape[d] < 0 || r->strides[d] < 0) return 0;
+    return 1;
+}
+
+size_t tile_dist_ref_bytes(const tile_dist_ref *r)
+{
+    if (!dist_ref_valid(r)) return 0;
+    size_t n = tile_dtype_size((tile_dtype)r->dtype);
+    for (int d = 0; d < r->rank; d++) {
+        if (r->shape[d] && n > SIZE_MAX / (size_t)r->shape[d]) return SIZE_MAX;
+        n *= (size_t)r->shape[d];
+    }
     return n;
 }
 
@@ -244,12 +259,10 @@ static int dist_no_memory(size_t bytes, const char *op, char *msg, size_t cap)
 
 int tile_dist_apply(char *copy, size_t bytes, const tile_dist_ref *r, void *data, int put, int atomic, char *msg, size_t cap)
 {
-    int ok = r->dtype >= 0 && r->dtype <= TILE_UINT32 && tile_dtype_size((tile_dtype)r->dtype) && r->rank >= 1 &&
-             r->rank <= TILE_MAX_RANK;
+    int ok = dist_ref_valid(r);
     uint64_t es = ok ? tile_dtype_size((tile_dtype)r->dtype) : 1, last = 0;
     for (int d = 0; ok && d < r->rank; d++) {
-        ok = r->shape[d] >= 0 && r->strides[d] >= 0;
-        if (ok && r->shape[d] == 0) return 0;
+        if (r->shape[d] == 0) return 0;
         last += (uint64_t)(r->shape[d] - 1) * (uint64_t)r->strides[d];
     }
     if (!ok || r->offset > bytes || (last + 1) * es > bytes - r->offset) {
@@ -289,7 +302,7 @@ int tile_dist_xfer(const tile_dist_win *w, const tile_tensor *t, int64_t peer, c
     if (atomic && !dist_can_add((tile_dtype)t->dtype)) return dist_bad_atomic((tile_dtype)t->dtype, msg, cap);
     tile_dist_ref r;
     dist_ref(w, t, off, box, &r);
-    size_t bytes = dist_box_bytes(t->dtype, t->rank, box);
+    size_t bytes = tile_dist_ref_bytes(&r);
     void *data = malloc(bytes);
     if (!data) return dist_no_memory(bytes, op, msg, cap);
     tile_tensor p = dist_packed(data, t->dtype, t->rank, box);
@@ -312,17 +325,14 @@ int tile_dist_load(const tile_dist_win *w, const tile_tensor *t, int64_t peer, c
     tile_tensor pt;
     if (tile_dist_peer(w, t, peer, op, &pt, msg, cap)) return -1;
     if (w->bases[peer]) return tile_load(d, &pt, off, ext, 0, op, msg, cap);
-    size_t bytes = dist_box_bytes(t->dtype, t->rank, box);
+    tile_dist_ref r;
+    dist_ref(w, t, off, box, &r);
+    size_t bytes = tile_dist_ref_bytes(&r);
     void *data = malloc(bytes ? bytes : 1);
     if (!data) return dist_no_memory(bytes, op, msg, cap);
     tile_tensor p = dist_packed(data, t->dtype, t->rank, box);
     int64_t zero[TILE_MAX_RANK] = {0};
-    int rc = 0;
-    if (bytes) {
-        tile_dist_ref r;
-        dist_ref(w, t, off, box, &r);
-        rc = w->remote->get(w->session, w->dom, (int)peer, &r, data, wt, msg, cap);
-    }
+    int rc = bytes ? w->remote->get(w->session, w->dom, (int)peer, &r, data, wt, msg, cap) : 0;
     if (rc == 0) rc = tile_load(d, &p, zero, ext, 0, op, msg, cap);
     free(data);
     return rc;

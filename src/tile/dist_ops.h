@@ -84,6 +84,10 @@ typedef struct tile_dist_ref {
     int64_t shape[TILE_MAX_RANK], strides[TILE_MAX_RANK];
 } tile_dist_ref;
 
+/* The bytes of r's box packed row-major; 0 when r is not a valid reference (no dtype, rank
+ * or a negative extent: tile_dist_apply refuses it), SIZE_MAX when they overflow. */
+size_t tile_dist_ref_bytes(const tile_dist_ref *r);
+
 /* How a transport reaches unmapped copies.  peer: a domain rank; data: the
  * box's elements row-major.  Each returns 0, 1 (wt's timeout), 2 (wt's
  * stop) or -1 with msg filled. */

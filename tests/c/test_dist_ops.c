@@ -184,6 +184,25 @@ static void test_dist_ops_apply_refuses_a_box_outside_the_copy(void **s)
     assert_int_equal(tile_dist_apply(copy, sizeof copy, &r, v, 0, 0, msg, sizeof msg), -1); /* no dtype 5 */
 }
 
+static void test_dist_ops_ref_bytes_count_the_packed_box_and_refuse_bad_references(void **s)
+{
+    (void)s;
+    tile_dist_ref r = {.dtype = TILE_FP16, .rank = 3, .shape = {2, 3, 5}, .strides = {100, 10, 1}};
+    assert_int_equal(tile_dist_ref_bytes(&r), 60); /* strides do not count: the box travels packed */
+    r.shape[1] = 0;
+    assert_int_equal(tile_dist_ref_bytes(&r), 0);
+    r.shape[1] = -1;
+    assert_int_equal(tile_dist_ref_bytes(&r), 0);
+    r.shape[1] = 3, r.strides[2] = -1;
+    assert_int_equal(tile_dist_ref_bytes(&r), 0);
+    r.strides[2] = 1, r.dtype = 5;
+    assert_int_equal(tile_dist_ref_bytes(&r), 0);
+    r.dtype = TILE_FP32, r.rank = TILE_MAX_RANK + 1;
+    assert_int_equal(tile_dist_ref_bytes(&r), 0);
+    r = (tile_dist_ref){.dtype = TILE_FP32, .rank = 2, .shape = {INT64_MAX / 2, 4}, .strides = {0, 0}};
+    assert_true(tile_dist_ref_bytes(&r) == SIZE_MAX);
+}
+
 static void test_dist_ops_bad_boxes_and_peers_fail_with_their_texts(void **s)
 {
     (void)s;
@@ -307,6 +326,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dist_ops_put_get_and_remote_tiles_move_boxes),
     cmocka_unit_test(test_dist_ops_unmapped_peers_move_the_same_boxes_through_the_transport),
     cmocka_unit_test(test_dist_ops_apply_refuses_a_box_outside_the_copy),
+    cmocka_unit_test(test_dist_ops_ref_bytes_count_the_packed_box_and_refuse_bad_references),
     cmocka_unit_test(test_dist_ops_bad_boxes_and_peers_fail_with_their_texts),
     cmocka_unit_test(test_dist_ops_atomic_add_loses_nothing_per_dtype),
     cmocka_unit_test(test_dist_ops_barrier_lets_ranks_pass_together_and_leaves_zeros),
