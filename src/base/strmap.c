@@ -3,15 +3,12 @@
  */
 #include "base/strmap.h"
 
+#include "base/fnv.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t base_strmap_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
+static uint64_t base_strmap_hash(const char *s) { return base_fnv_str(BASE_FNV_BASIS, s); }
 
 void base_strmap_free(base_strmap *m)
 {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fnv.h"
 #include "base/strbuf.h"
 #include "compiler/ast_printer.h"
 #include "compiler/program.h"
@@ -175,6 +176,14 @@ static int pto_run_stages(pto_program *p, const pto_compile_options *o)
 #if defined(PTO_CHECKS)
     if (cc_lower_check(p->lowered, &p->diags) != 0) return -1; /* a compiler bug, named before anything runs it */
 #endif
+    if (p->lowered->nprocs && p->lowered->procs[0].kind == CC_LO_HOST) { /* every call's entry check names it */
+        cc_lowered_print(p->lowered, &p->listing);
+        if (p->listing.oom) {
+            cc_diag_oom(&p->diags, (cc_span){0, 0, 0, 0}, "out of memory while printing the listing");
+            return -1;
+        }
+        p->lowered->digest = base_fnv_str(BASE_FNV_BASIS, base_strbuf_str(&p->listing));
+    }
     return 0;
 }
 

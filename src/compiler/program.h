@@ -325,6 +325,8 @@ typedef struct cc_lowered {
     uint32_t nkernels;
     const cc_dim_expr *dims; /* the derived dimensions its types name (dim_expr.h) */
     uint32_t ndims;
+    uint64_t digest;       /* a host entry's identity in the entry check: FNV-1a of its listing
+                            * (cc_lowered_print), set once after lowering; 0 for other programs */
 } cc_lowered;
 
 /* Where running line `line` of l is: its file and, in *file_line, its line there

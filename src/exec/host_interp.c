@@ -132,12 +132,6 @@ static int ex_winbuf(ex_host *h, const ex_reg *r, const cc_lo_insn *in)
     return 0;
 }
 
-static uint64_t ex_fnv(const char *s, uint64_t h)
-{
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static void ex_ranks_text(uint64_t set, char *buf, size_t cap)
 {
     size_t n = 0;
@@ -154,13 +148,10 @@ static int ex_agree(ex_host *h, pto_error *err)
     char (*item)[320] = calloc(n, sizeof *item);
     const char **ptr = calloc(n, sizeof *ptr);
     if (!item || !ptr) return free(item), free(ptr), rt_comm_error(err, PTO_OUT_OF_MEMORY, "FATAL: Out of Memory!", "no memory for the entry check", NULL);
-    base_strbuf listing = {0};
-    cc_lowered_print(h->l, &listing);
     const cc_lo_proc *e = &h->l->procs[0];
     size_t k = 0;
     snprintf(item[k++], sizeof item[0], "call %llu", (unsigned long long)(h->dist ? h->dist->call : 0));
-    snprintf(item[k++], sizeof item[0], "program %s %016llx", e->name, (unsigned long long)ex_fnv(base_strbuf_str(&listing), 1469598103934665603ull));
-    base_strbuf_free(&listing);
+    snprintf(item[k++], sizeof item[0], "program %s %016llx", e->name, (unsigned long long)h->l->digest);
     for (size_t i = 0; i < h->nparams; i++) {
         const ex_value *v = &h->params[i];
         const char *name = e->params[i].kind == CC_LO_TENSOR ? e->tensors[e->params[i].index].name : e->regs[e->params[i].index].name;

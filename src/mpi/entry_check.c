@@ -20,18 +20,12 @@
 #include "mpi/mpi_int.h"
 
 #include "base/clock.h"
+#include "base/fnv.h"
 
 static const char DIVERGED_HINT[] =
     "every rank must make the same distributed calls in the same order with the same program, argument shapes, "
     "dtypes, scalar values and PTO_COMM_BACKEND; avoid rank-dependent control flow around them";
 
-static uint64_t entry_fnv(uint64_t h, const void *p, size_t n)
-{
-    for (const unsigned char *c = p; n--; c++) h = (h ^ *c) * 1099511628211ull;
-    return h;
-}
-
-#define FNV_BASIS 14695981039346656037ull
 
 /* The text of item i of rank from, broadcast to every rank ("" when that rank has none). */
 static int entry_item_text(mpi_session *s, const char *const *items, int n, int i, int from, char *out,
@@ -127,13 +121,13 @@ int mpi_agree(void *sv, const char *const *items, int n, const char *call, pto_e
     int rc = mpi_check_usable(s, err);
     if (rc < 0) return rc;
 
-    uint64_t *dig = malloc((size_t)(n > 0 ? n : 1) * sizeof *dig), h = FNV_BASIS;
+    uint64_t *dig = malloc((size_t)(n > 0 ? n : 1) * sizeof *dig), h = BASE_FNV_BASIS;
     if (!dig)
         return mpi_fail(s, err, PTO_OUT_OF_MEMORY, "FATAL: Out of Memory!", "the entry check's digests",
                         "free host memory");
     for (int i = 0; i < n; i++) {
-        dig[i] = entry_fnv(FNV_BASIS, items[i], strlen(items[i])) | 1;
-        h = entry_fnv(h, &dig[i], sizeof dig[i]);
+        dig[i] = base_fnv(BASE_FNV_BASIS, items[i], strlen(items[i])) | 1;
+        h = base_fnv(h, &dig[i], sizeof dig[i]);
     }
     int64_t *v = s->entry_v, mine = (int64_t)(h & INT64_MAX);
     v[0] = mine, v[1] = -mine;

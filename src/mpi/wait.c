@@ -3,28 +3,20 @@
  * with, and the shape of libpto_mpi's messages.
  *
  * A wait never holds the lock while it sleeps: each round takes it, tests
- * the requests (MPI_Testall), serves am messages, drains ctrl, and drops it; then it spins
- * briefly, yields, and sleeps doubling from 50 us to 1 ms (§2.5), so other
+ * the requests (MPI_Testall), serves am messages, drains ctrl, and drops it; then it
+ * pauses as the blocking-op backoff says (base/backoff.h, §2.5), so other
  * threads' MPI calls and comm progress get in between.  Every round checks
  * the failure latch, the peers that left, and the deadline.
  */
-#include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "mpi/mpi_int.h"
 
+#include "base/backoff.h"
 #include "base/clock.h"
 #include "runtime/error.h"
-
-enum {
-    WAIT_SPIN_NS = 20000,      /* test back to back this long */
-    WAIT_YIELD_ROUNDS = 64,    /* then sched_yield between tests */
-    WAIT_SLEEP_MIN_NS = 50000, /* then sleep, doubling */
-    WAIT_SLEEP_MAX_NS = 1000000,
-};
 
 void mpi_lock(mpi_session *s) { pthread_mutex_lock(&s->lock); }
 void mpi_unlock(mpi_session *s) { pthread_mutex_unlock(&s->lock); }
@@ -34,8 +26,8 @@ uint64_t mpi_deadline(const mpi_session *s) { return base_now_ns() + s->entry_ti
 int mpi_wait(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, uint64_t deadline_ns,
              pto_error *err)
 {
-    uint64_t start = base_now_ns(), sleep_ns = WAIT_SLEEP_MIN_NS;
-    for (int round = 0;; round++) {
+    base_backoff b = base_backoff_begin();
+    for (;;) {
         int done = 0, left = 0;
         mpi_lock(s);
         int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
@@ -50,14 +42,7 @@ int mpi_wait(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, ui
         if (done) return 0;
         if (left || atomic_load_explicit(&s->failed, memory_order_acquire)) return mpi_poll(s, err);
         if (timeout) return -PTO_COMM_WAIT_TIMEOUT;
-        if (now - start < WAIT_SPIN_NS) continue;
-        if (round < WAIT_YIELD_ROUNDS) {
-            sched_yield();
-            continue;
-        }
-        struct timespec ts = {0, (long)sleep_ns};
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-        if (sleep_ns < WAIT_SLEEP_MAX_NS) sleep_ns *= 2;
+        base_backoff_pause(&b, now);
     }
 }
 

@@ -13,13 +13,12 @@
  */
 #include "tile/dist_ops.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/backoff.h"
 #include "base/clock.h"
 #include "base/half.h"
 #include "base/text.h"
@@ -152,17 +151,10 @@ void tile_dist_notify(int32_t *cell, int32_t v, int set)
     else atomic_fetch_add_explicit(c, (uint32_t)v, memory_order_acq_rel);
 }
 
-/* Spin, then yield until DIST_YIELD_NS, then sleep doubling from 50 us to 1 ms.  The yield
- * phase outlasts two of the longest sleeps (with the timer's slack): a rank whose peer
- * answers only after a sleep still sees the answer before it sleeps itself, so two ranks
- * answering each other do not settle into paying a sleep per hop (measured on am: 800 us
- * one-way with a 1 ms yield phase, 14 us with 3 ms). */
-#define DIST_SPIN_NS 20000ull
-#define DIST_YIELD_NS 3000000ull
-
 int tile_dist_wait_until(int (*done)(void *arg, int32_t *observed), void *arg, tile_dist_wait *w)
 {
-    uint64_t start = base_now_ns(), changed = start, sleep_us = 0;
+    base_backoff b = base_backoff_begin();
+    uint64_t changed = b.start;
     uint64_t prog = w->progress ? w->progress(w->arg) : 0;
     int32_t last = 0, v = 0;
     done(arg, &last);
@@ -174,21 +166,14 @@ int tile_dist_wait_until(int (*done)(void *arg, int32_t *observed), void *arg, t
             w->observed = v, w->unchanged_ms = (now - changed) / 1000000;
             return 0;
         }
-        if ((round & 63) == 0 || now - start >= DIST_SPIN_NS) { /* the slow checks: a failure, progress, the bound */
+        if ((round & 63) == 0 || !base_backoff_spinning(&b, now)) { /* the slow checks: a failure, progress, the bound */
             if (w->stop && w->stop(w->arg)) return w->observed = v, w->unchanged_ms = (now - changed) / 1000000, 2;
             uint64_t p = w->progress ? w->progress(w->arg) : 0;
             if (p != prog) prog = p, changed = now;
             if (w->timeout_ms >= 0 && now - changed >= (uint64_t)w->timeout_ms * 1000000ull)
                 return w->observed = v, w->unchanged_ms = (now - changed) / 1000000, 1;
         }
-        if (now - start < DIST_SPIN_NS) continue;
-        if (now - start < DIST_YIELD_NS) {
-            sched_yield();
-            continue;
-        }
-        sleep_us = sleep_us ? (sleep_us * 2 > 1000 ? 1000 : sleep_us * 2) : 50;
-        struct timespec ts = {0, (long)sleep_us * 1000};
-        nanosleep(&ts, NULL);
+        base_backoff_pause(&b, now);
     }
 }
 

@@ -77,8 +77,9 @@ BACKENDS = {"shm": ([], {}),
             "am": ([], {"PTO_COMM_BACKEND": "am"}),
             "am-tcp": ([], {"PTO_COMM_BACKEND": "am", "OMPI_MCA_btl": "tcp,self"})}
 
-LINE = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:(PASS|FAIL) (\S+?):?(?: |$)")
-PROBE = re.compile(r"^\[\d+,(\d+)\]<stderr>:\[pypto-probe\] call (\d+) rank \d+ (\S+)=([0-9a-f]+)$")
+# Not anchored: mpirun may print a rank's tagged line after another rank's unfinished one.
+LINE = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:(PASS|FAIL) (\S+?):?(?: |$)")
+PROBE = re.compile(r"\[\d+,(\d+)\]<stderr>:\[pypto-probe\] call (\d+) rank \d+ (\S+)=([0-9a-f]+)$")
 
 
 def c_sanitizer_env():
@@ -106,7 +107,7 @@ def probe_problems(out, np_):
     """Calls whose argument hashes differ across ranks, or that some rank did not probe."""
     seen = {}
     for line in out.splitlines():
-        m = PROBE.match(line)
+        m = PROBE.search(line)
         if m:
             seen.setdefault((int(m.group(2)), m.group(3)), {})[int(m.group(1))] = m.group(4)
     bad = []
@@ -137,7 +138,7 @@ def run_job_once(job, argv, env_extra, extra_args=(), pass_ranks=None, output=()
     wall = time.monotonic() - start
     passed, failed = {}, []
     for line in p.stdout.splitlines():
-        m = LINE.match("[0,0]<stdout>:" + line if plain else line)
+        m = LINE.search("[0,0]<stdout>:" + line if plain else line)
         if m and m.group(2) == "PASS":
             passed.setdefault(m.group(3), set()).add(int(m.group(1)))
         elif m:

@@ -148,10 +148,16 @@ def scaled(a: pl.Tensor[[V, 1, N], pl.FP32], y: pl.Out[pl.Tensor[[V, 1, N], pl.F
         scale_dev(a[r], y[r], k, device=r)
 
 
-@pl.jit.host
-def scaled_too(a: pl.Tensor[[V, 1, N], pl.FP32], y: pl.Out[pl.Tensor[[V, 1, N], pl.FP32]], k: pl.Scalar[pl.INT32]):
-    for r in pl.range(2):
-        scale_dev(a[r], y[r], k + 1, device=r)
+def scaled_plus_one():
+    """A program of the same name as scaled with another body: only its listing tells them apart."""
+    @pl.jit.host
+    def scaled(a: pl.Tensor[[V, 1, N], pl.FP32], y: pl.Out[pl.Tensor[[V, 1, N], pl.FP32]], k: pl.Scalar[pl.INT32]):
+        for r in pl.range(2):
+            scale_dev(a[r], y[r], k + 1, device=r)
+    return scaled
+
+
+scaled_too = scaled_plus_one()
 
 
 def diverged(fn, *texts):
@@ -173,7 +179,7 @@ def f3_scalar(P):
 @case("f3_another_program_on_rank1_diverges", backends=HOST_ONLY, ranks=(2,), fault=Fault(bound=8))
 def f3_program(P):
     fn = scaled if rank() == 0 else scaled_too
-    diverged(lambda: fn(torch.zeros((2, 1, N)), torch.zeros((2, 1, N)), 1, config=config(P)), "differs")
+    diverged(lambda: fn(torch.zeros((2, 1, N)), torch.zeros((2, 1, N)), 1, config=config(P)), "differs", "program scaled ")
 
 
 @case("f3_a_rank_that_skips_the_call_and_ends_fails_the_waiting_rank", backends=HOST_ONLY, ranks=(2,),
