@@ -381,11 +381,13 @@ static uint64_t vm_comm_progress(void *arg)
     return handled + (arg ? rt_comm_progress(arg) : 0);
 }
 
+static void vm_comm_block(void *arg, int on) { rt_comm_block(arg, on); }
+
 static tile_dist_wait vm_comm_bound(const vm *m)
 {
     const pto_runtime *rt = m->args->runtime;
     return (tile_dist_wait){.timeout_ms = rt ? pto_runtime_config(rt)->stall_timeout_ms : -1, .stop = vm_comm_stop,
-                            .progress = vm_comm_progress, .arg = (void *)rt};
+                            .progress = vm_comm_progress, .block = rt ? vm_comm_block : NULL, .arg = (void *)rt};
 }
 
 static void vm_comm_find(vm *m, const cc_lo_insn *in, const tile_tensor *t, vm_comm *c)

@@ -384,11 +384,17 @@ static uint64_t am_wait_progress(void *arg)
     return handled + (w->outer->progress ? w->outer->progress(w->outer->arg) : 0);
 }
 
-/* Waits (outer's bound) until done; observed: what is still outstanding. */
+static void am_wait_block(void *arg, int on)
+{
+    const am_wait *w = arg;
+    w->outer->block(w->outer->arg, on);
+}
+
+/* Waits (outer's bound, its spare handoff) until done; observed: what is still outstanding. */
 static int am_await(am_wait *w, int (*done)(void *, int32_t *))
 {
     tile_dist_wait in = *w->outer;
-    in.stop = am_wait_stop, in.progress = am_wait_progress, in.arg = w;
+    in.stop = am_wait_stop, in.progress = am_wait_progress, in.block = w->outer->block ? am_wait_block : NULL, in.arg = w;
     int rc = tile_dist_wait_until(done, w, &in);
     w->outer->observed = in.observed, w->outer->unchanged_ms = in.unchanged_ms;
     return rc;

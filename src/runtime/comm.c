@@ -19,6 +19,7 @@
 #include "runtime/format.h"
 #include "runtime/progress.h"
 #include "runtime/rt.h"
+#include "runtime/spare.h"
 
 /* ---- the local (P = 1) transport ---- */
 
@@ -142,6 +143,8 @@ void rt_comm_wait_enter(const pto_runtime *rt) { atomic_fetch_add(&((pto_runtime
 
 void rt_comm_wait_leave(const pto_runtime *rt) { atomic_fetch_sub(&((pto_runtime *)rt)->comm_waits, 1); }
 
+void rt_comm_block(const pto_runtime *rt, int on) { rt_spare_block((pto_runtime *)rt, on); }
+
 static const char *comm_hint(int code)
 {
     switch (code) {
@@ -172,7 +175,10 @@ int rt_comm_fail_wait(const pto_runtime *crt, pto_task_id task, const char *deta
     snprintf(header, sizeof header, "FATAL: Communication Wait Timeout! task=%s", id);
     rt_diagnose_progress(rt, 0, v3, sizeof v3, &n); /* its second line, "progress: ..." */
     const char *line = strstr(v3, "progress: ");
-    snprintf(details, sizeof details, "%s\n%.*s", detail, line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+    n = (size_t)snprintf(details, sizeof details, "%s\n%.*s", detail, line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+    if (atomic_load(&rt->spare_capped) && n < sizeof details) /* §3 row 4': a wait found no spare left */
+        snprintf(details + n, sizeof details - n, "\nnote: %d blocking waits in progress; spare-thread cap PTO_MAX_SPARE_WAITERS=%d reached",
+                 atomic_load(&rt->spare_blocked) + 1, PTO_MAX_SPARE_WAITERS); /* + 1: the caller, out of its wait */
     int rc = rt_error_fail(rt, PTO_COMM_WAIT_TIMEOUT, -1, header, details, comm_hint(PTO_COMM_WAIT_TIMEOUT));
     void *s;
     const rt_comm_ops *o = rt_comm_transport(&s);

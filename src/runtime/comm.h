@@ -111,6 +111,9 @@ const rt_comm_buf *rt_comm_find(const rt_comm_call *c, const void *addr);
  * runtime's own no-progress bound leaves the verdict to the wait's. */
 void rt_comm_wait_enter(const pto_runtime *rt);
 void rt_comm_wait_leave(const pto_runtime *rt);
+/* A kernel's wait outlasted its spin (on = 1) or, after that, returned (on = 0): while it
+ * waits a spare thread takes its executor slot (D10, spare.h). */
+void rt_comm_block(const pto_runtime *rt, int on);
 /* rt's progress counter (completions and watermarks): a wait's bound restarts when it moves. */
 uint64_t rt_comm_progress(const pto_runtime *rt);
 /* Latches e (a message formatted by rt_comm_error or a transport) on rt; INVALID_ARGS of

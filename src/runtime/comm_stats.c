@@ -6,7 +6,7 @@
  * per comm domain this rank is in, keyed by its world ranks "[0, 1]"),
  * per_peer (one entry per world rank, this one included: self traffic is
  * counted too), collectives (only the ops the call used), waits, wait_ms,
- * spare_threads_peak (no spare threads in this version: 0), window_bytes
+ * spare_threads_peak (the spare threads the rank's runtime has started, spare.h), window_bytes
  * and phase_us.  Counters are read once, after every task completed.
  */
 #include "runtime/comm_stats.h"
@@ -18,6 +18,7 @@
 
 #include "runtime/comm.h"
 #include "runtime/format.h"
+#include "runtime/rt.h"
 #include "runtime/stats.h"
 #include "runtime/warn.h"
 
@@ -42,7 +43,7 @@ static void cs_backends(FILE *f, const rt_comm_call *c)
     fputs("}", f);
 }
 
-static int cs_dump(FILE *f, const rt_comm_stats *s, const rt_comm_call *c, int rank, int world)
+static int cs_dump(FILE *f, const rt_comm_stats *s, const rt_comm_call *c, int rank, int world, int spares)
 {
     fprintf(f, "{\"version\": 1, \"rank\": %d, \"world\": %d, ", rank, world);
     cs_backends(f, c);
@@ -60,8 +61,8 @@ static int cs_dump(FILE *f, const rt_comm_stats *s, const rt_comm_call *c, int r
                 (unsigned long long)s->coll_bytes[k]);
         first = 0;
     }
-    fprintf(f, "}, \"waits\": %llu, \"wait_ms\": %.3f, \"spare_threads_peak\": 0, \"window_bytes\": %llu, \"phase_us\": {", cs_load(&s->waits),
-            (double)cs_load(&s->wait_ns) / 1e6, (unsigned long long)s->window_bytes);
+    fprintf(f, "}, \"waits\": %llu, \"wait_ms\": %.3f, \"spare_threads_peak\": %d, \"window_bytes\": %llu, \"phase_us\": {",
+            cs_load(&s->waits), (double)cs_load(&s->wait_ns) / 1e6, spares, (unsigned long long)s->window_bytes);
     for (int k = 0; k < RT_CS_NPHASES; k++) fprintf(f, "%s\"%s\": %.1f", k ? ", " : "", cs_phases[k], (double)s->phase_ns[k] / 1e3);
     fputs("}}\n", f);
     return ferror(f) ? -1 : 0;
@@ -80,7 +81,7 @@ void rt_cs_write(pto_runtime *rt, const rt_comm_stats *s, const rt_comm_call *c,
     } else {
         errno = ENOMEM;
     }
-    if (ok) ok = cs_dump(f, s, c, rank, world) == 0;
+    if (ok) ok = cs_dump(f, s, c, rank, world, atomic_load(&rt->spare_count)) == 0;
     if (f && fclose(f) != 0) ok = 0;
     if (ok) ok = rename(tmp, path) == 0;
     if (!ok) {

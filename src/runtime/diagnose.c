@@ -9,6 +9,7 @@
 #include "runtime/format.h"
 #include "runtime/progress.h"
 #include "runtime/scope.h"
+#include "runtime/spare.h"
 
 #include <stdio.h>
 
@@ -21,7 +22,7 @@ static const char *rt_state_name(pto_runtime *rt, pto_task_id id, const rt_slot 
 {
     if (st == RT_TASK_COMPLETED) return "COMPLETED";
     if (st != RT_TASK_PENDING) return "CONSUMED";
-    for (int k = 0; k <= rt->num_workers; k++)
+    for (int k = 0, n = rt_executors(rt); k < n; k++)
         if (atomic_load(&rt->workers[k].running) == id) return "RUNNING";
     return atomic_load(&s->fanin_refcount) == s->fanin_count ? "READY" : "PENDING";
 }
@@ -30,7 +31,7 @@ void rt_diagnose_census(pto_runtime *rt, rt_census *c)
 {
     uint64_t now = base_now_ns();
     *c = (rt_census){.longest = PTO_INVALID_TASK_ID, .longest_kernel = "-", .longest_worker = -1};
-    for (int k = 0; k <= rt->num_workers; k++) { /* workers and the orchestrator */
+    for (int k = 0, n = rt_executors(rt); k < n; k++) { /* workers, the orchestrator, spares */
         rt_worker *w = &rt->workers[k];
         uint64_t id = atomic_load(&w->running);
         if (id == PTO_INVALID_TASK_ID) continue;

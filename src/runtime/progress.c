@@ -5,10 +5,12 @@
  */
 #include "runtime/progress.h"
 
+#include "runtime/spare.h"
+
 uint64_t rt_progress_executed(pto_runtime *rt)
 {
     uint64_t n = 0;
-    for (int k = 0; k <= rt->num_workers; k++)
+    for (int k = 0, e = rt_executors(rt); k < e; k++)
         n += atomic_load_explicit(&rt->workers[k].completed, memory_order_acquire);
     return n;
 }

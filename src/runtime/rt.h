@@ -79,7 +79,7 @@ struct pto_runtime {
     /* Workers. */
     int num_workers;
     int orch_helps;     /* workers leave a core free: pto_runtime_finish runs ready tasks */
-    rt_worker *workers; /* num_workers threads, then the orchestrator's own slot */
+    rt_worker *workers; /* num_workers threads, the orchestrator's own slot, PTO_MAX_SPARE_WAITERS spares' */
     /* Parking (all seq_cst: a pusher and a parker each see the other).
      * ready_seq: futex word, bumped by any pusher that saw parked > 0;
      * parked: threads counted in before they sleep on it (executors). */
@@ -98,6 +98,11 @@ struct pto_runtime {
      * kernels; comm_waits: kernels blocked in a comm wait (any thread). */
     const struct rt_comm_call *comm;
     _Atomic int comm_waits;
+    /* Spare threads (spare.c): executor slots after the orchestrator's in workers[]. */
+    _Alignas(RT_CACHE_LINE) _Atomic int spare_blocked, spare_running, spare_count;
+    _Atomic int spare_capped; /* a blocking wait found every spare taken and the cap reached */
+    _Atomic uint32_t spare_seq;
+    pthread_mutex_t spare_lock;
 
     /* Error latch: CAS on status from 0; the winner writes error, then sets
      * error_ready (release). */

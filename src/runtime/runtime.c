@@ -25,6 +25,7 @@
 #include "runtime/reserve.h"
 #include "runtime/scope.h"
 #include "runtime/stats.h"
+#include "runtime/spare.h"
 #include "runtime/wait.h"
 #include "runtime/warn.h"
 #include "runtime/worker.h"
@@ -41,6 +42,7 @@ static void rt_free(pto_runtime *rt)
     free(rt->workers);
     free(rt->trace_path);
     free(rt->output_prefix);
+    pthread_mutex_destroy(&rt->spare_lock);
     free(rt);
 }
 
@@ -92,6 +94,7 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
                             "call: pto_runtime_create", "free memory, or lower the ring sizes");
         return NULL;
     }
+    pthread_mutex_init(&rt->spare_lock, NULL);
     rt->cfg = resolved;
     if (resolved.output_prefix) {
         rt->output_prefix = strdup(resolved.output_prefix);
@@ -126,7 +129,7 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
     if (f.what) return rt_reserve_failed(rt, -1, &f, err);
     rt->num_workers = resolved.num_workers;
     rt->orch_helps = resolved.num_workers < sysconf(_SC_NPROCESSORS_ONLN);
-    rt->workers = calloc((size_t)rt->num_workers + 1, sizeof *rt->workers);
+    rt->workers = calloc((size_t)rt->num_workers + 1 + PTO_MAX_SPARE_WAITERS, sizeof *rt->workers);
     if (rt->workers) { /* the orchestrator's executor slot */
         rt_worker *o = &rt->workers[rt->num_workers];
         o->rt = rt;
@@ -325,7 +328,7 @@ int pto_runtime_finish(pto_runtime *rt)
     atomic_store(&rt->status, 0);
     rt->submitted = 0;
     rt->orch_completed = 0;
-    for (int k = 0; k <= rt->num_workers; k++) atomic_store(&rt->workers[k].completed, 0);
+    for (int k = 0, n = rt_executors(rt); k < n; k++) atomic_store(&rt->workers[k].completed, 0);
     return -st;
 }
 

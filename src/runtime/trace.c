@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "runtime/format.h"
 #include "runtime/rt.h"
+#include "runtime/spare.h"
 #include "runtime/warn.h"
 
 const char *rt_trace_path(const pto_config *cfg)
@@ -62,7 +63,7 @@ void rt_trace_flush(pto_runtime *rt)
 {
     rt_trace *t = &rt->trace;
     if (!t->file) return;
-    for (int k = 0; k <= rt->num_workers; k++) {
+    for (int k = 0, n = rt_executors(rt); k < n; k++) {
         rt_trace_buf *b = &rt->workers[k].trace;
         for (size_t i = 0; i < b->n; i++) {
             const rt_trace_event *e = &b->ev[i];
@@ -96,5 +97,5 @@ void rt_trace_close(pto_runtime *rt)
             rt_warn(&rt->cfg, PTO_WARNING_TRACE_INCOMPLETE, "warning: the task trace %s is incomplete: %llu event(s) lost to "
                     "memory%s", rt->trace_path, (unsigned long long)t->dropped, bad ? ", and writing it failed" : "");
     }
-    for (int k = 0; rt->workers && k <= rt->num_workers; k++) free(rt->workers[k].trace.ev);
+    for (int k = 0, n = rt->workers ? rt_executors(rt) : 0; k < n; k++) free(rt->workers[k].trace.ev);
 }

@@ -31,6 +31,7 @@
 #include "runtime/format.h"
 #include "runtime/predicate.h"
 #include "runtime/progress.h"
+#include "runtime/spare.h"
 #include "runtime/task_state.h"
 
 static void rt_release_retained(pto_runtime *rt, rt_ring *ring, const rt_slot *s)
@@ -175,13 +176,17 @@ static int rt_shutting_down(pto_runtime *rt)
     return atomic_load_explicit(&rt->shutdown, memory_order_acquire);
 }
 
+void rt_worker_loop(pto_runtime *rt, rt_worker *w, int (*stop)(pto_runtime *))
+{
+    pto_task_id id;
+    while (rt_worker_wait_ready(rt, &id, stop, 0))
+        while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, w, id);
+}
+
 static void *rt_worker_main(void *arg)
 {
     rt_worker *w = arg;
-    pto_runtime *rt = w->rt;
-    pto_task_id id;
-    while (rt_worker_wait_ready(rt, &id, rt_shutting_down, 0))
-        while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, w, id);
+    rt_worker_loop(w->rt, w, rt_shutting_down);
     return NULL;
 }
 
@@ -207,4 +212,5 @@ void rt_worker_stop_all(pto_runtime *rt)
     atomic_fetch_add(&rt->ready_seq, 1);
     rt_futex_wake(&rt->ready_seq, INT32_MAX);
     for (int k = 0; k < rt->num_workers; k++) pthread_join(rt->workers[k].thread, NULL);
+    rt_spare_stop_all(rt);
 }

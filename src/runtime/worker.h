@@ -16,5 +16,7 @@ pto_task_id rt_worker_execute(pto_runtime *rt, rt_worker *w, pto_task_id id);
  * Returns 1 with *id, or 0 once stop(rt) holds (or a park of timeout_ns,
  * if non-zero, ended empty). */
 int rt_worker_wait_ready(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns);
+/* Runs ready tasks on executor w until stop(rt) holds with none ready. */
+void rt_worker_loop(pto_runtime *rt, rt_worker *w, int (*stop)(pto_runtime *));
 
 #endif

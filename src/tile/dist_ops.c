@@ -151,27 +151,35 @@ void tile_dist_notify(int32_t *cell, int32_t v, int set)
     else atomic_fetch_add_explicit(c, (uint32_t)v, memory_order_acq_rel);
 }
 
+/* The end of a wait: observed and unchanged_ms filled, the spare handed back. */
+static int dist_wait_end(tile_dist_wait *w, int blocked, int32_t v, uint64_t unchanged_ns, int rc)
+{
+    w->observed = v, w->unchanged_ms = unchanged_ns / 1000000;
+    if (blocked) w->block(w->arg, 0);
+    return rc;
+}
+
 int tile_dist_wait_until(int (*done)(void *arg, int32_t *observed), void *arg, tile_dist_wait *w)
 {
     base_backoff b = base_backoff_begin();
     uint64_t changed = b.start;
     uint64_t prog = w->progress ? w->progress(w->arg) : 0;
     int32_t last = 0, v = 0;
+    int blocked = 0;
     done(arg, &last);
     for (uint64_t round = 0;; round++) {
         int ok = done(arg, &v);
         uint64_t now = base_now_ns();
         if (v != last) last = v, changed = now;
-        if (ok) {
-            w->observed = v, w->unchanged_ms = (now - changed) / 1000000;
-            return 0;
-        }
-        if ((round & 63) == 0 || !base_backoff_spinning(&b, now)) { /* the slow checks: a failure, progress, the bound */
-            if (w->stop && w->stop(w->arg)) return w->observed = v, w->unchanged_ms = (now - changed) / 1000000, 2;
+        if (ok) return dist_wait_end(w, blocked, v, now - changed, 0);
+        int spinning = base_backoff_spinning(&b, now);
+        if (!spinning && !blocked && w->block) w->block(w->arg, 1), blocked = 1;
+        if ((round & 63) == 0 || !spinning) { /* the slow checks: a failure, progress, the bound */
+            if (w->stop && w->stop(w->arg)) return dist_wait_end(w, blocked, v, now - changed, 2);
             uint64_t p = w->progress ? w->progress(w->arg) : 0;
             if (p != prog) prog = p, changed = now;
             if (w->timeout_ms >= 0 && now - changed >= (uint64_t)w->timeout_ms * 1000000ull)
-                return w->observed = v, w->unchanged_ms = (now - changed) / 1000000, 1;
+                return dist_wait_end(w, blocked, v, now - changed, 1);
         }
         base_backoff_pause(&b, now);
     }

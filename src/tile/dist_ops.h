@@ -61,6 +61,9 @@ typedef struct tile_dist_wait {
     int64_t timeout_ms;
     int (*stop)(void *arg);
     uint64_t (*progress)(void *arg);
+    /* on = 1 once the wait outlasts its spin phase (D10: the caller's executor slot goes to a
+     * spare thread), on = 0 when such a wait returns; NULL: none */
+    void (*block)(void *arg, int on);
     void *arg;
     int32_t observed;      /* out: the cell's last value */
     uint64_t unchanged_ms; /* out: since it last changed */

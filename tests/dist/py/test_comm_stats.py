@@ -96,7 +96,8 @@ def check_counts(s, rank):
                   "peer %d: %s %d ops, %d bytes" % (e["peer"], k, e[k + "_ops"], e[k + "_bytes"]))
         check(e["notify_ops"] == (e["peer"] == right), "peer %d: %d notifies" % (e["peer"], e["notify_ops"]))
     check(s["collectives"] == {} and s["waits"] == 1 and s["wait_ms"] >= 0, "collectives %r, waits %r" % (s["collectives"], s["waits"]))
-    check(s["spare_threads_peak"] == 0 and s["window_bytes"] == 2 * 256 + 64, "spare %r, window_bytes %r" % (s["spare_threads_peak"], s["window_bytes"]))
+    # one wait per rank: a spare takes its slot when it outlasts the spin, or none
+    check(s["spare_threads_peak"] in (0, 1) and s["window_bytes"] == 2 * 256 + 64, "spare %r, window_bytes %r" % (s["spare_threads_peak"], s["window_bytes"]))
     check(sorted(s["phase_us"]) == sorted(PHASES) and all(v >= 0 for v in s["phase_us"].values()), "phase_us %r" % s["phase_us"])
 
 

@@ -1,7 +1,8 @@
 """§6.2 rule tests that end in success: X01 placement (device=, round robin), X02 the host
 data contract (in place and return style), X03's next-call read, X04 window zeroing and
 separation, X05 domains of a rank subset, X06 notify/wait semantics, X07 O1 across three
-ranks, X09 atomic adds of every dtype from every rank, X10 back-to-back in-kernel barriers,
+ranks, X09 atomic adds of every dtype from every rank, X10 back-to-back in-kernel barriers, X13
+waiters submitted before their publisher (spare threads),
 S04's host subscript of a tensor whose dims are all dynamic, a window view written inline as a
 dispatch argument (§1.5)."""
 import json
@@ -470,3 +471,78 @@ def inline_window(P):
     b = torch.zeros((P, 2, N))
     echo_inline(a, b, config=config(P))
     equal(b, a + 1, "b")
+
+
+# X13: on rank 0 three waiters (3 x num_workers=1) are submitted before the kernel whose notify
+# lets rank 1 ring their bells; each waiter hands its executor to a spare thread (D10).
+Bell = pld.DistributedTensor[[1, 1], pl.INT32]
+Cell = pl.Out[pl.Tensor[[1, 1], pl.INT32]]
+
+
+@pl.jit.incore
+def park_k(o: Cell, bell: Bell):
+    pld.system.wait(bell, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+    pl.write(o, [0, 0], pl.read(bell, [0, 0]))
+    return o
+
+
+@pl.jit.incore
+def go_k(o: Cell, go: Bell):
+    pld.system.notify(go, peer=1, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    pl.write(o, [0, 0], 7)
+    return o
+
+
+@pl.jit.incore
+def ring_k(o: Cell, go: Bell, b0: Bell, b1: Bell, b2: Bell):
+    pld.system.wait(go, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+    pld.system.notify(b0, peer=0, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    pld.system.notify(b1, peer=0, offsets=[0, 0], value=2, op=pld.NotifyOp.AtomicAdd)
+    pld.system.notify(b2, peer=0, offsets=[0, 0], value=3, op=pld.NotifyOp.AtomicAdd)
+    pl.write(o, [0, 0], pl.read(go, [0, 0]))
+    return o
+
+
+@pl.jit
+def parked_dev(o0: Cell, o1: Cell, o2: Cell, o3: Cell, go: Bell, b0: Bell, b1: Bell, b2: Bell):
+    park_k(o0, b0)
+    park_k(o1, b1)
+    park_k(o2, b2)
+    go_k(o3, go)
+
+
+@pl.jit
+def ring_dev(o0: Cell, go: Bell, b0: Bell, b1: Bell, b2: Bell):
+    return ring_k(o0, go, b0, b1, b2)
+
+
+@pl.jit.host
+def parked(o: pl.Out[pl.Tensor[[2, 4, 1, 1], pl.INT32]]):
+    gb = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    bb0 = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    bb1 = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    bb2 = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    go = pld.window(gb, [1, 1], dtype=pl.INT32)
+    b0 = pld.window(bb0, [1, 1], dtype=pl.INT32)
+    b1 = pld.window(bb1, [1, 1], dtype=pl.INT32)
+    b2 = pld.window(bb2, [1, 1], dtype=pl.INT32)
+    parked_dev(o[0][0], o[0][1], o[0][2], o[0][3], go, b0, b1, b2, device=0)
+    ring_dev(o[1][0], go, b0, b1, b2, device=1)
+
+
+@case("x13_waiters_submitted_before_their_publisher_complete_on_spare_threads", ranks=(2,))
+def spare_threads(P):
+    o = torch.zeros((2, 4, 1, 1), dtype=torch.int32)
+    stats = os.path.join(os.environ.get("TMPDIR", "/tmp"), "pto-x13-%d" % os.getuid())
+    os.environ["PTO_COMM_STATS"] = "1"
+    try:
+        parked(o, config=config(P, num_workers=1, stall_timeout_ms=5000, save_kernels_dir=stats))
+    finally:
+        del os.environ["PTO_COMM_STATS"]
+    equal(o[0].flatten(), torch.tensor([1, 2, 3, 7], dtype=torch.int32), "rank 0's cells")
+    check(o[1][0].item() == 1, "rank 1 saw %d go notifies" % o[1][0].item())
+    if rank() == 0:
+        with open(os.path.join(stats, "dfx_outputs", "rank0", "comm_stats.json")) as f:
+            peak = json.load(f)["spare_threads_peak"]
+        # at least one waiter handed its slot over (am's acknowledged notifies may add their own)
+        check(1 <= peak <= 64, "spare_threads_peak %d, want 1..64" % peak)
