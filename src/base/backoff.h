@@ -30,6 +30,9 @@ static inline base_backoff base_backoff_begin(void) { return (base_backoff){base
 /* Whether the wait is still in its spin phase at now (the caller's slow checks may wait). */
 static inline int base_backoff_spinning(const base_backoff *b, uint64_t now) { return now - b->start < BASE_BACKOFF_SPIN_NS; }
 
+/* Whether the wait has reached its sleep phase at now (it is blocked, not just slow). */
+static inline int base_backoff_sleeping(const base_backoff *b, uint64_t now) { return now - b->start >= BASE_BACKOFF_YIELD_NS; }
+
 /* Spends the time until the next test as the phase at now says. */
 static inline void base_backoff_pause(base_backoff *b, uint64_t now)
 {

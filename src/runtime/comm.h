@@ -111,7 +111,7 @@ const rt_comm_buf *rt_comm_find(const rt_comm_call *c, const void *addr);
  * runtime's own no-progress bound leaves the verdict to the wait's. */
 void rt_comm_wait_enter(const pto_runtime *rt);
 void rt_comm_wait_leave(const pto_runtime *rt);
-/* A kernel's wait outlasted its spin (on = 1) or, after that, returned (on = 0): while it
+/* A kernel's wait reached its sleep phase (on = 1) or, after that, returned (on = 0): while it
  * waits a spare thread takes its executor slot (D10, spare.h). */
 void rt_comm_block(const pto_runtime *rt, int on);
 /* rt's progress counter (completions and watermarks): a wait's bound restarts when it moves. */

@@ -1,7 +1,8 @@
 /*
  * spare.h - spare threads behind blocking waits (DISTRIBUTED-SPEC D10, §2.5).
  *
- * A kernel whose comm wait outlasts its spin phase hands its executor slot
+ * A kernel whose comm wait reaches its sleep phase (3 ms: base/backoff.h;
+ * a shorter wait is a slow answer, not a block, and costs no wake-up) hands its executor slot
  * over (rt_spare_block): while `blocked` kernels wait, up to `blocked` spare
  * threads run ready tasks, so waiters submitted before their publisher
  * cannot take every executor.  Spares are created lazily, at most

@@ -172,9 +172,8 @@ int tile_dist_wait_until(int (*done)(void *arg, int32_t *observed), void *arg, t
         uint64_t now = base_now_ns();
         if (v != last) last = v, changed = now;
         if (ok) return dist_wait_end(w, blocked, v, now - changed, 0);
-        int spinning = base_backoff_spinning(&b, now);
-        if (!spinning && !blocked && w->block) w->block(w->arg, 1), blocked = 1;
-        if ((round & 63) == 0 || !spinning) { /* the slow checks: a failure, progress, the bound */
+        if (!blocked && w->block && base_backoff_sleeping(&b, now)) w->block(w->arg, 1), blocked = 1;
+        if ((round & 63) == 0 || !base_backoff_spinning(&b, now)) { /* the slow checks: a failure, progress, the bound */
             if (w->stop && w->stop(w->arg)) return dist_wait_end(w, blocked, v, now - changed, 2);
             uint64_t p = w->progress ? w->progress(w->arg) : 0;
             if (p != prog) prog = p, changed = now;

@@ -61,7 +61,7 @@ typedef struct tile_dist_wait {
     int64_t timeout_ms;
     int (*stop)(void *arg);
     uint64_t (*progress)(void *arg);
-    /* on = 1 once the wait outlasts its spin phase (D10: the caller's executor slot goes to a
+    /* on = 1 once the wait reaches its sleep phase (D10: the caller's executor slot goes to a
      * spare thread), on = 0 when such a wait returns; NULL: none */
     void (*block)(void *arg, int on);
     void *arg;

@@ -19,6 +19,8 @@ static void test_backoff_spins_for_its_first_20_us_and_yields_until_3_ms(void **
     base_backoff_pause(&b, b.start + BASE_BACKOFF_SPIN_NS);      /* a yield: no sleep chosen */
     base_backoff_pause(&b, b.start + BASE_BACKOFF_YIELD_NS - 1);
     assert_int_equal(b.sleep_us, 0);
+    assert_false(base_backoff_sleeping(&b, b.start + BASE_BACKOFF_YIELD_NS - 1));
+    assert_true(base_backoff_sleeping(&b, b.start + BASE_BACKOFF_YIELD_NS)); /* where a kernel hands its slot over */
 }
 
 static void test_backoff_sleeps_double_from_50_us_to_1_ms(void **s)

@@ -2,7 +2,7 @@
  * test_spare_threads.c - spare threads behind blocking waits (runtime/spare.h,
  * DISTRIBUTED-SPEC D10, §3 row 4'): with one worker, waiters submitted
  * before their publisher complete, because each waiter that outlasts its
- * spin hands its slot to a spare; at most PTO_MAX_SPARE_WAITERS spares
+ * spin and yield phases (3 ms) hands its slot to a spare; at most PTO_MAX_SPARE_WAITERS spares
  * exist, so one waiter more than the executors then give fails by the
  * wait's bound with the cap's note, never a hang.
  */
@@ -20,7 +20,7 @@ static _Alignas(64) int32_t flag;
 
 static void block_hook(void *arg, int on) { rt_comm_block(arg, on); }
 
-/* Waits for flag >= 1 within scalars[0] ms, handing its slot over past the spin. */
+/* Waits for flag >= 1 within scalars[0] ms, handing its slot over once it sleeps. */
 static int waiter(const pto_kernel_args *a)
 {
     tile_dist_wait wt = {.timeout_ms = (int64_t)a->scalars[0], .block = block_hook, .arg = (void *)a->runtime};
@@ -81,8 +81,8 @@ static void test_spare_threads_one_waiter_past_the_cap_times_out_with_the_caps_n
     (void)s;
     pto_runtime *rt;
     int k = PTO_MAX_SPARE_WAITERS + 2;
-    int rc = run_waiters(k, 1000, &rt);
-    if (!rt->orch_helps) k--, pto_runtime_destroy(rt), rc = run_waiters(k, 1000, &rt);
+    int rc = run_waiters(k, 2000, &rt);
+    if (!rt->orch_helps) k--, pto_runtime_destroy(rt), rc = run_waiters(k, 2000, &rt);
     assert_int_equal(rc, -PTO_COMM_WAIT_TIMEOUT);
     const char *m = pto_runtime_error(rt)->message;
     assert_non_null(strstr(m, "FATAL: Communication Wait Timeout! task="));
