@@ -48,6 +48,15 @@ def _error(load, src, args, exc, want, needle, nth=0):
     return e.value
 
 
+# The first writer's adds: it must still run when the second writer is submitted (a finished
+# producer leaves no edge to count), also with the orchestrator descheduled beside other tests.
+SLOW_ADDS = 20000
+
+
+def _slow(text):
+    return text.replace("SLOW", str(SLOW_ADDS))
+
+
 def _a(rows=128, cols=128):
     return torch.from_numpy(np.random.default_rng(3).standard_normal((rows, cols)).astype(np.float32))
 
@@ -59,7 +68,7 @@ TWO_WRITERS = """
     def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):
         with pl.at(level=pl.Level.CORE_GROUP):
             t = pl.load(a, [0, 0], [64, 128])
-            for j in pl.range(2000):
+            for j in pl.range(SLOW):
                 t = pl.add(t, 1.0)
             pl.store(t, [0, 0], out)
         with pl.at(level=pl.Level.CORE_GROUP NODEP):
@@ -74,11 +83,11 @@ TWO_WRITERS = """
 def test_p3_13_no_dep_args_removes_the_edge(load, tmp_path, nodep, edges):
     """The second writer's footprint is all of out (a local offset), so it orders after the
     first (WAW: a dep-pool entry) unless out is listed; the values do not change."""
-    mod, _ = load(TWO_WRITERS.replace("NODEP", nodep))
+    mod, _ = load(_slow(TWO_WRITERS).replace("NODEP", nodep))
     a, out = _a(), torch.zeros(128, 128)
     mod.k(a, out, config=_stats(tmp_path))
     want = a.numpy().copy()
-    for _ in range(2000):
+    for _ in range(SLOW_ADDS):
         want[:64] += np.float32(1.0)
     np.testing.assert_array_equal(out.numpy(), want)
     assert (_peak_dep_pool(tmp_path) > 0) == edges
@@ -173,7 +182,7 @@ PROGRAM = """
         @pl.function(type=pl.FunctionType.InCore)
         def slow(self, a: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
             t = pl.load(a, [0, 0], [64, 128])
-            for j in pl.range(2000):
+            for j in pl.range(SLOW):
                 t = pl.add(t, 1.0)
             pl.store(t, [0, 0], out)
             return out
@@ -200,11 +209,11 @@ PROGRAM = """
     ("out, tid = pl.submit(self.other, a, pl.no_dep(out))", False),
 ])
 def test_p3_14_no_dep_argument_removes_that_edge(load, tmp_path, second, edges):
-    mod, _ = load(PROGRAM.replace("SECOND", second))
+    mod, _ = load(_slow(PROGRAM).replace("SECOND", second))
     a, out = _a(), torch.zeros(128, 128)
     mod.P(a, out, config=_stats(tmp_path))
     want = a.numpy().copy()
-    for _ in range(2000):
+    for _ in range(SLOW_ADDS):
         want[:64] += np.float32(1.0)
     np.testing.assert_array_equal(out.numpy(), want)
     assert (_peak_dep_pool(tmp_path) > 0) == edges
