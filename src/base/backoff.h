@@ -37,7 +37,7 @@ static inline int base_backoff_sleeping(const base_backoff *b, uint64_t now) { r
 static inline void base_backoff_pause(base_backoff *b, uint64_t now)
 {
     if (base_backoff_spinning(b, now)) return;
-    if (now - b->start < BASE_BACKOFF_YIELD_NS) {
+    if (!base_backoff_sleeping(b, now)) {
         sched_yield();
         return;
     }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define BASE_FNV_BASIS 14695981039346656037ull
 
@@ -19,10 +20,6 @@ static inline uint64_t base_fnv(uint64_t h, const void *p, size_t n)
 }
 
 /* h extended by the bytes of the string s. */
-static inline uint64_t base_fnv_str(uint64_t h, const char *s)
-{
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
+static inline uint64_t base_fnv_str(uint64_t h, const char *s) { return base_fnv(h, s, strlen(s)); }
 
 #endif

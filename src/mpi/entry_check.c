@@ -26,7 +26,6 @@ static const char DIVERGED_HINT[] =
     "every rank must make the same distributed calls in the same order with the same program, argument shapes, "
     "dtypes, scalar values and PTO_COMM_BACKEND; avoid rank-dependent control flow around them";
 
-
 /* The text of item i of rank from, broadcast to every rank ("" when that rank has none). */
 static int entry_item_text(mpi_session *s, const char *const *items, int n, int i, int from, char *out,
                            size_t cap, pto_error *err)

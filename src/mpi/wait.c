@@ -10,7 +10,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "mpi/mpi_int.h"
 
