@@ -196,6 +196,35 @@ typedef struct pto_kernel_args {
 /* Returns 0, or non-zero: the run fails with PTO_KERNEL_FAILED and that rc. */
 typedef int (*pto_kernel_fn)(const pto_kernel_args *args);
 
+/* Why a deferred task's test is called (pto_task_defer). */
+typedef enum pto_defer_why {
+    PTO_DEFER_POLL = 0,    /* is the work done? */
+    PTO_DEFER_EXPIRED = 1, /* stall_timeout_ms passed with no task of the runtime completing */
+    PTO_DEFER_ABANDON = 2  /* the run failed: release what the work holds; the answer is ignored */
+} pto_defer_why;
+
+/* A deferred task's completion test: 1 done, 0 not yet, or -code with err
+ * filled (the run then fails with that error).  Called on any executor of
+ * the runtime, never on two at once.  Asked with PTO_DEFER_EXPIRED, a test
+ * that is still not done should return its own timeout error; 0 there
+ * fails the run with PTO_COMM_WAIT_TIMEOUT naming the task. */
+typedef int (*pto_defer_test)(void *arg, pto_defer_why why, pto_error *err);
+
+/* Inside a kernel (not of an SPMD task), at most once per run of it: the
+ * task does not complete when the kernel returns, but once test(arg) says
+ * so.  It is DEFERRED meanwhile: its executor is free, its consumers wait,
+ * pto_runtime_finish waits for it, and the stall bounds leave it to its own
+ * (stall_timeout_ms, tested above).  Idle executors test it (one at a time,
+ * spinning, then yielding, then parking 50 us to 1 ms at a time), workers
+ * also between two tasks, and a finishing orchestrator when no executor is
+ * idle.  At most PTO_MAX_DEFERRED tasks are deferred at once; beyond that
+ * this call tests in place until done (a blocking wait on this thread).
+ * After a fatal, deferred tasks complete as skipped (tested once with
+ * PTO_DEFER_ABANDON).  Returns 0 or -PTO_INVALID_ARGS (args not a running
+ * kernel's, an SPMD task, test NULL, deferred twice). */
+#define PTO_MAX_DEFERRED 64
+int pto_task_defer(const pto_kernel_args *args, pto_defer_test test, void *arg);
+
 typedef struct pto_task {
     pto_kernel_fn kernel; /* NULL: a dummy task (a join or barrier) */
     void *ctx;            /* passed to the kernel as pto_kernel_args.ctx; the runtime never reads it;

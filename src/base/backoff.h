@@ -33,6 +33,13 @@ static inline int base_backoff_spinning(const base_backoff *b, uint64_t now) { r
 /* Whether the wait has reached its sleep phase at now (it is blocked, not just slow). */
 static inline int base_backoff_sleeping(const base_backoff *b, uint64_t now) { return now - b->start >= BASE_BACKOFF_YIELD_NS; }
 
+/* The next sleep of the sleep phase, in microseconds (50, 100, ... 1000, 1000, ...). */
+static inline uint64_t base_backoff_next_sleep_us(base_backoff *b)
+{
+    b->sleep_us = b->sleep_us ? (b->sleep_us * 2 > 1000 ? 1000 : b->sleep_us * 2) : 50;
+    return b->sleep_us;
+}
+
 /* Spends the time until the next test as the phase at now says. */
 static inline void base_backoff_pause(base_backoff *b, uint64_t now)
 {
@@ -41,8 +48,7 @@ static inline void base_backoff_pause(base_backoff *b, uint64_t now)
         sched_yield();
         return;
     }
-    b->sleep_us = b->sleep_us ? (b->sleep_us * 2 > 1000 ? 1000 : b->sleep_us * 2) : 50;
-    struct timespec ts = {0, (long)b->sleep_us * 1000};
+    struct timespec ts = {0, (long)base_backoff_next_sleep_us(b) * 1000};
     nanosleep(&ts, NULL);
 }
 

@@ -16,12 +16,13 @@
 #define RT_APPEND(...) base_appendf(buf, cap, len, __VA_ARGS__)
 
 /* A task's state as a user reads it: the stored state, with PENDING split
- * into RUNNING (an executor runs it), READY (queued: every producer done)
- * and PENDING (waiting for producers). */
+ * into DEFERRED (deferred.h), RUNNING (an executor runs it), READY (queued:
+ * every producer done) and PENDING (waiting for producers). */
 static const char *rt_state_name(pto_runtime *rt, pto_task_id id, const rt_slot *s, uint32_t st)
 {
     if (st == RT_TASK_COMPLETED) return "COMPLETED";
     if (st != RT_TASK_PENDING) return "CONSUMED";
+    if (rt_deferred_has(rt, id)) return "DEFERRED";
     for (int k = 0, n = rt_executors(rt); k < n; k++)
         if (atomic_load(&rt->workers[k].running) == id) return "RUNNING";
     return atomic_load(&s->fanin_refcount) == s->fanin_count ? "READY" : "PENDING";
@@ -51,7 +52,8 @@ void rt_diagnose_census(pto_runtime *rt, rt_census *c)
     /* relaxed loads: a worker diagnosing its own comm wait reads what the orchestrator counts */
     uint64_t outstanding = __atomic_load_n(&rt->submitted, __ATOMIC_RELAXED) -
                            (c->completed - __atomic_load_n(&rt->orch_completed, __ATOMIC_RELAXED));
-    uint64_t busy = c->running + c->ready;
+    c->deferred = (uint64_t)atomic_load(&rt->deferred.count);
+    uint64_t busy = c->running + c->ready + c->deferred;
     c->waiting = outstanding > busy ? outstanding - busy : 0;
 }
 
@@ -63,9 +65,11 @@ void rt_diagnose_progress(pto_runtime *rt, uint64_t stalled_ms, char *buf, size_
     rt_format_id(c.longest, id, sizeof id);
     RT_APPEND("No progress anywhere for %llu ms (stall_timeout_ms=%d).\n",
               (unsigned long long)stalled_ms, rt->cfg.stall_timeout_ms);
-    RT_APPEND("progress: running=%llu ready=%llu waiting=%llu; longest running task %s (%s) "
+    char deferred[32] = "";
+    if (c.deferred) snprintf(deferred, sizeof deferred, " deferred=%llu", (unsigned long long)c.deferred);
+    RT_APPEND("progress: running=%llu ready=%llu%s waiting=%llu; longest running task %s (%s) "
               "for %llu ms on worker %d\n",
-              (unsigned long long)c.running, (unsigned long long)c.ready,
+              (unsigned long long)c.running, (unsigned long long)c.ready, deferred,
               (unsigned long long)c.waiting, id, c.longest_kernel,
               (unsigned long long)c.longest_ms, c.longest_worker);
 }

@@ -28,7 +28,7 @@ void rt_diagnose_progress(pto_runtime *rt, uint64_t stalled_ms, char *buf, size_
 void rt_diagnose_task_line(pto_runtime *rt, int r, char *buf, size_t cap, size_t *len);
 /* Counts of running / ready / waiting tasks and the longest-running one. */
 typedef struct rt_census {
-    uint64_t running, ready, waiting, completed;
+    uint64_t running, ready, deferred, waiting, completed;
     pto_task_id longest;
     const char *longest_kernel;
     uint64_t longest_ms;

@@ -20,6 +20,7 @@
 #include "base/bits.h"
 #include "base/text.h"
 #include "pto/runtime.h"
+#include "runtime/deferred.h"
 #include "runtime/ready_queue.h"
 #include "runtime/ring.h"
 #include "runtime/sync.h"
@@ -38,6 +39,11 @@ typedef struct rt_worker {
     int index;
     pthread_t thread;
     char message[512]; /* a failing kernel's text; own worker */
+    /* Own executor: its kernel deferred its task (pto_task_defer); the tester
+     * role's backoff; the next between-tasks test (deferred.h). */
+    int deferred;
+    base_backoff defer_b;
+    uint64_t defer_next_ns;
     rt_trace_buf trace; /* own worker; written out by the orchestrator when no task runs */
 } rt_worker;
 
@@ -103,6 +109,7 @@ struct pto_runtime {
     _Atomic int spare_capped; /* a blocking wait found every spare taken and the cap reached */
     _Atomic uint32_t spare_seq;
     pthread_mutex_t spare_lock;
+    rt_deferred deferred; /* DEFERRED tasks (deferred.h) */
 
     /* Error latch: CAS on status from 0; the winner writes error, then sets
      * error_ready (release). */

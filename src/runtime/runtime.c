@@ -43,6 +43,7 @@ static void rt_free(pto_runtime *rt)
     free(rt->trace_path);
     free(rt->output_prefix);
     pthread_mutex_destroy(&rt->spare_lock);
+    rt_deferred_destroy(&rt->deferred);
     free(rt);
 }
 
@@ -95,6 +96,7 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
         return NULL;
     }
     pthread_mutex_init(&rt->spare_lock, NULL);
+    rt_deferred_init(&rt->deferred);
     rt->cfg = resolved;
     if (resolved.output_prefix) {
         rt->output_prefix = strdup(resolved.output_prefix);
@@ -225,14 +227,15 @@ static int rt_wait_all_completed(pto_runtime *rt)
         /* Help: with a core the workers leave free, run ready tasks here
          * rather than sleep beside them.  (Not otherwise: a kernel running on
          * this thread could not be watched by the stall bound.) */
-        if (rt->orch_helps && rt_worker_wait_ready(rt, &id, rt_all_done, 10000000ull)) {
+        if (rt->orch_helps && rt_worker_wait_ready(rt, self, &id, rt_all_done, 10000000ull)) {
             while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, self, id);
             continue;
         }
         if (rt_all_done(rt)) break;
-        if (!rt->orch_helps) {
+        if (!rt->orch_helps) { /* every executor may be busy: test deferred tasks here too */
             uint32_t seq = atomic_load(&rt->ready_seq);
-            if (!rt_all_done(rt)) rt_futex_wait(&rt->ready_seq, seq, 10000000ull);
+            int deferred = rt_deferred_poll(rt, self) || atomic_load(&rt->deferred.count);
+            if (!rt_all_done(rt)) rt_futex_wait(&rt->ready_seq, seq, deferred ? 1000000ull : 10000000ull);
         }
         uint64_t stalled_ms;
         if (rt_wait_stalled(rt, &w, &stalled_ms) && !reported) {

@@ -27,6 +27,7 @@
 #include "runtime/worker.h"
 
 #include "runtime/check.h"
+#include "runtime/deferred.h"
 #include "runtime/error.h"
 #include "runtime/format.h"
 #include "runtime/predicate.h"
@@ -115,15 +116,18 @@ static void rt_run(pto_runtime *rt, rt_worker *w, pto_task_id id, const rt_slot 
             "RunConfig field helps");
 }
 
-int rt_worker_wait_ready(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns)
+int rt_worker_wait_ready(pto_runtime *rt, rt_worker *w, pto_task_id *id, int (*stop)(pto_runtime *), uint64_t timeout_ns)
 {
     uint64_t spin_until = 0;
     for (;;) {
-        if (rt_ready_queue_pop(&rt->ready, id)) return 1;
-        if (stop(rt)) return 0;
+        if (rt_ready_queue_pop(&rt->ready, id)) return rt_deferred_busy(rt, w), 1;
+        if (stop(rt)) return rt_deferred_busy(rt, w), 0;
+        uint64_t park_ns = timeout_ns;
+        int tester = rt_deferred_idle(rt, w, &park_ns);
+        if (tester == 1) continue;
         uint64_t now = base_now_ns();
         if (!spin_until) spin_until = now + RT_SPIN_US * 1000ull;
-        if (now < spin_until) {
+        if (!tester && now < spin_until) {
             for (int i = 0; i < 32; i++) rt_cpu_relax();
             continue;
         }
@@ -131,12 +135,35 @@ int rt_worker_wait_ready(pto_runtime *rt, pto_task_id *id, int (*stop)(pto_runti
         atomic_fetch_add(&rt->parked, 1);
         atomic_thread_fence(memory_order_seq_cst);
         int got = rt_ready_queue_pop(&rt->ready, id);
-        if (!got && !stop(rt)) rt_futex_wait(&rt->ready_seq, seq, timeout_ns);
+        /* a tester that left saw us parked and woke someone, or we see the role free here */
+        int untested = atomic_load(&rt->deferred.count) && atomic_load(&rt->deferred.poller) < 0;
+        if (!got && !untested && !stop(rt)) rt_futex_wait(&rt->ready_seq, seq, park_ns);
         atomic_fetch_sub(&rt->parked, 1);
-        if (got) return 1;
-        if (timeout_ns) return rt_ready_queue_pop(&rt->ready, id);
+        if (got) return rt_deferred_busy(rt, w), 1;
+        if (timeout_ns) {
+            if (rt_ready_queue_pop(&rt->ready, id)) return rt_deferred_busy(rt, w), 1;
+            return 0; /* still idle: a tester keeps its role */
+        }
         spin_until = 0;
     }
+}
+
+pto_task_id rt_worker_complete(pto_runtime *rt, rt_worker *w, pto_task_id id)
+{
+    pto_task_id next = rt_complete(rt, id);
+    /* Only this executor writes its counter: no read-modify-write needed. */
+    atomic_store_explicit(&w->completed, atomic_load_explicit(&w->completed, memory_order_relaxed) + 1,
+                          memory_order_seq_cst);
+    if (atomic_load(&rt->done_waiting)) {
+        atomic_fetch_add(&rt->done_seq, 1);
+        rt_futex_wake(&rt->done_seq, 1);
+    }
+    /* The last completion a finishing orchestrator waits for wakes it. */
+    if (atomic_load(&rt->finish_waiting) && rt_progress_executed(rt) == atomic_load(&rt->finish_target)) {
+        atomic_fetch_add(&rt->ready_seq, 1);
+        rt_futex_wake(&rt->ready_seq, INT32_MAX);
+    }
+    return next;
 }
 
 pto_task_id rt_worker_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
@@ -154,21 +181,12 @@ pto_task_id rt_worker_execute(pto_runtime *rt, rt_worker *w, pto_task_id id)
         if (atomic_fetch_add_explicit(&m->block_done, 1, memory_order_acq_rel) + 1 < n) return PTO_INVALID_TASK_ID;
     } else {
         rt_run(rt, w, id, s, 0);
+        if (w->deferred) { /* DEFERRED: a tester completes it */
+            w->deferred = 0;
+            return PTO_INVALID_TASK_ID;
+        }
     }
-    pto_task_id next = rt_complete(rt, id);
-    /* Only this executor writes its counter: no read-modify-write needed. */
-    atomic_store_explicit(&w->completed, atomic_load_explicit(&w->completed, memory_order_relaxed) + 1,
-                          memory_order_seq_cst);
-    if (atomic_load(&rt->done_waiting)) {
-        atomic_fetch_add(&rt->done_seq, 1);
-        rt_futex_wake(&rt->done_seq, 1);
-    }
-    /* The last completion a finishing orchestrator waits for wakes it. */
-    if (atomic_load(&rt->finish_waiting) && rt_progress_executed(rt) == atomic_load(&rt->finish_target)) {
-        atomic_fetch_add(&rt->ready_seq, 1);
-        rt_futex_wake(&rt->ready_seq, INT32_MAX);
-    }
-    return next;
+    return rt_worker_complete(rt, w, id);
 }
 
 static int rt_shutting_down(pto_runtime *rt)
@@ -179,8 +197,11 @@ static int rt_shutting_down(pto_runtime *rt)
 void rt_worker_loop(pto_runtime *rt, rt_worker *w, int (*stop)(pto_runtime *))
 {
     pto_task_id id;
-    while (rt_worker_wait_ready(rt, &id, stop, 0))
-        while (id != PTO_INVALID_TASK_ID) id = rt_worker_execute(rt, w, id);
+    while (rt_worker_wait_ready(rt, w, &id, stop, 0))
+        while (id != PTO_INVALID_TASK_ID) {
+            id = rt_worker_execute(rt, w, id);
+            rt_deferred_between_tasks(rt, w);
+        }
 }
 
 static void *rt_worker_main(void *arg)
