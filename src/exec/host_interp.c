@@ -58,6 +58,7 @@ struct ex_host {
     int in_comm;    /* a comm dispatch of this rank is being interpreted */
     int everywhere; /* the call failed with an ex_host_invalid error: every rank raised it itself */
     pto_arg token;  /* its In view of tok */
+    struct ex_coll_task *colls; /* the call's collective tasks (ex_hcoll), freed at its end */
     ex_log log;
     rt_comm_stats stats; /* phase times always; counters once call.stats points here */
     _Alignas(64) char tok[64];
@@ -403,17 +404,48 @@ static size_t ex_bytes(const ex_tensor *x)
     return n;
 }
 
-/* all_to_all: data[src] = the chunk src staged at stage[me], through an allgather of every stage. */
-static int ex_all_to_all(ex_host *h, const rt_comm_domain *dm, const ex_tensor *stage, ex_tensor *data, pto_error *err)
+/* A host collective on this rank: one DEFERRED comm task (D9, §2.6) whose kernel posts
+ * the transport's nonblocking work and defers; InOut on the token orders it among the
+ * rank's comm dispatches and collectives (O6, O7), its data (InOut) and stage (In) views
+ * among the tasks touching those windows.  Kept until the call ends. */
+typedef struct ex_coll_task {
+    const ex_host *h;
+    void *dom;
+    rt_comm_coll c;
+    void *req;
+    struct ex_coll_task *next;
+} ex_coll_task;
+
+static int ex_coll_test(void *arg, pto_defer_why why, pto_error *err)
 {
-    size_t sb = ex_bytes(stage), chunk = sb / (size_t)dm->n;
-    char *all = malloc(sb * (size_t)dm->n);
-    if (!all) return rt_comm_error(err, PTO_OUT_OF_MEMORY, "FATAL: Out of Memory!", "no memory for pld.tensor.all_to_all", NULL);
-    int rc = h->ops->allgather(h->s, dm->dom, stage->base, all, sb, err);
-    for (int src = 0; rc == 0 && src < dm->n; src++)
-        memcpy((char *)data->base + (size_t)src * chunk, all + (size_t)src * sb + (size_t)dm->rank * chunk, chunk);
-    free(all);
-    return rc;
+    ex_coll_task *k = arg;
+    return k->h->ops->coll_test(k->h->s, k->req, (int)why, err);
+}
+
+static int ex_coll_kernel(const pto_kernel_args *a)
+{
+    ex_coll_task *k = a->ctx;
+    pto_error err = {0};
+    int rc = k->h->ops->coll_post(k->h->s, k->dom, &k->c, &k->req, &err);
+    if (rc < 0) rt_comm_latch((pto_runtime *)a->runtime, &err);
+    else if (k->req) return pto_task_defer(a, ex_coll_test, k);
+    return 0;
+}
+
+static int ex_coll_submit(ex_host *h, const rt_comm_domain *dm, const rt_comm_coll *c, const ex_tensor *data, const ex_tensor *stage,
+                          const char *op)
+{
+    ex_coll_task *k = calloc(1, sizeof *k);
+    if (!k) return rt_comm_invalid(h->rt, op, "no memory for the collective's task");
+    *k = (ex_coll_task){.h = h, .dom = dm->dom, .c = *c, .next = h->colls};
+    h->colls = k;
+    pto_arg args[3] = {h->token};
+    uint32_t n = 1;
+    args[0].tag = PTO_ARG_INOUT;
+    if (data) args[n].tag = PTO_ARG_INOUT, ex_pto_view(data, &args[n++].view);
+    if (stage) args[n].tag = PTO_ARG_IN, ex_pto_view(stage, &args[n++].view);
+    pto_task t = {.kernel = ex_coll_kernel, .ctx = k, .name = op, .args = args, .num_args = n};
+    return pto_task_submit(h->rt, &t, NULL);
 }
 
 static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
@@ -421,17 +453,15 @@ static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
     const char *op = ex_coll_names[in->u.coll.op];
     ex_tensor *data = in->u.coll.data >= 0 ? &t[in->u.coll.data] : NULL, *stage = in->u.coll.stage >= 0 ? &t[in->u.coll.stage] : NULL;
     const ex_tensor *key = data ? data : &t[in->u.coll.signal];
-    /* drain: every earlier comm dispatch of this rank has completed (the token's last join) */
-    int rc = pto_view_wait(h->rt, &h->token.view, 1);
-    if (rc) return rc;
     const rt_comm_buf *b = key->base ? rt_comm_find(&h->call, key->base) : NULL;
     if (!b) return 0; /* a domain of other ranks */
     const rt_comm_domain *dm = &h->dom[b->domain];
     const rt_comm_buf *sbuf = stage && stage->base ? rt_comm_find(&h->call, stage->base) : NULL;
     if (stage && (!sbuf || sbuf == b || sbuf->domain != b->domain)) return ex_host_invalid_here(h, in, "%s windows must be distinct buffers of one comm domain", op);
-    pto_error err = {0};
+    rt_comm_coll c = {.op = in->u.coll.op, .data = data ? data->base : NULL, .stage = stage ? stage->base : NULL,
+                      .bytes = stage ? ex_bytes(stage) : data ? ex_bytes(data) : 0};
     switch (in->u.coll.op) {
-    case CC_LO_COLL_BARRIER: rc = h->ops->barrier(h->s, dm->dom, &err); break;
+    case CC_LO_COLL_BARRIER: break;
     case CC_LO_COLL_ALLREDUCE:
     case CC_LO_COLL_REDUCE_SCATTER: { /* reduce_scatter: every chunk reduced, data[me] among them */
         int dt = data->dtype;
@@ -440,13 +470,13 @@ static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
             return ex_host_invalid_here(h, in, "%s mesh does not support %s/%s", op, cc_dtype_name((cc_dtype)dt),
                                    in->u.coll.reduce <= 3 ? rops[in->u.coll.reduce] : "?");
         }
-        rc = h->ops->allreduce(h->s, dm->dom, data->base, ex_bytes(data) / cc_dtype_size((cc_dtype)dt), dt, in->u.coll.reduce, &err);
+        c.dtype = dt, c.reduce = in->u.coll.reduce;
         break;
     }
     case CC_LO_COLL_BROADCAST: {
         int64_t root = in->u.coll.root >= 0 ? r[in->u.coll.root].i : 0;
         if (root < 0 || root >= dm->n) return ex_host_invalid_here(h, in, "root=%lld is outside the comm domain [0, %d)", (long long)root, dm->n);
-        rc = h->ops->bcast(h->s, dm->dom, data->base, ex_bytes(data), (int)root, &err);
+        c.root = (int)root;
         break;
     }
     case CC_LO_COLL_ALLGATHER:
@@ -454,15 +484,12 @@ static int ex_hcoll(ex_host *h, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
         if (ex_bytes(data) < ex_bytes(stage) * (in->u.coll.op == CC_LO_COLL_ALLGATHER ? (size_t)dm->n : 1))
             return ex_host_invalid_here(h, in, "%s data holds %zu bytes, less than the domain's %d stages of %zu", op, ex_bytes(data), dm->n,
                                    ex_bytes(stage));
-        rc = in->u.coll.op == CC_LO_COLL_ALLGATHER ? h->ops->allgather(h->s, dm->dom, stage->base, data->base, ex_bytes(stage), &err)
-                                                   : ex_all_to_all(h, dm, stage, data, &err);
         break;
     default: return ex_host_invalid_here(h, in, "internal error: host collective %d", in->u.coll.op);
     }
-    if (rc) return rt_comm_latch(h->rt, &err);
     h->stats.coll_ops[in->u.coll.op]++;
     h->stats.coll_bytes[in->u.coll.op] += data ? ex_bytes(data) : 0;
-    return 0;
+    return ex_coll_submit(h, dm, &c, data, in->u.coll.op == CC_LO_COLL_BARRIER ? NULL : stage, op);
 }
 
 int ex_host_insn(ex_host *h, const cc_lo_proc *p, ex_reg *r, ex_tensor *t, const cc_lo_insn *in)
@@ -531,6 +558,7 @@ int ex_host_run(pto_runtime *rt, const cc_lowered *l, const ex_value *params, si
     ex_phase(h, RT_CS_RELEASE, &t);
     if (h->call.stats) rt_cs_write(rt, &h->stats, &h->call, dist->comm_stats_dir, h->me, h->world);
     ex_log_free(&h->log);
+    for (struct ex_coll_task *k = h->colls, *next; k; k = next) next = k->next, free(k);
     free(h);
     return rc;
 }

@@ -158,7 +158,6 @@ static void ex_box_view(const ex_frame *f, const cc_lo_view *v, pto_arg *arg, in
                : v->dir == CC_DIR_OUT ? PTO_ARG_OUTPUT_EXISTING : PTO_ARG_INOUT;
 }
 
-static void ex_pto_view(const ex_tensor *x, pto_view *v);
 
 /* x as the tile library's tensor (whole-tensor coordinates). */
 static tile_tensor ex_tile_tensor(const ex_tensor *x)
@@ -357,7 +356,7 @@ static int ex_view(ex_vm *vm, ex_frame *f, const cc_lo_insn *in)
     return 0;
 }
 
-static void ex_pto_view(const ex_tensor *x, pto_view *v)
+void ex_pto_view(const ex_tensor *x, pto_view *v)
 {
     memset(v, 0, sizeof *v);
     v->addr = x->base, v->elem_size = (uint32_t)cc_dtype_size((cc_dtype)x->dtype), v->ndims = x->rank;

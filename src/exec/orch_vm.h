@@ -43,6 +43,9 @@ typedef struct ex_tensor {
     int64_t hidden[CC_MAX_RANK];
 } ex_tensor;
 
+/* x as a task argument's view (all of it). */
+void ex_pto_view(const ex_tensor *x, pto_view *v);
+
 /* The value of one entry parameter (kind: CC_LO_REG or CC_LO_TENSOR, as
  * procs[0].params says). */
 typedef struct ex_value {

@@ -1,7 +1,10 @@
 /*
  * collective.c - host collectives over a domain (DISTRIBUTED-SPEC §2.3):
- * barrier, broadcast, in-place allreduce, allgather, each a nonblocking
- * MPI_I* posted under the lock and completed by mpi_wait.
+ * barrier, broadcast, in-place allreduce (reduce_scatter too), allgather and
+ * all_to_all, each nonblocking MPI_I* requests posted under the lock
+ * (mpi_coll_post) and tested with the rounds of mpi_wait (mpi_coll_test):
+ * by the tester of the DEFERRED comm task that runs it (D9), or in a loop
+ * here for the transport's blocking calls (the call's entry and exit).
  *
  * Large buffers go in chunks of at most CHUNK_BYTES (MPI counts are int);
  * every rank cuts the same chunks, so they match.  FP16 and BF16 reduce
@@ -12,12 +15,15 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mpi/mpi_int.h"
 
+#include "base/backoff.h"
 #include "base/clock.h"
 #include "base/half.h"
 #include "pto/compile.h"
+#include "runtime/comm_stats.h"
 
 #define CHUNK_BYTES ((size_t)64 << 20)
 
@@ -73,76 +79,6 @@ void mpi_coll_fini(mpi_session *s)
     MPI_Type_free(&s->bf16);
 }
 
-/* Posts one nonblocking collective (under the lock) and waits for it. */
-typedef int (*coll_post)(mpi_session *s, mpi_domain *d, const void *arg, MPI_Request *req);
-
-static int coll_run(mpi_session *s, mpi_domain *d, const char *fn, const char *what, coll_post post,
-                    const void *arg, pto_error *err)
-{
-    MPI_Request req = MPI_REQUEST_NULL;
-    uint64_t start = base_now_ns();
-    mpi_lock(s);
-    int rc = post(s, d, arg, &req);
-    mpi_unlock(s);
-    if (rc != MPI_SUCCESS) return mpi_fail_rc(s, err, fn, rc);
-    rc = mpi_wait(s, d, &req, 1, mpi_deadline(s), err);
-    if (rc == -PTO_COMM_WAIT_TIMEOUT) return mpi_fail_timeout(s, err, what, d, start);
-    return rc;
-}
-
-static int post_barrier(mpi_session *s, mpi_domain *d, const void *arg, MPI_Request *req)
-{
-    (void)s, (void)arg;
-    return MPI_Ibarrier(d->comm, req);
-}
-
-int mpi_barrier(void *sv, void *dom, pto_error *err)
-{
-    mpi_session *s = sv;
-    int rc = mpi_check_usable(s, err);
-    if (rc < 0) return rc;
-    /* Publish this rank's window stores before, see the peers' after. */
-    atomic_thread_fence(memory_order_seq_cst);
-    rc = coll_run(s, mpi_domain_of(s, dom), "MPI_Ibarrier", "barrier", post_barrier, NULL, err);
-    atomic_thread_fence(memory_order_seq_cst);
-    return rc;
-}
-
-typedef struct coll_chunk {
-    void *buf;
-    const void *send;
-    int count, root;
-    MPI_Datatype type;
-    MPI_Op op;
-    size_t stride; /* allgather: bytes of one rank's piece in recv */
-} coll_chunk;
-
-static int post_bcast(mpi_session *s, mpi_domain *d, const void *arg, MPI_Request *req)
-{
-    (void)s;
-    const coll_chunk *c = arg;
-    return MPI_Ibcast(c->buf, c->count, MPI_BYTE, c->root, d->comm, req);
-}
-
-int mpi_bcast(void *sv, void *dom, void *buf, size_t bytes, int root, pto_error *err)
-{
-    mpi_session *s = sv;
-    int rc = mpi_check_usable(s, err);
-    for (size_t off = 0; rc == 0 && off < bytes; off += CHUNK_BYTES) {
-        size_t n = bytes - off < CHUNK_BYTES ? bytes - off : CHUNK_BYTES;
-        coll_chunk c = {.buf = (char *)buf + off, .count = (int)n, .root = root};
-        rc = coll_run(s, mpi_domain_of(s, dom), "MPI_Ibcast", "broadcast", post_bcast, &c, err);
-    }
-    return rc;
-}
-
-static int post_allreduce(mpi_session *s, mpi_domain *d, const void *arg, MPI_Request *req)
-{
-    (void)s;
-    const coll_chunk *c = arg;
-    return MPI_Iallreduce(MPI_IN_PLACE, c->buf, c->count, c->type, c->op, d->comm, req);
-}
-
 /* The MPI type and op of (dtype, op), and the element size; 0 when unknown. */
 static size_t coll_reduce_types(const mpi_session *s, int dtype, int op, MPI_Datatype *type, MPI_Op *mop)
 {
@@ -167,56 +103,146 @@ static size_t coll_reduce_types(const mpi_session *s, int dtype, int op, MPI_Dat
     }
 }
 
+/* A posted collective: its chunks' requests, tested together. */
+typedef struct coll_req {
+    mpi_domain *d;
+    int op, n;
+    uint64_t start;
+    MPI_Request reqs[];
+} coll_req;
+
+static const char *const coll_names[] = {"barrier", "allreduce", "broadcast", "allgather", "reduce_scatter", "all_to_all"};
+
+/* count bytes per rank, rank i's at i * stride: a type of extent stride (the caller frees it). */
+static int coll_spaced(int count, size_t stride, MPI_Datatype *spaced)
+{
+    MPI_Datatype piece = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_contiguous(count, MPI_BYTE, &piece);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(piece, 0, (MPI_Aint)stride, spaced);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(spaced);
+    if (piece != MPI_DATATYPE_NULL) MPI_Type_free(&piece);
+    return rc;
+}
+
+/* Chunk i (of CHUNK_BYTES, or of elements for a reduction) of c, under the lock. */
+static int coll_post_chunk(const coll_req *q, const rt_comm_coll *c, size_t i, MPI_Datatype type, MPI_Op op,
+                           size_t elem, MPI_Request *req)
+{
+    MPI_Comm comm = q->d->comm;
+    size_t per = elem ? CHUNK_BYTES / elem : CHUNK_BYTES, off = i * per;
+    size_t total = elem ? c->bytes / elem : c->op == RT_CS_ALL_TO_ALL ? c->bytes / (size_t)q->d->n : c->bytes;
+    int count = (int)(total - off < per ? total - off : per);
+    char *data = c->data;
+    const char *stage = c->stage;
+    switch (c->op) {
+    case RT_CS_BARRIER: return MPI_Ibarrier(comm, req);
+    case RT_CS_BROADCAST: return MPI_Ibcast(data + off, count, MPI_BYTE, c->root, comm, req);
+    case RT_CS_ALLREDUCE:
+    case RT_CS_REDUCE_SCATTER: /* every chunk reduced, data[me] among them */
+        return MPI_Iallreduce(MPI_IN_PLACE, data + off * elem, count, type, op, comm, req);
+    default: { /* allgather: rank i's stage lands at data + i * bytes; all_to_all: rank i's piece of every stage */
+        size_t stride = c->op == RT_CS_ALLGATHER ? c->bytes : total;
+        if ((size_t)count == stride) {
+            if (c->op == RT_CS_ALLGATHER) return MPI_Iallgather(stage, count, MPI_BYTE, data, count, MPI_BYTE, comm, req);
+            return MPI_Ialltoall(stage, count, MPI_BYTE, data, count, MPI_BYTE, comm, req);
+        }
+        MPI_Datatype spaced = MPI_DATATYPE_NULL;
+        int rc = coll_spaced(count, stride, &spaced);
+        if (rc == MPI_SUCCESS && c->op == RT_CS_ALLGATHER) rc = MPI_Iallgather(stage + off, count, MPI_BYTE, data + off, 1, spaced, comm, req);
+        else if (rc == MPI_SUCCESS) rc = MPI_Ialltoall(stage + off, 1, spaced, data + off, 1, spaced, comm, req);
+        if (spaced != MPI_DATATYPE_NULL) MPI_Type_free(&spaced); /* MPI keeps a type alive while a request uses it */
+        return rc;
+    }
+    }
+}
+
+int mpi_coll_post(void *sv, void *dom, const rt_comm_coll *c, void **out, pto_error *err)
+{
+    mpi_session *s = sv;
+    *out = NULL;
+    int rc = mpi_check_usable(s, err);
+    if (rc < 0) return rc;
+    mpi_domain *d = mpi_domain_of(s, dom);
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    size_t elem = 0, n = 1;
+    if (c->op == RT_CS_ALLREDUCE || c->op == RT_CS_REDUCE_SCATTER) {
+        if (!(elem = coll_reduce_types(s, c->dtype, c->reduce, &type, &op))) {
+            char details[128];
+            snprintf(details, sizeof details, "allreduce of dtype %d with op %d: no such dtype or pld.ReduceOp", c->dtype, c->reduce);
+            return mpi_fail(s, err, PTO_INVALID_ARGS, "FATAL: Invalid Arguments! bad allreduce", details,
+                            "this is a bug of the caller of the transport");
+        }
+        size_t count = c->bytes / elem, per = CHUNK_BYTES / elem;
+        n = (count + per - 1) / per;
+    } else if (c->op != RT_CS_BARRIER) {
+        size_t total = c->op == RT_CS_ALL_TO_ALL ? c->bytes / (size_t)d->n : c->bytes;
+        n = (total + CHUNK_BYTES - 1) / CHUNK_BYTES;
+    }
+    if (!n) return 0; /* nothing to move */
+    coll_req *q = malloc(sizeof *q + n * sizeof(MPI_Request));
+    if (!q) return mpi_fail(s, err, PTO_OUT_OF_MEMORY, "FATAL: Out of Memory!", "no memory for a host collective's requests", "free host memory");
+    *q = (coll_req){.d = d, .op = c->op, .n = (int)n, .start = base_now_ns()};
+    /* A barrier publishes this rank's window stores before; coll_test acquires the peers' after. */
+    if (c->op == RT_CS_BARRIER) atomic_thread_fence(memory_order_seq_cst);
+    static const char *const fns[] = {"MPI_Ibarrier", "MPI_Iallreduce", "MPI_Ibcast", "MPI_Iallgather", "MPI_Iallreduce", "MPI_Ialltoall"};
+    mpi_lock(s);
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) rc = coll_post_chunk(q, c, i, type, op, elem, &q->reqs[i]);
+    mpi_unlock(s);
+    if (rc != MPI_SUCCESS) {
+        free(q); /* requests posted before stay with MPI; the session is lost */
+        return mpi_fail_rc(s, err, fns[c->op], rc);
+    }
+    *out = q;
+    return 0;
+}
+
+int mpi_coll_test(void *sv, void *rv, int why, pto_error *err)
+{
+    mpi_session *s = sv;
+    coll_req *q = rv;
+    int rc = why == PTO_DEFER_ABANDON ? 1 : mpi_test_round(s, q->d, q->reqs, q->n, why == PTO_DEFER_EXPIRED, err);
+    if (rc == -PTO_COMM_WAIT_TIMEOUT) rc = mpi_fail_timeout(s, err, coll_names[q->op], q->d, q->start);
+    if (rc == 1 && q->op == RT_CS_BARRIER) atomic_thread_fence(memory_order_seq_cst);
+    if (rc) free(q);
+    return rc;
+}
+
+/* Posts c and waits for it (bounded by the entry timeout). */
+static int coll_block(void *sv, void *dom, const rt_comm_coll *c, pto_error *err)
+{
+    mpi_session *s = sv;
+    void *q = NULL;
+    int rc = mpi_coll_post(s, dom, c, &q, err);
+    if (rc || !q) return rc;
+    base_backoff b = base_backoff_begin();
+    uint64_t deadline = mpi_deadline(s);
+    for (;;) {
+        uint64_t now = base_now_ns();
+        rc = mpi_coll_test(s, q, now >= deadline ? PTO_DEFER_EXPIRED : PTO_DEFER_POLL, err);
+        if (rc) return rc == 1 ? 0 : rc;
+        base_backoff_pause(&b, now);
+    }
+}
+
+int mpi_barrier(void *s, void *dom, pto_error *err) { return coll_block(s, dom, &(rt_comm_coll){.op = RT_CS_BARRIER}, err); }
+
+int mpi_bcast(void *s, void *dom, void *buf, size_t bytes, int root, pto_error *err)
+{
+    return coll_block(s, dom, &(rt_comm_coll){.op = RT_CS_BROADCAST, .data = buf, .bytes = bytes, .root = root}, err);
+}
+
 int mpi_allreduce(void *sv, void *dom, void *buf, size_t count, int dtype, int op, pto_error *err)
 {
     mpi_session *s = sv;
-    int rc = mpi_check_usable(s, err);
-    if (rc < 0) return rc;
-    coll_chunk c = {0};
-    size_t elem = coll_reduce_types(s, dtype, op, &c.type, &c.op);
-    if (!elem) {
-        char details[128];
-        snprintf(details, sizeof details, "allreduce of dtype %d with op %d: no such dtype or pld.ReduceOp", dtype,
-                 op);
-        return mpi_fail(s, err, PTO_INVALID_ARGS, "FATAL: Invalid Arguments! bad allreduce", details,
-                        "this is a bug of the caller of the transport");
-    }
-    size_t per = CHUNK_BYTES / elem;
-    for (size_t off = 0; rc == 0 && off < count; off += per) {
-        c.buf = (char *)buf + off * elem;
-        c.count = (int)(count - off < per ? count - off : per);
-        rc = coll_run(s, mpi_domain_of(s, dom), "MPI_Iallreduce", "allreduce", post_allreduce, &c, err);
-    }
-    return rc;
+    MPI_Datatype type;
+    MPI_Op mop;
+    size_t elem = coll_reduce_types(s, dtype, op, &type, &mop);
+    rt_comm_coll c = {.op = RT_CS_ALLREDUCE, .data = buf, .bytes = count * (elem ? elem : 1), .dtype = dtype, .reduce = op};
+    return coll_block(s, dom, &c, err);
 }
 
-/* One chunk of every rank's piece: rank i's lands at buf + i * stride. */
-static int post_allgather(mpi_session *s, mpi_domain *d, const void *arg, MPI_Request *req)
+int mpi_allgather(void *s, void *dom, const void *send, void *recv, size_t bytes, pto_error *err)
 {
-    (void)s;
-    const coll_chunk *c = arg;
-    if ((size_t)c->count == c->stride)
-        return MPI_Iallgather(c->send, c->count, MPI_BYTE, c->buf, c->count, MPI_BYTE, d->comm, req);
-    MPI_Datatype piece = MPI_DATATYPE_NULL, spaced = MPI_DATATYPE_NULL;
-    int rc = MPI_Type_contiguous(c->count, MPI_BYTE, &piece);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(piece, 0, (MPI_Aint)c->stride, &spaced);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&spaced);
-    if (rc == MPI_SUCCESS) rc = MPI_Iallgather(c->send, c->count, MPI_BYTE, c->buf, 1, spaced, d->comm, req);
-    /* MPI keeps a type alive while a request uses it. */
-    if (piece != MPI_DATATYPE_NULL) MPI_Type_free(&piece);
-    if (spaced != MPI_DATATYPE_NULL) MPI_Type_free(&spaced);
-    return rc;
-}
-
-int mpi_allgather(void *sv, void *dom, const void *send, void *recv, size_t bytes, pto_error *err)
-{
-    mpi_session *s = sv;
-    int rc = mpi_check_usable(s, err);
-    for (size_t off = 0; rc == 0 && off < bytes; off += CHUNK_BYTES) {
-        size_t n = bytes - off < CHUNK_BYTES ? bytes - off : CHUNK_BYTES;
-        coll_chunk c = {.send = (const char *)send + off, .buf = (char *)recv + off, .count = (int)n,
-                        .stride = bytes};
-        rc = coll_run(s, mpi_domain_of(s, dom), "MPI_Iallgather", "allgather", post_allgather, &c, err);
-    }
-    return rc;
+    return coll_block(s, dom, &(rt_comm_coll){.op = RT_CS_ALLGATHER, .data = recv, .stage = send, .bytes = bytes}, err);
 }

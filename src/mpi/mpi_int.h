@@ -115,6 +115,9 @@ void mpi_unlock(mpi_session *s);
  * A failed wait abandons its requests and poisons the session. */
 int mpi_wait(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, uint64_t deadline_ns,
              pto_error *err);
+/* One round of such a wait: 1 complete, 0 not yet, or what mpi_wait
+ * returns on failure (expired: the wait's bound has passed). */
+int mpi_test_round(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, int expired, pto_error *err);
 /* The deadline of a wait starting now (entry timeout). */
 uint64_t mpi_deadline(const mpi_session *s);
 /* Fills err with code's message: header + " [rank r of P]", details, hint;
@@ -178,6 +181,8 @@ int mpi_barrier(void *s, void *dom, pto_error *err);
 int mpi_bcast(void *s, void *dom, void *buf, size_t bytes, int root, pto_error *err);
 int mpi_allreduce(void *s, void *dom, void *buf, size_t count, int dtype, int op, pto_error *err);
 int mpi_allgather(void *s, void *dom, const void *send, void *recv, size_t bytes, pto_error *err);
+int mpi_coll_post(void *s, void *dom, const rt_comm_coll *c, void **req, pto_error *err);
+int mpi_coll_test(void *s, void *req, int why, pto_error *err);
 
 /* ---- entry_check.c ---- */
 int mpi_agree(void *s, const char *const *items, int n, const char *call, pto_error *err);

@@ -172,7 +172,8 @@ int pto_dist_start(MPI_Comm comm, const char *call, pto_dist_info *info, pto_err
             s->ops = (rt_comm_ops){.name = "mpi", .rank = s->info.rank, .size = s->info.size,
                                    .domain = mpi_domain_get, .win_alloc = mpi_win_alloc, .win_free = mpi_win_free,
                                    .barrier = mpi_barrier, .bcast = mpi_bcast, .allreduce = mpi_allreduce,
-                                   .allgather = mpi_allgather, .agree = mpi_agree, .relay = mpi_relay,
+                                   .allgather = mpi_allgather, .coll_post = mpi_coll_post, .coll_test = mpi_coll_test,
+                                   .agree = mpi_agree, .relay = mpi_relay,
                                    .poll = mpi_poll, .remote = &mpi_am_remote};
             session_current = s;
             if (!exit_hooked) exit_hooked = atexit(session_exit) == 0;

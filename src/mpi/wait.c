@@ -22,25 +22,34 @@ void mpi_unlock(mpi_session *s) { pthread_mutex_unlock(&s->lock); }
 
 uint64_t mpi_deadline(const mpi_session *s) { return base_now_ns() + s->entry_timeout_ns; }
 
+int mpi_test_round(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, int expired, pto_error *err)
+{
+    int done = 0, left = 0;
+    mpi_lock(s);
+    int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+    mpi_am_progress_locked(s); /* a peer's kernel may wait for this rank's answer */
+    mpi_relay_drain(s);
+    if (rc == MPI_SUCCESS && !done) left = mpi_relay_check_left(s, dom);
+    int timeout = rc == MPI_SUCCESS && !done && expired;
+    if (rc != MPI_SUCCESS || timeout) mpi_relay_poison(s, s->info.rank);
+    mpi_unlock(s);
+    if (rc != MPI_SUCCESS) return mpi_fail_rc(s, err, "MPI_Testall", rc);
+    if (done) return 1;
+    if (left || atomic_load_explicit(&s->failed, memory_order_acquire)) {
+        rc = mpi_poll(s, err);
+        return rc ? rc : 1;
+    }
+    return timeout ? -PTO_COMM_WAIT_TIMEOUT : 0;
+}
+
 int mpi_wait(mpi_session *s, const mpi_domain *dom, MPI_Request *reqs, int n, uint64_t deadline_ns,
              pto_error *err)
 {
     base_backoff b = base_backoff_begin();
     for (;;) {
-        int done = 0, left = 0;
-        mpi_lock(s);
-        int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
-        mpi_am_progress_locked(s); /* a peer's kernel may wait for this rank's answer */
-        mpi_relay_drain(s);
-        if (rc == MPI_SUCCESS && !done) left = mpi_relay_check_left(s, dom);
         uint64_t now = base_now_ns();
-        int timeout = rc == MPI_SUCCESS && !done && now >= deadline_ns;
-        if (rc != MPI_SUCCESS || timeout) mpi_relay_poison(s, s->info.rank);
-        mpi_unlock(s);
-        if (rc != MPI_SUCCESS) return mpi_fail_rc(s, err, "MPI_Testall", rc);
-        if (done) return 0;
-        if (left || atomic_load_explicit(&s->failed, memory_order_acquire)) return mpi_poll(s, err);
-        if (timeout) return -PTO_COMM_WAIT_TIMEOUT;
+        int rc = mpi_test_round(s, dom, reqs, n, now >= deadline_ns, err);
+        if (rc) return rc == 1 ? 0 : rc;
         base_backoff_pause(&b, now);
     }
 }

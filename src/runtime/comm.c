@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/comm_stats.h"
 #include "runtime/diagnose.h"
 #include "runtime/error.h"
 #include "runtime/format.h"
@@ -73,6 +74,20 @@ static int local_allgather(void *s, void *dom, const void *send, void *recv, siz
     return 0;
 }
 
+/* One rank: every collective is done at once. */
+static int local_coll_post(void *s, void *dom, const rt_comm_coll *c, void **req, pto_error *err)
+{
+    *req = NULL;
+    switch (c->op) {
+    case RT_CS_BROADCAST: return local_bcast(s, dom, c->data, c->bytes, c->root, err);
+    case RT_CS_ALLGATHER:
+    case RT_CS_ALL_TO_ALL: return local_allgather(s, dom, c->stage, c->data, c->bytes, err);
+    default: return 0; /* barrier; a reduction of one rank's data is that data */
+    }
+}
+
+static int local_coll_test(void *s, void *req, int why, pto_error *err) { return (void)s, (void)req, (void)why, (void)err, 1; }
+
 static int local_agree(void *s, const char *const *items, int n, const char *call, pto_error *err)
 {
     return (void)s, (void)items, (void)n, (void)call, (void)err, 0;
@@ -85,7 +100,8 @@ static int local_poll(void *s, pto_error *err) { return (void)s, (void)err, 0; }
 static const rt_comm_ops local_ops = {
     .name = "local", .rank = 0, .size = 1,
     .domain = local_domain, .win_alloc = local_win_alloc, .win_free = local_win_free, .barrier = local_barrier,
-    .bcast = local_bcast, .allreduce = local_allreduce, .allgather = local_allgather, .agree = local_agree,
+    .bcast = local_bcast, .allreduce = local_allreduce, .allgather = local_allgather,
+    .coll_post = local_coll_post, .coll_test = local_coll_test, .agree = local_agree,
     .relay = local_relay, .poll = local_poll,
 };
 

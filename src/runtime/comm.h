@@ -27,6 +27,18 @@
 
 struct tile_dist_remote;
 
+/* One host collective over a domain (§1.8, §2.3).  op: an rt_cs_coll value
+ * (comm_stats.h: barrier, allreduce, broadcast, allgather, reduce_scatter,
+ * all_to_all). */
+typedef struct rt_comm_coll {
+    int op;
+    void *data;        /* allreduce, reduce_scatter, broadcast: in place; allgather, all_to_all: the result */
+    const void *stage; /* allgather, all_to_all: this rank's part */
+    size_t bytes;      /* of data (allreduce, reduce_scatter, broadcast) or of stage (allgather, all_to_all) */
+    int dtype, reduce; /* allreduce, reduce_scatter: a pto_dtype and a pld.ReduceOp value */
+    int root;          /* broadcast: a domain rank */
+} rt_comm_coll;
+
 /* What a transport provides.  s: its session.  dom: a domain handle of
  * domain(); NULL means the whole world.  Every function returns 0 or
  * -code with err filled (RUNTIME-SPEC §6 message). */
@@ -47,6 +59,13 @@ typedef struct rt_comm_ops {
     /* in place; dtype a pto_dtype, op a pld.ReduceOp value */
     int (*allreduce)(void *s, void *dom, void *buf, size_t count, int dtype, int op, pto_error *err);
     int (*allgather)(void *s, void *dom, const void *send, void *recv, size_t bytes, pto_error *err);
+    /* A collective posted without waiting (the DEFERRED comm task of D9): *req
+     * the transport's handle, NULL when it completed at once; coll_test then
+     * tells (why: a pto_defer_why) 1 done, 0 not yet, -code failed (an
+     * expired one fails with the transport's COMM_WAIT_TIMEOUT); the handle
+     * is freed once the answer is not 0, and by PTO_DEFER_ABANDON. */
+    int (*coll_post)(void *s, void *dom, const rt_comm_coll *c, void **req, pto_error *err);
+    int (*coll_test)(void *s, void *req, int why, pto_error *err);
     /* The divergence check (§2.1 step 2): items[0..n) are "<item> <value>"
      * texts; unequal on some rank: -PTO_RANKS_DIVERGED naming the first
      * differing item and two ranks' values.  call: the call as messages

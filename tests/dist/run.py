@@ -38,6 +38,7 @@ OPS_RULES = [
     "allgather_places_each_rank_piece",
     "agree_equal_items_pass",
     "agree_diverging_names_the_item_and_two_ranks",
+    "coll_post_returns_at_once_and_coll_test_completes_it",
 ]
 
 AM_RULES = [
@@ -64,6 +65,7 @@ C_JOBS = [
     ("left", 2, "test_comm_ops", ["left"], {}, False, 5, ["rank_that_left_fails_the_waiting_ranks"]),
     ("entry timeout", 2, "test_comm_ops", ["timeout"], {"PTO_DIST_ENTRY_TIMEOUT_S": "1"}, False, 8,
      ["rank_that_never_calls_times_out_the_entry"]),
+    ("coll expire", 2, "test_comm_ops", ["expire"], {}, False, 8, ["expired_coll_test_names_the_collective_and_its_domain"]),
 ]
 
 # Whole scripts of py/ (not case files): one job each, as C_JOBS.

@@ -7,6 +7,7 @@
  *   test_comm_ops relay     rank 1 relays a fatal: rank 0 sees it ≤ 2 s; exit via MPI_Abort
  *   test_comm_ops left      rank 1 ends before the call: rank 0 "left the job"
  *   test_comm_ops timeout   rank 1 lives but never calls: rank 0 3c timeout
+ *   test_comm_ops expire    rank 1 never posts a barrier: rank 0's expired coll_test times out
  *   test_comm_ops backend   PTO_COMM_BACKEND=rma: COMM_FAILED, not supported
  *   test_comm_ops single    MPI initialised at SINGLE: attach refused (§3 row 8)
  *
@@ -23,6 +24,7 @@
 #include "pto/compile.h"
 #include "pto/mpi.h"
 #include "runtime/comm.h"
+#include "runtime/comm_stats.h"
 #include "comm_test.h"
 
 /* ---- domains and windows ---- */
@@ -344,6 +346,76 @@ static void test_rank_that_never_calls_times_out_the_entry(void)
     pass(rule);
 }
 
+/* ---- posted collectives (the DEFERRED comm task's half, D9) ---- */
+
+/* Tests q until done (at most 5 s); returns the number of tests that said "not yet". */
+static int test_until_done(const char *rule, void *q)
+{
+    int pending = 0;
+    double t = secs();
+    for (;;) {
+        pto_error e;
+        int rc = ops->coll_test(S, q, PTO_DEFER_POLL, &e);
+        CHECK(rule, rc >= 0, "coll_test -> %d\n%s", rc, e.message);
+        if (rc == 1) return pending;
+        pending++;
+        CHECK(rule, secs() - t < 5.0, "not done after 5 s");
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void test_coll_post_returns_at_once_and_coll_test_completes_it(void)
+{
+    const char *rule = "coll_post_returns_at_once_and_coll_test_completes_it";
+    float v[3] = {1.0f + (float)R, 2.0f, -1.0f * (float)R};
+    if (R == 1) usleep(200000); /* rank 0 posts first: its request cannot complete yet */
+    rt_comm_coll c = {.op = RT_CS_ALLREDUCE, .data = v, .bytes = sizeof v, .dtype = PTO_DTYPE_FP32, .reduce = 0};
+    void *q = NULL;
+    double t = secs();
+    OK(rule, ops->coll_post(S, NULL, &c, &q, E));
+    CHECK(rule, secs() - t < 0.1 && q != NULL, "coll_post took %.3f s (handle %p)", secs() - t, q);
+    int pending = test_until_done(rule, q);
+    CHECK(rule, R != 0 || pending > 0, "rank 0's allreduce was done before rank 1 posted");
+    float want0 = 0, want2 = 0;
+    for (int r = 0; r < P; r++) want0 += 1.0f + (float)r, want2 -= (float)r;
+    CHECK(rule, v[0] == want0 && v[1] == 2.0f * (float)P && v[2] == want2, "sums %g %g %g", v[0], v[1], v[2]);
+    /* all_to_all: data[src] = stage_src[me] */
+    int32_t stage[64], data[64];
+    for (int i = 0; i < P; i++) stage[i] = 100 * R + i, data[i] = -1;
+    c = (rt_comm_coll){.op = RT_CS_ALL_TO_ALL, .data = data, .stage = stage, .bytes = (size_t)P * sizeof *stage};
+    OK(rule, ops->coll_post(S, NULL, &c, &q, E));
+    if (q) test_until_done(rule, q);
+    for (int src = 0; src < P; src++) CHECK(rule, data[src] == 100 * src + R, "data[%d] = %d", src, data[src]);
+    /* nothing to move: done at once, no handle */
+    c = (rt_comm_coll){.op = RT_CS_BROADCAST, .data = v, .bytes = 0};
+    q = (void *)1;
+    OK(rule, ops->coll_post(S, NULL, &c, &q, E));
+    CHECK(rule, q == NULL, "an empty broadcast left a handle");
+    pass(rule);
+}
+
+static void test_expired_coll_test_names_the_collective_and_its_domain(void)
+{
+    const char *rule = "expired_coll_test_names_the_collective_and_its_domain";
+    if (R == 1) {
+        pass(rule);
+        sleep(4); /* alive, never posts; ends through rank 0's abort */
+        return;
+    }
+    rt_comm_coll c = {.op = RT_CS_BARRIER};
+    void *q = NULL;
+    OK(rule, ops->coll_post(S, NULL, &c, &q, E));
+    pto_error e;
+    CHECK(rule, ops->coll_test(S, q, PTO_DEFER_POLL, &e) == 0, "a barrier without its peer completed");
+    usleep(100000);
+    int rc = ops->coll_test(S, q, PTO_DEFER_EXPIRED, &e);
+    CHECK(rule, rc == -PTO_COMM_WAIT_TIMEOUT, "rc %d", rc);
+    CHECK(rule, strstr(e.message, "FATAL: Communication Wait Timeout! task=- [rank 0 of "), "%s", e.message);
+    CHECK(rule, strstr(e.message, "barrier on domain [0, 1") && strstr(e.message, " ms") && strstr(e.message, "not complete after "), "%s", e.message);
+    pass(rule);
+}
+
 /* §3 row 8: the application initialised MPI below SERIALIZED. */
 static int test_mpi_below_serialized_is_refused(int argc, char **argv)
 {
@@ -375,6 +447,9 @@ int main(int argc, char **argv)
         test_allgather_places_each_rank_piece();
         test_agree_equal_items_pass();
         test_agree_diverging_names_the_item_and_two_ranks();
+        test_coll_post_returns_at_once_and_coll_test_completes_it();
+    } else if (strcmp(mode, "expire") == 0) {
+        test_expired_coll_test_names_the_collective_and_its_domain();
     } else if (strcmp(mode, "relay") == 0) {
         test_relay_reaches_every_peer_as_remote_failed();
     } else if (strcmp(mode, "left") == 0) {
