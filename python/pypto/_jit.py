@@ -8,10 +8,11 @@ import sys
 
 from . import _C
 from ._args import adapt_args, bind_args, is_tensor, signature_specs
-from ._compiled import compile_entry
+from ._compiled import compile_entry, compiled_program
 from ._kernel import KernelBase, ProgramText, _config, _defining_scope, _run, _Source
 from ._function import StandaloneFunction
 from ._program import Program, loads, parse, parse_program, program  # noqa: F401  (pypto.language's names)
+from ._worker import active_worker
 
 
 class JitFunction(KernelBase):
@@ -52,10 +53,14 @@ class JitFunction(KernelBase):
                             % (self.kind, self.__name__))
 
     def _prepare(self, args, kwargs, config, for_lower):
+        return self._prepare_bound(args, kwargs, config, for_lower)[:2]
+
+    def _prepare_bound(self, args, kwargs, config, for_lower):
+        """(handle, (who, specs, buffers), the bound arguments): what a call runs."""
         self._entry_check()
         bound = bind_args(self._who, self._sig, args, kwargs)
         specs, buffers = adapt_args(self._who, self._sig, bound, for_lower)
-        return self._compiled(self.__name__, None, specs, config), (self._who, specs, buffers)
+        return self._compiled(self.__name__, None, specs, config), (self._who, specs, buffers), bound
 
     def lower(self, *args, config=None, **kwargs):
         """The post-pass program as DSL text (never runs, never writes files)."""
@@ -76,11 +81,15 @@ class JitFunction(KernelBase):
 
     def __call__(self, *args, config=None, **kwargs):
         config = _config(config)
-        if self.kind == "host":  # compiled for its world, then one distributed call (DISTRIBUTED-SPEC §1.4)
-            prog = self.compile(*args, config=config, **kwargs)
-            return prog(*bind_args(self._who, self._sig, args, kwargs).args, config=config)
-        handle, call = self._prepare(args, kwargs, config, False)
-        return _run(self, self.__name__, handle, call, config)
+        handle, call, bound = self._prepare_bound(args, kwargs, config, False)
+        if self.kind != "host":
+            return _run(self, self.__name__, handle, call, config)
+        # compiled for its world, then one distributed call (DISTRIBUTED-SPEC §1.4), the arguments bound once
+        prog = compiled_program(self, self.__name__, None, self._who, handle, call[1], config, dump_passes=config.dump_passes)
+        if active_worker() is not None:
+            return prog(*bound.args, config=config)
+        prog._call_bound(handle, call, list(bound.args), config, None)
+        return None
 
     def __repr__(self):
         return "<pl.jit%s function %s>" % ("" if self.kind == "jit" else "." + self.kind, self.__qualname__)
