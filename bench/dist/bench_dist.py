@@ -48,6 +48,7 @@ R4_GRID = (256, 256)             # H rows (split over ranks) x G columns
 R4_SWEEPS = (200, 40)
 R4B_SWEEPS = (10, 4)
 R4B_SLEEP_S = 0.1
+R4B_PROBE = 50000
 
 
 class Bench:
@@ -227,9 +228,11 @@ class Bench:
         m, sweeps = self.mod(), R4B_SWEEPS[self.quick]
         case = "stencil, rank 0 busy %.0f ms per sweep, %d sweeps" % (R4B_SLEEP_S * 1e3, sweeps)
         if not hasattr(self, "r4b_iters"):  # busy-loop iterations for R4B_SLEEP_S, from 2 sweeps
+            # R4B_PROBE iterations take tens of ms: far above a call's noise (2000 did not, and a
+            # negative difference once gave 10^8 iterations); only rank 0's count is used (D4)
             t0, _ = self.stencil_call(m, 2, 0, case)
-            t1, _ = self.stencil_call(m, 2, 2000, case)
-            self.r4b_iters = max(1, int(R4B_SLEEP_S / max((t1 - t0) / (2 * 2000), 1e-9)))
+            t1, _ = self.stencil_call(m, 2, R4B_PROBE, case)
+            self.r4b_iters = max(1, int(R4B_SLEEP_S / max((t1 - t0) / (2 * R4B_PROBE), 1e-7)))
         t0, c0 = self.stencil_call(m, sweeps, 0, case)
         t1, c1 = self.stencil_call(m, sweeps, self.r4b_iters, case)
         every = self.gather([t1 - t0, c1 - c0])

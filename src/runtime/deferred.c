@@ -24,6 +24,7 @@ void rt_deferred_init(rt_deferred *d)
 {
     atomic_store(&d->count, 0);
     atomic_store(&d->poller, -1);
+    atomic_store(&d->seq, 0);
     pthread_mutex_init(&d->lock, NULL);
 }
 
@@ -75,6 +76,7 @@ int rt_deferred_poll(pto_runtime *rt, rt_worker *w)
         }
         over[n++] = t->id;
         *t = d->tasks[atomic_fetch_sub(&d->count, 1) - 1];
+        atomic_fetch_add(&d->seq, 1);
         atomic_fetch_sub(&rt->comm_waits, 1);
     }
     pthread_mutex_unlock(&d->lock);
@@ -112,14 +114,12 @@ int rt_deferred_idle(pto_runtime *rt, rt_worker *w, uint64_t *park_ns)
         if (holder == w->index) atomic_store(&d->poller, -1);
         return 0;
     }
-    if (holder != w->index) {
-        if (holder >= 0 || !atomic_compare_exchange_strong(&d->poller, &holder, w->index)) return 0;
-        w->defer_b = base_backoff_begin();
-    }
-    if (rt_deferred_poll(rt, w)) {
-        w->defer_b = base_backoff_begin();
-        return 1;
-    }
+    if (holder != w->index && (holder >= 0 || !atomic_compare_exchange_strong(&d->poller, &holder, w->index))) return 0;
+    if (rt_deferred_poll(rt, w)) return 1;
+    /* the backoff counts from the table's last change, whoever made it: a tester that only
+     * watched others complete and defer must not sleep through the next one */
+    uint32_t seq = atomic_load(&d->seq);
+    if (holder != w->index || seq != w->defer_seq) w->defer_seq = seq, w->defer_b = base_backoff_begin();
     uint64_t now = base_now_ns();
     if (!base_backoff_sleeping(&w->defer_b, now)) {
         if (base_backoff_spinning(&w->defer_b, now)) rt_cpu_relax();
@@ -151,7 +151,15 @@ int pto_task_defer(const pto_kernel_args *a, pto_defer_test test, void *arg)
     if (atomic_load(&w->running) != a->task_id || w->deferred) return -PTO_INVALID_ARGS;
     uint64_t now = base_now_ns(), p = rt_progress_total(rt);
     rt_deferred_task t = {.id = a->task_id, .test = test, .arg = arg, .since_ns = now, .progress = p};
-    if (rt_deferred_test(rt, &t, now, p)) return 0; /* over at once: the task completes as usual */
+    /* Tested here through the spin phase first: work that ends within it (a small collective)
+     * completes as a plain task, without a hand-off to a tester and its wake-ups. */
+    base_backoff b = base_backoff_begin();
+    for (;;) {
+        if (rt_deferred_test(rt, &t, now, p)) return 0;
+        now = base_now_ns();
+        if (!base_backoff_spinning(&b, now)) break;
+        rt_cpu_relax();
+    }
     rt_deferred *d = &rt->deferred;
     pthread_mutex_lock(&d->lock);
     int n = atomic_load(&d->count);
@@ -159,13 +167,13 @@ int pto_task_defer(const pto_kernel_args *a, pto_defer_test test, void *arg)
         d->tasks[n] = t;
         atomic_fetch_add(&rt->comm_waits, 1);
         atomic_store(&d->count, n + 1);
+        atomic_fetch_add(&d->seq, 1);
         w->deferred = 1;
     }
     pthread_mutex_unlock(&d->lock);
     if (w->deferred) return 0;
     /* The table is full: wait here, as a blocking comm wait does. */
     atomic_fetch_add(&rt->comm_waits, 1);
-    base_backoff b = base_backoff_begin();
     int blocked = 0;
     while (!rt_deferred_test(rt, &t, now, rt_progress_total(rt))) {
         if (!blocked && base_backoff_sleeping(&b, now)) rt_spare_block(rt, 1), blocked = 1;

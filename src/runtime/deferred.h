@@ -35,6 +35,7 @@ typedef struct rt_deferred_task {
 typedef struct rt_deferred {
     _Alignas(RT_CACHE_LINE) _Atomic int count; /* entries in tasks[] (seq_cst) */
     _Atomic int poller;   /* executor index of the idle tester, -1 none */
+    _Atomic uint32_t seq; /* bumped by every entry and removal: the tester's backoff restarts */
     pthread_mutex_t lock; /* tasks[]: trylock by testers, lock by pto_task_defer */
     rt_deferred_task tasks[PTO_MAX_DEFERRED];
 } rt_deferred;

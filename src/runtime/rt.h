@@ -40,9 +40,11 @@ typedef struct rt_worker {
     pthread_t thread;
     char message[512]; /* a failing kernel's text; own worker */
     /* Own executor: its kernel deferred its task (pto_task_defer); the tester
-     * role's backoff; the next between-tasks test (deferred.h). */
+     * role's backoff and the table change it counts from; the next between-tasks test
+     * (deferred.h). */
     int deferred;
     base_backoff defer_b;
+    uint32_t defer_seq; /* the table's seq when defer_b began */
     uint64_t defer_next_ns;
     rt_trace_buf trace; /* own worker; written out by the orchestrator when no task runs */
 } rt_worker;
