@@ -61,7 +61,7 @@ static int rt_deferred_test(pto_runtime *rt, rt_deferred_task *t, uint64_t now, 
     return 1;
 }
 
-int rt_deferred_poll(pto_runtime *rt, rt_worker *w)
+int rt_deferred_poll(pto_runtime *rt, rt_worker *w, pto_task_id *run)
 {
     rt_deferred *d = &rt->deferred;
     if (!atomic_load(&d->count) || pthread_mutex_trylock(&d->lock)) return 0;
@@ -82,7 +82,9 @@ int rt_deferred_poll(pto_runtime *rt, rt_worker *w)
     pthread_mutex_unlock(&d->lock);
     for (int i = 0; i < n; i++) {
         pto_task_id next = rt_worker_complete(rt, w, over[i]);
-        if (next != PTO_INVALID_TASK_ID) rt_task_push_ready(rt, next);
+        if (next == PTO_INVALID_TASK_ID) continue;
+        if (run && *run == PTO_INVALID_TASK_ID) *run = next; /* ours to run: no wake-up of another executor */
+        else rt_task_push_ready(rt, next);
     }
     return n;
 }
@@ -97,16 +99,16 @@ int rt_deferred_has(pto_runtime *rt, pto_task_id id)
     return has;
 }
 
-void rt_deferred_between_tasks(pto_runtime *rt, rt_worker *w)
+void rt_deferred_between_tasks(pto_runtime *rt, rt_worker *w, pto_task_id *run)
 {
     if (!atomic_load_explicit(&rt->deferred.count, memory_order_relaxed)) return;
     uint64_t now = base_now_ns();
     if (now < w->defer_next_ns) return;
     w->defer_next_ns = now + RT_DEFERRED_POLL_NS;
-    rt_deferred_poll(rt, w);
+    rt_deferred_poll(rt, w, run);
 }
 
-int rt_deferred_idle(pto_runtime *rt, rt_worker *w, uint64_t *park_ns)
+int rt_deferred_idle(pto_runtime *rt, rt_worker *w, uint64_t *park_ns, pto_task_id *run)
 {
     rt_deferred *d = &rt->deferred;
     int holder = atomic_load(&d->poller);
@@ -115,7 +117,8 @@ int rt_deferred_idle(pto_runtime *rt, rt_worker *w, uint64_t *park_ns)
         return 0;
     }
     if (holder != w->index && (holder >= 0 || !atomic_compare_exchange_strong(&d->poller, &holder, w->index))) return 0;
-    if (rt_deferred_poll(rt, w)) return 1;
+    *run = PTO_INVALID_TASK_ID;
+    if (rt_deferred_poll(rt, w, run)) return *run != PTO_INVALID_TASK_ID ? 3 : 1;
     /* the backoff counts from the table's last change, whoever made it: a tester that only
      * watched others complete and defer must not sleep through the next one */
     uint32_t seq = atomic_load(&d->seq);

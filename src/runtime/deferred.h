@@ -43,16 +43,21 @@ typedef struct rt_deferred {
 void rt_deferred_init(rt_deferred *d);
 void rt_deferred_destroy(rt_deferred *d);
 /* Tests every deferred task once (unless another thread is testing) and
- * completes on executor w those that are over; returns how many. */
-int rt_deferred_poll(pto_runtime *rt, struct rt_worker *w);
+ * completes on executor w those that are over; returns how many.  A task
+ * their completions made ready goes to *run when run is not NULL and *run is
+ * PTO_INVALID_TASK_ID (w runs it next, as a worker runs the consumer it
+ * readied), the others to the ready queue. */
+int rt_deferred_poll(pto_runtime *rt, struct rt_worker *w, pto_task_id *run);
 /* Whether task id is DEFERRED now (diagnostics: 0 while a tester holds the table). */
 int rt_deferred_has(pto_runtime *rt, pto_task_id id);
-/* Workers between two tasks: rt_deferred_poll at most every 100 us. */
-void rt_deferred_between_tasks(pto_runtime *rt, struct rt_worker *w);
+/* Workers between two tasks (*run: the next task, PTO_INVALID_TASK_ID when
+ * none): rt_deferred_poll at most every 100 us. */
+void rt_deferred_between_tasks(pto_runtime *rt, struct rt_worker *w, pto_task_id *run);
 /* Idle executor w found no ready task.  0: nothing deferred, or another
  * executor tests them: wait as usual.  1: w tested them or paused (look for
- * ready tasks again).  2: w is the tester and may park for *park_ns at most. */
-int rt_deferred_idle(pto_runtime *rt, struct rt_worker *w, uint64_t *park_ns);
+ * ready tasks again).  2: w is the tester and may park for *park_ns at most.
+ * 3: a completion made *run ready: w runs it. */
+int rt_deferred_idle(pto_runtime *rt, struct rt_worker *w, uint64_t *park_ns, pto_task_id *run);
 /* w stops being idle (it found a task, or stops): it hands the tester
  * role over, waking a parked executor while tasks are deferred. */
 void rt_deferred_busy(pto_runtime *rt, struct rt_worker *w);

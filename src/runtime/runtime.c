@@ -10,6 +10,7 @@
  * keeps its latch.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,9 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
     if (f.what) return rt_reserve_failed(rt, -1, &f, err);
     rt->num_workers = resolved.num_workers;
     rt->orch_helps = resolved.num_workers < sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t mask;
+    int cpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    rt->shared_core = resolved.num_workers + 1 > cpus;
     rt->workers = calloc((size_t)rt->num_workers + 1 + PTO_MAX_SPARE_WAITERS, sizeof *rt->workers);
     if (rt->workers) { /* the orchestrator's executor slot */
         rt_worker *o = &rt->workers[rt->num_workers];
@@ -234,7 +238,7 @@ static int rt_wait_all_completed(pto_runtime *rt)
         if (rt_all_done(rt)) break;
         if (!rt->orch_helps) { /* every executor may be busy: test deferred tasks here too */
             uint32_t seq = atomic_load(&rt->ready_seq);
-            int deferred = rt_deferred_poll(rt, self) || atomic_load(&rt->deferred.count);
+            int deferred = rt_deferred_poll(rt, self, NULL) || atomic_load(&rt->deferred.count);
             if (!rt_all_done(rt)) rt_futex_wait(&rt->ready_seq, seq, deferred ? 1000000ull : 10000000ull);
         }
         uint64_t stalled_ms;

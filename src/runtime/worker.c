@@ -21,6 +21,7 @@
  * ready tasks as executor number num_workers.  After a latched fatal,
  * popped tasks complete without running, so the graph drains.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,12 +124,14 @@ int rt_worker_wait_ready(pto_runtime *rt, rt_worker *w, pto_task_id *id, int (*s
         if (rt_ready_queue_pop(&rt->ready, id)) return rt_deferred_busy(rt, w), 1;
         if (stop(rt)) return rt_deferred_busy(rt, w), 0;
         uint64_t park_ns = timeout_ns;
-        int tester = rt_deferred_idle(rt, w, &park_ns);
+        int tester = rt_deferred_idle(rt, w, &park_ns, id);
+        if (tester == 3) return rt_deferred_busy(rt, w), 1;
         if (tester == 1) continue;
         uint64_t now = base_now_ns();
         if (!spin_until) spin_until = now + RT_SPIN_US * 1000ull;
         if (!tester && now < spin_until) {
-            for (int i = 0; i < 32; i++) rt_cpu_relax();
+            if (rt->shared_core) sched_yield();
+            else for (int i = 0; i < 32; i++) rt_cpu_relax();
             continue;
         }
         uint32_t seq = atomic_load(&rt->ready_seq);
@@ -200,7 +203,7 @@ void rt_worker_loop(pto_runtime *rt, rt_worker *w, int (*stop)(pto_runtime *))
     while (rt_worker_wait_ready(rt, w, &id, stop, 0))
         while (id != PTO_INVALID_TASK_ID) {
             id = rt_worker_execute(rt, w, id);
-            rt_deferred_between_tasks(rt, w);
+            rt_deferred_between_tasks(rt, w, &id);
         }
 }
 
