@@ -87,9 +87,9 @@ struct pto_runtime {
     /* Workers. */
     int num_workers;
     int orch_helps;     /* workers leave a core free: pto_runtime_finish runs ready tasks */
-    int shared_core;    /* the workers and the orchestrator outnumber the CPUs this process may run
-                         * on (its affinity mask: one core per rank under mpirun): idle executors
-                         * yield while they spin, so a thread with work gets the core */
+    int shared_core;    /* the process is bound to fewer CPUs than the machine has (one core per
+                         * rank under mpirun) and the workers and the orchestrator outnumber them:
+                         * idle executors yield while they spin, so a thread with work gets the core */
     rt_worker *workers; /* num_workers threads, the orchestrator's own slot, PTO_MAX_SPARE_WAITERS spares' */
     /* Parking (all seq_cst: a pusher and a parker each see the other).
      * ready_seq: futex word, bumped by any pusher that saw parked > 0;

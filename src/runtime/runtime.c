@@ -134,7 +134,7 @@ static pto_runtime *rt_runtime_create(const pto_config *cfg, pto_error *err)
     rt->orch_helps = resolved.num_workers < sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t mask;
     int cpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    rt->shared_core = resolved.num_workers + 1 > cpus;
+    rt->shared_core = cpus < sysconf(_SC_NPROCESSORS_ONLN) && resolved.num_workers + 1 > cpus;
     rt->workers = calloc((size_t)rt->num_workers + 1 + PTO_MAX_SPARE_WAITERS, sizeof *rt->workers);
     if (rt->workers) { /* the orchestrator's executor slot */
         rt_worker *o = &rt->workers[rt->num_workers];
