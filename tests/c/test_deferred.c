@@ -71,13 +71,13 @@ static pto_arg buf_arg(pto_arg_tag tag)
                      .view = {.addr = buf, .elem_size = 4, .ndims = 1, .shape = {4}, .strides = {1}, .owner = PTO_INVALID_TASK_ID}};
 }
 
-/* A (deferring, InOut buf), C (In buf: A's consumer), B (independent: releases A), on one worker. */
-static pto_runtime *run_abc(int stall_ms, int *rc)
+/* A (kernel: deferring, InOut buf), C (In buf: A's consumer), B (independent: releases A), on one worker. */
+static pto_runtime *run_abc(pto_kernel_fn kernel, int *rc)
 {
     reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, stall_ms);
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, E2E_NO_STALL_MS);
     pto_arg aa = buf_arg(PTO_ARG_INOUT), ca = buf_arg(PTO_ARG_IN);
-    pto_task a = {.kernel = deferring, .name = "deferring", .args = &aa, .num_args = 1};
+    pto_task a = {.kernel = kernel, .name = "deferring", .args = &aa, .num_args = 1};
     pto_task c = {.kernel = consumer, .name = "consumer", .args = &ca, .num_args = 1};
     pto_task b = {.kernel = releaser, .name = "releaser"};
     check_submit(rt, &a, &a_id);
@@ -91,7 +91,7 @@ static void test_deferred_task_frees_its_executor(void **s)
 {
     (void)s;
     int rc;
-    pto_runtime *rt = run_abc(E2E_NO_STALL_MS, &rc);
+    pto_runtime *rt = run_abc(deferring, &rc);
     check_ok(rt, rc, "deferring, consumer, releaser");
     assert_int_equal(atomic_load(&b_saw_a_returned), 1); /* the kernel returned before its test said done */
     assert_int_equal(atomic_load(&b_saw_deferred), 1);
@@ -103,7 +103,7 @@ static void test_deferred_task_holds_its_consumers_until_done(void **s)
 {
     (void)s;
     int rc;
-    pto_runtime *rt = run_abc(E2E_NO_STALL_MS, &rc);
+    pto_runtime *rt = run_abc(deferring, &rc);
     check_ok(rt, rc, "deferring, consumer, releaser");
     assert_int_equal(atomic_load(&c_saw_released), 1);
     assert_int_equal(atomic_load(&rt->deferred.count), 0);
@@ -111,30 +111,36 @@ static void test_deferred_task_holds_its_consumers_until_done(void **s)
     pto_runtime_destroy(rt);
 }
 
-/* Done 60 ms after its first test. */
+/* Done scalars[0] ns after its first test. */
 static uint64_t first_ns;
 static int timed_test(void *arg, pto_defer_why why, pto_error *err)
 {
-    (void)arg, (void)why, (void)err;
+    (void)why, (void)err;
     uint64_t now = base_now_ns();
     if (!first_ns) first_ns = now;
-    return now - first_ns >= 60000000ull;
+    return now - first_ns >= *(const uint64_t *)arg;
 }
 
-static int timed(const pto_kernel_args *a) { return pto_task_defer(a, timed_test, NULL); }
+static int timed(const pto_kernel_args *a) { return pto_task_defer(a, timed_test, (void *)a->scalars); }
+
+/* One task deferred for ns, on two workers, through pto_runtime_finish. */
+static void run_timed(uint64_t ns)
+{
+    first_ns = 0;
+    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
+    pto_task t = {.kernel = timed, .name = "timed", .scalars = &ns, .num_scalars = 1};
+    check_submit(rt, &t, NULL);
+    finish_ok(rt);
+    pto_runtime_destroy(rt);
+}
 
 static void test_deferred_finish_waits_for_deferred_tasks(void **s)
 {
     (void)s;
-    first_ns = 0;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    pto_task t = {.kernel = timed, .name = "timed"};
     uint64_t t0 = base_now_ns();
-    check_submit(rt, &t, NULL);
-    finish_ok(rt);
+    run_timed(60000000ull);
     assert_true(base_now_ns() - t0 >= 60000000ull);
     assert_true(first_ns && base_now_ns() - first_ns >= 60000000ull);
-    pto_runtime_destroy(rt);
 }
 
 static void test_deferred_task_never_done_fails_by_stall_timeout_ms(void **s)
@@ -165,21 +171,18 @@ static int failing_test(void *arg, pto_defer_why why, pto_error *err)
     return atomic_load(&released) ? -PTO_COMM_FAILED : 0;
 }
 
-static int deferring_failing(const pto_kernel_args *a) { return pto_task_defer(a, failing_test, NULL); }
+static int deferring_failing(const pto_kernel_args *a)
+{
+    int rc = pto_task_defer(a, failing_test, NULL);
+    atomic_store(&a_returned, 1);
+    return rc;
+}
 
 static void test_deferred_test_error_fails_the_run_with_its_message(void **s)
 {
     (void)s;
-    reset();
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 1, E2E_NO_STALL_MS);
-    pto_arg aa = buf_arg(PTO_ARG_INOUT), ca = buf_arg(PTO_ARG_IN);
-    pto_task a = {.kernel = deferring_failing, .name = "failing", .args = &aa, .num_args = 1};
-    pto_task c = {.kernel = consumer, .name = "consumer", .args = &ca, .num_args = 1};
-    pto_task b = {.kernel = releaser, .name = "releaser"};
-    check_submit(rt, &a, &a_id);
-    check_submit(rt, &c, NULL);
-    check_submit(rt, &b, NULL);
-    int rc = pto_runtime_finish(rt);
+    int rc;
+    pto_runtime *rt = run_abc(deferring_failing, &rc);
     expect_code(rt, rc, PTO_COMM_FAILED);
     assert_non_null(strstr(pto_runtime_error(rt)->message, "the posted work broke"));
     assert_int_equal(atomic_load(&c_saw_released), -1); /* the consumer was skipped */
@@ -284,30 +287,14 @@ static uint64_t process_cpu_ns(void)
            (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000ull;
 }
 
-/* Done 300 ms after its first test. */
-static int slow_test(void *arg, pto_defer_why why, pto_error *err)
-{
-    (void)arg, (void)why, (void)err;
-    uint64_t now = base_now_ns();
-    if (!first_ns) first_ns = now;
-    return now - first_ns >= 300000000ull;
-}
-
-static int slow(const pto_kernel_args *a) { return pto_task_defer(a, slow_test, NULL); }
-
 static void test_deferred_waiting_executors_do_not_spin_a_core(void **s)
 {
     (void)s;
-    first_ns = 0;
-    pto_runtime *rt = make_rt_rings(0, 0, 0, 2, E2E_NO_STALL_MS);
-    pto_task t = {.kernel = slow, .name = "slow"};
     uint64_t cpu0 = process_cpu_ns(), t0 = base_now_ns();
-    check_submit(rt, &t, NULL);
-    finish_ok(rt);
+    run_timed(300000000ull);
     uint64_t cpu = process_cpu_ns() - cpu0, wall = base_now_ns() - t0;
     print_message("300 ms deferred: %.1f %% of one core\n", 100.0 * (double)cpu / (double)wall);
     assert_true(cpu * 4 < wall); /* the 3 ms spin-and-yield phase, then parks */
-    pto_runtime_destroy(rt);
 }
 
 static const struct CMUnitTest tests[] = {
