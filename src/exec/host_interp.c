@@ -419,7 +419,7 @@ typedef struct ex_coll_task {
 static int ex_coll_test(void *arg, pto_defer_why why, pto_error *err)
 {
     ex_coll_task *k = arg;
-    return k->h->ops->coll_test(k->h->s, k->req, (int)why, err);
+    return k->h->ops->coll_test(k->h->s, k->req, why, err);
 }
 
 static int ex_coll_kernel(const pto_kernel_args *a)

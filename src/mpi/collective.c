@@ -197,7 +197,7 @@ int mpi_coll_post(void *sv, void *dom, const rt_comm_coll *c, void **out, pto_er
     return 0;
 }
 
-int mpi_coll_test(void *sv, void *rv, int why, pto_error *err)
+int mpi_coll_test(void *sv, void *rv, pto_defer_why why, pto_error *err)
 {
     mpi_session *s = sv;
     coll_req *q = rv;

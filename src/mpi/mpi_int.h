@@ -182,7 +182,7 @@ int mpi_bcast(void *s, void *dom, void *buf, size_t bytes, int root, pto_error *
 int mpi_allreduce(void *s, void *dom, void *buf, size_t count, int dtype, int op, pto_error *err);
 int mpi_allgather(void *s, void *dom, const void *send, void *recv, size_t bytes, pto_error *err);
 int mpi_coll_post(void *s, void *dom, const rt_comm_coll *c, void **req, pto_error *err);
-int mpi_coll_test(void *s, void *req, int why, pto_error *err);
+int mpi_coll_test(void *s, void *req, pto_defer_why why, pto_error *err);
 
 /* ---- entry_check.c ---- */
 int mpi_agree(void *s, const char *const *items, int n, const char *call, pto_error *err);

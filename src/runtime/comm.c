@@ -86,7 +86,7 @@ static int local_coll_post(void *s, void *dom, const rt_comm_coll *c, void **req
     }
 }
 
-static int local_coll_test(void *s, void *req, int why, pto_error *err) { return (void)s, (void)req, (void)why, (void)err, 1; }
+static int local_coll_test(void *s, void *req, pto_defer_why why, pto_error *err) { return (void)s, (void)req, (void)why, (void)err, 1; }
 
 static int local_agree(void *s, const char *const *items, int n, const char *call, pto_error *err)
 {

@@ -61,11 +61,11 @@ typedef struct rt_comm_ops {
     int (*allgather)(void *s, void *dom, const void *send, void *recv, size_t bytes, pto_error *err);
     /* A collective posted without waiting (the DEFERRED comm task of D9): *req
      * the transport's handle, NULL when it completed at once; coll_test then
-     * tells (why: a pto_defer_why) 1 done, 0 not yet, -code failed (an
+     * tells (why: as a deferred task's test is asked) 1 done, 0 not yet, -code failed (an
      * expired one fails with the transport's COMM_WAIT_TIMEOUT); the handle
      * is freed once the answer is not 0, and by PTO_DEFER_ABANDON. */
     int (*coll_post)(void *s, void *dom, const rt_comm_coll *c, void **req, pto_error *err);
-    int (*coll_test)(void *s, void *req, int why, pto_error *err);
+    int (*coll_test)(void *s, void *req, pto_defer_why why, pto_error *err);
     /* The divergence check (§2.1 step 2): items[0..n) are "<item> <value>"
      * texts; unequal on some rank: -PTO_RANKS_DIVERGED naming the first
      * differing item and two ranks' values.  call: the call as messages

@@ -146,23 +146,33 @@ void rt_deferred_busy(pto_runtime *rt, rt_worker *w)
     }
 }
 
+/* Tests t on this thread, with the blocking-op backoff b: until it is over, or (whole = 0)
+ * only through the spin phase.  Once the wait reaches its sleep phase it hands its executor
+ * slot to a spare, as a blocking comm wait does.  Returns 1 when t is over. */
+static int rt_deferred_here(pto_runtime *rt, rt_deferred_task *t, base_backoff *b, int whole)
+{
+    int over, blocked = 0;
+    for (;;) {
+        uint64_t now = base_now_ns();
+        if ((over = rt_deferred_test(rt, t, now, rt_progress_total(rt))) || (!whole && !base_backoff_spinning(b, now))) break;
+        if (!blocked && base_backoff_sleeping(b, now)) rt_spare_block(rt, 1), blocked = 1;
+        base_backoff_pause(b, now);
+    }
+    if (blocked) rt_spare_block(rt, 0);
+    return over;
+}
+
 int pto_task_defer(const pto_kernel_args *a, pto_defer_test test, void *arg)
 {
     pto_runtime *rt = a ? (pto_runtime *)a->runtime : NULL;
     if (!rt || !test || a->worker < 0 || a->worker >= rt_executors(rt) || a->num_blocks > 1) return -PTO_INVALID_ARGS;
     rt_worker *w = &rt->workers[a->worker];
     if (atomic_load(&w->running) != a->task_id || w->deferred) return -PTO_INVALID_ARGS;
-    uint64_t now = base_now_ns(), p = rt_progress_total(rt);
-    rt_deferred_task t = {.id = a->task_id, .test = test, .arg = arg, .since_ns = now, .progress = p};
+    rt_deferred_task t = {.id = a->task_id, .test = test, .arg = arg, .since_ns = base_now_ns(), .progress = rt_progress_total(rt)};
     /* Tested here through the spin phase first: work that ends within it (a small collective)
      * completes as a plain task, without a hand-off to a tester and its wake-ups. */
     base_backoff b = base_backoff_begin();
-    for (;;) {
-        if (rt_deferred_test(rt, &t, now, p)) return 0;
-        now = base_now_ns();
-        if (!base_backoff_spinning(&b, now)) break;
-        rt_cpu_relax();
-    }
+    if (rt_deferred_here(rt, &t, &b, 0)) return 0;
     rt_deferred *d = &rt->deferred;
     pthread_mutex_lock(&d->lock);
     int n = atomic_load(&d->count);
@@ -175,15 +185,9 @@ int pto_task_defer(const pto_kernel_args *a, pto_defer_test test, void *arg)
     }
     pthread_mutex_unlock(&d->lock);
     if (w->deferred) return 0;
-    /* The table is full: wait here, as a blocking comm wait does. */
+    /* The table is full: wait here. */
     atomic_fetch_add(&rt->comm_waits, 1);
-    int blocked = 0;
-    while (!rt_deferred_test(rt, &t, now, rt_progress_total(rt))) {
-        if (!blocked && base_backoff_sleeping(&b, now)) rt_spare_block(rt, 1), blocked = 1;
-        base_backoff_pause(&b, now);
-        now = base_now_ns();
-    }
-    if (blocked) rt_spare_block(rt, 0);
+    rt_deferred_here(rt, &t, &b, 1);
     atomic_fetch_sub(&rt->comm_waits, 1);
     return 0;
 }
